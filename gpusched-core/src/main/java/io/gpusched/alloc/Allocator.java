@@ -1,0 +1,158 @@
+package io.gpusched.alloc;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The placement rules of gpusched, as one pure function: GPU views and a request in, a
+ * {@link Placement} out. No clock, no I/O, no state beyond the policy; the same input always gives
+ * the same output.
+ *
+ * <ol>
+ *   <li><b>Infeasible</b> first: too few allowed GPUs, or (declared) too few whose <em>total</em>
+ *       memory holds declaration + margin.</li>
+ *   <li>Each GPU then passes the filters in order: allowed, healthy, not held by an undeclared job of
+ *       ours, (with {@code --exclusive}) no job of ours, and either fully idle (undeclared request) or
+ *       effective headroom ≥ declaration + margin (declared request).</li>
+ *   <li>Survivors are ordered: declared requests best-fit (smallest sufficient headroom first, ties by
+ *       index) to keep large holes for large jobs; undeclared requests lowest index first. The first N
+ *       are taken and returned in index order.</li>
+ * </ol>
+ */
+public final class Allocator {
+    private static final Comparator<GpuFilter.Load> BEST_FIT =
+            Comparator.comparingLong(GpuFilter.Load::headroomMib).thenComparingInt(GpuFilter.Load::index);
+    private static final Comparator<GpuFilter.Load> LOWEST_INDEX = Comparator.comparingInt(GpuFilter.Load::index);
+
+    private final PlacementPolicy policy;
+    private final List<GpuFilter> filters;
+
+    /** @param policy margin, idle threshold, spike buffer, exclusivity and allowed GPUs */
+    public Allocator(PlacementPolicy policy) {
+        this.policy = policy;
+        List<GpuFilter> chain = new ArrayList<>();
+        chain.add(GpuFilter.allowed(policy));
+        chain.add(GpuFilter.HEALTHY);
+        chain.add(GpuFilter.NO_UNDECLARED_TENANT);
+        if (policy.exclusive()) {
+            chain.add(GpuFilter.EXCLUSIVE);
+        }
+        chain.add(GpuFilter.FULLY_IDLE);
+        chain.add(GpuFilter.ENOUGH_HEADROOM);
+        this.filters = List.copyOf(chain);
+    }
+
+    /** @return the policy this allocator applies */
+    public PlacementPolicy policy() {
+        return policy;
+    }
+
+    /**
+     * Decides where a job goes now.
+     *
+     * @param request the job's per-GPU declaration and GPU count
+     * @param gpus every GPU the backend reports, with our jobs on each; indices must be unique
+     * @return placed (sorted indices), blocked (with a reason per GPU), or infeasible
+     */
+    public Placement place(Request request, List<GpuView> gpus) {
+        checkUnique(gpus);
+        Optional<String> infeasible = infeasibleReason(request, gpus);
+        if (infeasible.isPresent()) {
+            return new Placement.Infeasible(infeasible.get());
+        }
+        GpuFilter.Need need = need(request);
+        List<GpuFilter.Load> eligible = new ArrayList<>();
+        List<Rejection> rejections = new ArrayList<>();
+        for (GpuView view : gpus) {
+            GpuFilter.Load load = load(view);
+            Optional<Rejection> rejected = firstRejection(load, need);
+            if (rejected.isPresent()) {
+                rejections.add(rejected.get());
+            } else {
+                eligible.add(load);
+            }
+        }
+        if (eligible.size() < request.gpus()) {
+            return new Placement.Blocked(BlockedReason.describe(request, need, eligible.size(), rejections), rejections);
+        }
+        eligible.sort(need.declared() ? BEST_FIT : LOWEST_INDEX);
+        return new Placement.Placed(eligible.subList(0, request.gpus()).stream()
+                .map(GpuFilter.Load::index).sorted().toList());
+    }
+
+    /**
+     * Whether a request could never be placed, even on empty allowed GPUs.
+     *
+     * @param request the request
+     * @param gpus the machine's GPUs (only their index and total matter here)
+     * @return the reason when infeasible
+     */
+    public Optional<String> infeasibleReason(Request request, List<GpuView> gpus) {
+        List<GpuView> allowed = gpus.stream().filter(g -> policy.allows(g.index())).toList();
+        int n = request.gpus();
+        if (allowed.size() < n) {
+            return Optional.of("needs " + plural(n, "GPU") + " but only " + allowed.size() + " "
+                    + (allowed.size() == 1 ? "is" : "are") + (policy.allowedGpus().isPresent() ? " allowed by --gpus" : " present"));
+        }
+        if (request.vramMib().isPresent()) {
+            long need = request.vramMib().getAsLong() + policy.marginMib();
+            long fitting = allowed.stream().filter(g -> g.totalMib() >= need).count();
+            if (fitting < n) {
+                long largest = allowed.stream().mapToLong(GpuView::totalMib).max().orElse(0);
+                return Optional.of("needs " + plural(n, "GPU") + " with ≥ " + need + " MiB (vram " + request.vramMib().getAsLong()
+                        + " + margin " + policy.marginMib() + "); " + (fitting == 0
+                        ? "the largest allowed GPU has " + largest + " MiB"
+                        : "only " + fitting + " allowed " + (fitting == 1 ? "GPU has" : "GPUs have") + " that much"));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @param view a GPU
+     * @return its effective headroom in MiB under this policy's spike buffer (negative when
+     *     over-committed)
+     */
+    public long headroomMib(GpuView view) {
+        return Headroom.effective(view, policy.spikeBuffer());
+    }
+
+    private GpuFilter.Need need(Request request) {
+        return request.vramMib().isPresent()
+                ? new GpuFilter.Need(true, request.vramMib().getAsLong() + policy.marginMib(), policy.idleThresholdMib())
+                : new GpuFilter.Need(false, 0, policy.idleThresholdMib());
+    }
+
+    private GpuFilter.Load load(GpuView view) {
+        boolean undeclared = view.tenants().stream().anyMatch(t -> !t.declared());
+        return new GpuFilter.Load(view, Headroom.effectiveExternal(view, policy.spikeBuffer()),
+                Headroom.effective(view, policy.spikeBuffer()), !view.tenants().isEmpty(), undeclared);
+    }
+
+    private Optional<Rejection> firstRejection(GpuFilter.Load load, GpuFilter.Need need) {
+        for (GpuFilter f : filters) {
+            Optional<Rejection> r = f.check(load, need);
+            if (r.isPresent()) {
+                return r;
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static void checkUnique(List<GpuView> gpus) {
+        Set<Integer> seen = new HashSet<>();
+        for (GpuView g : gpus) {
+            if (!seen.add(g.index())) {
+                throw new IllegalArgumentException("duplicate GPU index " + g.index());
+            }
+        }
+    }
+
+    static String plural(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
+    }
+}

@@ -1,0 +1,58 @@
+package io.gpusched.alloc;
+
+import java.util.Optional;
+
+/**
+ * One placement rule, judging one GPU for one request from the precomputed {@link Load} alone.
+ * The standard rules are the constants below; {@link Allocator} wires them in order.
+ */
+@FunctionalInterface
+interface GpuFilter {
+    Optional<Rejection> check(Load gpu, Need need);
+
+    /** The per-GPU facts every filter reads, computed once per placement. */
+    record Load(GpuView view, long effectiveExternalMib, long headroomMib, boolean hasTenant, boolean hasUndeclaredTenant) {
+        int index() {
+            return view.index();
+        }
+    }
+
+    /** The request as the filters need it: per-GPU MiB including the margin, or undeclared. */
+    record Need(boolean declared, long mib, long idleThresholdMib) {
+    }
+
+    static GpuFilter allowed(PlacementPolicy policy) {
+        return (gpu, need) -> policy.allows(gpu.index())
+                ? Optional.empty() : reject(gpu, Rejection.Check.ALLOWED, 0, 0);
+    }
+
+    GpuFilter HEALTHY = (gpu, need) -> gpu.view().healthy()
+            ? Optional.empty() : reject(gpu, Rejection.Check.HEALTHY, 0, 0);
+
+    GpuFilter NO_UNDECLARED_TENANT = (gpu, need) -> gpu.hasUndeclaredTenant()
+            ? reject(gpu, Rejection.Check.NO_UNDECLARED_TENANT, 0, 0) : Optional.empty();
+
+    GpuFilter EXCLUSIVE = (gpu, need) -> gpu.hasTenant()
+            ? reject(gpu, Rejection.Check.EXCLUSIVE, 0, 0) : Optional.empty();
+
+    /** Undeclared jobs run alone, and only where nothing else of note is running. */
+    GpuFilter FULLY_IDLE = (gpu, need) -> {
+        if (need.declared()) {
+            return Optional.empty();
+        }
+        if (gpu.hasTenant()) {
+            return reject(gpu, Rejection.Check.NO_TENANT, 0, 0);
+        }
+        return gpu.effectiveExternalMib() < need.idleThresholdMib()
+                ? Optional.empty()
+                : reject(gpu, Rejection.Check.IDLE, need.idleThresholdMib(), gpu.effectiveExternalMib());
+    };
+
+    GpuFilter ENOUGH_HEADROOM = (gpu, need) -> !need.declared() || gpu.headroomMib() >= need.mib()
+            ? Optional.empty()
+            : reject(gpu, Rejection.Check.HEADROOM, need.mib(), gpu.headroomMib());
+
+    private static Optional<Rejection> reject(Load gpu, Rejection.Check check, long required, long available) {
+        return Optional.of(new Rejection(gpu.index(), check, required, available));
+    }
+}

@@ -1,0 +1,33 @@
+package io.gpusched.alloc;
+
+import java.util.List;
+
+/**
+ * What the allocator knows about one GPU: its capacity, its use, and which of our jobs are on it.
+ *
+ * @param index the GPU index
+ * @param totalMib total memory in MiB
+ * @param usedMib memory in use by everyone now, in MiB
+ * @param externalPeaksMib the sum, over processes we did not launch that are still alive on this GPU,
+ *     of each one's observed peak in MiB (before the spike buffer)
+ * @param tenants our running jobs on this GPU
+ * @param healthy false when the GPU is lost or unusable; it is then never chosen
+ */
+public record GpuView(int index, long totalMib, long usedMib, long externalPeaksMib, List<Tenant> tenants, boolean healthy) {
+    /** Copies the tenant list and validates the numbers. */
+    public GpuView {
+        tenants = List.copyOf(tenants);
+        if (index < 0 || totalMib < 0 || usedMib < 0 || externalPeaksMib < 0) {
+            throw new IllegalArgumentException("index and memory must be >= 0");
+        }
+    }
+
+    /**
+     * @param index GPU index
+     * @param totalMib total memory in MiB
+     * @return a healthy, empty GPU
+     */
+    public static GpuView empty(int index, long totalMib) {
+        return new GpuView(index, totalMib, 0, 0, List.of(), true);
+    }
+}

@@ -1,0 +1,36 @@
+package io.gpusched.gpu;
+
+/**
+ * The source of GPU state: the one thing the scheduler needs from hardware. Implementations are
+ * found through {@link GpuBackendProvider}s; the scheduler calls {@link #snapshot()} from its own
+ * thread only, so an implementation need not be thread-safe.
+ */
+public interface GpuBackend extends AutoCloseable {
+    /**
+     * Reads every GPU and compute process now. Should be cheap enough to call every 100–250 ms.
+     *
+     * @return the current state
+     * @throws BackendException when the state cannot be read this time; the scheduler warns, retries
+     *     on its next poll and keeps tracking running jobs
+     */
+    GpuSnapshot snapshot();
+
+    /**
+     * @return a short description for log lines, e.g. {@code "nvml (driver 550.54)"} or {@code "sim (2 GPUs)"}
+     */
+    String describe();
+
+    /**
+     * Extra environment variables every job launched by a scheduler on this backend receives, e.g. the
+     * directory simulated jobs report their usage to. Empty by default.
+     *
+     * @return variable name to value
+     */
+    default java.util.Map<String, String> jobEnvironment() {
+        return java.util.Map.of();
+    }
+
+    /** Releases the backend (e.g. {@code nvmlShutdown}); idempotent; never throws. */
+    @Override
+    void close();
+}

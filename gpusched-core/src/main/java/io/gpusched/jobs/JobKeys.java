@@ -1,0 +1,48 @@
+package io.gpusched.jobs;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.Map;
+
+/**
+ * Identity keys, compatible with the original tool's journals: the first 12 hex digits of SHA-1 of
+ * the command's UTF-8 bytes, {@code #}, and the occurrence number among identical commands.
+ */
+public final class JobKeys {
+    private JobKeys() {
+    }
+
+    /**
+     * @param command the trimmed command text (after the attribute block)
+     * @param occurrence 0-based occurrence among identical commands in the file
+     * @return the key, e.g. {@code e855ec027199#0}
+     */
+    public static String key(String command, int occurrence) {
+        return hash(command) + "#" + occurrence;
+    }
+
+    /**
+     * @param command the trimmed command text
+     * @return 12 lowercase hex digits of its SHA-1
+     */
+    public static String hash(String command) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(command.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime provides SHA-1", e);
+        }
+    }
+
+    /** Counts occurrences of identical commands while a file is read top to bottom. */
+    static final class Occurrences {
+        private final Map<String, Integer> seen = new HashMap<>();
+
+        int next(String command) {
+            return seen.merge(command, 1, Integer::sum) - 1;
+        }
+    }
+}

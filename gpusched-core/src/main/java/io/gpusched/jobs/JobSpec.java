@@ -1,0 +1,100 @@
+package io.gpusched.jobs;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * One job: a shell command plus what its leading {@code [k=v ...]} block declared.
+ *
+ * @param command the shell command, trimmed, exactly as it will be passed to {@code /bin/sh -c}
+ * @param vramMib declared GPU memory per GPU in MiB; empty means undeclared (the job then runs only
+ *     on a fully idle GPU, alone)
+ * @param gpus how many distinct GPUs the job needs, at least 1
+ * @param timeout wall-clock limit; empty means the job may run forever
+ * @param retries CUDA-OOM retries the line asked for, at least 0 (the scheduler uses the larger of
+ *     this and its {@code --oom-retries})
+ * @param cancel whether the line carries the bare {@code cancel} token
+ * @param line 1-based line number in the jobs file (1 for a job parsed on its own)
+ * @param key stable identity: 12 hex digits of SHA-1 of the command, {@code #}, and the occurrence
+ *     number among identical commands in the file, e.g. {@code e855ec027199#0}
+ */
+public record JobSpec(
+        String command,
+        OptionalLong vramMib,
+        int gpus,
+        Optional<Duration> timeout,
+        int retries,
+        boolean cancel,
+        int line,
+        String key) {
+
+    /** Validates the fields; the parser never builds an invalid spec, so this guards API users. */
+    public JobSpec {
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(vramMib, "vramMib");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(key, "key");
+        if (command.isBlank()) {
+            throw new IllegalArgumentException("command must not be blank");
+        }
+        if (vramMib.isPresent() && (vramMib.getAsLong() < 1 || vramMib.getAsLong() > Units.MAX_MIB)) {
+            throw new IllegalArgumentException("vramMib must be in [1, " + Units.MAX_MIB + "], got " + vramMib.getAsLong());
+        }
+        if (gpus < 1 || gpus > JobsFileParser.MAX_GPUS) {
+            throw new IllegalArgumentException("gpus must be in [1, " + JobsFileParser.MAX_GPUS + "], got " + gpus);
+        }
+        if (timeout.isPresent() && (timeout.get().isNegative() || timeout.get().isZero())) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout.get());
+        }
+        if (retries < 0) {
+            throw new IllegalArgumentException("retries must be >= 0, got " + retries);
+        }
+        if (line < 1) {
+            throw new IllegalArgumentException("line must be >= 1, got " + line);
+        }
+    }
+
+    /**
+     * Parses one job line on its own (line 1, occurrence 0).
+     *
+     * @param line text such as {@code [vram=8G retries=1] python eval.py}
+     * @return the spec
+     * @throws JobSpecException if the line is blank, a comment, or malformed
+     */
+    public static JobSpec parse(String line) {
+        return JobsFileParser.parseLine(line, "<job>", 1);
+    }
+
+    /** @return whether the job declared its VRAM */
+    public boolean declared() {
+        return vramMib.isPresent();
+    }
+
+    /**
+     * @return the line as it would be written in a jobs file, with a block holding every attribute
+     *     that differs from the default; parsing it gives back this spec (line number aside)
+     */
+    public String toLine() {
+        List<String> attrs = new ArrayList<>();
+        vramMib.ifPresent(v -> attrs.add("vram=" + v));
+        if (gpus != 1) {
+            attrs.add("gpus=" + gpus);
+        }
+        timeout.ifPresent(t -> attrs.add("timeout=" + Units.formatDuration(t)));
+        if (retries != 0) {
+            attrs.add("retries=" + retries);
+        }
+        if (cancel) {
+            attrs.add("cancel");
+        }
+        // An empty block keeps a command that itself starts with '[' from being read as a block.
+        if (attrs.isEmpty() && !command.startsWith("[")) {
+            return command;
+        }
+        return "[" + String.join(" ", attrs) + "] " + command;
+    }
+}
