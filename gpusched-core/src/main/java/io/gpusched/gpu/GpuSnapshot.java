@@ -8,16 +8,29 @@ import java.util.Optional;
  *
  * @param gpus the GPUs in index order; indices are unique
  * @param processes compute processes on those GPUs; a process using two GPUs appears twice
+ * @param warnings conditions the user should hear about once, e.g. a device skipped for lack of
+ *     permission; the scheduler prints each distinct text once
  */
-public record GpuSnapshot(List<GpuStat> gpus, List<GpuProcess> processes) {
+public record GpuSnapshot(List<GpuStat> gpus, List<GpuProcess> processes, List<String> warnings) {
     /** Copies the lists and checks that GPU indices are unique. */
     public GpuSnapshot {
         gpus = List.copyOf(gpus);
         processes = List.copyOf(processes);
+        warnings = List.copyOf(warnings);
         long distinct = gpus.stream().mapToInt(GpuStat::index).distinct().count();
         if (distinct != gpus.size()) {
             throw new IllegalArgumentException("GPU indices must be unique: " + gpus);
         }
+    }
+
+    /**
+     * A snapshot without warnings.
+     *
+     * @param gpus the GPUs
+     * @param processes the compute processes
+     */
+    public GpuSnapshot(List<GpuStat> gpus, List<GpuProcess> processes) {
+        this(gpus, processes, List.of());
     }
 
     /**
