@@ -85,7 +85,18 @@ public final class GpuBackends {
     }
 
     private static void addAll(List<GpuBackendProvider> into, ServiceLoader<GpuBackendProvider> loader) {
-        for (GpuBackendProvider p : loader) {
+        java.util.Iterator<GpuBackendProvider> it = loader.iterator();
+        while (true) {
+            GpuBackendProvider p;
+            try {
+                if (!it.hasNext()) {
+                    return;
+                }
+                p = it.next();
+            } catch (java.util.ServiceConfigurationError e) {
+                // One broken plugin jar must not hide the working backends.
+                continue;
+            }
             if (into.stream().noneMatch(q -> q.getClass().equals(p.getClass()))) {
                 into.add(p);
             }
