@@ -1,0 +1,61 @@
+package io.gpusched;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/**
+ * The outcome of one job.
+ *
+ * @param key the job's identity key
+ * @param no its persistent display number (job 1, job 2, ...)
+ * @param command the shell command
+ * @param gpus the GPU indices of its last attempt; empty if it never started
+ * @param status how it ended
+ * @param exitCode its exit code (128 + signal when killed; 1 for infeasible; 0 for cancelled before start)
+ * @param declaredMib its per-GPU declaration for the last attempt, in MiB
+ * @param peakMib per-GPU peak in MiB, by GPU index; empty when never attributed
+ * @param verdict what the peak says about the declaration
+ * @param avgUtilPercent average device utilisation over its GPUs and samples, when known
+ * @param duration wall time of its last attempt
+ */
+public record JobResult(
+        String key,
+        int no,
+        String command,
+        List<Integer> gpus,
+        JobStatus status,
+        int exitCode,
+        OptionalLong declaredMib,
+        Map<Integer, Long> peakMib,
+        Verdict verdict,
+        OptionalDouble avgUtilPercent,
+        Duration duration) {
+
+    /** Copies the collections (peaks sorted by GPU index). */
+    public JobResult {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(declaredMib, "declaredMib");
+        Objects.requireNonNull(verdict, "verdict");
+        Objects.requireNonNull(avgUtilPercent, "avgUtilPercent");
+        Objects.requireNonNull(duration, "duration");
+        gpus = List.copyOf(gpus);
+        peakMib = java.util.Collections.unmodifiableMap(new TreeMap<>(peakMib));
+    }
+
+    /** @return the largest per-GPU peak in MiB, or 0 when never attributed */
+    public long overallPeakMib() {
+        return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    /** @return whether any GPU memory was attributed to the job */
+    public boolean attributed() {
+        return verdict != Verdict.UNATTRIBUTED && !peakMib.isEmpty();
+    }
+}

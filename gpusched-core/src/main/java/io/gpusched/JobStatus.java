@@ -1,0 +1,43 @@
+package io.gpusched;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/** How a job ended. The journal spells each as its lowercase name ({@code failed_oom}). */
+public enum JobStatus {
+    /** Exited 0. */
+    OK,
+    /** Exited non-zero without an OOM signature (never retried). */
+    FAILED,
+    /** Killed after its {@code timeout}. */
+    TIMEOUT,
+    /** Could never fit, even on empty allowed GPUs; never started. */
+    INFEASIBLE,
+    /** Hit CUDA OOM with no retries left. */
+    FAILED_OOM,
+    /** Cancelled by the {@code cancel} token (running or before start). Not a failure. */
+    CANCELLED;
+
+    /** @return the journal spelling, e.g. {@code failed_oom} */
+    public String journalName() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * @param name a journal spelling
+     * @return the status, if it is one of the terminal statuses
+     */
+    public static Optional<JobStatus> fromJournal(String name) {
+        for (JobStatus s : values()) {
+            if (s.journalName().equals(name)) {
+                return Optional.of(s);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** @return whether this outcome counts against the run's exit code */
+    public boolean isFailure() {
+        return this != OK && this != CANCELLED;
+    }
+}

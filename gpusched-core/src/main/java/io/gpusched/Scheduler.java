@@ -1,0 +1,214 @@
+package io.gpusched;
+
+import io.gpusched.engine.Engine;
+import io.gpusched.engine.StatusBoardWriter;
+import io.gpusched.gpu.GpuBackend;
+import io.gpusched.jobs.JobSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The gpusched scheduler: give it a GPU backend and jobs, call {@link #run()}.
+ *
+ * <pre>{@code
+ * try (Scheduler s = Scheduler.builder()
+ *         .backend(GpuBackends.detect(BackendOptions.none()))
+ *         .jobsFile(Path.of("jobs.txt"))
+ *         .options(SchedulerOptions.defaults().withMarginMib(512))
+ *         .logDir(Path.of("gpusched_logs"))
+ *         .listener(event -> System.out.println(event))
+ *         .build()) {
+ *     RunSummary summary = s.run();
+ * }
+ * }</pre>
+ *
+ * <p>{@link #run()} runs the scheduler's event loop on the calling thread; {@link #submit} and
+ * {@link #close()} may be called from any thread. A scheduler runs once. It holds no static state, so
+ * several can run in one JVM on different log directories. The backend is not closed by the
+ * scheduler; its creator closes it.
+ */
+public final class Scheduler implements AutoCloseable {
+    private final Engine engine;
+    private final Duration closeWait;
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile boolean started;
+
+    private Scheduler(Builder b) {
+        List<Consumer<SchedulerEvent>> all = new ArrayList<>(b.listeners);
+        all.add(new StatusBoardWriter(b.logDir.resolve("status.txt")));
+        List<Consumer<SchedulerEvent>> listeners = List.copyOf(all);
+        Consumer<SchedulerEvent> fanOut = e -> {
+            RuntimeException first = null;
+            for (Consumer<SchedulerEvent> l : listeners) {
+                try {
+                    l.accept(e);
+                } catch (RuntimeException ex) {
+                    first = first == null ? ex : first;
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+        };
+        this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs, fanOut);
+        this.closeWait = b.options.killGrace().plusSeconds(5);
+    }
+
+    /** @return a new builder */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Runs jobs until the queue drains (or, with {@link SchedulerOptions#watch()}, until
+     * {@link #close()}). Blocks the calling thread, which becomes the scheduler's event loop.
+     *
+     * @return what happened; {@link RunSummary#exitCode()} follows the original tool's rule
+     * @throws IllegalStateException if called twice
+     * @throws GpuschedException if the journal or log directory cannot be used, or the jobs file is
+     *     unreadable or malformed at start
+     */
+    public RunSummary run() {
+        synchronized (this) {
+            if (started) {
+                throw new IllegalStateException("a Scheduler runs once; build a new one");
+            }
+            started = true;
+        }
+        try {
+            return engine.run();
+        } finally {
+            finished.countDown();
+        }
+    }
+
+    /**
+     * Queues a job as if its line were appended to the jobs file. Safe from any thread, before or
+     * during {@link #run()}.
+     *
+     * @param spec the job, e.g. {@code JobSpec.parse("[vram=8G] python eval.py")}
+     * @return a handle whose future completes with the job's result
+     */
+    public JobHandle submit(JobSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        CompletableFuture<JobResult> result = new CompletableFuture<>();
+        engine.submit(spec, result);
+        return new JobHandle(spec.command(), result);
+    }
+
+    /**
+     * Stops dispatching, sends SIGTERM to every running job's session, SIGKILL after the kill grace,
+     * records them as interrupted in the journal (a restart runs them again), and waits for
+     * {@link #run()} to return (at most the grace plus a few seconds). Safe from any thread, including
+     * a shutdown hook; idempotent. If {@code run()} was never called this does nothing.
+     */
+    @Override
+    public void close() {
+        if (!started) {
+            return;
+        }
+        engine.stop();
+        try {
+            finished.await(closeWait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Configures a {@link Scheduler}. Checks each value as it is set; {@link #build()} has no side effects. */
+    public static final class Builder {
+        private GpuBackend backend;
+        private Optional<Path> jobsFile = Optional.empty();
+        private List<JobSpec> jobs = List.of();
+        private SchedulerOptions options = SchedulerOptions.defaults();
+        private Path logDir = Path.of("gpusched_logs");
+        private final List<Consumer<SchedulerEvent>> listeners = new ArrayList<>();
+        private InstantSource clock = monotonic();
+        private boolean fresh;
+
+        private Builder() {
+        }
+
+        /** @param backend where GPU state comes from (required) @return this */
+        public Builder backend(GpuBackend backend) {
+            this.backend = Objects.requireNonNull(backend, "backend");
+            return this;
+        }
+
+        /**
+         * @param file a jobs file, re-read every round (lines may be appended, deleted, reordered)
+         * @return this
+         */
+        public Builder jobsFile(Path file) {
+            this.jobsFile = Optional.of(file);
+            return this;
+        }
+
+        /** @param jobs a fixed job list, used when there is no jobs file @return this */
+        public Builder jobs(List<JobSpec> jobs) {
+            this.jobs = List.copyOf(jobs);
+            return this;
+        }
+
+        /** @param options tunables @return this */
+        public Builder options(SchedulerOptions options) {
+            this.options = Objects.requireNonNull(options, "options");
+            return this;
+        }
+
+        /** @param dir per-job logs, the journal and the status board (default {@code gpusched_logs}) @return this */
+        public Builder logDir(Path dir) {
+            this.logDir = Objects.requireNonNull(dir, "logDir");
+            return this;
+        }
+
+        /** @param listener receives every event, on the scheduler's thread @return this */
+        public Builder listener(Consumer<SchedulerEvent> listener) {
+            listeners.add(Objects.requireNonNull(listener, "listener"));
+            return this;
+        }
+
+        /** @param clock time source for durations and deadlines (default: monotonic) @return this */
+        public Builder clock(InstantSource clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** @param fresh delete the journal before running, so every job runs again @return this */
+        public Builder fresh(boolean fresh) {
+            this.fresh = fresh;
+            return this;
+        }
+
+        /**
+         * @return a new scheduler
+         * @throws IllegalStateException if no backend was set, or both a jobs file and a job list were
+         */
+        public Scheduler build() {
+            if (backend == null) {
+                throw new IllegalStateException("a backend is required: .backend(GpuBackends.detect(BackendOptions.none()))");
+            }
+            if (jobsFile.isPresent() && !jobs.isEmpty()) {
+                throw new IllegalStateException("give either a jobs file or a job list, not both");
+            }
+            return new Scheduler(this);
+        }
+
+        /** Wall time at start, advanced by {@code System.nanoTime}: immune to clock steps. */
+        private static InstantSource monotonic() {
+            Instant origin = Instant.now();
+            long base = System.nanoTime();
+            return () -> origin.plusNanos(System.nanoTime() - base);
+        }
+    }
+}

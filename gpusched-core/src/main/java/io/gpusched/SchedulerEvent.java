@@ -1,0 +1,267 @@
+package io.gpusched;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * Everything the scheduler tells its listeners. Events are delivered on the scheduler's own thread,
+ * in order; a listener must return quickly and must not call back into the scheduler's blocking
+ * methods. Log lines, the status board and the JSON event stream are all listeners.
+ */
+public sealed interface SchedulerEvent {
+    /** @return when the event happened, by the scheduler's clock */
+    Instant at();
+
+    /**
+     * The run began.
+     *
+     * @param at time
+     * @param jobs jobs in the queue at start
+     * @param live whether the queue is a jobs file re-read each round
+     * @param poll time between rounds
+     * @param statusBoard where the status board is written, when a log directory is set
+     * @param backend the backend's description
+     */
+    record RunStarted(Instant at, int jobs, boolean live, Duration poll, java.util.Optional<Path> statusBoard, String backend)
+            implements SchedulerEvent {
+    }
+
+    /**
+     * The first snapshot named the GPUs the scheduler will use.
+     *
+     * @param at time
+     * @param gpus usable GPU indices
+     */
+    record GpusDiscovered(Instant at, List<Integer> gpus) implements SchedulerEvent {
+        /** Copies the list. */
+        public GpusDiscovered {
+            gpus = List.copyOf(gpus);
+        }
+    }
+
+    /**
+     * A job was launched.
+     *
+     * @param at time
+     * @param no display number
+     * @param key identity key
+     * @param command shell command
+     * @param gpus GPU indices it got
+     * @param declaredMib its per-GPU declaration for this attempt
+     * @param dispatched jobs dispatched or finished so far in this run, this one included
+     * @param total jobs known to the queue
+     * @param pid the job's process id (also its session and process-group id)
+     * @param log its log file
+     */
+    record JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
+                      int dispatched, int total, long pid, Path log) implements SchedulerEvent {
+        /** Copies the list. */
+        public JobStarted {
+            gpus = List.copyOf(gpus);
+        }
+    }
+
+    /**
+     * Verbose only: a job's peak grew.
+     *
+     * @param at time
+     * @param no display number
+     * @param currentMib MiB it holds now, by GPU
+     * @param peakMib its largest per-GPU peak so far
+     */
+    record VramGrew(Instant at, int no, Map<Integer, Long> currentMib, long peakMib) implements SchedulerEvent {
+        /** Copies the map. */
+        public VramGrew {
+            currentMib = Map.copyOf(currentMib);
+        }
+    }
+
+    /**
+     * A job used more than its declaration allows (once per attempt). Neighbours placed under the
+     * declaration may now run out of memory.
+     *
+     * @param at time
+     * @param no display number
+     * @param gpu the GPU where it peaked highest
+     * @param observedMib its peak there
+     * @param declaredMib its declaration
+     */
+    record ExceededDeclaration(Instant at, int no, int gpu, long observedMib, long declaredMib) implements SchedulerEvent {
+    }
+
+    /**
+     * A job reached a terminal state. A job cancelled before it started ends here with status
+     * {@link JobStatus#CANCELLED} and no GPUs; an infeasible one also had a {@link JobInfeasible}.
+     *
+     * @param at time
+     * @param result the outcome
+     * @param tolerance the verdict band, for rendering
+     */
+    record JobFinished(Instant at, JobResult result, double tolerance) implements SchedulerEvent {
+    }
+
+    /**
+     * A job hit CUDA OOM and goes back to the queue with a larger declaration.
+     *
+     * @param at time
+     * @param no display number
+     * @param attempt attempts made so far
+     * @param maxAttempts attempts allowed in all (retries + 1)
+     * @param oldMib the declaration of the failed attempt
+     * @param nextMib the declaration of the next attempt (empty when there was nothing to bump from)
+     */
+    record RequeuedAfterOom(Instant at, int no, int attempt, int maxAttempts, OptionalLong oldMib, OptionalLong nextMib)
+            implements SchedulerEvent {
+    }
+
+    /**
+     * A job can never fit and was failed without starting.
+     *
+     * @param at time
+     * @param no display number
+     * @param command shell command
+     * @param reason why
+     */
+    record JobInfeasible(Instant at, int no, String command, String reason) implements SchedulerEvent {
+    }
+
+    /**
+     * A running job is being stopped: SIGTERM went to its session.
+     *
+     * @param at time
+     * @param no display number
+     * @param why cancelled by the user, or timed out
+     * @param elapsed how long it had run
+     * @param limit its timeout, for {@link StopReason#TIMEOUT}
+     */
+    record JobStopping(Instant at, int no, StopReason why, Duration elapsed, java.util.Optional<Duration> limit)
+            implements SchedulerEvent {
+    }
+
+    /** Why a running job is being stopped. */
+    enum StopReason {
+        /** The line got the {@code cancel} token. */
+        CANCELLED,
+        /** It ran past its {@code timeout}. */
+        TIMEOUT,
+        /** The scheduler itself is stopping (Ctrl-C or close). */
+        SHUTDOWN
+    }
+
+    /**
+     * A stopping job outlived its grace period and got SIGKILL.
+     *
+     * @param at time
+     * @param no display number
+     * @param grace the grace it had
+     */
+    record KillEscalated(Instant at, int no, Duration grace) implements SchedulerEvent {
+    }
+
+    /**
+     * A job the journal marks done in an earlier run is skipped.
+     *
+     * @param at time
+     * @param no display number
+     * @param command shell command
+     */
+    record AlreadyCompleted(Instant at, int no, String command) implements SchedulerEvent {
+    }
+
+    /**
+     * A job a dead scheduler started is still alive; it is not started again.
+     *
+     * @param at time
+     * @param no display number
+     * @param pgid its process group / session id, for {@code kill -TERM -PGID}
+     */
+    record OrphanFound(Instant at, int no, long pgid) implements SchedulerEvent {
+    }
+
+    /**
+     * A job a dead scheduler started is gone; it was requeued.
+     *
+     * @param at time
+     * @param no display number
+     */
+    record OrphanRequeued(Instant at, int no) implements SchedulerEvent {
+    }
+
+    /**
+     * The jobs file could not be read or parsed; the last good queue is kept (once per distinct error).
+     *
+     * @param at time
+     * @param message the one-line error, with file and line
+     */
+    record JobsFileRejected(Instant at, String message) implements SchedulerEvent {
+    }
+
+    /**
+     * A GPU snapshot failed.
+     *
+     * @param at time
+     * @param message the backend's error
+     * @param consecutive failures in a row
+     * @param dispatchPaused whether dispatch is now paused (running jobs are still tracked)
+     */
+    record BackendFailed(Instant at, String message, int consecutive, boolean dispatchPaused) implements SchedulerEvent {
+    }
+
+    /**
+     * Snapshots work again after failures.
+     *
+     * @param at time
+     * @param failures how many had failed in a row
+     */
+    record BackendRecovered(Instant at, int failures) implements SchedulerEvent {
+    }
+
+    /**
+     * Something the user should know once (backend notes, PID-namespace trouble, listener failures).
+     *
+     * @param at time
+     * @param message the warning
+     */
+    record Warning(Instant at, String message) implements SchedulerEvent {
+    }
+
+    /**
+     * The queue is empty and nothing runs; with {@code --watch} the scheduler keeps waiting for lines.
+     *
+     * @param at time
+     * @param watching whether it keeps running
+     */
+    record Drained(Instant at, boolean watching) implements SchedulerEvent {
+    }
+
+    /**
+     * The scheduler is stopping on Ctrl-C or {@link Scheduler#close()} and terminates running jobs.
+     *
+     * @param at time
+     * @param running jobs being terminated
+     */
+    record Stopping(Instant at, int running) implements SchedulerEvent {
+    }
+
+    /**
+     * The run ended.
+     *
+     * @param at time
+     * @param summary its results and exit code
+     */
+    record RunFinished(Instant at, RunSummary summary) implements SchedulerEvent {
+    }
+
+    /**
+     * The state of the queue after a round, for status boards.
+     *
+     * @param at time
+     * @param board every job's row
+     */
+    record StatusUpdated(Instant at, StatusBoard board) implements SchedulerEvent {
+    }
+}

@@ -1,0 +1,180 @@
+package io.gpusched;
+
+import io.gpusched.alloc.PlacementPolicy;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The scheduler's tunables, with the original tool's defaults. Immutable; each {@code withX} returns
+ * a copy, and every value is checked where it is set, with a message naming the option.
+ *
+ * @param marginMib MiB added to every declaration when placing ({@code --margin}, default 512)
+ * @param idleThresholdMib MiB of effective external use below which a GPU is idle for undeclared jobs
+ *     ({@code --idle-threshold}, default 200)
+ * @param spikeBuffer fraction added over observed peaks of external processes and of jobs over their
+ *     declaration ({@code --spike-buffer}, default 0.10)
+ * @param exclusive one scheduled job per GPU ({@code --exclusive})
+ * @param allowedGpus only these GPU indices ({@code --gpus}); empty for all
+ * @param tolerance band for over/under-declaration verdicts ({@code --tolerance}, default 0.10)
+ * @param poll time between scheduling rounds ({@code --poll}, default 5 s); dispatch also happens at
+ *     once when a job exits, a job is submitted, or the jobs file changes
+ * @param sampleInterval time between GPU memory samples for peak tracking while jobs run (default
+ *     250 ms, never longer than {@code poll})
+ * @param watch keep running after the queue drains ({@code --watch})
+ * @param oomRetries default CUDA-OOM retries; a line's {@code [retries=N]} may raise it
+ *     ({@code --oom-retries}, default 0)
+ * @param killGrace time between SIGTERM and SIGKILL when a job is timed out or cancelled (default 10 s)
+ * @param verbose emit a line each time a job's peak grows by {@code verboseStepMib} ({@code -v})
+ * @param verboseStepMib peak growth in MiB between verbose lines (default 256)
+ * @param backendFailureLimit consecutive failed snapshots after which dispatch pauses (default 5)
+ * @param visibleDevices what {@code CUDA_VISIBLE_DEVICES} names: device UUIDs when the backend knows
+ *     them, or plain indices
+ */
+public record SchedulerOptions(
+        long marginMib,
+        long idleThresholdMib,
+        double spikeBuffer,
+        boolean exclusive,
+        Optional<Set<Integer>> allowedGpus,
+        double tolerance,
+        Duration poll,
+        Duration sampleInterval,
+        boolean watch,
+        int oomRetries,
+        Duration killGrace,
+        boolean verbose,
+        long verboseStepMib,
+        int backendFailureLimit,
+        VisibleDevices visibleDevices) {
+
+    /** How jobs are told which GPUs they got. */
+    public enum VisibleDevices {
+        /** UUIDs when the backend reports them (exact whatever CUDA's device order), else indices. */
+        UUID,
+        /** Always indices (with {@code CUDA_DEVICE_ORDER=PCI_BUS_ID}). */
+        INDEX
+    }
+
+    /** Checks every value. */
+    public SchedulerOptions {
+        Objects.requireNonNull(allowedGpus, "allowedGpus");
+        Objects.requireNonNull(poll, "poll");
+        Objects.requireNonNull(sampleInterval, "sampleInterval");
+        Objects.requireNonNull(killGrace, "killGrace");
+        Objects.requireNonNull(visibleDevices, "visibleDevices");
+        allowedGpus = allowedGpus.map(Set::copyOf);
+        require(marginMib >= 0, "--margin must be >= 0 MiB, got " + marginMib);
+        require(idleThresholdMib >= 1, "--idle-threshold must be >= 1 MiB, got " + idleThresholdMib);
+        require(spikeBuffer >= 0 && spikeBuffer <= 10, "--spike-buffer must be in [0, 10], got " + spikeBuffer);
+        require(tolerance >= 0 && tolerance < 1, "--tolerance must be in [0, 1), got " + tolerance);
+        require(!poll.isNegative() && poll.toMillis() >= 1, "--poll must be at least 0.001 s, got " + seconds(poll));
+        require(poll.compareTo(Duration.ofDays(1)) <= 0, "--poll must be at most 1 day, got " + seconds(poll));
+        require(!sampleInterval.isNegative() && sampleInterval.toMillis() >= 1, "sample interval must be at least 1 ms");
+        require(oomRetries >= 0, "--oom-retries must be >= 0, got " + oomRetries);
+        require(!killGrace.isNegative(), "kill grace must be >= 0");
+        require(verboseStepMib >= 1, "verbose step must be >= 1 MiB");
+        require(backendFailureLimit >= 1, "backend failure limit must be >= 1");
+        allowedGpus.ifPresent(s -> {
+            require(!s.isEmpty(), "--gpus must name at least one GPU");
+            s.forEach(i -> require(i >= 0, "--gpus indices must be >= 0, got " + i));
+        });
+    }
+
+    /** @return the original tool's defaults */
+    public static SchedulerOptions defaults() {
+        return new SchedulerOptions(512, 200, 0.10, false, Optional.empty(), 0.10, Duration.ofSeconds(5),
+                Duration.ofMillis(250), false, 0, Duration.ofSeconds(10), false, 256, 5, VisibleDevices.UUID);
+    }
+
+    /** @return the placement part of these options, for the {@link io.gpusched.alloc.Allocator} */
+    public PlacementPolicy placement() {
+        return new PlacementPolicy(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus);
+    }
+
+    /** @return the effective sample interval: {@link #sampleInterval} capped at {@link #poll} */
+    public Duration effectiveSampleInterval() {
+        return sampleInterval.compareTo(poll) < 0 ? sampleInterval : poll;
+    }
+
+    /** @param v MiB @return a copy with this margin */
+    public SchedulerOptions withMarginMib(long v) {
+        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v MiB @return a copy with this idle threshold */
+    public SchedulerOptions withIdleThresholdMib(long v) {
+        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v fraction @return a copy with this spike buffer */
+    public SchedulerOptions withSpikeBuffer(double v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v whether exclusive @return a copy */
+    public SchedulerOptions withExclusive(boolean v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v the only GPU indices to use @return a copy */
+    public SchedulerOptions withAllowedGpus(Set<Integer> v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v fraction @return a copy with this tolerance */
+    public SchedulerOptions withTolerance(double v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v time between rounds @return a copy */
+    public SchedulerOptions withPoll(Duration v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v time between memory samples @return a copy */
+    public SchedulerOptions withSampleInterval(Duration v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v whether to keep running after drain @return a copy */
+    public SchedulerOptions withWatch(boolean v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v default OOM retries @return a copy */
+    public SchedulerOptions withOomRetries(int v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v SIGTERM to SIGKILL grace @return a copy */
+    public SchedulerOptions withKillGrace(Duration v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v whether verbose @return a copy */
+    public SchedulerOptions withVerbose(boolean v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices);
+    }
+
+    /** @param v consecutive failures before pausing dispatch @return a copy */
+    public SchedulerOptions withBackendFailureLimit(int v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices);
+    }
+
+    /** @param v what CUDA_VISIBLE_DEVICES names @return a copy */
+    public SchedulerOptions withVisibleDevices(VisibleDevices v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v);
+    }
+
+    private static void require(boolean ok, String message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() / 1000.0 + " s";
+    }
+}

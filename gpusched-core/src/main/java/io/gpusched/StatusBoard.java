@@ -1,0 +1,54 @@
+package io.gpusched;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * The queue at one moment, as the status board shows it.
+ *
+ * @param running running jobs, by display number
+ * @param pending pending jobs in queue order, each with the reason it waits
+ * @param done jobs that ended during this run, by display number
+ */
+public record StatusBoard(List<Running> running, List<Pending> pending, List<JobResult> done) {
+    /** Copies the lists. */
+    public StatusBoard {
+        running = List.copyOf(running);
+        pending = List.copyOf(pending);
+        done = List.copyOf(done);
+    }
+
+    /**
+     * A running job.
+     *
+     * @param no display number
+     * @param command shell command
+     * @param gpus its GPUs
+     * @param elapsed time since it started
+     * @param currentMib MiB it holds now by GPU
+     * @param peakMib its largest per-GPU peak
+     * @param stopping why it is being stopped, if it is
+     */
+    public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
+                          long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping) {
+        /** Copies the collections. */
+        public Running {
+            gpus = List.copyOf(gpus);
+            currentMib = Map.copyOf(currentMib);
+        }
+    }
+
+    /**
+     * A pending job.
+     *
+     * @param no display number
+     * @param command shell command
+     * @param declaredMib its declaration for the next attempt
+     * @param attempts attempts already made (non-zero after an OOM)
+     * @param reason why it waits, from the allocator (or why it was not tried this round)
+     */
+    public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason) {
+    }
+}

@@ -1,0 +1,726 @@
+package io.gpusched.engine;
+
+import io.gpusched.GpuschedException;
+import io.gpusched.JobResult;
+import io.gpusched.JobStatus;
+import io.gpusched.RunSummary;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.SchedulerOptions;
+import io.gpusched.StatusBoard;
+import io.gpusched.Verdict;
+import io.gpusched.alloc.Allocator;
+import io.gpusched.alloc.GpuView;
+import io.gpusched.alloc.Placement;
+import io.gpusched.alloc.Request;
+import io.gpusched.alloc.Tenant;
+import io.gpusched.gpu.BackendException;
+import io.gpusched.gpu.GpuBackend;
+import io.gpusched.gpu.GpuProcess;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.Journal;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.journal.JournalException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The scheduler's event loop. One thread — the one that calls {@link #run()} — owns every piece of
+ * state here; other threads only {@link #post} messages (process exits, submissions, stop). A job's
+ * exit is handled the moment it is posted: its GPUs go to the next job without waiting for a poll.
+ *
+ * <p>Each round: snapshot → attribute → jobs file → cancellations → timeouts and kills → pending →
+ * dispatch → status board. Between rounds, memory is sampled on its own, faster cadence while jobs
+ * run, so short peaks are seen.
+ */
+public final class Engine {
+    /** Messages other threads post to the loop. */
+    sealed interface Message permits Exited, Submitted, Stop {
+    }
+
+    record Exited(RunningJob job, int exitCode) implements Message {
+    }
+
+    record Submitted(JobSpec spec, CompletableFuture<JobSpec> keyed, CompletableFuture<JobResult> result) implements Message {
+    }
+
+    record Stop() implements Message {
+    }
+
+    private final GpuBackend backend;
+    private final SchedulerOptions options;
+    private final Allocator allocator;
+    private final InstantSource clock;
+    private final Path logDir;
+    private final boolean fresh;
+    private final Consumer<SchedulerEvent> listener;
+    private final JobsSource source;
+    private final ProcFs procFs = ProcFs.system();
+    private final SessionSignals signals = new SessionSignals(procFs);
+    private final LinkedBlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
+
+    private Journal journal;
+    private JobLauncher launcher;
+    private final Map<String, RunningJob> running = new LinkedHashMap<>();
+    private final Map<Long, RunningJob> bySession = new HashMap<>();
+    private final Map<String, CompletableFuture<JobResult>> futures = new HashMap<>();
+    private final Map<String, Long> externalPeaks = new HashMap<>();
+    private final List<JobResult> results = new ArrayList<>();
+    private final Set<String> preexistingOk = new HashSet<>();
+    private final Set<String> skipLogged = new HashSet<>();
+    private final Set<String> orphansWarned = new HashSet<>();
+    private final Set<String> warnedOnce = new HashSet<>();
+    private final Set<String> dispatchedThisRun = new HashSet<>();
+    private List<PendingJob> pending = List.of();
+    private Map<String, String> waitReasons = Map.of();
+    private int liveOrphans;
+    private Optional<GpuSnapshot> lastSnapshot = Optional.empty();
+    private boolean gpusAnnounced;
+    private int backendFailures;
+    private boolean stopping;
+    private Instant stopDeadline;
+    private boolean drainedAnnounced;
+    private boolean dirty = true;
+
+    /** A pending job with what its next attempt asks for. */
+    record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts) {
+    }
+
+    /**
+     * @param backend GPU state source
+     * @param options tunables
+     * @param clock time source for durations, timeouts and kill deadlines
+     * @param logDir per-job logs and the journal
+     * @param fresh remove the journal before starting
+     * @param jobsFile live jobs file, if any
+     * @param jobs fixed jobs (when there is no file)
+     * @param listener receives every event on this thread
+     */
+    public Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
+                  Optional<Path> jobsFile, List<JobSpec> jobs, Consumer<SchedulerEvent> listener) {
+        this.backend = backend;
+        this.options = options;
+        this.allocator = new Allocator(options.placement());
+        this.clock = clock;
+        this.logDir = logDir;
+        this.fresh = fresh;
+        this.listener = listener;
+        this.source = new JobsSource(jobsFile, jobs);
+    }
+
+    /**
+     * Posts a message from any thread.
+     *
+     * @param m the message
+     */
+    void post(Message m) {
+        inbox.add(m);
+    }
+
+    /**
+     * Submits a job from any thread.
+     *
+     * @param spec the job
+     * @param result completed with the job's result when it ends
+     * @return completed with the spec as keyed in the queue once the loop accepts it
+     */
+    public CompletableFuture<JobSpec> submit(JobSpec spec, CompletableFuture<JobResult> result) {
+        CompletableFuture<JobSpec> keyed = new CompletableFuture<>();
+        post(new Submitted(spec, keyed, result));
+        return keyed;
+    }
+
+    /** Asks the loop, from any thread, to terminate running jobs and return. */
+    public void stop() {
+        post(new Stop());
+    }
+
+    /**
+     * Runs the loop on the calling thread until the queue drains (forever with watch) or
+     * {@link #stop()} is called.
+     *
+     * @return the run's summary
+     * @throws GpuschedException if the journal cannot be opened or {@code setsid} is missing
+     */
+    public RunSummary run() {
+        Path setsid = JobLauncher.findSetsid().orElseThrow(() -> new GpuschedException(
+                "setsid not found: gpusched needs util-linux's setsid to give each job its own session; install util-linux"));
+        journal = Journal.open(logDir.resolve("journal.jsonl"), fresh);
+        try {
+            launcher = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(), options.visibleDevices());
+            journal.loadWarnings().forEach(this::warnOnce);
+            journal.state().records().forEach((k, r) -> {
+                if ("ok".equals(r.status())) {
+                    preexistingOk.add(k);
+                }
+            });
+            Optional<String> err = source.refresh();
+            if (err.isPresent() && source.jobs().isEmpty()) {
+                throw new GpuschedException(err.get().replace(" — keeping the previous queue until the file is fixed", "")
+                        .replace("; keeping the previous queue", ""));
+            }
+            emit(new SchedulerEvent.RunStarted(now(), source.jobs().size(), source.live(), options.poll(),
+                    Optional.of(logDir.resolve("status.txt")), backend.describe()));
+            return loop();
+        } finally {
+            journal.close();
+        }
+    }
+
+    private RunSummary loop() {
+        long nextRound = System.nanoTime();
+        long nextSample = nextRound;
+        long sampleNanos = options.effectiveSampleInterval().toNanos();
+        long pollNanos = options.poll().toNanos();
+        while (true) {
+            long nowNanos = System.nanoTime();
+            long wake = Math.min(nextRound, running.isEmpty() ? Long.MAX_VALUE : nextSample);
+            wake = Math.min(wake, nowNanos + deadlineWait());
+            long waitNanos = Math.max(0, wake - nowNanos);
+            Message m;
+            try {
+                m = dirty ? inbox.poll() : inbox.poll(waitNanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                m = new Stop();
+            }
+            while (m != null) {
+                handle(m);
+                m = inbox.poll();
+            }
+            if (stopping) {
+                if (running.isEmpty() || !now().isBefore(stopDeadline)) {
+                    return finishStop();
+                }
+                escalateKills();
+                continue;
+            }
+            nowNanos = System.nanoTime();
+            if (!running.isEmpty() && nowNanos - nextSample >= 0) {
+                sample();
+                nextSample = nowNanos + sampleNanos;
+            }
+            if (dirty || nowNanos - nextRound >= 0) {
+                dirty = false;
+                round();
+                nextRound = System.nanoTime() + pollNanos;
+                nextSample = System.nanoTime() + sampleNanos;
+            }
+            if (pending.isEmpty() && running.isEmpty() && liveOrphans == 0 && inbox.isEmpty() && !dirty) {
+                if (!options.watch()) {
+                    emit(new SchedulerEvent.Drained(now(), false));
+                    return finish(false);
+                }
+                if (!drainedAnnounced) {
+                    drainedAnnounced = true;
+                    emit(new SchedulerEvent.Drained(now(), true));
+                }
+            } else if (!running.isEmpty() || !pending.isEmpty()) {
+                drainedAnnounced = false;
+            }
+        }
+    }
+
+    /** Nanoseconds until the nearest timeout or kill deadline, by the injected clock, capped at a poll. */
+    private long deadlineWait() {
+        Instant now = now();
+        long best = options.poll().toNanos();
+        for (RunningJob rj : running.values()) {
+            Optional<Instant> d = rj.stopping.isPresent()
+                    ? Optional.of(rj.stopSentAt.plus(options.killGrace()))
+                    : rj.spec.timeout().map(rj.startedAt::plus);
+            if (d.isPresent()) {
+                best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + 1_000_000);
+            }
+        }
+        if (stopping) {
+            best = Math.min(best, Math.max(0, Duration.between(now, stopDeadline).toNanos()) + 1_000_000);
+        }
+        return best;
+    }
+
+    // ------------------------------------------------------------------ messages
+
+    private void handle(Message m) {
+        if (m instanceof Exited e) {
+            reap(e.job(), e.exitCode());
+            dirty = true;
+        } else if (m instanceof Submitted s) {
+            JobSpec keyed = source.submit(s.spec());
+            futures.put(keyed.key(), s.result());
+            s.keyed().complete(keyed);
+            dirty = true;
+        } else if (m instanceof Stop) {
+            if (!stopping) {
+                beginStop();
+            }
+        }
+    }
+
+    private void beginStop() {
+        stopping = true;
+        stopDeadline = now().plus(options.killGrace()).plusSeconds(2);
+        emit(new SchedulerEvent.Stopping(now(), running.size()));
+        for (RunningJob rj : running.values()) {
+            if (rj.stopping.isEmpty()) {
+                rj.stopping = Optional.of(StopReason.SHUTDOWN);
+                rj.stopSentAt = now();
+            }
+            signals.terminate(rj.pid);
+        }
+    }
+
+    private RunSummary finishStop() {
+        for (RunningJob rj : List.copyOf(running.values())) {
+            // Still alive after the grace: last resort, then leave it journaled as started, so a restart
+            // treats it as an orphan instead of launching a second copy.
+            signals.kill(rj.pid);
+        }
+        return finish(true);
+    }
+
+    private RunSummary finish(boolean interrupted) {
+        RunSummary summary = new RunSummary(results, interrupted);
+        for (Map.Entry<String, CompletableFuture<JobResult>> f : futures.entrySet()) {
+            f.getValue().completeExceptionally(new GpuschedException("the scheduler stopped before job " + f.getKey() + " finished"));
+        }
+        emit(new SchedulerEvent.RunFinished(now(), summary));
+        return summary;
+    }
+
+    // ------------------------------------------------------------------ rounds
+
+    private void round() {
+        boolean fresh = takeSnapshot();
+        source.refresh().ifPresent(msg -> emit(new SchedulerEvent.JobsFileRejected(now(), msg)));
+        List<JobSpec> jobs = source.jobs();
+        ensureSeen(jobs);
+        applyCancellations(jobs);
+        enforceDeadlines();
+        pending = computePending(jobs);
+        Map<String, String> reasons = new HashMap<>();
+        if (!fresh) {
+            // Never place on stale data: wait for the backend to answer again.
+            pending.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: GPU backend failing ("
+                    + backendFailures + " in a row)"));
+        } else {
+            dispatch(jobs.size(), reasons);
+        }
+        waitReasons = reasons;
+        emitBoard();
+    }
+
+    private boolean takeSnapshot() {
+        GpuSnapshot snap;
+        try {
+            snap = backend.snapshot();
+        } catch (BackendException | UnsupportedOperationException e) {
+            backendFailures++;
+            emit(new SchedulerEvent.BackendFailed(now(), e.getMessage(), backendFailures,
+                    backendFailures >= options.backendFailureLimit()));
+            return false;
+        }
+        if (backendFailures > 0) {
+            emit(new SchedulerEvent.BackendRecovered(now(), backendFailures));
+            backendFailures = 0;
+        }
+        snap.warnings().forEach(this::warnOnce);
+        lastSnapshot = Optional.of(snap);
+        if (!gpusAnnounced) {
+            gpusAnnounced = true;
+            emit(new SchedulerEvent.GpusDiscovered(now(), snap.gpus().stream().map(GpuStat::index)
+                    .filter(i -> options.placement().allows(i)).toList()));
+        }
+        attribute(snap);
+        return true;
+    }
+
+    private void sample() {
+        try {
+            GpuSnapshot snap = backend.snapshot();
+            lastSnapshot = Optional.of(snap);
+            attribute(snap);
+        } catch (BackendException | UnsupportedOperationException e) {
+            // The next round reports failures; a missed sample only loses resolution.
+        }
+        enforceDeadlines();
+    }
+
+    // ------------------------------------------------------------------ attribution
+
+    private void attribute(GpuSnapshot snap) {
+        for (RunningJob rj : running.values()) {
+            rj.currentMib.replaceAll((g, v) -> 0L);
+        }
+        Map<Long, OptionalLong> sessions = new HashMap<>();
+        Set<String> seenExternal = new HashSet<>();
+        int visible = 0;
+        for (GpuProcess p : snap.processes()) {
+            OptionalLong sid = sessions.computeIfAbsent(p.pid(), procFs::sessionOf);
+            if (sid.isPresent()) {
+                visible++;
+            }
+            RunningJob rj = sid.isPresent() ? bySession.get(sid.getAsLong()) : null;
+            if (rj != null && rj.currentMib.containsKey(p.gpu())) {
+                rj.currentMib.merge(p.gpu(), p.usedMib(), Long::sum);
+                rj.attributed = true;
+            } else {
+                String key = p.gpu() + ":" + p.pid();
+                seenExternal.add(key);
+                externalPeaks.merge(key, p.usedMib(), Math::max);
+            }
+        }
+        externalPeaks.keySet().retainAll(seenExternal);
+        if (!snap.processes().isEmpty() && visible == 0 && !running.isEmpty()) {
+            warnOnce("GPU processes are reported with PIDs that do not exist in this PID namespace (a container without"
+                    + " --pid=host?): per-job peaks will be n/a; placement still uses device totals");
+        }
+        for (RunningJob rj : running.values()) {
+            rj.currentMib.forEach((g, mib) -> rj.peakMib.merge(g, mib, Math::max));
+            double sum = 0;
+            int n = 0;
+            for (int g : rj.gpus) {
+                Optional<GpuStat> s = snap.gpu(g);
+                if (s.isPresent() && s.get().utilPercent().isPresent()) {
+                    sum += s.get().utilPercent().getAsInt();
+                    n++;
+                }
+            }
+            if (n > 0) {
+                rj.utilSum += sum / n;
+                rj.utilSamples++;
+            }
+            long peak = rj.overallPeak();
+            if (options.verbose() && rj.attributed && peak >= rj.lastVerbosePeak + options.verboseStepMib()) {
+                rj.lastVerbosePeak = peak;
+                emit(new SchedulerEvent.VramGrew(now(), rj.no, rj.currentMib, peak));
+            }
+            if (rj.declaredMib.isPresent() && !rj.overWarned
+                    && peak > rj.declaredMib.getAsLong() * (1 + options.tolerance())) {
+                rj.overWarned = true;
+                int gpu = rj.peakMib.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+                emit(new SchedulerEvent.ExceededDeclaration(now(), rj.no, gpu, rj.peakMib.get(gpu), rj.declaredMib.getAsLong()));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ queue
+
+    private void ensureSeen(List<JobSpec> jobs) {
+        List<JournalEvent> seen = new ArrayList<>();
+        int next = journal.state().nextNo();
+        Set<String> batch = new HashSet<>();
+        for (JobSpec j : jobs) {
+            if (journal.state().record(j.key()).no().isEmpty() && batch.add(j.key())) {
+                seen.add(new JournalEvent.Seen(j.key(), next++, j.command()));
+            }
+        }
+        record(seen);
+    }
+
+    private int no(String key) {
+        return journal.state().record(key).no().orElse(0);
+    }
+
+    private void applyCancellations(List<JobSpec> jobs) {
+        for (JobSpec j : jobs) {
+            if (!j.cancel()) {
+                continue;
+            }
+            RunningJob rj = running.get(j.key());
+            if (rj != null) {
+                if (rj.stopping.isEmpty()) {
+                    stopJob(rj, StopReason.CANCELLED);
+                }
+                continue;
+            }
+            JobRecord r = journal.state().record(j.key());
+            if (r.terminal() || r.runningPgid().isPresent()) {
+                continue;
+            }
+            record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
+            complete(new JobResult(j.key(), no(j.key()), j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
+                    Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
+        }
+    }
+
+    private void enforceDeadlines() {
+        Instant now = now();
+        for (RunningJob rj : running.values()) {
+            if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
+                    && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
+                stopJob(rj, StopReason.TIMEOUT);
+            }
+        }
+        escalateKills();
+    }
+
+    private void escalateKills() {
+        Instant now = now();
+        for (RunningJob rj : running.values()) {
+            if (rj.stopping.isPresent() && !rj.killEscalated && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
+                rj.killEscalated = true;
+                emit(new SchedulerEvent.KillEscalated(now, rj.no, options.killGrace()));
+                signals.kill(rj.pid);
+            }
+        }
+    }
+
+    private void stopJob(RunningJob rj, StopReason why) {
+        rj.stopping = Optional.of(why);
+        rj.stopSentAt = now();
+        emit(new SchedulerEvent.JobStopping(now(), rj.no, why, Duration.between(rj.startedAt, now()), rj.spec.timeout()));
+        signals.terminate(rj.pid);
+    }
+
+    private List<PendingJob> computePending(List<JobSpec> jobs) {
+        List<PendingJob> out = new ArrayList<>();
+        int orphans = 0;
+        for (JobSpec j : jobs) {
+            if (running.containsKey(j.key())) {
+                continue;
+            }
+            JobRecord r = journal.state().record(j.key());
+            if (r.runningPgid().isPresent()) {
+                long pgid = r.runningPgid().getAsLong();
+                if (procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false)) {
+                    orphans++;
+                    if (orphansWarned.add(j.key())) {
+                        emit(new SchedulerEvent.OrphanFound(now(), no(j.key()), pgid));
+                    }
+                    continue;
+                }
+                record(List.of(new JournalEvent.Interrupted(j.key())));
+                orphansWarned.remove(j.key());
+                emit(new SchedulerEvent.OrphanRequeued(now(), no(j.key())));
+                r = journal.state().record(j.key());
+            }
+            if (j.cancel() || r.terminal()) {
+                if (r.terminal() && preexistingOk.contains(j.key()) && skipLogged.add(j.key())) {
+                    emit(new SchedulerEvent.AlreadyCompleted(now(), no(j.key()), j.command()));
+                }
+                continue;
+            }
+            OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
+            out.add(new PendingJob(j, no(j.key()), declared, r.attempts()));
+        }
+        liveOrphans = orphans;
+        return out;
+    }
+
+    // ------------------------------------------------------------------ dispatch
+
+    private void dispatch(int total, Map<String, String> reasons) {
+        GpuSnapshot snap = lastSnapshot.orElseThrow();
+        List<GpuView> views = views(snap);
+        List<PendingJob> still = new ArrayList<>();
+        for (PendingJob p : pending) {
+            Request request = new Request(p.declaredMib(), p.spec().gpus());
+            Placement placement = allocator.place(request, views);
+            if (placement instanceof Placement.Infeasible inf) {
+                fail(p, JobStatus.INFEASIBLE, inf.reason());
+            } else if (placement instanceof Placement.Blocked b) {
+                reasons.put(p.spec().key(), b.reason());
+                still.add(p);
+            } else {
+                List<Integer> gpus = ((Placement.Placed) placement).gpus();
+                Optional<RunningJob> started = launch(p, gpus, snap, total);
+                if (started.isPresent()) {
+                    views = withTenant(views, started.get());
+                } else {
+                    reasons.put(p.spec().key(), "could not start: see the warning above");
+                    still.add(p);
+                }
+            }
+        }
+        pending = still;
+    }
+
+    private List<GpuView> views(GpuSnapshot snap) {
+        Map<Integer, Long> extPeaks = new HashMap<>();
+        externalPeaks.forEach((k, v) -> extPeaks.merge(Integer.parseInt(k.substring(0, k.indexOf(':'))), v, Long::sum));
+        List<GpuView> out = new ArrayList<>();
+        for (GpuStat g : snap.gpus()) {
+            List<Tenant> tenants = new ArrayList<>();
+            for (RunningJob rj : running.values()) {
+                if (rj.gpus.contains(g.index())) {
+                    tenants.add(new Tenant(rj.key(), rj.declaredMib, rj.currentMib.getOrDefault(g.index(), 0L),
+                            rj.peakMib.getOrDefault(g.index(), 0L)));
+                }
+            }
+            out.add(new GpuView(g.index(), g.totalMib(), g.usedMib(), extPeaks.getOrDefault(g.index(), 0L), tenants, g.healthy()));
+        }
+        return out;
+    }
+
+    private static List<GpuView> withTenant(List<GpuView> views, RunningJob rj) {
+        List<GpuView> out = new ArrayList<>();
+        for (GpuView v : views) {
+            if (rj.gpus.contains(v.index())) {
+                List<Tenant> tenants = new ArrayList<>(v.tenants());
+                tenants.add(new Tenant(rj.key(), rj.declaredMib, 0, 0));
+                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy());
+            }
+            out.add(v);
+        }
+        return out;
+    }
+
+    private Optional<RunningJob> launch(PendingJob p, List<Integer> gpus, GpuSnapshot snap, int total) {
+        String gpuTag = gpus.stream().map(String::valueOf).reduce((a, b) -> a + "-" + b).orElse("");
+        Path log = logDir.resolve(String.format("job%03d_gpu%s.log", p.no(), gpuTag));
+        Process process;
+        try {
+            process = launcher.launch(p.spec().command(), gpus, snap, log,
+                    Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()));
+        } catch (IOException e) {
+            warnOnce("cannot start job " + p.no() + " (log " + log + "): " + e.getMessage()
+                    + " — it stays pending; running jobs are unaffected");
+            return Optional.empty();
+        }
+        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, process, log, now());
+        try {
+            record(List.of(new JournalEvent.Started(rj.key(), rj.pid, gpus)));
+        } catch (JournalException e) {
+            // Unjournaled work must not run: a crash now would launch it twice.
+            signals.kill(rj.pid);
+            warnOnce(e.getMessage() + " — job " + p.no() + " was stopped at once and stays pending");
+            return Optional.empty();
+        }
+        running.put(rj.key(), rj);
+        bySession.put(rj.pid, rj);
+        dispatchedThisRun.add(rj.key());
+        emit(new SchedulerEvent.JobStarted(now(), p.no(), rj.key(), p.spec().command(), gpus, p.declaredMib(),
+                results.size() + running.size(), total, rj.pid, log));
+        process.onExit().thenAccept(done -> post(new Exited(rj, done.exitValue())));
+        return Optional.of(rj);
+    }
+
+    // ------------------------------------------------------------------ endings
+
+    private void reap(RunningJob rj, int exitCode) {
+        if (running.get(rj.key()) != rj) {
+            return;
+        }
+        running.remove(rj.key());
+        bySession.remove(rj.pid);
+        if (rj.stopping.isPresent()) {
+            // The leader is gone but a child that trapped SIGTERM may linger, still holding VRAM.
+            signals.kill(rj.pid);
+        }
+        Duration took = Duration.between(rj.startedAt, now());
+        if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
+            record(List.of(new JournalEvent.Interrupted(rj.key())));
+            return;
+        }
+        JobRecord rec = journal.state().record(rj.key());
+        boolean oom = exitCode != 0 && rj.stopping.isEmpty()
+                && Verdicts.looksLikeOom(LogTail.read(rj.log, Verdicts.OOM_TAIL_BYTES));
+        int allowed = Math.max(rj.spec.retries(), options.oomRetries());
+        int attempts = rec.attempts() + 1;
+        long peak = rj.overallPeak();
+        if (oom && attempts <= allowed) {
+            OptionalLong next = Verdicts.bump(rj.declaredMib, rj.attributed ? peak : 0);
+            record(List.of(new JournalEvent.Oom(rj.key(), attempts, next)));
+            emit(new SchedulerEvent.RequeuedAfterOom(now(), rj.no, attempts, allowed + 1, rj.declaredMib, next));
+            return;
+        }
+        JobStatus status;
+        if (rj.stopping.equals(Optional.of(StopReason.CANCELLED))) {
+            status = JobStatus.CANCELLED;
+        } else if (rj.stopping.equals(Optional.of(StopReason.TIMEOUT))) {
+            status = JobStatus.TIMEOUT;
+        } else if (oom) {
+            status = JobStatus.FAILED_OOM;
+        } else {
+            status = exitCode == 0 ? JobStatus.OK : JobStatus.FAILED;
+        }
+        Verdict verdict = status == JobStatus.OK
+                ? Verdicts.verdict(rj.declaredMib, rj.attributed, peak, options.tolerance())
+                : (rj.attributed ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
+        Map<Integer, Long> peaks = rj.attributed ? rj.peakMib : Map.of();
+        record(List.of(new JournalEvent.Done(rj.key(), status.journalName(), exitCode, peaks, rj.avgUtil())));
+        complete(new JobResult(rj.key(), rj.no, rj.spec.command(), rj.gpus, status, exitCode, rj.declaredMib, peaks,
+                verdict, rj.avgUtil(), took));
+    }
+
+    private void fail(PendingJob p, JobStatus status, String reason) {
+        record(List.of(new JournalEvent.Done(p.spec().key(), status.journalName(), 1, Map.of(), OptionalDouble.empty())));
+        emit(new SchedulerEvent.JobInfeasible(now(), p.no(), p.spec().command(), reason));
+        complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
+                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
+    }
+
+    private void complete(JobResult r) {
+        results.add(r);
+        emit(new SchedulerEvent.JobFinished(now(), r, options.tolerance()));
+        CompletableFuture<JobResult> f = futures.remove(r.key());
+        if (f != null) {
+            f.complete(r);
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private void record(List<JournalEvent> events) {
+        journal.append(events);
+    }
+
+    private void emitBoard() {
+        List<StatusBoard.Running> rows = new ArrayList<>();
+        for (RunningJob rj : running.values()) {
+            rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, now()),
+                    rj.currentMib, rj.overallPeak(), rj.stopping));
+        }
+        rows.sort(java.util.Comparator.comparingInt(StatusBoard.Running::no));
+        List<StatusBoard.Pending> waiting = new ArrayList<>();
+        for (PendingJob p : pending) {
+            waiting.add(new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(),
+                    waitReasons.getOrDefault(p.spec().key(), "")));
+        }
+        List<JobResult> done = new ArrayList<>(results);
+        done.sort(java.util.Comparator.comparingInt(JobResult::no));
+        emit(new SchedulerEvent.StatusUpdated(now(), new StatusBoard(rows, waiting, done)));
+    }
+
+    private void warnOnce(String message) {
+        if (warnedOnce.add(message)) {
+            emit(new SchedulerEvent.Warning(now(), message));
+        }
+    }
+
+    private void emit(SchedulerEvent e) {
+        try {
+            listener.accept(e);
+        } catch (RuntimeException ex) {
+            // A broken listener must not stop the jobs it reports on.
+            if (!(e instanceof SchedulerEvent.Warning)) {
+                warnOnce("a scheduler listener failed: " + ex);
+            }
+        }
+    }
+
+    private Instant now() {
+        return clock.instant();
+    }
+}

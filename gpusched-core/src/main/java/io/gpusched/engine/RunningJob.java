@@ -1,0 +1,59 @@
+package io.gpusched.engine;
+
+import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.jobs.JobSpec;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/** Per-attempt state of a running job. Confined to the engine thread. */
+final class RunningJob {
+    final JobSpec spec;
+    final int no;
+    final OptionalLong declaredMib;
+    final List<Integer> gpus;
+    final Process process;
+    final long pid;
+    final Path log;
+    final Instant startedAt;
+    final TreeMap<Integer, Long> currentMib = new TreeMap<>();
+    final TreeMap<Integer, Long> peakMib = new TreeMap<>();
+    boolean attributed;
+    boolean overWarned;
+    long lastVerbosePeak = -1;
+    double utilSum;
+    int utilSamples;
+    Optional<StopReason> stopping = Optional.empty();
+    Instant stopSentAt;
+    boolean killEscalated;
+
+    RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, Process process, Path log, Instant startedAt) {
+        this.spec = spec;
+        this.no = no;
+        this.declaredMib = declaredMib;
+        this.gpus = List.copyOf(gpus);
+        this.process = process;
+        this.pid = process.pid();
+        this.log = log;
+        this.startedAt = startedAt;
+        for (int g : gpus) {
+            currentMib.put(g, 0L);
+        }
+    }
+
+    String key() {
+        return spec.key();
+    }
+
+    long overallPeak() {
+        return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    OptionalDouble avgUtil() {
+        return utilSamples == 0 ? OptionalDouble.empty() : OptionalDouble.of(utilSum / utilSamples);
+    }
+}

@@ -1,0 +1,89 @@
+package io.gpusched.engine;
+
+import io.gpusched.JobResult;
+import io.gpusched.JobStatus;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.StatusBoard;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * Writes {@code status.txt} after every round, atomically (temp file + rename), so {@code watch cat}
+ * never shows a half-written board. Best effort: a failed write is retried on the next round.
+ */
+public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+    private final Path file;
+
+    /** @param file the board file, usually {@code <log-dir>/status.txt} */
+    public StatusBoardWriter(Path file) {
+        this.file = file;
+    }
+
+    @Override
+    public void accept(SchedulerEvent event) {
+        if (event instanceof SchedulerEvent.StatusUpdated s) {
+            write(render(s));
+        }
+    }
+
+    static String render(SchedulerEvent.StatusUpdated s) {
+        StatusBoard b = s.board();
+        StringBuilder out = new StringBuilder();
+        out.append("gpusched status @ ").append(TIME.format(s.at())).append(" — ")
+                .append(b.running().size()).append(" running, ")
+                .append(b.pending().size()).append(" pending, ")
+                .append(b.done().size()).append(" done\n");
+        for (StatusBoard.Running r : b.running()) {
+            String state = r.stopping().map(w -> switch (w) {
+                case CANCELLED -> " (cancelling…)";
+                case TIMEOUT -> " (timing out…)";
+                case SHUTDOWN -> " (stopping…)";
+            }).orElse("");
+            out.append(String.format("▶ job %-3d gpu[%s] %5ds  %s MiB (peak %d)%s — %s%n", r.no(), join(r.gpus()),
+                    r.elapsed().toSeconds(), usage(r.currentMib()), r.peakMib(), state, r.command()));
+        }
+        for (StatusBoard.Pending p : b.pending()) {
+            String mark = p.attempts() > 0 ? "↻" : "·";
+            String vram = p.declaredMib().isPresent() ? " vram " + p.declaredMib().getAsLong() : "";
+            String retry = p.attempts() > 0 ? " retry " + p.attempts() : "";
+            String reason = p.reason().isEmpty() ? "" : " [" + p.reason() + "]";
+            out.append(String.format("%s job %-3d pending%s%s%s — %s%n", mark, p.no(), vram, retry, reason, p.command()));
+        }
+        for (JobResult r : b.done()) {
+            String mark = r.status() == JobStatus.CANCELLED ? "⊘" : (r.status() == JobStatus.OK ? "✓" : "✗");
+            String verdict = r.status() == JobStatus.OK ? r.verdict().name().toLowerCase(java.util.Locale.ROOT) : r.status().journalName();
+            String peak = r.attributed() ? r.overallPeakMib() + " MiB" : "n/a";
+            out.append(String.format("%s job %-3d %s (exit %d, peak %s) — %s%n", mark, r.no(), verdict, r.exitCode(), peak, r.command()));
+        }
+        return out.toString();
+    }
+
+    private static String join(java.util.List<Integer> gpus) {
+        return gpus.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    private static String usage(Map<Integer, Long> current) {
+        return new java.util.TreeMap<>(current).entrySet().stream()
+                .map(e -> "gpu" + e.getKey() + ":" + e.getValue()).collect(Collectors.joining(", "));
+    }
+
+    private void write(String text) {
+        try {
+            Files.createDirectories(file.getParent());
+            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            // The board is a convenience; the journal holds the truth. Next round tries again.
+        }
+    }
+}

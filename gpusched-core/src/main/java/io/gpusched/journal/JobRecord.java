@@ -1,0 +1,65 @@
+package io.gpusched.journal;
+
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * What the journal knows about one job after folding its events.
+ *
+ * @param no display number, once seen
+ * @param command shell command, once seen
+ * @param attempts attempts that ended (OOM retries and the final one)
+ * @param status {@code pending}, {@code running}, or a terminal status
+ * @param returncode exit code of the terminal attempt
+ * @param nextVramMib bumped declaration for the next attempt, after an OOM
+ * @param runningPgid process group of an attempt that started and has no outcome yet; present on load
+ *     means a previous scheduler died while it ran
+ * @param peakMib per-GPU peaks of the terminal attempt
+ */
+public record JobRecord(OptionalInt no, String command, int attempts, String status, OptionalInt returncode,
+                        OptionalLong nextVramMib, OptionalLong runningPgid, Map<Integer, Long> peakMib) {
+
+    /** Terminal statuses: a job in one of these is never dispatched again. */
+    public static final Set<String> TERMINAL = Set.of("ok", "failed", "timeout", "infeasible", "failed_oom", "cancelled");
+
+    /** Copies the map. */
+    public JobRecord {
+        peakMib = Map.copyOf(peakMib);
+    }
+
+    /** @return the record of a job never seen */
+    public static JobRecord unseen() {
+        return new JobRecord(OptionalInt.empty(), "", 0, "pending", OptionalInt.empty(), OptionalLong.empty(),
+                OptionalLong.empty(), Map.of());
+    }
+
+    /** @return whether the job is done for good */
+    public boolean terminal() {
+        return TERMINAL.contains(status);
+    }
+
+    /**
+     * Applies one event for this job. Pure.
+     *
+     * @param e an event with this job's key
+     * @return the new record
+     */
+    public JobRecord apply(JournalEvent e) {
+        if (e instanceof JournalEvent.Seen s) {
+            return new JobRecord(OptionalInt.of(s.no()), s.command(), attempts, status, returncode, nextVramMib,
+                    runningPgid, peakMib);
+        } else if (e instanceof JournalEvent.Started s) {
+            return new JobRecord(no, command, attempts, "running", returncode, nextVramMib, OptionalLong.of(s.pgid()), peakMib);
+        } else if (e instanceof JournalEvent.Interrupted) {
+            return new JobRecord(no, command, attempts, "pending", returncode, nextVramMib, OptionalLong.empty(), peakMib);
+        } else if (e instanceof JournalEvent.Oom o) {
+            return new JobRecord(no, command, o.attempts(), "pending", returncode,
+                    o.nextVramMib().isPresent() ? o.nextVramMib() : nextVramMib, OptionalLong.empty(), peakMib);
+        }
+        JournalEvent.Done d = (JournalEvent.Done) e;
+        return new JobRecord(no, command, attempts + 1, d.status(), OptionalInt.of(d.returncode()), nextVramMib,
+                OptionalLong.empty(), d.peakMib());
+    }
+}

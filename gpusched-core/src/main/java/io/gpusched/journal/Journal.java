@@ -1,0 +1,162 @@
+package io.gpusched.journal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The append-only {@code journal.jsonl}: the scheduler's only persistent state. Loading tolerates a
+ * torn or garbage line (skipped, with one warning) and unknown event types from newer versions.
+ * Appends are written and forced to disk before {@link #append} returns, so anything the scheduler
+ * reported having done survives a crash. Owned by one thread.
+ */
+public final class Journal implements AutoCloseable {
+    private final Path path;
+    private final JournalCodec codec = new JournalCodec();
+    private final JournalState state = new JournalState();
+    private final List<String> loadWarnings = new ArrayList<>();
+    private FileChannel channel;
+
+    private Journal(Path path) {
+        this.path = path;
+    }
+
+    /**
+     * Opens (creating directories as needed) and folds the journal.
+     *
+     * @param path the journal file, usually {@code <log-dir>/journal.jsonl}
+     * @param fresh delete the existing journal first ({@code --fresh})
+     * @return the open journal
+     * @throws JournalException if the file cannot be read, created or deleted
+     */
+    public static Journal open(Path path, boolean fresh) {
+        Journal j = new Journal(path);
+        try {
+            if (path.getParent() != null) {
+                Files.createDirectories(path.getParent());
+            }
+            if (fresh) {
+                Files.deleteIfExists(path);
+            }
+            if (Files.exists(path)) {
+                j.load(Files.readAllBytes(path));
+            }
+            j.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new JournalException("cannot open journal " + path + ": " + e.getMessage(), e);
+        }
+        return j;
+    }
+
+    private void load(byte[] bytes) {
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        int lineNo = 0;
+        int skipped = 0;
+        int unknown = 0;
+        int firstBad = 0;
+        for (String line : text.split("\n", -1)) {
+            lineNo++;
+            if (line.isBlank()) {
+                continue;
+            }
+            try {
+                var event = codec.decode(line.strip());
+                if (event.isPresent()) {
+                    state.apply(event.get());
+                } else {
+                    unknown++;
+                }
+            } catch (IllegalArgumentException e) {
+                skipped++;
+                if (firstBad == 0) {
+                    firstBad = lineNo;
+                }
+            }
+        }
+        if (skipped > 0) {
+            loadWarnings.add("journal " + path + ": skipped " + skipped + " unreadable line" + (skipped == 1 ? "" : "s")
+                    + " (first at line " + firstBad + "), kept every other event");
+        }
+        if (unknown > 0) {
+            loadWarnings.add("journal " + path + ": ignored " + unknown + " event" + (unknown == 1 ? "" : "s")
+                    + " of a type this version does not know (written by a newer gpusched?)");
+        }
+        if (bytes.length > 0 && bytes[bytes.length - 1] != '\n') {
+            // A torn last line: start the next append on a fresh line so it is not glued to the fragment.
+            pendingNewline = true;
+        }
+    }
+
+    private boolean pendingNewline;
+
+    /** @return the folded state (live: it follows every append) */
+    public JournalState state() {
+        return state;
+    }
+
+    /** @return one-line warnings from loading (skipped or unknown lines); empty when clean */
+    public List<String> loadWarnings() {
+        return List.copyOf(loadWarnings);
+    }
+
+    /** @return the journal file */
+    public Path path() {
+        return path;
+    }
+
+    /**
+     * Appends events as lines, forces them to disk, then folds them in.
+     *
+     * @param events events to record, in order
+     * @throws JournalException if writing fails (disk full, read-only); nothing is folded then
+     */
+    public void append(List<? extends JournalEvent> events) {
+        if (events.isEmpty()) {
+            return;
+        }
+        StringBuilder sb = new StringBuilder();
+        if (pendingNewline) {
+            sb.append('\n');
+        }
+        for (JournalEvent e : events) {
+            sb.append(codec.encode(e)).append('\n');
+        }
+        ByteBuffer buf = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
+        try {
+            while (buf.hasRemaining()) {
+                channel.write(buf);
+            }
+            channel.force(false);
+        } catch (IOException e) {
+            throw new JournalException("cannot write journal " + path + ": " + e.getMessage(), e);
+        }
+        pendingNewline = false;
+        for (JournalEvent e : events) {
+            state.apply(e);
+        }
+    }
+
+    /**
+     * Appends one event; see {@link #append(List)}.
+     *
+     * @param event the event
+     */
+    public void append(JournalEvent event) {
+        append(List.of(event));
+    }
+
+    @Override
+    public void close() {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // nothing left to flush: every append was forced
+        }
+    }
+}

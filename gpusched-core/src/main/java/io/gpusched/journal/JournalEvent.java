@@ -1,0 +1,95 @@
+package io.gpusched.journal;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/**
+ * One line of {@code journal.jsonl}. The field names and event names are those of the original tool,
+ * so journals are interchangeable: {@code {"key": "...", "event": "seen", "no": 7, "command": "..."}}.
+ */
+public sealed interface JournalEvent {
+    /** @return the job's identity key */
+    String key();
+
+    /**
+     * First sight of a job: assigns its persistent display number.
+     *
+     * @param key identity key
+     * @param no display number
+     * @param command shell command
+     */
+    record Seen(String key, int no, String command) implements JournalEvent {
+        /** Checks for nulls. */
+        public Seen {
+            Objects.requireNonNull(key);
+            Objects.requireNonNull(command);
+        }
+    }
+
+    /**
+     * A job was launched.
+     *
+     * @param key identity key
+     * @param pgid its process group (and session) id
+     * @param gpus its GPUs
+     */
+    record Started(String key, long pgid, List<Integer> gpus) implements JournalEvent {
+        /** Copies the list. */
+        public Started {
+            Objects.requireNonNull(key);
+            gpus = List.copyOf(gpus);
+        }
+    }
+
+    /**
+     * A started job ended without an outcome (its scheduler died or was stopped); it is pending again.
+     *
+     * @param key identity key
+     */
+    record Interrupted(String key) implements JournalEvent {
+        /** Checks for nulls. */
+        public Interrupted {
+            Objects.requireNonNull(key);
+        }
+    }
+
+    /**
+     * A job hit CUDA OOM and will be retried.
+     *
+     * @param key identity key
+     * @param attempts attempts made so far
+     * @param nextVramMib declaration for the next attempt, in MiB
+     */
+    record Oom(String key, int attempts, OptionalLong nextVramMib) implements JournalEvent {
+        /** Checks for nulls. */
+        public Oom {
+            Objects.requireNonNull(key);
+            Objects.requireNonNull(nextVramMib);
+        }
+    }
+
+    /**
+     * A job reached a terminal state.
+     *
+     * @param key identity key
+     * @param status {@code ok}, {@code failed}, {@code timeout}, {@code infeasible}, {@code failed_oom} or
+     *     {@code cancelled}
+     * @param returncode exit code
+     * @param peakMib per-GPU peak MiB by GPU index
+     * @param avgUtil average utilisation percent, when known
+     */
+    record Done(String key, String status, int returncode, Map<Integer, Long> peakMib, OptionalDouble avgUtil)
+            implements JournalEvent {
+        /** Copies the map. */
+        public Done {
+            Objects.requireNonNull(key);
+            Objects.requireNonNull(status);
+            Objects.requireNonNull(avgUtil);
+            peakMib = java.util.Collections.unmodifiableMap(new TreeMap<>(peakMib));
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.gpusched.journal;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The fold of a journal: each key's {@link JobRecord} and the next free display number. Pure: no
+ * files, no clock. Not thread-safe; owned by the scheduler's thread.
+ */
+public final class JournalState {
+    private final Map<String, JobRecord> records = new HashMap<>();
+    private int nextNo = 1;
+
+    /**
+     * Folds one event in.
+     *
+     * @param e the event
+     */
+    public void apply(JournalEvent e) {
+        records.put(e.key(), record(e.key()).apply(e));
+        if (e instanceof JournalEvent.Seen s) {
+            nextNo = Math.max(nextNo, s.no() + 1);
+        }
+    }
+
+    /**
+     * @param key a job key
+     * @return its record ({@link JobRecord#unseen()} if the journal never mentioned it)
+     */
+    public JobRecord record(String key) {
+        return records.getOrDefault(key, JobRecord.unseen());
+    }
+
+    /** @return the display number the next newly seen job gets */
+    public int nextNo() {
+        return nextNo;
+    }
+
+    /** @return every key's record (a read-only view) */
+    public Map<String, JobRecord> records() {
+        return java.util.Collections.unmodifiableMap(records);
+    }
+}

@@ -1,0 +1,125 @@
+package io.gpusched.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.JobResult;
+import io.gpusched.JobStatus;
+import io.gpusched.RunSummary;
+import io.gpusched.Scheduler;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerOptions;
+import io.gpusched.Verdict;
+import io.gpusched.gpu.GpuProcess;
+import io.gpusched.jobs.JobSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EngineTest {
+    @TempDir
+    Path dir;
+
+    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
+
+    private static final SchedulerOptions FAST = SchedulerOptions.defaults()
+            .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
+
+    private Scheduler scheduler(StubBackend backend, SchedulerOptions options, List<JobSpec> jobs) {
+        return Scheduler.builder().backend(backend).options(options).logDir(dir.resolve("logs"))
+                .jobs(jobs).listener(events::add).build();
+    }
+
+    private static List<JobSpec> jobs(String... lines) {
+        return java.util.Arrays.stream(lines).map(JobSpec::parse).toList();
+    }
+
+    @Test
+    void successfulAndFailingJobsGiveTheMaxFailingExitCode() {
+        RunSummary s = scheduler(new StubBackend(2, 24000), FAST, jobs("[vram=1G] true", "[vram=1G] exit 3", "[vram=1G] exit 7")).run();
+        assertEquals(3, s.results().size());
+        assertEquals(7, s.exitCode());
+        assertEquals(1, s.count(JobStatus.OK));
+        assertEquals(2, s.count(JobStatus.FAILED));
+    }
+
+    @Test
+    void jobsGetCudaVisibleDevicesAndPciOrder() throws Exception {
+        Path out = dir.resolve("env.txt");
+        scheduler(new StubBackend(2, 24000), FAST,
+                jobs("[vram=1G gpus=2] echo \"$CUDA_VISIBLE_DEVICES|$CUDA_DEVICE_ORDER|$GPUSCHED_GPUS\" > " + out)).run();
+        assertEquals("0,1|PCI_BUS_ID|0,1", Files.readString(out).strip());
+    }
+
+    @Test
+    void cpuOnlyJobIsUnattributed() {
+        RunSummary s = scheduler(new StubBackend(1, 24000), FAST, jobs("[vram=1G] true")).run();
+        assertEquals(Verdict.UNATTRIBUTED, s.results().get(0).verdict());
+        assertFalse(s.results().get(0).attributed());
+    }
+
+    @Test
+    void gpuProcessInTheJobsSessionIsAttributedEvenInItsOwnProcessGroup() throws Exception {
+        StubBackend backend = new StubBackend(1, 24000);
+        Path pidFile = dir.resolve("child.pid");
+        // The child moves to its own process group (as torchrun workers may) but stays in the session.
+        String cmd = "[vram=4000] perl -e 'setpgrp(0,0); open(F, \">" + pidFile + "\"); print F $$; close F; sleep 2'";
+        Scheduler s = scheduler(backend, FAST, jobs(cmd));
+        Thread t = new Thread(() -> {
+            try {
+                while (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()) {
+                    Thread.sleep(10);
+                }
+                long pid = Long.parseLong(Files.readString(pidFile).strip());
+                backend.processes.add(new GpuProcess(0, pid, 3900));
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        t.start();
+        RunSummary summary = s.run();
+        t.join();
+        JobResult r = summary.results().get(0);
+        assertEquals(3900L, r.peakMib().get(0));
+        assertEquals(Verdict.WITHIN, r.verdict());
+    }
+
+    @Test
+    void timeoutSweepKillsAChildThatIgnoresSigterm() throws Exception {
+        Path marker = dir.resolve("survivor");
+        // The leader dies on SIGTERM; its child ignores it, so only the final SIGKILL sweep can stop it.
+        String cmd = "[vram=1G timeout=0.3s] sh -c 'trap \"\" TERM; sleep 2; touch " + marker + "' & wait";
+        RunSummary s = scheduler(new StubBackend(1, 24000), FAST, jobs(cmd)).run();
+        assertEquals(JobStatus.TIMEOUT, s.results().get(0).status());
+        Thread.sleep(2500);
+        assertFalse(Files.exists(marker), "a process of the timed-out job survived");
+    }
+
+    @Test
+    void leaderThatTrapsSigtermIsKilledAfterTheGrace() {
+        RunSummary s = scheduler(new StubBackend(1, 24000), FAST, jobs("[vram=1G timeout=0.2s] trap '' TERM; sleep 30")).run();
+        assertEquals(JobStatus.TIMEOUT, s.results().get(0).status());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.KillEscalated));
+        assertTrue(s.results().get(0).duration().compareTo(Duration.ofSeconds(10)) < 0);
+    }
+
+    @Test
+    void journalSkipsCompletedJobsOnRerun() {
+        List<JobSpec> jobs = jobs("[vram=1G] true", "[vram=1G] exit 2");
+        scheduler(new StubBackend(1, 24000), FAST, jobs).run();
+        events.clear();
+        RunSummary again = scheduler(new StubBackend(1, 24000), FAST, jobs).run();
+        assertEquals(0, again.results().size());
+        assertEquals(0, events.stream().filter(e -> e instanceof SchedulerEvent.JobStarted).count());
+        // Only jobs that succeeded earlier are announced as skipped, as in the original.
+        assertEquals(1, events.stream().filter(e -> e instanceof SchedulerEvent.AlreadyCompleted).count());
+    }
+}
