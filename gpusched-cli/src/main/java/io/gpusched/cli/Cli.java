@@ -1,0 +1,113 @@
+package io.gpusched.cli;
+
+import io.gpusched.GpuschedException;
+import io.gpusched.RunSummary;
+import io.gpusched.Scheduler;
+import io.gpusched.gpu.BackendOptions;
+import io.gpusched.gpu.GpuBackend;
+import io.gpusched.gpu.GpuBackends;
+import io.gpusched.jobs.JobSpecException;
+import io.gpusched.jobs.JobsFileParser;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The command line as a function from arguments to an exit code, with its output streams injected, so
+ * tests run it in-process. {@link Main} is the only caller that exits the JVM.
+ */
+public final class Cli {
+    /** Exit code for a bad command line or jobs file. */
+    public static final int USAGE = 2;
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Consumer<Scheduler> onStart;
+
+    /**
+     * @param out where log lines go
+     * @param err where one-line errors go
+     * @param onStart called with the scheduler before it runs (Main registers its Ctrl-C hook here)
+     */
+    public Cli(PrintStream out, PrintStream err, Consumer<Scheduler> onStart) {
+        this.out = out;
+        this.err = err;
+        this.onStart = onStart;
+    }
+
+    /**
+     * Runs gpusched.
+     *
+     * @param argv the command line
+     * @return the exit code: 0 all ok, the largest failing job's code, 2 usage, 130 interrupted
+     */
+    public int run(String... argv) {
+        CliArgs args;
+        try {
+            args = CliArgs.parse(argv);
+        } catch (UsageException e) {
+            err.println("gpusched: " + e.getMessage());
+            return USAGE;
+        }
+        if (args.help()) {
+            out.println(CliArgs.HELP);
+            return 0;
+        }
+        if (args.version()) {
+            out.println("gpusched " + version());
+            return 0;
+        }
+        Path jobsFile = args.jobsFile().orElseThrow();
+        try {
+            if (!Files.isRegularFile(jobsFile)) {
+                throw new UsageException("jobs file " + jobsFile + " not found");
+            }
+            JobsFileParser.parse(jobsFile);
+        } catch (JobSpecException | UsageException | UncheckedIOException e) {
+            err.println("gpusched: " + e.getMessage());
+            return USAGE;
+        }
+        GpuBackend backend;
+        try {
+            backend = backend(args);
+        } catch (GpuschedException e) {
+            err.println("gpusched: " + e.getMessage());
+            return USAGE;
+        }
+        try (backend) {
+            Scheduler scheduler = Scheduler.builder()
+                    .backend(backend)
+                    .jobsFile(jobsFile)
+                    .options(args.options())
+                    .logDir(args.logDir())
+                    .fresh(args.fresh())
+                    .listener(new LogRenderer(out, args.options().tolerance()))
+                    .build();
+            onStart.accept(scheduler);
+            RunSummary summary = scheduler.run();
+            return summary.exitCode();
+        } catch (GpuschedException e) {
+            err.println("gpusched: " + e.getMessage());
+            return USAGE;
+        }
+    }
+
+    private static GpuBackend backend(CliArgs args) {
+        Map<String, String> opts = new HashMap<>();
+        args.sim().ifPresent(n -> opts.put("gpus", String.valueOf(n)));
+        args.nvmlLibrary().ifPresent(p -> opts.put("library", p.toString()));
+        BackendOptions options = new BackendOptions(opts);
+        Optional<String> name = args.sim().isPresent() ? Optional.of("sim") : args.backend();
+        return name.isPresent() ? GpuBackends.load(name.get(), options) : GpuBackends.detect(options);
+    }
+
+    static String version() {
+        String v = Cli.class.getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
+    }
+}

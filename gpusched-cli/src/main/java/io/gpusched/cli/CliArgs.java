@@ -1,0 +1,180 @@
+package io.gpusched.cli;
+
+import io.gpusched.SchedulerOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/** The parsed command line of {@code gpusched JOBS_FILE [options]}. */
+record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
+               Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version) {
+
+    static final String HELP = String.join("\n",
+            "usage: gpusched JOBS_FILE [options]",
+            "",
+            "Runs the shell commands in JOBS_FILE on this machine's GPUs, each placed where its declared",
+            "VRAM fits, in its own session with CUDA_VISIBLE_DEVICES set. The file is re-read every round.",
+            "",
+            "options (defaults in brackets):",
+            "  --gpus 0,1,3           only these GPU indices [all]",
+            "  --idle-threshold MIB   MiB below which a GPU counts as idle for undeclared jobs [200]",
+            "  --margin MIB           MiB of safety margin added to every declaration [512]",
+            "  --tolerance F          band before flagging over/under-declaration [0.10]",
+            "  --spike-buffer F       buffer over observed VRAM peaks of fluctuating processes [0.10]",
+            "  --poll S               seconds between scheduling rounds [5]; exits dispatch at once",
+            "  --sample S             seconds between VRAM samples while jobs run [0.25]",
+            "  --kill-grace S         seconds between SIGTERM and SIGKILL on timeout/cancel [10]",
+            "  --exclusive            one scheduled job per GPU, even when declarations fit",
+            "  --watch                keep running after the queue drains; pick up appended lines",
+            "  --oom-retries N        default CUDA-OOM retries; [retries=N] on a line may raise it [0]",
+            "  --fresh                remove the journal first: re-run everything",
+            "  --log-dir DIR          per-job logs, journal, status board [gpusched_logs]",
+            "  --visible-devices uuid|index  what CUDA_VISIBLE_DEVICES names [uuid when known]",
+            "  -v, --verbose          log each job's VRAM as its peak grows",
+            "  --sim N                run on N simulated 24000 MiB GPUs (no hardware)",
+            "  --backend NAME         GPU backend by name (nvml, sim, or a plugin) [detect]",
+            "  --nvml-library PATH    load NVML from this file instead of libnvidia-ml.so.1",
+            "  --version              print the version",
+            "  -h, --help             print this help",
+            "",
+            "exit code: 0 if every job succeeded or was cancelled; else the largest failing job's exit",
+            "code (at least 1); 2 for a bad command line or jobs file; 130 when interrupted.");
+
+    static CliArgs parse(String... argv) {
+        Deque<String> args = new ArrayDeque<>(java.util.List.of(argv));
+        SchedulerOptions o = SchedulerOptions.defaults();
+        Optional<Path> file = Optional.empty();
+        boolean fresh = false;
+        boolean help = false;
+        boolean version = false;
+        Path logDir = Path.of("gpusched_logs");
+        Optional<Integer> sim = Optional.empty();
+        Optional<String> backend = Optional.empty();
+        Optional<Path> nvml = Optional.empty();
+        while (!args.isEmpty()) {
+            String a = args.poll();
+            String inline = null;
+            if (a.startsWith("--") && a.contains("=")) {
+                inline = a.substring(a.indexOf('=') + 1);
+                a = a.substring(0, a.indexOf('='));
+            }
+            try {
+                switch (a) {
+                    case "-h", "--help" -> help = true;
+                    case "--version" -> version = true;
+                    case "-v", "--verbose" -> o = o.withVerbose(true);
+                    case "--exclusive" -> o = o.withExclusive(true);
+                    case "--watch" -> o = o.withWatch(true);
+                    case "--fresh" -> fresh = true;
+                    case "--gpus" -> o = o.withAllowedGpus(gpus(value(a, inline, args)));
+                    case "--idle-threshold" -> o = o.withIdleThresholdMib(integer(a, value(a, inline, args)));
+                    case "--margin" -> o = o.withMarginMib(integer(a, value(a, inline, args)));
+                    case "--tolerance" -> o = o.withTolerance(decimal(a, value(a, inline, args)));
+                    case "--spike-buffer" -> o = o.withSpikeBuffer(decimal(a, value(a, inline, args)));
+                    case "--poll" -> o = o.withPoll(seconds(a, value(a, inline, args)));
+                    case "--sample" -> o = o.withSampleInterval(seconds(a, value(a, inline, args)));
+                    case "--kill-grace" -> o = o.withKillGrace(seconds(a, value(a, inline, args)));
+                    case "--oom-retries" -> o = o.withOomRetries((int) integer(a, value(a, inline, args)));
+                    case "--log-dir" -> logDir = Path.of(value(a, inline, args));
+                    case "--visible-devices" -> o = o.withVisibleDevices(visible(value(a, inline, args)));
+                    case "--sim" -> {
+                        long n = integer(a, value(a, inline, args));
+                        if (n < 1 || n > 64) {
+                            throw new UsageException("--sim must be 1 to 64 GPUs, got " + n);
+                        }
+                        sim = Optional.of((int) n);
+                    }
+                    case "--backend" -> backend = Optional.of(value(a, inline, args));
+                    case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
+                    default -> {
+                        if (a.startsWith("-") && !a.equals("-")) {
+                            throw new UsageException("unknown option " + a + " (see gpusched --help)");
+                        }
+                        if (file.isPresent()) {
+                            throw new UsageException("one jobs file only; got " + file.get() + " and " + a);
+                        }
+                        file = Optional.of(Path.of(a));
+                    }
+                }
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+        }
+        if (sim.isPresent() && backend.isPresent() && !backend.get().equals("sim")) {
+            throw new UsageException("--sim and --backend " + backend.get() + " contradict each other; give one");
+        }
+        if (!help && !version && file.isEmpty()) {
+            throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
+        }
+        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version);
+    }
+
+    private static String value(String option, String inline, Deque<String> args) {
+        if (inline != null) {
+            return inline;
+        }
+        String v = args.poll();
+        if (v == null) {
+            throw new UsageException(option + " needs a value (see gpusched --help)");
+        }
+        return v;
+    }
+
+    private static long integer(String option, String v) {
+        try {
+            return Long.parseLong(v.strip());
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a whole number, got '" + v + "'");
+        }
+    }
+
+    private static double decimal(String option, String v) {
+        try {
+            double d = Double.parseDouble(v.strip());
+            if (!Double.isFinite(d)) {
+                throw new NumberFormatException();
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " needs a number, got '" + v + "'");
+        }
+    }
+
+    private static Duration seconds(String option, String v) {
+        double s = decimal(option, v);
+        if (s <= 0 || s > 86400) {
+            throw new UsageException(option + " must be more than 0 and at most 86400 seconds, got " + v);
+        }
+        return Duration.ofNanos(Math.round(s * 1e9));
+    }
+
+    private static Set<Integer> gpus(String v) {
+        Set<Integer> out = new TreeSet<>();
+        for (String part : v.split(",")) {
+            try {
+                int i = Integer.parseInt(part.strip());
+                if (i < 0) {
+                    throw new NumberFormatException();
+                }
+                if (!out.add(i)) {
+                    throw new UsageException("--gpus names gpu " + i + " twice: '" + v + "'");
+                }
+            } catch (NumberFormatException e) {
+                throw new UsageException("--gpus needs GPU indices like 0,1,3, got '" + v + "'");
+            }
+        }
+        return out;
+    }
+
+    private static SchedulerOptions.VisibleDevices visible(String v) {
+        return switch (v) {
+            case "uuid" -> SchedulerOptions.VisibleDevices.UUID;
+            case "index" -> SchedulerOptions.VisibleDevices.INDEX;
+            default -> throw new UsageException("--visible-devices must be uuid or index, got '" + v + "'");
+        };
+    }
+}

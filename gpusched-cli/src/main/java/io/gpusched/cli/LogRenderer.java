@@ -1,0 +1,172 @@
+package io.gpusched.cli;
+
+import io.gpusched.JobResult;
+import io.gpusched.JobStatus;
+import io.gpusched.RunSummary;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.Verdict;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+
+/**
+ * Renders scheduler events as the original tool's log lines, e.g.
+ * {@code [14:02:10] job 1 started on gpu [0] (1/3 dispatched, declared 18432 MiB/gpu) — CMD}.
+ */
+final class LogRenderer implements Consumer<SchedulerEvent> {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+    private final PrintStream out;
+    private final double tolerance;
+
+    LogRenderer(PrintStream out, double tolerance) {
+        this.out = out;
+        this.tolerance = tolerance;
+    }
+
+    @Override
+    public void accept(SchedulerEvent e) {
+        String line = render(e);
+        if (line != null) {
+            out.println("[" + TIME.format(e.at()) + "] " + line);
+            out.flush();
+        }
+    }
+
+    String render(SchedulerEvent e) {
+        if (e instanceof SchedulerEvent.RunStarted r) {
+            return r.jobs() + " jobs queued [" + (r.live() ? "live queue (file re-read each round)" : "static queue")
+                    + "] (poll every " + seconds(r.poll()) + "s; backend: " + r.backend()
+                    + r.statusBoard().map(p -> "; status board: " + p).orElse("") + ")";
+        } else if (e instanceof SchedulerEvent.GpusDiscovered g) {
+            return "discovered GPUs: " + g.gpus();
+        } else if (e instanceof SchedulerEvent.JobStarted s) {
+            String declared = s.declaredMib().isPresent()
+                    ? ", declared " + s.declaredMib().getAsLong() + " MiB/gpu" : ", undeclared (exclusive idle GPU)";
+            return "job " + s.no() + " started on gpu [" + join(s.gpus()) + "] (" + s.dispatched() + "/" + s.total()
+                    + " dispatched" + declared + ") — " + s.command();
+        } else if (e instanceof SchedulerEvent.VramGrew v) {
+            return "job " + v.no() + " vram now " + usage(v.currentMib()) + " (peak " + v.peakMib() + " MiB)";
+        } else if (e instanceof SchedulerEvent.ExceededDeclaration x) {
+            long pct = Math.round(100.0 * (x.observedMib() / (double) x.declaredMib() - 1));
+            return "WARN  job " + x.no() + " EXCEEDS declared VRAM: " + x.observedMib() + " MiB observed on gpu " + x.gpu()
+                    + " vs " + x.declaredMib() + " MiB declared (+" + pct + "%) — neighbors may OOM";
+        } else if (e instanceof SchedulerEvent.JobFinished f) {
+            return finished(f.result());
+        } else if (e instanceof SchedulerEvent.RequeuedAfterOom o) {
+            String bump = o.nextMib().isPresent()
+                    ? " with vram " + (o.oldMib().isPresent() ? String.valueOf(o.oldMib().getAsLong()) : "n/a") + " → "
+                    + o.nextMib().getAsLong() + " MiB" : "";
+            return "↻ job " + o.no() + " hit CUDA OOM (attempt " + o.attempt() + "/" + o.maxAttempts() + ") — requeued" + bump;
+        } else if (e instanceof SchedulerEvent.JobInfeasible i) {
+            return "WARN  job " + i.no() + " INFEASIBLE — " + i.reason() + "; marking failed: " + i.command();
+        } else if (e instanceof SchedulerEvent.JobStopping s) {
+            switch (s.why()) {
+                case CANCELLED:
+                    return "WARN  job " + s.no() + " CANCELLED by user — SIGTERM to its session";
+                case TIMEOUT:
+                    return "WARN  job " + s.no() + " TIMEOUT after " + seconds(s.elapsed()) + "s (limit "
+                            + s.limit().map(LogRenderer::seconds).orElse("?") + "s) — SIGTERM";
+                default:
+                    return null;
+            }
+        } else if (e instanceof SchedulerEvent.KillEscalated k) {
+            return "WARN  job " + k.no() + " did not exit " + seconds(k.grace()) + "s after SIGTERM — SIGKILL";
+        } else if (e instanceof SchedulerEvent.AlreadyCompleted a) {
+            return "job " + a.no() + " already completed ok — skipping (journal): " + a.command();
+        } else if (e instanceof SchedulerEvent.OrphanFound o) {
+            return "WARN  job " + o.no() + " is still running as an ORPHAN of a previous scheduler (pgid " + o.pgid()
+                    + ") — not re-dispatching; wait for it or kill it: kill -TERM -" + o.pgid();
+        } else if (e instanceof SchedulerEvent.OrphanRequeued o) {
+            return "job " + o.no() + " was interrupted mid-run by a previous scheduler's death — re-queuing";
+        } else if (e instanceof SchedulerEvent.JobsFileRejected r) {
+            return "WARN  " + r.message();
+        } else if (e instanceof SchedulerEvent.BackendFailed b) {
+            return "WARN  GPU query failed (" + b.message() + "); attempt " + b.consecutive()
+                    + (b.dispatchPaused() ? " — dispatch paused until it answers; running jobs keep running and are still reaped" : "");
+        } else if (e instanceof SchedulerEvent.BackendRecovered r) {
+            return "GPU backend answering again after " + r.failures() + " failed " + (r.failures() == 1 ? "query" : "queries")
+                    + " — dispatch resumed";
+        } else if (e instanceof SchedulerEvent.Warning w) {
+            return "WARN  " + w.message();
+        } else if (e instanceof SchedulerEvent.Drained d) {
+            return d.watching() ? "queue drained — watching jobs file for new lines (Ctrl-C to stop)" : null;
+        } else if (e instanceof SchedulerEvent.Stopping s) {
+            return "WARN  interrupted — terminating " + s.running() + " running job" + (s.running() == 1 ? "" : "s")
+                    + " (SIGTERM, then SIGKILL after the grace); they will run again on restart";
+        } else if (e instanceof SchedulerEvent.RunFinished f) {
+            return summary(f.summary());
+        }
+        return null;
+    }
+
+    private String finished(JobResult r) {
+        if (r.status() == JobStatus.INFEASIBLE) {
+            return null;
+        }
+        if (r.status() == JobStatus.CANCELLED && r.gpus().isEmpty()) {
+            return "job " + r.no() + " cancelled before start: " + r.command();
+        }
+        String label = switch (r.status()) {
+            case CANCELLED -> "CANCELLED";
+            case TIMEOUT -> "TIMEOUT";
+            case FAILED_OOM -> "OOM (exit " + r.exitCode() + ", retries exhausted)";
+            default -> r.exitCode() == 0 ? "OK" : "EXIT " + r.exitCode();
+        };
+        String peaks = r.attributed() ? usage(r.peakMib()) : "n/a (attribution failed — see README caveats)";
+        StringBuilder line = new StringBuilder("job " + r.no() + " finished [" + label + "] in " + seconds(r.duration())
+                + "s — peak vram " + peaks);
+        OptionalLong est = r.declaredMib();
+        if (est.isPresent() && r.status() == JobStatus.OK && r.attributed()) {
+            long d = est.getAsLong();
+            double peak = r.overallPeakMib();
+            if (r.verdict() == Verdict.OVER) {
+                line.append(" | declared ").append(d).append(" MiB → UNDER-DECLARED (+")
+                        .append(Math.round(100 * (peak / d - 1))).append("%); raise it");
+            } else if (r.verdict() == Verdict.UNDER) {
+                line.append(" | declared ").append(d).append(" MiB → over-declared (-")
+                        .append(Math.round(100 * (1 - peak / d))).append("%); lowering it frees packing headroom");
+            } else {
+                line.append(" | declared ").append(d).append(" MiB → within ±").append(Math.round(tolerance * 100)).append("%");
+            }
+        }
+        r.avgUtilPercent().ifPresent(u -> line.append(" | avg gpu util ").append(Math.round(u)).append("%"));
+        return line.toString();
+    }
+
+    private static String summary(RunSummary s) {
+        if (s.interrupted()) {
+            return "interrupted — " + s.results().size() + " jobs finished in this run; run the same command again to resume";
+        }
+        long cancelled = s.count(JobStatus.CANCELLED);
+        long failed = s.results().stream().filter(r -> r.status().isFailure()).count();
+        StringBuilder b = new StringBuilder("all " + s.results().size() + " jobs done — "
+                + (s.results().size() - failed - cancelled) + " ok, " + failed + " failed, " + cancelled + " cancelled, "
+                + s.count(Verdict.OVER) + " under-declared vram, " + s.count(Verdict.UNDER) + " over-declared vram");
+        for (JobResult r : s.results()) {
+            if (r.status().isFailure()) {
+                b.append(System.lineSeparator()).append("  failed: job ").append(r.no()).append(" (")
+                        .append(r.status().journalName()).append(", exit ").append(r.exitCode()).append(") — ").append(r.command());
+            }
+        }
+        return b.toString();
+    }
+
+    private static String join(java.util.List<Integer> gpus) {
+        return gpus.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+
+    private static String usage(Map<Integer, Long> mib) {
+        return new java.util.TreeMap<>(mib).entrySet().stream()
+                .map(x -> "gpu" + x.getKey() + ":" + x.getValue() + " MiB").collect(Collectors.joining(", "));
+    }
+
+    static String seconds(Duration d) {
+        double s = d.toNanos() / 1e9;
+        return s >= 10 || s == Math.rint(s) ? String.valueOf(Math.round(s)) : String.format(java.util.Locale.ROOT, "%.1f", s);
+    }
+}
