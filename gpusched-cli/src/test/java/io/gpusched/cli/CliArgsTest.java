@@ -1,0 +1,110 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CliArgsTest {
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return new Cli(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), s -> {
+        }).run(args);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void everyReadmeOptionIsAccepted() {
+        CliArgs a = CliArgs.parse("jobs.txt", "--gpus", "0,1,3", "--idle-threshold", "300", "--margin", "256", "--tolerance",
+                "0.2", "--spike-buffer", "0.15", "--poll", "0.5", "--exclusive", "--watch", "--oom-retries", "2", "--fresh",
+                "--log-dir", "L", "-v", "--sim", "2");
+        assertEquals(Optional.of(Set.of(0, 1, 3)), a.options().allowedGpus());
+        assertEquals(300, a.options().idleThresholdMib());
+        assertEquals(256, a.options().marginMib());
+        assertEquals(0.2, a.options().tolerance());
+        assertEquals(0.15, a.options().spikeBuffer());
+        assertEquals(Duration.ofMillis(500), a.options().poll());
+        assertTrue(a.options().exclusive() && a.options().watch() && a.options().verbose() && a.fresh());
+        assertEquals(2, a.options().oomRetries());
+        assertEquals(Path.of("L"), a.logDir());
+        assertEquals(Optional.of(2), a.sim());
+    }
+
+    @Test
+    void optionValuesMayBeGivenWithEquals() {
+        assertEquals(128, CliArgs.parse("j", "--margin=128").options().marginMib());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "--poll 0|--poll must be more than 0",
+        "--margin -1|--margin must be >= 0 MiB",
+        "--gpus 0,0,9|--gpus names gpu 0 twice",
+        "--gpus a,b|--gpus needs GPU indices",
+        "--sim 0|--sim must be 1 to 64 GPUs",
+        "--tolerance 1.5|--tolerance must be in [0, 1)",
+        "--idle-threshold 0|--idle-threshold must be >= 1 MiB",
+        "--oom-retries x|--oom-retries needs a whole number",
+        "--bogus|unknown option --bogus",
+        "--visible-devices pci|--visible-devices must be uuid or index",
+    })
+    void badOptionsAreOneLineErrorsWithExitCode2(String args, String message) throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
+        String[] argv = (jobs + " " + args).split(" ");
+        assertEquals(2, run(argv));
+        assertTrue(err().startsWith("gpusched: ") && err().contains(message), err());
+        assertEquals(1, err().strip().lines().count(), err());
+    }
+
+    @Test
+    void missingJobsFileIsExitCode2() {
+        assertEquals(2, run(dir.resolve("nope.txt").toString(), "--sim", "1"));
+        assertTrue(err().contains("nope.txt not found"), err());
+    }
+
+    @Test
+    void malformedJobsFileAtStartIsExitCode2NamingFileAndLine() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n[vram=8G python x.py\n");
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        assertTrue(err().startsWith("gpusched: jobs.txt:2: unterminated [ block"), err());
+    }
+
+    @Test
+    void unknownBackendListsTheOnesFound() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
+        assertEquals(2, run(jobs.toString(), "--backend", "dcgm"));
+        assertTrue(err().contains("unknown GPU backend 'dcgm'; found:"), err());
+    }
+
+    @Test
+    void helpListsEveryOptionWithItsDefault() {
+        assertEquals(0, run("--help"));
+        String help = out.toString(StandardCharsets.UTF_8);
+        for (String opt : new String[] {"--gpus", "--idle-threshold", "--margin", "--tolerance", "--spike-buffer", "--poll",
+            "--exclusive", "--watch", "--oom-retries", "--fresh", "--log-dir", "--verbose", "--sim", "--backend"}) {
+            assertTrue(help.contains(opt), opt);
+        }
+        assertTrue(help.contains("[512]") && help.contains("[200]") && help.contains("[gpusched_logs]"));
+        assertFalse(err().contains("gpusched:"));
+    }
+}
