@@ -30,7 +30,12 @@ import java.util.function.Consumer;
 public final class Property<T> {
     /** System property that fixes the seed of every property run. */
     public static final String SEED_PROPERTY = "gpusched.seed";
-    /** Tries per property unless {@link #tries(int)} says otherwise. */
+    /**
+     * System property that overrides every property's number of tries, for a deeper hunt than the
+     * build can afford (e.g. {@code -Dgpusched.tries=50000}).
+     */
+    public static final String TRIES_PROPERTY = "gpusched.tries";
+    /** Tries per property unless {@link #tries(int)} or {@value #TRIES_PROPERTY} says otherwise. */
     public static final int DEFAULT_TRIES = 1000;
 
     private static final int SHRINK_DRAWS_PER_SIZE = 40;
@@ -84,15 +89,16 @@ public final class Property<T> {
      */
     public void check(Consumer<? super T> check) {
         long runSeed = runSeed();
+        int runTries = Math.max(1, Integer.getInteger(TRIES_PROPERTY, tries));
         SplittableRandom master = new SplittableRandom(runSeed);
-        for (int i = 0; i < tries; i++) {
+        for (int i = 0; i < runTries; i++) {
             // Cycling the size keeps small values coming all through the run, not only at its start.
             int size = 1 + i % Gen.MAX_SIZE;
             long trySeed = master.nextLong();
             T value = gen.next(new SplittableRandom(trySeed), size);
             Throwable failure = failureOf(check, value);
             if (failure != null) {
-                throw falsified(check, i + 1, size, runSeed, trySeed, value, failure);
+                throw falsified(check, i + 1, runTries, size, runSeed, trySeed, value, failure);
             }
         }
     }
@@ -105,7 +111,7 @@ public final class Property<T> {
         return seed != null ? seed : new SplittableRandom().nextLong();
     }
 
-    private AssertionError falsified(Consumer<? super T> check, int tryNo, int size, long runSeed, long trySeed,
+    private AssertionError falsified(Consumer<? super T> check, int tryNo, int runTries, int size, long runSeed, long trySeed,
                                      T value, Throwable failure) {
         T smallest = value;
         Throwable smallestFailure = failure;
@@ -124,7 +130,7 @@ public final class Property<T> {
                 }
             }
         }
-        String message = "property falsified on try " + tryNo + " of " + tries
+        String message = "property falsified on try " + tryNo + " of " + runTries
                 + " (seed " + runSeed + "; replay with -D" + SEED_PROPERTY + "=" + runSeed + ")\n"
                 + "smallest failing sample found (size " + smallestSize + "):\n  " + smallest + "\n"
                 + "  fails with: " + describe(smallestFailure) + "\n"
