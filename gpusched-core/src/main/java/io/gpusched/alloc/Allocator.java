@@ -67,7 +67,10 @@ public final class Allocator {
         GpuFilter.Need need = need(request);
         List<GpuFilter.Load> eligible = new ArrayList<>();
         List<Rejection> rejections = new ArrayList<>();
-        for (GpuView view : gpus) {
+        // Judge GPUs in index order, so the rejections and the blocked reason do not depend on the
+        // order in which the backend happened to list them.
+        List<GpuView> byIndex = gpus.stream().sorted(Comparator.comparingInt(GpuView::index)).toList();
+        for (GpuView view : byIndex) {
             GpuFilter.Load load = load(view);
             Optional<Rejection> rejected = firstRejection(load, need);
             if (rejected.isPresent()) {

@@ -1,5 +1,8 @@
 package io.gpusched.alloc;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+
 /**
  * The memory arithmetic of placement (DESIGN §4 "Effective headroom"), in MiB. Pure.
  *
@@ -63,6 +66,9 @@ public final class Headroom {
      * @return {@code ⌈mib × (1 + spikeBuffer)⌉}
      */
     public static long buffered(long mib, double spikeBuffer) {
-        return (long) Math.ceil(mib * (1.0 + spikeBuffer));
+        // Decimal, not binary: 1000 × (1 + 0.10) is 1100.0000000000002 in doubles and would round up to
+        // 1101. BigDecimal.valueOf reads the spike buffer as the user wrote it (0.1).
+        return BigDecimal.valueOf(mib).multiply(BigDecimal.ONE.add(BigDecimal.valueOf(spikeBuffer)))
+                .setScale(0, RoundingMode.CEILING).longValueExact();
     }
 }

@@ -91,8 +91,9 @@ public record JobSpec(
         if (cancel) {
             attrs.add("cancel");
         }
-        // An empty block keeps a command that itself starts with '[' from being read as a block.
-        if (attrs.isEmpty() && !command.startsWith("[")) {
+        // An empty block keeps a command that itself starts with '[' from being read as a block, and
+        // one that starts with '#' from being read as a comment.
+        if (attrs.isEmpty() && !command.startsWith("[") && !command.startsWith("#")) {
             return command;
         }
         return "[" + String.join(" ", attrs) + "] " + command;

@@ -1,0 +1,290 @@
+package io.gpusched.testkit.properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.jobs.JobSpecException;
+import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.Units;
+import io.gpusched.testkit.arbitraries.Gen;
+import io.gpusched.testkit.arbitraries.JobSpecArbitraries;
+import io.gpusched.testkit.arbitraries.Property;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** The jobs-file parser, {@link JobSpec#toLine()}, {@link Units} and identity keys, each over 1,000 generated inputs. */
+class JobsFileParserPropertiesTest {
+    private static final int TRIES = 1000;
+
+    // ---- robustness ------------------------------------------------------------------------------
+
+    @Test
+    void anyTextEitherParsesOrRaisesJobSpecException_asAFileAndAsOneLine() {
+        Property.forAll(JobSpecArbitraries.anyText()).tries(TRIES).check(text -> {
+            parsesOrTypedError(() -> JobsFileParser.parse(text, "jobs.txt"));
+            parsesOrTypedError(() -> JobSpec.parse(text));
+        });
+    }
+
+    @Test
+    void nearValidHostileLinesEitherParseOrRaiseJobSpecException() {
+        Property.forAll(JobSpecArbitraries.nearValidLines()).tries(TRIES).check(line -> {
+            parsesOrTypedError(() -> JobSpec.parse(line));
+            parsesOrTypedError(() -> JobsFileParser.parse("python ok.py\r\n" + line + "\n", "jobs.txt"));
+        });
+    }
+
+    @Test
+    void everyParseErrorIsOneLineNamingTheSourceAndTheOffendingLine() {
+        Gen<List<String>> files = Gen.listOf(Gen.oneOf(JobSpecArbitraries.nearValidLines(), JobSpecArbitraries.anyText()), 1, 6);
+        Property.forAll(files).tries(TRIES).check(lines -> {
+            String text = String.join("\n", lines);
+            try {
+                JobsFileParser.parse(text, "jobs.txt");
+            } catch (JobSpecException e) {
+                assertFalse(e.getMessage().contains("\n") || e.getMessage().contains("\r"), "one line: " + e.getMessage());
+                assertTrue(e.getMessage().startsWith("jobs.txt:" + e.line() + ": "), e.getMessage());
+                // The lines before the reported one parse on their own: the error names the first bad line.
+                JobsFileParser.parse(text.substring(0, offsetOfLine(text, e.line())), "jobs.txt");
+            }
+        });
+    }
+
+    // ---- values ----------------------------------------------------------------------------------
+
+    @Test
+    void vramValueIsReadExactlyAsTheReadmeDefinesIt_orRejectedWithATypedError() {
+        Property.forAll(hostileValues()).tries(TRIES).check(value -> {
+            OptionalLong expected = UnitsOracle.mib(value);
+            Optional<JobSpec> parsed = tryParse("[vram=" + value + "] python x.py");
+            if (expected.isPresent()) {
+                assertEquals(expected, parsed.orElseThrow(() -> new AssertionError("rejected vram=" + value)).vramMib());
+            } else {
+                assertTrue(parsed.isEmpty(), "accepted vram=" + value + " as " + parsed.map(JobSpec::vramMib));
+            }
+        });
+    }
+
+    @Test
+    void timeoutValueIsReadExactlyToTheNanosecond_orRejectedWithATypedError() {
+        Property.forAll(hostileValues()).tries(TRIES).check(value -> {
+            Optional<Duration> expected = UnitsOracle.duration(value);
+            Optional<JobSpec> parsed = tryParse("[timeout=" + value + "] python x.py");
+            if (expected.isPresent()) {
+                assertEquals(expected, parsed.orElseThrow(() -> new AssertionError("rejected timeout=" + value)).timeout());
+            } else {
+                assertTrue(parsed.isEmpty(), "accepted timeout=" + value + " as " + parsed.map(JobSpec::timeout));
+            }
+        });
+    }
+
+    @Test
+    void gpusAndRetriesAreNeverReadAsAnythingButTheirExactValueInRange() {
+        Property.forAll(hostileValues()).tries(TRIES).check(value -> {
+            Optional<BigInteger> exact = UnitsOracle.integer(value);
+            Optional<JobSpec> gpus = tryParse("[gpus=" + value + "] python x.py");
+            gpus.ifPresent(s -> assertEquals(exact.orElseThrow(() -> new AssertionError("accepted gpus=" + value)),
+                    BigInteger.valueOf(s.gpus()), "gpus=" + value));
+            if (exact.isEmpty() || exact.get().compareTo(BigInteger.ONE) < 0
+                    || exact.get().compareTo(BigInteger.valueOf(JobsFileParser.MAX_GPUS)) > 0) {
+                assertTrue(gpus.isEmpty(), "accepted out-of-range gpus=" + value);
+            }
+            Optional<JobSpec> retries = tryParse("[retries=" + value + "] python x.py");
+            retries.ifPresent(s -> assertEquals(exact.orElseThrow(() -> new AssertionError("accepted retries=" + value)),
+                    BigInteger.valueOf(s.retries()), "retries=" + value));
+            if (exact.isEmpty() || exact.get().compareTo(BigInteger.valueOf(JobsFileParser.MAX_RETRIES)) > 0) {
+                assertTrue(retries.isEmpty(), "accepted out-of-range retries=" + value);
+            }
+        });
+    }
+
+    @Test
+    void vramRoundTripsThroughUnits() {
+        Property.forAll(JobSpecArbitraries.vramMib()).tries(TRIES).check(mib -> {
+            assertEquals(OptionalLong.of(mib), Units.parseMib(Long.toString(mib)));
+            assertEquals(OptionalLong.of(mib), Units.parseMib(mib + "MiB"));
+            if (mib % 1024 == 0) {
+                assertEquals(OptionalLong.of(mib), Units.parseMib(mib / 1024 + "G"));
+            }
+            // Any fraction of a GiB rounds up to the next whole MiB.
+            assertEquals(UnitsOracle.mib(mib + ".5"), Units.parseMib(mib + ".5"));
+        });
+    }
+
+    @Test
+    void durationRoundTripsThroughUnits() {
+        Property.forAll(JobSpecArbitraries.durations()).tries(TRIES).check(d -> {
+            String text = Units.formatDuration(d);
+            assertEquals(Optional.of(d), Units.parseDuration(text), "formatted as " + text);
+            assertTrue(text.matches("[0-9]+(\\.[0-9]+)?s"), "plain decimal seconds: " + text);
+        });
+    }
+
+    // ---- toLine ----------------------------------------------------------------------------------
+
+    @Test
+    void toLineReparsesToTheSameSpec() {
+        Property.forAll(JobSpecArbitraries.jobSpecs()).tries(TRIES).check(spec -> {
+            String line = spec.toLine();
+            JobSpec back;
+            try {
+                back = JobSpec.parse(line);
+            } catch (JobSpecException e) {
+                throw new AssertionError("toLine() gave an unparsable line: " + line, e);
+            }
+            assertEquals(spec, back, "via " + line);
+        });
+    }
+
+    @Test
+    void fileOfToLinesReparsesToTheSameSpecsWithLineNumbersAndOccurrences() {
+        Gen<List<JobSpec>> specs = Gen.listOf(JobSpecArbitraries.jobSpecs(), 1, 15);
+        Gen<String> filler = Gen.elements("", "   ", "# a comment", "  # indented comment", "\t");
+        Property.forAll(specs.with(Gen.listOf(filler, 0, 15), List::of)).tries(TRIES).check(pair -> {
+            @SuppressWarnings("unchecked") List<JobSpec> jobs = (List<JobSpec>) pair.get(0);
+            @SuppressWarnings("unchecked") List<String> fillers = (List<String>) pair.get(1);
+            List<String> lines = new ArrayList<>();
+            List<JobSpec> expected = new ArrayList<>();
+            Map<String, Integer> seen = new HashMap<>();
+            for (int i = 0; i < jobs.size(); i++) {
+                if (i < fillers.size()) {
+                    lines.add(fillers.get(i));
+                }
+                JobSpec j = jobs.get(i);
+                lines.add(j.toLine());
+                int occurrence = seen.merge(j.command(), 1, Integer::sum) - 1;
+                expected.add(new JobSpec(j.command(), j.vramMib(), j.gpus(), j.timeout(), j.retries(), j.cancel(),
+                        lines.size(), sha1Prefix(j.command()) + "#" + occurrence));
+            }
+            String lf = String.join("\n", lines);
+            assertEquals(expected, JobsFileParser.parse(lf, "jobs.txt"), "LF file:\n" + lf);
+            assertEquals(expected, JobsFileParser.parse(String.join("\r\n", lines) + "\r\n", "jobs.txt"), "CRLF file");
+            assertEquals(expected, JobsFileParser.parse("\uFEFF" + lf, "jobs.txt"), "file with a BOM");
+        });
+    }
+
+    // ---- identity keys ---------------------------------------------------------------------------
+
+    @Test
+    void duplicateCommandsAreNumbered0_1_2InFileOrderWhateverTheirBlocks() {
+        Gen<List<JobSpec>> sameCommand = JobSpecArbitraries.commands().flatMap(cmd ->
+                Gen.listOf(JobSpecArbitraries.jobSpecs().map(s -> withCommand(s, cmd)), 1, 8));
+        Property.forAll(sameCommand).tries(TRIES).check(specs -> {
+            String text = String.join("\n", specs.stream().map(JobSpec::toLine).toList());
+            List<JobSpec> parsed = JobsFileParser.parse(text, "jobs.txt");
+            assertEquals(specs.size(), parsed.size());
+            String hash = sha1Prefix(specs.get(0).command());
+            for (int i = 0; i < parsed.size(); i++) {
+                assertEquals(hash + "#" + i, parsed.get(i).key());
+            }
+        });
+    }
+
+    @Test
+    void addingCancelOrChangingVramOrOtherAttributesKeepsTheKey_changingTheCommandDoesNot() {
+        Gen<JobSpec[]> variants = JobSpecArbitraries.jobSpecs().flatMap(spec -> JobSpecArbitraries.jobSpecs().map(other ->
+                new JobSpec[] {spec, withCommand(other, spec.command()), other}));
+        Property.forAll(variants.map(List::of)).tries(TRIES).check(v -> {
+            JobSpec spec = v.get(0);
+            JobSpec sameCommandOtherAttributes = v.get(1);
+            JobSpec cancelled = new JobSpec(spec.command(), spec.vramMib(), spec.gpus(), spec.timeout(), spec.retries(), true, 1, spec.key());
+            assertEquals(spec.key(), JobSpec.parse(spec.toLine()).key());
+            assertEquals(spec.key(), JobSpec.parse(cancelled.toLine()).key(), "with cancel");
+            assertEquals(spec.key(), JobSpec.parse(sameCommandOtherAttributes.toLine()).key(), "other vram, gpus, timeout, retries");
+            assertEquals(spec.key(), JobSpec.parse("[ ]   " + spec.command()).key(), "empty block, extra spaces");
+            JobSpec other = v.get(2);
+            if (!other.command().equals(spec.command())) {
+                assertNotEquals(spec.key(), JobSpec.parse(other.toLine()).key(), "another command");
+            }
+        });
+    }
+
+    @Test
+    void keyIsTheFirst12HexDigitsOfSha1OfTheUtf8CommandAndItsOccurrence() {
+        Property.forAll(JobSpecArbitraries.commands()).tries(TRIES).check(cmd ->
+                assertEquals(sha1Prefix(cmd) + "#0", JobSpec.parse("[] " + cmd).key()));
+    }
+
+    // ---- helpers ---------------------------------------------------------------------------------
+
+    /** Values for {@code key=value}: the near-valid numbers of the arbitraries plus random digit/dot/suffix mixes. */
+    private static Gen<String> hostileValues() {
+        Gen<String> digits = Gen.strings(Gen.elements("0", "1", "2", "5", "9", "."), 1, 40);
+        Gen<String> suffix = Gen.elements("", "", "G", "g", "GiB", "GB", "M", "mb", "MiB", "s", "m", "h", "d", "D", "ms", "T", "e309", "k");
+        Gen<String> fixed = Gen.elements("99999999999999999999G", "99999999999", "9999999999", "1e309", "0.0000001s",
+                "0.0000000001s", "2147483647", "2147483648", "2097151.999G", "2097152G", "3650d", "3650.0000000001d", "87600h",
+                "315360000", "315360001", "0", "0.0", ".5", "5.", ".", "-1", "+1", "１２", "٣", "1_000", "0x10", "NaN", "", "1024",
+                "1025", "00000000001", "0000000001", "1000", "1001");
+        return Gen.<String>weighted().add(1, fixed).add(2, digits.with(suffix, (d, s) -> d + s)).build();
+    }
+
+    private static Optional<JobSpec> tryParse(String line) {
+        try {
+            return Optional.of(JobSpec.parse(line));
+        } catch (JobSpecException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static void parsesOrTypedError(Runnable parse) {
+        try {
+            parse.run();
+        } catch (JobSpecException expected) {
+            assertFalse(expected.getMessage().isBlank());
+        } catch (RuntimeException | StackOverflowError e) {
+            fail("not a JobSpecException: " + e, e);
+        }
+    }
+
+    private static int offsetOfLine(String text, int line) {
+        int offset = 0;
+        for (int i = 1; i < line; i++) {
+            int nl = text.indexOf('\n', offset);
+            if (nl < 0) {
+                return text.length();
+            }
+            offset = nl + 1;
+        }
+        return offset;
+    }
+
+    private static JobSpec withCommand(JobSpec s, String command) {
+        return new JobSpec(command, s.vramMib(), s.gpus(), s.timeout(), s.retries(), s.cancel(), 1, sha1Prefix(command) + "#0");
+    }
+
+    static String sha1Prefix(String command) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(command.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest).substring(0, 12);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void blankTextAndCommentsOnlyGiveNoJobs_butABlankSingleLineIsAnError() {
+        Gen<String> empty = Gen.strings(Gen.elements("", " ", "\t", "\n", "\r\n", "# x", "#[vram=1] y"), 0, 10)
+                .map(s -> s.replace("# x", "\n# x\n").replace("#[vram=1] y", "\n#[vram=1] y\n"));
+        Property.forAll(empty).tries(TRIES).check(text -> {
+            assertEquals(List.of(), JobsFileParser.parse(text, "jobs.txt"), "file: " + text);
+            if (!text.contains("\n")) {
+                assertThrows(JobSpecException.class, () -> JobSpec.parse(text));
+            }
+        });
+    }
+}
