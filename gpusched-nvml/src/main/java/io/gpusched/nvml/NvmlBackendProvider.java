@@ -4,6 +4,7 @@ import io.gpusched.gpu.BackendException;
 import io.gpusched.gpu.BackendOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuBackendProvider;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -90,7 +91,7 @@ public final class NvmlBackendProvider implements GpuBackendProvider {
     /** @return the library to load for these options: option, then environment, then the soname */
     String library(BackendOptions options) {
         return options.get(LIBRARY_OPTION).filter(s -> !s.isBlank())
-                .or(() -> java.util.Optional.ofNullable(environment.apply(LIBRARY_ENV)).filter(s -> !s.isBlank()))
+                .or(() -> Optional.ofNullable(environment.apply(LIBRARY_ENV)).filter(s -> !s.isBlank()))
                 .orElse(DEFAULT_LIBRARY);
     }
 }

@@ -44,7 +44,7 @@ interface NvmlLibrary extends Library {
 
     int nvmlDeviceGetUtilizationRates(Pointer device, NvmlStructs.Utilization utilization);
 
-    /** Optional: absent before R450-era drivers. */
+    /** Optional: absent on old drivers, which then report no PCI bus id. */
     int nvmlDeviceGetPciInfo_v3(Pointer device, NvmlStructs.PciInfo pci);
 
     /** Optional (MIG). */

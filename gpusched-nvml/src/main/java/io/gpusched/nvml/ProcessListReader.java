@@ -63,7 +63,9 @@ final class ProcessListReader {
             args[2] = buffer;
             int rc = call.function().invokeInt(args);
             int needed = count.getValue();
-            if (rc == NvmlReturn.INSUFFICIENT_SIZE && Integer.compareUnsigned(needed, MAX_CAPACITY / 2) <= 0) {
+            // bounded: a driver that keeps asking for more cannot make this loop or allocate forever
+            if (rc == NvmlReturn.INSUFFICIENT_SIZE && capacity < MAX_CAPACITY
+                    && Integer.compareUnsigned(needed, MAX_CAPACITY / 2) <= 0) {
                 allocate(Math.max(needed, capacity) * 2);
                 continue;
             }

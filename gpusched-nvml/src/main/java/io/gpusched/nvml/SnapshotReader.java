@@ -51,7 +51,7 @@ final class SnapshotReader {
     private Map<Integer, GpuStat> lastSeen = new HashMap<>();
     private int physicalCount;
 
-    private List<GpuStat> gpus = new ArrayList<>();
+    private final List<GpuStat> gpus = new ArrayList<>();
     private final List<GpuProcess> processes = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
 
@@ -83,7 +83,7 @@ final class SnapshotReader {
      */
     GpuSnapshot read() {
         int count = countDevices();
-        gpus = new ArrayList<>();
+        gpus.clear();
         processes.clear();
         warnings.clear();
         int next = 0;
@@ -93,7 +93,7 @@ final class SnapshotReader {
         Map<Integer, GpuStat> seen = new HashMap<>();
         gpus.forEach(g -> seen.put(g.index(), g));
         lastSeen = seen;
-        return new GpuSnapshot(gpus, processes, warnings);
+        return new GpuSnapshot(gpus, processes, warnings); // copies the reused lists
     }
 
     /**
