@@ -85,6 +85,10 @@ public final class NvmlBackendProvider implements GpuBackendProvider {
     @Override
     public GpuBackend create(BackendOptions options) {
         NvmlLoader.Loaded loaded = NvmlLoader.load(library(options));
+        // which file was loaded matters when a CUDA stub or a WSL shim shadows the driver's library
+        System.getLogger(NvmlBackendProvider.class.getName()).log(System.Logger.Level.DEBUG,
+                "NVML loaded from {0}; process lists via {1} ({2}-byte entries)", loaded.file(),
+                loaded.symbols().processList().symbol(), loaded.symbols().processList().stride());
         return NvmlBackend.open(loaded.nvml(), loaded.symbols(), System::nanoTime);
     }
 
