@@ -1,0 +1,56 @@
+package io.gpusched.nvml;
+
+import com.sun.jna.Native;
+import com.sun.jna.NativeLibrary;
+import io.gpusched.gpu.BackendException;
+
+/** Loads the NVML shared library on demand and probes what it exports. Loads nothing by itself. */
+final class NvmlLoader {
+    /** The reason given when the library cannot be loaded; exactly this text, users and docs quote it. */
+    static final String NOT_FOUND =
+            "NVML not found (libnvidia-ml.so.1): is the NVIDIA driver installed? Try --sim 2 to run without a GPU.";
+
+    private NvmlLoader() {
+    }
+
+    /**
+     * A loaded NVML library.
+     *
+     * @param nvml the mapped calls
+     * @param symbols what this driver offers beyond them
+     * @param file the file actually loaded, for diagnostics
+     */
+    record Loaded(NvmlLibrary nvml, NvmlSymbols symbols, String file) {
+    }
+
+    /**
+     * @param library a soname such as {@code libnvidia-ml.so.1}, or an absolute path
+     * @return the loaded library
+     * @throws BackendException when it cannot be loaded ({@link #NOT_FOUND}) or is not a usable NVML
+     */
+    static Loaded load(String library) {
+        NativeLibrary lib;
+        NvmlLibrary nvml;
+        try {
+            lib = NativeLibrary.getInstance(library);
+            nvml = Native.load(library, NvmlLibrary.class);
+        } catch (UnsatisfiedLinkError e) {
+            throw new BackendException(NOT_FOUND, e);
+        }
+        try {
+            lib.getFunction("nvmlInit_v2");
+            return new Loaded(nvml, NvmlSymbols.probe(lib), String.valueOf(lib.getFile()));
+        } catch (UnsatisfiedLinkError e) {
+            throw new BackendException(library + " is not a usable NVML library (" + firstLine(e.getMessage())
+                    + "); point the nvml backend's 'library' option at the driver's libnvidia-ml.so.1", e);
+        }
+    }
+
+    private static String firstLine(String text) {
+        if (text == null) {
+            return "a required symbol is missing";
+        }
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+}
