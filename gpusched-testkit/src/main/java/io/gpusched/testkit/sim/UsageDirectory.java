@@ -2,6 +2,7 @@ package io.gpusched.testkit.sim;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -53,19 +54,20 @@ final class UsageDirectory {
                     // a writer killed between write and rename leaves its temporary file behind
                     OptionalLong pid = leadingPid(name.substring(1));
                     if (pid.isPresent() && !alive(pid.getAsLong())) {
-                        Files.deleteIfExists(file);
+                        deleteQuietly(file);
                     }
                 }
             }
         } catch (NoSuchFileException e) {
             // someone removed the directory; recreate it so new jobs can report again
             Files.createDirectories(dir);
+        } catch (DirectoryIteratorException e) {
+            throw e.getCause();
         }
         return new Scan(reports, warnings);
     }
 
-    private void readReport(Path file, String name, List<UsageReport> reports, List<String> warnings)
-            throws IOException {
+    private void readReport(Path file, String name, List<UsageReport> reports, List<String> warnings) {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -79,14 +81,14 @@ final class UsageDirectory {
         if (report.isEmpty()) {
             OptionalLong pid = leadingPid(name);
             if (pid.isPresent() && !alive(pid.getAsLong())) {
-                Files.deleteIfExists(file);
+                deleteQuietly(file);
             } else {
                 warnings.add("sim: skipped usage file " + file + ": it is not {\"pid\": P, \"usage\": {\"0\": MiB}}");
             }
             return;
         }
         if (!alive(report.get().pid())) {
-            Files.deleteIfExists(file);
+            deleteQuietly(file);
             return;
         }
         reports.add(report.get());
@@ -112,6 +114,15 @@ final class UsageDirectory {
         }
         char state = stat.charAt(close + 2);
         return state != 'Z' && state != 'X';
+    }
+
+    /** A dead job's file is ignored either way; failing to delete it must not fail the snapshot. */
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // e.g. a directory shared with another user; the next snapshot tries again
+        }
     }
 
     private static OptionalLong leadingPid(String name) {
