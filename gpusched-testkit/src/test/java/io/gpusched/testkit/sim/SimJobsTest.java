@@ -1,0 +1,67 @@
+package io.gpusched.testkit.sim;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SimJobsTest {
+    @TempDir
+    Path cache;
+
+    private static byte[] nativeBinary() throws Exception {
+        try (InputStream in = SimJobs.class.getResourceAsStream(SimJobs.RESOURCE)) {
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
+    void extractsOnceUnderAContentHashAndRuns() throws Exception {
+        byte[] binary = nativeBinary();
+        Path first = SimJobs.extractTo(cache, binary).orElseThrow();
+        assertTrue(first.getFileName().toString().matches("simjob-[0-9a-f]{16}"), first.toString());
+        assertTrue(Files.isExecutable(first));
+        assertTrue(SimJobs.runsHere(first));
+        var modified = Files.getLastModifiedTime(first);
+        assertEquals(first, SimJobs.extractTo(cache, binary).orElseThrow());
+        assertEquals(modified, Files.getLastModifiedTime(first), "an intact copy is reused");
+        try (var files = Files.list(cache)) {
+            assertEquals(1, files.count(), "no temporary files are left behind");
+        }
+    }
+
+    @Test
+    void aDamagedCopyIsReplaced() throws Exception {
+        byte[] binary = nativeBinary();
+        Path copy = SimJobs.extractTo(cache, binary).orElseThrow();
+        Files.writeString(copy, "#!/bin/sh\necho planted\n");
+        assertEquals(copy, SimJobs.extractTo(cache, binary).orElseThrow());
+        assertArrayEquals(binary, Files.readAllBytes(copy));
+    }
+
+    @Test
+    void somethingThatIsNotTheSimJobDoesNotPassTheProbe() throws Exception {
+        Path fake = SimJobs.extractTo(cache, "#!/bin/sh\necho hello\n".getBytes(StandardCharsets.UTF_8)).orElseThrow();
+        assertFalse(SimJobs.runsHere(fake));
+        assertFalse(SimJobs.runsHere(cache.resolve("missing")));
+    }
+
+    @Test
+    void javaCommandRunsTheJavaTwin() throws Exception {
+        List<String> cmd = new ArrayList<>(SimJobs.javaCommand());
+        cmd.add("--probe");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertEquals(0, p.waitFor());
+        assertEquals(SimJob.PROBE_OUTPUT, out);
+    }
+}
