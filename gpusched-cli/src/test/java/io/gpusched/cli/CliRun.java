@@ -1,0 +1,128 @@
+package io.gpusched.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * Runs the CLI in-process on a jobs file in a temporary directory, on simulated GPUs, with fast
+ * polls, and collects its log lines so tests can wait for and assert on them.
+ */
+final class CliRun {
+    static final Duration WAIT = Duration.ofSeconds(20);
+
+    final Path dir;
+    final Path jobs;
+    final Path logs;
+    private final StringBuffer out = new StringBuffer();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private CompletableFuture<Integer> exit;
+
+    CliRun(Path dir, String jobsText) throws IOException {
+        this.dir = dir;
+        this.jobs = dir.resolve("jobs.txt");
+        this.logs = dir.resolve("logs");
+        Files.writeString(jobs, jobsText);
+    }
+
+    /** Starts the scheduler on a background thread. */
+    CliRun start(String... extraArgs) {
+        List<String> args = new ArrayList<>(List.of(jobs.toString(), "--log-dir", logs.toString(), "--poll", "0.1",
+                "--sample", "0.05", "--kill-grace", "0.5"));
+        args.addAll(List.of(extraArgs));
+        PrintStream o = new PrintStream(new OutputStream() {
+            private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+            @Override
+            public synchronized void write(int b) {
+                line.write(b);
+                if (b == '\n') {
+                    out.append(line.toString(StandardCharsets.UTF_8));
+                    line.reset();
+                }
+            }
+        }, true, StandardCharsets.UTF_8);
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        exit = CompletableFuture.supplyAsync(() -> new Cli(o, e, s -> {
+        }).run(args.toArray(String[]::new)));
+        return this;
+    }
+
+    /** Runs to completion and returns the exit code. */
+    int runToEnd(String... extraArgs) throws Exception {
+        return start(extraArgs).exitCode();
+    }
+
+    int exitCode() throws Exception {
+        return exit.get(60, TimeUnit.SECONDS);
+    }
+
+    List<String> lines() {
+        // drop the "[HH:MM:SS] " prefix
+        return out.toString().lines().map(l -> l.length() > 11 && l.charAt(0) == '[' ? l.substring(11) : l).toList();
+    }
+
+    String output() {
+        return String.join("\n", lines());
+    }
+
+    String errors() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    /** Waits until a log line matches; fails with the output so far if none does in time. */
+    String await(Predicate<String> matches, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (System.nanoTime() < deadline) {
+            for (String l : lines()) {
+                if (matches.test(l)) {
+                    return l;
+                }
+            }
+            if (exit != null && exit.isDone()) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        for (String l : lines()) {
+            if (matches.test(l)) {
+                return l;
+            }
+        }
+        throw new AssertionError("no log line " + what + " in:\n" + output() + "\nstderr: " + errors());
+    }
+
+    String await(String contains) throws InterruptedException {
+        return await(l -> l.contains(contains), "containing '" + contains + "'");
+    }
+
+    int indexOf(String contains) {
+        List<String> l = lines();
+        for (int i = 0; i < l.size(); i++) {
+            if (l.get(i).contains(contains)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    void writeJobs(String text) throws IOException {
+        Path tmp = dir.resolve("jobs.txt.tmp");
+        Files.writeString(tmp, text);
+        Files.move(tmp, jobs, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    void appendJobs(String text) throws IOException {
+        Files.writeString(jobs, text, java.nio.file.StandardOpenOption.APPEND);
+    }
+}
