@@ -168,4 +168,16 @@ class ApiEndToEndTest {
             run.get(20, TimeUnit.SECONDS);
         }
     }
+
+    @Test
+    void gpuProcessesFromAnotherPidNamespaceAreReportedOnceAndPeaksAreNa() throws Exception {
+        // Only pids that do not exist here: what NVML shows a container without --pid=host.
+        ScriptedGpuBackend gpus = ScriptedGpuBackend.withGpus(1, 24_000).process(0, EXTERNAL, 3_000);
+        RunSummary s = scheduler(gpus, List.of(JobSpec.parse("[vram=4G] sleep 0.4"))).run();
+        long warnings = events.stream().filter(e -> e instanceof SchedulerEvent.Warning w
+                && w.message().contains("PIDs that do not exist in this PID namespace")).count();
+        assertEquals(1, warnings);
+        assertEquals(io.gpusched.Verdict.UNATTRIBUTED, s.results().get(0).verdict());
+        assertEquals(0, s.exitCode());
+    }
 }
