@@ -21,6 +21,20 @@ import java.util.function.Predicate;
 final class CliRun {
     static final Duration WAIT = Duration.ofSeconds(20);
 
+    /**
+     * One jobs-file line running the simulated GPU job.
+     *
+     * @param block attributes without brackets, e.g. {@code vram=8G}; empty for none
+     * @param vram MiB the job ramps to, per GPU
+     * @param ramp seconds to reach it
+     * @param hold seconds to hold it
+     * @param extra further sim-job flags
+     */
+    static String job(String block, int vram, double ramp, double hold, String... extra) {
+        return (block.isEmpty() ? "" : "[" + block + "] ") + "$GPUSCHED_SIMJOB --vram " + vram + " --ramp " + ramp
+                + " --hold " + hold + (extra.length == 0 ? "" : " " + String.join(" ", extra)) + "\n";
+    }
+
     final Path dir;
     final Path jobs;
     final Path logs;

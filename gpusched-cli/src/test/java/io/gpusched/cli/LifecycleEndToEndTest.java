@@ -1,5 +1,6 @@
 package io.gpusched.cli;
 
+import static io.gpusched.cli.CliRun.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,11 +22,6 @@ class LifecycleEndToEndTest {
 
     @TempDir
     Path dir;
-
-    private static String job(String block, int vram, double ramp, double hold, String... extra) {
-        return (block.isEmpty() ? "" : "[" + block + "] ") + SIM + " --vram " + vram + " --ramp " + ramp + " --hold " + hold
-                + (extra.length == 0 ? "" : " " + String.join(" ", extra)) + "\n";
-    }
 
     @Test
     void appendedLineIsDispatchedWhileWatching() throws Exception {
