@@ -139,7 +139,10 @@ public final class Scheduler implements AutoCloseable {
         private Builder() {
         }
 
-        /** @param backend where GPU state comes from (required) @return this */
+        /**
+         * @param backend where GPU state comes from (required)
+         * @return this
+         */
         public Builder backend(GpuBackend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
             return this;
@@ -154,37 +157,55 @@ public final class Scheduler implements AutoCloseable {
             return this;
         }
 
-        /** @param jobs a fixed job list, used when there is no jobs file @return this */
+        /**
+         * @param jobs a fixed job list, used when there is no jobs file
+         * @return this
+         */
         public Builder jobs(List<JobSpec> jobs) {
             this.jobs = List.copyOf(jobs);
             return this;
         }
 
-        /** @param options tunables @return this */
+        /**
+         * @param options tunables
+         * @return this
+         */
         public Builder options(SchedulerOptions options) {
             this.options = Objects.requireNonNull(options, "options");
             return this;
         }
 
-        /** @param dir per-job logs, the journal and the status board (default {@code gpusched_logs}) @return this */
+        /**
+         * @param dir per-job logs, the journal and the status board (default {@code gpusched_logs})
+         * @return this
+         */
         public Builder logDir(Path dir) {
             this.logDir = Objects.requireNonNull(dir, "logDir");
             return this;
         }
 
-        /** @param listener receives every event, on the scheduler's thread @return this */
+        /**
+         * @param listener receives every event, on the scheduler's thread
+         * @return this
+         */
         public Builder listener(Consumer<SchedulerEvent> listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 
-        /** @param clock time source for durations and deadlines (default: monotonic) @return this */
+        /**
+         * @param clock time source for durations and deadlines (default: monotonic)
+         * @return this
+         */
         public Builder clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
-        /** @param fresh delete the journal before running, so every job runs again @return this */
+        /**
+         * @param fresh delete the journal before running, so every job runs again
+         * @return this
+         */
         public Builder fresh(boolean fresh) {
             this.fresh = fresh;
             return this;
