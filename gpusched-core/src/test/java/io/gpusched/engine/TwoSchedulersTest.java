@@ -106,4 +106,26 @@ class TwoSchedulersTest {
         assertTrue(Files.readString(dir.resolve("a/status.txt")).contains(n + " done"));
         assertTrue(Files.readString(dir.resolve("b/status.txt")).contains(n + " done"));
     }
+
+    @Test
+    void closeRacingRunAlwaysStopsIt() throws Exception {
+        for (int i = 0; i < 20; i++) {
+            Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST)
+                    .logDir(dir.resolve("race" + i)).build();
+            Thread loop = new Thread(s::run);
+            loop.start();
+            s.close(); // may come before, while or after run() starts: it must stop it in every case
+            loop.join(10_000);
+            assertFalse(loop.isAlive(), "run() ignored a close() in round " + i);
+        }
+    }
+
+    @Test
+    void closeBeforeRunMakesRunReturnInterrupted() {
+        Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(dir.resolve("c")).build();
+        s.close();
+        RunSummary summary = s.run();
+        assertTrue(summary.interrupted());
+        assertEquals(130, summary.exitCode());
+    }
 }
