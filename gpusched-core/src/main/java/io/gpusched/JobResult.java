@@ -36,7 +36,21 @@ public record JobResult(
         OptionalDouble avgUtilPercent,
         Duration duration) {
 
-    /** Copies the collections (peaks sorted by GPU index). */
+    /**
+     * Copies the collections (peaks sorted by GPU index).
+     *
+     * @param key see {@link #key()}
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param gpus see {@link #gpus()}
+     * @param status see {@link #status()}
+     * @param exitCode see {@link #exitCode()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param peakMib see {@link #peakMib()}
+     * @param verdict see {@link #verdict()}
+     * @param avgUtilPercent see {@link #avgUtilPercent()}
+     * @param duration see {@link #duration()}
+     */
     public JobResult {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(command, "command");

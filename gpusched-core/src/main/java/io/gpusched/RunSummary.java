@@ -9,7 +9,12 @@ import java.util.List;
  * @param interrupted whether the run was stopped (Ctrl-C or {@link Scheduler#close()}) before it drained
  */
 public record RunSummary(List<JobResult> results, boolean interrupted) {
-    /** Copies the list. */
+    /**
+     * Copies the list.
+     *
+     * @param results see {@link #results()}
+     * @param interrupted see {@link #interrupted()}
+     */
     public RunSummary {
         results = List.copyOf(results);
     }

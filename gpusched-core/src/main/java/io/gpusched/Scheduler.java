@@ -42,6 +42,7 @@ public final class Scheduler implements AutoCloseable {
     private final Duration closeWait;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean started;
+    private boolean closed;
 
     private Scheduler(Builder b) {
         List<Consumer<SchedulerEvent>> all = new ArrayList<>(b.listeners);
@@ -74,6 +75,7 @@ public final class Scheduler implements AutoCloseable {
      * {@link #close()}). Blocks the calling thread, which becomes the scheduler's event loop.
      *
      * @return what happened; {@link RunSummary#exitCode()} follows the original tool's rule
+     *     (after a {@link #close()} that came first, it returns at once, interrupted, running nothing)
      * @throws IllegalStateException if called twice
      * @throws GpuschedException if the journal or log directory cannot be used, or the jobs file is
      *     unreadable or malformed at start
@@ -84,6 +86,11 @@ public final class Scheduler implements AutoCloseable {
                 throw new IllegalStateException("a Scheduler runs once; build a new one");
             }
             started = true;
+            if (closed) {
+                // close() won the race with run(): honour it rather than run unstoppably
+                finished.countDown();
+                return new RunSummary(List.of(), true);
+            }
         }
         try {
             return engine.run();
@@ -110,12 +117,16 @@ public final class Scheduler implements AutoCloseable {
      * Stops dispatching, sends SIGTERM to every running job's session, SIGKILL after the kill grace,
      * records them as interrupted in the journal (a restart runs them again), and waits for
      * {@link #run()} to return (at most the grace plus a few seconds). Safe from any thread, including
-     * a shutdown hook; idempotent. If {@code run()} was never called this does nothing.
+     * a shutdown hook; idempotent. If {@code run()} has not been called yet this returns at once, and a
+     * later {@code run()} returns an interrupted, empty summary without running anything.
      */
     @Override
     public void close() {
-        if (!started) {
-            return;
+        synchronized (this) {
+            closed = true;
+            if (!started) {
+                return;
+            }
         }
         engine.stop();
         try {
@@ -139,7 +150,10 @@ public final class Scheduler implements AutoCloseable {
         private Builder() {
         }
 
-        /** @param backend where GPU state comes from (required) @return this */
+        /**
+         * @param backend where GPU state comes from (required)
+         * @return this
+         */
         public Builder backend(GpuBackend backend) {
             this.backend = Objects.requireNonNull(backend, "backend");
             return this;
@@ -154,37 +168,55 @@ public final class Scheduler implements AutoCloseable {
             return this;
         }
 
-        /** @param jobs a fixed job list, used when there is no jobs file @return this */
+        /**
+         * @param jobs a fixed job list, used when there is no jobs file
+         * @return this
+         */
         public Builder jobs(List<JobSpec> jobs) {
             this.jobs = List.copyOf(jobs);
             return this;
         }
 
-        /** @param options tunables @return this */
+        /**
+         * @param options tunables
+         * @return this
+         */
         public Builder options(SchedulerOptions options) {
             this.options = Objects.requireNonNull(options, "options");
             return this;
         }
 
-        /** @param dir per-job logs, the journal and the status board (default {@code gpusched_logs}) @return this */
+        /**
+         * @param dir per-job logs, the journal and the status board (default {@code gpusched_logs})
+         * @return this
+         */
         public Builder logDir(Path dir) {
             this.logDir = Objects.requireNonNull(dir, "logDir");
             return this;
         }
 
-        /** @param listener receives every event, on the scheduler's thread @return this */
+        /**
+         * @param listener receives every event, on the scheduler's thread
+         * @return this
+         */
         public Builder listener(Consumer<SchedulerEvent> listener) {
             listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 
-        /** @param clock time source for durations and deadlines (default: monotonic) @return this */
+        /**
+         * @param clock time source for durations and deadlines (default: monotonic)
+         * @return this
+         */
         public Builder clock(InstantSource clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;
         }
 
-        /** @param fresh delete the journal before running, so every job runs again @return this */
+        /**
+         * @param fresh delete the journal before running, so every job runs again
+         * @return this
+         */
         public Builder fresh(boolean fresh) {
             this.fresh = fresh;
             return this;

@@ -37,7 +37,12 @@ public sealed interface SchedulerEvent {
      * @param gpus usable GPU indices
      */
     record GpusDiscovered(Instant at, List<Integer> gpus) implements SchedulerEvent {
-        /** Copies the list. */
+        /**
+         * Copies the list.
+         *
+         * @param at see {@link #at()}
+         * @param gpus see {@link #gpus()}
+         */
         public GpusDiscovered {
             gpus = List.copyOf(gpus);
         }
@@ -59,7 +64,20 @@ public sealed interface SchedulerEvent {
      */
     record JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
                       int dispatched, int total, long pid, Path log) implements SchedulerEvent {
-        /** Copies the list. */
+        /**
+         * Copies the list.
+         *
+         * @param at see {@link #at()}
+         * @param no see {@link #no()}
+         * @param key see {@link #key()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param dispatched see {@link #dispatched()}
+         * @param total see {@link #total()}
+         * @param pid see {@link #pid()}
+         * @param log see {@link #log()}
+         */
         public JobStarted {
             gpus = List.copyOf(gpus);
         }
@@ -74,7 +92,14 @@ public sealed interface SchedulerEvent {
      * @param peakMib its largest per-GPU peak so far
      */
     record VramGrew(Instant at, int no, Map<Integer, Long> currentMib, long peakMib) implements SchedulerEvent {
-        /** Copies the map. */
+        /**
+         * Copies the map.
+         *
+         * @param at see {@link #at()}
+         * @param no see {@link #no()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         */
         public VramGrew {
             currentMib = Map.copyOf(currentMib);
         }

@@ -57,7 +57,25 @@ public record SchedulerOptions(
         INDEX
     }
 
-    /** Checks every value. */
+    /**
+     * Checks every value.
+     *
+     * @param marginMib see {@link #marginMib()}
+     * @param idleThresholdMib see {@link #idleThresholdMib()}
+     * @param spikeBuffer see {@link #spikeBuffer()}
+     * @param exclusive see {@link #exclusive()}
+     * @param allowedGpus see {@link #allowedGpus()}
+     * @param tolerance see {@link #tolerance()}
+     * @param poll see {@link #poll()}
+     * @param sampleInterval see {@link #sampleInterval()}
+     * @param watch see {@link #watch()}
+     * @param oomRetries see {@link #oomRetries()}
+     * @param killGrace see {@link #killGrace()}
+     * @param verbose see {@link #verbose()}
+     * @param verboseStepMib see {@link #verboseStepMib()}
+     * @param backendFailureLimit see {@link #backendFailureLimit()}
+     * @param visibleDevices see {@link #visibleDevices()}
+     */
     public SchedulerOptions {
         Objects.requireNonNull(allowedGpus, "allowedGpus");
         Objects.requireNonNull(poll, "poll");
@@ -98,72 +116,114 @@ public record SchedulerOptions(
         return sampleInterval.compareTo(poll) < 0 ? sampleInterval : poll;
     }
 
-    /** @param v MiB @return a copy with this margin */
+    /**
+     * @param v MiB
+     * @return a copy with this margin
+     */
     public SchedulerOptions withMarginMib(long v) {
         return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v MiB @return a copy with this idle threshold */
+    /**
+     * @param v MiB
+     * @return a copy with this idle threshold
+     */
     public SchedulerOptions withIdleThresholdMib(long v) {
         return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v fraction @return a copy with this spike buffer */
+    /**
+     * @param v fraction
+     * @return a copy with this spike buffer
+     */
     public SchedulerOptions withSpikeBuffer(double v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v whether exclusive @return a copy */
+    /**
+     * @param v whether exclusive
+     * @return a copy
+     */
     public SchedulerOptions withExclusive(boolean v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v the only GPU indices to use @return a copy */
+    /**
+     * @param v the only GPU indices to use
+     * @return a copy
+     */
     public SchedulerOptions withAllowedGpus(Set<Integer> v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v fraction @return a copy with this tolerance */
+    /**
+     * @param v fraction
+     * @return a copy with this tolerance
+     */
     public SchedulerOptions withTolerance(double v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v time between rounds @return a copy */
+    /**
+     * @param v time between rounds
+     * @return a copy
+     */
     public SchedulerOptions withPoll(Duration v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v time between memory samples @return a copy */
+    /**
+     * @param v time between memory samples
+     * @return a copy
+     */
     public SchedulerOptions withSampleInterval(Duration v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v whether to keep running after drain @return a copy */
+    /**
+     * @param v whether to keep running after drain
+     * @return a copy
+     */
     public SchedulerOptions withWatch(boolean v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v default OOM retries @return a copy */
+    /**
+     * @param v default OOM retries
+     * @return a copy
+     */
     public SchedulerOptions withOomRetries(int v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v SIGTERM to SIGKILL grace @return a copy */
+    /**
+     * @param v SIGTERM to SIGKILL grace
+     * @return a copy
+     */
     public SchedulerOptions withKillGrace(Duration v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v whether verbose @return a copy */
+    /**
+     * @param v whether verbose
+     * @return a copy
+     */
     public SchedulerOptions withVerbose(boolean v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices);
     }
 
-    /** @param v consecutive failures before pausing dispatch @return a copy */
+    /**
+     * @param v consecutive failures before pausing dispatch
+     * @return a copy
+     */
     public SchedulerOptions withBackendFailureLimit(int v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices);
     }
 
-    /** @param v what CUDA_VISIBLE_DEVICES names @return a copy */
+    /**
+     * @param v what CUDA_VISIBLE_DEVICES names
+     * @return a copy
+     */
     public SchedulerOptions withVisibleDevices(VisibleDevices v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v);
     }

@@ -13,7 +13,13 @@ import java.util.OptionalLong;
  * @param done jobs that ended during this run, by display number
  */
 public record StatusBoard(List<Running> running, List<Pending> pending, List<JobResult> done) {
-    /** Copies the lists. */
+    /**
+     * Copies the lists.
+     *
+     * @param running see {@link #running()}
+     * @param pending see {@link #pending()}
+     * @param done see {@link #done()}
+     */
     public StatusBoard {
         running = List.copyOf(running);
         pending = List.copyOf(pending);
@@ -33,7 +39,17 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
                           long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping) {
-        /** Copies the collections. */
+        /**
+         * Copies the collections.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         */
         public Running {
             gpus = List.copyOf(gpus);
             currentMib = Map.copyOf(currentMib);

@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import io.gpusched.GpuschedException;
+import io.gpusched.JsonEventWriter;
 import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
 import io.gpusched.gpu.BackendOptions;
@@ -47,6 +48,9 @@ public final class Cli {
      * @return the exit code: 0 all ok, the largest failing job's code, 2 usage, 130 interrupted
      */
     public int run(String... argv) {
+        if (argv.length > 0 && argv[0].equals("status")) {
+            return new StatusCommand(out, err).run(java.util.Arrays.copyOfRange(argv, 1, argv.length));
+        }
         CliArgs args;
         try {
             args = CliArgs.parse(argv);
@@ -79,15 +83,27 @@ public final class Cli {
             err.println("gpusched: " + e.getMessage());
             return USAGE;
         }
-        try (backend) {
-            Scheduler scheduler = Scheduler.builder()
+        JsonEventWriter events;
+        try {
+            events = EventsOption.open(args.events(), out);
+        } catch (UsageException e) {
+            backend.close();
+            err.println("gpusched: " + e.getMessage());
+            return USAGE;
+        }
+        PrintStream log = EventsOption.toStdout(args.events()) ? err : out;
+        try (backend; EventsOption.Quiet closeEvents = EventsOption.closing(events)) {
+            Scheduler.Builder builder = Scheduler.builder()
                     .backend(backend)
                     .jobsFile(jobsFile)
                     .options(args.options())
                     .logDir(args.logDir())
                     .fresh(args.fresh())
-                    .listener(new LogRenderer(out, args.options().tolerance()))
-                    .build();
+                    .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
+            if (events != null) {
+                builder.listener(events);
+            }
+            Scheduler scheduler = builder.build();
             onStart.accept(scheduler);
             RunSummary summary = scheduler.run();
             return summary.exitCode();

@@ -11,10 +11,12 @@ import java.util.TreeSet;
 
 /** The parsed command line of {@code gpusched JOBS_FILE [options]}. */
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
-               Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version) {
+               Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
+               Optional<String> events) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
+            "       gpusched status [--log-dir DIR] [--json]   (see gpusched status --help)",
             "",
             "Runs the shell commands in JOBS_FILE on this machine's GPUs, each placed where its declared",
             "VRAM fits, in its own session with CUDA_VISIBLE_DEVICES set. The file is re-read every round.",
@@ -28,21 +30,26 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --poll S               seconds between scheduling rounds [5]; exits dispatch at once",
             "  --sample S             seconds between VRAM samples while jobs run [0.25]",
             "  --kill-grace S         seconds between SIGTERM and SIGKILL on timeout/cancel [10]",
-            "  --exclusive            one scheduled job per GPU, even when declarations fit",
-            "  --watch                keep running after the queue drains; pick up appended lines",
+            "  --exclusive            one scheduled job per GPU, even when declarations fit [off]",
+            "  --watch                keep running after the queue drains; pick up appended lines [off]",
             "  --oom-retries N        default CUDA-OOM retries; [retries=N] on a line may raise it [0]",
-            "  --fresh                remove the journal first: re-run everything",
+            "  --fresh                remove the journal first: re-run everything [off]",
             "  --log-dir DIR          per-job logs, journal, status board [gpusched_logs]",
             "  --visible-devices uuid|index  what CUDA_VISIBLE_DEVICES names [uuid when known]",
-            "  -v, --verbose          log each job's VRAM as its peak grows",
-            "  --sim N                run on N simulated 24000 MiB GPUs (no hardware)",
+            "  -v, --verbose          log each job's VRAM as its peak grows [off]",
+            "  --sim N                run on N simulated 24000 MiB GPUs (no hardware) [off]",
             "  --backend NAME         GPU backend by name (nvml, sim, or a plugin) [detect]",
-            "  --nvml-library PATH    load NVML from this file instead of libnvidia-ml.so.1",
+            "  --nvml-library PATH    load NVML from this file [libnvidia-ml.so.1 from the system]",
+            "  --events FILE          also write every event as one JSON object per line to FILE",
+            "                         ('-' = stdout, then the human log goes to stderr) [off]",
             "  --version              print the version",
             "  -h, --help             print this help",
             "",
             "exit code: 0 if every job succeeded or was cancelled; else the largest failing job's exit",
-            "code (at least 1); 2 for a bad command line or jobs file; 130 when interrupted.");
+            "code (at least 1); 2 for a bad command line or jobs file; 130 when interrupted.",
+            "",
+            "WARN lines are yellow on a terminal; set NO_COLOR to turn colour off. GPUSCHED_CLASSPATH",
+            "(read by bin/gpusched) adds plugin jars, e.g. a third-party backend for --backend NAME.");
 
     static CliArgs parse(String... argv) {
         Deque<String> args = new ArrayDeque<>(java.util.List.of(argv));
@@ -55,6 +62,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<Integer> sim = Optional.empty();
         Optional<String> backend = Optional.empty();
         Optional<Path> nvml = Optional.empty();
+        Optional<String> events = Optional.empty();
         while (!args.isEmpty()) {
             String a = args.poll();
             String inline = null;
@@ -90,6 +98,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     }
                     case "--backend" -> backend = Optional.of(value(a, inline, args));
                     case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
+                    case "--events" -> events = Optional.of(value(a, inline, args));
                     default -> {
                         if (a.startsWith("-") && !a.equals("-")) {
                             throw new UsageException("unknown option " + a + " (see gpusched --help)");
@@ -110,7 +119,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         if (!help && !version && file.isEmpty()) {
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
-        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version);
+        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events);
     }
 
     private static String value(String option, String inline, Deque<String> args) {

@@ -22,17 +22,23 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
     private final PrintStream out;
     private final double tolerance;
+    private final boolean colour;
 
     LogRenderer(PrintStream out, double tolerance) {
+        this(out, tolerance, false);
+    }
+
+    LogRenderer(PrintStream out, double tolerance, boolean colour) {
         this.out = out;
         this.tolerance = tolerance;
+        this.colour = colour;
     }
 
     @Override
     public void accept(SchedulerEvent e) {
         String line = render(e);
         if (line != null) {
-            out.println("[" + TIME.format(e.at()) + "] " + line);
+            out.println("[" + TIME.format(e.at()) + "] " + (colour ? Colour.paint(line) : line));
             out.flush();
         }
     }

@@ -14,7 +14,16 @@ import java.util.List;
  * @param healthy false when the GPU is lost or unusable; it is then never chosen
  */
 public record GpuView(int index, long totalMib, long usedMib, long externalPeaksMib, List<Tenant> tenants, boolean healthy) {
-    /** Copies the tenant list and validates the numbers. */
+    /**
+     * Copies the tenant list and validates the numbers.
+     *
+     * @param index see {@link #index()}
+     * @param totalMib see {@link #totalMib()}
+     * @param usedMib see {@link #usedMib()}
+     * @param externalPeaksMib see {@link #externalPeaksMib()}
+     * @param tenants see {@link #tenants()}
+     * @param healthy see {@link #healthy()}
+     */
     public GpuView {
         tenants = List.copyOf(tenants);
         if (index < 0 || totalMib < 0 || usedMib < 0 || externalPeaksMib < 0) {

@@ -11,7 +11,11 @@ public sealed interface Placement permits Placement.Placed, Placement.Blocked, P
      * @param gpus distinct GPU indices in ascending order, as many as requested
      */
     record Placed(List<Integer> gpus) implements Placement {
-        /** Copies the list. */
+        /**
+         * Copies the list.
+         *
+         * @param gpus see {@link #gpus()}
+         */
         public Placed {
             gpus = List.copyOf(gpus);
         }
@@ -26,7 +30,12 @@ public sealed interface Placement permits Placement.Placed, Placement.Blocked, P
      * @param rejections one entry per GPU saying which rule rejected it
      */
     record Blocked(String reason, List<Rejection> rejections) implements Placement {
-        /** Copies the list. */
+        /**
+         * Copies the list.
+         *
+         * @param reason see {@link #reason()}
+         * @param rejections see {@link #rejections()}
+         */
         public Blocked {
             rejections = List.copyOf(rejections);
         }

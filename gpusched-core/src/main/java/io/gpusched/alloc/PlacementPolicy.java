@@ -17,7 +17,15 @@ import java.util.Set;
  */
 public record PlacementPolicy(long marginMib, long idleThresholdMib, double spikeBuffer, boolean exclusive,
                               Optional<Set<Integer>> allowedGpus) {
-    /** Validates the fields and copies the set. */
+    /**
+     * Validates the fields and copies the set.
+     *
+     * @param marginMib see {@link #marginMib()}
+     * @param idleThresholdMib see {@link #idleThresholdMib()}
+     * @param spikeBuffer see {@link #spikeBuffer()}
+     * @param exclusive see {@link #exclusive()}
+     * @param allowedGpus see {@link #allowedGpus()}
+     */
     public PlacementPolicy {
         Objects.requireNonNull(allowedGpus, "allowedGpus");
         allowedGpus = allowedGpus.map(Set::copyOf);

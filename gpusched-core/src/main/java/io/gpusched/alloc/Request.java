@@ -10,7 +10,12 @@ import java.util.OptionalLong;
  * @param gpus number of distinct GPUs, at least 1
  */
 public record Request(OptionalLong vramMib, int gpus) {
-    /** Validates the fields. */
+    /**
+     * Validates the fields.
+     *
+     * @param vramMib see {@link #vramMib()}
+     * @param gpus see {@link #gpus()}
+     */
     public Request {
         if (gpus < 1) {
             throw new IllegalArgumentException("gpus must be >= 1, got " + gpus);

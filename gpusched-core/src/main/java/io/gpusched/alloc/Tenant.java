@@ -12,7 +12,14 @@ import java.util.OptionalLong;
  * @param peakMib the most ever attributed to it on this GPU, in MiB
  */
 public record Tenant(String key, OptionalLong declaredMib, long currentMib, long peakMib) {
-    /** Validates the fields. */
+    /**
+     * Validates the fields.
+     *
+     * @param key see {@link #key()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param currentMib see {@link #currentMib()}
+     * @param peakMib see {@link #peakMib()}
+     */
     public Tenant {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(declaredMib, "declaredMib");

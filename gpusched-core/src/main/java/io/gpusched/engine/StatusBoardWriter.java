@@ -18,21 +18,36 @@ import java.util.stream.Collectors;
 /**
  * Writes {@code status.txt} after every round, atomically (temp file + rename), so {@code watch cat}
  * never shows a half-written board. Best effort: a failed write is retried on the next round.
+ * Next to it, {@code status.json} holds the same board for {@code gpusched status --json}:
+ * {@code {"scheduler_pid": N, "finished": false, "status": <the status_updated event as JsonEventWriter writes it>}};
+ * {@code finished} turns true when the run ends.
  */
 public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
     private final Path file;
+    private final Path jsonFile;
+    private volatile String lastStatusJson = "null";
 
     /** @param file the board file, usually {@code <log-dir>/status.txt} */
     public StatusBoardWriter(Path file) {
         this.file = file;
+        this.jsonFile = file.resolveSibling("status.json");
     }
 
     @Override
     public void accept(SchedulerEvent event) {
         if (event instanceof SchedulerEvent.StatusUpdated s) {
-            write(render(s));
+            write(file, render(s));
+            lastStatusJson = io.gpusched.JsonEventWriter.toJson(s);
+            write(jsonFile, statusJson(false));
+        } else if (event instanceof SchedulerEvent.RunFinished) {
+            write(jsonFile, statusJson(true));
         }
+    }
+
+    private String statusJson(boolean finished) {
+        return "{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":" + finished
+                + ",\"status\":" + lastStatusJson + "}\n";
     }
 
     static String render(SchedulerEvent.StatusUpdated s) {
@@ -76,7 +91,7 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                 .map(e -> "gpu" + e.getKey() + ":" + e.getValue()).collect(Collectors.joining(", "));
     }
 
-    private void write(String text) {
+    private static void write(Path file, String text) {
         try {
             Files.createDirectories(file.getParent());
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");

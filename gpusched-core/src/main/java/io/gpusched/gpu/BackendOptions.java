@@ -10,7 +10,11 @@ import java.util.Optional;
  * @param values option name to value
  */
 public record BackendOptions(Map<String, String> values) {
-    /** Copies the map. */
+    /**
+     * Copies the map.
+     *
+     * @param values see {@link #values()}
+     */
     public BackendOptions {
         values = Map.copyOf(values);
     }

@@ -12,7 +12,13 @@ import java.util.Optional;
  *     permission; the scheduler prints each distinct text once
  */
 public record GpuSnapshot(List<GpuStat> gpus, List<GpuProcess> processes, List<String> warnings) {
-    /** Copies the lists and checks that GPU indices are unique. */
+    /**
+     * Copies the lists and checks that GPU indices are unique.
+     *
+     * @param gpus see {@link #gpus()}
+     * @param processes see {@link #processes()}
+     * @param warnings see {@link #warnings()}
+     */
     public GpuSnapshot {
         gpus = List.copyOf(gpus);
         processes = List.copyOf(processes);

@@ -27,7 +27,18 @@ public record GpuStat(
         OptionalInt utilPercent,
         boolean healthy) {
 
-    /** Validates the fields. */
+    /**
+     * Validates the fields.
+     *
+     * @param index see {@link #index()}
+     * @param uuid see {@link #uuid()}
+     * @param name see {@link #name()}
+     * @param pciBusId see {@link #pciBusId()}
+     * @param totalMib see {@link #totalMib()}
+     * @param usedMib see {@link #usedMib()}
+     * @param utilPercent see {@link #utilPercent()}
+     * @param healthy see {@link #healthy()}
+     */
     public GpuStat {
         Objects.requireNonNull(uuid, "uuid");
         Objects.requireNonNull(name, "name");

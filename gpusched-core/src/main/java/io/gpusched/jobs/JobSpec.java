@@ -32,7 +32,18 @@ public record JobSpec(
         int line,
         String key) {
 
-    /** Validates the fields; the parser never builds an invalid spec, so this guards API users. */
+    /**
+     * Validates the fields; the parser never builds an invalid spec, so this guards API users.
+     *
+     * @param command see {@link #command()}
+     * @param vramMib see {@link #vramMib()}
+     * @param gpus see {@link #gpus()}
+     * @param timeout see {@link #timeout()}
+     * @param retries see {@link #retries()}
+     * @param cancel see {@link #cancel()}
+     * @param line see {@link #line()}
+     * @param key see {@link #key()}
+     */
     public JobSpec {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(vramMib, "vramMib");

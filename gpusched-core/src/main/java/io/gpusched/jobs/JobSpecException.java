@@ -10,9 +10,13 @@ import io.gpusched.GpuschedException;
 public final class JobSpecException extends GpuschedException {
     private static final long serialVersionUID = 1L;
 
+    /** Serialized: the file or source name. */
     private final String source;
+    /** Serialized: the 1-based line number. */
     private final int line;
+    /** Serialized: the offending text. */
     private final String token;
+    /** Serialized: what was expected instead. */
     private final String expected;
 
     /**

@@ -19,7 +19,13 @@ import java.util.stream.Collectors;
  * @param request the job's request
  */
 public record AllocationCase(PlacementPolicy policy, List<GpuView> gpus, Request request) {
-    /** Copies the list. */
+    /**
+     * Copies the list.
+     *
+     * @param policy see {@link #policy()}
+     * @param gpus see {@link #gpus()}
+     * @param request see {@link #request()}
+     */
     public AllocationCase {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(request, "request");
@@ -39,7 +45,10 @@ public record AllocationCase(PlacementPolicy policy, List<GpuView> gpus, Request
         return new AllocationCase(policy, otherGpus, request);
     }
 
-    /** @return the view of the GPU with this index */
+    /**
+     * @param index a GPU index
+     * @return the view of the GPU with this index
+     */
     public GpuView gpu(int index) {
         return gpus.stream().filter(g -> g.index() == index).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("no gpu" + index + " in " + this));

@@ -1,0 +1,187 @@
+package io.gpusched.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+
+/**
+ * {@code gpusched status [--log-dir DIR] [--json]}: the status board of a running or finished scheduler,
+ * read from its log directory ({@code status.txt} and {@code status.json}, written after every round).
+ */
+final class StatusCommand {
+    static final String HELP = String.join("\n",
+            "usage: gpusched status [--log-dir DIR] [--json]",
+            "",
+            "Prints the status board of the scheduler that uses DIR (running or finished), and whether",
+            "it is still running.",
+            "",
+            "options (defaults in brackets):",
+            "  --log-dir DIR   the scheduler's log directory [gpusched_logs]",
+            "  --json          print the board as one JSON object (fields as in --events' status_updated,",
+            "                  under \"status\", plus \"state\", \"scheduler_pid\", \"finished\", \"log_dir\")",
+            "  -h, --help      print this help",
+            "",
+            "exit code: 0 board printed; 1 no board in DIR (no scheduler has run there); 2 bad command line.");
+
+    private static final JsonFactory JSON = new JsonFactory();
+    private final PrintStream out;
+    private final PrintStream err;
+
+    StatusCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    int run(String... argv) {
+        Path logDir = Path.of("gpusched_logs");
+        boolean json = false;
+        for (int i = 0; i < argv.length; i++) {
+            String a = argv[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                out.println(HELP);
+                return 0;
+            } else if (a.equals("--json")) {
+                json = true;
+            } else if (a.equals("--log-dir") && i + 1 < argv.length) {
+                logDir = Path.of(argv[++i]);
+            } else if (a.startsWith("--log-dir=")) {
+                logDir = Path.of(a.substring("--log-dir=".length()));
+            } else {
+                err.println("gpusched status: " + (a.equals("--log-dir") ? "--log-dir needs a value" : "unexpected argument " + a)
+                        + " (see gpusched status --help)");
+                return Cli.USAGE;
+            }
+        }
+        String text;
+        String statusJson;
+        try {
+            text = Files.readString(logDir.resolve("status.txt"), StandardCharsets.UTF_8);
+            statusJson = readOrNull(logDir.resolve("status.json"));
+        } catch (NoSuchFileException e) {
+            err.println("gpusched status: no status board in " + logDir + " (no scheduler has run there; try --log-dir)");
+            return 1;
+        } catch (IOException e) {
+            err.println("gpusched status: cannot read " + logDir + ": " + e.getMessage());
+            return 1;
+        }
+        Header h = statusJson == null ? new Header(OptionalLong.empty(), false) : header(statusJson);
+        String state = state(h);
+        if (json) {
+            out.println(json(logDir, state, h, statusJson));
+        } else {
+            out.print(text);
+            out.println(switch (state) {
+                case "running" -> "scheduler running (pid " + h.pid().getAsLong() + ")";
+                case "finished" -> "scheduler finished";
+                case "stopped" -> "scheduler not running (pid " + h.pid().getAsLong() + " is gone); this board is its last";
+                default -> "scheduler state unknown";
+            });
+        }
+        return 0;
+    }
+
+    private static String readOrNull(Path p) throws IOException {
+        try {
+            return Files.readString(p, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    record Header(OptionalLong pid, boolean finished) {
+    }
+
+    static Header header(String statusJson) {
+        OptionalLong pid = OptionalLong.empty();
+        boolean finished = false;
+        try (JsonParser p = JSON.createParser(statusJson)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return new Header(pid, false);
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken t = p.nextToken();
+                if (name.equals("scheduler_pid") && t == JsonToken.VALUE_NUMBER_INT) {
+                    pid = OptionalLong.of(p.getLongValue());
+                } else if (name.equals("finished")) {
+                    finished = t == JsonToken.VALUE_TRUE;
+                } else {
+                    p.skipChildren();
+                }
+            }
+        } catch (IOException e) {
+            // a torn or foreign file: state unknown
+        }
+        return new Header(pid, finished);
+    }
+
+    static String state(Header h) {
+        if (h.finished()) {
+            return "finished";
+        }
+        if (h.pid().isEmpty()) {
+            return "unknown";
+        }
+        boolean alive = ProcessHandle.of(h.pid().getAsLong()).map(ProcessHandle::isAlive).orElse(false);
+        return alive ? "running" : "stopped";
+    }
+
+    private static String json(Path logDir, String state, Header h, String statusJson) {
+        StringWriter s = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(s)) {
+            g.writeStartObject();
+            g.writeStringField("state", state);
+            g.writeStringField("log_dir", logDir.toString());
+            g.writeFieldName("scheduler_pid");
+            if (h.pid().isPresent()) {
+                g.writeNumber(h.pid().getAsLong());
+            } else {
+                g.writeNull();
+            }
+            g.writeBooleanField("finished", h.finished());
+            g.writeFieldName("status");
+            String inner = statusJson == null ? null : statusField(statusJson);
+            if (inner == null) {
+                g.writeNull();
+            } else {
+                g.writeRawValue(inner);
+            }
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return s.toString();
+    }
+
+    /** @return the raw text of the top-level "status" value of status.json */
+    private static String statusField(String statusJson) {
+        try (JsonParser p = JSON.createParser(statusJson)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                if (name.equals("status")) {
+                    int start = (int) p.currentTokenLocation().getCharOffset();
+                    p.skipChildren();
+                    int end = (int) p.currentLocation().getCharOffset();
+                    return statusJson.substring(start, end);
+                }
+                p.skipChildren();
+            }
+        } catch (IOException e) {
+            return null;
+        }
+        return null;
+    }
+}

@@ -1,0 +1,214 @@
+package io.gpusched;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.RecordComponent;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * A listener that writes every {@link SchedulerEvent} as one JSON object per line (JSON Lines), for
+ * scripts: {@code gpusched --events FILE} uses it, and an embedder may add it with
+ * {@link Scheduler.Builder#listener}.
+ *
+ * <p>The field names are stable and follow the event records mechanically:
+ * <ul>
+ *   <li>{@code "event"}: the record's name in snake case ({@code JobStarted} is {@code "job_started"});</li>
+ *   <li>{@code "at"}: ISO-8601 instant;</li>
+ *   <li>every other record component in snake case ({@code declaredMib} is {@code "declared_mib"});
+ *       a {@link Duration} component gets the suffix {@code _s} and is a number of seconds
+ *       ({@code elapsed} is {@code "elapsed_s": 12.5});</li>
+ *   <li>an empty {@code Optional}/{@code OptionalLong} is {@code null}; enums are lower case
+ *       ({@code "ok"}, {@code "failed_oom"}, {@code "within"}); maps keyed by GPU index are objects
+ *       with the index as a string key; nested records ({@link JobResult}, {@link StatusBoard},
+ *       {@link RunSummary}) are objects by the same rules, and a {@link RunSummary} also carries
+ *       {@code "exit_code"}.</li>
+ * </ul>
+ * Fields may be added in later versions; none is renamed or removed.
+ */
+public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeable {
+    private static final JsonFactory JSON = new JsonFactory();
+    private final Writer out;
+    private final boolean closeOut;
+
+    /**
+     * @param out where the lines go, UTF-8; each line is flushed as it is written
+     * @param closeOut whether {@link #close()} closes {@code out} (false for {@code System.out})
+     */
+    public JsonEventWriter(OutputStream out, boolean closeOut) {
+        this.out = new java.io.OutputStreamWriter(Objects.requireNonNull(out, "out"), StandardCharsets.UTF_8);
+        this.closeOut = closeOut;
+    }
+
+    /**
+     * Writes one line. Called on the scheduler's thread.
+     *
+     * @param event the event
+     * @throws UncheckedIOException if the stream fails
+     */
+    @Override
+    public synchronized void accept(SchedulerEvent event) {
+        try {
+            out.write(toJson(event));
+            out.write('\n');
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Flushes, and closes the stream if this writer owns it.
+     *
+     * @throws IOException if the stream fails
+     */
+    @Override
+    public synchronized void close() throws IOException {
+        out.flush();
+        if (closeOut) {
+            out.close();
+        }
+    }
+
+    /**
+     * @param event an event
+     * @return its JSON object on one line, without a line break
+     */
+    public static String toJson(SchedulerEvent event) {
+        StringWriter s = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(s)) {
+            g.writeStartObject();
+            g.writeStringField("event", snake(event.getClass().getSimpleName()));
+            writeComponents(g, (Record) event);
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return s.toString();
+    }
+
+    private static void writeComponents(JsonGenerator g, Record r) throws IOException {
+        for (RecordComponent c : r.getClass().getRecordComponents()) {
+            Object v;
+            try {
+                v = c.getAccessor().invoke(r);
+            } catch (IllegalAccessException | InvocationTargetException e) {
+                throw new IllegalStateException("cannot read " + c, e);
+            }
+            String name = snake(c.getName());
+            g.writeFieldName(isDuration(c, v) ? name + "_s" : name);
+            writeValue(g, v);
+        }
+        if (r instanceof RunSummary summary) {
+            g.writeNumberField("exit_code", summary.exitCode());
+        }
+    }
+
+    private static boolean isDuration(RecordComponent c, Object v) {
+        if (c.getType() == Duration.class) {
+            return true;
+        }
+        return c.getType() == Optional.class && c.getGenericType().getTypeName().contains("java.time.Duration");
+    }
+
+    private static void writeValue(JsonGenerator g, Object v) throws IOException {
+        if (v == null) {
+            g.writeNull();
+        } else if (v instanceof Optional<?> o) {
+            writeValue(g, o.orElse(null));
+        } else if (v instanceof OptionalLong o) {
+            if (o.isPresent()) {
+                g.writeNumber(o.getAsLong());
+            } else {
+                g.writeNull();
+            }
+        } else if (v instanceof OptionalInt o) {
+            if (o.isPresent()) {
+                g.writeNumber(o.getAsInt());
+            } else {
+                g.writeNull();
+            }
+        } else if (v instanceof OptionalDouble o) {
+            if (o.isPresent()) {
+                g.writeNumber(o.getAsDouble());
+            } else {
+                g.writeNull();
+            }
+        } else if (v instanceof String s) {
+            g.writeString(s);
+        } else if (v instanceof Boolean b) {
+            g.writeBoolean(b);
+        } else if (v instanceof Integer i) {
+            g.writeNumber(i);
+        } else if (v instanceof Long l) {
+            g.writeNumber(l);
+        } else if (v instanceof Double d) {
+            g.writeNumber(d);
+        } else if (v instanceof Number n) {
+            g.writeNumber(n.toString());
+        } else if (v instanceof Instant i) {
+            g.writeString(i.toString());
+        } else if (v instanceof Duration d) {
+            g.writeNumber(d.toNanos() / 1e9);
+        } else if (v instanceof Path p) {
+            g.writeString(p.toString());
+        } else if (v instanceof Enum<?> e) {
+            g.writeString(e.name().toLowerCase(Locale.ROOT));
+        } else if (v instanceof Map<?, ?> m) {
+            g.writeStartObject();
+            for (Map.Entry<?, ?> e : new TreeMap<>(m).entrySet()) {
+                g.writeFieldName(String.valueOf(e.getKey()));
+                writeValue(g, e.getValue());
+            }
+            g.writeEndObject();
+        } else if (v instanceof Collection<?> c) {
+            g.writeStartArray();
+            for (Object o : c) {
+                writeValue(g, o);
+            }
+            g.writeEndArray();
+        } else if (v instanceof Record r) {
+            g.writeStartObject();
+            writeComponents(g, r);
+            g.writeEndObject();
+        } else {
+            g.writeString(v.toString());
+        }
+    }
+
+    /** {@code JobStarted} → {@code job_started}; {@code declaredMib} → {@code declared_mib}. */
+    static String snake(String camel) {
+        StringBuilder b = new StringBuilder(camel.length() + 4);
+        for (int i = 0; i < camel.length(); i++) {
+            char ch = camel.charAt(i);
+            if (Character.isUpperCase(ch)) {
+                if (i > 0) {
+                    b.append('_');
+                }
+                b.append(Character.toLowerCase(ch));
+            } else {
+                b.append(ch);
+            }
+        }
+        return b.toString();
+    }
+}

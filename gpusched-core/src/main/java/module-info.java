@@ -1,0 +1,19 @@
+/**
+ * gpusched core: the {@link io.gpusched.Scheduler} (start at {@code Scheduler.builder()}), job specs and
+ * the jobs-file parser, the pure allocator, and the GPU backend SPI with its ServiceLoader discovery
+ * ({@link io.gpusched.gpu.GpuBackends}).
+ *
+ * <p>Only the API packages are exported; the engine and the journal are internal.
+ *
+ * @uses io.gpusched.gpu.GpuBackendProvider backends found by {@link io.gpusched.gpu.GpuBackends}
+ */
+module io.gpusched {
+    requires com.fasterxml.jackson.core;
+
+    exports io.gpusched;
+    exports io.gpusched.jobs;
+    exports io.gpusched.alloc;
+    exports io.gpusched.gpu;
+
+    uses io.gpusched.gpu.GpuBackendProvider;
+}

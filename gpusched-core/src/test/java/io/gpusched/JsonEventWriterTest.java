@@ -1,0 +1,61 @@
+package io.gpusched;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** The JSON Lines event format is documented in the README; these pin its names. */
+class JsonEventWriterTest {
+    private static final Instant T = Instant.parse("2026-01-02T03:04:05Z");
+
+    @Test
+    void everyEventHasTheDocumentedName() {
+        List<String> names = Arrays.stream(SchedulerEvent.class.getPermittedSubclasses())
+                .map(c -> JsonEventWriter.snake(c.getSimpleName())).sorted().toList();
+        assertEquals(List.of("already_completed", "backend_failed", "backend_recovered", "drained", "exceeded_declaration",
+                "gpus_discovered", "job_finished", "job_infeasible", "job_started", "job_stopping", "jobs_file_rejected",
+                "kill_escalated", "orphan_found", "orphan_requeued", "requeued_after_oom", "run_finished", "run_started",
+                "status_updated", "stopping", "vram_grew", "warning"), names);
+    }
+
+    @Test
+    void fieldsAreSnakeCaseWithUnitsAndNulls() {
+        assertEquals("{\"event\":\"job_started\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":1,\"key\":\"k#0\",\"command\":\"x\","
+                        + "\"gpus\":[0,1],\"declared_mib\":null,\"dispatched\":1,\"total\":2,\"pid\":42,\"log\":\"l.log\"}",
+                JsonEventWriter.toJson(new SchedulerEvent.JobStarted(T, 1, "k#0", "x", List.of(0, 1), OptionalLong.empty(), 1, 2,
+                        42, Path.of("l.log"))));
+        assertEquals("{\"event\":\"job_stopping\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":3,\"why\":\"timeout\","
+                        + "\"elapsed_s\":1.5,\"limit_s\":1.0}",
+                JsonEventWriter.toJson(new SchedulerEvent.JobStopping(T, 3, SchedulerEvent.StopReason.TIMEOUT,
+                        Duration.ofMillis(1500), Optional.of(Duration.ofSeconds(1)))));
+        JobResult r = new JobResult("k#0", 1, "x", List.of(0), JobStatus.FAILED_OOM, 1, OptionalLong.of(100),
+                Map.of(0, 90L), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ofSeconds(2));
+        assertEquals("{\"event\":\"run_finished\",\"at\":\"2026-01-02T03:04:05Z\",\"summary\":{\"results\":[{\"key\":\"k#0\","
+                        + "\"no\":1,\"command\":\"x\",\"gpus\":[0],\"status\":\"failed_oom\",\"exit_code\":1,\"declared_mib\":100,"
+                        + "\"peak_mib\":{\"0\":90},\"verdict\":\"not_judged\",\"avg_util_percent\":null,\"duration_s\":2.0}],"
+                        + "\"interrupted\":false,\"exit_code\":1}}",
+                JsonEventWriter.toJson(new SchedulerEvent.RunFinished(T, new RunSummary(List.of(r), false))));
+    }
+
+    @Test
+    void writesOneFlushedLinePerEvent() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        JsonEventWriter w = new JsonEventWriter(out, false);
+        w.accept(new SchedulerEvent.Warning(T, "a \"quoted\"\nmessage"));
+        w.accept(new SchedulerEvent.Drained(T, false));
+        assertEquals("{\"event\":\"warning\",\"at\":\"2026-01-02T03:04:05Z\",\"message\":\"a \\\"quoted\\\"\\nmessage\"}\n"
+                        + "{\"event\":\"drained\",\"at\":\"2026-01-02T03:04:05Z\",\"watching\":false}\n",
+                out.toString(StandardCharsets.UTF_8));
+    }
+}

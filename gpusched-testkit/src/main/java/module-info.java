@@ -1,0 +1,20 @@
+/**
+ * gpusched testkit: simulated GPUs (provider {@code sim}) and the simulated job, a scripted fake
+ * backend, the public backend contract test (needs JUnit Jupiter on the path), and random generators.
+ *
+ * @provides io.gpusched.gpu.GpuBackendProvider provider {@code sim}
+ */
+module io.gpusched.testkit {
+    requires transitive io.gpusched;
+    requires static org.junit.jupiter.api;
+
+    exports io.gpusched.testkit.sim;
+    exports io.gpusched.testkit.fake;
+    exports io.gpusched.testkit.contract;
+    exports io.gpusched.testkit.arbitraries;
+
+    // JUnit instantiates the contract test's subclasses reflectively.
+    opens io.gpusched.testkit.contract;
+
+    provides io.gpusched.gpu.GpuBackendProvider with io.gpusched.testkit.sim.SimulatedGpuBackendProvider;
+}
