@@ -75,11 +75,21 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         }
         for (JobResult r : b.done()) {
             String mark = r.status() == JobStatus.CANCELLED ? "⊘" : (r.status() == JobStatus.OK ? "✓" : "✗");
-            String verdict = r.status() == JobStatus.OK ? r.verdict().name().toLowerCase(java.util.Locale.ROOT) : r.status().journalName();
+            String verdict = r.status() == JobStatus.OK ? describe(r.verdict()) : r.status().journalName();
             String peak = r.attributed() ? r.overallPeakMib() + " MiB" : "n/a";
             out.append(String.format("%s job %-3d %s (exit %d, peak %s) — %s%n", mark, r.no(), verdict, r.exitCode(), peak, r.command()));
         }
         return out.toString();
+    }
+
+    /** In the log's words: a peak over the declaration means the job was under-declared. */
+    static String describe(io.gpusched.Verdict v) {
+        return switch (v) {
+            case OVER -> "ok, under-declared";
+            case UNDER -> "ok, over-declared";
+            case UNATTRIBUTED -> "ok, unattributed";
+            case WITHIN, NOT_JUDGED -> "ok";
+        };
     }
 
     private static String join(java.util.List<Integer> gpus) {
