@@ -47,6 +47,9 @@ public final class Cli {
      * @return the exit code: 0 all ok, the largest failing job's code, 2 usage, 130 interrupted
      */
     public int run(String... argv) {
+        if (argv.length > 0 && "simulate".equals(argv[0])) {
+            return SimulateCommand.run(argv, out, err);
+        }
         CliArgs args;
         try {
             args = CliArgs.parse(argv);
