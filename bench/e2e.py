@@ -63,6 +63,13 @@ def main():
     res["floor_spawn_sh_ms"] = stats(spawn[0])
     res["floor_spawn_setsid_sh_ms"] = stats(spawn[1])
     res["floor_jvm_hello_s"] = stats(hello)
+    # CPU floor per job-shaped spawn (JVM side + setsid + sh, incl. children): marginal over 800 spawns
+    cpuf = []
+    for _ in range(R):
+        c = [run(["java", *JVM_FLAGS, "-cp", BENCH_JAR, "io.gpusched.bench.SpawnFloor", str(k), "setsid-only"])[1]
+             for k in (200, 1000)]
+        cpuf.append((c[1] - c[0]) / 800 * 1000)
+    res["floor_spawn_cpu_ms"] = stats(cpuf)
 
     # ---- 200 trivial jobs, default settings and --poll 0.05
     trivial = os.path.join(work, "trivial200.txt")
@@ -173,7 +180,8 @@ def main():
         ("serial start-to-start gap, poll 0.05", fmt(res["serial_gap_ms_poll0.05"], "ms"),
          f"{res['serial_gap_ms_poll0.05']['median'] / sp:.1f}× setsid spawn"),
         ("CPU per trivial job (user+sys incl. children / 200)", fmt(res["trivial200_default_cpu_ms_per_job"], "ms"),
-         f"marginal (1000−200 jobs)/800: {fmt(res['trivial_marginal_cpu_ms_per_job'], 'ms')}"),
+         f"marginal (1000−200 jobs)/800: {fmt(res['trivial_marginal_cpu_ms_per_job'], 'ms')}; "
+         f"spawn CPU floor {fmt(res['floor_spawn_cpu_ms'], 'ms')}"),
         ("packing: makespan / replay", fmt(res["packing_ratio"], "×", 1, 3),
          f"makespan {fmt(res['packing_makespan_s'], 's')}, replay {replay_s:.2f} s"),
         ("round, 10,000 blocked lines, nothing changed", fmt(res["round_10k_steady_ms"], "ms"),
