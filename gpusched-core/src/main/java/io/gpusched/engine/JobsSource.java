@@ -26,6 +26,8 @@ final class JobsSource {
     private List<JobSpec> fromFile = List.of();
     private Object stamp;
     private String lastError;
+    private long version;
+    private List<JobSpec> all;
 
     JobsSource(Optional<Path> file, List<JobSpec> fixed) {
         this.file = file;
@@ -58,7 +60,11 @@ final class JobsSource {
             return Optional.empty();
         }
         try {
-            fromFile = JobsFileParser.parse(f);
+            List<JobSpec> parsed = JobsFileParser.parse(f);
+            if (!parsed.equals(fromFile)) {
+                fromFile = parsed;
+                changed();
+            }
             stamp = now;
             lastError = null;
             return Optional.empty();
@@ -78,10 +84,26 @@ final class JobsSource {
         return Optional.of(message);
     }
 
-    /** The jobs in queue order: file (or fixed list) first, then submissions. */
+    /**
+     * @return a number that changes whenever {@link #jobs()} does (a re-parse that gave a different
+     *     list, or a submission), so the engine can skip work over an unchanged queue
+     */
+    long version() {
+        return version;
+    }
+
+    private void changed() {
+        version++;
+        all = null;
+    }
+
+    /** The jobs in queue order: file (or fixed list) first, then submissions; an immutable list, cached per version. */
     List<JobSpec> jobs() {
-        List<JobSpec> all = new ArrayList<>(file.isPresent() ? fromFile : fixed);
-        all.addAll(submitted);
+        if (all == null) {
+            List<JobSpec> list = new ArrayList<>(file.isPresent() ? fromFile : fixed);
+            list.addAll(submitted);
+            all = List.copyOf(list);
+        }
         return all;
     }
 
@@ -98,6 +120,7 @@ final class JobsSource {
         }
         JobSpec keyed = withKey(spec, JobKeys.key(spec.command(), occurrence));
         submitted.add(keyed);
+        changed();
         return keyed;
     }
 

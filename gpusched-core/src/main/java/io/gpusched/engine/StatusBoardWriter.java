@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -20,13 +21,20 @@ import java.util.stream.Collectors;
  * never shows a half-written board. Best effort: a failed write is retried on the next round.
  * Next to it, {@code status.json} holds the same board for {@code gpusched status --json}:
  * {@code {"scheduler_pid": N, "finished": false, "status": <the status_updated event as JsonEventWriter writes it>}};
- * {@code finished} turns true when the run ends.
+ * {@code finished} turns true when the run ends. Both files are rewritten only when the board changed.
  */
 public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
     private final Path file;
     private final Path jsonFile;
     private volatile String lastStatusJson = "null";
+    // The pending and done sections are re-rendered only when the engine hands over a different list
+    // (it reuses the same list while they are unchanged); the file is rewritten only when its text changed.
+    private List<StatusBoard.Pending> renderedPendingOf;
+    private String renderedPending = "";
+    private List<JobResult> renderedDoneOf;
+    private String renderedDone = "";
+    private String lastHead;
 
     /** @param file the board file, usually {@code <log-dir>/status.txt} */
     public StatusBoardWriter(Path file) {
@@ -37,9 +45,28 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     @Override
     public void accept(SchedulerEvent event) {
         if (event instanceof SchedulerEvent.StatusUpdated s) {
-            write(file, render(s));
-            lastStatusJson = io.gpusched.JsonEventWriter.toJson(s);
-            write(jsonFile, statusJson(false));
+            StatusBoard b = s.board();
+            boolean changed = false;
+            if (b.pending() != renderedPendingOf) {
+                renderedPending = renderPending(b.pending());
+                renderedPendingOf = b.pending();
+                changed = true;
+            }
+            if (b.done() != renderedDoneOf) {
+                renderedDone = renderDone(b.done());
+                renderedDoneOf = b.done();
+                changed = true;
+            }
+            String head = renderHead(s);
+            if (changed || !head.equals(lastHead)) {
+                lastStatusJson = io.gpusched.JsonEventWriter.toJson(s);
+                write(jsonFile, statusJson(false));
+                if (write(file, head + renderedPending + renderedDone)) {
+                    lastHead = head;
+                } else if (changed) {
+                    lastHead = null;
+                }
+            }
         } else if (event instanceof SchedulerEvent.RunFinished) {
             write(jsonFile, statusJson(true));
         }
@@ -51,6 +78,10 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     }
 
     static String render(SchedulerEvent.StatusUpdated s) {
+        return renderHead(s) + renderPending(s.board().pending()) + renderDone(s.board().done());
+    }
+
+    private static String renderHead(SchedulerEvent.StatusUpdated s) {
         StatusBoard b = s.board();
         StringBuilder out = new StringBuilder();
         out.append("gpusched status @ ").append(TIME.format(s.at())).append(" — ")
@@ -66,14 +97,24 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             out.append(String.format("▶ job %-3d gpu[%s] %5ds  %s MiB (peak %d)%s — %s%n", r.no(), join(r.gpus()),
                     r.elapsed().toSeconds(), usage(r.currentMib()), r.peakMib(), state, r.command()));
         }
-        for (StatusBoard.Pending p : b.pending()) {
+        return out.toString();
+    }
+
+    private static String renderPending(List<StatusBoard.Pending> pending) {
+        StringBuilder out = new StringBuilder();
+        for (StatusBoard.Pending p : pending) {
             String mark = p.attempts() > 0 ? "↻" : "·";
             String vram = p.declaredMib().isPresent() ? " vram " + p.declaredMib().getAsLong() : "";
             String retry = p.attempts() > 0 ? " retry " + p.attempts() : "";
             String reason = p.reason().isEmpty() ? "" : " [" + p.reason() + "]";
             out.append(String.format("%s job %-3d pending%s%s%s — %s%n", mark, p.no(), vram, retry, reason, p.command()));
         }
-        for (JobResult r : b.done()) {
+        return out.toString();
+    }
+
+    private static String renderDone(List<JobResult> done) {
+        StringBuilder out = new StringBuilder();
+        for (JobResult r : done) {
             String mark = r.status() == JobStatus.CANCELLED ? "⊘" : (r.status() == JobStatus.OK ? "✓" : "✗");
             String verdict = r.status() == JobStatus.OK ? describe(r.verdict()) : r.status().journalName();
             String peak = r.attributed() ? r.overallPeakMib() + " MiB" : "n/a";
@@ -101,14 +142,16 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                 .map(e -> "gpu" + e.getKey() + ":" + e.getValue()).collect(Collectors.joining(", "));
     }
 
-    private static void write(Path file, String text) {
+    private static boolean write(Path file, String text) {
         try {
             Files.createDirectories(file.getParent());
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
             Files.writeString(tmp, text, StandardCharsets.UTF_8);
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            return true;
         } catch (IOException e) {
             // The board is a convenience; the journal holds the truth. Next round tries again.
+            return false;
         }
     }
 }

@@ -111,12 +111,26 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Appends events as lines, forces them to disk, then folds them in.
+     * Appends events as lines, forces them to disk, then folds them in. Also forces any earlier
+     * {@link #appendUnforced} writes, in the same {@code fsync}.
      *
      * @param events events to record, in order
      * @throws JournalException if writing fails (disk full, read-only); nothing is folded then
      */
     public void append(List<? extends JournalEvent> events) {
+        appendUnforced(events);
+        force();
+    }
+
+    /**
+     * Writes events (one {@code write}) and folds them in, without forcing them to disk: a group of
+     * appends then shares one {@code fsync} at {@link #force()}. The caller must call {@link #force()}
+     * before it reports or acts on anything these events record.
+     *
+     * @param events events to record, in order
+     * @throws JournalException if writing fails; nothing is folded then
+     */
+    public void appendUnforced(List<? extends JournalEvent> events) {
         if (events.isEmpty()) {
             return;
         }
@@ -132,15 +146,40 @@ public final class Journal implements AutoCloseable {
             while (buf.hasRemaining()) {
                 channel.write(buf);
             }
-            channel.force(false);
         } catch (IOException e) {
             throw new JournalException("cannot write journal " + path + ": " + e.getMessage(), e);
         }
+        unforced = true;
         pendingNewline = false;
         for (JournalEvent e : events) {
             state.apply(e);
         }
     }
+
+    /**
+     * Forces every write since the last force to disk (one {@code fsync}); does nothing when there is
+     * none.
+     *
+     * @throws JournalException if the disk refuses; the events stay folded, and the next force tries again
+     */
+    public void force() {
+        if (!unforced) {
+            return;
+        }
+        try {
+            channel.force(false);
+        } catch (IOException e) {
+            throw new JournalException("cannot write journal " + path + ": " + e.getMessage(), e);
+        }
+        unforced = false;
+    }
+
+    /** @return whether some appended events are not yet forced to disk */
+    public boolean hasUnforced() {
+        return unforced;
+    }
+
+    private boolean unforced;
 
     /**
      * Appends one event; see {@link #append(List)}.
@@ -154,9 +193,12 @@ public final class Journal implements AutoCloseable {
     @Override
     public void close() {
         try {
+            if (unforced) {
+                channel.force(false);
+            }
             channel.close();
         } catch (IOException ignored) {
-            // nothing left to flush: every append was forced
+            // best effort: every reported event was forced when it was reported
         }
     }
 }

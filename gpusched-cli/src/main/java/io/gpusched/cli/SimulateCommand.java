@@ -1,0 +1,171 @@
+package io.gpusched.cli;
+
+import io.gpusched.alloc.PlacementPolicy;
+import io.gpusched.jobs.JobSpecException;
+import io.gpusched.jobs.Units;
+import io.gpusched.testkit.replay.GpuSpec;
+import io.gpusched.testkit.replay.Replay;
+import io.gpusched.testkit.replay.ReplayJob;
+import io.gpusched.testkit.replay.ReplayResult;
+import io.gpusched.testkit.replay.ReplayWorkload;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code gpusched simulate JOBS_FILE --gpus-spec 4x80G}: replays the placement policy over a jobs
+ * file with no processes and no overhead, and prints the makespan and each GPU's timeline. See
+ * {@link ReplayWorkload} for where durations come from.
+ */
+final class SimulateCommand {
+    static final String HELP = String.join("\n",
+            "usage: gpusched simulate JOBS_FILE [options]",
+            "",
+            "Replays the placement policy over JOBS_FILE with a discrete-event clock (no processes, no",
+            "polling): every job starts the moment it fits and runs for its duration. Prints the makespan",
+            "and each GPU's timeline: the lower bound for a real run on that machine.",
+            "",
+            "A job's duration: a trailing '# duration=DUR' comment on its line (DUR: 90, 1.5s, 2m, 3h);",
+            "else, for a $GPUSCHED_SIMJOB line, its --ramp + --hold (defaults 0.5 + 1 s, --vram as the",
+            "actual peak); else --default-duration. '# ... peak=MIB' on a line gives its actual peak.",
+            "",
+            "options (defaults in brackets):",
+            "  --gpus-spec SPEC       the machine, e.g. 4x80G or 2x24000,1x48G [1x24000]",
+            "  --margin MIB           MiB added to every declaration [512]",
+            "  --idle-threshold MIB   idle threshold for undeclared jobs [200]",
+            "  --spike-buffer F       buffer over peaks that exceed declarations [0.10]",
+            "  --exclusive            one job per GPU",
+            "  --default-duration D   duration of lines that state none [none: such a line is an error]",
+            "  --jobs                 also list every job's GPUs, start and end",
+            "  -h, --help             print this help",
+            "",
+            "exit code: 0; 2 for a bad command line or jobs file.");
+
+    private SimulateCommand() {
+    }
+
+    static int run(String[] argv, PrintStream out, PrintStream err) {
+        Path file = null;
+        String spec = "1x24000";
+        PlacementPolicy d = PlacementPolicy.defaults();
+        long margin = d.marginMib();
+        long idle = d.idleThresholdMib();
+        double spike = d.spikeBuffer();
+        boolean exclusive = false;
+        boolean listJobs = false;
+        Optional<Duration> defaultDuration = Optional.empty();
+        try {
+            for (int i = 1; i < argv.length; i++) {
+                String a = argv[i];
+                String v = null;
+                int eq = a.indexOf('=');
+                if (a.startsWith("--") && eq > 0) {
+                    v = a.substring(eq + 1);
+                    a = a.substring(0, eq);
+                }
+                switch (a) {
+                    case "-h", "--help" -> {
+                        out.println(HELP);
+                        return 0;
+                    }
+                    case "--exclusive" -> exclusive = true;
+                    case "--jobs" -> listJobs = true;
+                    case "--gpus-spec", "--margin", "--idle-threshold", "--spike-buffer", "--default-duration" -> {
+                        if (v == null) {
+                            if (i + 1 >= argv.length) {
+                                throw new UsageException(a + " needs a value");
+                            }
+                            v = argv[++i];
+                        }
+                        switch (a) {
+                            case "--gpus-spec" -> spec = v;
+                            case "--margin" -> margin = parseLong(a, v);
+                            case "--idle-threshold" -> idle = parseLong(a, v);
+                            case "--spike-buffer" -> spike = parseDouble(a, v);
+                            default -> {
+                                String val = v;
+                                defaultDuration = Optional.of(Units.parseDuration(v).orElseThrow(() ->
+                                        new UsageException("--default-duration: bad duration '" + val + "'")));
+                            }
+                        }
+                    }
+                    default -> {
+                        if (a.startsWith("-") || file != null) {
+                            throw new UsageException("unexpected argument " + argv[i] + " (see gpusched simulate --help)");
+                        }
+                        file = Path.of(a);
+                    }
+                }
+            }
+            if (file == null) {
+                throw new UsageException("simulate needs a jobs file (see gpusched simulate --help)");
+            }
+            if (!Files.isRegularFile(file)) {
+                throw new UsageException("jobs file " + file + " not found");
+            }
+            List<Long> gpus = GpuSpec.parse(spec);
+            PlacementPolicy policy = new PlacementPolicy(margin, idle, spike, exclusive, Optional.empty());
+            List<ReplayJob> jobs = ReplayWorkload.fromJobsFile(file, defaultDuration);
+            print(new Replay(policy, gpus).run(jobs), jobs.size(), gpus, policy, listJobs, out);
+            return 0;
+        } catch (UsageException | JobSpecException | UncheckedIOException | IllegalArgumentException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        }
+    }
+
+    private static long parseLong(String flag, String v) throws UsageException {
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException(flag + ": not a whole number: " + v);
+        }
+    }
+
+    private static double parseDouble(String flag, String v) throws UsageException {
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException(flag + ": not a number: " + v);
+        }
+    }
+
+    private static String secs(Duration d) {
+        return String.format(Locale.ROOT, "%.2fs", d.toNanos() / 1e9);
+    }
+
+    private static void print(ReplayResult r, int total, List<Long> gpus, PlacementPolicy policy, boolean listJobs,
+                              PrintStream out) {
+        Set<Long> sizes = new HashSet<>(gpus);
+        out.printf(Locale.ROOT, "simulated %d jobs on %d GPUs (%s MiB), margin %d MiB%s%n", total, gpus.size(),
+                sizes.size() == 1 ? gpus.size() + " x " + gpus.get(0) : gpus.toString(), policy.marginMib(),
+                policy.exclusive() ? ", exclusive" : "");
+        out.println("makespan " + secs(r.makespan()) + " (" + r.runs().size() + " ran, " + r.infeasible().size()
+                + " infeasible; zero scheduling overhead)");
+        for (Map.Entry<Integer, List<ReplayResult.Run>> e : r.timeline().entrySet()) {
+            StringBuilder sb = new StringBuilder();
+            sb.append(String.format(Locale.ROOT, "gpu%d  busy %3.0f%%  %d jobs:", e.getKey(),
+                    100 * r.busyFraction().get(e.getKey()), e.getValue().size()));
+            for (ReplayResult.Run run : e.getValue()) {
+                sb.append(String.format(Locale.ROOT, " %d[%.2f-%.2f]", run.job().no(), run.start().toNanos() / 1e9,
+                        run.end().toNanos() / 1e9));
+            }
+            out.println(sb);
+        }
+        r.infeasible().forEach((j, why) -> out.println("job " + j.no() + " infeasible: " + why + " — " + j.command()));
+        if (listJobs) {
+            for (ReplayResult.Run run : r.runs()) {
+                out.printf(Locale.ROOT, "job %d on gpu %s  %s -> %s  %s%n", run.job().no(), run.gpus(), secs(run.start()),
+                        secs(run.end()), run.job().command());
+            }
+        }
+    }
+}

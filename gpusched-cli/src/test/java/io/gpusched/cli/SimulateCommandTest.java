@@ -1,0 +1,53 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SimulateCommandTest {
+    @TempDir
+    Path dir;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... argv) {
+        return new Cli(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                s -> { }).run(argv);
+    }
+
+    @Test
+    void simulate_printsMakespanAndTimeline() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=40G] train a # duration=2m\n[vram=40G] train b # duration=1m\n"
+                + "[vram=60G] train c # duration=30s\n");
+        assertEquals(0, run("simulate", jobs.toString(), "--gpus-spec", "1x96G", "--jobs"));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("makespan 150.00s"), text);
+        assertTrue(text.contains("gpu0"), text);
+    }
+
+    @Test
+    void simulate_missingDurationIsUsageError() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=4G] python x.py\n");
+        assertEquals(Cli.USAGE, run("simulate", jobs.toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("no duration"));
+        assertEquals(0, run("simulate", jobs.toString(), "--default-duration=5s"));
+    }
+
+    @Test
+    void simulate_badSpecIsUsageError() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=4G] python x.py # duration=1\n");
+        assertEquals(Cli.USAGE, run("simulate", jobs.toString(), "--gpus-spec", "4xZ"));
+        assertEquals(Cli.USAGE, run("simulate"));
+    }
+}

@@ -1,0 +1,40 @@
+package io.gpusched.testkit.replay;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a replay found.
+ *
+ * @param makespan time from the first dispatch to the last job's end
+ * @param runs every job that ran, in start order
+ * @param infeasible jobs that could never be placed, with the allocator's reason
+ * @param timeline per GPU index, the runs that used it, in start order
+ * @param busyFraction per GPU index, the fraction of the makespan it held at least one job
+ */
+public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, String> infeasible,
+                           Map<Integer, List<Run>> timeline, Map<Integer, Double> busyFraction) {
+    /** Copies the collections. */
+    public ReplayResult {
+        runs = List.copyOf(runs);
+        infeasible = Map.copyOf(infeasible);
+        timeline = Map.copyOf(timeline);
+        busyFraction = Map.copyOf(busyFraction);
+    }
+
+    /**
+     * One job's placement in the replay.
+     *
+     * @param job the job
+     * @param gpus the GPUs it got, ascending
+     * @param start when it started, from the replay's zero
+     * @param end when it ended
+     */
+    public record Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end) {
+        /** Copies the list. */
+        public Run {
+            gpus = List.copyOf(gpus);
+        }
+    }
+}
