@@ -93,6 +93,31 @@ class EngineTest {
     }
 
     @Test
+    void childInItsOwnProcessGroupIsKilledWithTheJob() throws Exception {
+        Path pidFile = dir.resolve("worker.pid");
+        // A torchrun-style worker: its own process group (setpgrp), still in the job's session, ignoring SIGTERM.
+        String cmd = "[vram=1G timeout=0.3s] perl -e '$SIG{TERM}=\"IGNORE\"; setpgrp(0,0); open(F, \">" + pidFile
+                + "\"); print F $$; close F; sleep 30' & wait";
+        RunSummary s = scheduler(new StubBackend(1, 24000), FAST, jobs(cmd)).run();
+        assertEquals(JobStatus.TIMEOUT, s.results().get(0).status());
+        long worker = Long.parseLong(Files.readString(pidFile).strip());
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while (ProcFs.system().sessionOf(worker).isPresent() && !zombie(worker) && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertTrue(ProcFs.system().sessionOf(worker).isEmpty() || zombie(worker), "the worker in its own group survived");
+    }
+
+    private static boolean zombie(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+        } catch (java.io.IOException gone) {
+            return true;
+        }
+    }
+
+    @Test
     void timeoutSweepKillsAChildThatIgnoresSigterm() throws Exception {
         Path marker = dir.resolve("survivor");
         // The leader dies on SIGTERM; its child ignores it, so only the final SIGKILL sweep can stop it.
