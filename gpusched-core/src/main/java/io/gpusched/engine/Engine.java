@@ -61,7 +61,7 @@ public final class Engine {
     record Exited(RunningJob job, int exitCode) implements Message {
     }
 
-    record Submitted(JobSpec spec, CompletableFuture<JobSpec> keyed, CompletableFuture<JobResult> result) implements Message {
+    record Submitted(JobSpec spec, CompletableFuture<JobResult> result) implements Message {
     }
 
     record Stop() implements Message {
@@ -84,13 +84,13 @@ public final class Engine {
     private final Map<String, RunningJob> running = new LinkedHashMap<>();
     private final Map<Long, RunningJob> bySession = new HashMap<>();
     private final Map<String, CompletableFuture<JobResult>> futures = new HashMap<>();
-    private final Map<String, Long> externalPeaks = new HashMap<>();
+    /** Observed peak of each process we did not launch, per GPU it uses; forgotten when it exits. */
+    private final Map<ExternalProcess, Long> externalPeaks = new HashMap<>();
     private final List<JobResult> results = new ArrayList<>();
     private final Set<String> preexistingOk = new HashSet<>();
     private final Set<String> skipLogged = new HashSet<>();
     private final Set<String> orphansWarned = new HashSet<>();
     private final Set<String> warnedOnce = new HashSet<>();
-    private final Set<String> dispatchedThisRun = new HashSet<>();
     private List<PendingJob> pending = List.of();
     private Map<String, String> waitReasons = Map.of();
     private int liveOrphans;
@@ -115,6 +115,10 @@ public final class Engine {
     private List<StatusBoard.Pending> boardPending = List.of();
     private int boardDoneCount = -1;
     private List<JobResult> boardDone = List.of();
+
+    /** A process we did not launch, on one GPU. */
+    private record ExternalProcess(int gpu, long pid) {
+    }
 
     /** A pending job with what its next attempt asks for. */
     record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts) {
@@ -156,12 +160,9 @@ public final class Engine {
      *
      * @param spec the job
      * @param result completed with the job's result when it ends
-     * @return completed with the spec as keyed in the queue once the loop accepts it
      */
-    public CompletableFuture<JobSpec> submit(JobSpec spec, CompletableFuture<JobResult> result) {
-        CompletableFuture<JobSpec> keyed = new CompletableFuture<>();
-        post(new Submitted(spec, keyed, result));
-        return keyed;
+    public void submit(JobSpec spec, CompletableFuture<JobResult> result) {
+        post(new Submitted(spec, result));
     }
 
     /** Asks the loop, from any thread, to terminate running jobs and return. */
@@ -282,7 +283,6 @@ public final class Engine {
         } else if (m instanceof Submitted s) {
             JobSpec keyed = source.submit(s.spec());
             futures.put(keyed.key(), s.result());
-            s.keyed().complete(keyed);
             dirty = true;
         } else if (m instanceof Stop) {
             if (!stopping) {
@@ -335,8 +335,9 @@ public final class Engine {
         }
         applyCancellations(jobs);
         enforceDeadlines();
+        List<GpuView> views = fresh ? views(lastSnapshot.orElseThrow()) : List.of();
         if (fresh && liveOrphans == 0 && version == plannedVersion && changes == plannedChanges
-                && views(lastSnapshot.orElseThrow()).equals(plannedViews)) {
+                && views.equals(plannedViews)) {
             // Nothing that placement reads has changed since the last plan: same pending list, same
             // answers. Skipping it keeps a round over 10,000 blocked lines in the microseconds.
             emitBoard();
@@ -350,10 +351,9 @@ public final class Engine {
                     + backendFailures + " in a row)"));
             plannedVersion = -1;
         } else {
-            dispatch(jobs.size(), reasons);
+            plannedViews = dispatch(views, jobs.size(), reasons);
             plannedVersion = version;
             plannedChanges = changes;
-            plannedViews = views(lastSnapshot.orElseThrow());
         }
         waitReasons = reasons;
         emitBoard();
@@ -402,7 +402,7 @@ public final class Engine {
             rj.currentMib.replaceAll((g, v) -> 0L);
         }
         Map<Long, OptionalLong> sessions = new HashMap<>();
-        Set<String> seenExternal = new HashSet<>();
+        Set<ExternalProcess> seenExternal = new HashSet<>();
         int visible = 0;
         for (GpuProcess p : snap.processes()) {
             OptionalLong sid = sessions.computeIfAbsent(p.pid(), procFs::sessionOf);
@@ -414,7 +414,7 @@ public final class Engine {
                 rj.currentMib.merge(p.gpu(), p.usedMib(), Long::sum);
                 rj.attributed = true;
             } else {
-                String key = p.gpu() + ":" + p.pid();
+                ExternalProcess key = new ExternalProcess(p.gpu(), p.pid());
                 seenExternal.add(key);
                 externalPeaks.merge(key, p.usedMib(), Math::max);
             }
@@ -559,9 +559,14 @@ public final class Engine {
 
     // ------------------------------------------------------------------ dispatch
 
-    private void dispatch(int total, Map<String, String> reasons) {
+    /**
+     * Places the pending jobs in queue order on {@code views} (this round's GPUs and running jobs),
+     * launching those that fit.
+     *
+     * @return the views after the launches: what the next round compares against to skip re-planning
+     */
+    private List<GpuView> dispatch(List<GpuView> views, int total, Map<String, String> reasons) {
         GpuSnapshot snap = lastSnapshot.orElseThrow();
-        List<GpuView> views = views(snap);
         List<PendingJob> still = new ArrayList<>();
         // The allocator is pure: within one state of the GPUs, an identical request gets an identical
         // answer, so 10,000 blocked lines of a few shapes cost a few allocator calls. Any launch
@@ -595,6 +600,7 @@ public final class Engine {
         if (!launched.isEmpty()) {
             durableThenReport(launched, startedEvents);
         }
+        return views;
     }
 
     /**
@@ -613,7 +619,6 @@ public final class Engine {
                 signals.kill(rj.pid);
                 running.remove(rj.key());
                 bySession.remove(rj.pid);
-                dispatchedThisRun.remove(rj.key());
                 warnOnce(e.getMessage() + " — job " + rj.no + " was stopped at once and stays pending");
             }
             changes++;
@@ -624,7 +629,7 @@ public final class Engine {
 
     private List<GpuView> views(GpuSnapshot snap) {
         Map<Integer, Long> extPeaks = new HashMap<>();
-        externalPeaks.forEach((k, v) -> extPeaks.merge(Integer.parseInt(k.substring(0, k.indexOf(':'))), v, Long::sum));
+        externalPeaks.forEach((k, v) -> extPeaks.merge(k.gpu(), v, Long::sum));
         List<GpuView> out = new ArrayList<>();
         for (GpuStat g : snap.gpus()) {
             List<Tenant> tenants = new ArrayList<>();
@@ -677,7 +682,6 @@ public final class Engine {
         }
         running.put(rj.key(), rj);
         bySession.put(rj.pid, rj);
-        dispatchedThisRun.add(rj.key());
         startedEvents.add(new SchedulerEvent.JobStarted(now(), p.no(), rj.key(), p.spec().command(), gpus, p.declaredMib(),
                 results.size() + running.size(), total, rj.pid, log));
         process.onExit().thenAccept(done -> post(new Exited(rj, done.exitValue())));

@@ -30,11 +30,6 @@ final class ProcFs {
         return field(pid, 3);
     }
 
-    /** Process group of a live process. */
-    OptionalLong groupOf(long pid) {
-        return field(pid, 2);
-    }
-
     /** Every live process whose session is {@code sid}, the leader included. */
     List<Long> sessionMembers(long sid) {
         List<Long> members = new ArrayList<>();
