@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -81,6 +82,10 @@ public final class Engine {
 
     private Journal journal;
     private JobLauncher launcher;
+    private RunFiles runFiles;
+    private String tokenPrefix;
+    /** Why the journal cannot be written, while it cannot: no job starts until it can. */
+    private Optional<String> journalFailing = Optional.empty();
     private final Map<String, RunningJob> running = new LinkedHashMap<>();
     private final Map<Long, RunningJob> bySession = new HashMap<>();
     private final Map<String, CompletableFuture<JobResult>> futures = new HashMap<>();
@@ -183,7 +188,17 @@ public final class Engine {
         journal = Journal.open(logDir.resolve("journal.jsonl"), fresh);
         try {
             launcher = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(), options.visibleDevices());
+            runFiles = new RunFiles(logDir);
+            tokenPrefix = journal.path().toAbsolutePath() + "#";
+            if (fresh) {
+                try {
+                    runFiles.removeAll();
+                } catch (IOException e) {
+                    throw new GpuschedException("cannot clear " + runFiles.dir() + " for --fresh: " + e.getMessage(), e);
+                }
+            }
             journal.loadWarnings().forEach(this::warnOnce);
+            recoverLaunches();
             journal.state().records().forEach((k, r) -> {
                 if ("ok".equals(r.status())) {
                     preexistingOk.add(k);
@@ -305,10 +320,19 @@ public final class Engine {
     }
 
     private RunSummary finishStop() {
+        List<JournalEvent> interrupted = new ArrayList<>();
         for (RunningJob rj : List.copyOf(running.values())) {
-            // Still alive after the grace: last resort, then leave it journaled as started, so a restart
-            // treats it as an orphan instead of launching a second copy.
-            signals.kill(rj.pid);
+            // Still alive after the grace: last resort. Once nothing of it is left it is interrupted and
+            // a restart runs it again; anything that outlives SIGKILL (stuck in the kernel) stays
+            // journaled as started, so a restart waits for it as an orphan instead of starting a copy.
+            signals.killLeftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks);
+            if (procFs.leftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks).isEmpty()) {
+                interrupted.add(new JournalEvent.Interrupted(rj.key()));
+                runFiles.remove(rj.no, rj.run);
+            }
+        }
+        if (!interrupted.isEmpty()) {
+            record(interrupted);
         }
         return finish(true);
     }
@@ -325,6 +349,7 @@ public final class Engine {
     // ------------------------------------------------------------------ rounds
 
     private void round() {
+        retryJournal();
         boolean fresh = takeSnapshot();
         source.refresh().ifPresent(msg -> emit(new SchedulerEvent.JobsFileRejected(now(), msg)));
         List<JobSpec> jobs = source.jobs();
@@ -349,6 +374,10 @@ public final class Engine {
             // Never place on stale data: wait for the backend to answer again.
             pending.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: GPU backend failing ("
                     + backendFailures + " in a row)"));
+            plannedVersion = -1;
+        } else if (journalFailing.isPresent()) {
+            // A start that cannot be journaled could be started twice after a crash.
+            pending.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: cannot write the journal"));
             plannedVersion = -1;
         } else {
             plannedViews = dispatch(views, jobs.size(), reasons);
@@ -539,9 +568,8 @@ public final class Engine {
                     }
                     continue;
                 }
-                record(List.of(new JournalEvent.Interrupted(j.key())));
                 orphansWarned.remove(j.key());
-                emit(new SchedulerEvent.OrphanRequeued(now(), no(j.key())));
+                orphanEnded(j, r);
                 r = journal.state().record(j.key());
             }
             if (j.cancel() || r.terminal()) {
@@ -591,38 +619,32 @@ public final class Engine {
                     views = withTenant(views, started.get());
                     memo.clear();
                 } else {
-                    reasons.put(p.spec().key(), "could not start: see the warning above");
+                    reasons.put(p.spec().key(), journalFailing.isPresent() ? "dispatch paused: cannot write the journal"
+                            : "could not start: see the warning above");
                     still.add(p);
                 }
             }
         }
         pending = still;
         if (!launched.isEmpty()) {
-            durableThenReport(launched, startedEvents);
+            durableThenReport(startedEvents);
         }
         return views;
     }
 
     /**
-     * One fsync for every {@code started} event of the round, then the reports. Nothing is reported
-     * before it is on disk. The jobs were launched before the fsync: a crash in that window (a few
-     * milliseconds per round, as it was one fsync per job before) leaves a job running that the journal
-     * does not name; that window exists in any design that learns the session id only after the spawn.
+     * One fsync for every {@code launching} and {@code started} event of the round, then the reports.
+     * Each launch wrote its intent to the journal file before its spawn, so a scheduler killed at any
+     * moment leaves a journal that names every job it may have spawned; the fsync only guards against
+     * the machine itself going down, which takes the jobs with it. If the fsync fails, the jobs keep
+     * running (stopping them would not make the journal any truer) and no new job starts until the
+     * journal can be written again.
      */
-    private void durableThenReport(List<RunningJob> launched, List<SchedulerEvent> startedEvents) {
+    private void durableThenReport(List<SchedulerEvent> startedEvents) {
         try {
             journal.force();
         } catch (JournalException e) {
-            // Not durable: these jobs must not run (a restart would launch them again). Kill them; the
-            // journal state says started with a dead session, so the next round requeues them.
-            for (RunningJob rj : launched) {
-                signals.kill(rj.pid);
-                running.remove(rj.key());
-                bySession.remove(rj.pid);
-                warnOnce(e.getMessage() + " — job " + rj.no + " was stopped at once and stays pending");
-            }
-            changes++;
-            return;
+            journalFailed(e);
         }
         startedEvents.forEach(this::emit);
     }
@@ -657,35 +679,129 @@ public final class Engine {
         return out;
     }
 
+    /**
+     * Intent, spawn, record: the {@code launching} line (with a fresh run number) is written to the
+     * journal file before the spawn, and the spawn happens only if that write succeeded, so no job can
+     * run that a restarted scheduler would not know to look for.
+     */
     private Optional<RunningJob> launch(PendingJob p, List<Integer> gpus, GpuSnapshot snap, int total,
                                         List<SchedulerEvent> startedEvents) {
+        if (journalFailing.isPresent()) {
+            return Optional.empty();
+        }
         String gpuTag = gpus.stream().map(String::valueOf).reduce((a, b) -> a + "-" + b).orElse("");
         Path log = logDir.resolve(String.format("job%03d_gpu%s.log", p.no(), gpuTag));
+        long run = journal.state().nextRun();
+        try {
+            runFiles.prepare(p.no(), run);
+        } catch (IOException e) {
+            warnOnce("cannot start job " + p.no() + ": cannot write " + runFiles.dir() + ": " + e.getMessage()
+                    + " — it stays pending; running jobs are unaffected");
+            return Optional.empty();
+        }
+        try {
+            journal.appendUnforced(List.of(new JournalEvent.Launching(p.spec().key(), run, gpus)));
+        } catch (JournalException e) {
+            // Folded and queued, but not in the file: withdraw the intent and start nothing.
+            journalFailed(e);
+            appendQuietly(new JournalEvent.Interrupted(p.spec().key()));
+            return Optional.empty();
+        } finally {
+            changes++;
+        }
+        String token = tokenPrefix + run;
         Process process;
         try {
             process = launcher.launch(p.spec().command(), gpus, snap, log,
-                    Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()));
+                    Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
+                    token, runFiles.pidFile(p.no(), run), runFiles.exitFile(p.no(), run));
         } catch (IOException e) {
+            appendQuietly(new JournalEvent.Interrupted(p.spec().key()));
             warnOnce("cannot start job " + p.no() + " (log " + log + "): " + e.getMessage()
                     + " — it stays pending; running jobs are unaffected");
             return Optional.empty();
         }
-        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, process, log, now());
-        try {
-            journal.appendUnforced(List.of(new JournalEvent.Started(rj.key(), rj.pid, gpus)));
-            changes++;
-        } catch (JournalException e) {
-            // Unjournaled work must not run: a crash now would launch it twice.
-            signals.kill(rj.pid);
-            warnOnce(e.getMessage() + " — job " + p.no() + " was stopped at once and stays pending");
-            return Optional.empty();
-        }
+        long startTicks = procFs.startTicks(process.pid()).orElse(0);
+        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, process, log, now(), run, token, startTicks);
+        // The job runs from here on whatever the journal says next: its intent is in the file, and a
+        // restart finds it by its pid file or its run token.
+        appendQuietly(new JournalEvent.Started(rj.key(), rj.pid, gpus));
         running.put(rj.key(), rj);
         bySession.put(rj.pid, rj);
         startedEvents.add(new SchedulerEvent.JobStarted(now(), p.no(), rj.key(), p.spec().command(), gpus, p.declaredMib(),
                 results.size() + running.size(), total, rj.pid, log));
         process.onExit().thenAccept(done -> post(new Exited(rj, done.exitValue())));
         return Optional.of(rj);
+    }
+
+    /** Writes without forcing; a refusal is reported once and the event stays queued in memory. */
+    private void appendQuietly(JournalEvent e) {
+        try {
+            journal.appendUnforced(List.of(e));
+        } catch (JournalException ex) {
+            journalFailed(ex);
+        }
+        changes++;
+    }
+
+    // ------------------------------------------------------------------ recovery
+
+    /**
+     * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
+     * file exists or a live process carries its token (the wrapper may not have written the file yet);
+     * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
+     * ended, and is pending again.
+     */
+    private void recoverLaunches() {
+        List<JournalEvent> settled = new ArrayList<>();
+        for (Map.Entry<String, JobRecord> e : journal.state().records().entrySet()) {
+            JobRecord r = e.getValue();
+            if (!r.launching() || r.run().isEmpty()) {
+                continue;
+            }
+            int no = r.no().orElse(0);
+            long run = r.run().getAsLong();
+            OptionalLong pid = runFiles.pid(no, run);
+            if (pid.isEmpty()) {
+                List<Long> carriers = procFs.carriers(JobLauncher.RUN_VARIABLE + "=" + tokenPrefix + run);
+                for (long c : carriers) {
+                    pid = procFs.sessionOf(c);
+                    if (pid.isPresent()) {
+                        break;
+                    }
+                }
+            }
+            if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
+                pid = OptionalLong.of(Long.MAX_VALUE); // ran to its end, pid file lost: no session can match
+            }
+            settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
+                    : new JournalEvent.Interrupted(e.getKey()));
+        }
+        if (!settled.isEmpty()) {
+            record(settled);
+        }
+    }
+
+    /**
+     * An orphan's session is gone. If its wrapper wrote an exit status, the command ran to its end
+     * while no scheduler watched: journal that outcome (an OOM still retries). Otherwise it was killed
+     * before its command ended and is pending again.
+     */
+    private void orphanEnded(JobSpec spec, JobRecord r) {
+        int no = r.no().orElse(0);
+        OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
+        if (code.isEmpty()) {
+            record(List.of(new JournalEvent.Interrupted(spec.key())));
+            emit(new SchedulerEvent.OrphanRequeued(now(), no));
+            return;
+        }
+        String gpuTag = r.gpus().stream().map(String::valueOf).reduce((a, b) -> a + "-" + b).orElse("");
+        Path log = logDir.resolve(String.format("job%03d_gpu%s.log", no, gpuTag));
+        warnOnce("job " + no + " ended with exit status " + code.getAsInt() + " while no scheduler was watching;"
+                + " recorded from " + runFiles.exitFile(no, r.run().getAsLong()) + ", not run again");
+        OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
+        settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), log, false, Map.of(),
+                OptionalDouble.empty(), Duration.ZERO, r.run()));
     }
 
     // ------------------------------------------------------------------ endings
@@ -697,44 +813,68 @@ public final class Engine {
         running.remove(rj.key());
         bySession.remove(rj.pid);
         changes++;
-        if (rj.stopping.isPresent()) {
-            // The leader is gone but a child that trapped SIGTERM may linger, still holding VRAM.
-            signals.kill(rj.pid);
+        // The leader is gone. Whatever it left — a child that trapped SIGTERM, a background process,
+        // a daemon that left the session — still holds memory and would outlive the job: kill it.
+        int left = signals.killLeftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks);
+        if (left > 0 && rj.stopping.isEmpty()) {
+            warnOnce("job " + rj.no + " left " + left + " process" + (left == 1 ? "" : "es")
+                    + " running after it exited; killed " + (left == 1 ? "it" : "them"));
         }
-        Duration took = Duration.between(rj.startedAt, now());
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             record(List.of(new JournalEvent.Interrupted(rj.key())));
+            runFiles.remove(rj.no, rj.run);
             return;
         }
-        JobRecord rec = journal.state().record(rj.key());
-        boolean oom = exitCode != 0 && rj.stopping.isEmpty()
-                && Verdicts.looksLikeOom(LogTail.read(rj.log, Verdicts.OOM_TAIL_BYTES));
-        int allowed = Math.max(rj.spec.retries(), options.oomRetries());
+        settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
+                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, now()), OptionalLong.of(rj.run)));
+    }
+
+    /** How one attempt ended, whether the scheduler watched it or found it finished on restart. */
+    private record Ending(JobSpec spec, int no, List<Integer> gpus, OptionalLong declaredMib, int exitCode,
+                          Optional<StopReason> stopping, Path log, boolean attributed, Map<Integer, Long> peakMib,
+                          OptionalDouble avgUtil, Duration took, OptionalLong run) {
+        long peak() {
+            return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        }
+    }
+
+    /** Journals and reports an attempt's end: an OOM retry, or the job's final outcome. */
+    private void settle(Ending end) {
+        String key = end.spec().key();
+        JobRecord rec = journal.state().record(key);
+        boolean oom = end.exitCode() != 0 && end.stopping().isEmpty()
+                && Verdicts.looksLikeOom(LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES));
+        int allowed = Math.max(end.spec().retries(), options.oomRetries());
         int attempts = rec.attempts() + 1;
-        long peak = rj.overallPeak();
+        long peak = end.peak();
         if (oom && attempts <= allowed) {
-            OptionalLong next = Verdicts.bump(rj.declaredMib, rj.attributed ? peak : 0);
-            record(List.of(new JournalEvent.Oom(rj.key(), attempts, next)));
-            emit(new SchedulerEvent.RequeuedAfterOom(now(), rj.no, attempts, allowed + 1, rj.declaredMib, next));
+            OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
+            record(List.of(new JournalEvent.Oom(key, attempts, next)));
+            end.run().ifPresent(r -> runFiles.remove(end.no(), r));
+            emit(new SchedulerEvent.RequeuedAfterOom(now(), end.no(), attempts, allowed + 1, end.declaredMib(), next));
             return;
         }
         JobStatus status;
-        if (rj.stopping.equals(Optional.of(StopReason.CANCELLED))) {
+        if (end.stopping().equals(Optional.of(StopReason.CANCELLED))) {
             status = JobStatus.CANCELLED;
-        } else if (rj.stopping.equals(Optional.of(StopReason.TIMEOUT))) {
+        } else if (end.stopping().equals(Optional.of(StopReason.TIMEOUT))) {
             status = JobStatus.TIMEOUT;
         } else if (oom) {
             status = JobStatus.FAILED_OOM;
         } else {
-            status = exitCode == 0 ? JobStatus.OK : JobStatus.FAILED;
+            status = end.exitCode() == 0 ? JobStatus.OK : JobStatus.FAILED;
         }
         Verdict verdict = status == JobStatus.OK
-                ? Verdicts.verdict(rj.declaredMib, rj.attributed, peak, options.tolerance())
-                : (rj.attributed ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
-        Map<Integer, Long> peaks = rj.attributed ? rj.peakMib : Map.of();
-        record(List.of(new JournalEvent.Done(rj.key(), status.journalName(), exitCode, peaks, rj.avgUtil())));
-        complete(new JobResult(rj.key(), rj.no, rj.spec.command(), rj.gpus, status, exitCode, rj.declaredMib, peaks,
-                verdict, rj.avgUtil(), took));
+                ? Verdicts.verdict(end.declaredMib(), end.attributed(), peak, options.tolerance())
+                : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
+        Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
+        record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil())));
+        if (!journal.behind()) {
+            // Only once the outcome is in the journal may the exit file that also proves it go.
+            end.run().ifPresent(r -> runFiles.remove(end.no(), r));
+        }
+        complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
+                peaks, verdict, end.avgUtil(), end.took()));
     }
 
     private void fail(PendingJob p, JobStatus status, String reason) {
@@ -756,8 +896,40 @@ public final class Engine {
     // ------------------------------------------------------------------ helpers
 
     private void record(List<JournalEvent> events) {
-        journal.append(events);
+        try {
+            journal.append(events);
+        } catch (JournalException e) {
+            journalFailed(e);
+        }
         changes++;
+    }
+
+    /**
+     * The disk refused a journal write: say so once, keep every event in memory (the state already
+     * follows them), keep tracking running jobs, and start nothing new until a write succeeds.
+     */
+    private void journalFailed(JournalException e) {
+        if (journalFailing.isEmpty()) {
+            journalFailing = Optional.of(e.getMessage());
+            dirty = true;
+            emit(new SchedulerEvent.Warning(now(), e.getMessage() + " — running jobs keep running and are tracked;"
+                    + " no new job starts until the journal can be written; nothing recorded is lost meanwhile"));
+        }
+    }
+
+    private void retryJournal() {
+        if (journalFailing.isEmpty()) {
+            return;
+        }
+        try {
+            journal.force();
+        } catch (JournalException e) {
+            return;
+        }
+        journalFailing = Optional.empty();
+        changes++;
+        emit(new SchedulerEvent.Warning(now(), "journal " + journal.path() + " is writable again; every queued event"
+                + " was written and dispatch resumes"));
     }
 
     private void emitBoard() {

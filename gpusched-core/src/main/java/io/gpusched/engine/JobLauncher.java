@@ -13,11 +13,31 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * Starts a job: {@code setsid /bin/sh -c CMD} so the job leads its own session and process group (its
- * pid is both ids), in the scheduler's working directory, stdin from {@code /dev/null}, stdout and
+ * Starts a job: {@code setsid /bin/sh -c WRAPPER} so the job leads its own session and process group
+ * (its pid is both ids), in the scheduler's working directory, stdin from {@code /dev/null}, stdout and
  * stderr appended to its log, and the environment telling it which GPUs it got.
+ *
+ * <p>The wrapper is a few lines of {@code sh} around the user's command: it writes its pid to the run's
+ * pid file, runs the command in a subshell (so an {@code exit} in the command ends only the command),
+ * and writes the command's exit status to the run's exit file. That status survives the scheduler: a
+ * job that finishes while no scheduler is watching is journaled with its real outcome on restart and
+ * never run again. The wrapper traps SIGTERM with a no-op handler, so it outlives its command while the
+ * command shuts down gracefully (a handler, unlike an ignored signal, is not inherited by what the
+ * command starts); if the wrapper itself is killed, no status is written and the run counts as
+ * interrupted.
  */
 final class JobLauncher {
+    /** Environment entry every process of a run inherits, so escaped processes can still be found. */
+    static final String RUN_VARIABLE = "GPUSCHED_RUN";
+
+    // $1 pid file, $2 exit file, $3 the command. The positional parameters are cleared before the
+    // command runs, as they are under a plain `sh -c CMD`; the wrapper's own names are prefixed so a
+    // command is unlikely to read them by accident.
+    static final String WRAPPER = "trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3; shift 3; "
+            + "printf '%s\\n' $$ >\"$__gs_p\"; "
+            + "( trap 'exit 143' TERM; eval \"$__gs_c\" ); __gs_rc=$?; "
+            + "printf '%s\\n' $__gs_rc >\"$__gs_e\"; exit $__gs_rc";
+
     private final Path setsid;
     private final Path workDir;
     private final Map<String, String> extraEnv;
@@ -45,10 +65,16 @@ final class JobLauncher {
         return Optional.empty();
     }
 
-    Process launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars)
-            throws IOException {
+    /**
+     * @param runToken value of {@link #RUN_VARIABLE} for this run, unique per journal and run
+     * @param pidFile where the wrapper writes its pid
+     * @param exitFile where the wrapper writes the command's exit status
+     */
+    Process launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
+                   String runToken, Path pidFile, Path exitFile) throws IOException {
         Files.createDirectories(log.getParent());
-        ProcessBuilder pb = new ProcessBuilder(setsid.toString(), "/bin/sh", "-c", command);
+        ProcessBuilder pb = new ProcessBuilder(setsid.toString(), "/bin/sh", "-c", WRAPPER, "sh",
+                pidFile.toString(), exitFile.toString(), command);
         pb.directory(workDir.toFile());
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -59,6 +85,7 @@ final class JobLauncher {
         env.put("CUDA_VISIBLE_DEVICES", visibleDevices(gpus, snapshot));
         env.put("GPUSCHED_GPUS", gpus.stream().map(String::valueOf).collect(Collectors.joining(",")));
         env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        env.put(RUN_VARIABLE, runToken);
         return pb.start();
     }
 

@@ -33,27 +33,108 @@ final class ProcFs {
     /** Every live process whose session is {@code sid}, the leader included. */
     List<Long> sessionMembers(long sid) {
         List<Long> members = new ArrayList<>();
+        for (long pid : pids()) {
+            String[] f = fieldsAfterName(pid);
+            if (f != null && f.length > 3 && !f[0].equals("Z") && f[3].equals(Long.toString(sid))) {
+                members.add(pid);
+            }
+        }
+        return members;
+    }
+
+    /**
+     * Every live process a job left behind: the members of its session, and processes that left the
+     * session (a daemon's {@code setsid}) but still carry the run's environment entry. Only processes
+     * born at or after {@code minStartTicks} (the job leader's start, in clock ticks since boot) can be
+     * the run's, so only their environments are read.
+     *
+     * @param sid the job's session id
+     * @param envEntry {@code NAME=value} the run's processes inherited
+     * @param minStartTicks start time of the job's leader; 0 reads every environment
+     */
+    List<Long> leftovers(long sid, String envEntry, long minStartTicks) {
+        byte[] entry = envEntry.getBytes(StandardCharsets.UTF_8);
+        String sidText = Long.toString(sid);
+        List<Long> out = new ArrayList<>();
+        for (long pid : pids()) {
+            String[] f = fieldsAfterName(pid);
+            if (f == null || f.length <= 19 || f[0].equals("Z")) {
+                continue;
+            }
+            if (f[3].equals(sidText)) {
+                out.add(pid);
+                continue;
+            }
+            long start;
+            try {
+                start = Long.parseLong(f[19]);
+            } catch (NumberFormatException e) {
+                continue;
+            }
+            if (start >= minStartTicks && environContains(pid, entry)) {
+                out.add(pid);
+            }
+        }
+        return out;
+    }
+
+    /** Every live process whose environment holds {@code envEntry} exactly (one {@code NAME=value}). */
+    List<Long> carriers(String envEntry) {
+        byte[] entry = envEntry.getBytes(StandardCharsets.UTF_8);
+        List<Long> out = new ArrayList<>();
+        for (long pid : pids()) {
+            if (!isZombie(pid) && environContains(pid, entry)) {
+                out.add(pid);
+            }
+        }
+        return out;
+    }
+
+    /** Start time of a process in clock ticks since boot (field 22 of its stat), if it is alive here. */
+    OptionalLong startTicks(long pid) {
+        return field(pid, 19);
+    }
+
+    private boolean environContains(long pid, byte[] entry) {
+        byte[] env;
+        try {
+            env = Files.readAllBytes(proc.resolve(Long.toString(pid)).resolve("environ"));
+        } catch (IOException | SecurityException e) {
+            return false;
+        }
+        // Entries are NUL-separated; match whole entries only, so RUN=1 does not match RUN=12.
+        int i = 0;
+        while (i < env.length) {
+            int end = i;
+            while (end < env.length && env[end] != 0) {
+                end++;
+            }
+            if (end - i == entry.length && java.util.Arrays.equals(env, i, end, entry, 0, entry.length)) {
+                return true;
+            }
+            i = end + 1;
+        }
+        return false;
+    }
+
+    private List<Long> pids() {
+        List<Long> pids = new ArrayList<>();
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(proc)) {
             for (Path d : dirs) {
                 String name = d.getFileName().toString();
                 if (name.isEmpty() || !Character.isDigit(name.charAt(0))) {
                     continue;
                 }
-                long pid;
                 try {
-                    pid = Long.parseLong(name);
+                    pids.add(Long.parseLong(name));
                 } catch (NumberFormatException e) {
-                    continue;
-                }
-                OptionalLong s = sessionOf(pid);
-                if (s.isPresent() && s.getAsLong() == sid && !isZombie(pid)) {
-                    members.add(pid);
+                    // not a process directory
                 }
             }
         } catch (IOException e) {
-            return members;
+            return pids;
         }
-        return members;
+        return pids;
     }
 
     boolean sessionAlive(long sid) {
@@ -67,7 +148,8 @@ final class ProcFs {
 
     /**
      * Fields after the command name: the name is in parentheses and may itself hold spaces and
-     * parentheses, so split after the last ')'. Index 0 is the state, 1 ppid, 2 pgrp, 3 session.
+     * parentheses, so split after the last ')'. Index 0 is the state, 1 ppid, 2 pgrp, 3 session, 19
+     * start time.
      */
     private OptionalLong field(long pid, int index) {
         String[] f = fieldsAfterName(pid);

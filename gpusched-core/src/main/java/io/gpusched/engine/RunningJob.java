@@ -20,6 +20,12 @@ final class RunningJob {
     final long pid;
     final Path log;
     final Instant startedAt;
+    /** Run number in the journal; names the run's pid and exit files. */
+    final long run;
+    /** {@link JobLauncher#RUN_VARIABLE}'s value for this run. */
+    final String token;
+    /** The leader's start time in clock ticks since boot; 0 when it could not be read. */
+    final long startTicks;
     final TreeMap<Integer, Long> currentMib = new TreeMap<>();
     final TreeMap<Integer, Long> peakMib = new TreeMap<>();
     boolean attributed;
@@ -31,7 +37,8 @@ final class RunningJob {
     Instant stopSentAt;
     boolean killEscalated;
 
-    RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, Process process, Path log, Instant startedAt) {
+    RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, Process process, Path log, Instant startedAt,
+               long run, String token, long startTicks) {
         this.spec = spec;
         this.no = no;
         this.declaredMib = declaredMib;
@@ -40,6 +47,9 @@ final class RunningJob {
         this.pid = process.pid();
         this.log = log;
         this.startedAt = startedAt;
+        this.run = run;
+        this.token = token;
+        this.startTicks = startTicks;
         for (int g : gpus) {
             currentMib.put(g, 0L);
         }

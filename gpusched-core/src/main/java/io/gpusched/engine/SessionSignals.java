@@ -33,10 +33,35 @@ final class SessionSignals {
         return total;
     }
 
+    /**
+     * SIGKILL to everything a finished run left behind, in its session or escaped from it with the
+     * run's environment entry (see {@link ProcFs#leftovers}), repeated while new ones appear (bounded).
+     *
+     * @return how many processes were killed
+     */
+    int killLeftovers(long sid, String envEntry, long minStartTicks) {
+        int total = 0;
+        for (int pass = 0; pass < 5; pass++) {
+            int n = send(procFs.leftovers(sid, envEntry, minStartTicks), true);
+            total += n;
+            if (n == 0) {
+                break;
+            }
+        }
+        return total;
+    }
+
     private int signal(long sid, boolean forcibly) {
-        List<Long> members = procFs.sessionMembers(sid);
+        return send(procFs.sessionMembers(sid), forcibly);
+    }
+
+    private static int send(List<Long> members, boolean forcibly) {
         int n = 0;
+        long self = ProcessHandle.current().pid();
         for (long pid : members) {
+            if (pid == self) {
+                continue; // a scheduler started from inside a job carries that job's entry too
+            }
             Optional<ProcessHandle> h = ProcessHandle.of(pid);
             if (h.isPresent()) {
                 boolean sent = forcibly ? h.get().destroyForcibly() : h.get().destroy();

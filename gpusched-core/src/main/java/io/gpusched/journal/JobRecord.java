@@ -1,5 +1,6 @@
 package io.gpusched.journal;
 
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -11,28 +12,41 @@ import java.util.Set;
  * @param no display number, once seen
  * @param command shell command, once seen
  * @param attempts attempts that ended (OOM retries and the final one)
- * @param status {@code pending}, {@code running}, or a terminal status
+ * @param status {@code pending}, {@code launching}, {@code running}, or a terminal status
  * @param returncode exit code of the terminal attempt
  * @param nextVramMib bumped declaration for the next attempt, after an OOM
  * @param runningPgid process group of an attempt that started and has no outcome yet; present on load
  *     means a previous scheduler died while it ran
  * @param peakMib per-GPU peaks of the terminal attempt
+ * @param run run number of the attempt in flight ({@code launching} or {@code running}), when the
+ *     journal names one; its pid and exit-status files are found by it
+ * @param gpus GPUs of the attempt in flight, or of the last one
  */
 public record JobRecord(OptionalInt no, String command, int attempts, String status, OptionalInt returncode,
-                        OptionalLong nextVramMib, OptionalLong runningPgid, Map<Integer, Long> peakMib) {
+                        OptionalLong nextVramMib, OptionalLong runningPgid, Map<Integer, Long> peakMib,
+                        OptionalLong run, List<Integer> gpus) {
 
     /** Terminal statuses: a job in one of these is never dispatched again. */
     public static final Set<String> TERMINAL = Set.of("ok", "failed", "timeout", "infeasible", "failed_oom", "cancelled");
 
-    /** Copies the map. */
+    /** Copies the map and list. */
     public JobRecord {
         peakMib = Map.copyOf(peakMib);
+        gpus = List.copyOf(gpus);
     }
 
     /** @return the record of a job never seen */
     public static JobRecord unseen() {
         return new JobRecord(OptionalInt.empty(), "", 0, "pending", OptionalInt.empty(), OptionalLong.empty(),
-                OptionalLong.empty(), Map.of());
+                OptionalLong.empty(), Map.of(), OptionalLong.empty(), List.of());
+    }
+
+    /**
+     * @return whether an attempt was about to be spawned when the journal ends: a {@code launching}
+     *     intent with no {@code started} after it
+     */
+    public boolean launching() {
+        return "launching".equals(status);
     }
 
     /** @return whether the job is done for good */
@@ -49,17 +63,25 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
     public JobRecord apply(JournalEvent e) {
         if (e instanceof JournalEvent.Seen s) {
             return new JobRecord(OptionalInt.of(s.no()), s.command(), attempts, status, returncode, nextVramMib,
-                    runningPgid, peakMib);
+                    runningPgid, peakMib, run, gpus);
+        } else if (e instanceof JournalEvent.Launching l) {
+            return new JobRecord(no, command, attempts, "launching", returncode, nextVramMib, OptionalLong.empty(),
+                    peakMib, OptionalLong.of(l.run()), l.gpus());
         } else if (e instanceof JournalEvent.Started s) {
-            return new JobRecord(no, command, attempts, "running", returncode, nextVramMib, OptionalLong.of(s.pgid()), peakMib);
+            // The run number carries over from the intent just before; a journal of the original tool
+            // has none.
+            return new JobRecord(no, command, attempts, "running", returncode, nextVramMib, OptionalLong.of(s.pgid()),
+                    peakMib, launching() ? run : OptionalLong.empty(), s.gpus());
         } else if (e instanceof JournalEvent.Interrupted) {
-            return new JobRecord(no, command, attempts, "pending", returncode, nextVramMib, OptionalLong.empty(), peakMib);
+            return new JobRecord(no, command, attempts, "pending", returncode, nextVramMib, OptionalLong.empty(), peakMib,
+                    OptionalLong.empty(), gpus);
         } else if (e instanceof JournalEvent.Oom o) {
             return new JobRecord(no, command, o.attempts(), "pending", returncode,
-                    o.nextVramMib().isPresent() ? o.nextVramMib() : nextVramMib, OptionalLong.empty(), peakMib);
+                    o.nextVramMib().isPresent() ? o.nextVramMib() : nextVramMib, OptionalLong.empty(), peakMib,
+                    OptionalLong.empty(), gpus);
         }
         JournalEvent.Done d = (JournalEvent.Done) e;
         return new JobRecord(no, command, attempts + 1, d.status(), OptionalInt.of(d.returncode()), nextVramMib,
-                OptionalLong.empty(), d.peakMib());
+                OptionalLong.empty(), d.peakMib(), OptionalLong.empty(), gpus);
     }
 }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -14,7 +15,8 @@ import java.util.List;
  * The append-only {@code journal.jsonl}: the scheduler's only persistent state. Loading tolerates a
  * torn or garbage line (skipped, with one warning) and unknown event types from newer versions.
  * Appends are written and forced to disk before {@link #append} returns, so anything the scheduler
- * reported having done survives a crash. Owned by one thread.
+ * reported having done survives a crash. When the disk refuses a write, the events are still folded
+ * and kept queued in memory, and written first when the disk accepts writes again. Owned by one thread.
  */
 public final class Journal implements AutoCloseable {
     private final Path path;
@@ -111,11 +113,13 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Appends events as lines, forces them to disk, then folds them in. Also forces any earlier
-     * {@link #appendUnforced} writes, in the same {@code fsync}.
+     * Appends events as lines, folds them in, and forces them to disk, together with any earlier
+     * {@link #appendUnforced} writes, in one {@code fsync}.
      *
      * @param events events to record, in order
-     * @throws JournalException if writing fails (disk full, read-only); nothing is folded then
+     * @throws JournalException if writing or forcing fails (disk full, read-only); the events are folded
+     *     all the same and kept in memory, and every later {@link #append}/{@link #force} writes them
+     *     first, in order — see {@link #behind()}
      */
     public void append(List<? extends JournalEvent> events) {
         appendUnforced(events);
@@ -123,12 +127,16 @@ public final class Journal implements AutoCloseable {
     }
 
     /**
-     * Writes events (one {@code write}) and folds them in, without forcing them to disk: a group of
-     * appends then shares one {@code fsync} at {@link #force()}. The caller must call {@link #force()}
-     * before it reports or acts on anything these events record.
+     * Folds events in and writes them as lines (one {@code write}) without forcing them to disk: a
+     * group of appends then shares one {@code fsync} at {@link #force()}. The caller must call
+     * {@link #force()} before it reports or acts on anything these events record.
+     *
+     * <p>The fold happens first and always: the state must follow what the scheduler did (a job that
+     * ended must not be dispatched again because the disk was full when its end was recorded). Bytes
+     * the disk refused stay queued, in order, and are written before anything newer.
      *
      * @param events events to record, in order
-     * @throws JournalException if writing fails; nothing is folded then
+     * @throws JournalException if writing fails; the events are folded and queued all the same
      */
     public void appendUnforced(List<? extends JournalEvent> events) {
         if (events.isEmpty()) {
@@ -137,32 +145,27 @@ public final class Journal implements AutoCloseable {
         StringBuilder sb = new StringBuilder();
         if (pendingNewline) {
             sb.append('\n');
+            pendingNewline = false;
         }
         for (JournalEvent e : events) {
             sb.append(codec.encode(e)).append('\n');
         }
-        ByteBuffer buf = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
-        try {
-            while (buf.hasRemaining()) {
-                channel.write(buf);
-            }
-        } catch (IOException e) {
-            throw new JournalException("cannot write journal " + path + ": " + e.getMessage(), e);
-        }
-        unforced = true;
-        pendingNewline = false;
         for (JournalEvent e : events) {
             state.apply(e);
         }
+        backlog.add(ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8)));
+        writeBacklog();
     }
 
     /**
-     * Forces every write since the last force to disk (one {@code fsync}); does nothing when there is
-     * none.
+     * Writes whatever the disk refused before, then forces every write since the last force to disk
+     * (one {@code fsync}); does nothing when there is none.
      *
-     * @throws JournalException if the disk refuses; the events stay folded, and the next force tries again
+     * @throws JournalException if the disk refuses; nothing is lost from memory, and the next force
+     *     tries again
      */
     public void force() {
+        writeBacklog();
         if (!unforced) {
             return;
         }
@@ -174,11 +177,39 @@ public final class Journal implements AutoCloseable {
         unforced = false;
     }
 
-    /** @return whether some appended events are not yet forced to disk */
-    public boolean hasUnforced() {
-        return unforced;
+    /**
+     * A write that fails part-way leaves its head in the file; the tail is written next time, so the
+     * line ends up whole and nothing is written twice.
+     */
+    private void writeBacklog() {
+        try {
+            while (!backlog.isEmpty()) {
+                ByteBuffer buf = backlog.peekFirst();
+                while (buf.hasRemaining()) {
+                    channel.write(buf);
+                    unforced = true;
+                }
+                backlog.removeFirst();
+            }
+        } catch (IOException e) {
+            throw new JournalException("cannot write journal " + path + ": " + e.getMessage(), e);
+        }
     }
 
+    /** @return whether some appended events are not yet forced to disk */
+    public boolean hasUnforced() {
+        return unforced || !backlog.isEmpty();
+    }
+
+    /**
+     * @return whether some folded events are not yet written to the file because the disk refused
+     *     them; they are written by the next successful {@link #append} or {@link #force()}
+     */
+    public boolean behind() {
+        return !backlog.isEmpty();
+    }
+
+    private final ArrayDeque<ByteBuffer> backlog = new ArrayDeque<>();
     private boolean unforced;
 
     /**
@@ -193,8 +224,11 @@ public final class Journal implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (unforced) {
-                channel.force(false);
+            try {
+                force();
+            } catch (JournalException e) {
+                // Already reported by the failing append; what is still queued is lost with this process,
+                // and a restart recovers those jobs' outcomes from their exit-status files.
             }
             channel.close();
         } catch (IOException ignored) {

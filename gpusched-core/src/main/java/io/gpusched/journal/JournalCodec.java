@@ -38,6 +38,14 @@ public final class JournalCodec {
                 g.writeStringField("event", "seen");
                 g.writeNumberField("no", s.no());
                 g.writeStringField("command", s.command());
+            } else if (e instanceof JournalEvent.Launching l) {
+                g.writeStringField("event", "launching");
+                g.writeNumberField("run", l.run());
+                g.writeArrayFieldStart("gpus");
+                for (int gpu : l.gpus()) {
+                    g.writeNumber(gpu);
+                }
+                g.writeEndArray();
             } else if (e instanceof JournalEvent.Started s) {
                 g.writeStringField("event", "started");
                 g.writeNumberField("pgid", s.pgid());
@@ -114,6 +122,8 @@ public final class JournalCodec {
                 return Optional.of(new JournalEvent.Seen(k, (int) integer(fields, "no", 0), string(fields, "command")));
             case "started":
                 return Optional.of(new JournalEvent.Started(k, integer(fields, "pgid", 0), gpus(fields.get("gpus"))));
+            case "launching":
+                return Optional.of(new JournalEvent.Launching(k, integer(fields, "run", 0), gpus(fields.get("gpus"))));
             case "interrupted":
                 return Optional.of(new JournalEvent.Interrupted(k));
             case "oom":

@@ -31,6 +31,25 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * Intent, written just before a job is spawned: run {@code run} of this job is about to start on
+     * {@code gpus}. A restarted scheduler that finds it without a later {@code started} looks for the
+     * run's pid and exit-status files (and for live processes carrying the run's token) to learn
+     * whether the spawn happened, instead of guessing. Not in the original tool's journals; the
+     * original skips it.
+     *
+     * @param key identity key
+     * @param run run number, unique within this journal
+     * @param gpus the GPUs it will get
+     */
+    record Launching(String key, long run, List<Integer> gpus) implements JournalEvent {
+        /** Copies the list. */
+        public Launching {
+            Objects.requireNonNull(key);
+            gpus = List.copyOf(gpus);
+        }
+    }
+
+    /**
      * A job was launched.
      *
      * @param key identity key

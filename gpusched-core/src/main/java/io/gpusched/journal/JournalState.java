@@ -10,6 +10,7 @@ import java.util.Map;
 public final class JournalState {
     private final Map<String, JobRecord> records = new HashMap<>();
     private int nextNo = 1;
+    private long nextRun = 1;
 
     /**
      * Folds one event in.
@@ -20,6 +21,8 @@ public final class JournalState {
         records.put(e.key(), record(e.key()).apply(e));
         if (e instanceof JournalEvent.Seen s) {
             nextNo = Math.max(nextNo, s.no() + 1);
+        } else if (e instanceof JournalEvent.Launching l) {
+            nextRun = Math.max(nextRun, l.run() + 1);
         }
     }
 
@@ -34,6 +37,11 @@ public final class JournalState {
     /** @return the display number the next newly seen job gets */
     public int nextNo() {
         return nextNo;
+    }
+
+    /** @return the run number the next launch gets: one above any the journal names */
+    public long nextRun() {
+        return nextRun;
     }
 
     /** @return every key's record (a read-only view) */

@@ -1,0 +1,102 @@
+package io.gpusched.engine;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * The two small files each run of a job leaves in {@code <log-dir>/runs/}: {@code jobNNN.runR.pid},
+ * written by the job's wrapper shell as its first act (its pid, which is also its session id), and
+ * {@code jobNNN.runR.exit}, written when the command exits on its own (its exit status). They are how
+ * a restarted scheduler learns what happened while nobody watched: a run with an exit file ran to
+ * completion and is never started again; one with a pid file and no exit file was spawned.
+ *
+ * <p>A value counts only once its line is complete (ends in a newline), so a file read while its
+ * writer is mid-write reads as absent, never as a wrong number.
+ */
+final class RunFiles {
+    private final Path dir;
+
+    RunFiles(Path logDir) {
+        this.dir = logDir.resolve("runs");
+    }
+
+    Path dir() {
+        return dir;
+    }
+
+    Path pidFile(int no, long run) {
+        return dir.resolve(String.format("job%03d.run%d.pid", no, run));
+    }
+
+    Path exitFile(int no, long run) {
+        return dir.resolve(String.format("job%03d.run%d.exit", no, run));
+    }
+
+    /**
+     * Makes sure nothing stale answers for this run: a journal that lost its tail may hand out a run
+     * number again, and the old files must not speak for the new run.
+     */
+    void prepare(int no, long run) throws IOException {
+        Files.createDirectories(dir);
+        Files.deleteIfExists(pidFile(no, run));
+        Files.deleteIfExists(exitFile(no, run));
+    }
+
+    OptionalLong pid(int no, long run) {
+        OptionalLong v = number(pidFile(no, run));
+        return v.isPresent() && v.getAsLong() > 0 ? v : OptionalLong.empty();
+    }
+
+    OptionalInt exitCode(int no, long run) {
+        OptionalLong v = number(exitFile(no, run));
+        return v.isPresent() && v.getAsLong() >= 0 && v.getAsLong() <= 255
+                ? OptionalInt.of((int) v.getAsLong()) : OptionalInt.empty();
+    }
+
+    /** Best effort: the files are small and only consulted for runs the journal leaves open. */
+    void remove(int no, long run) {
+        try {
+            Files.deleteIfExists(pidFile(no, run));
+            Files.deleteIfExists(exitFile(no, run));
+        } catch (IOException ignored) {
+            // a leftover file is harmless: prepare() clears it before its run number is used again
+        }
+    }
+
+    /** For {@code --fresh}: a new journal starts its run numbers again at 1. */
+    void removeAll() throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "job*.run*.{pid,exit}")) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
+    private static OptionalLong number(Path file) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return OptionalLong.empty();
+        } catch (IOException e) {
+            return OptionalLong.empty();
+        }
+        if (bytes.length < 2 || bytes.length > 24 || bytes[bytes.length - 1] != '\n') {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(new String(bytes, 0, bytes.length - 1, StandardCharsets.US_ASCII).trim()));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
+}

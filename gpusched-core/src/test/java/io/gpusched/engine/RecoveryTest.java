@@ -1,0 +1,258 @@
+package io.gpusched.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.JobStatus;
+import io.gpusched.RunSummary;
+import io.gpusched.Scheduler;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerOptions;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.Journal;
+import io.gpusched.journal.JournalEvent;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What a restarted scheduler does with the runs a killed one left behind: the journal's
+ * {@code launching}/{@code started} lines and each run's pid and exit-status files. Each test writes
+ * the dead scheduler's journal by hand and runs a real scheduler on it.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RecoveryTest {
+    @TempDir
+    Path dir;
+
+    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
+
+    private static final SchedulerOptions FAST = SchedulerOptions.defaults()
+            .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
+
+    private Path logs() {
+        return dir.resolve("logs");
+    }
+
+    private RunSummary run(JobSpec job) {
+        return Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs())
+                .jobs(List.of(job)).listener(events::add).build().run();
+    }
+
+    /** A job that appends a line to {@code marker} each time its command runs. */
+    private JobSpec countingJob(String extra) {
+        return JobSpec.parse("[vram=1G] " + extra + "echo ran >> " + dir.resolve("marker"));
+    }
+
+    private int runs() throws IOException {
+        Path marker = dir.resolve("marker");
+        return Files.exists(marker) ? (int) Files.readAllLines(marker).stream().filter("ran"::equals).count() : 0;
+    }
+
+    private void deadSchedulerWrote(JournalEvent... lines) {
+        try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
+            j.append(List.of(lines));
+        }
+    }
+
+    private static long deadPid() throws Exception {
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        return p.pid();
+    }
+
+    private JobRecord finalRecord(JobSpec job) {
+        try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
+            return j.state().record(job.key());
+        }
+    }
+
+    private String token(long run) {
+        return logs().resolve("journal.jsonl").toAbsolutePath() + "#" + run;
+    }
+
+    @Test
+    void jobThatFinishedWhileNoSchedulerWatchedIsRecordedAndNotRunAgain() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)),
+                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
+        Files.createDirectories(logs().resolve("runs"));
+        Files.writeString(logs().resolve("runs/job001.run1.exit"), "0\n");
+
+        RunSummary s = run(job);
+
+        assertEquals(0, runs(), "the command ran again although it had completed");
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertEquals("ok", finalRecord(job).status());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w
+                && w.message().contains("while no scheduler was watching")));
+    }
+
+    @Test
+    void orphanThatFailedWhileUnwatchedKeepsItsRealExitCode() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)),
+                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
+        Files.createDirectories(logs().resolve("runs"));
+        Files.writeString(logs().resolve("runs/job001.run1.exit"), "42\n");
+
+        RunSummary s = run(job);
+
+        assertEquals(0, runs());
+        assertEquals(JobStatus.FAILED, s.results().get(0).status());
+        assertEquals(42, s.results().get(0).exitCode());
+        assertEquals(42, s.exitCode());
+    }
+
+    @Test
+    void orphanKilledBeforeItsCommandEndedRunsAgainOnce() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)),
+                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
+
+        RunSummary s = run(job);
+
+        assertEquals(1, runs());
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanRequeued));
+    }
+
+    @Test
+    void halfWrittenExitFileIsNotTakenAsAnOutcome() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)),
+                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
+        Files.createDirectories(logs().resolve("runs"));
+        Files.writeString(logs().resolve("runs/job001.run1.exit"), "1"); // no newline: the writer died mid-write
+
+        RunSummary s = run(job);
+
+        assertEquals(1, runs());
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+    }
+
+    @Test
+    void launchIntentWithNoTraceOfASpawnRunsTheJobOnce() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)));
+
+        RunSummary s = run(job);
+
+        assertEquals(1, runs());
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertEquals(2, Files.readAllLines(logs().resolve("journal.jsonl")).stream()
+                .filter(l -> l.contains("\"launching\"")).count(), "a second run gets a new run number");
+    }
+
+    @Test
+    void spawnedJobWhoseStartedLineWasLostIsWaitedForAndNotRelaunched() throws Exception {
+        JobSpec job = countingJob("sleep 1; ");
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)));
+        Process orphan = wrapped(job.command(), logs().resolve("runs/job001.run1.pid"),
+                logs().resolve("runs/job001.run1.exit"), token(1));
+        awaitFile(logs().resolve("runs/job001.run1.pid"));
+
+        RunSummary s = run(job);
+
+        assertFalse(orphan.isAlive());
+        assertEquals(1, runs(), "the orphan was launched a second time");
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanFound));
+    }
+
+    @Test
+    void spawnedJobFoundOnlyByItsRunTokenIsNotRelaunched() throws Exception {
+        // The wrapper had not written its pid file yet (or could not): the run's environment entry
+        // still identifies it.
+        JobSpec job = countingJob("sleep 1; ");
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)));
+        Path elsewhere = dir.resolve("not-the-pid-file");
+        Process orphan = wrapped(job.command(), elsewhere, logs().resolve("runs/job001.run1.exit"), token(1));
+        awaitFile(elsewhere);
+
+        RunSummary s = run(job);
+
+        assertFalse(orphan.isAlive());
+        assertEquals(1, runs());
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+    }
+
+    @Test
+    void commandRunsWithThePlainShellsArgumentsAndExitSemantics() throws Exception {
+        Path out = dir.resolve("args.txt");
+        JobSpec args = JobSpec.parse("[vram=1G] echo \"[$1][$#][$0]\" > " + out + "; exit 3");
+        RunSummary s = run(args);
+        assertEquals("[][0][sh]", Files.readString(out).strip());
+        assertEquals(3, s.results().get(0).exitCode());
+        assertEquals(JobStatus.FAILED, s.results().get(0).status());
+        try (var left = Files.list(logs().resolve("runs"))) {
+            assertEquals(List.of(), left.toList(), "a journaled outcome leaves no run files behind");
+        }
+    }
+
+    @Test
+    void processesAJobLeavesBehindAreKilledWhenItEnds() throws Exception {
+        Path daemonPid = dir.resolve("daemon.pid");
+        Path childPid = dir.resolve("child.pid");
+        // One daemon that leaves the session, one plain background child; the job itself exits at once.
+        JobSpec job = JobSpec.parse("[vram=1G] setsid sh -c 'echo $$ > " + daemonPid + "; exec sleep 300' & "
+                + "sleep 300 & echo $! > " + childPid + "; while [ ! -s " + daemonPid + " ]; do sleep 0.01; done");
+        RunSummary s = run(job);
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        for (Path p : List.of(daemonPid, childPid)) {
+            long pid = Long.parseLong(Files.readString(p).strip());
+            assertTrue(gone(pid), "process " + pid + " from " + p.getFileName() + " outlived its job");
+        }
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w
+                && w.message().contains("left 2 processes running")), events.toString());
+    }
+
+    private Process wrapped(String command, Path pidFile, Path exitFile, String token) throws IOException {
+        Files.createDirectories(exitFile.getParent());
+        ProcessBuilder pb = new ProcessBuilder("setsid", "/bin/sh", "-c", JobLauncher.WRAPPER, "sh",
+                pidFile.toString(), exitFile.toString(), command);
+        pb.environment().put(JobLauncher.RUN_VARIABLE, token);
+        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true);
+        return pb.start();
+    }
+
+    private static void awaitFile(Path p) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((!Files.exists(p) || Files.size(p) == 0) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(Files.exists(p), p + " never appeared");
+    }
+
+    private static boolean gone(long pid) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (System.nanoTime() < deadline) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+                if (stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z")) {
+                    return true;
+                }
+            } catch (IOException e) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return false;
+    }
+}
