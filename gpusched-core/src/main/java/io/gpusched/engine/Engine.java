@@ -789,6 +789,11 @@ public final class Engine {
      */
     private void orphanEnded(JobSpec spec, JobRecord r) {
         int no = r.no().orElse(0);
+        if (r.run().isPresent()) {
+            // Its session is gone; a daemon it started may have left the session but not the run.
+            signals.killLeftovers(r.runningPgid().orElse(0), JobLauncher.RUN_VARIABLE + "=" + tokenPrefix
+                    + r.run().getAsLong(), 0);
+        }
         OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
         if (code.isEmpty()) {
             record(List.of(new JournalEvent.Interrupted(spec.key())));

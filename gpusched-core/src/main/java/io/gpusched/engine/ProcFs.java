@@ -33,6 +33,9 @@ final class ProcFs {
     /** Every live process whose session is {@code sid}, the leader included. */
     List<Long> sessionMembers(long sid) {
         List<Long> members = new ArrayList<>();
+        if (sid <= 1) {
+            return members; // session 0 holds the kernel's threads, 1 is init's: never a job's
+        }
         for (long pid : pids()) {
             String[] f = fieldsAfterName(pid);
             if (f != null && f.length > 3 && !f[0].equals("Z") && f[3].equals(Long.toString(sid))) {
@@ -61,7 +64,7 @@ final class ProcFs {
             if (f == null || f.length <= 19 || f[0].equals("Z")) {
                 continue;
             }
-            if (f[3].equals(sidText)) {
+            if (sid > 1 && f[3].equals(sidText)) {
                 out.add(pid);
                 continue;
             }
