@@ -47,9 +47,9 @@ final class BoundedBackend implements AutoCloseable {
      */
     GpuSnapshot snapshot() {
         if (inFlight != null && !inFlight.isDone()) {
-            throw new BackendException("GPU backend has still not answered a query sent "
-                    + seconds(Duration.ofNanos(System.nanoTime() - inFlightSince)) + " ago (bound "
-                    + seconds(bound) + "); not asking again until it does");
+            throw new BackendException("GPU backend still stuck on a query sent "
+                    + seconds(Duration.ofNanos(System.nanoTime() - inFlightSince)) + " ago, over the "
+                    + seconds(bound) + " bound; not asking again until it returns");
         }
         inFlightSince = System.nanoTime();
         inFlight = worker.submit(backend::snapshot);

