@@ -31,6 +31,10 @@ import java.util.Set;
  * @param backendFailureLimit consecutive failed snapshots after which dispatch pauses (default 5)
  * @param visibleDevices what {@code CUDA_VISIBLE_DEVICES} names: device UUIDs when the backend knows
  *     them, or plain indices
+ * @param backendTimeout the longest the scheduler waits for one GPU snapshot ({@code --backend-timeout},
+ *     default 10 s); a backend that takes longer counts as failed for that round, and while that call
+ *     is still hung no other is made, so a hung driver never stops exits being handled or timeouts
+ *     being enforced
  */
 public record SchedulerOptions(
         long marginMib,
@@ -47,7 +51,8 @@ public record SchedulerOptions(
         boolean verbose,
         long verboseStepMib,
         int backendFailureLimit,
-        VisibleDevices visibleDevices) {
+        VisibleDevices visibleDevices,
+        Duration backendTimeout) {
 
     /** How jobs are told which GPUs they got. */
     public enum VisibleDevices {
@@ -75,6 +80,7 @@ public record SchedulerOptions(
      * @param verboseStepMib see {@link #verboseStepMib()}
      * @param backendFailureLimit see {@link #backendFailureLimit()}
      * @param visibleDevices see {@link #visibleDevices()}
+     * @param backendTimeout see {@link #backendTimeout()}
      */
     public SchedulerOptions {
         Objects.requireNonNull(allowedGpus, "allowedGpus");
@@ -82,6 +88,7 @@ public record SchedulerOptions(
         Objects.requireNonNull(sampleInterval, "sampleInterval");
         Objects.requireNonNull(killGrace, "killGrace");
         Objects.requireNonNull(visibleDevices, "visibleDevices");
+        Objects.requireNonNull(backendTimeout, "backendTimeout");
         allowedGpus = allowedGpus.map(Set::copyOf);
         require(marginMib >= 0, "--margin must be >= 0 MiB, got " + marginMib);
         require(idleThresholdMib >= 1, "--idle-threshold must be >= 1 MiB, got " + idleThresholdMib);
@@ -94,6 +101,10 @@ public record SchedulerOptions(
         require(!killGrace.isNegative(), "kill grace must be >= 0");
         require(verboseStepMib >= 1, "verbose step must be >= 1 MiB");
         require(backendFailureLimit >= 1, "backend failure limit must be >= 1");
+        require(!backendTimeout.isNegative() && backendTimeout.toMillis() >= 1,
+                "--backend-timeout must be at least 0.001 s, got " + seconds(backendTimeout));
+        require(backendTimeout.compareTo(Duration.ofDays(1)) <= 0,
+                "--backend-timeout must be at most 1 day, got " + seconds(backendTimeout));
         allowedGpus.ifPresent(s -> {
             require(!s.isEmpty(), "--gpus must name at least one GPU");
             s.forEach(i -> require(i >= 0, "--gpus indices must be >= 0, got " + i));
@@ -103,7 +114,8 @@ public record SchedulerOptions(
     /** @return the original tool's defaults */
     public static SchedulerOptions defaults() {
         return new SchedulerOptions(512, 200, 0.10, false, Optional.empty(), 0.10, Duration.ofSeconds(5),
-                Duration.ofMillis(250), false, 0, Duration.ofSeconds(10), false, 256, 5, VisibleDevices.UUID);
+                Duration.ofMillis(250), false, 0, Duration.ofSeconds(10), false, 256, 5, VisibleDevices.UUID,
+                Duration.ofSeconds(10));
     }
 
     /** @return the placement part of these options, for the {@link io.gpusched.alloc.Allocator} */
@@ -121,7 +133,7 @@ public record SchedulerOptions(
      * @return a copy with this margin
      */
     public SchedulerOptions withMarginMib(long v) {
-        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -129,7 +141,7 @@ public record SchedulerOptions(
      * @return a copy with this idle threshold
      */
     public SchedulerOptions withIdleThresholdMib(long v) {
-        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -137,7 +149,7 @@ public record SchedulerOptions(
      * @return a copy with this spike buffer
      */
     public SchedulerOptions withSpikeBuffer(double v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -145,7 +157,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withExclusive(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -153,7 +165,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withAllowedGpus(Set<Integer> v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -161,7 +173,7 @@ public record SchedulerOptions(
      * @return a copy with this tolerance
      */
     public SchedulerOptions withTolerance(double v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -169,7 +181,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withPoll(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -177,7 +189,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withSampleInterval(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -185,7 +197,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withWatch(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -193,7 +205,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withOomRetries(int v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -201,7 +213,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withKillGrace(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -209,7 +221,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withVerbose(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
     }
 
     /**
@@ -217,7 +229,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withBackendFailureLimit(int v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices, backendTimeout);
     }
 
     /**
@@ -225,7 +237,15 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withVisibleDevices(VisibleDevices v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v, backendTimeout);
+    }
+
+    /**
+     * @param v the longest wait for one GPU snapshot, more than 0 and at most 1 day
+     * @return a copy with this bound
+     */
+    public SchedulerOptions withBackendTimeout(Duration v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, v);
     }
 
     private static void require(boolean ok, String message) {

@@ -30,6 +30,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --poll S               seconds between scheduling rounds [5]; exits dispatch at once",
             "  --sample S             seconds between VRAM samples while jobs run [0.25]",
             "  --kill-grace S         seconds between SIGTERM and SIGKILL on timeout/cancel [10]",
+            "  --backend-timeout S    seconds to wait for one GPU query before it counts as failed [10]",
             "  --exclusive            one scheduled job per GPU, even when declarations fit [off]",
             "  --watch                keep running after the queue drains; pick up appended lines [off]",
             "  --oom-retries N        default CUDA-OOM retries; [retries=N] on a line may raise it [0]",
@@ -86,6 +87,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--poll" -> o = o.withPoll(seconds(a, value(a, inline, args)));
                     case "--sample" -> o = o.withSampleInterval(seconds(a, value(a, inline, args)));
                     case "--kill-grace" -> o = o.withKillGrace(seconds(a, value(a, inline, args)));
+                    case "--backend-timeout" -> o = o.withBackendTimeout(seconds(a, value(a, inline, args)));
                     case "--oom-retries" -> o = o.withOomRetries((int) integer(a, value(a, inline, args)));
                     case "--log-dir" -> logDir = Path.of(value(a, inline, args));
                     case "--visible-devices" -> o = o.withVisibleDevices(visible(value(a, inline, args)));

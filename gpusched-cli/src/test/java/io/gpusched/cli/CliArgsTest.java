@@ -51,6 +51,12 @@ class CliArgsTest {
     }
 
     @Test
+    void backendTimeoutDefaultsToTenSecondsAndTakesSeconds() {
+        assertEquals(Duration.ofSeconds(10), CliArgs.parse("j").options().backendTimeout());
+        assertEquals(Duration.ofMillis(2500), CliArgs.parse("j", "--backend-timeout", "2.5").options().backendTimeout());
+    }
+
+    @Test
     void optionValuesMayBeGivenWithEquals() {
         assertEquals(128, CliArgs.parse("j", "--margin=128").options().marginMib());
     }
@@ -67,6 +73,11 @@ class CliArgsTest {
         "--oom-retries x|--oom-retries needs a whole number",
         "--bogus|unknown option --bogus",
         "--visible-devices pci|--visible-devices must be uuid or index",
+        "--backend-timeout 0|--backend-timeout must be more than 0",
+        "--backend-timeout -3|--backend-timeout must be more than 0",
+        "--backend-timeout 90000|--backend-timeout must be more than 0 and at most 86400 seconds",
+        "--backend-timeout 0.0001|--backend-timeout must be at least 0.001 s",
+        "--backend-timeout soon|--backend-timeout needs a number",
     })
     void badOptionsAreOneLineErrorsWithExitCode2(String args, String message) throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
@@ -101,7 +112,7 @@ class CliArgsTest {
         assertEquals(0, run("--help"));
         String help = out.toString(StandardCharsets.UTF_8);
         for (String opt : new String[] {"--gpus", "--idle-threshold", "--margin", "--tolerance", "--spike-buffer", "--poll",
-            "--exclusive", "--watch", "--oom-retries", "--fresh", "--log-dir", "--verbose", "--sim", "--backend"}) {
+            "--exclusive", "--watch", "--oom-retries", "--fresh", "--log-dir", "--verbose", "--sim", "--backend", "--backend-timeout"}) {
             assertTrue(help.contains(opt), opt);
         }
         assertTrue(help.contains("[512]") && help.contains("[200]") && help.contains("[gpusched_logs]"));

@@ -69,6 +69,7 @@ public final class Engine {
     }
 
     private final GpuBackend backend;
+    private final BoundedBackend gpus;
     private final SchedulerOptions options;
     private final Allocator allocator;
     private final InstantSource clock;
@@ -142,6 +143,7 @@ public final class Engine {
     public Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
                   Optional<Path> jobsFile, List<JobSpec> jobs, Consumer<SchedulerEvent> listener) {
         this.backend = backend;
+        this.gpus = new BoundedBackend(backend, options.backendTimeout());
         this.options = options;
         this.allocator = new Allocator(options.placement());
         this.clock = clock;
@@ -213,6 +215,7 @@ public final class Engine {
                     Optional.of(logDir.resolve("status.txt")), backend.describe()));
             return loop();
         } finally {
+            gpus.close();
             journal.close();
         }
     }
@@ -391,7 +394,7 @@ public final class Engine {
     private boolean takeSnapshot() {
         GpuSnapshot snap;
         try {
-            snap = backend.snapshot();
+            snap = gpus.snapshot();
         } catch (BackendException | UnsupportedOperationException e) {
             backendFailures++;
             emit(new SchedulerEvent.BackendFailed(now(), e.getMessage(), backendFailures,
@@ -415,7 +418,7 @@ public final class Engine {
 
     private void sample() {
         try {
-            GpuSnapshot snap = backend.snapshot();
+            GpuSnapshot snap = gpus.snapshot();
             lastSnapshot = Optional.of(snap);
             attribute(snap);
         } catch (BackendException | UnsupportedOperationException e) {
