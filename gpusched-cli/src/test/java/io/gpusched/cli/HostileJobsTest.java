@@ -26,7 +26,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.function.Executable;
@@ -153,16 +152,12 @@ class HostileJobsTest {
     }
 
     @Test
-    @Disabled("needs the lead's leftover sweep; see report: setsid moves the daemon out of the job's session, "
-            + "so no session signal reaches it; it still carries GPUSCHED_JOB_KEY")
     void aDaemonThatLeavesTheJobsSessionDoesNotOutliveTheRun() throws Exception {
         String command = ": " + token + "; setsid sleep 300 & echo daemon-started";
         assertNothingOutlives(command, "ok/0");
     }
 
     @Test
-    @Disabled("needs the lead's leftover sweep; see report: a job that exits 0 is not swept, so children it "
-            + "leaves in its session (its own process group or not) keep running")
     void childrenLeftRunningByAJobThatExitsDoNotOutliveTheRun() throws Exception {
         String command = ": " + token + "; sleep 300 & perl -e 'setpgrp(0,0); sleep 300' & echo left-behind";
         assertNothingOutlives(command, "ok/0");
@@ -179,8 +174,6 @@ class HostileJobsTest {
     }
 
     @Test
-    @Disabled("reported: under a non-UTF-8 locale the JVM encodes process arguments as ASCII, so a job's "
-            + "non-ASCII characters reach /bin/sh as '?' (a glob wildcard); see report")
     void nonAsciiCommandsRunAsWrittenUnderACLocale() throws Exception {
         Hostile utf8 = hostileJobs().stream().filter(h -> h.name().equals("UTF-8")).findFirst().orElseThrow();
         Path logs = dir.resolve("logs");

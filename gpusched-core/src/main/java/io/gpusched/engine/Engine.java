@@ -717,7 +717,7 @@ public final class Engine {
         try {
             process = launcher.launch(p.spec().command(), gpus, snap, log,
                     Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
-                    token, runFiles.pidFile(p.no(), run), runFiles.exitFile(p.no(), run));
+                    token, runFiles.paths(p.no(), run));
         } catch (IOException e) {
             appendQuietly(new JournalEvent.Interrupted(p.spec().key()));
             warnOnce("cannot start job " + p.no() + " (log " + log + "): " + e.getMessage()

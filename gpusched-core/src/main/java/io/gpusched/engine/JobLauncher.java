@@ -5,6 +5,9 @@ import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.gpu.GpuStat;
 import java.io.File;
 import java.io.IOException;
+import java.nio.charset.Charset;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,11 +36,21 @@ final class JobLauncher {
     // $1 pid file, $2 exit file, $3 the command. The positional parameters are cleared before the
     // command runs, as they are under a plain `sh -c CMD`; the wrapper's own names are prefixed so a
     // command is unlikely to read them by accident.
-    static final String WRAPPER = "trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3; shift 3; "
-            + "printf '%s\\n' $$ >\"$__gs_p\"; "
-            + "( trap 'exit 143' TERM; eval \"$__gs_c\" ); __gs_rc=$?; "
-            + "printf '%s\\n' $__gs_rc >\"$__gs_e\"; exit $__gs_rc";
+    static final String WRAPPER = wrapper("eval \"$__gs_c\"");
 
+    // The same, with $3 naming a file that holds the command's UTF-8 bytes: used when the JVM's
+    // encoding for process arguments (the locale's) cannot carry the command, e.g. non-ASCII text
+    // under LANG=C, where it would arrive as '?' — a glob wildcard.
+    static final String WRAPPER_FROM_FILE = wrapper(". \"$__gs_c\"");
+
+    private static String wrapper(String runCommand) {
+        return "trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3; shift 3; "
+                + "printf '%s\\n' $$ >\"$__gs_p\"; "
+                + "( trap 'exit 143' TERM; " + runCommand + " ); __gs_rc=$?; "
+                + "printf '%s\\n' $__gs_rc >\"$__gs_e\"; exit $__gs_rc";
+    }
+
+    private final CharsetEncoder argumentEncoding = argumentCharset().newEncoder();
     private final Path setsid;
     private final Path workDir;
     private final Map<String, String> extraEnv;
@@ -67,14 +80,21 @@ final class JobLauncher {
 
     /**
      * @param runToken value of {@link #RUN_VARIABLE} for this run, unique per journal and run
-     * @param pidFile where the wrapper writes its pid
-     * @param exitFile where the wrapper writes the command's exit status
+     * @param run where the wrapper writes its pid and the command's exit status (and reads the
+     *     command, when the argument encoding cannot carry it)
      */
     Process launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
-                   String runToken, Path pidFile, Path exitFile) throws IOException {
+                   String runToken, RunFiles.Paths run) throws IOException {
         Files.createDirectories(log.getParent());
-        ProcessBuilder pb = new ProcessBuilder(setsid.toString(), "/bin/sh", "-c", WRAPPER, "sh",
-                pidFile.toString(), exitFile.toString(), command);
+        ProcessBuilder pb;
+        if (argumentEncoding.canEncode(command)) {
+            pb = new ProcessBuilder(setsid.toString(), "/bin/sh", "-c", WRAPPER, "sh",
+                    run.pid().toString(), run.exit().toString(), command);
+        } else {
+            Files.write(run.command(), command.getBytes(StandardCharsets.UTF_8));
+            pb = new ProcessBuilder(setsid.toString(), "/bin/sh", "-c", WRAPPER_FROM_FILE, "sh",
+                    run.pid().toString(), run.exit().toString(), run.command().toString());
+        }
         pb.directory(workDir.toFile());
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -87,6 +107,15 @@ final class JobLauncher {
         env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
         env.put(RUN_VARIABLE, runToken);
         return pb.start();
+    }
+
+    /** The charset the JDK encodes process arguments with: the locale's, not always UTF-8. */
+    private static Charset argumentCharset() {
+        try {
+            return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+        } catch (IllegalArgumentException e) {
+            return StandardCharsets.US_ASCII; // unknown: assume the narrowest, and use the file path
+        }
     }
 
     /** UUIDs name exactly the chosen devices whatever CUDA's own ordering; indices when any is unknown. */

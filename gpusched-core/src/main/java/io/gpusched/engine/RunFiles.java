@@ -38,6 +38,18 @@ final class RunFiles {
         return dir.resolve(String.format("job%03d.run%d.exit", no, run));
     }
 
+    Path commandFile(int no, long run) {
+        return dir.resolve(String.format("job%03d.run%d.cmd", no, run));
+    }
+
+    /** A run's files, for the launcher. */
+    record Paths(Path pid, Path exit, Path command) {
+    }
+
+    Paths paths(int no, long run) {
+        return new Paths(pidFile(no, run), exitFile(no, run), commandFile(no, run));
+    }
+
     /**
      * Makes sure nothing stale answers for this run: a journal that lost its tail may hand out a run
      * number again, and the old files must not speak for the new run.
@@ -64,6 +76,7 @@ final class RunFiles {
         try {
             Files.deleteIfExists(pidFile(no, run));
             Files.deleteIfExists(exitFile(no, run));
+            Files.deleteIfExists(commandFile(no, run));
         } catch (IOException ignored) {
             // a leftover file is harmless: prepare() clears it before its run number is used again
         }
@@ -74,7 +87,7 @@ final class RunFiles {
         if (!Files.isDirectory(dir)) {
             return;
         }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "job*.run*.{pid,exit}")) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "job*.run*.{pid,exit,cmd}")) {
             for (Path f : files) {
                 Files.deleteIfExists(f);
             }
