@@ -72,6 +72,10 @@ final class StableReader {
     }
 
     private static final long MIN_RECHECK_NANOS = 1_000_000;
+    // The steady round allocates nothing it need not.
+    private static final Look UNCHANGED = new Unchanged();
+    private static final Look STILL_REFUSED = new StillRefused();
+    private static final Look WAIT = new Wait();
 
     private final Path file;
     private final long quietNanos;
@@ -110,10 +114,10 @@ final class StableReader {
         try {
             before = stat();
             if (before.equals(takenWhole)) {
-                return settled(new Unchanged());
+                return settled(UNCHANGED);
             }
             if (before.equals(refusedStat)) {
-                return settled(new StillRefused());
+                return settled(STILL_REFUSED);
             }
             bytes = Files.readAllBytes(file);
             after = stat();
@@ -129,7 +133,7 @@ final class StableReader {
         if (takenBytes != null && Arrays.equals(bytes, takenBytes)) {
             // Rewritten with the same content (or touched): the new stat now means "unchanged".
             takenWhole = after;
-            return settled(new Unchanged());
+            return settled(UNCHANGED);
         }
         boolean seenBefore = candidate != null && candidate.stat().equals(after) && Arrays.equals(candidate.bytes(), bytes);
         if (!seenBefore) {
@@ -203,7 +207,7 @@ final class StableReader {
 
     private Look waitUntil(long at) {
         decideAt = OptionalLong.of(at);
-        return new Wait();
+        return WAIT;
     }
 
     private Look trouble(String message, long now) {
