@@ -142,6 +142,13 @@ public final class Engine {
      */
     public Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
                   Optional<Path> jobsFile, List<JobSpec> jobs, Consumer<SchedulerEvent> listener) {
+        this(backend, options, clock, logDir, fresh,
+                new JobsSource(jobsFile, jobs, JobsSource.quietFor(options.poll()), System::nanoTime), listener);
+    }
+
+    /** As the public constructor, with the jobs source given, so tests can step its quiet period by hand. */
+    Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
+           JobsSource source, Consumer<SchedulerEvent> listener) {
         this.backend = backend;
         this.gpus = new BoundedBackend(backend, options.backendTimeout());
         this.options = options;
@@ -150,7 +157,7 @@ public final class Engine {
         this.logDir = logDir;
         this.fresh = fresh;
         this.listener = listener;
-        this.source = new JobsSource(jobsFile, jobs);
+        this.source = source;
     }
 
     /**
@@ -256,10 +263,12 @@ public final class Engine {
             if (dirty || nowNanos - nextRound >= 0) {
                 dirty = false;
                 round();
-                nextRound = System.nanoTime() + pollNanos;
+                // A jobs-file change waiting to settle is looked at again as soon as it can be decided.
+                nextRound = System.nanoTime() + Math.min(pollNanos, source.settleNanos().orElse(pollNanos));
                 nextSample = System.nanoTime() + sampleNanos;
             }
-            if (pending.isEmpty() && running.isEmpty() && liveOrphans == 0 && inbox.isEmpty() && !dirty) {
+            if (pending.isEmpty() && running.isEmpty() && liveOrphans == 0 && inbox.isEmpty() && !dirty
+                    && source.settleNanos().isEmpty()) {
                 if (!options.watch()) {
                     emit(new SchedulerEvent.Drained(now(), false));
                     return finish(false);

@@ -4,79 +4,149 @@ import io.gpusched.jobs.JobKeys;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 
 /**
- * The queue's source: a live jobs file (re-parsed only when its size, mtime or inode changed), or a
- * fixed list, plus jobs submitted through the API. A malformed or unreadable file keeps the last good
- * list; each distinct error is reported once.
+ * The queue's source: a live jobs file, or a fixed list, plus jobs submitted through the API.
+ *
+ * <p><b>Edits while the scheduler reads.</b> People change the file with editors and shells while
+ * it is re-read every round, so a read can land in the middle of a save. The rule, applied by
+ * {@link StableReader}:
+ * <ol>
+ *   <li>A round whose file has the same size, mtime and inode as the version last taken costs one
+ *       {@code stat}: nothing is read or parsed.</li>
+ *   <li><b>Appends are taken at once.</b> If the bytes last taken end with a newline and are a
+ *       prefix of the new bytes, the new <em>complete</em> lines are taken in the round that first
+ *       sees them: whole lines after whole lines cannot be half-written. (Before anything was taken,
+ *       at start, every file counts as an append to nothing.)</li>
+ *   <li><b>A last line without a newline waits</b> until the whole file is stable: it may be half
+ *       typed, and {@code python train.py --lr 0.0} cut from {@code --lr 0.01} is a different, valid
+ *       command.</li>
+ *   <li><b>Any other change waits until stable</b>: a rename over the file (vim, VS Code), a
+ *       truncate-and-rewrite in place, a deleted, moved or edited line, an emptied file. It is taken
+ *       once two reads at least the <em>quiet period</em> apart saw the same size, mtime, inode and
+ *       bytes, and neither read overlapped a write (the stat before and after a read agree). Until
+ *       then the last good queue stands, so a file caught empty or short mid-save dequeues nothing.</li>
+ *   <li>A <b>missing or unreadable</b> file keeps the last good queue. It is reported once, with a
+ *       one-line fix, if it lasts the quiet period (a save by rename leaves the name missing for a
+ *       moment); the file is taken again as soon as it can be read, by the same rules.</li>
+ *   <li>A stable file that does not <b>parse</b> keeps the last good queue, is reported once, and is
+ *       not read again until its stat changes.</li>
+ * </ol>
+ * The quiet period is {@link #quietFor min(200 ms, poll)}. The engine comes back as soon as a
+ * waiting change can be decided ({@link #settleNanos()}) and does not end a run while one waits.
+ * Worst-case pickup, from the last write: appended complete lines, one poll (the next round);
+ * anything else, one poll plus the quiet period (the round that first sees it, then the deciding
+ * read). Running jobs never depend on the file, except through the {@code cancel} token.
+ *
+ * <p>Limits: a writer that pauses longer than the quiet period in the middle of a save cannot be
+ * told from one that finished, so its partial file is taken (and replaced when the save ends). A
+ * write that keeps size, mtime (to the file system's granularity) and inode is not noticed.
  */
 final class JobsSource {
-    private final Optional<Path> file;
+    /** The quiet period unless the poll is shorter. */
+    static final Duration DEFAULT_QUIET = Duration.ofMillis(200);
+
+    private final Optional<StableReader> reader;
+    private final String name;
     private final List<JobSpec> fixed;
     private final List<JobSpec> submitted = new ArrayList<>();
     private List<JobSpec> fromFile = List.of();
-    private Object stamp;
     private String lastError;
     private long version;
     private List<JobSpec> all;
 
+    /**
+     * A source with the default quiet period on the system's monotonic clock.
+     *
+     * @param file live jobs file, if any
+     * @param fixed fixed jobs (when there is no file)
+     */
     JobsSource(Optional<Path> file, List<JobSpec> fixed) {
-        this.file = file;
-        this.fixed = rekey(fixed);
-    }
-
-    boolean live() {
-        return file.isPresent();
+        this(file, fixed, DEFAULT_QUIET, System::nanoTime);
     }
 
     /**
-     * Re-reads the file if it changed.
+     * @param file live jobs file, if any
+     * @param fixed fixed jobs (when there is no file)
+     * @param quiet how long a changed file must stay the same before it is taken (zero: at once)
+     * @param ticker monotonic nanoseconds, as {@link System#nanoTime}
+     */
+    JobsSource(Optional<Path> file, List<JobSpec> fixed, Duration quiet, LongSupplier ticker) {
+        this.reader = file.map(f -> new StableReader(f, quiet, ticker));
+        this.name = file.map(f -> String.valueOf(f.getFileName())).orElse("");
+        this.fixed = rekey(fixed);
+    }
+
+    /**
+     * @param poll the scheduler's poll interval
+     * @return the quiet period for it: 200 ms, or the poll if shorter, so a settled change is
+     *     taken by the round after the one that saw it
+     */
+    static Duration quietFor(Duration poll) {
+        return poll.compareTo(DEFAULT_QUIET) < 0 ? poll : DEFAULT_QUIET;
+    }
+
+    boolean live() {
+        return reader.isPresent();
+    }
+
+    /**
+     * Takes what the stability rule allows of the file's current content.
      *
      * @return a new error to report once, if the file could not be read or parsed
      */
     Optional<String> refresh() {
-        if (file.isEmpty()) {
+        if (reader.isEmpty()) {
             return Optional.empty();
         }
-        Path f = file.get();
-        Object now;
-        try {
-            BasicFileAttributes a = Files.readAttributes(f, BasicFileAttributes.class);
-            now = List.of(a.size(), a.lastModifiedTime(), String.valueOf(a.fileKey()));
-        } catch (IOException e) {
-            return error("jobs file " + f + " unreadable (" + e.getClass().getSimpleName() + ": " + e.getMessage()
-                    + "); keeping the previous queue");
-        }
-        if (now.equals(stamp)) {
-            return Optional.empty();
-        }
-        try {
-            List<JobSpec> parsed = JobsFileParser.parse(f);
-            if (!parsed.equals(fromFile)) {
-                fromFile = parsed;
-                changed();
-            }
-            stamp = now;
+        StableReader r = reader.get();
+        StableReader.Look look = r.look();
+        if (look instanceof StableReader.Unchanged) {
             lastError = null;
             return Optional.empty();
-        } catch (JobSpecException e) {
-            return error(e.getMessage() + " — keeping the previous queue until the file is fixed");
-        } catch (UncheckedIOException e) {
-            return error(e.getMessage() + "; keeping the previous queue");
         }
+        if (look instanceof StableReader.Trouble t) {
+            return t.report() ? error(t.message()) : Optional.empty();
+        }
+        if (!(look instanceof StableReader.Take take)) {
+            return Optional.empty();
+        }
+        List<JobSpec> parsed;
+        try {
+            parsed = JobsFileParser.parse(take.bytes(), name);
+        } catch (JobSpecException e) {
+            r.refused(take);
+            return error(e.getMessage() + " — keeping the previous queue until the file is fixed");
+        }
+        r.taken(take);
+        lastError = null;
+        if (!parsed.equals(fromFile)) {
+            fromFile = parsed;
+            changed();
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * @return nanoseconds until a change to the file that is waiting to settle can be decided (the
+     *     engine refreshes then, instead of a poll later, and does not end a run before); empty when
+     *     nothing waits
+     */
+    OptionalLong settleNanos() {
+        return reader.map(StableReader::settleNanos).orElse(OptionalLong.empty());
     }
 
     private Optional<String> error(String message) {
-        stamp = null;
         if (Objects.equals(message, lastError)) {
             return Optional.empty();
         }
@@ -100,7 +170,7 @@ final class JobsSource {
     /** The jobs in queue order: file (or fixed list) first, then submissions; an immutable list, cached per version. */
     List<JobSpec> jobs() {
         if (all == null) {
-            List<JobSpec> list = new ArrayList<>(file.isPresent() ? fromFile : fixed);
+            List<JobSpec> list = new ArrayList<>(reader.isPresent() ? fromFile : fixed);
             list.addAll(submitted);
             all = List.copyOf(list);
         }
@@ -125,7 +195,7 @@ final class JobsSource {
     }
 
     private static List<JobSpec> rekey(List<JobSpec> jobs) {
-        java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        Map<String, Integer> seen = new HashMap<>();
         List<JobSpec> out = new ArrayList<>();
         for (JobSpec j : jobs) {
             int occurrence = seen.merge(j.command(), 1, Integer::sum) - 1;

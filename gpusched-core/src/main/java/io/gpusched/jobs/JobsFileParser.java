@@ -50,7 +50,20 @@ public final class JobsFileParser {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot read jobs file " + file + ": " + e.getMessage(), e);
         }
-        return parse(decode(bytes, name), name);
+        return parse(bytes, name);
+    }
+
+    /**
+     * Parses jobs-file bytes as UTF-8 (a leading BOM and CRLF line ends are accepted), for a caller
+     * that has read the file itself, e.g. to check it was not being written meanwhile.
+     *
+     * @param content the file's bytes
+     * @param source the name used in error messages, usually the file name
+     * @return the jobs in file order, with keys numbered by occurrence
+     * @throws JobSpecException on the first malformed line, or if the bytes are not UTF-8
+     */
+    public static List<JobSpec> parse(byte[] content, String source) {
+        return parse(decode(content, source), source);
     }
 
     /**
