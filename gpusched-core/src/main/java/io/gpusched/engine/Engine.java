@@ -97,6 +97,7 @@ public final class Engine {
     private final Set<String> skipLogged = new HashSet<>();
     private final Set<String> orphansWarned = new HashSet<>();
     private final Set<String> warnedOnce = new HashSet<>();
+    private final List<Sweep> sweeps = new ArrayList<>();
     private List<PendingJob> pending = List.of();
     private Map<String, String> waitReasons = Map.of();
     private int liveOrphans;
@@ -230,11 +231,13 @@ public final class Engine {
     private RunSummary loop() {
         long nextRound = System.nanoTime();
         long nextSample = nextRound;
+        long nextSweep = nextRound;
         long sampleNanos = options.effectiveSampleInterval().toNanos();
         long pollNanos = options.poll().toNanos();
         while (true) {
             long nowNanos = System.nanoTime();
             long wake = Math.min(nextRound, running.isEmpty() ? Long.MAX_VALUE : nextSample);
+            wake = Math.min(wake, sweeps.isEmpty() ? Long.MAX_VALUE : nextSweep);
             wake = Math.min(wake, nowNanos + deadlineWait());
             long waitNanos = Math.max(0, wake - nowNanos);
             Message m;
@@ -256,6 +259,10 @@ public final class Engine {
                 continue;
             }
             nowNanos = System.nanoTime();
+            if (!sweeps.isEmpty() && nowNanos - nextSweep >= 0) {
+                sweep();
+                nextSweep = nowNanos + sampleNanos;
+            }
             if (!running.isEmpty() && nowNanos - nextSample >= 0) {
                 sample();
                 nextSample = nowNanos + sampleNanos;
@@ -337,8 +344,10 @@ public final class Engine {
             // Still alive after the grace: last resort. Once nothing of it is left it is interrupted and
             // a restart runs it again; anything that outlives SIGKILL (stuck in the kernel) stays
             // journaled as started, so a restart waits for it as an orphan instead of starting a copy.
-            signals.killLeftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks);
-            if (procFs.leftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks).isEmpty()) {
+            running.remove(rj.key());
+            bySession.remove(rj.pid);
+            signals.killLeftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks, otherSessions());
+            if (procFs.leftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks, otherSessions()).isEmpty()) {
                 interrupted.add(new JournalEvent.Interrupted(rj.key()));
                 runFiles.remove(rj.no, rj.run);
             }
@@ -350,6 +359,7 @@ public final class Engine {
     }
 
     private RunSummary finish(boolean interrupted) {
+        sweep();
         RunSummary summary = new RunSummary(results, interrupted);
         for (Map.Entry<String, CompletableFuture<JobResult>> f : futures.entrySet()) {
             f.getValue().completeExceptionally(new GpuschedException("the scheduler stopped before job " + f.getKey() + " finished"));
@@ -804,7 +814,7 @@ public final class Engine {
         if (r.run().isPresent()) {
             // Its session is gone; a daemon it started may have left the session but not the run.
             signals.killLeftovers(r.runningPgid().orElse(0), JobLauncher.RUN_VARIABLE + "=" + tokenPrefix
-                    + r.run().getAsLong(), 0);
+                    + r.run().getAsLong(), 0, otherSessions());
         }
         OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
         if (code.isEmpty()) {
@@ -831,12 +841,10 @@ public final class Engine {
         bySession.remove(rj.pid);
         changes++;
         // The leader is gone. Whatever it left — a child that trapped SIGTERM, a background process,
-        // a daemon that left the session — still holds memory and would outlive the job: kill it.
-        int left = signals.killLeftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks);
-        if (left > 0 && rj.stopping.isEmpty()) {
-            warnOnce("job " + rj.no + " left " + left + " process" + (left == 1 ? "" : "es")
-                    + " running after it exited; killed " + (left == 1 ? "it" : "them"));
-        }
+        // a daemon that left the session — still holds memory and would outlive the job: it is killed
+        // by the next sweep, which serves every job that ended since the last one.
+        sweeps.add(new Sweep(rj.no, new ProcFs.Run(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks),
+                rj.stopping.isEmpty()));
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             record(List.of(new JournalEvent.Interrupted(rj.key())));
             runFiles.remove(rj.no, rj.run);
@@ -844,6 +852,30 @@ public final class Engine {
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
                 rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, now()), OptionalLong.of(rj.run)));
+    }
+
+    /** A finished run whose leftovers the next sweep kills; {@code report} when nobody stopped it. */
+    private record Sweep(int no, ProcFs.Run run, boolean report) {
+    }
+
+    /**
+     * Kills what the runs that ended since the last sweep left behind, in one pass over {@code /proc}
+     * (a pass costs about a millisecond; one per ended job would dominate a queue of short jobs).
+     */
+    private void sweep() {
+        if (sweeps.isEmpty()) {
+            return;
+        }
+        List<Sweep> batch = List.copyOf(sweeps);
+        sweeps.clear();
+        int[] killed = signals.killLeftovers(batch.stream().map(Sweep::run).toList(), otherSessions());
+        for (int i = 0; i < batch.size(); i++) {
+            int left = killed[i];
+            if (left > 0 && batch.get(i).report()) {
+                warnOnce("job " + batch.get(i).no() + " left " + left + " process" + (left == 1 ? "" : "es")
+                        + " running after it exited; killed " + (left == 1 ? "it" : "them"));
+            }
+        }
     }
 
     /** How one attempt ended, whether the scheduler watched it or found it finished on restart. */
@@ -974,6 +1006,21 @@ public final class Engine {
         }
         emit(new SchedulerEvent.StatusUpdated(now(), new StatusBoard(rows, boardPending, boardDone)));
     }
+
+    /**
+     * Sessions no run's escaped process can be in: the running jobs' (each led by its own wrapper)
+     * and the scheduler's own. Leaving these out spares reading most environments in a sweep.
+     */
+    private Set<Long> otherSessions() {
+        Set<Long> other = new HashSet<>(bySession.keySet());
+        if (ownSession == 0) {
+            ownSession = procFs.ownSession().orElse(-1);
+        }
+        other.add(ownSession);
+        return other;
+    }
+
+    private long ownSession;
 
     private void warnOnce(String message) {
         if (warnedOnce.add(message)) {

@@ -2,6 +2,7 @@ package io.gpusched.engine;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Signals every process of a job's session. Java can send SIGTERM and SIGKILL to any process through
@@ -34,21 +35,37 @@ final class SessionSignals {
     }
 
     /**
-     * SIGKILL to everything a finished run left behind, in its session or escaped from it with the
-     * run's environment entry (see {@link ProcFs#leftovers}), repeated while new ones appear (bounded).
+     * SIGKILL to everything finished runs left behind, in their sessions or escaped from them with the
+     * run's environment entry (see {@link ProcFs#leftovers(List, Set)}), repeated while new ones
+     * appear (bounded). One pass over {@code /proc} serves every run.
      *
-     * @return how many processes were killed
+     * @return for each run, in order, how many of its processes were killed
      */
-    int killLeftovers(long sid, String envEntry, long minStartTicks) {
-        int total = 0;
+    int[] killLeftovers(List<ProcFs.Run> runs, Set<Long> otherSessions) {
+        // Distinct pids per run: a process SIGKILLed in one pass may still be listed by the next.
+        List<Set<Long>> killed = new java.util.ArrayList<>();
+        runs.forEach(r -> killed.add(new java.util.HashSet<>()));
         for (int pass = 0; pass < 5; pass++) {
-            int n = send(procFs.leftovers(sid, envEntry, minStartTicks), true);
-            total += n;
+            List<List<Long>> found = procFs.leftovers(runs, otherSessions);
+            int n = 0;
+            for (int i = 0; i < runs.size(); i++) {
+                for (long pid : found.get(i)) {
+                    if (send(List.of(pid), true) > 0) {
+                        killed.get(i).add(pid);
+                        n++;
+                    }
+                }
+            }
             if (n == 0) {
                 break;
             }
         }
-        return total;
+        return killed.stream().mapToInt(Set::size).toArray();
+    }
+
+    /** {@link #killLeftovers(List, Set)} for one run. */
+    int killLeftovers(long sid, String envEntry, long minStartTicks, Set<Long> otherSessions) {
+        return killLeftovers(List.of(new ProcFs.Run(sid, envEntry, minStartTicks)), otherSessions)[0];
     }
 
     private int signal(long sid, boolean forcibly) {
