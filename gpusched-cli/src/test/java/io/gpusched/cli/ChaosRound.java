@@ -73,7 +73,8 @@ final class ChaosRound {
                 outputs.add(s.lines());
                 if (died) {
                     killed++;
-                    story.add(plan + " -> SIGKILL" + s.killedAfter().map(l -> " right after '" + l + "'").orElse(""));
+                    story.add(plan + " -> SIGKILL" + s.killedAfter().map(l -> " right after '" + (l.length() > 60 ? l.substring(0, 60) + "..." : l) + "'").orElse("")
+                            + " " + tally(s.lines()));
                 } else {
                     finished = true;
                     story.add(plan + " -> finished its queue first");
@@ -92,6 +93,12 @@ final class ChaosRound {
         violations.put(RESTARTS_RUN, restartProblems);
         violations.putAll(new ChaosInvariants(jobs, jobsFile, ledger, logs.resolve("journal.jsonl"), outputs, dir).check());
         return new Result(seed, jobCount, killed, story, (System.nanoTime() - t0) / 1_000_000, violations);
+    }
+
+    /** @return how many jobs the lines say started and finished */
+    private static String tally(List<String> lines) {
+        return "(" + lines.stream().filter(l -> l.contains(" started on gpu [")).count() + " started, "
+                + lines.stream().filter(l -> l.contains(" finished [")).count() + " finished)";
     }
 
     /** A scheduler that was not killed must have drained its queue and said so, not failed to start. */

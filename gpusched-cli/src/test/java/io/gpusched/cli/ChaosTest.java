@@ -18,12 +18,13 @@ import org.junit.jupiter.api.io.TempDir;
  * sessions), restarted on the same jobs file and log directory each time (no {@code --fresh}), and
  * finally left to finish. Then the promises of {@link ChaosInvariants} must hold, for every timing.
  *
- * <p>The default is one seed, chosen at random, and 6 kills (about 20 s here). Every failure names
- * its seed; replay it, or run longer, with system properties:
+ * <p>The default is 3 rounds: a seed chosen at random and the next two, 6 kills each (about 25 s on a
+ * 2-core machine). Every failure names its seed; replay it (one round), or run longer, with system
+ * properties:
  *
  * <pre>
  * mvn -B -pl gpusched-cli -am verify -Dtest=ChaosTest -Dsurefire.failIfNoSpecifiedTests=false \
- *     -Dgpusched.chaos.seed=SEED [-Dgpusched.chaos.kills=6] [-Dgpusched.chaos.rounds=1] [-Dgpusched.chaos.jobs=30]
+ *     -Dgpusched.chaos.seed=SEED -Dgpusched.chaos.rounds=1 [-Dgpusched.chaos.kills=6] [-Dgpusched.chaos.jobs=30]
  * # the long run: 3 seeds of 40 kills each (several minutes)
  * mvn -B -pl gpusched-cli -am verify -Pchaos -Dtest=ChaosTest -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
@@ -40,7 +41,7 @@ class ChaosTest {
     void killingTheSchedulerAtRandomMomentsBreaksNoPromise() throws Exception {
         long seed = Long.getLong("gpusched.chaos.seed", ThreadLocalRandom.current().nextLong(1, 1L << 40));
         int kills = Integer.getInteger("gpusched.chaos.kills", 6);
-        int rounds = Integer.getInteger("gpusched.chaos.rounds", 1);
+        int rounds = Integer.getInteger("gpusched.chaos.rounds", 3);
         int jobs = Integer.getInteger("gpusched.chaos.jobs", Math.max(30, 5 * kills));
         Map<String, List<String>> broken = new LinkedHashMap<>();
         StringBuilder report = new StringBuilder();
