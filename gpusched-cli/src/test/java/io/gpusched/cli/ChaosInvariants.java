@@ -73,7 +73,7 @@ final class ChaosInvariants {
             ledgers.put(j.name(), Ledger.read(ledgerDir, j.name()));
         }
         Map<String, List<String>> out = new LinkedHashMap<>();
-        out.put(ONE_OUTCOME, oneOutcome(parsed, ledgers));
+        out.put(ONE_OUTCOME, oneOutcome(parsed, ledgers, fold()));
         out.put(NO_OVERLAP, noOverlap(ledgers));
         out.put(NO_RERUN, noRerun(ledgers));
         out.put(JOURNAL_LOADS, journalLoads(parsed));
@@ -82,9 +82,29 @@ final class ChaosInvariants {
         return out;
     }
 
-    private List<String> oneOutcome(JournalLines.Parsed parsed, Map<String, List<Ledger.Entry>> ledgers) {
+    /** @return the scheduler's own fold of a copy of the journal; empty if it does not open (another check says so) */
+    private java.util.Optional<io.gpusched.journal.JournalState> fold() throws IOException {
+        Path copy = scratch.resolve("journal-fold.jsonl");
+        Files.copy(journal, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        try (Journal j = Journal.open(copy, false)) {
+            return java.util.Optional.of(j.state());
+        } catch (RuntimeException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
+    private List<String> oneOutcome(JournalLines.Parsed parsed, Map<String, List<Ledger.Entry>> ledgers,
+                                    java.util.Optional<io.gpusched.journal.JournalState> fold) {
         List<String> v = new ArrayList<>();
         for (ChaosWorkload.Job j : jobs) {
+            if (fold.isPresent()) {
+                // what a restart would believe: the last word of the journal on this job
+                io.gpusched.journal.JobRecord r = fold.get().record(keyOf.get(j.name()));
+                if (!r.status().equals(j.expectedStatus()) || r.returncode().orElse(-1) != j.expectedCode()) {
+                    v.add(j.name() + " (" + j.kind() + "): the folded journal says " + r.status() + " with code "
+                            + r.returncode() + ", expected " + j.expectedStatus() + " with code " + j.expectedCode());
+                }
+            }
             List<JournalLines.Line> done = parsed.of(keyOf.get(j.name()), "done");
             if (done.size() != 1) {
                 v.add(j.name() + " (" + j.kind() + "): " + done.size() + " terminal events " + done);

@@ -69,7 +69,14 @@ class ChaosInvariantsTest {
         Files.writeString(journal, Files.readString(journal).replace("\"status\":\"failed\",\"returncode\":7",
                 "\"status\":\"failed\",\"returncode\":8"));
         printed.replaceAll(l -> l.replace("[EXIT 7]", "[EXIT 8]"));
-        assertBroken(ChaosInvariants.ONE_OUTCOME, 3); // two outcomes; code 8 expected 7; code 8 but the run exited 7
+        // two outcomes; code 8 expected 7 (the event, and the fold); code 8 but the run exited 7
+        assertBroken(ChaosInvariants.ONE_OUTCOME, 4);
+    }
+
+    @Test
+    void aLaunchAfterTheOutcomeLeavesTheFoldWithoutOneAndBreaksTheOutcomePromise() throws IOException {
+        journal("{\"key\":\"" + keys.get(1) + "\",\"event\":\"interrupted\"}");
+        assertBroken(ChaosInvariants.ONE_OUTCOME, 1);
     }
 
     @Test
@@ -82,13 +89,13 @@ class ChaosInvariantsTest {
 
     @Test
     void aRunAfterACompletedOneBreaksTheRerunPromiseButAnOomRetryDoesNot() throws IOException {
-        run(0, 5_000_105, 0);
+        ledgerRun(0, 5_000_105, 0);
         assertBroken(ChaosInvariants.NO_RERUN, 1);
     }
 
     @Test
     void aThirdRunOfAnOomOnceJobIsARerun() throws IOException {
-        run(2, 5_000_106, 0);
+        ledgerRun(2, 5_000_106, 0);
         assertBroken(ChaosInvariants.NO_RERUN, 1);
     }
 
@@ -140,10 +147,15 @@ class ChaosInvariantsTest {
 
     /** A complete run: the job's ledger lines, the journal's started event and the scheduler's started line. */
     private void run(int i, long pid, int rc) throws IOException {
-        String name = jobs.get(i).name();
-        ledger(name, "start " + name + " " + pid + " 1.00", "end " + name + " " + pid + " 1.50 " + rc);
+        ledgerRun(i, pid, rc);
         journal("{\"key\":\"" + keys.get(i) + "\",\"event\":\"started\",\"pgid\":" + pid + ",\"gpus\":[0]}");
         printed.add("job " + (i + 1) + " started on gpu [0] (1/3 dispatched, declared 2000 MiB/gpu) — cmd");
+    }
+
+    /** A run only the job's ledger knows of (the journal's view of it was lost, as a crash would lose it). */
+    private void ledgerRun(int i, long pid, int rc) throws IOException {
+        String name = jobs.get(i).name();
+        ledger(name, "start " + name + " " + pid + " 1.00", "end " + name + " " + pid + " 1.50 " + rc);
     }
 
     private void done(int i, String status, int rc) throws IOException {

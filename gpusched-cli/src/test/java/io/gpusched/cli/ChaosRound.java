@@ -49,6 +49,9 @@ final class ChaosRound {
 
     Result run() throws Exception {
         long t0 = System.nanoTime();
+        if (Files.exists(dir.resolve("jobs.txt"))) {
+            throw new IllegalStateException(dir + " holds an earlier round; give gpusched.chaos.dir an empty directory");
+        }
         Path ledger = Files.createDirectories(dir.resolve("ledger"));
         Path markers = Files.createDirectories(dir.resolve("markers"));
         Path logs = dir.resolve("logs");
@@ -70,7 +73,7 @@ final class ChaosRound {
             KillPlan plan = KillPlan.random(rnd);
             try (SchedulerProcess s = SchedulerProcess.start(dir, args, env, plan.trigger())) {
                 boolean died = plan.carryOut(s);
-                outputs.add(s.lines());
+                keep(outputs, s, plan.toString());
                 if (died) {
                     killed++;
                     story.add(plan + " -> SIGKILL" + s.killedAfter().map(l -> " right after '" + (l.length() > 60 ? l.substring(0, 60) + "..." : l) + "'").orElse("")
@@ -84,7 +87,7 @@ final class ChaosRound {
         }
         try (SchedulerProcess last = SchedulerProcess.start(dir, args, env)) {
             last.awaitExit();
-            outputs.add(last.lines());
+            keep(outputs, last, "last scheduler");
             story.add("last scheduler -> " + last.lines().stream().filter(l -> l.startsWith("all ")).findFirst()
                     .orElse("no summary line"));
             checkFinished(last, restartProblems);
@@ -93,6 +96,12 @@ final class ChaosRound {
         violations.put(RESTARTS_RUN, restartProblems);
         violations.putAll(new ChaosInvariants(jobs, jobsFile, ledger, logs.resolve("journal.jsonl"), outputs, dir).check());
         return new Result(seed, jobCount, killed, story, (System.nanoTime() - t0) / 1_000_000, violations);
+    }
+
+    /** Adds a scheduler's lines to the round's outputs and writes them to {@code out-N.txt} for a post-mortem. */
+    private void keep(List<List<String>> outputs, SchedulerProcess s, String plan) throws java.io.IOException {
+        outputs.add(s.lines());
+        Files.writeString(dir.resolve("out-" + outputs.size() + ".txt"), plan + "\n" + s.output() + "\n");
     }
 
     /** @return how many jobs the lines say started and finished */

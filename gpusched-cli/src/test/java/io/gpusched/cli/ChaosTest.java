@@ -30,7 +30,9 @@ import org.junit.jupiter.api.io.TempDir;
  * </pre>
  *
  * <p>{@code rounds} runs that many seeds in a row (SEED, SEED+1, ...), each on a fresh log directory,
- * and reports every violation of every round before failing. A seed fixes the workload and every kill
+ * and reports every violation of every round before failing. {@code -Dgpusched.chaos.dir=DIR} keeps
+ * each round's jobs file, journal, job logs, ledgers and scheduler outputs ({@code out-N.txt}) under
+ * {@code DIR/seed-SEED} for a post-mortem. A seed fixes the workload and every kill
  * plan; only the operating system's timing varies between replays.
  */
 class ChaosTest {
@@ -42,11 +44,13 @@ class ChaosTest {
         long seed = Long.getLong("gpusched.chaos.seed", ThreadLocalRandom.current().nextLong(1, 1L << 40));
         int kills = Integer.getInteger("gpusched.chaos.kills", 6);
         int rounds = Integer.getInteger("gpusched.chaos.rounds", 3);
-        int jobs = Integer.getInteger("gpusched.chaos.jobs", Math.max(30, 5 * kills));
+        int jobs = Integer.getInteger("gpusched.chaos.jobs", Math.max(30, 2 * kills));
         Map<String, List<String>> broken = new LinkedHashMap<>();
         StringBuilder report = new StringBuilder();
+        // -Dgpusched.chaos.dir=DIR keeps every round's jobs file, journal, ledgers and scheduler outputs there
+        Path base = Path.of(System.getProperty("gpusched.chaos.dir", dir.toString()));
         for (int r = 0; r < rounds; r++) {
-            ChaosRound round = new ChaosRound(dir.resolve("seed-" + (seed + r)), seed + r, jobs, kills);
+            ChaosRound round = new ChaosRound(base.resolve("seed-" + (seed + r)), seed + r, jobs, kills);
             ChaosRound.Result result = round.run();
             report.append(result.describe()).append('\n');
             System.out.println(result.describe());

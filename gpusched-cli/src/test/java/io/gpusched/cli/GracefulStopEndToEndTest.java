@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,6 +28,18 @@ class GracefulStopEndToEndTest {
 
     @TempDir
     Path dir;
+
+    private final List<SchedulerProcess> schedulers = new ArrayList<>();
+
+    /** A failed assertion must not leave a scheduler or a 60 s job behind. */
+    @AfterEach
+    void cleanUp() throws Exception {
+        schedulers.forEach(SchedulerProcess::close);
+        Path ledger = dir.resolve("ledger");
+        List<Long> sessions = Stream.of("done", "exits", "trapped", "ignored")
+                .flatMap(n -> Ledger.read(ledger, n).stream()).map(Ledger.Entry::pid).toList();
+        ProcSessions.killAll(sessions);
+    }
 
     @Test
     void sigtermStopsEveryRunningJobTermThenKillAndARestartRunsExactlyThoseAgain() throws Exception {
@@ -54,7 +67,7 @@ class GracefulStopEndToEndTest {
                 String.valueOf(GRACE.toSeconds()), "--log-dir", logs.toString());
         Map<String, String> env = Map.of("GPUSCHED_SIM_DIR", sim.toString());
 
-        SchedulerProcess s = SchedulerProcess.start(dir, args, env);
+        SchedulerProcess s = started(SchedulerProcess.start(dir, args, env));
         s.await(l -> l.startsWith("job 1 finished [OK]"), "job 1 finished [OK]");
         // Signal only once each job can take it as designed: traps set, and both simulated jobs reporting
         // usage (they install their signal handlers before the first report).
@@ -92,7 +105,7 @@ class GracefulStopEndToEndTest {
         }
 
         Files.createFile(quick);
-        SchedulerProcess again = SchedulerProcess.start(dir, args, env);
+        SchedulerProcess again = started(SchedulerProcess.start(dir, args, env));
         assertEquals(0, again.awaitExit(), again.output());
         assertTrue(again.output().contains("job 1 already completed ok — skipping"), again.output());
         assertEquals(1, Ledger.count(Ledger.read(ledger, "done"), "start"), "a finished job ran again");
@@ -110,6 +123,11 @@ class GracefulStopEndToEndTest {
         List<Long> all = Stream.of("done", "exits", "trapped", "ignored")
                 .flatMap(n -> Ledger.read(ledger, n).stream()).filter(e -> e.kind().equals("start")).map(Ledger.Entry::pid).toList();
         assertEquals(List.of(), ProcSessions.liveMembers(all));
+    }
+
+    private SchedulerProcess started(SchedulerProcess s) {
+        schedulers.add(s);
+        return s;
     }
 
     /** A statement that leaves {@code <ledger>/<name>.ready} once the job's traps are set (no process forked). */

@@ -43,6 +43,13 @@ final class ProcSessions {
         return out;
     }
 
+    /** SIGKILLs every live process of these sessions: clean-up after a test that failed half-way. */
+    static void killAll(Collection<Long> sids) {
+        for (String member : liveMembers(sids)) {
+            ProcessHandle.of(Long.parseLong(member.split(" ")[1])).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
     static boolean anyAlive(Collection<Long> sids) {
         return !liveMembers(sids).isEmpty();
     }
