@@ -51,5 +51,18 @@ class AcknowledgedEventsEndToEndTest {
                         "killed right after '" + line + "'; journal:\n" + Files.readString(logs.resolve("journal.jsonl")));
             }
         }
+        // a last scheduler finishes the queue, waiting out the orphans, so no job outlives the test
+        try (SchedulerProcess last = SchedulerProcess.start(dir, args, env)) {
+            last.awaitExit();
+            assertTrue(last.lines().stream().anyMatch(l -> l.startsWith("all ")), last.output());
+        }
+        JournalLines.Parsed journal = JournalLines.read(logs.resolve("journal.jsonl"));
+        List<Long> sessions = journal.lines().stream().filter(l -> l.event().equals("started"))
+                .map(l -> Long.parseLong(l.field("pgid").orElseThrow())).toList();
+        assertEquals(List.of(), ProcSessions.liveMembers(sessions));
+        Map<Integer, String> keys = journal.keysByNo();
+        for (int no = 1; no <= 8; no++) {
+            assertEquals(1, journal.of(keys.get(no), "done").size(), "job " + no + ": one outcome");
+        }
     }
 }
