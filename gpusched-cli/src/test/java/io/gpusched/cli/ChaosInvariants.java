@@ -2,16 +2,20 @@ package io.gpusched.cli;
 
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.Journal;
+import io.gpusched.journal.JournalState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -83,23 +87,23 @@ final class ChaosInvariants {
     }
 
     /** @return the scheduler's own fold of a copy of the journal; empty if it does not open (another check says so) */
-    private java.util.Optional<io.gpusched.journal.JournalState> fold() throws IOException {
+    private Optional<JournalState> fold() throws IOException {
         Path copy = scratch.resolve("journal-fold.jsonl");
-        Files.copy(journal, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(journal, copy, StandardCopyOption.REPLACE_EXISTING);
         try (Journal j = Journal.open(copy, false)) {
-            return java.util.Optional.of(j.state());
+            return Optional.of(j.state());
         } catch (RuntimeException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 
     private List<String> oneOutcome(JournalLines.Parsed parsed, Map<String, List<Ledger.Entry>> ledgers,
-                                    java.util.Optional<io.gpusched.journal.JournalState> fold) {
+                                    Optional<JournalState> fold) {
         List<String> v = new ArrayList<>();
         for (ChaosWorkload.Job j : jobs) {
             if (fold.isPresent()) {
                 // what a restart would believe: the last word of the journal on this job
-                io.gpusched.journal.JobRecord r = fold.get().record(keyOf.get(j.name()));
+                JobRecord r = fold.get().record(keyOf.get(j.name()));
                 if (!r.status().equals(j.expectedStatus()) || r.returncode().orElse(-1) != j.expectedCode()) {
                     v.add(j.name() + " (" + j.kind() + "): the folded journal says " + r.status() + " with code "
                             + r.returncode() + ", expected " + j.expectedStatus() + " with code " + j.expectedCode());
@@ -183,7 +187,7 @@ final class ChaosInvariants {
     private List<String> journalLoads(JournalLines.Parsed parsed) throws IOException {
         List<String> v = new ArrayList<>(parsed.errors());
         Path copy = scratch.resolve("journal-copy.jsonl");
-        Files.copy(journal, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(journal, copy, StandardCopyOption.REPLACE_EXISTING);
         try (Journal j = Journal.open(copy, false)) {
             v.addAll(j.loadWarnings());
             Set<String> known = new HashSet<>(keyOf.values());
@@ -247,20 +251,20 @@ final class ChaosInvariants {
     }
 
     /** @return "NO EVENT DETAIL" for a line that acknowledges a journal event */
-    static java.util.Optional<String> ack(String line) {
+    static Optional<String> ack(String line) {
         Matcher m;
         if ((m = STARTED.matcher(line)).find()) {
-            return java.util.Optional.of(m.group(1) + " started -");
+            return Optional.of(m.group(1) + " started -");
         } else if ((m = FINISHED.matcher(line)).find()) {
             String detail = m.group(2).equals("OK") ? "ok/0" : m.group(3) != null ? "failed/" + m.group(3)
                     : "failed_oom/" + m.group(4);
-            return java.util.Optional.of(m.group(1) + " done " + detail);
+            return Optional.of(m.group(1) + " done " + detail);
         } else if ((m = OOM.matcher(line)).find()) {
-            return java.util.Optional.of(m.group(1) + " oom -");
+            return Optional.of(m.group(1) + " oom -");
         } else if ((m = REQUEUED.matcher(line)).find()) {
-            return java.util.Optional.of(m.group(1) + " interrupted -");
+            return Optional.of(m.group(1) + " interrupted -");
         }
-        return java.util.Optional.empty();
+        return Optional.empty();
     }
 
     private static boolean matchesDetail(JournalLines.Line l, String detail) {

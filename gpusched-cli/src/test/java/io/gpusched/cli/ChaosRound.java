@@ -1,5 +1,6 @@
 package io.gpusched.cli;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -76,7 +77,7 @@ final class ChaosRound {
                 keep(outputs, s, plan.toString());
                 if (died) {
                     killed++;
-                    story.add(plan + " -> SIGKILL" + s.killedAfter().map(l -> " right after '" + (l.length() > 60 ? l.substring(0, 60) + "..." : l) + "'").orElse("")
+                    story.add(plan + " -> SIGKILL" + s.killedAfter().map(l -> " right after '" + shorten(l) + "'").orElse("")
                             + " " + tally(s.lines()));
                 } else {
                     finished = true;
@@ -99,9 +100,13 @@ final class ChaosRound {
     }
 
     /** Adds a scheduler's lines to the round's outputs and writes them to {@code out-N.txt} for a post-mortem. */
-    private void keep(List<List<String>> outputs, SchedulerProcess s, String plan) throws java.io.IOException {
+    private void keep(List<List<String>> outputs, SchedulerProcess s, String plan) throws IOException {
         outputs.add(s.lines());
         Files.writeString(dir.resolve("out-" + outputs.size() + ".txt"), plan + "\n" + s.output() + "\n");
+    }
+
+    private static String shorten(String line) {
+        return line.length() > 60 ? line.substring(0, 60) + "..." : line;
     }
 
     /** @return how many jobs the lines say started and finished */

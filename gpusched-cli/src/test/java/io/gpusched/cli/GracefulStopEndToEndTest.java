@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -167,7 +168,7 @@ class GracefulStopEndToEndTest {
         return System.nanoTime();
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+    private static void awaitTrue(BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + SchedulerProcess.HANG_GUARD.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -3,6 +3,7 @@ package io.gpusched.cli;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -79,7 +80,7 @@ sealed interface KillPlan {
         return s.awaitExit() == 137;
     }
 
-    private static void sleepUntil(SchedulerProcess s, java.util.function.BooleanSupplier done, long deadlineNanos)
+    private static void sleepUntil(SchedulerProcess s, BooleanSupplier done, long deadlineNanos)
             throws InterruptedException {
         while (s.alive() && s.killedAfter().isEmpty() && !done.getAsBoolean() && System.nanoTime() - deadlineNanos < 0) {
             Thread.sleep(1);
