@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import io.gpusched.GpuschedException;
+import io.gpusched.journal.JournalException;
 import io.gpusched.JsonEventWriter;
 import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
@@ -110,6 +111,10 @@ public final class Cli {
             onStart.accept(scheduler);
             RunSummary summary = scheduler.run();
             return summary.exitCode();
+        } catch (JournalException e) {
+            // Only opening the journal throws out of run(); no job was started.
+            err.println("gpusched: " + e.getMessage() + " — no job was started; pick a writable directory with --log-dir");
+            return USAGE;
         } catch (GpuschedException e) {
             err.println("gpusched: " + e.getMessage());
             return USAGE;

@@ -24,6 +24,19 @@ class EndToEndTest {
     Path dir;
 
     @Test
+    void unusableLogDirectoryIsAOneLineErrorAndStartsNothing() throws Exception {
+        Path marker = dir.resolve("ran");
+        CliRun run = new CliRun(dir, "[vram=1G] touch " + marker + "\n");
+        Files.writeString(run.logs, "a file where the log directory should be");
+        assertEquals(2, run.runToEnd("--sim", "1"));
+        String err = run.errors().strip();
+        assertFalse(err.contains("\n"), err);
+        assertTrue(err.startsWith("gpusched: cannot open journal " + run.logs.resolve("journal.jsonl")), err);
+        assertTrue(err.endsWith("no job was started; pick a writable directory with --log-dir"), err);
+        assertFalse(Files.exists(marker));
+    }
+
+    @Test
     void accurateDeclarationIsWithinTolerance() throws Exception {
         CliRun run = new CliRun(dir, job("vram=8000", 7800, 0.1, 0.4));
         assertEquals(0, run.runToEnd("--sim", "1"));
