@@ -1,0 +1,152 @@
+package io.gpusched.jobs;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Cuts jobs-file content into lines and enforces what must hold before a line is parsed at all: at
+ * most {@link JobsFileParser#MAX_LINE_BYTES} per line, at most {@link JobsFileParser#MAX_FILE_BYTES}
+ * per file, and UTF-8. Lines are split on LF only (a CR before it is stripped with the rest of the
+ * line's whitespace later); a leading BOM is skipped. Errors name the first offending line, so every
+ * line before it has already been handed on, in order.
+ */
+final class JobsLines {
+    /** Receives each line, without its LF, and its 1-based number. */
+    interface Sink {
+        void line(String raw, int lineNo);
+    }
+
+    private static final int PREVIEW_CHARS = 100;
+
+    private JobsLines() {
+    }
+
+    /**
+     * Reads at most one byte more than the file limit, so a huge or endless file (a FIFO, a device)
+     * costs bounded memory and time; {@link #split(byte[], String, Sink)} reports the excess.
+     */
+    static byte[] read(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return in.readNBytes(JobsFileParser.MAX_FILE_BYTES + 1);
+        }
+    }
+
+    /**
+     * @param bytes the file's bytes as {@link #read} returns them: longer than the file limit means
+     *     the file went on beyond it
+     */
+    static void split(byte[] bytes, String source, Sink sink) {
+        int n = bytes.length;
+        boolean cut = n > JobsFileParser.MAX_FILE_BYTES;
+        int start = n >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF ? 3 : 0;
+        int lineNo = 0;
+        while (start <= n) {
+            int end = indexOfLf(bytes, start, n);
+            lineNo++;
+            int length = end - start;
+            if (cut && end == n) {
+                // This line runs past what was read: its length is a lower bound, and the file is too big.
+                String preview = new String(bytes, start, Math.min(length, PREVIEW_CHARS), StandardCharsets.UTF_8);
+                if (length > JobsFileParser.MAX_LINE_BYTES) {
+                    throw tooLong(source, lineNo, preview, "more than " + length);
+                }
+                throw new JobSpecException(source, lineNo, preview,
+                        "jobs file goes on past the " + JobsFileParser.MAX_FILE_BYTES + "-byte limit in line",
+                        "keep the jobs file under " + (JobsFileParser.MAX_FILE_BYTES >> 20)
+                                + " MiB: remove finished lines or split the queue into several files");
+            }
+            if (length > JobsFileParser.MAX_LINE_BYTES) {
+                throw tooLong(source, lineNo, new String(bytes, start, PREVIEW_CHARS, StandardCharsets.UTF_8), String.valueOf(length));
+            }
+            // The lenient decoder is the fast path; U+FFFD in its output is either in the file or marks a bad
+            // sequence (including CESU-8 surrogates and overlong forms), and only then is the line checked strictly.
+            String raw = new String(bytes, start, length, StandardCharsets.UTF_8);
+            if (raw.indexOf('\uFFFD') >= 0 && !strictUtf8(bytes, start, length)) {
+                throw new JobSpecException(source, lineNo, raw, "line is not valid UTF-8 (bad bytes shown as \uFFFD):",
+                        "save the jobs file as UTF-8");
+            }
+            sink.line(raw, lineNo);
+            start = end + 1;
+        }
+    }
+
+    /** The same cuts and line limit for text already in memory (which a file limit cannot protect any more). */
+    static void split(String text, String source, Sink sink) {
+        int n = text.length();
+        int start = n > 0 && text.charAt(0) == '\uFEFF' ? 1 : 0;
+        int lineNo = 0;
+        while (start <= n) {
+            int end = text.indexOf('\n', start);
+            if (end < 0) {
+                end = n;
+            }
+            lineNo++;
+            checkLength(text, start, end, source, lineNo);
+            sink.line(text.substring(start, end), lineNo);
+            start = end + 1;
+        }
+    }
+
+    /** Throws when {@code text[from, to)} is longer than the line limit in UTF-8. */
+    static void checkLength(String text, int from, int to, String source, int lineNo) {
+        // A char is at most 3 UTF-8 bytes (a surrogate pair is 4 for 2 chars), so short lines need no count.
+        if (to - from > JobsFileParser.MAX_LINE_BYTES / 3) {
+            long bytes = utf8Length(text, from, to);
+            if (bytes > JobsFileParser.MAX_LINE_BYTES) {
+                throw tooLong(source, lineNo, text.substring(from, from + PREVIEW_CHARS), String.valueOf(bytes));
+            }
+        }
+    }
+
+    /** UTF-8 length of {@code s[from, to)}; an unpaired surrogate counts 3, as if it were encoded alone. */
+    static long utf8Length(CharSequence s, int from, int to) {
+        long bytes = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < to && Character.isLowSurrogate(s.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+        }
+        return bytes;
+    }
+
+    private static JobSpecException tooLong(String source, int lineNo, String preview, String length) {
+        return new JobSpecException(source, lineNo, preview,
+                "line is " + length + " bytes long, over the " + JobsFileParser.MAX_LINE_BYTES + "-byte limit:",
+                "keep each job on one line of at most " + JobsFileParser.MAX_LINE_BYTES + " bytes (is this really a jobs file?)");
+    }
+
+    private static int indexOfLf(byte[] bytes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (bytes[i] == '\n') {
+                return i;
+            }
+        }
+        return to;
+    }
+
+    private static boolean strictUtf8(byte[] bytes, int from, int length) {
+        try {
+            StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes, from, length));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
+    }
+}
