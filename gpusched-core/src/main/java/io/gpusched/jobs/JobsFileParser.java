@@ -58,7 +58,7 @@ public final class JobsFileParser {
      */
     public static List<JobSpec> parse(Path file) {
         String name = String.valueOf(file.getFileName());
-        byte[] bytes;
+        JobsLines.Content bytes;
         try {
             bytes = JobsLines.read(file);
         } catch (IOException e) {

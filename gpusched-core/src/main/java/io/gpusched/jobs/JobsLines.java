@@ -3,17 +3,20 @@ package io.gpusched.jobs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * Cuts jobs-file content into lines and enforces what must hold before a line is parsed at all: at
  * most {@link JobsFileParser#MAX_LINE_BYTES} per line, at most {@link JobsFileParser#MAX_FILE_BYTES}
  * per file, and UTF-8. Lines are split on LF only (a CR before it is stripped with the rest of the
- * line's whitespace later); a leading BOM is skipped. Errors name the first offending line, so every
+ * line's whitespace later, and is not counted against the line limit); a leading BOM is skipped. Errors name the first offending line, so every
  * line before it has already been handed on, in order.
  */
 final class JobsLines {
@@ -27,22 +30,39 @@ final class JobsLines {
     private JobsLines() {
     }
 
+    /** A file's first bytes: {@code bytes[0, length)}. */
+    record Content(byte[] bytes, int length) {
+    }
+
     /**
      * Reads at most one byte more than the file limit, so a huge or endless file (a FIFO, a device)
-     * costs bounded memory and time; {@link #split(byte[], String, Sink)} reports the excess.
+     * costs bounded memory and time; {@link #split(Content, String, Sink)} reports the excess. The
+     * buffer is sized from the file's length, so a normal file is read with one allocation.
      */
-    static byte[] read(Path file) throws IOException {
-        try (InputStream in = Files.newInputStream(file)) {
-            return in.readNBytes(JobsFileParser.MAX_FILE_BYTES + 1);
+    static Content read(Path file) throws IOException {
+        try (SeekableByteChannel ch = Files.newByteChannel(file); InputStream in = Channels.newInputStream(ch)) {
+            int limit = JobsFileParser.MAX_FILE_BYTES + 1;
+            int hint = (int) Math.min(ch.size(), JobsFileParser.MAX_FILE_BYTES) + 1;
+            byte[] buf = new byte[hint];
+            int n = in.readNBytes(buf, 0, hint);
+            if (n < hint || hint == limit) {
+                return new Content(buf, n);
+            }
+            // Longer than its size said (it grew, or it is a pipe or a device): read on, to the limit.
+            byte[] rest = in.readNBytes(limit - n);
+            byte[] all = Arrays.copyOf(buf, n + rest.length);
+            System.arraycopy(rest, 0, all, n, rest.length);
+            return new Content(all, all.length);
         }
     }
 
     /**
-     * @param bytes the file's bytes as {@link #read} returns them: longer than the file limit means
+     * @param content the file's bytes as {@link #read} returns them: longer than the file limit means
      *     the file went on beyond it
      */
-    static void split(byte[] bytes, String source, Sink sink) {
-        int n = bytes.length;
+    static void split(Content content, String source, Sink sink) {
+        byte[] bytes = content.bytes();
+        int n = content.length();
         boolean cut = n > JobsFileParser.MAX_FILE_BYTES;
         int start = n >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF ? 3 : 0;
         int lineNo = 0;
@@ -52,17 +72,18 @@ final class JobsLines {
             int length = end - start;
             if (cut && end == n) {
                 // This line runs past what was read: its length is a lower bound, and the file is too big.
-                String preview = new String(bytes, start, Math.min(length, PREVIEW_CHARS), StandardCharsets.UTF_8);
+                String preview = preview(bytes, start, length);
                 if (length > JobsFileParser.MAX_LINE_BYTES) {
-                    throw tooLong(source, lineNo, preview, "more than " + length);
+                    throw tooLong(source, lineNo, preview, "at least " + length);
                 }
                 throw new JobSpecException(source, lineNo, preview,
                         "jobs file goes on past the " + JobsFileParser.MAX_FILE_BYTES + "-byte limit in line",
                         "keep the jobs file under " + (JobsFileParser.MAX_FILE_BYTES >> 20)
                                 + " MiB: remove finished lines or split the queue into several files");
             }
-            if (length > JobsFileParser.MAX_LINE_BYTES) {
-                throw tooLong(source, lineNo, new String(bytes, start, PREVIEW_CHARS, StandardCharsets.UTF_8), String.valueOf(length));
+            if (length - (length > 0 && bytes[end - 1] == '\r' ? 1 : 0) > JobsFileParser.MAX_LINE_BYTES) {
+                throw tooLong(source, lineNo, preview(bytes, start, length),
+                        String.valueOf(length - (bytes[end - 1] == '\r' ? 1 : 0)));
             }
             // The lenient decoder is the fast path; U+FFFD in its output is either in the file or marks a bad
             // sequence (including CESU-8 surrogates and overlong forms), and only then is the line checked strictly.
@@ -93,10 +114,13 @@ final class JobsLines {
         }
     }
 
-    /** Throws when {@code text[from, to)} is longer than the line limit in UTF-8. */
+    /** Throws when {@code text[from, to)}, less a CR that ends it, is longer than the line limit in UTF-8. */
     static void checkLength(String text, int from, int to, String source, int lineNo) {
         // A char is at most 3 UTF-8 bytes (a surrogate pair is 4 for 2 chars), so short lines need no count.
         if (to - from > JobsFileParser.MAX_LINE_BYTES / 3) {
+            if (text.charAt(to - 1) == '\r') {
+                to--;
+            }
             long bytes = utf8Length(text, from, to);
             if (bytes > JobsFileParser.MAX_LINE_BYTES) {
                 throw tooLong(source, lineNo, text.substring(from, from + PREVIEW_CHARS), String.valueOf(bytes));
@@ -127,6 +151,12 @@ final class JobsLines {
         return new JobSpecException(source, lineNo, preview,
                 "line is " + length + " bytes long, over the " + JobsFileParser.MAX_LINE_BYTES + "-byte limit:",
                 "keep each job on one line of at most " + JobsFileParser.MAX_LINE_BYTES + " bytes (is this really a jobs file?)");
+    }
+
+    /** The first characters of a line too long to decode whole, as many as a String line would show. */
+    private static String preview(byte[] bytes, int start, int length) {
+        String head = new String(bytes, start, Math.min(length, 4 * PREVIEW_CHARS), StandardCharsets.UTF_8);
+        return head.length() > PREVIEW_CHARS ? head.substring(0, PREVIEW_CHARS) : head;
     }
 
     private static int indexOfLf(byte[] bytes, int from, int to) {
