@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  */
 final class JournalReader {
     /**
-     * The longest line read, in bytes: 1 MiB. The longest event gpusched writes is a {@code seen} whose
+     * The longest line read, in bytes (a CR that ends it aside): 1 MiB. The longest event gpusched writes is a {@code seen} whose
      * command is a whole jobs-file line (at most 64 KiB, under 400 KiB even with every character
      * escaped), so anything longer is not one of its lines.
      */
@@ -95,14 +95,14 @@ final class JournalReader {
         return new Result(warnings(), last != '\n');
     }
 
-    /** Keeps at most {@link #MAX_LINE_BYTES} of a line; the rest is only counted. */
+    /** Keeps at most {@link #MAX_LINE_BYTES} of a line, plus a CR that may end it; the rest is only counted. */
     private void append(byte[] bytes, int from, int length) {
         lineBytes += length;
-        if (lineBytes > MAX_LINE_BYTES || length == 0) {
+        if (lineBytes > MAX_LINE_BYTES + 1 || length == 0) {
             return;
         }
         if (lineLength + length > line.length) {
-            line = Arrays.copyOf(line, Math.min(MAX_LINE_BYTES, Math.max(line.length * 2, lineLength + length)));
+            line = Arrays.copyOf(line, Math.min(MAX_LINE_BYTES + 1, Math.max(line.length * 2, lineLength + length)));
         }
         System.arraycopy(bytes, from, line, lineLength, length);
         lineLength += length;
@@ -111,7 +111,8 @@ final class JournalReader {
     private void endLine() {
         lineNo++;
         try {
-            if (lineBytes > MAX_LINE_BYTES) {
+            boolean crEnd = lineBytes == lineLength && lineLength > 0 && line[lineLength - 1] == '\r';
+            if (lineBytes - (crEnd ? 1 : 0) > MAX_LINE_BYTES) {
                 tooLong++;
                 firstTooLong = firstTooLong == 0 ? lineNo : firstTooLong;
                 return;
