@@ -107,7 +107,9 @@ public final class JobsFileParser {
 
     /** Parses one job line; blank lines and comments are errors here because they hold no job. */
     static JobSpec parseLine(String line, String source, int lineNo) {
-        JobsLines.checkLength(line, 0, line.length(), source, lineNo);
+        // The line end a caller may have kept (LF or CRLF) is not part of the line, as in a file.
+        int end = line.endsWith("\n") ? line.length() - 1 : line.length();
+        JobsLines.checkLength(line, 0, end, source, lineNo);
         int lf = line.strip().indexOf('\n');
         if (lf >= 0) {
             throw new JobSpecException(source, lineNo, line.strip(), "line break in job line",
