@@ -70,6 +70,23 @@ public final class JobsFileParser {
     }
 
     /**
+     * Parses jobs-file bytes as UTF-8 (a leading BOM and CRLF line ends are accepted), for a caller
+     * that has read the file itself, e.g. to check it was not being written meanwhile. The limits hold
+     * as for {@link #parse(Path)}; a caller that reads at most {@link #MAX_FILE_BYTES} + 1 bytes keeps
+     * its own memory bounded too, and still gets the error for a file that is too big.
+     *
+     * @param content the file's bytes (all of them, or its first {@link #MAX_FILE_BYTES} + 1)
+     * @param source the name used in error messages, usually the file name
+     * @return the jobs in file order, with keys numbered by occurrence
+     * @throws JobSpecException on the first malformed line, as {@link #parse(Path)} does
+     */
+    public static List<JobSpec> parse(byte[] content, String source) {
+        Collector jobs = new Collector(source, false);
+        JobsLines.split(new JobsLines.Content(content, content.length, content.length <= MAX_FILE_BYTES), source, jobs);
+        return jobs.jobs;
+    }
+
+    /**
      * Parses jobs-file text.
      *
      * @param text the whole file content

@@ -30,8 +30,12 @@ final class JobsLines {
     private JobsLines() {
     }
 
-    /** A file's first bytes: {@code bytes[0, length)}. */
-    record Content(byte[] bytes, int length) {
+    /**
+     * A file's bytes, {@code bytes[0, length)}.
+     *
+     * @param complete whether they are the whole file; else the file went on past them
+     */
+    record Content(byte[] bytes, int length, boolean complete) {
     }
 
     /**
@@ -46,35 +50,36 @@ final class JobsLines {
             byte[] buf = new byte[hint];
             int n = in.readNBytes(buf, 0, hint);
             if (n < hint || hint == limit) {
-                return new Content(buf, n);
+                return new Content(buf, n, n < limit);
             }
             // Longer than its size said (it grew, or it is a pipe or a device): read on, to the limit.
             byte[] rest = in.readNBytes(limit - n);
             byte[] all = Arrays.copyOf(buf, n + rest.length);
             System.arraycopy(rest, 0, all, n, rest.length);
-            return new Content(all, all.length);
+            return new Content(all, all.length, all.length < limit);
         }
     }
 
     /**
-     * @param content the file's bytes as {@link #read} returns them: longer than the file limit means
-     *     the file went on beyond it
+     * @param content the file's bytes, whole or as {@link #read} returns them; beyond the file limit
+     *     (one byte more is enough to tell) the line that crosses it is an error
      */
     static void split(Content content, String source, Sink sink) {
         byte[] bytes = content.bytes();
         int n = content.length();
-        boolean cut = n > JobsFileParser.MAX_FILE_BYTES;
+        boolean over = n > JobsFileParser.MAX_FILE_BYTES;
         int start = n >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF ? 3 : 0;
         int lineNo = 0;
         while (start <= n) {
             int end = indexOfLf(bytes, start, n);
             lineNo++;
             int length = end - start;
-            if (cut && end == n) {
-                // This line runs past what was read: its length is a lower bound, and the file is too big.
+            if (over && end >= JobsFileParser.MAX_FILE_BYTES) {
+                // This line (or its line end) is where the file passes the limit; a line that runs to the
+                // end of a partial read may be longer than what was read.
                 String preview = preview(bytes, start, length);
                 if (length > JobsFileParser.MAX_LINE_BYTES) {
-                    throw tooLong(source, lineNo, preview, "at least " + length);
+                    throw tooLong(source, lineNo, preview, (end == n && !content.complete() ? "at least " : "") + length);
                 }
                 throw new JobSpecException(source, lineNo, preview,
                         "jobs file goes on past the " + JobsFileParser.MAX_FILE_BYTES + "-byte limit in line",

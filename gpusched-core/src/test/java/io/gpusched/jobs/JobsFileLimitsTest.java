@@ -103,6 +103,29 @@ class JobsFileLimitsTest {
     }
 
     @Test
+    void bytesReadByACallerFollowTheSameLimits_wholeOrCutAfterTheFileLimit() throws IOException {
+        byte[] longLine = ("python a.py\n" + "y".repeat(17 * MIB) + "\npython b.py\n").getBytes(StandardCharsets.US_ASCII);
+        JobSpecException whole = assertThrows(JobSpecException.class, () -> JobsFileParser.parse(longLine, "jobs.txt"));
+        assertTrue(whole.getMessage().startsWith("jobs.txt:2: line is 17825792 bytes long, over the 65536-byte limit: 'yyyy"),
+                whole.getMessage());
+
+        // Short lines past the file limit: the error names the line that crosses it, however much was read.
+        String comment = "#" + "c".repeat(1000) + "\n";
+        int lines = JobsFileParser.MAX_FILE_BYTES / comment.length() + 5;
+        byte[] all = comment.repeat(lines).getBytes(StandardCharsets.US_ASCII);
+        int crossing = JobsFileParser.MAX_FILE_BYTES / comment.length() + 1;
+        String expected = "jobs.txt:" + crossing + ": jobs file goes on past the 16777216-byte limit in line '#cccc";
+        JobSpecException fromAll = assertThrows(JobSpecException.class, () -> JobsFileParser.parse(all, "jobs.txt"));
+        assertTrue(fromAll.getMessage().startsWith(expected), fromAll.getMessage());
+        byte[] cut = Arrays.copyOf(all, JobsFileParser.MAX_FILE_BYTES + 1);
+        assertEquals(fromAll.getMessage(), assertThrows(JobSpecException.class, () -> JobsFileParser.parse(cut, "jobs.txt")).getMessage());
+        Path f = Files.write(dir.resolve("jobs.txt"), all);
+        assertEquals(fromAll.getMessage(), assertThrows(JobSpecException.class, () -> JobsFileParser.parse(f)).getMessage());
+        // One byte under the limit more is fine, and so is the limit exactly.
+        assertEquals(List.of(), JobsFileParser.parse(Arrays.copyOf(all, JobsFileParser.MAX_FILE_BYTES), "jobs.txt"));
+    }
+
+    @Test
     void malformedUtf8IsATypedErrorNamingItsLine_whateverTheKindOfBadSequence() throws IOException {
         byte[][] bad = {
             {(byte) 0xC3, '('},                     // a lead byte without its continuation

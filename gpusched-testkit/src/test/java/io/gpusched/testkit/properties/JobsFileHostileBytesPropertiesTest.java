@@ -43,7 +43,8 @@ class JobsFileHostileBytesPropertiesTest {
 
     @Test
     void anyBytesParseExactlyAsTheirTextDoes_orFailWithATypedErrorOnTheFirstBadLine() {
-        Property.forAll(hostileFiles()).tries(TRIES).check(bytes -> {
+        Property.forAll(hostileFiles()).tries(TRIES).check(file -> {
+            byte[] bytes = file.bytes();
             Path f = write("jobs.txt", bytes);
             List<byte[]> lines = lines(bytes);
             int firstInvalid = firstInvalidLine(lines);
@@ -154,8 +155,21 @@ class JobsFileHostileBytesPropertiesTest {
 
     // ---- generators and oracles -----------------------------------------------------------------
 
+    /** A file's bytes, shown readably when a property fails on them. */
+    record FileBytes(byte[] bytes) {
+        @Override
+        public String toString() {
+            StringBuilder sb = new StringBuilder("\"");
+            for (byte b : bytes) {
+                int u = b & 0xFF;
+                sb.append(u >= 0x20 && u < 0x7f && u != '\\' && u != '"' ? String.valueOf((char) u) : String.format("\\x%02x", u));
+            }
+            return sb.append("\" (").append(bytes.length).append(" bytes)").toString();
+        }
+    }
+
     /** Files of arbitrary bytes, valid and broken UTF-8, near-valid lines, CR, LF, NUL and BOMs. */
-    private static Gen<byte[]> hostileFiles() {
+    private static Gen<FileBytes> hostileFiles() {
         Gen<byte[]> piece = Gen.<byte[]>weighted()
                 .add(3, Gen.ints(0, 255).map(b -> new byte[] {(byte) b.intValue()}))
                 .add(3, JobSpecArbitraries.anyText().map(JobsFileHostileBytesPropertiesTest::utf8))
@@ -173,7 +187,7 @@ class JobsFileHostileBytesPropertiesTest {
                 out.writeBytes(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF});
             }
             parts.forEach(out::writeBytes);
-            return out.toByteArray();
+            return new FileBytes(out.toByteArray());
         });
     }
 
