@@ -12,8 +12,7 @@ import java.util.List;
 
 /**
  * The append-only {@code journal.jsonl}: the scheduler's only persistent state. Loading tolerates a
- * torn or garbage line (skipped, with one warning) and unknown event types from newer versions, in
- * bounded memory whatever the file holds.
+ * torn or garbage line (skipped, with one warning) and unknown event types from newer versions.
  * Appends are written and forced to disk before {@link #append} returns, so anything the scheduler
  * reported having done survives a crash. Owned by one thread.
  */

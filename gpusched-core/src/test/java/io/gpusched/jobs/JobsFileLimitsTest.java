@@ -191,6 +191,27 @@ class JobsFileLimitsTest {
     }
 
     @Test
+    void nearValidValuesAreTypedErrorsNamingTheirToken_orReadExactly() {
+        for (String bad : List.of("vram=1e309", "vram=-1G", "vram=NaN", "vram=Infinity", "vram=0x10", "timeout=1e400h",
+                "timeout=NaN", "timeout=-1s", "timeout=3650.000000001d", "gpus=99999999999", "gpus=0", "gpus=1025",
+                "retries=2147483648", "retries=1001", "vram=2147483648", "vram=2097152G")) {
+            JobSpecException e = assertThrows(JobSpecException.class, () -> JobsFileParser.parse("ok\n[" + bad + "] python x.py\n", "jobs.txt"), bad);
+            assertEquals(2, e.line(), bad);
+            assertEquals(bad, e.token(), bad);
+            assertTrue(e.getMessage().startsWith("jobs.txt:2: bad "), e.getMessage());
+            assertTrue(e.getMessage().contains("; give "), "names a fix: " + e.getMessage());
+        }
+        assertEquals(java.util.Optional.of(java.time.Duration.ofNanos(100)), JobSpec.parse("[timeout=0.0000001s] x").timeout());
+        assertEquals(java.util.Optional.of(java.time.Duration.ofDays(3650)), JobSpec.parse("[timeout=87600h] x").timeout());
+        assertEquals(OptionalLong.of(Units.MAX_MIB), JobSpec.parse("[vram=2097151.999G] x").vramMib());
+        for (String broken : List.of("[vram=1G", "[vram=1G vram=2G] x", "[vram=1G]", "[vram=1G]   \t", "[cancel=1] x", "python a\0.py")) {
+            JobSpecException e = assertThrows(JobSpecException.class, () -> JobsFileParser.parse("ok\n" + broken + "\n", "jobs.txt"), broken);
+            assertEquals(2, e.line(), broken);
+            assertTrue(e.getMessage().startsWith("jobs.txt:2: "), e.getMessage());
+        }
+    }
+
+    @Test
     void wholeNumbersWithLeadingZerosAreReadExactly_neverWrapped() {
         assertEquals(2, JobSpec.parse("[gpus=00000000000000000002] x").gpus());
         assertEquals(1000, JobSpec.parse("[retries=0001000] x").retries());
