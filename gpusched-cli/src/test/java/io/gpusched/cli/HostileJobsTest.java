@@ -69,7 +69,8 @@ class HostileJobsTest {
 
     private List<Hostile> hostileJobs() {
         String t = ": " + token + "; ";
-        String longArg = "x".repeat(100_000);
+        // Just under the jobs file's 64 KiB line limit (longer lines are refused; see JobsFileLimitsTest).
+        String longArg = "x".repeat(65_000);
         return List.of(
                 new Hostile("ignores SIGTERM", "vram=100 timeout=1.5s", t + "trap '' TERM; sleep 300",
                         "timeout/137", exactly(k -> "")),
@@ -89,9 +90,9 @@ class HostileJobsTest {
                         "ok/0", exactly(k -> "it's|say \"hi\"|$HOME|a;b|back\\slash|dbl\\back|42|" + k + "|\n")),
                 new Hostile("UTF-8", "vram=100", t + "printf '%s\\n' 'héllo wörld ✓ 日本語 🚀' \"$GPUSCHED_JOB_KEY\"",
                         "ok/0", exactly(k -> "héllo wörld ✓ 日本語 🚀\n" + k + "\n")),
-                new Hostile("a 100 KB command", "vram=100",
+                new Hostile("a 65 KB command", "vram=100",
                         t + "printf '%s' '" + longArg + "' | wc -c; echo \"$GPUSCHED_JOB_KEY\"",
-                        "ok/0", exactly(k -> "100000\n" + k + "\n")));
+                        "ok/0", exactly(k -> "65000\n" + k + "\n")));
     }
 
     // ------------------------------------------------------------------ through the CLI

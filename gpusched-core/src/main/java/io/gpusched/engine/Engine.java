@@ -794,7 +794,8 @@ public final class Engine {
                 }
             }
             if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
-                pid = OptionalLong.of(Long.MAX_VALUE); // ran to its end, pid file lost: no session can match
+                // Ran to its end, pid file lost: a session id above Linux's pid_max (2^22) matches nothing.
+                pid = OptionalLong.of(Integer.MAX_VALUE);
             }
             settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
                     : new JournalEvent.Interrupted(e.getKey()));

@@ -1,5 +1,7 @@
 package io.gpusched.engine;
 
+import io.gpusched.jobs.JobsFileParser;
+
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -119,13 +121,14 @@ final class StableReader {
             if (before.equals(refusedStat)) {
                 return settled(STILL_REFUSED);
             }
-            bytes = Files.readAllBytes(file);
+            bytes = readBounded(file);
             after = stat();
         } catch (IOException e) {
             return trouble(describe(e), now);
         }
         problem = null;
-        if (!before.equals(after) || bytes.length != after.size()) {
+        boolean overLimit = bytes.length > JobsFileParser.MAX_FILE_BYTES;
+        if (!before.equals(after) || (bytes.length != after.size() && !overLimit)) {
             // Written while we read: these bytes may be a mix of two versions.
             candidate = null;
             return waitUntil(now + quietNanos);
@@ -263,5 +266,15 @@ final class StableReader {
         }
         return "jobs file " + file + " cannot be read (" + e.getClass().getSimpleName() + ": " + e.getMessage()
                 + "); keeping the previous queue";
+    }
+
+    /**
+     * Reads at most one byte more than the jobs-file limit: a runaway file costs bounded memory, and
+     * the parser still sees that it is too big and says so.
+     */
+    private static byte[] readBounded(Path file) throws IOException {
+        try (java.io.InputStream in = Files.newInputStream(file)) {
+            return in.readNBytes(JobsFileParser.MAX_FILE_BYTES + 1);
+        }
     }
 }

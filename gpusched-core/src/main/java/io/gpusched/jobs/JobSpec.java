@@ -10,7 +10,8 @@ import java.util.OptionalLong;
 /**
  * One job: a shell command plus what its leading {@code [k=v ...]} block declared.
  *
- * @param command the shell command, trimmed, exactly as it will be passed to {@code /bin/sh -c}
+ * @param command the shell command, trimmed, exactly as it will be passed to {@code /bin/sh -c}; one
+ *     line without NUL, at most {@link JobsFileParser#MAX_LINE_BYTES} bytes of UTF-8
  * @param vramMib declared GPU memory per GPU in MiB; empty means undeclared (the job then runs only
  *     on a fully idle GPU, alone)
  * @param gpus how many distinct GPUs the job needs, at least 1
@@ -51,6 +52,14 @@ public record JobSpec(
         Objects.requireNonNull(key, "key");
         if (command.isBlank()) {
             throw new IllegalArgumentException("command must not be blank");
+        }
+        if (command.indexOf('\0') >= 0 || command.indexOf('\n') >= 0) {
+            throw new IllegalArgumentException("command must be one line without NUL bytes");
+        }
+        if (command.length() > JobsFileParser.MAX_LINE_BYTES / 3
+                && JobsLines.utf8Length(command, 0, command.length()) > JobsFileParser.MAX_LINE_BYTES) {
+            throw new IllegalArgumentException("command must fit in a jobs-file line of "
+                    + JobsFileParser.MAX_LINE_BYTES + " bytes");
         }
         if (vramMib.isPresent() && (vramMib.getAsLong() < 1 || vramMib.getAsLong() > Units.MAX_MIB)) {
             throw new IllegalArgumentException("vramMib must be in [1, " + Units.MAX_MIB + "], got " + vramMib.getAsLong());

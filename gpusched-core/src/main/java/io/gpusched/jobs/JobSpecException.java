@@ -27,7 +27,7 @@ public final class JobSpecException extends GpuschedException {
      * @param expected what would be accepted instead
      */
     public JobSpecException(String source, int line, String token, String problem, String expected) {
-        super(source + ":" + line + ": " + problem + " '" + printable(token) + "'; " + expected);
+        super(printable(source, 200) + ":" + line + ": " + problem + " '" + printable(token, 80) + "'; " + expected);
         this.source = source;
         this.line = line;
         this.token = token;
@@ -54,18 +54,29 @@ public final class JobSpecException extends GpuschedException {
         return expected;
     }
 
-    /** Keeps the message on one line and bounded, whatever bytes the token holds. */
-    private static String printable(String token) {
+    /**
+     * Keeps the message on one line, bounded and unambiguous whatever the token holds: C0 and C1
+     * controls (NUL, CR, LF, NEL), line and paragraph separators, invisible format characters (bidi
+     * overrides, BOM) and unpaired surrogates are shown as escapes.
+     */
+    static String printable(String text, int maxChars) {
         StringBuilder sb = new StringBuilder();
-        for (int i = 0; i < token.length() && sb.length() < 80; i++) {
-            char c = token.charAt(i);
-            if (c < 0x20 || c == 0x7f) {
+        int i = 0;
+        for (; i < text.length() && sb.length() < maxChars; i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
                 sb.append(String.format("\\x%02x", (int) c));
+            } else if (c == 0x2028 || c == 0x2029 || Character.getType(c) == Character.FORMAT) {
+                sb.append(String.format("\\u%04x", (int) c));
+            } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                sb.append(c).append(text.charAt(++i));
+            } else if (Character.isSurrogate(c)) {
+                sb.append(String.format("\\u%04x", (int) c));
             } else {
                 sb.append(c);
             }
         }
-        if (sb.length() >= 80) {
+        if (i < text.length()) {
             sb.append("...");
         }
         return sb.toString();

@@ -1,20 +1,17 @@
 package io.gpusched.jobs;
 
 import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Reads a jobs file: one shell command per line, blank lines and {@code #} comments skipped, and an
@@ -22,12 +19,28 @@ import java.util.Set;
  * {@code retries} and the bare token {@code cancel} (keys are case-insensitive). Brackets later in a
  * command belong to the command. Any malformed line raises a {@link JobSpecException}; nothing is
  * skipped silently.
+ *
+ * <p>Hostile input is bounded: a line may hold at most {@link #MAX_LINE_BYTES} bytes and a file at
+ * most {@link #MAX_FILE_BYTES}, so a stray binary or a runaway generator costs a one-line error, not
+ * the scheduler's memory.
  */
 public final class JobsFileParser {
     /** The most GPUs one job may ask for; far more than one machine has, small enough to be safe. */
     public static final int MAX_GPUS = 1024;
     /** The most OOM retries one line may ask for. */
     public static final int MAX_RETRIES = 1000;
+    /**
+     * The longest line, in UTF-8 bytes without its line end: 64 KiB, hundreds of times a real command
+     * line, small enough that every line (and the journal line that records its command) stays cheap.
+     */
+    public static final int MAX_LINE_BYTES = 64 * 1024;
+    /**
+     * The largest jobs file read, in bytes: 16 MiB, about 200,000 typical lines. Only files are
+     * checked; text handed to {@link #parse(String, String)} is already in memory.
+     */
+    public static final int MAX_FILE_BYTES = 16 * 1024 * 1024;
+
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
     private static final String KNOWN_KEYS = "known keys: vram, gpus, timeout, retries, cancel";
 
@@ -39,31 +52,38 @@ public final class JobsFileParser {
      *
      * @param file the jobs file
      * @return the jobs in file order, with keys numbered by occurrence
-     * @throws JobSpecException on the first malformed line, or if the bytes are not UTF-8
+     * @throws JobSpecException on the first malformed line: bad syntax, bytes that are not UTF-8, a line
+     *     over {@link #MAX_LINE_BYTES}, or the line where the file passes {@link #MAX_FILE_BYTES}
      * @throws java.io.UncheckedIOException if the file cannot be read
      */
     public static List<JobSpec> parse(Path file) {
         String name = String.valueOf(file.getFileName());
-        byte[] bytes;
+        JobsLines.Content bytes;
         try {
-            bytes = Files.readAllBytes(file);
+            bytes = JobsLines.read(file);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot read jobs file " + file + ": " + e.getMessage(), e);
         }
-        return parse(bytes, name);
+        Collector jobs = new Collector(name, false);
+        JobsLines.split(bytes, name, jobs);
+        return jobs.jobs;
     }
 
     /**
      * Parses jobs-file bytes as UTF-8 (a leading BOM and CRLF line ends are accepted), for a caller
-     * that has read the file itself, e.g. to check it was not being written meanwhile.
+     * that has read the file itself, e.g. to check it was not being written meanwhile. The limits hold
+     * as for {@link #parse(Path)}; a caller that reads at most {@link #MAX_FILE_BYTES} + 1 bytes keeps
+     * its own memory bounded too, and still gets the error for a file that is too big.
      *
-     * @param content the file's bytes
+     * @param content the file's bytes (all of them, or its first {@link #MAX_FILE_BYTES} + 1)
      * @param source the name used in error messages, usually the file name
      * @return the jobs in file order, with keys numbered by occurrence
-     * @throws JobSpecException on the first malformed line, or if the bytes are not UTF-8
+     * @throws JobSpecException on the first malformed line, as {@link #parse(Path)} does
      */
     public static List<JobSpec> parse(byte[] content, String source) {
-        return parse(decode(content, source), source);
+        Collector jobs = new Collector(source, false);
+        JobsLines.split(new JobsLines.Content(content, content.length, content.length <= MAX_FILE_BYTES), source, jobs);
+        return jobs.jobs;
     }
 
     /**
@@ -75,80 +95,62 @@ public final class JobsFileParser {
      * @throws JobSpecException on the first malformed line
      */
     public static List<JobSpec> parse(String text, String source) {
-        List<JobSpec> jobs = new ArrayList<>();
-        JobKeys.Occurrences occurrences = new JobKeys.Occurrences();
-        int lineNo = 0;
-        int start = 0;
-        int n = text.length();
-        if (n > 0 && text.charAt(0) == '\uFEFF') {
-            start = 1;
+        Collector jobs = new Collector(source, true);
+        JobsLines.split(text, source, jobs);
+        return jobs.jobs;
+    }
+
+    /** Parses lines in file order into specs keyed by occurrence. */
+    private static final class Collector implements JobsLines.Sink {
+        final List<JobSpec> jobs = new ArrayList<>();
+        private final JobKeys.Occurrences occurrences = new JobKeys.Occurrences();
+        private final String source;
+        private final boolean checkSurrogates;
+
+        Collector(String source, boolean checkSurrogates) {
+            this.source = source;
+            this.checkSurrogates = checkSurrogates;
         }
-        while (start <= n) {
-            int end = text.indexOf('\n', start);
-            if (end < 0) {
-                end = n;
-            }
-            lineNo++;
-            String raw = text.substring(start, end);
-            Optional<Parsed> parsed = parseRaw(raw, source, lineNo);
+
+        @Override
+        public void line(String raw, int lineNo) {
+            Optional<Parsed> parsed = parseRaw(raw, source, lineNo, checkSurrogates);
             if (parsed.isPresent()) {
                 Parsed p = parsed.get();
-                int occurrence = occurrences.next(p.command);
-                jobs.add(p.toSpec(lineNo, JobKeys.key(p.command, occurrence)));
+                jobs.add(p.toSpec(lineNo, JobKeys.key(p.command, occurrences.next(p.command))));
             }
-            start = end + 1;
         }
-        return jobs;
     }
 
     /** Parses one job line; blank lines and comments are errors here because they hold no job. */
     static JobSpec parseLine(String line, String source, int lineNo) {
-        Parsed p = parseRaw(line, source, lineNo).orElseThrow(() ->
+        // The line end a caller may have kept (LF or CRLF) is not part of the line, as in a file.
+        int end = line.endsWith("\n") ? line.length() - 1 : line.length();
+        JobsLines.checkLength(line, 0, end, source, lineNo);
+        int lf = line.strip().indexOf('\n');
+        if (lf >= 0) {
+            throw new JobSpecException(source, lineNo, line.strip(), "line break in job line",
+                    "give one job per line; a command cannot span lines");
+        }
+        Parsed p = parseRaw(line, source, lineNo, true).orElseThrow(() ->
                 new JobSpecException(source, lineNo, line.strip(), "no command in", "write a shell command, optionally after a [k=v ...] block"));
         return p.toSpec(lineNo, JobKeys.key(p.command, 0));
     }
 
-    private static String decode(byte[] bytes, String source) {
-        try {
-            return StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw new JobSpecException(source, firstBadLine(bytes), "<bytes>", "file is not valid UTF-8 near",
-                    "save the jobs file as UTF-8");
-        }
-    }
-
-    private static int firstBadLine(byte[] bytes) {
-        // Decode line by line to find where the invalid sequence sits.
-        int line = 1;
-        int start = 0;
-        for (int i = 0; i <= bytes.length; i++) {
-            if (i == bytes.length || bytes[i] == '\n') {
-                try {
-                    StandardCharsets.UTF_8.newDecoder()
-                            .onMalformedInput(CodingErrorAction.REPORT)
-                            .decode(ByteBuffer.wrap(bytes, start, i - start));
-                } catch (CharacterCodingException e) {
-                    return line;
-                }
-                line++;
-                start = i + 1;
-            }
-        }
-        return 1;
-    }
-
     /** Empty for blank lines and comments. */
-    private static Optional<Parsed> parseRaw(String raw, String source, int lineNo) {
+    private static Optional<Parsed> parseRaw(String raw, String source, int lineNo, boolean checkSurrogates) {
         String line = raw.strip();
         if (line.isEmpty() || line.startsWith("#")) {
             return Optional.empty();
         }
         if (line.indexOf('\0') >= 0) {
             throw new JobSpecException(source, lineNo, line, "NUL byte in line", "remove the NUL byte; a shell command cannot contain one");
+        }
+        // Text decoded from a file is valid Unicode already; a String from an API caller may hold half a
+        // surrogate pair, which would reach the shell and the identity hash as '?'.
+        if (checkSurrogates && hasUnpairedSurrogate(line)) {
+            throw new JobSpecException(source, lineNo, line, "unpaired UTF-16 surrogate in line",
+                    "pass the line as valid Unicode text");
         }
         Parsed p = new Parsed();
         String command = line;
@@ -171,7 +173,7 @@ public final class JobsFileParser {
 
     private static void parseBlock(String block, String source, int lineNo, Parsed p) {
         Set<String> seen = new HashSet<>();
-        for (String token : block.strip().split("\\s+")) {
+        for (String token : WHITESPACE.split(block.strip())) {
             if (token.isEmpty()) {
                 continue;
             }
@@ -211,12 +213,39 @@ public final class JobsFileParser {
         }
     }
 
-    private static Optional<Integer> parseInt(String value, int min, int max) {
-        if (value.isEmpty() || value.length() > 10 || !value.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            return Optional.empty();
+    /** Plain ASCII digits (leading zeros allowed) in [min, max]; anything longer than int range is out at once. */
+    private static OptionalInt parseInt(String value, int min, int max) {
+        int n = value.length();
+        int i = 0;
+        while (i < n - 1 && value.charAt(i) == '0') {
+            i++;
         }
-        long v = Long.parseLong(value);
-        return v < min || v > max ? Optional.empty() : Optional.of((int) v);
+        if (n == 0 || n - i > 10) {
+            return OptionalInt.empty();
+        }
+        long v = 0;
+        for (; i < n; i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') {
+                return OptionalInt.empty();
+            }
+            v = v * 10 + (c - '0');
+        }
+        return v < min || v > max ? OptionalInt.empty() : OptionalInt.of((int) v);
+    }
+
+    static boolean hasUnpairedSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isSurrogate(c)) {
+                if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                    i++;
+                } else {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Mutable scratch while one line is read. */

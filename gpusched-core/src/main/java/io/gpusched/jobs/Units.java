@@ -106,7 +106,12 @@ public final class Units {
      */
     private static BigDecimal decimal(String digits) {
         int dot = digits.indexOf('.');
-        String intPart = (dot < 0 ? digits : digits.substring(0, dot)).replaceFirst("^0+", "");
+        int intEnd = dot < 0 ? digits.length() : dot;
+        int firstNonZero = 0;
+        while (firstNonZero < intEnd && digits.charAt(firstNonZero) == '0') {
+            firstNonZero++;
+        }
+        String intPart = digits.substring(firstNonZero, intEnd);
         String fraction = dot < 0 ? "" : digits.substring(dot + 1);
         if (intPart.length() > 30) {
             return BigDecimal.TEN.pow(31);

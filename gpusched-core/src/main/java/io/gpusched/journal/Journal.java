@@ -47,7 +47,7 @@ public final class Journal implements AutoCloseable {
                 Files.deleteIfExists(path);
             }
             if (Files.exists(path)) {
-                j.load(Files.readAllBytes(path));
+                j.load();
             }
             j.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         } catch (IOException e) {
@@ -56,43 +56,12 @@ public final class Journal implements AutoCloseable {
         return j;
     }
 
-    private void load(byte[] bytes) {
-        String text = new String(bytes, StandardCharsets.UTF_8);
-        int lineNo = 0;
-        int skipped = 0;
-        int unknown = 0;
-        int firstBad = 0;
-        for (String line : text.split("\n", -1)) {
-            lineNo++;
-            if (line.isBlank()) {
-                continue;
-            }
-            try {
-                var event = codec.decode(line.strip());
-                if (event.isPresent()) {
-                    state.apply(event.get());
-                } else {
-                    unknown++;
-                }
-            } catch (IllegalArgumentException e) {
-                skipped++;
-                if (firstBad == 0) {
-                    firstBad = lineNo;
-                }
-            }
-        }
-        if (skipped > 0) {
-            loadWarnings.add("journal " + path + ": skipped " + skipped + " unreadable line" + (skipped == 1 ? "" : "s")
-                    + " (first at line " + firstBad + "), kept every other event");
-        }
-        if (unknown > 0) {
-            loadWarnings.add("journal " + path + ": ignored " + unknown + " event" + (unknown == 1 ? "" : "s")
-                    + " of a type this version does not know (written by a newer gpusched?)");
-        }
-        if (bytes.length > 0 && bytes[bytes.length - 1] != '\n') {
-            // A torn last line: start the next append on a fresh line so it is not glued to the fragment.
-            pendingNewline = true;
-        }
+    /** Folds the file's good events; bad lines only cost a warning. */
+    private void load() throws IOException {
+        JournalReader.Result r = JournalReader.read(path, codec, state::apply);
+        loadWarnings.addAll(r.warnings());
+        // A torn last line: start the next append on a fresh line so it is not glued to the fragment.
+        pendingNewline = r.endsMidLine();
     }
 
     private boolean pendingNewline;

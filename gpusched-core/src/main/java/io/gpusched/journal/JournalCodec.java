@@ -2,27 +2,28 @@ package io.gpusched.journal;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import io.gpusched.jobs.Units;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalDouble;
-import java.util.OptionalLong;
-import java.util.TreeMap;
 
 /**
  * Journal events to and from single JSON lines, with jackson-core's streaming API (no databind). One
  * shared, thread-safe {@link JsonFactory}.
  */
 public final class JournalCodec {
+    /** Largest display number read back: a billion jobs, leaving int room for the numbers after it. */
+    static final int MAX_NO = 1_000_000_000;
+    /** Most attempts read back: far beyond any retry count, and counting on from it cannot overflow. */
+    static final int MAX_ATTEMPTS = 1_000_000;
+
     private final JsonFactory json = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(40).maxNestingDepth(8).build())
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
     /**
@@ -89,134 +90,54 @@ public final class JournalCodec {
     }
 
     /**
-     * Reads one line.
+     * Reads one line strictly. Each event's fields must all be present with their type and range,
+     * else the line is unreadable; fields this version does not know are ignored:
+     * <ul>
+     *   <li>every event: {@code key} a non-empty string, {@code event} a string;</li>
+     *   <li>{@code seen}: {@code no} in [1, 10^9], {@code command} a string;</li>
+     *   <li>{@code started}: {@code pgid} in [2, 2^31 − 1] (a {@code pid_t}; never init, 0 or a
+     *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1];</li>
+     *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
+     *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
+     *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
+     *       {@code returncode} an {@code int}, {@code peak_mib} an object from index to MiB
+     *       ({@code long}, at least 0), {@code avg_util} null or a finite number (shown only, so any backend's value reads back).</li>
+     * </ul>
+     * Whole numbers must be JSON integer literals, and nothing is rounded, truncated or wrapped.
      *
      * @param line one line of the journal
      * @return the event; empty for a well-formed line of an event type this version does not know
-     * @throws IllegalArgumentException when the line is not a journal event (torn, garbage, missing key)
+     * @throws IllegalArgumentException when the line is not a journal event (torn, garbage, a missing
+     *     key or a field of the wrong type or range); nothing else
      */
     public Optional<JournalEvent> decode(String line) {
-        Map<String, Object> fields = new java.util.HashMap<>();
-        try (JsonParser p = json.createParser(line)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IllegalArgumentException("not a JSON object");
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken t = p.nextToken();
-                fields.put(name, value(p, t));
-            }
-            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
-                throw new IllegalArgumentException("trailing content");
-            }
-        } catch (IOException ex) {
-            throw new IllegalArgumentException(firstLine(String.valueOf(ex.getMessage())), ex);
-        }
-        Object key = fields.get("key");
-        Object event = fields.get("event");
-        if (!(key instanceof String k) || !(event instanceof String ev)) {
-            throw new IllegalArgumentException("missing \"key\" or \"event\"");
-        }
+        EventFields f = EventFields.parse(json, line);
+        String k = f.nonEmptyString("key");
+        String ev = f.string("event");
         switch (ev) {
             case "seen":
-                return Optional.of(new JournalEvent.Seen(k, (int) integer(fields, "no", 0), string(fields, "command")));
+                return Optional.of(new JournalEvent.Seen(k, (int) f.whole("no", 1, MAX_NO), f.string("command")));
             case "started":
-                return Optional.of(new JournalEvent.Started(k, integer(fields, "pgid", 0), gpus(fields.get("gpus"))));
+                return Optional.of(new JournalEvent.Started(k, f.whole("pgid", 2, Integer.MAX_VALUE),
+                        f.wholeList("gpus", 0, Integer.MAX_VALUE)));
             case "launching":
-                return Optional.of(new JournalEvent.Launching(k, integer(fields, "run", 0), gpus(fields.get("gpus"))));
+                return Optional.of(new JournalEvent.Launching(k, f.whole("run", 1, Long.MAX_VALUE - 1),
+                        f.wholeList("gpus", 0, Integer.MAX_VALUE)));
             case "interrupted":
                 return Optional.of(new JournalEvent.Interrupted(k));
             case "oom":
-                Object next = fields.get("next_vram");
-                return Optional.of(new JournalEvent.Oom(k, (int) integer(fields, "attempts", 1),
-                        next instanceof Number n ? OptionalLong.of(n.longValue()) : OptionalLong.empty()));
+                return Optional.of(new JournalEvent.Oom(k, (int) f.whole("attempts", 1, MAX_ATTEMPTS),
+                        f.nullableWhole("next_vram", 1, Units.MAX_MIB)));
             case "done":
-                Object util = fields.get("avg_util");
-                return Optional.of(new JournalEvent.Done(k, fields.get("status") instanceof String s ? s : "failed",
-                        (int) integer(fields, "returncode", 1), peaks(fields.get("peak_mib")),
-                        util instanceof Number n ? OptionalDouble.of(n.doubleValue()) : OptionalDouble.empty()));
+                String status = f.string("status");
+                if (!JobRecord.TERMINAL.contains(status)) {
+                    throw new IllegalArgumentException("\"status\" is not one of " + JobRecord.TERMINAL);
+                }
+                return Optional.of(new JournalEvent.Done(k, status, (int) f.whole("returncode", Integer.MIN_VALUE, Integer.MAX_VALUE),
+                        f.wholeByIndex("peak_mib", Integer.MAX_VALUE, 0, Long.MAX_VALUE),
+                        f.nullableNumber("avg_util", -Double.MAX_VALUE, Double.MAX_VALUE)));
             default:
                 return Optional.empty();
         }
-    }
-
-    private static Object value(JsonParser p, JsonToken t) throws IOException {
-        switch (t) {
-            case VALUE_STRING:
-                return p.getText();
-            case VALUE_NUMBER_INT:
-            case VALUE_NUMBER_FLOAT:
-                return p.getNumberValue();
-            case VALUE_TRUE:
-            case VALUE_FALSE:
-                return p.getBooleanValue();
-            case VALUE_NULL:
-                return null;
-            case START_ARRAY: {
-                List<Object> list = new ArrayList<>();
-                JsonToken n;
-                while ((n = p.nextToken()) != JsonToken.END_ARRAY) {
-                    if (n == null) {
-                        throw new IllegalArgumentException("unterminated array");
-                    }
-                    list.add(value(p, n));
-                }
-                return list;
-            }
-            case START_OBJECT: {
-                Map<String, Object> map = new TreeMap<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    map.put(name, value(p, p.nextToken()));
-                }
-                if (p.currentToken() != JsonToken.END_OBJECT) {
-                    throw new IllegalArgumentException("unterminated object");
-                }
-                return map;
-            }
-            default:
-                throw new IllegalArgumentException("unexpected " + t);
-        }
-    }
-
-    private static long integer(Map<String, Object> fields, String name, long fallback) {
-        return fields.get(name) instanceof Number n ? n.longValue() : fallback;
-    }
-
-    private static String string(Map<String, Object> fields, String name) {
-        return fields.get(name) instanceof String s ? s : "";
-    }
-
-    private static List<Integer> gpus(Object o) {
-        List<Integer> out = new ArrayList<>();
-        if (o instanceof List<?> l) {
-            for (Object x : l) {
-                if (x instanceof Number n) {
-                    out.add(n.intValue());
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Map<Integer, Long> peaks(Object o) {
-        Map<Integer, Long> out = new TreeMap<>();
-        if (o instanceof Map<?, ?> m) {
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                try {
-                    if (e.getValue() instanceof Number n) {
-                        out.put(Integer.parseInt(String.valueOf(e.getKey())), n.longValue());
-                    }
-                } catch (NumberFormatException ignored) {
-                    // a GPU key that is not an index says nothing we can use
-                }
-            }
-        }
-        return out;
-    }
-
-    private static String firstLine(String s) {
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

@@ -139,8 +139,9 @@ class BackendFaultsTest {
                         jobs.get(3).key(), doneInJournal().get(jobs.get(3).key())));
         assertTrue(doneInJournal().get(jobs.get(2).key()).startsWith("timeout/"), doneInJournal().toString());
         assertEquals(Math.max(3, byCommand.get(jobs.get(2).command()).exitCode()), summary.exitCode());
+        // Which calls fail (a round's or a sample's) is up to timing, so no count of reported failures
+        // or recoveries is asserted here; the next test covers those.
         assertTrue(gpus.failed.get() >= 4, "failures were injected: " + gpus.failed.get());
-        assertTrue(count(SchedulerEvent.BackendRecovered.class) > 0);
     }
 
     @Test
