@@ -10,7 +10,8 @@ import argparse, json, os, random, re, resource, signal, statistics, subprocess,
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPUSCHED = os.path.join(ROOT, "bin", "gpusched")
 BENCH_JAR = os.path.join(ROOT, "bench", "jmh", "target", "benchmarks.jar")
-JVM_FLAGS = re.search(r"exec java (.*?) \$\{GPUSCHED_JAVA_OPTS", open(GPUSCHED).read()).group(1).split()
+# The launcher's JVM flags: its `opts=( ... )` array, so every figure runs under the same flags.
+JVM_FLAGS = re.search(r"^opts=\((.*?)\)", open(GPUSCHED).read(), re.S | re.M).group(1).split()
 
 
 def run(cmd, cwd=None, timeout=600, kill_after=None):

@@ -7,7 +7,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="${1:-5}"
 cd "$root"
 mvn -B -q -DskipTests package -pl gpusched-cli -am >&2
-mvn -B -q -DskipTests -Pbench package -pl bench/jmh -am >&2
+mvn -B -q -DskipTests -Dmaven.javadoc.skip=true -Pbench package -pl bench/jmh -am >&2
 echo "## JMH (allocator 8 GPUs x 64 occupants; parser 10,000 lines)"
 java -jar bench/jmh/target/benchmarks.jar ${JMH_ARGS:--f 1 -wi 3 -w 1s -i 5 -r 1s} 'io.gpusched.bench.*Bench' 2>&1 \
   | sed -n '/^Benchmark/,$p'

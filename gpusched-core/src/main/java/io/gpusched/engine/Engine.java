@@ -259,10 +259,6 @@ public final class Engine {
                 continue;
             }
             nowNanos = System.nanoTime();
-            if (!sweeps.isEmpty() && nowNanos - nextSweep >= 0) {
-                sweep();
-                nextSweep = nowNanos + sampleNanos;
-            }
             if (!running.isEmpty() && nowNanos - nextSample >= 0) {
                 sample();
                 nextSample = nowNanos + sampleNanos;
@@ -273,6 +269,11 @@ public final class Engine {
                 // A jobs-file change waiting to settle is looked at again as soon as it can be decided.
                 nextRound = System.nanoTime() + Math.min(pollNanos, source.settleNanos().orElse(pollNanos));
                 nextSample = System.nanoTime() + sampleNanos;
+            }
+            // After the round: a freed GPU goes to the next job before the sweep's pass over /proc.
+            if (!sweeps.isEmpty() && nowNanos - nextSweep >= 0) {
+                sweep();
+                nextSweep = System.nanoTime() + sampleNanos;
             }
             if (pending.isEmpty() && running.isEmpty() && liveOrphans == 0 && inbox.isEmpty() && !dirty
                     && source.settleNanos().isEmpty()) {
