@@ -34,8 +34,8 @@ public sealed interface JournalEvent {
      * Intent, written just before a job is spawned: run {@code run} of this job is about to start on
      * {@code gpus}. A restarted scheduler that finds it without a later {@code started} looks for the
      * run's pid and exit-status files (and for live processes carrying the run's token) to learn
-     * whether the spawn happened, instead of guessing. Not in the original tool's journals; the
-     * original skips it.
+     * whether the spawn happened, instead of guessing. The original tool never writes it; whether
+     * the original can read a journal that has it is not known.
      *
      * @param key identity key
      * @param run run number, unique within this journal
