@@ -194,6 +194,18 @@ class RecoveryTest {
     }
 
     @Test
+    void aJobsLaunchIntentIsInTheJournalFileBeforeItsCommandRuns() throws Exception {
+        // The job looks for its own intent: a scheduler killed the instant after the spawn must leave
+        // a journal that names the run.
+        Path seen = dir.resolve("intent.txt");
+        JobSpec job = JobSpec.parse("[vram=1G] grep '\"event\": *\"launching\"' " + logs().resolve("journal.jsonl")
+                + " | grep -c \"$GPUSCHED_JOB_KEY\" > " + seen);
+        RunSummary s = run(job);
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertEquals("1", Files.readString(seen).strip());
+    }
+
+    @Test
     void commandRunsWithThePlainShellsArgumentsAndExitSemantics() throws Exception {
         Path out = dir.resolve("args.txt");
         JobSpec args = JobSpec.parse("[vram=1G] echo \"[$1][$#][$0]\" > " + out + "; exit 3");
