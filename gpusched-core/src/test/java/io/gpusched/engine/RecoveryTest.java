@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,20 @@ class RecoveryTest {
         }
     }
 
+    /**
+     * What a scheduler killed while run 1 of {@code job} ran leaves: its journal, the run's session
+     * gone, and the run's exit file when the command had ended ({@code exitFileText}, as written).
+     */
+    private void deadSchedulerLeftOrphan(JobSpec job, Optional<String> exitFileText) throws Exception {
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)),
+                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
+        if (exitFileText.isPresent()) {
+            Files.createDirectories(logs().resolve("runs"));
+            Files.writeString(logs().resolve("runs/job001.run1.exit"), exitFileText.get());
+        }
+    }
+
     private static long deadPid() throws Exception {
         Process p = new ProcessBuilder("true").start();
         p.waitFor();
@@ -83,9 +98,7 @@ class RecoveryTest {
     @Test
     void jobThatFinishedWhileNoSchedulerWatchedIsRecordedAndNotRunAgain() throws Exception {
         JobSpec job = countingJob("");
-        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
-                new JournalEvent.Launching(job.key(), 1, List.of(0)),
-                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
+        deadSchedulerLeftOrphan(job, Optional.empty());
         Files.createDirectories(logs().resolve("runs"));
         Files.writeString(logs().resolve("runs/job001.run1.exit"), "0\n");
 
@@ -101,9 +114,7 @@ class RecoveryTest {
     @Test
     void orphanThatFailedWhileUnwatchedKeepsItsRealExitCode() throws Exception {
         JobSpec job = countingJob("");
-        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
-                new JournalEvent.Launching(job.key(), 1, List.of(0)),
-                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
+        deadSchedulerLeftOrphan(job, Optional.empty());
         Files.createDirectories(logs().resolve("runs"));
         Files.writeString(logs().resolve("runs/job001.run1.exit"), "42\n");
 
@@ -118,9 +129,7 @@ class RecoveryTest {
     @Test
     void orphanKilledBeforeItsCommandEndedRunsAgainOnce() throws Exception {
         JobSpec job = countingJob("");
-        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
-                new JournalEvent.Launching(job.key(), 1, List.of(0)),
-                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
+        deadSchedulerLeftOrphan(job, Optional.empty());
 
         RunSummary s = run(job);
 
@@ -132,11 +141,7 @@ class RecoveryTest {
     @Test
     void halfWrittenExitFileIsNotTakenAsAnOutcome() throws Exception {
         JobSpec job = countingJob("");
-        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
-                new JournalEvent.Launching(job.key(), 1, List.of(0)),
-                new JournalEvent.Started(job.key(), deadPid(), List.of(0)));
-        Files.createDirectories(logs().resolve("runs"));
-        Files.writeString(logs().resolve("runs/job001.run1.exit"), "1"); // no newline: the writer died mid-write
+        deadSchedulerLeftOrphan(job, Optional.of("1")); // no newline: the writer died mid-write
 
         RunSummary s = run(job);
 
