@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * sessions), restarted on the same jobs file and log directory each time (no {@code --fresh}), and
  * finally left to finish. Then the promises of {@link ChaosInvariants} must hold, for every timing.
  *
- * <p>The default is 3 rounds: a seed chosen at random and the next two, 6 kills each (about 25 s on a
- * 2-core machine). Every failure names its seed; replay it (one round), or run longer, with system
+ * <p>The default is 3 rounds: seed {@value #DEFAULT_SEED} and the next two, 6 kills each (about 20 s
+ * on a 2-core machine); {@code -Dgpusched.chaos.seed=random} picks a new seed (printed). Every failure names its seed; replay it (one round), or run longer, with system
  * properties:
  *
  * <pre>
@@ -39,12 +39,17 @@ import org.junit.jupiter.api.io.TempDir;
  * plan; only the operating system's timing varies between replays.
  */
 class ChaosTest {
+    static final long DEFAULT_SEED = 20261121;
+
     @TempDir
     Path dir;
 
     @Test
     void killingTheSchedulerAtRandomMomentsBreaksNoPromise() throws Exception {
-        long seed = Long.getLong("gpusched.chaos.seed", ThreadLocalRandom.current().nextLong(1, 1L << 40));
+        // Fixed by default, so every CI run tries the same workloads and kill plans (only the OS's
+        // timing differs); -Dgpusched.chaos.seed=random explores new ones.
+        String seedText = System.getProperty("gpusched.chaos.seed", Long.toString(DEFAULT_SEED));
+        long seed = seedText.equals("random") ? ThreadLocalRandom.current().nextLong(1, 1L << 40) : Long.parseLong(seedText);
         int kills = Integer.getInteger("gpusched.chaos.kills", 6);
         int rounds = Integer.getInteger("gpusched.chaos.rounds", 3);
         int jobs = Integer.getInteger("gpusched.chaos.jobs", Math.max(30, 2 * kills));
