@@ -18,7 +18,7 @@ import java.util.function.Predicate;
  * Runs the CLI in-process on a jobs file in a temporary directory, on simulated GPUs, with fast
  * polls, and collects its log lines so tests can wait for and assert on them.
  */
-final class CliRun {
+final class CliRun implements AutoCloseable {
     static final Duration WAIT = Duration.ofSeconds(20);
 
     /**
@@ -41,6 +41,8 @@ final class CliRun {
     private final StringBuffer out = new StringBuffer();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
     private CompletableFuture<Integer> exit;
+    private final java.util.concurrent.atomic.AtomicReference<io.gpusched.Scheduler> scheduler =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     CliRun(Path dir, String jobsText) throws IOException {
         this.dir = dir;
@@ -67,14 +69,32 @@ final class CliRun {
             }
         }, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        exit = CompletableFuture.supplyAsync(() -> new Cli(o, e, s -> {
-        }).run(args.toArray(String[]::new)));
+        exit = CompletableFuture.supplyAsync(() -> new Cli(o, e, scheduler::set).run(args.toArray(String[]::new)));
         return this;
     }
 
     /** Runs to completion and returns the exit code. */
     int runToEnd(String... extraArgs) throws Exception {
         return start(extraArgs).exitCode();
+    }
+
+    /**
+     * Stops a scheduler still running (a {@code --watch} run) and waits for it, so it writes nothing
+     * into the test's directory while JUnit deletes it.
+     */
+    @Override
+    public void close() throws Exception {
+        if (exit == null || exit.isDone()) {
+            return;
+        }
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (scheduler.get() == null && !exit.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        if (scheduler.get() != null) {
+            scheduler.get().close();
+        }
+        exit.get(60, TimeUnit.SECONDS);
     }
 
     int exitCode() throws Exception {

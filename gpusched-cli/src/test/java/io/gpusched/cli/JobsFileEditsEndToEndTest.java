@@ -34,9 +34,20 @@ class JobsFileEditsEndToEndTest {
     @TempDir
     Path dir;
 
+    /** Schedulers started with --watch run until stopped: stop them before the directory goes. */
+    private final java.util.List<CliRun> watching = new java.util.ArrayList<>();
+
+    @org.junit.jupiter.api.AfterEach
+    void stopWatchingSchedulers() throws Exception {
+        for (CliRun run : watching) {
+            run.close();
+        }
+    }
+
     @Test
     void linesAppendedFromSeveralShellsAtOnceAreEachQueuedExactlyOnce() throws Exception {
         CliRun run = new CliRun(dir, "[vram=100] echo first\n").start("--sim", "2", "--watch");
+        watching.add(run);
         run.await("queue drained — watching jobs file");
         int shells = 4;
         int linesEach = 25;
@@ -79,6 +90,7 @@ class JobsFileEditsEndToEndTest {
         // 8 GiB beside 20 GiB does not fit a 24000 MiB GPU: P1 and P2 wait while the runner runs.
         CliRun run = new CliRun(dir, "[vram=8G] " + runner + "\n[vram=20G] echo P1\n[vram=20G] echo P2\n")
                 .start("--sim", "1", "--watch");
+        watching.add(run);
         awaitBoard(run, b -> running(b).equals(List.of(runner)) && pending(b).equals(List.of("echo P1", "echo P2")),
                 "the first queue");
         Files.delete(run.jobs);

@@ -23,9 +23,20 @@ class LifecycleEndToEndTest {
     @TempDir
     Path dir;
 
+    /** Schedulers started with --watch run until stopped: stop them before the directory goes. */
+    private final java.util.List<CliRun> watching = new java.util.ArrayList<>();
+
+    @org.junit.jupiter.api.AfterEach
+    void stopWatchingSchedulers() throws Exception {
+        for (CliRun run : watching) {
+            run.close();
+        }
+    }
+
     @Test
     void appendedLineIsDispatchedWhileWatching() throws Exception {
         CliRun run = new CliRun(dir, job("vram=1G", 500, 0.1, 0.1)).start("--sim", "1", "--watch");
+        watching.add(run);
         run.await("queue drained — watching jobs file");
         run.appendJobs(job("vram=1G", 700, 0.1, 0.1, "--exit-code 0"));
         assertTrue(run.await("job 2 finished [OK]").contains("gpu0:700 MiB"));
