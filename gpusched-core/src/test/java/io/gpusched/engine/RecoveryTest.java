@@ -240,6 +240,22 @@ class RecoveryTest {
                 && w.message().contains("left 2 processes running")), events.toString());
     }
 
+    @Test
+    void aProcessThatLeavesBothTheSessionAndTheRunOutlivesItsJob() throws Exception {
+        // The documented way to start something meant to outlive its job (a TensorBoard server).
+        Path keptPid = dir.resolve("kept.pid");
+        JobSpec job = JobSpec.parse("[vram=1G] setsid env -u " + JobLauncher.RUN_VARIABLE + " sh -c 'echo $$ > " + keptPid
+                + "; exec sleep 30' & while [ ! -s " + keptPid + " ]; do sleep 0.01; done");
+        RunSummary s = run(job);
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        long pid = Long.parseLong(Files.readString(keptPid).strip());
+        try {
+            assertFalse(gone(pid), "a process that left the session and the run was killed");
+        } finally {
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        }
+    }
+
     private Process wrapped(String command, Path pidFile, Path exitFile, String token) throws IOException {
         Files.createDirectories(exitFile.getParent());
         ProcessBuilder pb = new ProcessBuilder("setsid", "/bin/sh", "-c", JobLauncher.WRAPPER, "sh",
