@@ -111,12 +111,11 @@ public final class Cli {
             onStart.accept(scheduler);
             RunSummary summary = scheduler.run();
             return summary.exitCode();
-        } catch (JournalException e) {
-            // Only opening the journal throws out of run(); no job was started.
-            err.println("gpusched: " + e.getMessage() + " — no job was started; pick a writable directory with --log-dir");
-            return USAGE;
         } catch (GpuschedException e) {
-            err.println("gpusched: " + e.getMessage());
+            // Tested with instanceof rather than caught by type, so --version and --help never load it.
+            // Only opening the journal throws it out of run(), before any job started.
+            err.println("gpusched: " + e.getMessage() + (e instanceof JournalException
+                    ? " — no job was started; pick a writable directory with --log-dir" : ""));
             return USAGE;
         }
     }
