@@ -79,6 +79,27 @@ final class CliRun implements AutoCloseable {
     }
 
     /**
+     * Stops, after each test, the {@code --watch} runs it registered: they run until stopped and would
+     * write into the test's directory while JUnit deletes it. Register with
+     * {@code @RegisterExtension final CliRun.Stopper watching = new CliRun.Stopper();}.
+     */
+    static final class Stopper implements org.junit.jupiter.api.extension.AfterEachCallback {
+        private final List<CliRun> runs = new ArrayList<>();
+
+        void add(CliRun run) {
+            runs.add(run);
+        }
+
+        @Override
+        public void afterEach(org.junit.jupiter.api.extension.ExtensionContext context) throws Exception {
+            for (CliRun run : runs) {
+                run.close();
+            }
+            runs.clear();
+        }
+    }
+
+    /**
      * Stops a scheduler still running (a {@code --watch} run) and waits for it, so it writes nothing
      * into the test's directory while JUnit deletes it.
      */

@@ -23,15 +23,9 @@ class LifecycleEndToEndTest {
     @TempDir
     Path dir;
 
-    /** Schedulers started with --watch run until stopped: stop them before the directory goes. */
-    private final java.util.List<CliRun> watching = new java.util.ArrayList<>();
-
-    @org.junit.jupiter.api.AfterEach
-    void stopWatchingSchedulers() throws Exception {
-        for (CliRun run : watching) {
-            run.close();
-        }
-    }
+    /** Schedulers started with --watch run until stopped: stopped after each test. */
+    @org.junit.jupiter.api.extension.RegisterExtension
+    final CliRun.Stopper watching = new CliRun.Stopper();
 
     @Test
     void appendedLineIsDispatchedWhileWatching() throws Exception {
