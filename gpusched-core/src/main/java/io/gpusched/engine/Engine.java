@@ -347,8 +347,9 @@ public final class Engine {
             // journaled as started, so a restart waits for it as an orphan instead of starting a copy.
             running.remove(rj.key());
             bySession.remove(rj.pid);
-            signals.killLeftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks, otherSessions());
-            if (procFs.leftovers(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks, otherSessions()).isEmpty()) {
+            ProcFs.Run run = leftoverRun(rj);
+            signals.killLeftovers(List.of(run), otherSessions());
+            if (procFs.leftovers(List.of(run), otherSessions()).get(0).isEmpty()) {
                 interrupted.add(new JournalEvent.Interrupted(rj.key()));
                 runFiles.remove(rj.no, rj.run);
             }
@@ -712,8 +713,7 @@ public final class Engine {
         if (journalFailing.isPresent()) {
             return Optional.empty();
         }
-        String gpuTag = gpus.stream().map(String::valueOf).reduce((a, b) -> a + "-" + b).orElse("");
-        Path log = logDir.resolve(String.format("job%03d_gpu%s.log", p.no(), gpuTag));
+        Path log = logPath(p.no(), gpus);
         long run = journal.state().nextRun();
         try {
             runFiles.prepare(p.no(), run);
@@ -732,12 +732,11 @@ public final class Engine {
         } finally {
             changes++;
         }
-        String token = tokenPrefix + run;
         Process process;
         try {
             process = launcher.launch(p.spec().command(), gpus, snap, log,
                     Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
-                    token, runFiles.paths(p.no(), run));
+                    runToken(run), runFiles.paths(p.no(), run));
         } catch (IOException e) {
             appendQuietly(new JournalEvent.Interrupted(p.spec().key()));
             warnOnce("cannot start job " + p.no() + " (log " + log + "): " + e.getMessage()
@@ -745,7 +744,7 @@ public final class Engine {
             return Optional.empty();
         }
         long startTicks = procFs.startTicks(process.pid()).orElse(0);
-        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, process, log, now(), run, token, startTicks);
+        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, process, log, now(), run, startTicks);
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         appendQuietly(new JournalEvent.Started(rj.key(), rj.pid, gpus));
@@ -786,7 +785,7 @@ public final class Engine {
             long run = r.run().getAsLong();
             OptionalLong pid = runFiles.pid(no, run);
             if (pid.isEmpty()) {
-                List<Long> carriers = procFs.carriers(JobLauncher.RUN_VARIABLE + "=" + tokenPrefix + run);
+                List<Long> carriers = procFs.carriers(runEntry(run));
                 for (long c : carriers) {
                     pid = procFs.sessionOf(c);
                     if (pid.isPresent()) {
@@ -815,8 +814,8 @@ public final class Engine {
         int no = r.no().orElse(0);
         if (r.run().isPresent()) {
             // Its session is gone; a daemon it started may have left the session but not the run.
-            signals.killLeftovers(r.runningPgid().orElse(0), JobLauncher.RUN_VARIABLE + "=" + tokenPrefix
-                    + r.run().getAsLong(), 0, otherSessions());
+            signals.killLeftovers(List.of(new ProcFs.Run(r.runningPgid().orElse(0), runEntry(r.run().getAsLong()), 0)),
+                    otherSessions());
         }
         OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
         if (code.isEmpty()) {
@@ -824,8 +823,7 @@ public final class Engine {
             emit(new SchedulerEvent.OrphanRequeued(now(), no));
             return;
         }
-        String gpuTag = r.gpus().stream().map(String::valueOf).reduce((a, b) -> a + "-" + b).orElse("");
-        Path log = logDir.resolve(String.format("job%03d_gpu%s.log", no, gpuTag));
+        Path log = logPath(no, r.gpus());
         warnOnce("job " + no + " ended with exit status " + code.getAsInt() + " while no scheduler was watching;"
                 + " recorded from " + runFiles.exitFile(no, r.run().getAsLong()) + ", not run again");
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
@@ -845,7 +843,7 @@ public final class Engine {
         // The leader is gone. Whatever it left — a child that trapped SIGTERM, a background process,
         // a daemon that left the session — still holds memory and would outlive the job: it is killed
         // by the next sweep, which serves every job that ended since the last one.
-        sweeps.add(new Sweep(rj.no, new ProcFs.Run(rj.pid, JobLauncher.RUN_VARIABLE + "=" + rj.token, rj.startTicks),
+        sweeps.add(new Sweep(rj.no, leftoverRun(rj),
                 rj.stopping.isEmpty()));
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             record(List.of(new JournalEvent.Interrupted(rj.key())));
@@ -854,6 +852,26 @@ public final class Engine {
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
                 rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, now()), OptionalLong.of(rj.run)));
+    }
+
+    /** {@link JobLauncher#RUN_VARIABLE}'s value for a run of this journal. */
+    private String runToken(long run) {
+        return tokenPrefix + run;
+    }
+
+    /** The environment entry every process of a run inherits. */
+    private String runEntry(long run) {
+        return JobLauncher.RUN_VARIABLE + "=" + runToken(run);
+    }
+
+    private ProcFs.Run leftoverRun(RunningJob rj) {
+        return new ProcFs.Run(rj.pid, runEntry(rj.run), rj.startTicks);
+    }
+
+    /** {@code <log-dir>/job<NNN>_gpu<i-j>.log}, the name the original tool gives a job's log. */
+    private Path logPath(int no, List<Integer> gpus) {
+        String gpuTag = gpus.stream().map(String::valueOf).reduce((a, b) -> a + "-" + b).orElse("");
+        return logDir.resolve(String.format("job%03d_gpu%s.log", no, gpuTag));
     }
 
     /** A finished run whose leftovers the next sweep kills; {@code report} when nobody stopped it. */

@@ -85,11 +85,6 @@ final class ProcFs {
     record Run(long sid, String envEntry, long minStartTicks) {
     }
 
-    /** {@link #leftovers(List, Set)} for one run. */
-    List<Long> leftovers(long sid, String envEntry, long minStartTicks, Set<Long> otherSessions) {
-        return leftovers(List.of(new Run(sid, envEntry, minStartTicks)), otherSessions).get(0);
-    }
-
     /**
      * Every live process each run left behind, in one pass over {@code /proc}: the members of its
      * session, and processes that left the session (a daemon's {@code setsid}) but still carry the

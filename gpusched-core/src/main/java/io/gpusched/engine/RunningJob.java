@@ -22,8 +22,6 @@ final class RunningJob {
     final Instant startedAt;
     /** Run number in the journal; names the run's pid and exit files. */
     final long run;
-    /** {@link JobLauncher#RUN_VARIABLE}'s value for this run. */
-    final String token;
     /** The leader's start time in clock ticks since boot; 0 when it could not be read. */
     final long startTicks;
     final TreeMap<Integer, Long> currentMib = new TreeMap<>();
@@ -38,7 +36,7 @@ final class RunningJob {
     boolean killEscalated;
 
     RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, Process process, Path log, Instant startedAt,
-               long run, String token, long startTicks) {
+               long run, long startTicks) {
         this.spec = spec;
         this.no = no;
         this.declaredMib = declaredMib;
@@ -48,7 +46,6 @@ final class RunningJob {
         this.log = log;
         this.startedAt = startedAt;
         this.run = run;
-        this.token = token;
         this.startTicks = startTicks;
         for (int g : gpus) {
             currentMib.put(g, 0L);

@@ -63,11 +63,6 @@ final class SessionSignals {
         return killed.stream().mapToInt(Set::size).toArray();
     }
 
-    /** {@link #killLeftovers(List, Set)} for one run. */
-    int killLeftovers(long sid, String envEntry, long minStartTicks, Set<Long> otherSessions) {
-        return killLeftovers(List.of(new ProcFs.Run(sid, envEntry, minStartTicks)), otherSessions)[0];
-    }
-
     private int signal(long sid, boolean forcibly) {
         return send(procFs.sessionMembers(sid), forcibly);
     }
