@@ -112,9 +112,11 @@ class ChaosInvariantsTest {
         Process p = new ProcessBuilder("setsid", "sleep", "60").start();
         try {
             journal("{\"key\":\"" + keys.get(0) + "\",\"event\":\"started\",\"pgid\":" + p.pid() + ",\"gpus\":[0]}");
-            // setsid makes the sleep its own session leader just after the spawn: wait for that
+            // setsid makes itself a session leader and then execs sleep, both just after the spawn: wait
+            // for the exec too, or the check may see the process still named setsid
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!ProcSessions.anyAlive(List.of(p.pid())) && System.nanoTime() < deadline) {
+            while (ProcSessions.liveMembers(List.of(p.pid())).stream().noneMatch(m -> m.contains("(sleep)"))
+                    && System.nanoTime() < deadline) {
                 Thread.sleep(5);
             }
             Map<String, List<String>> v = check();

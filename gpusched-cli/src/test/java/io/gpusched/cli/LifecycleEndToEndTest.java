@@ -181,7 +181,8 @@ class LifecycleEndToEndTest {
     @Test
     void liveOrphanBlocksRedispatchThenADeadOneIsRequeued() throws Exception {
         // A previous scheduler died while "sleep" ran: its journal says started, with the session id.
-        Process orphan = new ProcessBuilder("setsid", "sleep", "1.5").start();
+        // It lives until the new scheduler has said it waits for it, however slowly that one starts.
+        Process orphan = new ProcessBuilder("setsid", "sleep", "60").start();
         long pgid = orphan.pid();
         String command = "echo rerun";
         String key = io.gpusched.jobs.JobSpec.parse(command).key();
@@ -191,7 +192,14 @@ class LifecycleEndToEndTest {
                 "{\"key\": \"" + key + "\", \"event\": \"seen\", \"no\": 1, \"command\": \"" + command + "\"}\n"
                         + "{\"key\": \"" + key + "\", \"event\": \"started\", \"pgid\": " + pgid + ", \"gpus\": [0]}\n");
         CliRun run = new CliRun(dir, "[vram=1G] " + command + "\n");
-        assertEquals(0, run.runToEnd("--sim", "1"));
+        try {
+            run.start("--sim", "1");
+            run.await("is still running as an ORPHAN");
+            assertFalse(run.output().contains("job 1 started"), run.output());
+        } finally {
+            orphan.destroyForcibly().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertEquals(0, run.exitCode());
         assertTrue(run.output().contains("WARN  job 1 is still running as an ORPHAN of a previous scheduler (pgid " + pgid
                 + ") — not re-dispatching; wait for it or kill it: kill -TERM -" + pgid), run.output());
         int requeued = run.indexOf("job 1 was interrupted mid-run by a previous scheduler's death — re-queuing");
