@@ -134,18 +134,21 @@ def main():
     res["packing_ratio"] = stats(ratios)
 
     # ---- 10,000 blocked lines: rounds in-process (RoundTimer), RSS through the CLI
-    first, steady, steady0 = [], [], []
+    first, steady, steady0, loop_cpu, proc_cpu = [], [], [], [], []
     for i in range(R):
         o = subprocess.run(["java", *JVM_FLAGS, "-cp", BENCH_JAR, "io.gpusched.bench.RoundTimer", "10000", "60"],
                            capture_output=True, text=True).stdout
         v = dict(l.split() for l in o.strip().splitlines())
         first.append(float(v["first_round_ms"])); steady.append(float(v["steady_round_ms"]))
+        loop_cpu.append(float(v["steady_round_loop_cpu_ms"])); proc_cpu.append(float(v["steady_round_process_cpu_ms"]))
         o = subprocess.run(["java", *JVM_FLAGS, "-cp", BENCH_JAR, "io.gpusched.bench.RoundTimer", "0", "60"],
                            capture_output=True, text=True).stdout
         steady0.append(float(dict(l.split() for l in o.strip().splitlines())["steady_round_ms"]))
     res["round_10k_first_ms"] = stats(first)
     res["round_10k_steady_ms"] = stats(steady)
     res["round_0_steady_ms"] = stats(steady0)
+    res["round_10k_loop_cpu_ms"] = stats(loop_cpu)
+    res["round_10k_process_cpu_ms"] = stats(proc_cpu)
     blocked = os.path.join(work, "blocked10k.txt")
     write(blocked, ["[vram=20G] sleep 30"] + [f"[vram=20G] echo blocked {i}" for i in range(10000)])
     rss = []
@@ -187,6 +190,8 @@ def main():
          f"makespan {fmt(res['packing_makespan_s'], 's')}, replay {replay_s:.2f} s"),
         ("round, 10,000 blocked lines, nothing changed", fmt(res["round_10k_steady_ms"], "ms"),
          f"timer floor (0 lines) {fmt(res['round_0_steady_ms'], 'ms')}"),
+        ("same, CPU per round: event loop thread / whole JVM", f"{fmt(res['round_10k_loop_cpu_ms'], 'ms', 1, 3)} / "
+         f"{fmt(res['round_10k_process_cpu_ms'], 'ms', 1, 3)}", "direct: no timer floor"),
         ("first round, 10,000 new lines", fmt(res["round_10k_first_ms"], "ms"), ""),
         ("max RSS: 200 trivial jobs", fmt(res["trivial200_default_maxrss_mib"], "MiB", 1, 1), ""),
         ("max RSS: 10,000 blocked lines", fmt(res["blocked10k_maxrss_mib"], "MiB", 1, 1), ""),

@@ -106,6 +106,26 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
         return s.toString();
     }
 
+    /**
+     * The JSON of one value an event carries, by the rules above: what {@link #toJson(SchedulerEvent)}
+     * writes for a component holding it. Lets a caller that writes a large event often (the status
+     * board's {@code status.json}) keep the JSON of its unchanged parts.
+     *
+     * @param value a value an event may carry: a record such as {@link JobResult}, a list or map of
+     *              such values, an {@code Optional}, a string, number, instant, duration or enum;
+     *              {@code null} is written as JSON {@code null}
+     * @return its JSON on one line, without a line break
+     */
+    public static String valueToJson(Object value) {
+        StringWriter s = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(s)) {
+            writeValue(g, value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return s.toString();
+    }
+
     private static void writeComponents(JsonGenerator g, Record r) throws IOException {
         for (RecordComponent c : r.getClass().getRecordComponents()) {
             Object v;

@@ -2,13 +2,17 @@ package io.gpusched.engine;
 
 import io.gpusched.JobResult;
 import io.gpusched.JobStatus;
+import io.gpusched.JsonEventWriter;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.StatusBoard;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -27,14 +31,15 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
     private final Path file;
     private final Path jsonFile;
-    private volatile String lastStatusJson = "null";
-    // The pending and done sections are re-rendered only when the engine hands over a different list
-    // (it reuses the same list while they are unchanged); the file is rewritten only when its text changed.
-    private List<StatusBoard.Pending> renderedPendingOf;
-    private String renderedPending = "";
-    private List<JobResult> renderedDoneOf;
-    private String renderedDone = "";
+    // The pending and done sections, text and JSON, are re-assembled only when the engine hands over
+    // a different list (it reuses the same list while they are unchanged), and then from the rows
+    // they kept: with 10,000 pending lines a section is megabytes, and lists change a row at a time.
+    private final Section<StatusBoard.Pending> pending = new Section<>(StatusBoardWriter::pendingRow);
+    private final Section<JobResult> done = new Section<>(StatusBoardWriter::doneRow);
     private String lastHead;
+    // status.json is the status_updated event as JsonEventWriter writes it, assembled from the cached
+    // parts: {"event":"status_updated","at":…,"board":{"running":…,"pending":…,"done":…}}
+    private volatile byte[][] lastStatusJson = {bytes("null")};
 
     /** @param file the board file, usually {@code <log-dir>/status.txt} */
     public StatusBoardWriter(Path file) {
@@ -46,22 +51,15 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     public void accept(SchedulerEvent event) {
         if (event instanceof SchedulerEvent.StatusUpdated s) {
             StatusBoard b = s.board();
-            boolean changed = false;
-            if (b.pending() != renderedPendingOf) {
-                renderedPending = renderPending(b.pending());
-                renderedPendingOf = b.pending();
-                changed = true;
-            }
-            if (b.done() != renderedDoneOf) {
-                renderedDone = renderDone(b.done());
-                renderedDoneOf = b.done();
-                changed = true;
-            }
+            boolean changed = pending.update(b.pending()) | done.update(b.done());
             String head = renderHead(s);
             if (changed || !head.equals(lastHead)) {
-                lastStatusJson = io.gpusched.JsonEventWriter.toJson(s);
+                lastStatusJson = new byte[][] {
+                    bytes("{\"event\":\"status_updated\",\"at\":" + JsonEventWriter.valueToJson(s.at())
+                            + ",\"board\":{\"running\":" + JsonEventWriter.valueToJson(b.running()) + ",\"pending\":"),
+                    pending.json, bytes(",\"done\":"), done.json, bytes("}}")};
                 write(jsonFile, statusJson(false));
-                if (write(file, head + renderedPending + renderedDone)) {
+                if (write(file, bytes(head), pending.text, done.text)) {
                     lastHead = head;
                 } else if (changed) {
                     lastHead = null;
@@ -72,13 +70,18 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         }
     }
 
-    private String statusJson(boolean finished) {
-        return "{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":" + finished
-                + ",\"status\":" + lastStatusJson + "}\n";
+    private byte[][] statusJson(boolean finished) {
+        byte[][] status = lastStatusJson;
+        byte[][] parts = new byte[status.length + 2][];
+        parts[0] = bytes("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":" + finished
+                + ",\"status\":");
+        System.arraycopy(status, 0, parts, 1, status.length);
+        parts[parts.length - 1] = bytes("}\n");
+        return parts;
     }
 
     static String render(SchedulerEvent.StatusUpdated s) {
-        return renderHead(s) + renderPending(s.board().pending()) + renderDone(s.board().done());
+        return renderHead(s) + render(s.board().pending(), s.board().done());
     }
 
     private static String renderHead(SchedulerEvent.StatusUpdated s) {
@@ -100,27 +103,27 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         return out.toString();
     }
 
-    private static String renderPending(List<StatusBoard.Pending> pending) {
+    static String render(List<StatusBoard.Pending> pending, List<JobResult> done) {
         StringBuilder out = new StringBuilder();
-        for (StatusBoard.Pending p : pending) {
-            String mark = p.attempts() > 0 ? "↻" : "·";
-            String vram = p.declaredMib().isPresent() ? " vram " + p.declaredMib().getAsLong() : "";
-            String retry = p.attempts() > 0 ? " retry " + p.attempts() : "";
-            String reason = p.reason().isEmpty() ? "" : " [" + p.reason() + "]";
-            out.append(String.format("%s job %-3d pending%s%s%s — %s%n", mark, p.no(), vram, retry, reason, p.command()));
-        }
+        pending.forEach(p -> out.append(pendingRow(p)));
+        done.forEach(r -> out.append(doneRow(r)));
         return out.toString();
     }
 
-    private static String renderDone(List<JobResult> done) {
-        StringBuilder out = new StringBuilder();
-        for (JobResult r : done) {
-            String mark = r.status() == JobStatus.CANCELLED ? "⊘" : (r.status() == JobStatus.OK ? "✓" : "✗");
-            String verdict = r.status() == JobStatus.OK ? describe(r.verdict()) : r.status().journalName();
-            String peak = r.attributed() ? r.overallPeakMib() + " MiB" : "n/a";
-            out.append(String.format("%s job %-3d %s (exit %d, peak %s) — %s%n", mark, r.no(), verdict, r.exitCode(), peak, r.command()));
-        }
-        return out.toString();
+    private static String pendingRow(StatusBoard.Pending p) {
+        String mark = p.attempts() > 0 ? "↻" : "·";
+        String vram = p.declaredMib().isPresent() ? " vram " + p.declaredMib().getAsLong() : "";
+        String retry = p.attempts() > 0 ? " retry " + p.attempts() : "";
+        String reason = p.reason().isEmpty() ? "" : " [" + p.reason() + "]";
+        return String.format("%s job %-3d pending%s%s%s — %s%n", mark, p.no(), vram, retry, reason, p.command());
+    }
+
+    private static String doneRow(JobResult r) {
+        String mark = r.status() == JobStatus.CANCELLED ? "⊘" : (r.status() == JobStatus.OK ? "✓" : "✗");
+        String verdict = r.status() == JobStatus.OK ? describe(r.verdict()) : r.status().journalName();
+        String peak = r.attributed() ? r.overallPeakMib() + " MiB" : "n/a";
+        return String.format("%s job %-3d %s (exit %d, peak %s) — %s%n", mark, r.no(), verdict, r.exitCode(), peak,
+                r.command());
     }
 
     /** In the log's words: a peak over the declaration means the job was under-declared. */
@@ -142,11 +145,72 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                 .map(e -> "gpu" + e.getKey() + ":" + e.getValue()).collect(Collectors.joining(", "));
     }
 
-    private static boolean write(Path file, String text) {
+    /**
+     * One list section of the board as status.txt and status.json show it, UTF-8, assembled from
+     * per-row renderings kept from the previous list: a row (a record, compared by value) that was
+     * already in it costs a lookup, not a {@code String.format} and a reflective JSON walk.
+     */
+    private static final class Section<T> {
+        private final java.util.function.Function<T, String> textRow;
+        private List<T> of;
+        private Map<T, byte[][]> rows = Map.of();
+        byte[] text = new byte[0];
+        byte[] json = bytes("[]");
+
+        Section(java.util.function.Function<T, String> textRow) {
+            this.textRow = textRow;
+        }
+
+        /** @return whether the list differs from the last one (by identity: the engine reuses it) */
+        boolean update(List<T> list) {
+            if (list == of) {
+                return false;
+            }
+            Map<T, byte[][]> next = new java.util.HashMap<>(list.size() * 2);
+            java.io.ByteArrayOutputStream t = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream j = new java.io.ByteArrayOutputStream();
+            j.write('[');
+            for (T row : list) {
+                byte[][] r = next.computeIfAbsent(row, k -> {
+                    byte[][] kept = rows.get(k);
+                    return kept != null ? kept
+                            : new byte[][] {bytes(textRow.apply(k)), bytes(JsonEventWriter.valueToJson(k))};
+                });
+                t.writeBytes(r[0]);
+                if (j.size() > 1) {
+                    j.write(',');
+                }
+                j.writeBytes(r[1]);
+            }
+            j.write(']');
+            rows = next;
+            of = list;
+            text = t.toByteArray();
+            json = j.toByteArray();
+            return true;
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean write(Path file, byte[]... parts) {
         try {
             Files.createDirectories(file.getParent());
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(tmp, text, StandardCharsets.UTF_8);
+            ByteBuffer[] buffers = new ByteBuffer[parts.length];
+            long left = 0;
+            for (int i = 0; i < parts.length; i++) {
+                buffers[i] = ByteBuffer.wrap(parts[i]);
+                left += parts[i].length;
+            }
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                while (left > 0) {
+                    left -= ch.write(buffers);
+                }
+            }
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return true;
         } catch (IOException e) {

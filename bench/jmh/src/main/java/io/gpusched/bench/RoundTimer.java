@@ -17,6 +17,14 @@ import java.util.List;
  * starts the next one a poll later, so (interval between ends − poll) is the round's own time.
  * Prints {@code first_round_ms} (start → end of the first round, which journals N {@code seen}
  * events) and {@code steady_round_ms} (median of the rounds after warm-up, nothing changed).
+ *
+ * <p>A wall interval minus the poll cannot resolve less than the sleep's overshoot on a noisy VM,
+ * so the same window is also measured in CPU time: {@code steady_round_loop_cpu_ms} is the event
+ * loop thread's CPU per round (the round's own work, read in the listener, which runs on that
+ * thread), and {@code steady_round_process_cpu_ms} the whole JVM's CPU per round (adds the backend
+ * worker, GC and JIT threads; an upper bound). The CPU figures are means, so a round that is slow
+ * once a second shows in them where the median hides it; {@code -Dbench.eachRound=true} prints
+ * every round's wall and loop CPU.
  */
 public final class RoundTimer {
     private RoundTimer() {
@@ -34,6 +42,11 @@ public final class RoundTimer {
         Files.writeString(jobs, sb);
         Duration poll = Duration.ofMillis(50);
         List<Long> ends = Collections.synchronizedList(new ArrayList<>());
+        List<Long> loopCpu = Collections.synchronizedList(new ArrayList<>());
+        List<Long> processCpu = Collections.synchronizedList(new ArrayList<>());
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        com.sun.management.OperatingSystemMXBean os = (com.sun.management.OperatingSystemMXBean)
+                java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long[] started = new long[1];
         Scheduler[] holder = new Scheduler[1];
         try (SimulatedGpuBackend backend = new SimulatedGpuBackend(1)) {
@@ -44,6 +57,8 @@ public final class RoundTimer {
                             started[0] = System.nanoTime();
                         } else if (e instanceof SchedulerEvent.StatusUpdated) {
                             ends.add(System.nanoTime());
+                            loopCpu.add(threads.getCurrentThreadCpuTime());
+                            processCpu.add(os.getProcessCpuTime());
                             if (ends.size() == rounds + 1) {
                                 new Thread(holder[0]::close).start();
                             }
@@ -60,5 +75,16 @@ public final class RoundTimer {
         Collections.sort(steady);
         System.out.printf("steady_round_ms %.3f%n", steady.get(steady.size() / 2));
         System.out.printf("steady_round_min_ms %.3f%n", steady.get(0));
+        int from = Math.min(10, rounds / 2);
+        if (Boolean.getBoolean("bench.eachRound")) {
+            for (int i = 1; i < ends.size(); i++) {
+                System.out.printf("round %d wall_ms %.3f loop_cpu_ms %.3f%n", i,
+                        (ends.get(i) - ends.get(i - 1)) / 1e6 - poll.toMillis(), (loopCpu.get(i) - loopCpu.get(i - 1)) / 1e6);
+            }
+        }
+        int to = ends.size() - 1;
+        System.out.printf("steady_round_loop_cpu_ms %.3f%n", (loopCpu.get(to) - loopCpu.get(from)) / 1e6 / (to - from));
+        System.out.printf("steady_round_process_cpu_ms %.3f%n",
+                (processCpu.get(to) - processCpu.get(from)) / 1e6 / (to - from));
     }
 }
