@@ -80,6 +80,10 @@ public final class Engine {
     private final ProcFs procFs = ProcFs.system();
     private final SessionSignals signals = new SessionSignals(procFs);
     private final LinkedBlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
+    // Inside a drain of the inbox: journal appends are not forced one by one, and what must follow
+    // the fsync waits in afterForce until endGroup() forces them all at once.
+    private boolean grouping;
+    private final List<Runnable> afterForce = new ArrayList<>();
 
     private Journal journal;
     private JobLauncher launcher;
@@ -247,9 +251,15 @@ public final class Engine {
                 Thread.currentThread().interrupt();
                 m = new Stop();
             }
-            while (m != null) {
-                handle(m);
-                m = inbox.poll();
+            // The outcomes of every exit this drain finds share one fsync; their reports follow it.
+            grouping = true;
+            try {
+                while (m != null) {
+                    handle(m);
+                    m = inbox.poll();
+                }
+            } finally {
+                endGroup();
             }
             if (stopping) {
                 if (running.isEmpty() || !now().isBefore(stopDeadline)) {
@@ -847,7 +857,7 @@ public final class Engine {
                 rj.stopping.isEmpty()));
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             record(List.of(new JournalEvent.Interrupted(rj.key())));
-            runFiles.remove(rj.no, rj.run);
+            afterDurable(() -> runFiles.remove(rj.no, rj.run));
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
@@ -919,7 +929,7 @@ public final class Engine {
         if (oom && attempts <= allowed) {
             OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
             record(List.of(new JournalEvent.Oom(key, attempts, next)));
-            end.run().ifPresent(r -> runFiles.remove(end.no(), r));
+            end.run().ifPresent(r -> afterDurable(() -> runFiles.remove(end.no(), r)));
             emit(new SchedulerEvent.RequeuedAfterOom(now(), end.no(), attempts, allowed + 1, end.declaredMib(), next));
             return;
         }
@@ -938,10 +948,12 @@ public final class Engine {
                 : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil())));
-        if (!journal.behind()) {
-            // Only once the outcome is in the journal may the exit file that also proves it go.
-            end.run().ifPresent(r -> runFiles.remove(end.no(), r));
-        }
+        // Only once the outcome is in the journal may the exit file that also proves it go.
+        end.run().ifPresent(r -> afterDurable(() -> {
+            if (!journal.behind()) {
+                runFiles.remove(end.no(), r);
+            }
+        }));
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
                 peaks, verdict, end.avgUtil(), end.took()));
     }
@@ -958,7 +970,7 @@ public final class Engine {
         emit(new SchedulerEvent.JobFinished(now(), r, options.tolerance()));
         CompletableFuture<JobResult> f = futures.remove(r.key());
         if (f != null) {
-            f.complete(r);
+            afterDurable(() -> f.complete(r));
         }
     }
 
@@ -966,11 +978,42 @@ public final class Engine {
 
     private void record(List<JournalEvent> events) {
         try {
-            journal.append(events);
+            if (grouping) {
+                journal.appendUnforced(events);
+            } else {
+                journal.append(events);
+            }
         } catch (JournalException e) {
             journalFailed(e);
         }
         changes++;
+    }
+
+    /**
+     * Runs what must wait for the journal's fsync: at once, or, inside a drain of the inbox, after
+     * the drain's one fsync. Reports, futures and exit-file removals go through here (events via
+     * {@link #emit}), so nothing is said or undone before the outcome it rests on is on disk.
+     */
+    private void afterDurable(Runnable action) {
+        if (grouping) {
+            afterForce.add(action);
+        } else {
+            action.run();
+        }
+    }
+
+    private void endGroup() {
+        grouping = false;
+        if (journal.hasUnforced()) {
+            try {
+                journal.force();
+            } catch (JournalException e) {
+                journalFailed(e);
+            }
+        }
+        List<Runnable> held = List.copyOf(afterForce);
+        afterForce.clear();
+        held.forEach(Runnable::run);
     }
 
     /**
@@ -1049,6 +1092,10 @@ public final class Engine {
     }
 
     private void emit(SchedulerEvent e) {
+        if (grouping) {
+            afterForce.add(() -> emit(e));
+            return;
+        }
         try {
             listener.accept(e);
         } catch (RuntimeException ex) {

@@ -43,6 +43,39 @@ class EngineTest {
     }
 
     @Test
+    void everyOutcomeIsInTheJournalFileBeforeItIsReportedEvenWhenExitsShareOneFsync() throws Exception {
+        // 40 jobs that end together: their exits reach the loop in batches whose outcomes share an fsync.
+        String[] lines = new String[41];
+        for (int i = 0; i < 40; i++) {
+            lines[i] = "[vram=100] echo " + i;
+        }
+        lines[40] = "[vram=100 retries=1] echo 'CUDA out of memory' >&2; exit 1";
+        Path journal = dir.resolve("logs").resolve("journal.jsonl");
+        List<String> missing = new CopyOnWriteArrayList<>();
+        Scheduler s = Scheduler.builder().backend(new StubBackend(2, 24000)).options(FAST).logDir(dir.resolve("logs"))
+                .jobs(jobs(lines)).listener(e -> {
+                    events.add(e);
+                    try {
+                        if (e instanceof SchedulerEvent.JobFinished f && !Files.readString(journal)
+                                .contains("\"key\":\"" + f.result().key() + "\",\"event\":\"done\"")) {
+                            missing.add("done of job " + f.result().no());
+                        } else if (e instanceof SchedulerEvent.RequeuedAfterOom o
+                                && !Files.readString(journal).contains("\"event\":\"oom\",\"attempts\":" + o.attempt())) {
+                            missing.add("oom of job " + o.no());
+                        }
+                    } catch (java.io.IOException ex) {
+                        missing.add(ex.toString());
+                    }
+                }).build();
+        RunSummary summary = s.run();
+        assertEquals(41, summary.results().size());
+        assertEquals(40, summary.count(JobStatus.OK));
+        assertEquals(1, summary.count(JobStatus.FAILED_OOM));
+        assertEquals(1, events.stream().filter(e -> e instanceof SchedulerEvent.RequeuedAfterOom).count());
+        assertEquals(List.of(), missing);
+    }
+
+    @Test
     void successfulAndFailingJobsGiveTheMaxFailingExitCode() {
         RunSummary s = scheduler(new StubBackend(2, 24000), FAST, jobs("[vram=1G] true", "[vram=1G] exit 3", "[vram=1G] exit 7")).run();
         assertEquals(3, s.results().size());
