@@ -209,11 +209,17 @@ class LifecycleEndToEndTest {
 
     @Test
     void statusBoardShowsRunningPendingWithReasonAndDone() throws Exception {
-        CliRun run = new CliRun(dir, job("vram=20000", 15000, 0.1, 1.5) + job("vram=16G", 100, 0.1, 0.1)
+        CliRun run = new CliRun(dir, job("vram=20000", 15000, 0.1, 3) + job("vram=16G", 100, 0.1, 0.1)
                 + "[vram=1G] true\n").start("--sim", "1");
         run.await("job 3 finished");
-        Thread.sleep(300);
-        String board = Files.readString(run.logs.resolve("status.txt"));
+        // the board is rewritten by the round after the report: wait for it rather than for a fixed time
+        String board = "";
+        for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline; Thread.sleep(20)) {
+            board = Files.readString(run.logs.resolve("status.txt"));
+            if (board.contains("✓ job 3")) {
+                break;
+            }
+        }
         assertTrue(board.contains("▶ job 1"), board);
         assertTrue(board.contains("· job 2   pending vram 16384 [needs 1 GPU with ≥ 16896 MiB headroom; best is gpu0 with 4000 MiB]"), board);
         assertTrue(board.contains("✓ job 3"), board);
