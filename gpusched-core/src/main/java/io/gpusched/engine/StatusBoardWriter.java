@@ -18,7 +18,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 
 /**
  * Writes {@code status.txt} after every round, atomically (temp file + rename), so {@code watch cat}
@@ -97,10 +96,29 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                 case TIMEOUT -> " (timing out…)";
                 case SHUTDOWN -> " (stopping…)";
             }).orElse("");
-            out.append(String.format("▶ job %-3d gpu[%s] %5ds  %s MiB (peak %d)%s — %s%n", r.no(), join(r.gpus()),
-                    r.elapsed().toSeconds(), usage(r.currentMib()), r.peakMib(), state, r.command()));
+            // Appends, not String.format: the head is rendered every round, which may be 20 times a second.
+            out.append("▶ job ");
+            padRight(out, String.valueOf(r.no()), 3);
+            out.append(" gpu[").append(join(r.gpus())).append("] ");
+            padLeft(out, String.valueOf(r.elapsed().toSeconds()), 5);
+            out.append("s  ").append(usage(r.currentMib())).append(" MiB (peak ").append(r.peakMib()).append(')')
+                    .append(state).append(" — ").append(r.command()).append(System.lineSeparator());
         }
         return out.toString();
+    }
+
+    private static void padRight(StringBuilder out, String text, int width) {
+        out.append(text);
+        for (int i = text.length(); i < width; i++) {
+            out.append(' ');
+        }
+    }
+
+    private static void padLeft(StringBuilder out, String text, int width) {
+        for (int i = text.length(); i < width; i++) {
+            out.append(' ');
+        }
+        out.append(text);
     }
 
     static String render(List<StatusBoard.Pending> pending, List<JobResult> done) {
@@ -137,12 +155,19 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     }
 
     private static String join(java.util.List<Integer> gpus) {
-        return gpus.stream().map(String::valueOf).collect(Collectors.joining(","));
+        StringBuilder out = new StringBuilder();
+        for (int g : gpus) {
+            out.append(out.length() == 0 ? "" : ",").append(g);
+        }
+        return out.toString();
     }
 
     private static String usage(Map<Integer, Long> current) {
-        return new java.util.TreeMap<>(current).entrySet().stream()
-                .map(e -> "gpu" + e.getKey() + ":" + e.getValue()).collect(Collectors.joining(", "));
+        StringBuilder out = new StringBuilder();
+        for (Map.Entry<Integer, Long> e : new java.util.TreeMap<>(current).entrySet()) {
+            out.append(out.length() == 0 ? "" : ", ").append("gpu").append(e.getKey()).append(':').append(e.getValue());
+        }
+        return out.toString();
     }
 
     /**
