@@ -58,6 +58,8 @@ final class JobsSource {
 
     private final Optional<StableReader> reader;
     private final String name;
+    // Re-parses only appended lines when the file grew by appends (the common live edit).
+    private final JobsFileParser.Incremental parser;
     private final List<JobSpec> fixed;
     private final List<JobSpec> submitted = new ArrayList<>();
     private List<JobSpec> fromFile = List.of();
@@ -84,6 +86,7 @@ final class JobsSource {
     JobsSource(Optional<Path> file, List<JobSpec> fixed, Duration quiet, LongSupplier ticker) {
         this.reader = file.map(f -> new StableReader(f, quiet, ticker));
         this.name = file.map(f -> String.valueOf(f.getFileName())).orElse("");
+        this.parser = new JobsFileParser.Incremental(name);
         this.fixed = rekey(fixed);
     }
 
@@ -123,14 +126,14 @@ final class JobsSource {
         }
         List<JobSpec> parsed;
         try {
-            parsed = JobsFileParser.parse(take.bytes(), name);
+            parsed = parser.parse(take.bytes());
         } catch (JobSpecException e) {
             r.refused(take);
             return error(e.getMessage() + " — keeping the previous queue until the file is fixed");
         }
         r.taken(take);
         lastError = null;
-        if (!parsed.equals(fromFile)) {
+        if (parsed.size() != fromFile.size() || !parsed.equals(fromFile)) {
             fromFile = parsed;
             changed();
         }

@@ -44,5 +44,12 @@ public final class JobKeys {
         int next(String command) {
             return seen.merge(command, 1, Integer::sum) - 1;
         }
+
+        /** @return an independent counter at the same point, for a parse that may fail half-way */
+        Occurrences copy() {
+            Occurrences c = new Occurrences();
+            c.seen.putAll(seen);
+            return c;
+        }
     }
 }

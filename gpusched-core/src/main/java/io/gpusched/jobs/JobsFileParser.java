@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -100,16 +101,93 @@ public final class JobsFileParser {
         return jobs.jobs;
     }
 
+    /**
+     * Parses successive versions of one jobs file, re-reading only the lines appended since the last
+     * version when that is all that changed: a queue that grows by appends (a sweep script adding
+     * lines, {@code echo >>}) then costs its new lines, not the whole file, per change. The result
+     * is always what {@link #parse(byte[], String)} gives for the same bytes. Not thread-safe.
+     */
+    public static final class Incremental {
+        private final String source;
+        private byte[] parsedBytes;
+        private List<JobSpec> jobs = List.of();
+        private JobKeys.Occurrences occurrences = new JobKeys.Occurrences();
+        private int lines;
+
+        /** @param source the name used in error messages, usually the file name */
+        public Incremental(String source) {
+            this.source = source;
+        }
+
+        /**
+         * @param content the file's bytes, as for {@link #parse(byte[], String)}; the array must not be
+         *     changed afterwards (it is kept to recognise the next version as an append)
+         * @return the jobs in file order, with keys numbered by occurrence; an immutable list
+         * @throws JobSpecException on the first malformed line, as {@link #parse(byte[], String)} does;
+         *     the previous version stays the base for the next call
+         */
+        public List<JobSpec> parse(byte[] content) {
+            Collector c;
+            int linesBefore = appendedFrom(content);
+            if (linesBefore >= 0) {
+                c = new Collector(source, false, occurrences.copy());
+                JobsLines.split(new JobsLines.Content(content, content.length, true), parsedBytes.length, linesBefore,
+                        source, c);
+                List<JobSpec> all = new ArrayList<>(jobs.size() + c.jobs.size());
+                all.addAll(jobs);
+                all.addAll(c.jobs);
+                jobs = List.copyOf(all);
+            } else {
+                c = new Collector(source, false);
+                JobsLines.split(new JobsLines.Content(content, content.length, content.length <= MAX_FILE_BYTES),
+                        source, c);
+                jobs = List.copyOf(c.jobs);
+            }
+            occurrences = c.occurrences;
+            lines = (linesBefore >= 0 ? linesBefore : 0) + countLines(content, linesBefore >= 0 ? parsedBytes.length : 0);
+            parsedBytes = content;
+            return jobs;
+        }
+
+        /**
+         * @return the number of lines before the appended part when {@code content} is the last parsed
+         *     version plus whole lines after its final newline (within the file limit); else -1
+         */
+        private int appendedFrom(byte[] content) {
+            byte[] old = parsedBytes;
+            if (old == null || old.length == 0 || old[old.length - 1] != '\n' || content.length < old.length
+                    || content.length > MAX_FILE_BYTES) {
+                return -1;
+            }
+            return Arrays.equals(content, 0, old.length, old, 0, old.length) ? lines : -1;
+        }
+
+        private static int countLines(byte[] content, int from) {
+            int n = 0;
+            for (int i = from; i < content.length; i++) {
+                if (content[i] == '\n') {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
     /** Parses lines in file order into specs keyed by occurrence. */
     private static final class Collector implements JobsLines.Sink {
         final List<JobSpec> jobs = new ArrayList<>();
-        private final JobKeys.Occurrences occurrences = new JobKeys.Occurrences();
+        private final JobKeys.Occurrences occurrences;
         private final String source;
         private final boolean checkSurrogates;
 
         Collector(String source, boolean checkSurrogates) {
+            this(source, checkSurrogates, new JobKeys.Occurrences());
+        }
+
+        Collector(String source, boolean checkSurrogates, JobKeys.Occurrences occurrences) {
             this.source = source;
             this.checkSurrogates = checkSurrogates;
+            this.occurrences = occurrences;
         }
 
         @Override

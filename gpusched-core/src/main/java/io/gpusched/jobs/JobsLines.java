@@ -67,9 +67,23 @@ final class JobsLines {
     static void split(Content content, String source, Sink sink) {
         byte[] bytes = content.bytes();
         int n = content.length();
+        int bom = n >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF ? 3 : 0;
+        split(content, bom, 0, source, sink);
+    }
+
+    /**
+     * As {@link #split(Content, String, Sink)}, from an offset just after a line end, with the lines
+     * before it already handed on: the numbering goes on from {@code linesBefore}.
+     *
+     * @param from where the first line to hand on starts (0, or just after an LF)
+     * @param linesBefore how many lines end before {@code from}
+     */
+    static void split(Content content, int from, int linesBefore, String source, Sink sink) {
+        byte[] bytes = content.bytes();
+        int n = content.length();
         boolean over = n > JobsFileParser.MAX_FILE_BYTES;
-        int start = n >= 3 && bytes[0] == (byte) 0xEF && bytes[1] == (byte) 0xBB && bytes[2] == (byte) 0xBF ? 3 : 0;
-        int lineNo = 0;
+        int start = from;
+        int lineNo = linesBefore;
         while (start <= n) {
             int end = indexOfLf(bytes, start, n);
             lineNo++;

@@ -24,7 +24,8 @@ import java.util.List;
  * thread), and {@code steady_round_process_cpu_ms} the whole JVM's CPU per round (adds the backend
  * worker, GC and JIT threads; an upper bound). The CPU figures are means, so a round that is slow
  * once a second shows in them where the median hides it; {@code -Dbench.eachRound=true} prints
- * every round's wall and loop CPU.
+ * every round's wall and loop CPU. A third argument {@code append} appends one more blocked line at
+ * the end of each round, so every round takes a grown file (the incremental parse's case).
  */
 public final class RoundTimer {
     private RoundTimer() {
@@ -33,6 +34,8 @@ public final class RoundTimer {
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 60;
+        // "append": each round ends with one more blocked line appended, as a sweep script would add them
+        boolean append = args.length > 2 && args[2].equals("append");
         Path dir = Files.createTempDirectory("gpusched-rounds");
         Path jobs = dir.resolve("jobs.txt");
         StringBuilder sb = new StringBuilder("[vram=20G] sleep 600\n");
@@ -56,6 +59,14 @@ public final class RoundTimer {
                         if (e instanceof SchedulerEvent.RunStarted) {
                             started[0] = System.nanoTime();
                         } else if (e instanceof SchedulerEvent.StatusUpdated) {
+                            if (append) {
+                                try {
+                                    Files.writeString(jobs, "[vram=20G] echo appended " + ends.size() + "\n",
+                                            java.nio.file.StandardOpenOption.APPEND);
+                                } catch (java.io.IOException ex) {
+                                    throw new java.io.UncheckedIOException(ex);
+                                }
+                            }
                             ends.add(System.nanoTime());
                             loopCpu.add(threads.getCurrentThreadCpuTime());
                             processCpu.add(os.getProcessCpuTime());
