@@ -151,7 +151,7 @@ public final class JobsFileParser {
 
         /**
          * @return the number of lines before the appended part when {@code content} is the last parsed
-         *     version plus whole lines after its final newline (within the file limit); else -1
+         *     version, which ended with a newline, plus more bytes (within the file limit); else -1
          */
         private int appendedFrom(byte[] content) {
             byte[] old = parsedBytes;
