@@ -62,6 +62,21 @@ class JobsSourceEditsTest {
         ticker.addAndGet(nanos);
     }
 
+    /** The round that first sees a change, then the deciding one a quiet period later: its queue. */
+    private List<String> takeOnceSettled() {
+        refresh();
+        advance(QUIET_NANOS);
+        return refresh();
+    }
+
+    /** Looks {@code rounds} times, a quiet period apart, and finds {@code queue} each time. */
+    private void assertQueueStaysFor(int rounds, List<String> queue) {
+        for (int i = 0; i < rounds; i++) {
+            assertEquals(queue, refresh());
+            advance(QUIET_NANOS);
+        }
+    }
+
     private void writeInPlace(String content) throws IOException {
         Files.writeString(jobs, content); // truncate and rewrite: same inode
         Files.setLastModifiedTime(jobs, FileTime.fromMillis(++mtimeSeconds * 1000));
@@ -104,9 +119,7 @@ class JobsSourceEditsTest {
             advance(QUIET_NANOS / 2);
         }
         writeInPlace("b\na\npython train.py --lr 0.01\n");
-        refresh();
-        advance(QUIET_NANOS);
-        assertEquals(List.of("b", "a", "python train.py --lr 0.01"), refresh());
+        assertEquals(List.of("b", "a", "python train.py --lr 0.01"), takeOnceSettled());
         assertEquals(v + 1, source.version(), "one change: the saved file, nothing in between");
         assertEquals(List.of(), errors, "a half-written file is not an error");
     }
@@ -119,9 +132,7 @@ class JobsSourceEditsTest {
         advance(QUIET_NANOS);
         assertEquals(List.of("a"), refresh(), "deleting a line dequeues it, once the file is stable");
         writeInPlace("");
-        refresh();
-        advance(QUIET_NANOS);
-        assertEquals(List.of(), refresh(), "an emptied file that stays empty is an empty queue");
+        assertEquals(List.of(), takeOnceSettled(), "an emptied file that stays empty is an empty queue");
     }
 
     @Test
@@ -165,17 +176,12 @@ class JobsSourceEditsTest {
         assertEquals(List.of("a", "b"), refresh());
         assertEquals(List.of(), errors, "missing for a moment, as in a save by rename: not news yet");
         advance(QUIET_NANOS);
-        for (int i = 0; i < 5; i++) {
-            assertEquals(List.of("a", "b"), refresh());
-            advance(QUIET_NANOS);
-        }
+        assertQueueStaysFor(5, List.of("a", "b"));
         assertEquals(1, errors.size(), errors.toString());
         assertTrue(errors.get(0).contains("jobs file " + jobs + " is missing") && !errors.get(0).contains("\n"), errors.get(0));
         assertTrue(source.settleNanos().isEmpty(), "reported: a run may end on the last good queue");
         renameOver("b\nc\n");
-        refresh();
-        advance(QUIET_NANOS);
-        assertEquals(List.of("b", "c"), refresh());
+        assertEquals(List.of("b", "c"), takeOnceSettled());
         Files.delete(jobs);
         refresh();
         advance(QUIET_NANOS);
@@ -202,18 +208,13 @@ class JobsSourceEditsTest {
             Assumptions.assumeFalse(Files.isReadable(jobs), "running as root: chmod 000 does not deny reading");
             refresh();
             advance(QUIET_NANOS);
-            for (int i = 0; i < 5; i++) {
-                assertEquals(List.of("a"), refresh());
-                advance(QUIET_NANOS);
-            }
+            assertQueueStaysFor(5, List.of("a"));
             assertEquals(1, errors.size(), errors.toString());
             assertTrue(errors.get(0).contains("permission denied (fix with chmod u+r " + jobs + ")"), errors.get(0));
         } finally {
             Files.setPosixFilePermissions(jobs, PosixFilePermissions.fromString("rw-r--r--"));
         }
-        refresh();
-        advance(QUIET_NANOS);
-        assertEquals(List.of("b"), refresh());
+        assertEquals(List.of("b"), takeOnceSettled());
         assertEquals(1, errors.size());
     }
 
@@ -224,18 +225,13 @@ class JobsSourceEditsTest {
         Files.createDirectory(jobs); // stat works, every read fails, whoever we are
         refresh();
         advance(QUIET_NANOS);
-        for (int i = 0; i < 5; i++) {
-            assertEquals(List.of("a"), refresh());
-            advance(QUIET_NANOS);
-        }
+        assertQueueStaysFor(5, List.of("a"));
         assertEquals(1, errors.size(), errors.toString());
         assertTrue(errors.get(0).startsWith("jobs file " + jobs + " cannot be read (") && !errors.get(0).contains("\n"),
                 errors.get(0));
         Files.delete(jobs);
         Files.writeString(jobs, "b\n");
-        refresh();
-        advance(QUIET_NANOS);
-        assertEquals(List.of("b"), refresh());
+        assertEquals(List.of("b"), takeOnceSettled());
         assertEquals(1, errors.size());
     }
 
@@ -244,10 +240,7 @@ class JobsSourceEditsTest {
         start("a\n");
         Files.setPosixFilePermissions(jobs, PosixFilePermissions.fromString("---------"));
         try {
-            for (int i = 0; i < 3; i++) {
-                assertEquals(List.of("a"), refresh());
-                advance(QUIET_NANOS);
-            }
+            assertQueueStaysFor(3, List.of("a"));
             assertEquals(List.of(), errors, "its content is the queue already");
         } finally {
             Files.setPosixFilePermissions(jobs, PosixFilePermissions.fromString("rw-r--r--"));
@@ -271,9 +264,7 @@ class JobsSourceEditsTest {
         assertEquals(1, errors.size(), errors.toString());
         assertTrue(errors.get(0).startsWith("jobs.txt:3: bad vram"), errors.get(0));
         writeInPlace("a\nb\n[vram=8G] c\n");
-        refresh();
-        advance(QUIET_NANOS);
-        assertEquals(List.of("a", "b", "c"), refresh());
+        assertEquals(List.of("a", "b", "c"), takeOnceSettled());
     }
 
     @Test
