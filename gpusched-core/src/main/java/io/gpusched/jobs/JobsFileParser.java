@@ -82,9 +82,13 @@ public final class JobsFileParser {
      * @throws JobSpecException on the first malformed line, as {@link #parse(Path)} does
      */
     public static List<JobSpec> parse(byte[] content, String source) {
+        return collect(content, source).jobs;
+    }
+
+    private static Collector collect(byte[] content, String source) {
         Collector jobs = new Collector(source, false);
         JobsLines.split(new JobsLines.Content(content, content.length, content.length <= MAX_FILE_BYTES), source, jobs);
-        return jobs.jobs;
+        return jobs;
     }
 
     /**
@@ -138,9 +142,7 @@ public final class JobsFileParser {
                 all.addAll(c.jobs);
                 jobs = List.copyOf(all);
             } else {
-                c = new Collector(source, false);
-                JobsLines.split(new JobsLines.Content(content, content.length, content.length <= MAX_FILE_BYTES),
-                        source, c);
+                c = collect(content, source);
                 jobs = List.copyOf(c.jobs);
             }
             occurrences = c.occurrences;
