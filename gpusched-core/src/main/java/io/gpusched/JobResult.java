@@ -21,7 +21,9 @@ import java.util.TreeMap;
  * @param peakMib per-GPU peak in MiB, by GPU index; empty when never attributed
  * @param verdict what the peak says about the declaration
  * @param avgUtilPercent average device utilisation over its GPUs and samples, when known
- * @param duration wall time of its last attempt
+ * @param duration wall time of its last attempt; for a job that ended while no scheduler watched, as
+ *     its run files' times tell it, and zero when they cannot
+ * @param measurement how its peak was measured, or why there is none
  */
 public record JobResult(
         String key,
@@ -34,7 +36,8 @@ public record JobResult(
         Map<Integer, Long> peakMib,
         Verdict verdict,
         OptionalDouble avgUtilPercent,
-        Duration duration) {
+        Duration duration,
+        Measurement measurement) {
 
     /**
      * Copies the collections (peaks sorted by GPU index).
@@ -50,6 +53,7 @@ public record JobResult(
      * @param verdict see {@link #verdict()}
      * @param avgUtilPercent see {@link #avgUtilPercent()}
      * @param duration see {@link #duration()}
+     * @param measurement see {@link #measurement()}
      */
     public JobResult {
         Objects.requireNonNull(key, "key");
@@ -59,8 +63,32 @@ public record JobResult(
         Objects.requireNonNull(verdict, "verdict");
         Objects.requireNonNull(avgUtilPercent, "avgUtilPercent");
         Objects.requireNonNull(duration, "duration");
+        Objects.requireNonNull(measurement, "measurement");
         gpus = List.copyOf(gpus);
         peakMib = java.util.Collections.unmodifiableMap(new TreeMap<>(peakMib));
+    }
+
+    /**
+     * A result whose measurement follows from the rest: {@link Measurement#MEASURED} with peaks,
+     * {@link Measurement#NOT_RUN} without GPUs, else {@link Measurement#NONE_SEEN}.
+     *
+     * @param key see {@link #key()}
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param gpus see {@link #gpus()}
+     * @param status see {@link #status()}
+     * @param exitCode see {@link #exitCode()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param peakMib see {@link #peakMib()}
+     * @param verdict see {@link #verdict()}
+     * @param avgUtilPercent see {@link #avgUtilPercent()}
+     * @param duration see {@link #duration()}
+     */
+    public JobResult(String key, int no, String command, List<Integer> gpus, JobStatus status, int exitCode,
+                     OptionalLong declaredMib, Map<Integer, Long> peakMib, Verdict verdict,
+                     OptionalDouble avgUtilPercent, Duration duration) {
+        this(key, no, command, gpus, status, exitCode, declaredMib, peakMib, verdict, avgUtilPercent, duration,
+                !peakMib.isEmpty() ? Measurement.MEASURED : gpus.isEmpty() ? Measurement.NOT_RUN : Measurement.NONE_SEEN);
     }
 
     /** @return the largest per-GPU peak in MiB, or 0 when never attributed */

@@ -41,7 +41,11 @@ import java.util.function.Consumer;
  *       ({@code "ok"}, {@code "failed_oom"}, {@code "within"}); maps keyed by GPU index are objects
  *       with the index as a string key; nested records ({@link JobResult}, {@link StatusBoard},
  *       {@link RunSummary}) are objects by the same rules, and a {@link RunSummary} also carries
- *       {@code "exit_code"}.</li>
+ *       {@code "exit_code"};</li>
+ *   <li>a {@link JobResult} also carries {@code "declaration"}: the verdict in the log's words,
+ *       {@code "under_declared"} (its {@code "verdict"} is {@code "over"}: the peak was over the
+ *       declaration), {@code "over_declared"} ({@code "under"}), {@code "within"}, or {@code null}
+ *       when nothing was judged.</li>
  * </ul>
  * Fields may be added in later versions; none is renamed or removed.
  */
@@ -140,6 +144,11 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
         }
         if (r instanceof RunSummary summary) {
             g.writeNumberField("exit_code", summary.exitCode());
+        } else if (r instanceof JobResult result) {
+            // The verdict in the log's words: "verdict": "under" (the peak was under the declaration)
+            // is the log's "over-declared".
+            g.writeFieldName("declaration");
+            writeValue(g, result.verdict().declaration().map(w -> w.replace('-', '_')));
         }
     }
 

@@ -61,9 +61,10 @@ public sealed interface SchedulerEvent {
      * @param total jobs known to the queue
      * @param pid the job's process id (also its session and process-group id)
      * @param log its log file
+     * @param attempt which attempt this is, from 1 (above 1 after a CUDA-OOM retry)
      */
     record JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
-                      int dispatched, int total, long pid, Path log) implements SchedulerEvent {
+                      int dispatched, int total, long pid, Path log, int attempt) implements SchedulerEvent {
         /**
          * Copies the list.
          *
@@ -77,6 +78,7 @@ public sealed interface SchedulerEvent {
          * @param total see {@link #total()}
          * @param pid see {@link #pid()}
          * @param log see {@link #log()}
+         * @param attempt see {@link #attempt()}
          */
         public JobStarted {
             gpus = List.copyOf(gpus);
@@ -195,6 +197,38 @@ public sealed interface SchedulerEvent {
      * @param command shell command
      */
     record AlreadyCompleted(Instant at, int no, String command) implements SchedulerEvent {
+    }
+
+    /**
+     * A job of the queue had already ended in an earlier run, as the journal records: said once per
+     * run for every such job, whatever its outcome ({@link AlreadyCompleted} also follows for an
+     * {@code ok} one, as before). It is not run again unless {@code runAgain}: with
+     * {@code --retry-failed}, a job that failed, timed out, was infeasible or failed with CUDA OOM
+     * runs again; a cancelled or successful one never does.
+     *
+     * @param at time
+     * @param no display number
+     * @param key identity key
+     * @param command shell command
+     * @param status its earlier outcome
+     * @param exitCode its earlier exit code
+     * @param runAgain whether it runs again now ({@code --retry-failed})
+     */
+    record AlreadyEnded(Instant at, int no, String key, String command, JobStatus status, int exitCode,
+                        boolean runAgain) implements SchedulerEvent {
+    }
+
+    /**
+     * A job that had already ended was edited (its attributes, or its {@code cancel} word, changed
+     * while its command stayed the same, so it keeps its identity). An ended job never runs again
+     * on its own; the warning says how to run it.
+     *
+     * @param at time
+     * @param no display number
+     * @param command shell command
+     * @param status the outcome it keeps
+     */
+    record EndedJobEdited(Instant at, int no, String command, JobStatus status) implements SchedulerEvent {
     }
 
     /**

@@ -35,6 +35,9 @@ import java.util.Set;
  *     default 10 s); a backend that takes longer counts as failed for that round, and while that call
  *     is still hung no other is made, so a hung driver never stops exits being handled or timeouts
  *     being enforced
+ * @param retryFailed run again the jobs that failed, timed out, were infeasible or failed with CUDA OOM
+ *     in an earlier run ({@code --retry-failed}, default off), with a fresh retry count and any
+ *     declaration an OOM raised; cancelled and successful jobs never run again
  */
 public record SchedulerOptions(
         long marginMib,
@@ -52,7 +55,8 @@ public record SchedulerOptions(
         long verboseStepMib,
         int backendFailureLimit,
         VisibleDevices visibleDevices,
-        Duration backendTimeout) {
+        Duration backendTimeout,
+        boolean retryFailed) {
 
     /** How jobs are told which GPUs they got. */
     public enum VisibleDevices {
@@ -81,6 +85,7 @@ public record SchedulerOptions(
      * @param backendFailureLimit see {@link #backendFailureLimit()}
      * @param visibleDevices see {@link #visibleDevices()}
      * @param backendTimeout see {@link #backendTimeout()}
+     * @param retryFailed see {@link #retryFailed()}
      */
     public SchedulerOptions {
         Objects.requireNonNull(allowedGpus, "allowedGpus");
@@ -115,7 +120,7 @@ public record SchedulerOptions(
     public static SchedulerOptions defaults() {
         return new SchedulerOptions(512, 200, 0.10, false, Optional.empty(), 0.10, Duration.ofSeconds(5),
                 Duration.ofMillis(250), false, 0, Duration.ofSeconds(10), false, 256, 5, VisibleDevices.UUID,
-                Duration.ofSeconds(10));
+                Duration.ofSeconds(10), false);
     }
 
     /** @return the placement part of these options, for the {@link io.gpusched.alloc.Allocator} */
@@ -133,7 +138,7 @@ public record SchedulerOptions(
      * @return a copy with this margin
      */
     public SchedulerOptions withMarginMib(long v) {
-        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -141,7 +146,7 @@ public record SchedulerOptions(
      * @return a copy with this idle threshold
      */
     public SchedulerOptions withIdleThresholdMib(long v) {
-        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -149,7 +154,7 @@ public record SchedulerOptions(
      * @return a copy with this spike buffer
      */
     public SchedulerOptions withSpikeBuffer(double v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -157,7 +162,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withExclusive(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -165,7 +170,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withAllowedGpus(Set<Integer> v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -173,7 +178,7 @@ public record SchedulerOptions(
      * @return a copy with this tolerance
      */
     public SchedulerOptions withTolerance(double v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -181,7 +186,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withPoll(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -189,7 +194,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withSampleInterval(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -197,7 +202,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withWatch(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -205,7 +210,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withOomRetries(int v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -213,7 +218,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withKillGrace(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -221,7 +226,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withVerbose(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -229,7 +234,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withBackendFailureLimit(int v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices, backendTimeout, retryFailed);
     }
 
     /**
@@ -237,7 +242,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withVisibleDevices(VisibleDevices v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v, backendTimeout);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v, backendTimeout, retryFailed);
     }
 
     /**
@@ -245,7 +250,7 @@ public record SchedulerOptions(
      * @return a copy with this bound
      */
     public SchedulerOptions withBackendTimeout(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, v);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, v, retryFailed);
     }
 
     private static void require(boolean ok, String message) {
@@ -256,5 +261,15 @@ public record SchedulerOptions(
 
     private static String seconds(Duration d) {
         return d.toMillis() / 1000.0 + " s";
+    }
+
+    /**
+     * @param v whether to run earlier failures again
+     * @return a copy with this setting
+     */
+    public SchedulerOptions withRetryFailed(boolean v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll,
+                sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices,
+                backendTimeout, v);
     }
 }

@@ -11,19 +11,61 @@ import java.util.OptionalLong;
  * @param running running jobs, by display number
  * @param pending pending jobs in queue order, each with the reason it waits
  * @param done jobs that ended during this run, by display number
+ * @param earlier jobs of the queue that had ended in an earlier run and are not run again, by display
+ *     number
+ * @param interrupted jobs the scheduler's stop interrupted (they run again on restart), by display
+ *     number; only the last board of an interrupted run has any
  */
-public record StatusBoard(List<Running> running, List<Pending> pending, List<JobResult> done) {
+public record StatusBoard(List<Running> running, List<Pending> pending, List<JobResult> done,
+                          List<JobResult> earlier, List<Interrupted> interrupted) {
     /**
      * Copies the lists.
      *
      * @param running see {@link #running()}
      * @param pending see {@link #pending()}
      * @param done see {@link #done()}
+     * @param earlier see {@link #earlier()}
+     * @param interrupted see {@link #interrupted()}
      */
     public StatusBoard {
         running = List.copyOf(running);
         pending = List.copyOf(pending);
         done = List.copyOf(done);
+        earlier = List.copyOf(earlier);
+        interrupted = List.copyOf(interrupted);
+    }
+
+    /**
+     * A board of a run with no earlier outcomes and nothing interrupted.
+     *
+     * @param running see {@link #running()}
+     * @param pending see {@link #pending()}
+     * @param done see {@link #done()}
+     */
+    public StatusBoard(List<Running> running, List<Pending> pending, List<JobResult> done) {
+        this(running, pending, done, List.of(), List.of());
+    }
+
+    /**
+     * A job that was running when the scheduler was stopped; the journal holds it as interrupted.
+     *
+     * @param no display number
+     * @param command shell command
+     * @param gpus the GPUs it had
+     * @param elapsed how long it had run
+     */
+    public record Interrupted(int no, String command, List<Integer> gpus, Duration elapsed) {
+        /**
+         * Copies the list.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         */
+        public Interrupted {
+            gpus = List.copyOf(gpus);
+        }
     }
 
     /**

@@ -11,5 +11,20 @@ public enum Verdict {
     /** No GPU memory was ever attributed to the job; its peak is reported as {@code n/a}. */
     UNATTRIBUTED,
     /** Nothing to judge: the job was undeclared, or did not end {@link JobStatus#OK}. */
-    NOT_JUDGED
+    NOT_JUDGED;
+
+    /**
+     * The verdict in the log's words, which speak of the declaration rather than of the peak: a peak
+     * {@link #OVER} the declaration means the job was {@code under-declared}.
+     *
+     * @return {@code under-declared}, {@code over-declared} or {@code within}; empty when nothing was judged
+     */
+    public java.util.Optional<String> declaration() {
+        return switch (this) {
+            case OVER -> java.util.Optional.of("under-declared");
+            case UNDER -> java.util.Optional.of("over-declared");
+            case WITHIN -> java.util.Optional.of("within");
+            case UNATTRIBUTED, NOT_JUDGED -> java.util.Optional.empty();
+        };
+    }
 }

@@ -1,6 +1,7 @@
 package io.gpusched;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,7 @@ class JsonEventWriterTest {
     void everyEventHasTheDocumentedName() {
         List<String> names = Arrays.stream(SchedulerEvent.class.getPermittedSubclasses())
                 .map(c -> JsonEventWriter.snake(c.getSimpleName())).sorted().toList();
-        assertEquals(List.of("already_completed", "backend_failed", "backend_recovered", "drained", "exceeded_declaration",
+        assertEquals(List.of("already_completed", "already_ended", "backend_failed", "backend_recovered", "drained", "ended_job_edited", "exceeded_declaration",
                 "gpus_discovered", "job_finished", "job_infeasible", "job_started", "job_stopping", "jobs_file_rejected",
                 "kill_escalated", "orphan_found", "orphan_requeued", "requeued_after_oom", "run_finished", "run_started",
                 "status_updated", "stopping", "vram_grew", "warning"), names);
@@ -32,9 +33,10 @@ class JsonEventWriterTest {
     @Test
     void fieldsAreSnakeCaseWithUnitsAndNulls() {
         assertEquals("{\"event\":\"job_started\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":1,\"key\":\"k#0\",\"command\":\"x\","
-                        + "\"gpus\":[0,1],\"declared_mib\":null,\"dispatched\":1,\"total\":2,\"pid\":42,\"log\":\"l.log\"}",
+                        + "\"gpus\":[0,1],\"declared_mib\":null,\"dispatched\":1,\"total\":2,\"pid\":42,\"log\":\"l.log\","
+                        + "\"attempt\":1}",
                 JsonEventWriter.toJson(new SchedulerEvent.JobStarted(T, 1, "k#0", "x", List.of(0, 1), OptionalLong.empty(), 1, 2,
-                        42, Path.of("l.log"))));
+                        42, Path.of("l.log"), 1)));
         assertEquals("{\"event\":\"job_stopping\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":3,\"why\":\"timeout\","
                         + "\"elapsed_s\":1.5,\"limit_s\":1.0}",
                 JsonEventWriter.toJson(new SchedulerEvent.JobStopping(T, 3, SchedulerEvent.StopReason.TIMEOUT,
@@ -43,9 +45,39 @@ class JsonEventWriterTest {
                 Map.of(0, 90L), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ofSeconds(2));
         assertEquals("{\"event\":\"run_finished\",\"at\":\"2026-01-02T03:04:05Z\",\"summary\":{\"results\":[{\"key\":\"k#0\","
                         + "\"no\":1,\"command\":\"x\",\"gpus\":[0],\"status\":\"failed_oom\",\"exit_code\":1,\"declared_mib\":100,"
-                        + "\"peak_mib\":{\"0\":90},\"verdict\":\"not_judged\",\"avg_util_percent\":null,\"duration_s\":2.0}],"
+                        + "\"peak_mib\":{\"0\":90},\"verdict\":\"not_judged\",\"avg_util_percent\":null,\"duration_s\":2.0,"
+                        + "\"measurement\":\"measured\",\"declaration\":null}],\"earlier\":[],"
                         + "\"interrupted\":false,\"exit_code\":1}}",
                 JsonEventWriter.toJson(new SchedulerEvent.RunFinished(T, new RunSummary(List.of(r), false))));
+    }
+
+    @Test
+    void declarationSaysTheVerdictInTheLogsWords() {
+        for (Verdict v : Verdict.values()) {
+            JobResult r = new JobResult("k#0", 1, "x", List.of(0), JobStatus.OK, 0, OptionalLong.of(100),
+                    Map.of(0, 90L), v, OptionalDouble.empty(), Duration.ofSeconds(2));
+            String json = JsonEventWriter.valueToJson(r);
+            String expected = switch (v) {
+                case OVER -> "\"verdict\":\"over\",\"avg_util_percent\":null,\"duration_s\":2.0,\"measurement\":\"measured\","
+                        + "\"declaration\":\"under_declared\"}";
+                case UNDER -> "\"verdict\":\"under\",\"avg_util_percent\":null,\"duration_s\":2.0,\"measurement\":\"measured\","
+                        + "\"declaration\":\"over_declared\"}";
+                case WITHIN -> "\"declaration\":\"within\"}";
+                case UNATTRIBUTED, NOT_JUDGED -> "\"declaration\":null}";
+            };
+            assertTrue(json.endsWith(expected), v + ": " + json);
+        }
+    }
+
+    @Test
+    void timedOutJobAndInterruptedRunHaveDifferentExitCodes() {
+        JobResult timedOut = new JobResult("k#0", 1, "x", List.of(0), JobStatus.TIMEOUT, 143, OptionalLong.empty(),
+                Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ofSeconds(2));
+        JobResult failed = new JobResult("k#1", 2, "y", List.of(0), JobStatus.FAILED, 3, OptionalLong.empty(),
+                Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ofSeconds(2));
+        assertEquals(124, new RunSummary(List.of(timedOut, failed), false).exitCode());
+        assertEquals(130, new RunSummary(List.of(timedOut), true).exitCode());
+        assertEquals(3, new RunSummary(List.of(), List.of(failed), false).exitCode(), "earlier outcomes count");
     }
 
     @Test

@@ -35,6 +35,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --watch                keep running after the queue drains; pick up appended lines [off]",
             "  --oom-retries N        default CUDA-OOM retries; [retries=N] on a line may raise it [0]",
             "  --fresh                remove the journal first: re-run everything [off]",
+            "  --retry-failed         run again jobs that failed, timed out, were infeasible or OOM-failed",
+            "                         in an earlier run (cancelled ones stay cancelled) [off]",
             "  --log-dir DIR          per-job logs, journal, status board [gpusched_logs]",
             "  --visible-devices uuid|index  what CUDA_VISIBLE_DEVICES names [uuid when known]",
             "  -v, --verbose          log each job's VRAM as its peak grows [off]",
@@ -46,8 +48,13 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --version              print the version",
             "  -h, --help             print this help",
             "",
-            "exit code: 0 if every job succeeded or was cancelled; else the largest failing job's exit",
-            "code (at least 1); 2 for a bad command line or jobs file; 130 when interrupted.",
+            "A job that ended in an earlier run (the journal in --log-dir says so) is not run again; the",
+            "log says so once per job, and the summary, board and exit code count its earlier outcome.",
+            "",
+            "exit code, over the whole jobs file (earlier outcomes included): 0 if every job succeeded or",
+            "was cancelled; else the largest failing job's exit code (at least 1), a timed-out job counting",
+            "as 124; 2 for a bad command line or jobs file (or --gpus naming a GPU that is not there);",
+            "130 when interrupted by Ctrl-C or SIGTERM (running jobs are journaled and run again on restart).",
             "",
             "WARN lines are yellow on a terminal; set NO_COLOR to turn colour off. GPUSCHED_CLASSPATH",
             "(read by bin/gpusched) adds plugin jars, e.g. a third-party backend for --backend NAME.");
@@ -79,6 +86,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--exclusive" -> o = o.withExclusive(true);
                     case "--watch" -> o = o.withWatch(true);
                     case "--fresh" -> fresh = true;
+                    case "--retry-failed" -> o = o.withRetryFailed(true);
                     case "--gpus" -> o = o.withAllowedGpus(gpus(value(a, inline, args)));
                     case "--idle-threshold" -> o = o.withIdleThresholdMib(integer(a, value(a, inline, args)));
                     case "--margin" -> o = o.withMarginMib(integer(a, value(a, inline, args)));

@@ -2,6 +2,7 @@ package io.gpusched.cli;
 
 import io.gpusched.JobResult;
 import io.gpusched.JobStatus;
+import io.gpusched.Measurement;
 import io.gpusched.RunSummary;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.Verdict;
@@ -9,6 +10,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
@@ -46,7 +48,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     String render(SchedulerEvent e) {
         if (e instanceof SchedulerEvent.RunStarted r) {
             return r.jobs() + " jobs queued [" + (r.live() ? "live queue (file re-read each round)" : "static queue")
-                    + "] (poll every " + seconds(r.poll()) + "s; backend: " + r.backend()
+                    + "] (file and GPUs polled every " + seconds(r.poll()) + "s; a job that ends frees its GPUs at once;"
+                    + " backend: " + r.backend()
                     + r.statusBoard().map(p -> "; status board: " + p).orElse("") + ")";
         } else if (e instanceof SchedulerEvent.GpusDiscovered g) {
             return "discovered GPUs: " + g.gpus();
@@ -54,7 +57,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
             String declared = s.declaredMib().isPresent()
                     ? ", declared " + s.declaredMib().getAsLong() + " MiB/gpu" : ", undeclared (exclusive idle GPU)";
             return "job " + s.no() + " started on gpu [" + join(s.gpus()) + "] (" + s.dispatched() + "/" + s.total()
-                    + " dispatched" + declared + ") — " + s.command();
+                    + " dispatched" + (s.attempt() > 1 ? ", attempt " + s.attempt() : "") + declared + ") — " + s.command();
         } else if (e instanceof SchedulerEvent.VramGrew v) {
             return "job " + v.no() + " vram now " + usage(v.currentMib()) + " (peak " + v.peakMib() + " MiB)";
         } else if (e instanceof SchedulerEvent.ExceededDeclaration x) {
@@ -84,6 +87,13 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
             return "WARN  job " + k.no() + " did not exit " + seconds(k.grace()) + "s after SIGTERM — SIGKILL";
         } else if (e instanceof SchedulerEvent.AlreadyCompleted a) {
             return "job " + a.no() + " already completed ok — skipping (journal): " + a.command();
+        } else if (e instanceof SchedulerEvent.AlreadyEnded a) {
+            return alreadyEnded(a);
+        } else if (e instanceof SchedulerEvent.EndedJobEdited x) {
+            return "WARN  job " + x.no() + " was edited, but it already ended (" + x.status().journalName()
+                    + ") and keeps that outcome: an edit that keeps the command keeps the job's identity. "
+                    + (x.status().isFailure() ? "Run it again with --retry-failed, or change" : "To run it again, change")
+                    + " its command (e.g. add a comment: cmd # 2): " + x.command();
         } else if (e instanceof SchedulerEvent.OrphanFound o) {
             return "WARN  job " + o.no() + " is still running as an ORPHAN of a previous scheduler (pgid " + o.pgid()
                     + ") — not re-dispatching; wait for it or kill it: kill -TERM -" + o.pgid();
@@ -110,6 +120,22 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         return null;
     }
 
+    /** Ok jobs keep the original's line ({@link SchedulerEvent.AlreadyCompleted}); the rest are said here. */
+    private static String alreadyEnded(SchedulerEvent.AlreadyEnded a) {
+        String outcome = a.status().journalName() + (a.status() == JobStatus.CANCELLED ? "" : ", exit " + a.exitCode());
+        if (a.runAgain()) {
+            return "job " + a.no() + " ended " + outcome + " in an earlier run — running it again (--retry-failed): "
+                    + a.command();
+        }
+        if (a.status() == JobStatus.OK) {
+            return null;
+        }
+        String how = a.status() == JobStatus.CANCELLED ? "cancelled jobs stay cancelled"
+                : "--retry-failed runs it again";
+        return "job " + a.no() + " already ended " + outcome + " in an earlier run — not run again (journal; " + how
+                + "): " + a.command();
+    }
+
     private String finished(JobResult r) {
         if (r.status() == JobStatus.INFEASIBLE) {
             return null;
@@ -123,9 +149,15 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
             case FAILED_OOM -> "OOM (exit " + r.exitCode() + ", retries exhausted)";
             default -> r.exitCode() == 0 ? "OK" : "EXIT " + r.exitCode();
         };
-        String peaks = r.attributed() ? usage(r.peakMib()) : "n/a (attribution failed — see README caveats)";
-        StringBuilder line = new StringBuilder("job " + r.no() + " finished [" + label + "] in " + seconds(r.duration())
-                + "s — peak vram " + peaks);
+        String peaks = r.attributed() ? usage(r.peakMib()) : "n/a (" + switch (r.measurement()) {
+            case UNWATCHED -> "it ended while no scheduler watched";
+            case NOT_VISIBLE -> "its GPU processes are not visible from here — see README, When attribution cannot work";
+            default -> "no GPU memory seen";
+        } + ")";
+        String took = r.measurement() == Measurement.UNWATCHED && r.duration().isZero() ? "in an unknown time"
+                : "in " + seconds(r.duration()) + "s";
+        StringBuilder line = new StringBuilder("job " + r.no() + " finished [" + label + "] " + took
+                + " — peak vram " + peaks);
         OptionalLong est = r.declaredMib();
         if (est.isPresent() && r.status() == JobStatus.OK && r.attributed()) {
             long d = est.getAsLong();
@@ -144,20 +176,31 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         return line.toString();
     }
 
+    /**
+     * The whole queue: this run's outcomes and, marked, the earlier ones a re-run did not repeat, so a
+     * re-run of a queue with failures still says so (and exits non-zero).
+     */
     private static String summary(RunSummary s) {
         if (s.interrupted()) {
-            return "interrupted — " + s.results().size() + " jobs finished in this run; run the same command again to resume";
+            return "interrupted — " + s.results().size() + " jobs finished in this run; run the same command again to resume"
+                    + " (exit " + s.exitCode() + ")";
         }
+        List<JobResult> all = s.all();
         long cancelled = s.count(JobStatus.CANCELLED);
-        long failed = s.results().stream().filter(r -> r.status().isFailure()).count();
-        StringBuilder b = new StringBuilder("all " + s.results().size() + " jobs done — "
-                + (s.results().size() - failed - cancelled) + " ok, " + failed + " failed, " + cancelled + " cancelled, "
+        long failed = all.stream().filter(r -> r.status().isFailure()).count();
+        StringBuilder b = new StringBuilder("all " + all.size() + " jobs done — "
+                + (all.size() - failed - cancelled) + " ok, " + failed + " failed, " + cancelled + " cancelled, "
                 + s.count(Verdict.OVER) + " under-declared vram, " + s.count(Verdict.UNDER) + " over-declared vram");
-        for (JobResult r : s.results()) {
-            if (r.status().isFailure()) {
-                b.append(System.lineSeparator()).append("  failed: job ").append(r.no()).append(" (")
-                        .append(r.status().journalName()).append(", exit ").append(r.exitCode()).append(") — ").append(r.command());
-            }
+        if (!s.earlier().isEmpty()) {
+            b.append(" (").append(s.earlier().size()).append(" of them ended in an earlier run)");
+        }
+        List<JobResult> failures = new java.util.ArrayList<>(all);
+        failures.removeIf(r -> !r.status().isFailure());
+        failures.sort(java.util.Comparator.comparingInt(JobResult::no));
+        for (JobResult r : failures) {
+            b.append(System.lineSeparator()).append("  failed: job ").append(r.no()).append(" (")
+                    .append(r.status().journalName()).append(", exit ").append(r.exitCode())
+                    .append(s.earlier().contains(r) ? ", earlier run" : "").append(") — ").append(r.command());
         }
         return b.toString();
     }

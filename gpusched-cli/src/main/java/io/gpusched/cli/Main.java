@@ -1,6 +1,10 @@
 package io.gpusched.cli;
 
+import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** {@code gpusched} entry point: runs {@link Cli} and exits with its code. */
@@ -13,14 +17,32 @@ public final class Main {
      */
     public static void main(String[] args) {
         AtomicReference<Scheduler> running = new AtomicReference<>();
+        AtomicBoolean exiting = new AtomicBoolean();
+        CountDownLatch cliReturned = new CountDownLatch(1);
         // Ctrl-C / SIGTERM: terminate running jobs (SIGTERM, grace, SIGKILL) and journal them before the JVM exits.
+        // The JVM would then exit 130 for SIGINT but 143 for SIGTERM, which is also what a run whose job timed
+        // out used to return; an interrupted run exits 130 whichever signal stopped it.
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (exiting.get()) {
+                return;
+            }
             Scheduler s = running.get();
             if (s != null) {
                 s.close();
+                try {
+                    // Let the CLI print its last line and close the backend (the sim's temp directory) first.
+                    cliReturned.await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                System.out.flush();
+                System.err.flush();
+                Runtime.getRuntime().halt(RunSummary.INTERRUPTED_EXIT);
             }
         }, "gpusched-shutdown"));
         int code = new Cli(System.out, System.err, running::set).run(args);
+        cliReturned.countDown();
+        exiting.set(true);
         running.set(null);
         System.exit(code);
     }

@@ -73,7 +73,7 @@ final class StatusCommand {
             err.println("gpusched status: cannot read " + logDir + ": " + e.getMessage());
             return 1;
         }
-        Header h = statusJson == null ? new Header(OptionalLong.empty(), false) : header(statusJson);
+        Header h = statusJson == null ? new Header(OptionalLong.empty(), false, false) : header(statusJson);
         String state = state(h);
         if (json) {
             out.println(json(logDir, state, h, statusJson));
@@ -82,7 +82,9 @@ final class StatusCommand {
             out.println(switch (state) {
                 case "running" -> "scheduler running (pid " + h.pid().getAsLong() + ")";
                 case "finished" -> "scheduler finished";
-                case "stopped" -> "scheduler not running (pid " + h.pid().getAsLong() + " is gone); this board is its last";
+                case "stopped" -> h.interrupted()
+                        ? "scheduler stopped (interrupted); run the same command again to resume"
+                        : "scheduler not running (pid " + h.pid().getAsLong() + " is gone); this board is its last";
                 default -> "scheduler state unknown";
             });
         }
@@ -97,15 +99,17 @@ final class StatusCommand {
         }
     }
 
-    record Header(OptionalLong pid, boolean finished) {
+    /** What status.json says of its scheduler: its pid, whether its run ended, and whether by a stop. */
+    record Header(OptionalLong pid, boolean finished, boolean interrupted) {
     }
 
     static Header header(String statusJson) {
         OptionalLong pid = OptionalLong.empty();
         boolean finished = false;
+        boolean interrupted = false;
         try (JsonParser p = JSON.createParser(statusJson)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
-                return new Header(pid, false);
+                return new Header(pid, false, false);
             }
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
@@ -114,6 +118,8 @@ final class StatusCommand {
                     pid = OptionalLong.of(p.getLongValue());
                 } else if (name.equals("finished")) {
                     finished = t == JsonToken.VALUE_TRUE;
+                } else if (name.equals("interrupted")) {
+                    interrupted = t == JsonToken.VALUE_TRUE;
                 } else {
                     p.skipChildren();
                 }
@@ -121,12 +127,16 @@ final class StatusCommand {
         } catch (IOException e) {
             // a torn or foreign file: state unknown
         }
-        return new Header(pid, finished);
+        return new Header(pid, finished, interrupted);
     }
 
+    /**
+     * {@code finished} when its queue drained; {@code stopped} when it was interrupted (Ctrl-C, SIGTERM)
+     * or died without a word; {@code running} while its process lives.
+     */
     static String state(Header h) {
         if (h.finished()) {
-            return "finished";
+            return h.interrupted() ? "stopped" : "finished";
         }
         if (h.pid().isEmpty()) {
             return "unknown";
@@ -148,6 +158,7 @@ final class StatusCommand {
                 g.writeNull();
             }
             g.writeBooleanField("finished", h.finished());
+            g.writeBooleanField("interrupted", h.interrupted());
             g.writeFieldName("status");
             String inner = statusJson == null ? null : statusField(statusJson);
             if (inner == null) {

@@ -137,10 +137,12 @@ class EndToEndTest {
     }
 
     @Test
-    void cpuOnlyJobIsReportedUnattributedNotZero() throws Exception {
+    void cpuOnlyJobIsReportedAsNoGpuMemorySeenNotZero() throws Exception {
         CliRun run = new CliRun(dir, "[vram=1G] sleep 0.3\n");
         assertEquals(0, run.runToEnd("--sim", "1"));
-        assertTrue(run.await("job 1 finished").contains("peak vram n/a (attribution failed — see README caveats)"), run.output());
+        assertTrue(run.await("job 1 finished").contains("peak vram n/a (no GPU memory seen)"), run.output());
+        assertTrue(run.output().contains("(file and GPUs polled every 0.1s; a job that ends frees its GPUs at once;"),
+                "the header says what the poll is for:\n" + run.output());
     }
 
     @Test

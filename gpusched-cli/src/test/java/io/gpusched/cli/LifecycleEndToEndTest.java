@@ -36,6 +36,12 @@ class LifecycleEndToEndTest {
         assertTrue(run.await("job 2 finished [OK]").contains("gpu0:700 MiB"));
         Files.writeString(run.jobs, "[cancel] " + SIM + " --vram 1\n", java.nio.file.StandardOpenOption.APPEND);
         run.await("job 3 cancelled before start");
+        String board = "";
+        for (long end = System.nanoTime() + CliRun.WAIT.toNanos(); System.nanoTime() < end && !board.contains("⊘ job 3");) {
+            board = Files.readString(run.logs.resolve("status.txt"));
+            Thread.sleep(20);
+        }
+        assertTrue(board.contains("⊘ job 3   cancelled before start (never ran) — "), board);
         // --watch runs until stopped; the scheduler stays up (no summary line yet)
         assertFalse(run.output().contains("all "));
     }
@@ -61,8 +67,10 @@ class LifecycleEndToEndTest {
         CliRun first = new CliRun(dir, "[vram=1G] echo one\n[vram=1G] echo two; exit 1\n");
         assertEquals(1, first.runToEnd("--sim", "1"));
         CliRun second = new CliRun(dir, "[vram=1G] echo one\n[vram=1G] echo two; exit 1\n[vram=1G] echo three\n");
-        assertEquals(0, second.runToEnd("--sim", "1"));
+        assertEquals(1, second.runToEnd("--sim", "1"), "the earlier failure still counts");
         assertTrue(second.output().contains("job 1 already completed ok — skipping (journal): echo one"), second.output());
+        assertTrue(second.output().contains("job 2 already ended failed, exit 1 in an earlier run — not run again"),
+                second.output());
         assertFalse(second.output().contains("job 2 started"), "a failed job is terminal too");
         assertTrue(second.output().contains("job 3 started"));
         CliRun fresh = new CliRun(dir, "[vram=1G] echo one\n");
@@ -76,8 +84,8 @@ class LifecycleEndToEndTest {
         CliRun run = new CliRun(dir, job("vram=4000 retries=1", 4000, 0.1, 0.2, "--oom-once", marker.toString()));
         assertEquals(0, run.runToEnd("--sim", "1"));
         run.await("↻ job 1 hit CUDA OOM (attempt 1/2) — requeued with vram 4000 → 5000 MiB");
-        assertTrue(run.await("job 1 started on gpu [0] (").contains("declared 5000 MiB/gpu")
-                || run.output().contains("declared 5000 MiB/gpu"), run.output());
+        assertTrue(run.output().contains("job 1 started on gpu [0] (1/1 dispatched, attempt 2, declared 5000 MiB/gpu)"),
+                "the retry is the same job's second attempt:\n" + run.output());
         assertTrue(run.await("job 1 finished [OK]").contains("declared 5000 MiB"), run.output());
         String journal = Files.readString(run.logs.resolve("journal.jsonl"));
         assertTrue(journal.contains("\"event\":\"oom\",\"attempts\":1,\"next_vram\":5000"), journal);
@@ -103,7 +111,7 @@ class LifecycleEndToEndTest {
     @Test
     void timeoutTerminatesTheJob() throws Exception {
         CliRun run = new CliRun(dir, job("vram=1G timeout=0.4s", 500, 0.1, 30));
-        assertEquals(143, run.runToEnd("--sim", "1"));
+        assertEquals(124, run.runToEnd("--sim", "1"), "a timed-out job counts as 124, like GNU timeout");
         run.await("WARN  job 1 TIMEOUT after");
         assertTrue(run.await("job 1 finished").contains("[TIMEOUT]"));
     }
@@ -120,8 +128,9 @@ class LifecycleEndToEndTest {
         Path pids = dir.resolve("pids");
         CliRun run = new CliRun(dir, "[vram=1G timeout=0.3s] echo $$ > " + pids + "; " + SIM
                 + " --vram 500 --ramp 0.1 --hold 30 --ignore-term & echo $! >> " + pids + "; trap '' TERM; wait\n");
-        assertEquals(137, run.runToEnd("--sim", "1"));
+        assertEquals(124, run.runToEnd("--sim", "1"), "timed out, whatever signal ended it");
         run.await("WARN  job 1 did not exit 0.5s after SIGTERM — SIGKILL");
+        assertTrue(run.output().contains("failed: job 1 (timeout, exit 137)"), run.output());
         for (String pid : Files.readAllLines(pids)) {
             assertFalse(runsWithin(Long.parseLong(pid.strip()), 2000), "process " + pid + " survived");
         }

@@ -51,7 +51,16 @@ class SignalEndToEndTest {
             rest.append(line).append('\n');
         }
         assertTrue(scheduler.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(130, scheduler.exitValue(), "SIGTERM exits 130 like Ctrl-C, not the JVM's 143:\n" + rest);
         assertTrue(rest.toString().contains("WARN  interrupted — terminating 1 running job"), rest.toString());
+        String board = Files.readString(logs.resolve("status.txt"));
+        assertFalse(board.contains("▶"), "nothing is shown running after the stop:\n" + board);
+        assertTrue(board.contains("0 running, 0 pending, 0 done, 1 interrupted")
+                && board.contains("⏹ job 1   gpu[0] interrupted after"), board);
+        java.io.ByteArrayOutputStream status = new java.io.ByteArrayOutputStream();
+        assertEquals(0, new Cli(new java.io.PrintStream(status, true, StandardCharsets.UTF_8), System.err, s -> { })
+                .run("status", "--log-dir", logs.toString(), "--json"));
+        assertTrue(status.toString(StandardCharsets.UTF_8).startsWith("{\"state\":\"stopped\","), status.toString());
         assertFalse(ProcessHandle.of(jobPid).map(ProcessHandle::isAlive).orElse(false), "the job outlived its scheduler");
         List<String> journal = Files.readAllLines(logs.resolve("journal.jsonl"));
         assertTrue(journal.get(journal.size() - 1).contains("\"event\":\"interrupted\""), journal.toString());

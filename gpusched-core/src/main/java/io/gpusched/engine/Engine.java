@@ -3,6 +3,7 @@ package io.gpusched.engine;
 import io.gpusched.GpuschedException;
 import io.gpusched.JobResult;
 import io.gpusched.JobStatus;
+import io.gpusched.Measurement;
 import io.gpusched.RunSummary;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.SchedulerEvent.StopReason;
@@ -97,8 +98,16 @@ public final class Engine {
     /** Observed peak of each process we did not launch, per GPU it uses; forgotten when it exits. */
     private final Map<ExternalProcess, Long> externalPeaks = new HashMap<>();
     private final List<JobResult> results = new ArrayList<>();
-    private final Set<String> preexistingOk = new HashSet<>();
-    private final Set<String> skipLogged = new HashSet<>();
+    /** Keys the journal held as ended when this run started, until each is reported (or retried). */
+    private final Set<String> endedBefore = new HashSet<>();
+    /** The queue's jobs that ended in an earlier run and are not run again, by key, as reported. */
+    private final Map<String, JobResult> earlier = new LinkedHashMap<>();
+    /** Each ended job's line as it was when its end was first seen, to notice later edits. */
+    private final Map<String, JobSpec> endedSpecs = new HashMap<>();
+    /** Jobs the stop interrupted, for the last board. */
+    private final List<StatusBoard.Interrupted> interruptedRows = new ArrayList<>();
+    /** Whether GPU processes were seen whose PIDs this PID namespace does not have. */
+    private boolean pidsInvisible;
     private final Set<String> orphansWarned = new HashSet<>();
     private final Set<String> warnedOnce = new HashSet<>();
     private final List<Sweep> sweeps = new ArrayList<>();
@@ -126,6 +135,9 @@ public final class Engine {
     private List<StatusBoard.Pending> boardPending = List.of();
     private int boardDoneCount = -1;
     private List<JobResult> boardDone = List.of();
+    private long boardEarlierChanges = -1;
+    private long earlierChanges;
+    private List<JobResult> boardEarlier = List.of();
 
     /** A process we did not launch, on one GPU. */
     private record ExternalProcess(int gpu, long pid) {
@@ -214,8 +226,8 @@ public final class Engine {
             journal.loadWarnings().forEach(this::warnOnce);
             recoverLaunches();
             journal.state().records().forEach((k, r) -> {
-                if ("ok".equals(r.status())) {
-                    preexistingOk.add(k);
+                if (r.terminal()) {
+                    endedBefore.add(k);
                 }
             });
             Optional<String> err = source.refresh();
@@ -361,6 +373,7 @@ public final class Engine {
             signals.killLeftovers(List.of(run), otherSessions());
             if (procFs.leftovers(List.of(run), otherSessions()).get(0).isEmpty()) {
                 interrupted.add(new JournalEvent.Interrupted(rj.key()));
+                interruptedRows.add(interruptedRow(rj));
                 runFiles.remove(rj.no, rj.run);
             }
         }
@@ -370,9 +383,16 @@ public final class Engine {
         return finish(true);
     }
 
+    private StatusBoard.Interrupted interruptedRow(RunningJob rj) {
+        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, now()));
+    }
+
     private RunSummary finish(boolean interrupted) {
         sweep();
-        RunSummary summary = new RunSummary(results, interrupted);
+        // The last board: nothing running any more, and what the stop interrupted.
+        interruptedRows.sort(java.util.Comparator.comparingInt(StatusBoard.Interrupted::no));
+        emitBoard();
+        RunSummary summary = new RunSummary(results, earlierResults(), interrupted);
         for (Map.Entry<String, CompletableFuture<JobResult>> f : futures.entrySet()) {
             f.getValue().completeExceptionally(new GpuschedException("the scheduler stopped before job " + f.getKey() + " finished"));
         }
@@ -439,12 +459,31 @@ public final class Engine {
         snap.warnings().forEach(this::warnOnce);
         lastSnapshot = Optional.of(snap);
         if (!gpusAnnounced) {
+            checkAllowedGpus(snap);
             gpusAnnounced = true;
             emit(new SchedulerEvent.GpusDiscovered(now(), snap.gpus().stream().map(GpuStat::index)
                     .filter(i -> options.placement().allows(i)).toList()));
         }
         attribute(snap);
         return true;
+    }
+
+    /**
+     * A {@code --gpus} index the machine does not have is a typo, not a job's infeasibility: it would
+     * fail every job for good. Refused before anything is placed.
+     */
+    private void checkAllowedGpus(GpuSnapshot snap) {
+        Set<Integer> found = new java.util.TreeSet<>();
+        snap.gpus().forEach(g -> found.add(g.index()));
+        List<Integer> missing = options.allowedGpus().orElse(Set.of()).stream().filter(i -> !found.contains(i))
+                .sorted().toList();
+        if (!missing.isEmpty()) {
+            throw new GpuschedException("--gpus names " + (missing.size() == 1 ? "GPU " : "GPUs ")
+                    + missing.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                    + ", which this machine does not have; GPUs found: " + (found.isEmpty() ? "none"
+                    : found.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")))
+                    + " — no job was started; give indices from that list");
+        }
     }
 
     private void sample() {
@@ -484,6 +523,7 @@ public final class Engine {
         }
         externalPeaks.keySet().retainAll(seenExternal);
         if (!snap.processes().isEmpty() && visible == 0 && !running.isEmpty()) {
+            pidsInvisible = true;
             warnOnce("GPU processes are reported with PIDs that do not exist in this PID namespace (a container without"
                     + " --pid=host?): per-job peaks will be n/a; placement still uses device totals");
         }
@@ -528,6 +568,14 @@ public final class Engine {
             }
         }
         record(seen);
+        if (!earlier.isEmpty()) {
+            Set<String> keys = new HashSet<>();
+            jobs.forEach(j -> keys.add(j.key()));
+            // A deleted line leaves the queue, and with it the summary and board.
+            if (earlier.keySet().retainAll(keys)) {
+                earlierChanges++;
+            }
+        }
     }
 
     private int no(String key) {
@@ -551,6 +599,7 @@ public final class Engine {
                 continue;
             }
             record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
+            endedSpecs.put(j.key(), j);
             complete(new JobResult(j.key(), no(j.key()), j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
                     Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
         }
@@ -606,10 +655,19 @@ public final class Engine {
                 orphanEnded(j, r);
                 r = journal.state().record(j.key());
             }
-            if (j.cancel() || r.terminal()) {
-                if (r.terminal() && preexistingOk.contains(j.key()) && skipLogged.add(j.key())) {
-                    emit(new SchedulerEvent.AlreadyCompleted(now(), no(j.key()), j.command()));
-                }
+            if (r.terminal() && !j.cancel() && endedBefore.contains(j.key()) && retries(r)) {
+                endedBefore.remove(j.key());
+                emit(new SchedulerEvent.AlreadyEnded(now(), no(j.key()), j.key(), j.command(), status(r),
+                        r.returncode().orElse(0), true));
+                record(List.of(new JournalEvent.Retry(j.key())));
+                r = journal.state().record(j.key());
+            }
+            if (r.terminal()) {
+                endedEarlier(j, r);
+                noticeEdit(j, r);
+                continue;
+            }
+            if (j.cancel()) {
                 continue;
             }
             OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
@@ -617,6 +675,64 @@ public final class Engine {
         }
         liveOrphans = orphans;
         return out;
+    }
+
+    private static JobStatus status(JobRecord r) {
+        return JobStatus.fromJournal(r.status()).orElse(JobStatus.FAILED);
+    }
+
+    /** Whether {@code --retry-failed} runs this ended job again: any failure; never ok or cancelled. */
+    private boolean retries(JobRecord r) {
+        return options.retryFailed() && status(r).isFailure();
+    }
+
+    /**
+     * Says once per run that a job of the queue ended in an earlier run and is not run again, keeps its
+     * earlier outcome for the summary and board, and answers a submission of it with that outcome.
+     */
+    private void endedEarlier(JobSpec j, JobRecord r) {
+        if (!endedBefore.remove(j.key())) {
+            return;
+        }
+        JobStatus status = status(r);
+        OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
+        JobResult earlierResult = new JobResult(j.key(), no(j.key()), j.command(), r.gpus(), status,
+                r.returncode().orElse(0), declared, r.peakMib(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO,
+                !r.peakMib().isEmpty() ? Measurement.MEASURED
+                        : r.gpus().isEmpty() || status == JobStatus.INFEASIBLE ? Measurement.NOT_RUN : Measurement.NONE_SEEN);
+        earlier.put(j.key(), earlierResult);
+        earlierChanges++;
+        emit(new SchedulerEvent.AlreadyEnded(now(), earlierResult.no(), j.key(), j.command(), status,
+                earlierResult.exitCode(), false));
+        if (status == JobStatus.OK) {
+            emit(new SchedulerEvent.AlreadyCompleted(now(), earlierResult.no(), j.command()));
+        }
+        CompletableFuture<JobResult> f = futures.remove(j.key());
+        if (f != null) {
+            afterDurable(() -> f.complete(earlierResult));
+        }
+    }
+
+    /**
+     * An ended job keeps its identity when only its attributes or {@code cancel} change, and so stays
+     * ended; an edit that looks like it should run it again gets one warning saying so.
+     */
+    private void noticeEdit(JobSpec j, JobRecord r) {
+        JobSpec before = endedSpecs.putIfAbsent(j.key(), j);
+        if (before != null && !sameRequest(before, j)) {
+            endedSpecs.put(j.key(), j);
+            emit(new SchedulerEvent.EndedJobEdited(now(), no(j.key()), j.command(), status(r)));
+        }
+    }
+
+    private static boolean sameRequest(JobSpec a, JobSpec b) {
+        return a.vramMib().equals(b.vramMib()) && a.gpus() == b.gpus() && a.timeout().equals(b.timeout())
+                && a.retries() == b.retries() && a.cancel() == b.cancel();
+    }
+
+    /** The earlier outcomes of the jobs still in the queue, by display number. */
+    private List<JobResult> earlierResults() {
+        return earlier.values().stream().sorted(java.util.Comparator.comparingInt(JobResult::no)).toList();
     }
 
     // ------------------------------------------------------------------ dispatch
@@ -761,7 +877,7 @@ public final class Engine {
         running.put(rj.key(), rj);
         bySession.put(rj.pid, rj);
         startedEvents.add(new SchedulerEvent.JobStarted(now(), p.no(), rj.key(), p.spec().command(), gpus, p.declaredMib(),
-                results.size() + running.size(), total, rj.pid, log));
+                earlier.size() + results.size() + running.size(), total, rj.pid, log, p.attempts() + 1));
         process.onExit().thenAccept(done -> post(new Exited(rj, done.exitValue())));
         return Optional.of(rj);
     }
@@ -838,7 +954,7 @@ public final class Engine {
                 + " recorded from " + runFiles.exitFile(no, r.run().getAsLong()) + ", not run again");
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
         settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), log, false, Map.of(),
-                OptionalDouble.empty(), Duration.ZERO, r.run()));
+                OptionalDouble.empty(), runFiles.ranFor(no, r.run().getAsLong()).orElse(Duration.ZERO), r.run(), false));
     }
 
     // ------------------------------------------------------------------ endings
@@ -857,11 +973,12 @@ public final class Engine {
                 rj.stopping.isEmpty()));
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             record(List.of(new JournalEvent.Interrupted(rj.key())));
+            interruptedRows.add(interruptedRow(rj));
             afterDurable(() -> runFiles.remove(rj.no, rj.run));
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
-                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, now()), OptionalLong.of(rj.run)));
+                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, now()), OptionalLong.of(rj.run), true));
     }
 
     /** {@link JobLauncher#RUN_VARIABLE}'s value for a run of this journal. */
@@ -911,7 +1028,7 @@ public final class Engine {
     /** How one attempt ended, whether the scheduler watched it or found it finished on restart. */
     private record Ending(JobSpec spec, int no, List<Integer> gpus, OptionalLong declaredMib, int exitCode,
                           Optional<StopReason> stopping, Path log, boolean attributed, Map<Integer, Long> peakMib,
-                          OptionalDouble avgUtil, Duration took, OptionalLong run) {
+                          OptionalDouble avgUtil, Duration took, OptionalLong run, boolean watched) {
         long peak() {
             return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
         }
@@ -948,18 +1065,22 @@ public final class Engine {
                 : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil())));
+        endedSpecs.put(key, end.spec());
         // Only once the outcome is in the journal may the exit file that also proves it go.
         end.run().ifPresent(r -> afterDurable(() -> {
             if (!journal.behind()) {
                 runFiles.remove(end.no(), r);
             }
         }));
+        Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
+                : pidsInvisible ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
-                peaks, verdict, end.avgUtil(), end.took()));
+                peaks, verdict, end.avgUtil(), end.took(), measured));
     }
 
     private void fail(PendingJob p, JobStatus status, String reason) {
         record(List.of(new JournalEvent.Done(p.spec().key(), status.journalName(), 1, Map.of(), OptionalDouble.empty())));
+        endedSpecs.put(p.spec().key(), p.spec());
         emit(new SchedulerEvent.JobInfeasible(now(), p.no(), p.spec().command(), reason));
         complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
                 Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
@@ -1061,13 +1182,18 @@ public final class Engine {
             boardPendingOf = pending;
             boardReasonsOf = waitReasons;
         }
+        if (earlierChanges != boardEarlierChanges) {
+            boardEarlier = earlierResults();
+            boardEarlierChanges = earlierChanges;
+        }
         if (results.size() != boardDoneCount) {
             List<JobResult> done = new ArrayList<>(results);
             done.sort(java.util.Comparator.comparingInt(JobResult::no));
             boardDone = List.copyOf(done);
             boardDoneCount = results.size();
         }
-        emit(new SchedulerEvent.StatusUpdated(now(), new StatusBoard(rows, boardPending, boardDone)));
+        emit(new SchedulerEvent.StatusUpdated(now(), new StatusBoard(rows, boardPending, boardDone, boardEarlier,
+                List.copyOf(interruptedRows))));
     }
 
     /**

@@ -6,6 +6,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 
@@ -69,6 +72,22 @@ final class RunFiles {
         OptionalLong v = number(exitFile(no, run));
         return v.isPresent() && v.getAsLong() >= 0 && v.getAsLong() <= 255
                 ? OptionalInt.of((int) v.getAsLong()) : OptionalInt.empty();
+    }
+
+    /**
+     * How long a run's command ran, for a run that ended while no scheduler watched: the wrapper
+     * writes the pid file as the command starts and the exit file as it ends.
+     *
+     * @return the time between the two files' modification times; empty when either is missing
+     */
+    Optional<Duration> ranFor(int no, long run) {
+        try {
+            Instant start = Files.getLastModifiedTime(pidFile(no, run)).toInstant();
+            Instant end = Files.getLastModifiedTime(exitFile(no, run)).toInstant();
+            return end.isBefore(start) ? Optional.empty() : Optional.of(Duration.between(start, end));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
     }
 
     /** Best effort: the files are small and only consulted for runs the journal leaves open. */

@@ -23,8 +23,9 @@ import java.util.function.Consumer;
  * Writes {@code status.txt} after every round, atomically (temp file + rename), so {@code watch cat}
  * never shows a half-written board. Best effort: a failed write is retried on the next round.
  * Next to it, {@code status.json} holds the same board for {@code gpusched status --json}:
- * {@code {"scheduler_pid": N, "finished": false, "status": <the status_updated event as JsonEventWriter writes it>}};
- * {@code finished} turns true when the run ends. Both files are rewritten only when the board changed.
+ * {@code {"scheduler_pid": N, "finished": false, "interrupted": false, "status": <the status_updated event as
+ * JsonEventWriter writes it>}}; {@code finished} turns true when the run ends, and {@code interrupted} too
+ * when it was stopped before its queue drained. Both files are rewritten only when the board changed.
  */
 public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
@@ -35,6 +36,7 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     // they kept: with 10,000 pending lines a section is megabytes, and lists change a row at a time.
     private final Section<StatusBoard.Pending> pending = new Section<>(StatusBoardWriter::pendingRow);
     private final Section<JobResult> done = new Section<>(StatusBoardWriter::doneRow);
+    private final Section<JobResult> earlier = new Section<>(StatusBoardWriter::earlierRow);
     private String lastHead;
     // status.json is the status_updated event as JsonEventWriter writes it, assembled from the cached
     // parts: {"event":"status_updated","at":…,"board":{"running":…,"pending":…,"done":…}}
@@ -50,37 +52,40 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     public void accept(SchedulerEvent event) {
         if (event instanceof SchedulerEvent.StatusUpdated s) {
             StatusBoard b = s.board();
-            boolean changed = pending.update(b.pending()) | done.update(b.done());
+            boolean changed = pending.update(b.pending()) | done.update(b.done()) | earlier.update(b.earlier());
             String head = renderHead(s);
             if (changed || !head.equals(lastHead)) {
                 lastStatusJson = new byte[][] {
                     bytes("{\"event\":\"status_updated\",\"at\":" + JsonEventWriter.valueToJson(s.at())
                             + ",\"board\":{\"running\":" + JsonEventWriter.valueToJson(b.running()) + ",\"pending\":"),
-                    pending.json, bytes(",\"done\":"), done.json, bytes("}}")};
-                write(jsonFile, statusJson(false));
-                if (write(file, bytes(head), pending.text, done.text)) {
+                    pending.json, bytes(",\"done\":"), done.json, bytes(",\"earlier\":"), earlier.json,
+                    bytes(",\"interrupted\":" + JsonEventWriter.valueToJson(b.interrupted()) + "}}")};
+                write(jsonFile, statusJson(false, false));
+                if (write(file, bytes(head), pending.text, done.text, earlier.text)) {
                     lastHead = head;
                 } else if (changed) {
                     lastHead = null;
                 }
             }
-        } else if (event instanceof SchedulerEvent.RunFinished) {
-            write(jsonFile, statusJson(true));
+        } else if (event instanceof SchedulerEvent.RunFinished f) {
+            write(jsonFile, statusJson(true, f.summary().interrupted()));
         }
     }
 
-    private byte[][] statusJson(boolean finished) {
+    private byte[][] statusJson(boolean finished, boolean interrupted) {
         byte[][] status = lastStatusJson;
         byte[][] parts = new byte[status.length + 2][];
         parts[0] = bytes("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":" + finished
-                + ",\"status\":");
+                + ",\"interrupted\":" + interrupted + ",\"status\":");
         System.arraycopy(status, 0, parts, 1, status.length);
         parts[parts.length - 1] = bytes("}\n");
         return parts;
     }
 
     static String render(SchedulerEvent.StatusUpdated s) {
-        return renderHead(s) + render(s.board().pending(), s.board().done());
+        StringBuilder out = new StringBuilder(renderHead(s)).append(render(s.board().pending(), s.board().done()));
+        s.board().earlier().forEach(r -> out.append(earlierRow(r)));
+        return out.toString();
     }
 
     private static String renderHead(SchedulerEvent.StatusUpdated s) {
@@ -89,7 +94,14 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         out.append("gpusched status @ ").append(TIME.format(s.at())).append(" — ")
                 .append(b.running().size()).append(" running, ")
                 .append(b.pending().size()).append(" pending, ")
-                .append(b.done().size()).append(" done\n");
+                .append(b.done().size()).append(" done");
+        if (!b.interrupted().isEmpty()) {
+            out.append(", ").append(b.interrupted().size()).append(" interrupted");
+        }
+        if (!b.earlier().isEmpty()) {
+            out.append(", ").append(b.earlier().size()).append(" ended in an earlier run");
+        }
+        out.append('\n');
         for (StatusBoard.Running r : b.running()) {
             String state = r.stopping().map(w -> switch (w) {
                 case CANCELLED -> " (cancelling…)";
@@ -103,6 +115,12 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             padLeft(out, String.valueOf(r.elapsed().toSeconds()), 5);
             out.append("s  ").append(usage(r.currentMib())).append(" MiB (peak ").append(r.peakMib()).append(')')
                     .append(state).append(" — ").append(r.command()).append(System.lineSeparator());
+        }
+        for (StatusBoard.Interrupted r : b.interrupted()) {
+            out.append("⏹ job ");
+            padRight(out, String.valueOf(r.no()), 3);
+            out.append(" gpu[").append(join(r.gpus())).append("] interrupted after ").append(r.elapsed().toSeconds())
+                    .append("s; runs again on restart — ").append(r.command()).append(System.lineSeparator());
         }
         return out.toString();
     }
@@ -137,11 +155,23 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     }
 
     private static String doneRow(JobResult r) {
+        return endedRow(r, "");
+    }
+
+    private static String earlierRow(JobResult r) {
+        return endedRow(r, ", earlier run");
+    }
+
+    private static String endedRow(JobResult r, String when) {
         String mark = r.status() == JobStatus.CANCELLED ? "⊘" : (r.status() == JobStatus.OK ? "✓" : "✗");
+        if (r.measurement() == io.gpusched.Measurement.NOT_RUN) {
+            String what = r.status() == JobStatus.CANCELLED ? "cancelled before start" : r.status().journalName();
+            return String.format("%s job %-3d %s (never ran%s) — %s%n", mark, r.no(), what, when, r.command());
+        }
         String verdict = r.status() == JobStatus.OK ? describe(r.verdict()) : r.status().journalName();
         String peak = r.attributed() ? r.overallPeakMib() + " MiB" : "n/a";
-        return String.format("%s job %-3d %s (exit %d, peak %s) — %s%n", mark, r.no(), verdict, r.exitCode(), peak,
-                r.command());
+        return String.format("%s job %-3d %s (exit %d, peak %s%s) — %s%n", mark, r.no(), verdict, r.exitCode(), peak,
+                when, r.command());
     }
 
     /** In the log's words: a peak over the declaration means the job was under-declared. */

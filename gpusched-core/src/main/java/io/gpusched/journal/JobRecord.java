@@ -75,6 +75,10 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
         } else if (e instanceof JournalEvent.Interrupted) {
             return new JobRecord(no, command, attempts, "pending", returncode, nextVramMib, OptionalLong.empty(), peakMib,
                     OptionalLong.empty(), gpus);
+        } else if (e instanceof JournalEvent.Retry) {
+            // A fresh set of attempts, but an OOM's bumped declaration stays: it is what was learned.
+            return new JobRecord(no, command, 0, "pending", OptionalInt.empty(), nextVramMib, OptionalLong.empty(),
+                    Map.of(), OptionalLong.empty(), gpus);
         } else if (e instanceof JournalEvent.Oom o) {
             return new JobRecord(no, command, o.attempts(), "pending", returncode,
                     o.nextVramMib().isPresent() ? o.nextVramMib() : nextVramMib, OptionalLong.empty(), peakMib,

@@ -57,6 +57,8 @@ public final class JournalCodec {
                 g.writeEndArray();
             } else if (e instanceof JournalEvent.Interrupted) {
                 g.writeStringField("event", "interrupted");
+            } else if (e instanceof JournalEvent.Retry) {
+                g.writeStringField("event", "retry");
             } else if (e instanceof JournalEvent.Oom o) {
                 g.writeStringField("event", "oom");
                 g.writeNumberField("attempts", o.attempts());
@@ -97,6 +99,7 @@ public final class JournalCodec {
      *   <li>{@code seen}: {@code no} in [1, 10^9], {@code command} a string;</li>
      *   <li>{@code started}: {@code pgid} in [2, 2^31 − 1] (a {@code pid_t}; never init, 0 or a
      *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1];</li>
+     *   <li>{@code interrupted}, {@code retry}: no other field;</li>
      *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
      *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
@@ -125,6 +128,8 @@ public final class JournalCodec {
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));
             case "interrupted":
                 return Optional.of(new JournalEvent.Interrupted(k));
+            case "retry":
+                return Optional.of(new JournalEvent.Retry(k));
             case "oom":
                 return Optional.of(new JournalEvent.Oom(k, (int) f.whole("attempts", 1, MAX_ATTEMPTS),
                         f.nullableWhole("next_vram", 1, Units.MAX_MIB)));

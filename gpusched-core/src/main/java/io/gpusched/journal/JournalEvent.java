@@ -77,6 +77,21 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * A job that had ended is to run again ({@code --retry-failed}): it is pending, with a fresh
+     * attempt count and the declaration an OOM bumped it to, if any. The original tool never writes
+     * this event; a reader that skips unknown events (as this one does for events newer than itself)
+     * keeps seeing the job's earlier outcome.
+     *
+     * @param key identity key
+     */
+    record Retry(String key) implements JournalEvent {
+        /** Checks for nulls. */
+        public Retry {
+            Objects.requireNonNull(key);
+        }
+    }
+
+    /**
      * A job hit CUDA OOM and will be retried.
      *
      * @param key identity key

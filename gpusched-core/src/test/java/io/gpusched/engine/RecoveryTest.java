@@ -106,9 +106,28 @@ class RecoveryTest {
 
         assertEquals(0, runs(), "the command ran again although it had completed");
         assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertEquals(io.gpusched.Measurement.UNWATCHED, s.results().get(0).measurement());
         assertEquals("ok", finalRecord(job).status());
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w
                 && w.message().contains("while no scheduler was watching")));
+    }
+
+    @Test
+    void unwatchedJobsDurationIsTakenFromItsRunFiles() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerLeftOrphan(job, Optional.of("0\n"));
+        Path pid = logs().resolve("runs/job001.run1.pid");
+        Files.writeString(pid, deadPid() + "\n");
+        // The wrapper wrote the pid file as the command started and the exit file 7.5 s later.
+        java.nio.file.attribute.FileTime start = java.nio.file.attribute.FileTime.fromMillis(1_700_000_000_000L);
+        Files.setLastModifiedTime(pid, start);
+        Files.setLastModifiedTime(logs().resolve("runs/job001.run1.exit"),
+                java.nio.file.attribute.FileTime.fromMillis(1_700_000_007_500L));
+
+        RunSummary s = run(job);
+
+        assertEquals(0, runs());
+        assertEquals(java.time.Duration.ofMillis(7500), s.results().get(0).duration());
     }
 
     @Test

@@ -58,15 +58,19 @@ class StatusBoardWriterCacheTest {
                 // new lists that keep some rows (re-used) and drop or add others
                 new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(pending.get(1),
                         new StatusBoard.Pending(5, "c", OptionalLong.of(1), 0, "r")), List.of())),
+                new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(), done)),
+                // earlier outcomes and interrupted jobs (the last board of a stopped run)
+                new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), pending, List.of(), done,
+                        List.of(new StatusBoard.Interrupted(7, "sleep 60", List.of(1), Duration.ofSeconds(12))))),
                 new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(), done)))) {
             w.accept(s);
-            assertEquals("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":false,\"status\":"
+            assertEquals("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":false,\"interrupted\":false,\"status\":"
                     + io.gpusched.JsonEventWriter.toJson(s) + "}\n", Files.readString(json));
             assertEquals(StatusBoardWriter.render(s), Files.readString(dir.resolve("status.txt")));
         }
         w.accept(new SchedulerEvent.RunFinished(t.plusSeconds(2), new io.gpusched.RunSummary(done, false)));
         assertTrue(Files.readString(json).startsWith("{\"scheduler_pid\":" + ProcessHandle.current().pid()
-                + ",\"finished\":true,\"status\":{\"event\":\"status_updated\",\"at\":\"2026-01-01T00:00:01Z\",\"board\":"
+                + ",\"finished\":true,\"interrupted\":false,\"status\":{\"event\":\"status_updated\",\"at\":\"2026-01-01T00:00:01Z\",\"board\":"
                 + "{\"running\":[],\"pending\":[],\"done\":[{"));
     }
 }

@@ -58,6 +58,7 @@ final class JournalLines {
         Gen<JournalEvent> launching = (r, size) -> new JournalEvent.Launching(keys().next(r, size),
                 Gen.longs(1, Long.MAX_VALUE - 1).next(r, size), Gen.listOf(Gen.ints(0, Integer.MAX_VALUE), 0, 8).next(r, size));
         Gen<JournalEvent> interrupted = (r, size) -> new JournalEvent.Interrupted(keys().next(r, size));
+        Gen<JournalEvent> retry = (r, size) -> new JournalEvent.Retry(keys().next(r, size));
         Gen<OptionalLong> nextVram = Gen.<OptionalLong>weighted()
                 .add(1, Gen.constant(OptionalLong.empty()))
                 .add(3, Gen.longs(1, Units.MAX_MIB).map(OptionalLong::of))
@@ -78,7 +79,7 @@ final class JournalLines {
                 });
         Gen<JournalEvent> done = (r, size) -> new JournalEvent.Done(keys().next(r, size), Gen.elements(STATUSES).next(r, size),
                 Gen.ints(Integer.MIN_VALUE, Integer.MAX_VALUE).next(r, size), peaks.next(r, size), util.next(r, size));
-        return Gen.oneOf(seen, launching, started, interrupted, oom, done);
+        return Gen.oneOf(seen, launching, started, interrupted, retry, oom, done);
     }
 
     /** The event's fields, in the order gpusched writes them. */
@@ -99,6 +100,8 @@ final class JournalLines {
             f.add(new Field("gpus", s.gpus().toString()));
         } else if (e instanceof JournalEvent.Interrupted) {
             f.add(new Field("event", "\"interrupted\""));
+        } else if (e instanceof JournalEvent.Retry) {
+            f.add(new Field("event", "\"retry\""));
         } else if (e instanceof JournalEvent.Oom o) {
             f.add(new Field("event", "\"oom\""));
             f.add(new Field("attempts", Integer.toString(o.attempts())));
