@@ -98,12 +98,7 @@ public final class Engine {
     /** Observed peak of each process we did not launch, per GPU it uses; forgotten when it exits. */
     private final Map<ExternalProcess, Long> externalPeaks = new HashMap<>();
     private final List<JobResult> results = new ArrayList<>();
-    /** Keys the journal held as ended when this run started, until each is reported (or retried). */
-    private final Set<String> endedBefore = new HashSet<>();
-    /** The queue's jobs that ended in an earlier run and are not run again, by key, as reported. */
-    private final Map<String, JobResult> earlier = new LinkedHashMap<>();
-    /** Each ended job's line as it was when its end was first seen, to notice later edits. */
-    private final Map<String, JobSpec> endedSpecs = new HashMap<>();
+    private EndedJobs ended;
     /** Jobs the stop interrupted, for the last board. */
     private final List<StatusBoard.Interrupted> interruptedRows = new ArrayList<>();
     /** Whether GPU processes were seen whose PIDs this PID namespace does not have. */
@@ -136,7 +131,6 @@ public final class Engine {
     private int boardDoneCount = -1;
     private List<JobResult> boardDone = List.of();
     private long boardEarlierChanges = -1;
-    private long earlierChanges;
     private List<JobResult> boardEarlier = List.of();
 
     /** A process we did not launch, on one GPU. */
@@ -225,11 +219,7 @@ public final class Engine {
             }
             journal.loadWarnings().forEach(this::warnOnce);
             recoverLaunches();
-            journal.state().records().forEach((k, r) -> {
-                if (r.terminal()) {
-                    endedBefore.add(k);
-                }
-            });
+            ended = new EndedJobs(journal.state().records(), options.retryFailed());
             Optional<String> err = source.refresh();
             if (err.isPresent() && source.jobs().isEmpty()) {
                 throw new GpuschedException(err.get().replace(" — keeping the previous queue until the file is fixed", "")
@@ -392,7 +382,7 @@ public final class Engine {
         // The last board: nothing running any more, and what the stop interrupted.
         interruptedRows.sort(java.util.Comparator.comparingInt(StatusBoard.Interrupted::no));
         emitBoard();
-        RunSummary summary = new RunSummary(results, earlierResults(), interrupted);
+        RunSummary summary = new RunSummary(results, ended.earlierResults(), interrupted);
         for (Map.Entry<String, CompletableFuture<JobResult>> f : futures.entrySet()) {
             f.getValue().completeExceptionally(new GpuschedException("the scheduler stopped before job " + f.getKey() + " finished"));
         }
@@ -568,14 +558,7 @@ public final class Engine {
             }
         }
         record(seen);
-        if (!earlier.isEmpty()) {
-            Set<String> keys = new HashSet<>();
-            jobs.forEach(j -> keys.add(j.key()));
-            // A deleted line leaves the queue, and with it the summary and board.
-            if (earlier.keySet().retainAll(keys)) {
-                earlierChanges++;
-            }
-        }
+        ended.retainQueue(jobs);
     }
 
     private int no(String key) {
@@ -599,7 +582,7 @@ public final class Engine {
                 continue;
             }
             record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
-            endedSpecs.put(j.key(), j);
+            ended.ended(j);
             complete(new JobResult(j.key(), no(j.key()), j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
                     Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
         }
@@ -655,16 +638,17 @@ public final class Engine {
                 orphanEnded(j, r);
                 r = journal.state().record(j.key());
             }
-            if (r.terminal() && !j.cancel() && endedBefore.contains(j.key()) && retries(r)) {
-                endedBefore.remove(j.key());
-                emit(new SchedulerEvent.AlreadyEnded(now(), no(j.key()), j.key(), j.command(), status(r),
+            if (ended.retryNow(j, r)) {
+                emit(new SchedulerEvent.AlreadyEnded(now(), no(j.key()), j.key(), j.command(), EndedJobs.status(r),
                         r.returncode().orElse(0), true));
                 record(List.of(new JournalEvent.Retry(j.key())));
                 r = journal.state().record(j.key());
             }
             if (r.terminal()) {
-                endedEarlier(j, r);
-                noticeEdit(j, r);
+                ended.firstSightOfEarlier(j, r, no(j.key())).ifPresent(this::endedEarlier);
+                if (ended.edited(j)) {
+                    emit(new SchedulerEvent.EndedJobEdited(now(), no(j.key()), j.command(), EndedJobs.status(r)));
+                }
                 continue;
             }
             if (j.cancel()) {
@@ -677,62 +661,20 @@ public final class Engine {
         return out;
     }
 
-    private static JobStatus status(JobRecord r) {
-        return JobStatus.fromJournal(r.status()).orElse(JobStatus.FAILED);
-    }
-
-    /** Whether {@code --retry-failed} runs this ended job again: any failure; never ok or cancelled. */
-    private boolean retries(JobRecord r) {
-        return options.retryFailed() && status(r).isFailure();
-    }
-
     /**
-     * Says once per run that a job of the queue ended in an earlier run and is not run again, keeps its
-     * earlier outcome for the summary and board, and answers a submission of it with that outcome.
+     * Says that a job of the queue ended in an earlier run and is not run again, and answers a
+     * submission of it with that outcome.
      */
-    private void endedEarlier(JobSpec j, JobRecord r) {
-        if (!endedBefore.remove(j.key())) {
-            return;
+    private void endedEarlier(JobResult earlier) {
+        emit(new SchedulerEvent.AlreadyEnded(now(), earlier.no(), earlier.key(), earlier.command(), earlier.status(),
+                earlier.exitCode(), false));
+        if (earlier.status() == JobStatus.OK) {
+            emit(new SchedulerEvent.AlreadyCompleted(now(), earlier.no(), earlier.command()));
         }
-        JobStatus status = status(r);
-        OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
-        JobResult earlierResult = new JobResult(j.key(), no(j.key()), j.command(), r.gpus(), status,
-                r.returncode().orElse(0), declared, r.peakMib(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO,
-                !r.peakMib().isEmpty() ? Measurement.MEASURED
-                        : r.gpus().isEmpty() || status == JobStatus.INFEASIBLE ? Measurement.NOT_RUN : Measurement.NONE_SEEN);
-        earlier.put(j.key(), earlierResult);
-        earlierChanges++;
-        emit(new SchedulerEvent.AlreadyEnded(now(), earlierResult.no(), j.key(), j.command(), status,
-                earlierResult.exitCode(), false));
-        if (status == JobStatus.OK) {
-            emit(new SchedulerEvent.AlreadyCompleted(now(), earlierResult.no(), j.command()));
-        }
-        CompletableFuture<JobResult> f = futures.remove(j.key());
+        CompletableFuture<JobResult> f = futures.remove(earlier.key());
         if (f != null) {
-            afterDurable(() -> f.complete(earlierResult));
+            afterDurable(() -> f.complete(earlier));
         }
-    }
-
-    /**
-     * An ended job keeps its identity when only its attributes or {@code cancel} change, and so stays
-     * ended; an edit that looks like it should run it again gets one warning saying so.
-     */
-    private void noticeEdit(JobSpec j, JobRecord r) {
-        JobSpec before = endedSpecs.putIfAbsent(j.key(), j);
-        if (before != null && !sameRequest(before, j)) {
-            endedSpecs.put(j.key(), j);
-            emit(new SchedulerEvent.EndedJobEdited(now(), no(j.key()), j.command(), status(r)));
-        }
-    }
-
-    private static boolean sameRequest(JobSpec a, JobSpec b) {
-        return a.vramMib().equals(b.vramMib()) && a.gpus() == b.gpus() && a.timeout().equals(b.timeout())
-                && a.retries() == b.retries() && a.cancel() == b.cancel();
-    }
-
-    /** The earlier outcomes of the jobs still in the queue, by display number. */
-    private List<JobResult> earlierResults() {
-        return earlier.values().stream().sorted(java.util.Comparator.comparingInt(JobResult::no)).toList();
     }
 
     // ------------------------------------------------------------------ dispatch
@@ -877,7 +819,7 @@ public final class Engine {
         running.put(rj.key(), rj);
         bySession.put(rj.pid, rj);
         startedEvents.add(new SchedulerEvent.JobStarted(now(), p.no(), rj.key(), p.spec().command(), gpus, p.declaredMib(),
-                earlier.size() + results.size() + running.size(), total, rj.pid, log, p.attempts() + 1));
+                ended.earlierCount() + results.size() + running.size(), total, rj.pid, log, p.attempts() + 1));
         process.onExit().thenAccept(done -> post(new Exited(rj, done.exitValue())));
         return Optional.of(rj);
     }
@@ -1065,7 +1007,7 @@ public final class Engine {
                 : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil())));
-        endedSpecs.put(key, end.spec());
+        ended.ended(end.spec());
         // Only once the outcome is in the journal may the exit file that also proves it go.
         end.run().ifPresent(r -> afterDurable(() -> {
             if (!journal.behind()) {
@@ -1080,7 +1022,7 @@ public final class Engine {
 
     private void fail(PendingJob p, JobStatus status, String reason) {
         record(List.of(new JournalEvent.Done(p.spec().key(), status.journalName(), 1, Map.of(), OptionalDouble.empty())));
-        endedSpecs.put(p.spec().key(), p.spec());
+        ended.ended(p.spec());
         emit(new SchedulerEvent.JobInfeasible(now(), p.no(), p.spec().command(), reason));
         complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
                 Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
@@ -1182,9 +1124,9 @@ public final class Engine {
             boardPendingOf = pending;
             boardReasonsOf = waitReasons;
         }
-        if (earlierChanges != boardEarlierChanges) {
-            boardEarlier = earlierResults();
-            boardEarlierChanges = earlierChanges;
+        if (ended.changes() != boardEarlierChanges) {
+            boardEarlier = ended.earlierResults();
+            boardEarlierChanges = ended.changes();
         }
         if (results.size() != boardDoneCount) {
             List<JobResult> done = new ArrayList<>(results);

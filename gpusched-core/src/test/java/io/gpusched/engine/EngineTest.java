@@ -76,6 +76,28 @@ class EngineTest {
     }
 
     @Test
+    void submittingACommandThatEndedInAnEarlierRunCompletesWithThatOutcome() throws Exception {
+        RunSummary first = scheduler(new StubBackend(1, 24000), FAST, jobs("[vram=1G] exit 4")).run();
+        assertEquals(4, first.exitCode());
+        events.clear();
+        Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST.withWatch(true))
+                .logDir(dir.resolve("logs")).listener(events::add).build();
+        Thread loop = new Thread(s::run, "loop");
+        loop.start();
+        try {
+            JobResult r = s.submit(JobSpec.parse("[vram=1G] exit 4")).result().get(20, TimeUnit.SECONDS);
+            assertEquals(JobStatus.FAILED, r.status());
+            assertEquals(4, r.exitCode());
+            assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.AlreadyEnded a && a.no() == 1
+                    && !a.runAgain()), events.toString());
+            assertFalse(events.stream().anyMatch(e -> e instanceof SchedulerEvent.JobStarted), "not run again");
+        } finally {
+            s.close();
+            loop.join(20_000);
+        }
+    }
+
+    @Test
     void successfulAndFailingJobsGiveTheMaxFailingExitCode() {
         RunSummary s = scheduler(new StubBackend(2, 24000), FAST, jobs("[vram=1G] true", "[vram=1G] exit 3", "[vram=1G] exit 7")).run();
         assertEquals(3, s.results().size());
