@@ -104,6 +104,19 @@ class RerunEndToEndTest {
     }
 
     @Test
+    void secondSchedulerOnTheSameLogDirExits2NamingTheFirstAndRunsNothing() throws Exception {
+        Path marker = dir.resolve("ran");
+        CliRun first = new CliRun(dir, "[vram=1G] echo x >> " + marker + "\n").start("--sim", "1", "--watch");
+        watching.add(first);
+        first.await("queue drained");
+        CliRun second = new CliRun(dir, "[vram=1G] echo x >> " + marker + "\n");
+        assertEquals(2, second.runToEnd("--sim", "1"));
+        assertEquals("gpusched: " + second.logs + " is in use by gpusched (pid " + ProcessHandle.current().pid()
+                + "); stop it or use another --log-dir\n", second.errors());
+        assertEquals(1, Files.readAllLines(marker).size(), "the job ran once");
+    }
+
+    @Test
     void gpusIndexTheMachineLacksIsRefusedBeforeAnyJobFails() throws Exception {
         CliRun run = new CliRun(dir, "[vram=1G] echo hi\n");
         assertEquals(2, run.runToEnd("--sim", "2", "--gpus", "5"));

@@ -113,6 +113,8 @@ public final class Engine {
     private boolean gpusAnnounced;
     private int backendFailures;
     private boolean stopping;
+    /** The loop's thread was interrupted (an executor's shutdownNow): a stop, and the flag owed back. */
+    private boolean interruptedWhileRunning;
     private Instant stopDeadline;
     private boolean drainedAnnounced;
     private boolean dirty = true;
@@ -205,32 +207,45 @@ public final class Engine {
     public RunSummary run() {
         Path setsid = JobLauncher.findSetsid().orElseThrow(() -> new GpuschedException(
                 "setsid not found: gpusched needs util-linux's setsid to give each job its own session; install util-linux"));
-        journal = Journal.open(logDir.resolve("journal.jsonl"), fresh);
+        LogDirLock lock;
         try {
-            launcher = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(), options.visibleDevices());
-            runFiles = new RunFiles(logDir);
-            tokenPrefix = journal.path().toAbsolutePath() + "#";
-            if (fresh) {
-                try {
-                    runFiles.removeAll();
-                } catch (IOException e) {
-                    throw new GpuschedException("cannot clear " + runFiles.dir() + " for --fresh: " + e.getMessage(), e);
+            lock = LogDirLock.acquire(logDir);
+        } catch (RuntimeException e) {
+            gpus.close();
+            throw e;
+        }
+        try (lock) {
+            journal = Journal.open(logDir.resolve("journal.jsonl"), fresh);
+            try {
+                launcher = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(), options.visibleDevices());
+                runFiles = new RunFiles(logDir);
+                tokenPrefix = journal.path().toAbsolutePath() + "#";
+                if (fresh) {
+                    try {
+                        runFiles.removeAll();
+                    } catch (IOException e) {
+                        throw new GpuschedException("cannot clear " + runFiles.dir() + " for --fresh: " + e.getMessage(), e);
+                    }
                 }
+                journal.loadWarnings().forEach(this::warnOnce);
+                recoverLaunches();
+                ended = new EndedJobs(journal.state().records(), options.retryFailed());
+                Optional<String> err = source.refresh();
+                if (err.isPresent() && source.jobs().isEmpty()) {
+                    throw new GpuschedException(err.get().replace(" — keeping the previous queue until the file is fixed", "")
+                            .replace("; keeping the previous queue", ""));
+                }
+                emit(new SchedulerEvent.RunStarted(now(), source.jobs().size(), source.live(), options.poll(),
+                        Optional.of(logDir.resolve("status.txt")), backend.describe()));
+                return loop();
+            } finally {
+                journal.close();
             }
-            journal.loadWarnings().forEach(this::warnOnce);
-            recoverLaunches();
-            ended = new EndedJobs(journal.state().records(), options.retryFailed());
-            Optional<String> err = source.refresh();
-            if (err.isPresent() && source.jobs().isEmpty()) {
-                throw new GpuschedException(err.get().replace(" — keeping the previous queue until the file is fixed", "")
-                        .replace("; keeping the previous queue", ""));
-            }
-            emit(new SchedulerEvent.RunStarted(now(), source.jobs().size(), source.live(), options.poll(),
-                    Optional.of(logDir.resolve("status.txt")), backend.describe()));
-            return loop();
         } finally {
             gpus.close();
-            journal.close();
+            if (interruptedWhileRunning) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -242,15 +257,21 @@ public final class Engine {
         long pollNanos = options.poll().toNanos();
         while (true) {
             long nowNanos = System.nanoTime();
-            long wake = Math.min(nextRound, running.isEmpty() ? Long.MAX_VALUE : nextSample);
-            wake = Math.min(wake, sweeps.isEmpty() ? Long.MAX_VALUE : nextSweep);
-            wake = Math.min(wake, nowNanos + deadlineWait());
+            long wake = nowNanos + deadlineWait();
+            if (!stopping) {
+                // While stopping no round, sample or sweep runs: their times stay in the past and would
+                // make every wait zero. Exits and kill deadlines alone wake a stopping loop.
+                wake = Math.min(wake, Math.min(nextRound, running.isEmpty() ? Long.MAX_VALUE : nextSample));
+                wake = Math.min(wake, sweeps.isEmpty() ? Long.MAX_VALUE : nextSweep);
+            }
             long waitNanos = Math.max(0, wake - nowNanos);
             Message m;
             try {
-                m = dirty ? inbox.poll() : inbox.poll(waitNanos, TimeUnit.NANOSECONDS);
+                m = dirty && !stopping ? inbox.poll() : inbox.poll(waitNanos, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                // Stop as asked, but keep the flag off while stopping: set, every wait of the loop would
+                // return at once and the stop would spin a core until its jobs die. run() restores it.
+                interruptedWhileRunning = true;
                 m = new Stop();
             }
             // The outcomes of every exit this drain finds share one fsync; their reports follow it.
@@ -353,6 +374,7 @@ public final class Engine {
 
     private RunSummary finishStop() {
         List<JournalEvent> interrupted = new ArrayList<>();
+        List<RunningJob> gone = new ArrayList<>();
         for (RunningJob rj : List.copyOf(running.values())) {
             // Still alive after the grace: last resort. Once nothing of it is left it is interrupted and
             // a restart runs it again; anything that outlives SIGKILL (stuck in the kernel) stays
@@ -364,12 +386,13 @@ public final class Engine {
             if (procFs.leftovers(List.of(run), otherSessions()).get(0).isEmpty()) {
                 interrupted.add(new JournalEvent.Interrupted(rj.key()));
                 interruptedRows.add(interruptedRow(rj));
-                runFiles.remove(rj.no, rj.run);
+                gone.add(rj);
             }
         }
         if (!interrupted.isEmpty()) {
             record(interrupted);
         }
+        gone.forEach(rj -> removeRunFilesOnceDurable(rj.no, rj.run));
         return finish(true);
     }
 
@@ -916,7 +939,7 @@ public final class Engine {
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             record(List.of(new JournalEvent.Interrupted(rj.key())));
             interruptedRows.add(interruptedRow(rj));
-            afterDurable(() -> runFiles.remove(rj.no, rj.run));
+            removeRunFilesOnceDurable(rj.no, rj.run);
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
@@ -988,7 +1011,7 @@ public final class Engine {
         if (oom && attempts <= allowed) {
             OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
             record(List.of(new JournalEvent.Oom(key, attempts, next)));
-            end.run().ifPresent(r -> afterDurable(() -> runFiles.remove(end.no(), r)));
+            end.run().ifPresent(r -> removeRunFilesOnceDurable(end.no(), r));
             emit(new SchedulerEvent.RequeuedAfterOom(now(), end.no(), attempts, allowed + 1, end.declaredMib(), next));
             return;
         }
@@ -1008,12 +1031,7 @@ public final class Engine {
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil())));
         ended.ended(end.spec());
-        // Only once the outcome is in the journal may the exit file that also proves it go.
-        end.run().ifPresent(r -> afterDurable(() -> {
-            if (!journal.behind()) {
-                runFiles.remove(end.no(), r);
-            }
-        }));
+        end.run().ifPresent(r -> removeRunFilesOnceDurable(end.no(), r));
         Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
                 : pidsInvisible ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
@@ -1063,6 +1081,19 @@ public final class Engine {
         } else {
             action.run();
         }
+    }
+
+    /**
+     * A run's pid and exit files prove its outcome to a restarted scheduler until the journal does:
+     * they go only once the line that records the outcome is on disk, and stay while the disk refuses
+     * writes.
+     */
+    private void removeRunFilesOnceDurable(int no, long run) {
+        afterDurable(() -> {
+            if (!journal.behind()) {
+                runFiles.remove(no, run);
+            }
+        });
     }
 
     private void endGroup() {

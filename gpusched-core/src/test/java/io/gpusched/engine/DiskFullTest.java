@@ -85,6 +85,31 @@ class DiskFullTest {
     }
 
     @Test
+    void anOomRetryThatCannotBeJournaledKeepsTheRunsExitFile() throws Exception {
+        try (SmallDisk disk = disk()) {
+            Path go = dir.resolve("go");
+            // The OOM message reaches the log before the disk fills; the exit comes after.
+            JobSpec oom = JobSpec.parse("[vram=1000 retries=1] echo 'CUDA out of memory' >&2;"
+                    + " while [ ! -e " + go + " ]; do sleep 0.02; done; exit 1");
+            SchedulerOptions opts = SchedulerOptions.defaults().withPoll(Duration.ofMillis(50))
+                    .withSampleInterval(Duration.ofMillis(20));
+            Path logs = disk.root.resolve("logs");
+            Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(opts)
+                    .logDir(logs).jobs(List.of(oom)).listener(events::add).build();
+            CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
+            await(e -> e instanceof SchedulerEvent.JobStarted j && j.no() == 1);
+            disk.fill();
+            disk.fillSlack(logs.resolve("journal.jsonl"));
+            Files.createFile(go);
+            await(e -> e instanceof SchedulerEvent.RequeuedAfterOom);
+            // The oom line is not on disk: the exit file is what still proves how run 1 ended.
+            assertTrue(Files.exists(logs.resolve("runs/job001.run1.exit")), "removed before its oom line was written");
+            disk.free();
+            assertEquals(JobStatus.FAILED_OOM, run.get(30, TimeUnit.SECONDS).results().get(0).status());
+        }
+    }
+
+    @Test
     void journalKeepsRefusedEventsInOrderAndWritesThemWhenSpaceReturns() throws Exception {
         try (SmallDisk disk = disk()) {
             Path file = disk.root.resolve("journal.jsonl");

@@ -1,0 +1,99 @@
+package io.gpusched.engine;
+
+import io.gpusched.LogDirInUseException;
+import io.gpusched.journal.JournalException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.OptionalLong;
+
+/**
+ * One scheduler per log directory: an exclusive OS lock ({@code fcntl}) on {@code <log-dir>/gpusched.lock},
+ * held for the whole run, with the holder's pid written in the file for the message a second one
+ * gets. The kernel drops the lock when its process dies however it dies, so a stale file never blocks;
+ * the file itself is left in place (removing it could let a third scheduler lock a fresh file while a
+ * second still holds the old one).
+ */
+final class LogDirLock implements AutoCloseable {
+    static final String FILE = "gpusched.lock";
+    private final FileChannel channel;
+    private final FileLock lock;
+
+    private LogDirLock(FileChannel channel, FileLock lock) {
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    /**
+     * @param logDir the log directory, created if missing
+     * @return the held lock
+     * @throws LogDirInUseException if another scheduler (in any process, this one included) holds it
+     * @throws JournalException if the directory or lock file cannot be created
+     */
+    static LogDirLock acquire(Path logDir) {
+        Path file = logDir.resolve(FILE);
+        FileChannel ch;
+        try {
+            Files.createDirectories(logDir);
+            ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            throw new JournalException("cannot use log directory " + logDir + ": " + e.getMessage(), e);
+        }
+        try {
+            FileLock lock;
+            try {
+                lock = ch.tryLock();
+            } catch (OverlappingFileLockException e) {
+                lock = null; // held by another scheduler in this JVM
+            }
+            if (lock == null) {
+                OptionalLong holder = holder(ch);
+                ch.close();
+                throw new LogDirInUseException(logDir, holder);
+            }
+            ch.truncate(0);
+            ch.write(ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
+            return new LogDirLock(ch, lock);
+        } catch (IOException e) {
+            closeQuietly(ch);
+            throw new JournalException("cannot lock log directory " + logDir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static OptionalLong holder(FileChannel ch) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(32);
+        int n = ch.read(b, 0);
+        if (n <= 0) {
+            return OptionalLong.empty(); // the holder has locked but not yet written its pid
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(new String(b.array(), 0, n, StandardCharsets.US_ASCII).strip()));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            lock.release();
+        } catch (IOException e) {
+            // closing the channel below releases it anyway
+        }
+        closeQuietly(channel);
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException e) {
+            // nothing left to do: the process's exit releases the lock
+        }
+    }
+}
