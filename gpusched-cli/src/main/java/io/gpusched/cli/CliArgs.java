@@ -89,7 +89,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--kill-grace" -> o = o.withKillGrace(seconds(a, value(a, inline, args)));
                     case "--backend-timeout" -> o = o.withBackendTimeout(seconds(a, value(a, inline, args)));
                     case "--oom-retries" -> o = o.withOomRetries((int) integer(a, value(a, inline, args)));
-                    case "--log-dir" -> logDir = Path.of(value(a, inline, args));
+                    case "--log-dir" -> logDir = directory(a, value(a, inline, args));
                     case "--visible-devices" -> o = o.withVisibleDevices(visible(value(a, inline, args)));
                     case "--sim" -> {
                         long n = integer(a, value(a, inline, args));
@@ -133,6 +133,14 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException(option + " needs a value (see gpusched --help)");
         }
         return v;
+    }
+
+    /** An empty path would resolve the journal and runs/ against the current directory: refused. */
+    private static Path directory(String option, String v) {
+        if (v.isBlank()) {
+            throw new UsageException(option + " needs a directory, got '" + v + "' (see gpusched --help)");
+        }
+        return Path.of(v);
     }
 
     private static long integer(String option, String v) {

@@ -87,6 +87,27 @@ class CliArgsTest {
         assertEquals(1, err().strip().lines().count(), err());
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"--log-dir|''", "--log-dir|'  '", "--log-dir=|"})
+    void emptyLogDirIsAOneLineUsageErrorAndWritesNothing(String option, String value) throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
+        // An empty path used to resolve journal.jsonl and runs/ against the current directory.
+        Path cwd = Path.of("").toAbsolutePath();
+        Set<String> before = names(cwd);
+        int code = value == null ? run(jobs.toString(), "--sim", "1", option) : run(jobs.toString(), "--sim", "1", option, value);
+        assertEquals(2, code, err());
+        assertEquals("gpusched: --log-dir needs a directory, got '" + (value == null ? "" : value) + "' (see gpusched --help)\n",
+                err());
+        assertEquals(before, names(cwd));
+        assertEquals(Set.of("jobs.txt"), names(dir));
+    }
+
+    private static Set<String> names(Path directory) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(directory)) {
+            return files.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
+        }
+    }
+
     @Test
     void missingJobsFileIsExitCode2() {
         assertEquals(2, run(dir.resolve("nope.txt").toString(), "--sim", "1"));
