@@ -72,9 +72,7 @@ public final class Cli {
         }
         Path jobsFile = args.jobsFile().orElseThrow();
         try {
-            if (!Files.isRegularFile(jobsFile)) {
-                throw new UsageException("jobs file " + jobsFile + " not found");
-            }
+            requireJobsFile(jobsFile);
             JobsFileParser.parse(jobsFile);
         } catch (JobSpecException | UsageException | UncheckedIOException e) {
             err.println("gpusched: " + e.getMessage());
@@ -127,6 +125,16 @@ public final class Cli {
         BackendOptions options = new BackendOptions(opts);
         Optional<String> name = args.sim().isPresent() ? Optional.of("sim") : args.backend();
         return name.isPresent() ? GpuBackends.load(name.get(), options) : GpuBackends.detect(options);
+    }
+
+    /** Fails with a usage error a user can act on unless {@code file} is a regular file (or a link to one). */
+    static void requireJobsFile(Path file) {
+        if (Files.isDirectory(file)) {
+            throw new UsageException("jobs file " + file + " is a directory; give the jobs file inside it");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException("jobs file " + file + " not found");
+        }
     }
 
     static String version() {

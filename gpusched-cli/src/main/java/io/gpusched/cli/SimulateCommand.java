@@ -10,7 +10,6 @@ import io.gpusched.testkit.replay.ReplayResult;
 import io.gpusched.testkit.replay.ReplayWorkload;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -108,9 +107,7 @@ final class SimulateCommand {
             if (file == null) {
                 throw new UsageException("simulate needs a jobs file (see gpusched simulate --help)");
             }
-            if (!Files.isRegularFile(file)) {
-                throw new UsageException("jobs file " + file + " not found");
-            }
+            Cli.requireJobsFile(file);
             List<Long> gpus = GpuSpec.parse(spec);
             PlacementPolicy policy = new PlacementPolicy(margin, idle, spike, exclusive, Optional.empty());
             List<ReplayJob> jobs = ReplayWorkload.fromJobsFile(file, defaultDuration);

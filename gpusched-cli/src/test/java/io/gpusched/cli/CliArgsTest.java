@@ -115,6 +115,13 @@ class CliArgsTest {
     }
 
     @Test
+    void directoryGivenAsTheJobsFileIsSaidToBeADirectory() throws Exception {
+        Path jobsDir = Files.createDirectory(dir.resolve("jobs"));
+        assertEquals(2, run(jobsDir.toString(), "--sim", "1"));
+        assertEquals("gpusched: jobs file " + jobsDir + " is a directory; give the jobs file inside it\n", err());
+    }
+
+    @Test
     void malformedJobsFileAtStartIsExitCode2NamingFileAndLine() throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n[vram=8G python x.py\n");
         assertEquals(2, run(jobs.toString(), "--sim", "1"));

@@ -44,6 +44,13 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_directoryGivenAsTheJobsFileIsSaidToBeADirectory() {
+        assertEquals(Cli.USAGE, run("simulate", dir.toString()));
+        assertEquals("gpusched: jobs file " + dir + " is a directory; give the jobs file inside it\n",
+                err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void simulate_badSpecIsUsageError() throws Exception {
         Path jobs = dir.resolve("jobs.txt");
         Files.writeString(jobs, "[vram=4G] python x.py # duration=1\n");
