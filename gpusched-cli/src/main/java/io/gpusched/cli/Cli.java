@@ -55,6 +55,9 @@ public final class Cli {
         if (argv.length > 0 && "simulate".equals(argv[0])) {
             return SimulateCommand.run(argv, out, err);
         }
+        if (argv.length > 0 && (argv[0].equals("help") || argv[0].equals("version"))) {
+            return helpOrVersion(argv);
+        }
         CliArgs args;
         try {
             args = CliArgs.parse(argv);
@@ -62,13 +65,8 @@ public final class Cli {
             err.println("gpusched: " + e.getMessage());
             return USAGE;
         }
-        if (args.help()) {
-            out.println(CliArgs.HELP);
-            return 0;
-        }
-        if (args.version()) {
-            out.println("gpusched " + version());
-            return 0;
+        if (args.help() || args.version()) {
+            return printHelpOrVersion(args.help());
         }
         Path jobsFile = args.jobsFile().orElseThrow();
         try {
@@ -116,6 +114,25 @@ public final class Cli {
                     ? " — no job was started; pick a writable directory with --log-dir" : ""));
             return USAGE;
         }
+    }
+
+    /**
+     * {@code gpusched help} and {@code gpusched version}, the words people try before the flags. They
+     * take nothing more: {@code gpusched help --sim 2} more likely meant a jobs file named help, which
+     * {@code ./help} names.
+     */
+    private int helpOrVersion(String[] argv) {
+        if (argv.length > 1) {
+            err.println("gpusched: " + argv[0] + " takes no arguments; to run a jobs file named " + argv[0] + ", write ./"
+                    + argv[0]);
+            return USAGE;
+        }
+        return printHelpOrVersion(argv[0].equals("help"));
+    }
+
+    private int printHelpOrVersion(boolean help) {
+        out.println(help ? CliArgs.HELP : "gpusched " + version());
+        return 0;
     }
 
     private static GpuBackend backend(CliArgs args) {

@@ -136,6 +136,44 @@ class CliArgsTest {
     }
 
     @Test
+    void helpVerbPrintsWhatDashDashHelpPrints() {
+        assertEquals(0, run("--help"));
+        String flag = out.toString(StandardCharsets.UTF_8);
+        out.reset();
+        assertEquals(0, run("help"));
+        assertEquals(flag, out.toString(StandardCharsets.UTF_8));
+        assertEquals("", err());
+    }
+
+    @Test
+    void versionVerbPrintsWhatDashDashVersionPrints() {
+        assertEquals(0, run("--version"));
+        String flag = out.toString(StandardCharsets.UTF_8);
+        assertTrue(flag.startsWith("gpusched "), flag);
+        out.reset();
+        assertEquals(0, run("version"));
+        assertEquals(flag, out.toString(StandardCharsets.UTF_8));
+        assertEquals("", err());
+    }
+
+    @Test
+    void helpVerbWithMoreArgumentsPointsAtDotSlashForAJobsFileNamedHelp() {
+        assertEquals(2, run("help", "--sim", "1"));
+        assertEquals("gpusched: help takes no arguments; to run a jobs file named help, write ./help\n", err());
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void jobsFileNamedHelpRunsWhenGivenAsDotSlashHelp() throws Exception {
+        Files.writeString(dir.resolve("help"), "echo ran > ran.txt\n");
+        try (SchedulerProcess p = SchedulerProcess.start(dir, java.util.List.of("./help", "--sim", "1", "--poll", "0.1"),
+                java.util.Map.of())) {
+            assertEquals(0, p.awaitExit(), p.output());
+        }
+        assertEquals("ran", Files.readString(dir.resolve("ran.txt")).strip());
+    }
+
+    @Test
     void helpListsEveryOptionWithItsDefault() {
         assertEquals(0, run("--help"));
         String help = out.toString(StandardCharsets.UTF_8);
