@@ -1,13 +1,17 @@
 package io.gpusched.cli;
 
 import io.gpusched.SchedulerOptions;
+import io.gpusched.jobs.DidYouMean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The parsed command line of {@code gpusched JOBS_FILE [options]}. */
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
@@ -104,7 +108,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--events" -> events = Optional.of(value(a, inline, args));
                     default -> {
                         if (a.startsWith("-") && !a.equals("-")) {
-                            throw new UsageException("unknown option " + a + " (see gpusched --help)");
+                            throw new UsageException("unknown option " + a + didYouMean(a) + " (see gpusched --help)");
                         }
                         if (file.isPresent()) {
                             throw new UsageException("one jobs file only; got " + file.get() + " and " + a);
@@ -123,6 +127,16 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events);
+    }
+
+    /** A suggestion among the options HELP documents (so none can be missed there), or "". */
+    private static String didYouMean(String option) {
+        Matcher documented = Pattern.compile("--([a-z][a-z-]*)").matcher(HELP);
+        Set<String> names = new LinkedHashSet<>();
+        while (documented.find()) {
+            names.add(documented.group(1));
+        }
+        return DidYouMean.suggest(option.replaceFirst("^-+", ""), names).map(o -> " — did you mean --" + o + "?").orElse("");
     }
 
     private static String value(String option, String inline, Deque<String> args) {

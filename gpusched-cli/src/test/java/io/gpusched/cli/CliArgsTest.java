@@ -109,6 +109,35 @@ class CliArgsTest {
     }
 
     @Test
+    void misspeltOptionGetsTheClosestOptionSuggested() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
+        assertEquals(2, run(jobs.toString(), "--simm", "2"));
+        assertEquals("gpusched: unknown option --simm — did you mean --sim? (see gpusched --help)\n", err());
+    }
+
+    @Test
+    void unknownOptionFarFromEveryOptionGetsNoSuggestion() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
+        assertEquals(2, run(jobs.toString(), "--bogus"));
+        assertEquals("gpusched: unknown option --bogus (see gpusched --help)\n", err());
+    }
+
+    @Test
+    void everyDocumentedOptionIsSuggestedForItselfLessItsLastLetter() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^  (?:-[a-z], )?(--[a-z-]+)", java.util.regex.Pattern.MULTILINE)
+                .matcher(CliArgs.HELP);
+        int options = 0;
+        while (m.find()) {
+            String option = m.group(1);
+            String typo = option.substring(0, option.length() - 1);
+            UsageException e = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class, () -> CliArgs.parse("j", typo));
+            assertTrue(e.getMessage().contains(" — did you mean " + option + "? "), e.getMessage());
+            options++;
+        }
+        assertTrue(options >= 20, "found the option lines: " + options);
+    }
+
+    @Test
     void missingJobsFileIsExitCode2() {
         assertEquals(2, run(dir.resolve("nope.txt").toString(), "--sim", "1"));
         assertTrue(err().contains("nope.txt not found"), err());

@@ -5,7 +5,8 @@ import io.gpusched.GpuschedException;
 /**
  * A malformed line in a jobs file (or a single job line). Carries where it happened, the offending
  * token and what would have been accepted, so the one-line {@link #getMessage() message} reads like
- * {@code jobs.txt:3: unknown key 'vrma' in [vrma=8G]; known keys: vram, gpus, timeout, retries, cancel}.
+ * {@code jobs.txt:3: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; known keys: vram, gpus,
+ * timeout, retries, cancel}.
  */
 public final class JobSpecException extends GpuschedException {
     private static final long serialVersionUID = 1L;
@@ -27,11 +28,25 @@ public final class JobSpecException extends GpuschedException {
      * @param expected what would be accepted instead
      */
     public JobSpecException(String source, int line, String token, String problem, String expected) {
-        super(printable(source, 200) + ":" + line + ": " + problem + " '" + printable(token, 80) + "'; " + expected);
+        this(problem + " '" + printable(token, 80) + "'; " + expected, source, line, token, expected);
+    }
+
+    /** @param detail the message after {@code source:line: }, already printable */
+    private JobSpecException(String detail, String source, int line, String token, String expected) {
+        super(printable(source, 200) + ":" + line + ": " + detail);
         this.source = source;
         this.line = line;
         this.token = token;
         this.expected = expected;
+    }
+
+    /**
+     * As the public constructor, with a note after the token, e.g. a suggestion:
+     * {@code problem 'token' note; expected}.
+     */
+    static JobSpecException withNote(String source, int line, String token, String problem, String note, String expected) {
+        return new JobSpecException(problem + " '" + printable(token, 80) + "' " + note + "; " + expected, source, line,
+                token, expected);
     }
 
     /** @return the file name the error was found in, or {@code "<job>"} for a single line */

@@ -43,7 +43,8 @@ public final class JobsFileParser {
 
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
 
-    private static final String KNOWN_KEYS = "known keys: vram, gpus, timeout, retries, cancel";
+    private static final List<String> KEYS = List.of("vram", "gpus", "timeout", "retries", "cancel");
+    private static final String KNOWN_KEYS = "known keys: " + String.join(", ", KEYS);
 
     private JobsFileParser() {
     }
@@ -260,7 +261,8 @@ public final class JobsFileParser {
             int eq = token.indexOf('=');
             if (eq < 0) {
                 if (!token.equalsIgnoreCase("cancel")) {
-                    throw new JobSpecException(source, lineNo, token, "token without '=' in attribute block:",
+                    // Only cancel is a bare word; a key without '=' (vram 8G) is told by the rest of the message.
+                    throw unknown(source, lineNo, token, token, List.of("cancel"), "token without '=' in attribute block:",
                             "write key=value or the bare word cancel; " + KNOWN_KEYS
                                     + " (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)");
                 }
@@ -282,9 +284,17 @@ public final class JobsFileParser {
                 case "retries" -> p.retries = parseInt(value, 0, MAX_RETRIES).orElseThrow(() ->
                         new JobSpecException(source, lineNo, token, "bad retries", "give a whole number from 0 to " + MAX_RETRIES));
                 case "cancel" -> throw new JobSpecException(source, lineNo, token, "cancel takes no value:", "write the bare word cancel");
-                default -> throw new JobSpecException(source, lineNo, token, "unknown key in attribute block:", KNOWN_KEYS);
+                default -> throw unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS);
             }
         }
+    }
+
+    /** The error for a word that is not known, with a did-you-mean when one known word is close to it. */
+    private static JobSpecException unknown(String source, int lineNo, String token, String word, List<String> known,
+                                            String problem, String expected) {
+        return DidYouMean.suggest(word, known)
+                .map(s -> JobSpecException.withNote(source, lineNo, token, problem, "— did you mean '" + s + "'?", expected))
+                .orElseGet(() -> new JobSpecException(source, lineNo, token, problem, expected));
     }
 
     private static void checkOnce(Set<String> seen, String key, String token, String source, int lineNo) {

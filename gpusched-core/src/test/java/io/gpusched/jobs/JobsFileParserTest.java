@@ -127,6 +127,28 @@ class JobsFileParserTest {
     }
 
     @Test
+    void misspeltKeyGetsTheClosestKnownKeySuggested() {
+        assertEquals("jobs.txt:3: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; "
+                + "known keys: vram, gpus, timeout, retries, cancel", error("ok\n\n[vrma=8G] x\n").getMessage());
+        assertTrue(error("[time=2h] x").getMessage().contains("'time=2h' — did you mean 'timeout'?; known keys:"),
+                "a prefix counts as close");
+    }
+
+    @Test
+    void unknownKeyFarFromEveryKnownOneGetsNoSuggestion() {
+        assertEquals("jobs.txt:1: unknown key in attribute block: 'colour=red'; known keys: vram, gpus, timeout, retries, cancel",
+                error("[colour=red] x").getMessage());
+    }
+
+    @Test
+    void misspeltBareCancelGetsCancelSuggested() {
+        assertTrue(error("[cancle] x").getMessage().startsWith(
+                "jobs.txt:1: token without '=' in attribute block: 'cancle' — did you mean 'cancel'?; write key=value or the bare word cancel;"),
+                error("[cancle] x").getMessage());
+        assertFalse(error("[vram 8G] x").getMessage().contains("did you mean"), "a key without '=' is told otherwise");
+    }
+
+    @Test
     void badValuesAreErrorsNamingTheToken() {
         for (String bad : List.of("vram=0", "vram=-1G", "vram=abc", "vram=8T", "vram=", "timeout=0", "timeout=5w",
                 "timeout=-3", "retries=-1", "retries=1.5", "gpus=0", "gpus=two", "gpus=99999999999",

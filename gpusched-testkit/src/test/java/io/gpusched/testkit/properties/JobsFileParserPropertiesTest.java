@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.gpusched.jobs.DidYouMean;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
@@ -133,6 +134,48 @@ class JobsFileParserPropertiesTest {
             assertEquals(Optional.of(d), Units.parseDuration(text), "formatted as " + text);
             assertTrue(text.matches("[0-9]+(\\.[0-9]+)?s"), "plain decimal seconds: " + text);
         });
+    }
+
+    // ---- did you mean ----------------------------------------------------------------------------
+
+    @Test
+    void anySingleEditTypoOfAKnownKeyGetsThatKeySuggested() {
+        Property.forAll(typosOfKeys()).tries(TRIES).check(pair -> {
+            String key = pair.get(0);
+            String typo = pair.get(1);
+            assertEquals(typo.equalsIgnoreCase(key) ? 0 : 1, DidYouMean.distance(key, typo), typo);
+            assertEquals(DidYouMean.distance(key, typo), DidYouMean.distance(typo, key), "symmetric");
+            if (typo.equalsIgnoreCase(key)) {
+                return; // the edit changed nothing (a letter for itself, a swap of equal letters)
+            }
+            String suggestion = "' — did you mean '" + key + "'?; ";
+            JobSpecException e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[" + typo + "=1] python x.py"));
+            assertTrue(e.getMessage().contains("'" + typo + "=1" + suggestion), e.getMessage());
+            if (key.equals("cancel")) {
+                e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[" + typo + "] python x.py"));
+                assertTrue(e.getMessage().contains("'" + typo + suggestion), "as a bare word: " + e.getMessage());
+            }
+        });
+    }
+
+    /** A known key and one typo of it: a letter inserted, dropped, replaced, or two neighbours swapped. */
+    private static Gen<List<String>> typosOfKeys() {
+        Gen<String> letter = Gen.elements("a", "c", "e", "i", "m", "n", "o", "p", "r", "s", "t", "u", "v", "x", "G", "R", "0", "-", "_");
+        return Gen.elements("vram", "gpus", "timeout", "retries", "cancel").flatMap(key ->
+                Gen.ints(0, 3).with(Gen.ints(0, key.length() - 1), (edit, at) -> new int[] {edit, at})
+                        .with(letter, (ea, c) -> List.of(key, typo(key, ea[0], ea[1], c))));
+    }
+
+    private static String typo(String key, int edit, int at, String letter) {
+        return switch (edit) {
+            case 0 -> key.substring(0, at) + letter + key.substring(at);
+            case 1 -> key.substring(0, at) + key.substring(at + 1);
+            case 2 -> key.substring(0, at) + letter + key.substring(at + 1);
+            default -> {
+                int i = Math.min(at, key.length() - 2);
+                yield key.substring(0, i) + key.charAt(i + 1) + key.charAt(i) + key.substring(i + 2);
+            }
+        };
     }
 
     // ---- toLine ----------------------------------------------------------------------------------
