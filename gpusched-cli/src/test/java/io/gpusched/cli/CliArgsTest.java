@@ -158,6 +158,13 @@ class CliArgsTest {
     }
 
     @Test
+    void commasBetweenAttributesAtStartAreToldToBeSpaces() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n[vram=8G,gpus=2] python x.py\n");
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        assertEquals("gpusched: jobs.txt:2: attributes are separated by spaces, not commas: write [vram=8G gpus=2]\n", err());
+    }
+
+    @Test
     void unknownBackendListsTheOnesFound() throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
         assertEquals(2, run(jobs.toString(), "--backend", "dcgm"));

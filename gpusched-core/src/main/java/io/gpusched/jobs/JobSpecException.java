@@ -49,6 +49,14 @@ public final class JobSpecException extends GpuschedException {
                 token, expected);
     }
 
+    /**
+     * For an error better told without quoting the token: {@code problem expected}, e.g. a rewrite of
+     * the line. {@code expected} comes from the input, so it is shown as printable, and shortened.
+     */
+    static JobSpecException withoutToken(String source, int line, String token, String problem, String expected) {
+        return new JobSpecException(problem + " " + printable(expected, 200), source, line, token, expected);
+    }
+
     /** @return the file name the error was found in, or {@code "<job>"} for a single line */
     public String source() {
         return source;

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -41,7 +42,13 @@ public final class JobsFileParser {
      */
     public static final int MAX_FILE_BYTES = 16 * 1024 * 1024;
 
+    private static final Pattern TOKEN = Pattern.compile("\\S+");
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+    /**
+     * A comma before another {@code key=} or the bare {@code cancel}: a separator written as in other
+     * tools. Commas inside a value (a later {@code gpu-ids=0,2-3}) are not matched.
+     */
+    private static final Pattern COMMA_SEPARATOR = Pattern.compile(",\\s*(?=[A-Za-z][A-Za-z0-9_-]*=|(?i:cancel)(?![^\\s,]))");
 
     private static final List<String> KEYS = List.of("vram", "gpus", "timeout", "retries", "cancel");
     private static final String KNOWN_KEYS = "known keys: " + String.join(", ", KEYS);
@@ -254,39 +261,67 @@ public final class JobsFileParser {
 
     private static void parseBlock(String block, String source, int lineNo, Parsed p) {
         Set<String> seen = new HashSet<>();
-        for (String token : WHITESPACE.split(block.strip())) {
-            if (token.isEmpty()) {
-                continue;
-            }
-            int eq = token.indexOf('=');
-            if (eq < 0) {
-                if (!token.equalsIgnoreCase("cancel")) {
-                    // Only cancel is a bare word; a key without '=' (vram 8G) is told by the rest of the message.
-                    throw unknown(source, lineNo, token, token, List.of("cancel"), "token without '=' in attribute block:",
-                            "write key=value or the bare word cancel; " + KNOWN_KEYS
-                                    + " (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)");
-                }
-                checkOnce(seen, "cancel", token, source, lineNo);
-                p.cancel = true;
-                continue;
-            }
-            String key = token.substring(0, eq).toLowerCase(Locale.ROOT);
-            String value = token.substring(eq + 1);
-            checkOnce(seen, key, token, source, lineNo);
-            switch (key) {
-                case "vram" -> p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad vram", "give positive MiB like 18000, or a size like 18G, 1.5GiB, 512MiB (at most "
-                                + Units.MAX_MIB + " MiB)")));
-                case "gpus" -> p.gpus = parseInt(value, 1, MAX_GPUS).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad gpus", "give a whole number of GPUs from 1 to " + MAX_GPUS));
-                case "timeout" -> p.timeout = Optional.of(Units.parseDuration(value).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad timeout", "give a positive duration like 90, 90s, 15m, 2h, 1.5d (at most 3650d)")));
-                case "retries" -> p.retries = parseInt(value, 0, MAX_RETRIES).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad retries", "give a whole number from 0 to " + MAX_RETRIES));
-                case "cancel" -> throw new JobSpecException(source, lineNo, token, "cancel takes no value:", "write the bare word cancel");
-                default -> throw unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS);
+        String attributes = block.strip();
+        Matcher tokens = TOKEN.matcher(attributes);
+        while (tokens.find()) {
+            try {
+                parseAttribute(tokens.group(), source, lineNo, p, seen);
+            } catch (JobSpecException e) {
+                throw commaSeparated(attributes, tokens.start(), tokens.end(), source, lineNo).orElse(e);
             }
         }
+    }
+
+    private static void parseAttribute(String token, String source, int lineNo, Parsed p, Set<String> seen) {
+        int eq = token.indexOf('=');
+        if (eq < 0) {
+            if (!token.equalsIgnoreCase("cancel")) {
+                // Only cancel is a bare word; a key without '=' (vram 8G) is told by the rest of the message.
+                throw unknown(source, lineNo, token, token, List.of("cancel"), "token without '=' in attribute block:",
+                        "write key=value or the bare word cancel; " + KNOWN_KEYS
+                                + " (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)");
+            }
+            checkOnce(seen, "cancel", token, source, lineNo);
+            p.cancel = true;
+            return;
+        }
+        String key = token.substring(0, eq).toLowerCase(Locale.ROOT);
+        String value = token.substring(eq + 1);
+        checkOnce(seen, key, token, source, lineNo);
+        switch (key) {
+            case "vram" -> p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, token, "bad vram", "give positive MiB like 18000, or a size like 18G, 1.5GiB, 512MiB (at most "
+                            + Units.MAX_MIB + " MiB)")));
+            case "gpus" -> p.gpus = parseInt(value, 1, MAX_GPUS).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, token, "bad gpus", "give a whole number of GPUs from 1 to " + MAX_GPUS));
+            case "timeout" -> p.timeout = Optional.of(Units.parseDuration(value).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, token, "bad timeout", "give a positive duration like 90, 90s, 15m, 2h, 1.5d (at most 3650d)")));
+            case "retries" -> p.retries = parseInt(value, 0, MAX_RETRIES).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, token, "bad retries", "give a whole number from 0 to " + MAX_RETRIES));
+            case "cancel" -> throw new JobSpecException(source, lineNo, token, "cancel takes no value:", "write the bare word cancel");
+            default -> throw unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS);
+        }
+    }
+
+    /**
+     * When a token failed because it holds attributes written with commas between them
+     * ({@code [vram=8G,gpus=2]}), the error that says so, with the block rewritten; the token's own
+     * error (about vram) would send the user the wrong way.
+     *
+     * @param attributes the stripped block
+     * @param start where the failed token starts in it
+     * @param end where it ends
+     */
+    private static Optional<JobSpecException> commaSeparated(String attributes, int start, int end, String source,
+                                                             int lineNo) {
+        Matcher m = COMMA_SEPARATOR.matcher(attributes).region(start, attributes.length());
+        if (!m.find() || m.start() >= end) {
+            return Optional.empty();
+        }
+        String spaced = COMMA_SEPARATOR.matcher(attributes).replaceAll(" ");
+        String fixed = "[" + String.join(" ", WHITESPACE.split(spaced)) + "]";
+        return Optional.of(JobSpecException.withoutToken(source, lineNo, attributes.substring(start, end),
+                "attributes are separated by spaces, not commas:", "write " + fixed));
     }
 
     /** The error for a word that is not known, with a did-you-mean when one known word is close to it. */

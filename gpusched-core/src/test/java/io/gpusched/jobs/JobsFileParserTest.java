@@ -149,6 +149,27 @@ class JobsFileParserTest {
     }
 
     @Test
+    void commasBetweenAttributesAreToldToBeSpacesWithTheBlockRewritten() {
+        assertEquals("jobs.txt:1: attributes are separated by spaces, not commas: write [vram=8G gpus=2]",
+                error("[vram=8G,gpus=2] x").getMessage());
+        assertEquals("vram=8G,gpus=2", error("[vram=8G,gpus=2] x").token());
+        assertEquals("jobs.txt:2: attributes are separated by spaces, not commas: write [timeout=1h vram=8G gpus=2 cancel]",
+                error("ok\n[timeout=1h vram=8G, gpus=2 ,cancel] x").getMessage());
+        assertTrue(error("[cancel,vram=8G] x").getMessage().endsWith("not commas: write [cancel vram=8G]"),
+                error("[cancel,vram=8G] x").getMessage());
+    }
+
+    @Test
+    void aCommaInsideAValueIsNotTakenForASeparator() {
+        assertTrue(error("[vram=8,5G] x").getMessage().startsWith("jobs.txt:1: bad vram 'vram=8,5G'"),
+                error("[vram=8,5G] x").getMessage());
+        assertTrue(error("[gpus=2,3] x").getMessage().startsWith("jobs.txt:1: bad gpus 'gpus=2,3'"),
+                error("[gpus=2,3] x").getMessage());
+        assertTrue(error("[vram=8G,gpus=2 colour=red] x").getMessage().startsWith("jobs.txt:1: attributes are separated"),
+                "the token with the commas is the one that fails first");
+    }
+
+    @Test
     void badValuesAreErrorsNamingTheToken() {
         for (String bad : List.of("vram=0", "vram=-1G", "vram=abc", "vram=8T", "vram=", "timeout=0", "timeout=5w",
                 "timeout=-3", "retries=-1", "retries=1.5", "gpus=0", "gpus=two", "gpus=99999999999",

@@ -158,6 +158,24 @@ class JobsFileParserPropertiesTest {
         });
     }
 
+    @Test
+    void attributesWrittenWithCommasAreRefusedWithARewriteThatParsesToTheIntendedSpec() {
+        Property.forAll(JobSpecArbitraries.jobSpecs()).tries(TRIES).check(spec -> {
+            String line = spec.toLine();
+            int close = line.indexOf("] ");
+            String block = line.startsWith("[") ? line.substring(1, close) : "";
+            if (!block.contains(" ")) {
+                return; // fewer than two attributes: nothing to separate
+            }
+            String commas = "[" + block.replace(" ", ",") + line.substring(close);
+            JobSpecException e = assertThrows(JobSpecException.class, () -> JobSpec.parse(commas), commas);
+            assertTrue(e.getMessage().startsWith("<job>:1: attributes are separated by spaces, not commas: write ["),
+                    e.getMessage());
+            String rewritten = e.expected().substring("write ".length()) + " " + spec.command();
+            assertEquals(spec, JobSpec.parse(rewritten), rewritten);
+        });
+    }
+
     /** A known key and one typo of it: a letter inserted, dropped, replaced, or two neighbours swapped. */
     private static Gen<List<String>> typosOfKeys() {
         Gen<String> letter = Gen.elements("a", "c", "e", "i", "m", "n", "o", "p", "r", "s", "t", "u", "v", "x", "G", "R", "0", "-", "_");
