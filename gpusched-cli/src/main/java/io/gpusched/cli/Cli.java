@@ -72,7 +72,10 @@ public final class Cli {
         try {
             requireJobsFile(jobsFile);
             JobsFileParser.parse(jobsFile);
-        } catch (JobSpecException | UsageException | UncheckedIOException e) {
+        } catch (JobSpecException e) {
+            printBadLines(e, err);
+            return USAGE;
+        } catch (UsageException | UncheckedIOException e) {
             err.println("gpusched: " + e.getMessage());
             return USAGE;
         }
@@ -151,6 +154,17 @@ public final class Cli {
         }
         if (!Files.isRegularFile(file)) {
             throw new UsageException("jobs file " + file + " not found");
+        }
+    }
+
+    /** Each bad line of a jobs file on a line of its own, then how many more there were past the bound. */
+    static void printBadLines(JobSpecException e, PrintStream err) {
+        for (JobSpecException line : e.errors()) {
+            err.println("gpusched: " + line.getMessage());
+        }
+        int more = e.badLines() - e.errors().size();
+        if (more > 0) {
+            err.println("gpusched: ... and " + more + " more bad line" + (more == 1 ? "" : "s"));
         }
     }
 

@@ -113,7 +113,10 @@ final class SimulateCommand {
             List<ReplayJob> jobs = ReplayWorkload.fromJobsFile(file, defaultDuration);
             print(new Replay(policy, gpus).run(jobs), jobs.size(), gpus, policy, listJobs, out);
             return 0;
-        } catch (UsageException | JobSpecException | UncheckedIOException | IllegalArgumentException e) {
+        } catch (JobSpecException e) {
+            Cli.printBadLines(e, err);
+            return Cli.USAGE;
+        } catch (UsageException | UncheckedIOException | IllegalArgumentException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }

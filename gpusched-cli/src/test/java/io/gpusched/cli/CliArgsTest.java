@@ -165,6 +165,34 @@ class CliArgsTest {
     }
 
     @Test
+    void everyBadLineAtStartIsItsOwnErrorLine() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n[vrma=8G] a\ntrue\n[gpus=0] b\n[vram=1G oops] c\n");
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        assertEquals(String.join("\n",
+                "gpusched: jobs.txt:2: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; known keys: vram, gpus, timeout, retries, cancel",
+                "gpusched: jobs.txt:4: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024",
+                "gpusched: jobs.txt:5: token without '=' in attribute block: 'oops'; write key=value or the bare word cancel; "
+                        + "known keys: vram, gpus, timeout, retries, cancel (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)",
+                ""), err());
+    }
+
+    @Test
+    void pastTwentyBadLinesAtStartTheRestAreCountedOnOneLine() throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (int i = 1; i <= 27; i++) {
+            text.append("[gpus=0] job").append(i).append('\n');
+        }
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), text);
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        java.util.List<String> lines = err().lines().toList();
+        assertEquals(21, lines.size(), err());
+        for (int i = 1; i <= 20; i++) {
+            assertEquals("gpusched: jobs.txt:" + i + ": bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024", lines.get(i - 1));
+        }
+        assertEquals("gpusched: ... and 7 more bad lines", lines.get(20));
+    }
+
+    @Test
     void unknownBackendListsTheOnesFound() throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
         assertEquals(2, run(jobs.toString(), "--backend", "dcgm"));

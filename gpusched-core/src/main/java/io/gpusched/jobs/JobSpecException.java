@@ -1,6 +1,8 @@
 package io.gpusched.jobs;
 
 import io.gpusched.GpuschedException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A malformed line in a jobs file (or a single job line). Carries where it happened, the offending
@@ -19,6 +21,10 @@ public final class JobSpecException extends GpuschedException {
     private final String token;
     /** Serialized: what was expected instead. */
     private final String expected;
+    /** Serialized: the bad lines reported after this one, when it is the first of a file's. */
+    private List<JobSpecException> later = List.of();
+    /** Serialized: how many bad lines the file holds, this one included. */
+    private int badLines = 1;
 
     /**
      * @param source the file name (or {@code "<job>"} for a single parsed line)
@@ -57,6 +63,19 @@ public final class JobSpecException extends GpuschedException {
         return new JobSpecException(problem + " " + printable(expected, 200), source, line, token, expected);
     }
 
+    /**
+     * Makes this, the first bad line of a file, also carry the others; called by the parser before it
+     * throws, so the exception is complete whenever a caller sees it.
+     *
+     * @param later the next bad lines, in file order
+     * @param badLines how many the file holds in all, this one included
+     */
+    JobSpecException withLater(List<JobSpecException> later, int badLines) {
+        this.later = List.copyOf(later);
+        this.badLines = badLines;
+        return this;
+    }
+
     /** @return the file name the error was found in, or {@code "<job>"} for a single line */
     public String source() {
         return source;
@@ -75,6 +94,30 @@ public final class JobSpecException extends GpuschedException {
     /** @return a description of what would have been accepted */
     public String expected() {
         return expected;
+    }
+
+    /**
+     * The bad lines of the file this error was found in, one error each: this one (the first) and
+     * those after it, up to {@link JobsFileParser#MAX_REPORTED_ERRORS} in all, so a user can fix them in
+     * one go. The {@link #getMessage() message} names only this one. After a line that stops the
+     * reading (too long, not UTF-8, past the file limit) nothing more is reported. A single job line
+     * has only its own error.
+     *
+     * @return this error followed by the next bad lines in file order; never empty
+     */
+    public List<JobSpecException> errors() {
+        List<JobSpecException> all = new ArrayList<>(1 + later.size());
+        all.add(this);
+        all.addAll(later);
+        return List.copyOf(all);
+    }
+
+    /**
+     * @return how many bad lines were found in all, this one included: more than {@link #errors()}
+     *     holds when there were more than {@link JobsFileParser#MAX_REPORTED_ERRORS}
+     */
+    public int badLines() {
+        return badLines;
     }
 
     /**

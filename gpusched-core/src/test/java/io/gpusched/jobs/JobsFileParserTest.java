@@ -114,6 +114,34 @@ class JobsFileParserTest {
     }
 
     @Test
+    void everyBadLineIsReportedInFileOrder_theMessageStaysTheFirstOnes() {
+        JobSpecException e = error("ok\n[vram=8G python a.py\nok\n[gpus=0] b\n[vram=1G oops] c\n");
+        assertEquals("jobs.txt:2: unterminated [ block in '[vram=8G python a.py'; close the attribute block with ']' before the command",
+                e.getMessage());
+        assertEquals(List.of(2, 4, 5), e.errors().stream().map(JobSpecException::line).toList());
+        assertEquals(e, e.errors().get(0));
+        assertTrue(e.errors().get(1).getMessage().startsWith("jobs.txt:4: bad gpus 'gpus=0'"), e.errors().get(1).getMessage());
+        assertTrue(e.errors().get(2).getMessage().startsWith("jobs.txt:5: token without '=' in attribute block: 'oops'"),
+                e.errors().get(2).getMessage());
+        assertEquals(3, e.badLines());
+    }
+
+    @Test
+    void atMostTwentyBadLinesAreCarried_allAreCounted() {
+        JobSpecException e = error("[x=1] a\n".repeat(25) + "ok\n");
+        assertEquals(JobsFileParser.MAX_REPORTED_ERRORS, e.errors().size());
+        assertEquals(20, e.errors().get(19).line());
+        assertEquals(25, e.badLines());
+    }
+
+    @Test
+    void aSingleJobLineHasOnlyItsOwnError() {
+        JobSpecException e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[x=1] a"));
+        assertEquals(List.of(e), e.errors());
+        assertEquals(1, e.badLines());
+    }
+
+    @Test
     void emptyCommandAfterBlockIsAnError() {
         JobSpecException e = error("[vram=8G]   \n");
         assertTrue(e.getMessage().contains("no command after the attribute block"), e.getMessage());

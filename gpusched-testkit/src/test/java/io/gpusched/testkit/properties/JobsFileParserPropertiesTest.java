@@ -66,6 +66,35 @@ class JobsFileParserPropertiesTest {
         });
     }
 
+    @Test
+    void everyBadLineIsReportedInFileOrder_exactlyTheLinesThatFailOnTheirOwn_upToTheBound() {
+        Gen<String> line = Gen.<String>weighted().add(3, JobSpecArbitraries.nearValidLines())
+                .add(1, JobSpecArbitraries.jobSpecs().map(JobSpec::toLine)).add(1, Gen.elements("", "# note")).build();
+        Property.forAll(Gen.listOf(line, 0, 40)).tries(TRIES).check(lines -> {
+            String text = String.join("\n", lines);
+            // Each line's own error, as "N: message", from parsing it alone (after a comment, so that a
+            // BOM-like first character is not taken for the file's BOM, except on line 1).
+            List<String> expected = new ArrayList<>();
+            String[] physical = text.split("\n", -1);
+            for (int i = 0; i < physical.length; i++) {
+                try {
+                    JobsFileParser.parse(i == 0 ? physical[0] : "# pad\n" + physical[i], "jobs.txt");
+                } catch (JobSpecException alone) {
+                    expected.add((i + 1) + alone.getMessage().substring(("jobs.txt:" + (i == 0 ? 1 : 2)).length()));
+                }
+            }
+            try {
+                JobsFileParser.parse(text, "jobs.txt");
+                assertEquals(List.of(), expected, "the file parsed, but these lines fail on their own");
+            } catch (JobSpecException e) {
+                List<String> reported = e.errors().stream().map(x -> x.getMessage().substring("jobs.txt:".length())).toList();
+                assertEquals(expected.subList(0, Math.min(expected.size(), JobsFileParser.MAX_REPORTED_ERRORS)), reported);
+                assertEquals(expected.size(), e.badLines());
+                assertEquals(e.getMessage(), e.errors().get(0).getMessage(), "the message is the first bad line's");
+            }
+        });
+    }
+
     // ---- values ----------------------------------------------------------------------------------
 
     @Test
