@@ -55,6 +55,9 @@ public final class Cli {
         if (argv.length > 0 && "simulate".equals(argv[0])) {
             return SimulateCommand.run(argv, out, err);
         }
+        if (argv.length > 0 && (argv[0].equals("help") || argv[0].equals("version"))) {
+            return helpOrVersion(argv);
+        }
         CliArgs args;
         try {
             args = CliArgs.parse(argv);
@@ -62,21 +65,17 @@ public final class Cli {
             err.println("gpusched: " + e.getMessage());
             return USAGE;
         }
-        if (args.help()) {
-            out.println(CliArgs.HELP);
-            return 0;
-        }
-        if (args.version()) {
-            out.println("gpusched " + version());
-            return 0;
+        if (args.help() || args.version()) {
+            return printHelpOrVersion(args.help());
         }
         Path jobsFile = args.jobsFile().orElseThrow();
         try {
-            if (!Files.isRegularFile(jobsFile)) {
-                throw new UsageException("jobs file " + jobsFile + " not found");
-            }
+            requireJobsFile(jobsFile);
             JobsFileParser.parse(jobsFile);
-        } catch (JobSpecException | UsageException | UncheckedIOException e) {
+        } catch (JobSpecException e) {
+            printBadLines(e, err);
+            return USAGE;
+        } catch (UsageException | UncheckedIOException e) {
             err.println("gpusched: " + e.getMessage());
             return USAGE;
         }
@@ -120,6 +119,25 @@ public final class Cli {
         }
     }
 
+    /**
+     * {@code gpusched help} and {@code gpusched version}, the words people try before the flags. They
+     * take nothing more: {@code gpusched help --sim 2} more likely meant a jobs file named help, which
+     * {@code ./help} names.
+     */
+    private int helpOrVersion(String[] argv) {
+        if (argv.length > 1) {
+            err.println("gpusched: " + argv[0] + " takes no arguments; to run a jobs file named " + argv[0] + ", write ./"
+                    + argv[0]);
+            return USAGE;
+        }
+        return printHelpOrVersion(argv[0].equals("help"));
+    }
+
+    private int printHelpOrVersion(boolean help) {
+        out.println(help ? CliArgs.HELP : "gpusched " + version());
+        return 0;
+    }
+
     private static GpuBackend backend(CliArgs args) {
         Map<String, String> opts = new HashMap<>();
         args.sim().ifPresent(n -> opts.put("gpus", String.valueOf(n)));
@@ -127,6 +145,27 @@ public final class Cli {
         BackendOptions options = new BackendOptions(opts);
         Optional<String> name = args.sim().isPresent() ? Optional.of("sim") : args.backend();
         return name.isPresent() ? GpuBackends.load(name.get(), options) : GpuBackends.detect(options);
+    }
+
+    /** Fails with a usage error a user can act on unless {@code file} is a regular file (or a link to one). */
+    static void requireJobsFile(Path file) {
+        if (Files.isDirectory(file)) {
+            throw new UsageException("jobs file " + file + " is a directory; give the jobs file inside it");
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException("jobs file " + file + " not found");
+        }
+    }
+
+    /** Each bad line of a jobs file on a line of its own, then how many more there were past the bound. */
+    static void printBadLines(JobSpecException e, PrintStream err) {
+        for (JobSpecException line : e.errors()) {
+            err.println("gpusched: " + line.getMessage());
+        }
+        int more = e.badLines() - e.errors().size();
+        if (more > 0) {
+            err.println("gpusched: ... and " + more + " more bad line" + (more == 1 ? "" : "s"));
+        }
     }
 
     static String version() {

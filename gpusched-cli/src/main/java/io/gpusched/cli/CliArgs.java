@@ -1,13 +1,17 @@
 package io.gpusched.cli;
 
 import io.gpusched.SchedulerOptions;
+import io.gpusched.jobs.DidYouMean;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.LinkedHashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The parsed command line of {@code gpusched JOBS_FILE [options]}. */
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
@@ -17,6 +21,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
             "       gpusched status [--log-dir DIR] [--json]   (see gpusched status --help)",
+            "       gpusched help | version                    (to run a jobs file named help: ./help)",
             "",
             "Runs the shell commands in JOBS_FILE on this machine's GPUs, each placed where its declared",
             "VRAM fits, in its own session with CUDA_VISIBLE_DEVICES set. The file is re-read every round.",
@@ -97,7 +102,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--kill-grace" -> o = o.withKillGrace(seconds(a, value(a, inline, args)));
                     case "--backend-timeout" -> o = o.withBackendTimeout(seconds(a, value(a, inline, args)));
                     case "--oom-retries" -> o = o.withOomRetries((int) integer(a, value(a, inline, args)));
-                    case "--log-dir" -> logDir = Path.of(value(a, inline, args));
+                    case "--log-dir" -> logDir = directory(a, value(a, inline, args));
                     case "--visible-devices" -> o = o.withVisibleDevices(visible(value(a, inline, args)));
                     case "--sim" -> {
                         long n = integer(a, value(a, inline, args));
@@ -111,7 +116,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--events" -> events = Optional.of(value(a, inline, args));
                     default -> {
                         if (a.startsWith("-") && !a.equals("-")) {
-                            throw new UsageException("unknown option " + a + " (see gpusched --help)");
+                            throw new UsageException("unknown option " + a + didYouMean(a) + " (see gpusched --help)");
                         }
                         if (file.isPresent()) {
                             throw new UsageException("one jobs file only; got " + file.get() + " and " + a);
@@ -132,6 +137,16 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events);
     }
 
+    /** A suggestion among the options HELP documents (so none can be missed there), or "". */
+    private static String didYouMean(String option) {
+        Matcher documented = Pattern.compile("--([a-z][a-z-]*)").matcher(HELP);
+        Set<String> names = new LinkedHashSet<>();
+        while (documented.find()) {
+            names.add(documented.group(1));
+        }
+        return DidYouMean.suggest(option.replaceFirst("^-+", ""), names).map(o -> " — did you mean --" + o + "?").orElse("");
+    }
+
     private static String value(String option, String inline, Deque<String> args) {
         if (inline != null) {
             return inline;
@@ -141,6 +156,14 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException(option + " needs a value (see gpusched --help)");
         }
         return v;
+    }
+
+    /** An empty path would resolve the journal and runs/ against the current directory: refused. */
+    private static Path directory(String option, String v) {
+        if (v.isBlank()) {
+            throw new UsageException(option + " needs a directory, got '" + v + "' (see gpusched --help)");
+        }
+        return Path.of(v);
     }
 
     private static long integer(String option, String v) {

@@ -10,7 +10,6 @@ import io.gpusched.testkit.replay.ReplayResult;
 import io.gpusched.testkit.replay.ReplayWorkload;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -108,15 +107,16 @@ final class SimulateCommand {
             if (file == null) {
                 throw new UsageException("simulate needs a jobs file (see gpusched simulate --help)");
             }
-            if (!Files.isRegularFile(file)) {
-                throw new UsageException("jobs file " + file + " not found");
-            }
+            Cli.requireJobsFile(file);
             List<Long> gpus = GpuSpec.parse(spec);
             PlacementPolicy policy = new PlacementPolicy(margin, idle, spike, exclusive, Optional.empty());
             List<ReplayJob> jobs = ReplayWorkload.fromJobsFile(file, defaultDuration);
             print(new Replay(policy, gpus).run(jobs), jobs.size(), gpus, policy, listJobs, out);
             return 0;
-        } catch (UsageException | JobSpecException | UncheckedIOException | IllegalArgumentException e) {
+        } catch (JobSpecException e) {
+            Cli.printBadLines(e, err);
+            return Cli.USAGE;
+        } catch (UsageException | UncheckedIOException | IllegalArgumentException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }

@@ -87,10 +87,67 @@ class CliArgsTest {
         assertEquals(1, err().strip().lines().count(), err());
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {"--log-dir|''", "--log-dir|'  '", "--log-dir=|"})
+    void emptyLogDirIsAOneLineUsageErrorAndWritesNothing(String option, String value) throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
+        // An empty path used to resolve journal.jsonl and runs/ against the current directory.
+        Path cwd = Path.of("").toAbsolutePath();
+        Set<String> before = names(cwd);
+        int code = value == null ? run(jobs.toString(), "--sim", "1", option) : run(jobs.toString(), "--sim", "1", option, value);
+        assertEquals(2, code, err());
+        assertEquals("gpusched: --log-dir needs a directory, got '" + (value == null ? "" : value) + "' (see gpusched --help)\n",
+                err());
+        assertEquals(before, names(cwd));
+        assertEquals(Set.of("jobs.txt"), names(dir));
+    }
+
+    private static Set<String> names(Path directory) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(directory)) {
+            return files.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toSet());
+        }
+    }
+
+    @Test
+    void misspeltOptionGetsTheClosestOptionSuggested() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
+        assertEquals(2, run(jobs.toString(), "--simm", "2"));
+        assertEquals("gpusched: unknown option --simm — did you mean --sim? (see gpusched --help)\n", err());
+    }
+
+    @Test
+    void unknownOptionFarFromEveryOptionGetsNoSuggestion() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
+        assertEquals(2, run(jobs.toString(), "--bogus"));
+        assertEquals("gpusched: unknown option --bogus (see gpusched --help)\n", err());
+    }
+
+    @Test
+    void everyDocumentedOptionIsSuggestedForItselfLessItsLastLetter() {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^  (?:-[a-z], )?(--[a-z-]+)", java.util.regex.Pattern.MULTILINE)
+                .matcher(CliArgs.HELP);
+        int options = 0;
+        while (m.find()) {
+            String option = m.group(1);
+            String typo = option.substring(0, option.length() - 1);
+            UsageException e = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class, () -> CliArgs.parse("j", typo));
+            assertTrue(e.getMessage().contains(" — did you mean " + option + "? "), e.getMessage());
+            options++;
+        }
+        assertTrue(options >= 20, "found the option lines: " + options);
+    }
+
     @Test
     void missingJobsFileIsExitCode2() {
         assertEquals(2, run(dir.resolve("nope.txt").toString(), "--sim", "1"));
         assertTrue(err().contains("nope.txt not found"), err());
+    }
+
+    @Test
+    void directoryGivenAsTheJobsFileIsSaidToBeADirectory() throws Exception {
+        Path jobsDir = Files.createDirectory(dir.resolve("jobs"));
+        assertEquals(2, run(jobsDir.toString(), "--sim", "1"));
+        assertEquals("gpusched: jobs file " + jobsDir + " is a directory; give the jobs file inside it\n", err());
     }
 
     @Test
@@ -101,10 +158,83 @@ class CliArgsTest {
     }
 
     @Test
+    void commasBetweenAttributesAtStartAreToldToBeSpaces() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n[vram=8G,gpus=2] python x.py\n");
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        assertEquals("gpusched: jobs.txt:2: attributes are separated by spaces, not commas: write [vram=8G gpus=2]\n", err());
+    }
+
+    @Test
+    void everyBadLineAtStartIsItsOwnErrorLine() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n[vrma=8G] a\ntrue\n[gpus=0] b\n[vram=1G oops] c\n");
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        assertEquals(String.join("\n",
+                "gpusched: jobs.txt:2: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; known keys: vram, gpus, timeout, retries, cancel",
+                "gpusched: jobs.txt:4: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024",
+                "gpusched: jobs.txt:5: token without '=' in attribute block: 'oops'; write key=value or the bare word cancel; "
+                        + "known keys: vram, gpus, timeout, retries, cancel (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)",
+                ""), err());
+    }
+
+    @Test
+    void pastTwentyBadLinesAtStartTheRestAreCountedOnOneLine() throws Exception {
+        StringBuilder text = new StringBuilder();
+        for (int i = 1; i <= 27; i++) {
+            text.append("[gpus=0] job").append(i).append('\n');
+        }
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), text);
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        java.util.List<String> lines = err().lines().toList();
+        assertEquals(21, lines.size(), err());
+        for (int i = 1; i <= 20; i++) {
+            assertEquals("gpusched: jobs.txt:" + i + ": bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024", lines.get(i - 1));
+        }
+        assertEquals("gpusched: ... and 7 more bad lines", lines.get(20));
+    }
+
+    @Test
     void unknownBackendListsTheOnesFound() throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
         assertEquals(2, run(jobs.toString(), "--backend", "dcgm"));
         assertTrue(err().contains("unknown GPU backend 'dcgm'; found:"), err());
+    }
+
+    @Test
+    void helpVerbPrintsWhatDashDashHelpPrints() {
+        assertEquals(0, run("--help"));
+        String flag = out.toString(StandardCharsets.UTF_8);
+        out.reset();
+        assertEquals(0, run("help"));
+        assertEquals(flag, out.toString(StandardCharsets.UTF_8));
+        assertEquals("", err());
+    }
+
+    @Test
+    void versionVerbPrintsWhatDashDashVersionPrints() {
+        assertEquals(0, run("--version"));
+        String flag = out.toString(StandardCharsets.UTF_8);
+        assertTrue(flag.startsWith("gpusched "), flag);
+        out.reset();
+        assertEquals(0, run("version"));
+        assertEquals(flag, out.toString(StandardCharsets.UTF_8));
+        assertEquals("", err());
+    }
+
+    @Test
+    void helpVerbWithMoreArgumentsPointsAtDotSlashForAJobsFileNamedHelp() {
+        assertEquals(2, run("help", "--sim", "1"));
+        assertEquals("gpusched: help takes no arguments; to run a jobs file named help, write ./help\n", err());
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void jobsFileNamedHelpRunsWhenGivenAsDotSlashHelp() throws Exception {
+        Files.writeString(dir.resolve("help"), "echo ran > ran.txt\n");
+        try (SchedulerProcess p = SchedulerProcess.start(dir, java.util.List.of("./help", "--sim", "1", "--poll", "0.1"),
+                java.util.Map.of())) {
+            assertEquals(0, p.awaitExit(), p.output());
+        }
+        assertEquals("ran", Files.readString(dir.resolve("ran.txt")).strip());
     }
 
     @Test

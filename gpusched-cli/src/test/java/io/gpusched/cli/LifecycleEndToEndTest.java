@@ -188,6 +188,21 @@ class LifecycleEndToEndTest {
     }
 
     @Test
+    void editWithSeveralBadLinesWarnsOnceWithTheFirstAndTheCountOfTheOthers() throws Exception {
+        CliRun run = new CliRun(dir, job("", 500, 0.1, 1.0) + "[vram=1G] echo second\n").start("--sim", "1");
+        run.await("job 1 started");
+        run.writeJobs(job("", 500, 0.1, 1.0) + "[vram=1G] echo second\n[vram=1G oops] echo broken\n[gpus=0] echo b\n"
+                + "[vrma=1G] echo c\n");
+        String warn = run.await("WARN  jobs.txt:3:");
+        assertEquals("WARN  jobs.txt:3: token without '=' in attribute block: 'oops'; write key=value or the bare word cancel; "
+                + "known keys: vram, gpus, timeout, retries, cancel (a command that starts with '[' needs an empty block first: "
+                + "[] [ -f x ] && ...) (and 2 more bad lines) — keeping the previous queue until the file is fixed", warn);
+        assertEquals(0, run.exitCode());
+        assertEquals(1, run.lines().stream().filter(l -> l.contains("bad line")).count(), "one event:\n" + run.output());
+        assertTrue(run.output().contains("job 2 finished [OK]"), "the last good queue still ran");
+    }
+
+    @Test
     void liveOrphanBlocksRedispatchThenADeadOneIsRequeued() throws Exception {
         // A previous scheduler died while "sleep" ran: its journal says started, with the session id.
         // It lives until the new scheduler has said it waits for it, however slowly that one starts.

@@ -44,6 +44,21 @@ class SimulateCommandTest {
     }
 
     @Test
+    void simulate_directoryGivenAsTheJobsFileIsSaidToBeADirectory() {
+        assertEquals(Cli.USAGE, run("simulate", dir.toString()));
+        assertEquals("gpusched: jobs file " + dir + " is a directory; give the jobs file inside it\n",
+                err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void simulate_everyBadLineIsItsOwnErrorLine() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "[gpus=0] a # duration=1\nok # duration=1\n[gpus=0] b\n");
+        assertEquals(Cli.USAGE, run("simulate", jobs.toString()));
+        assertEquals("gpusched: jobs.txt:1: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024\n"
+                + "gpusched: jobs.txt:3: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024\n", err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
     void simulate_badSpecIsUsageError() throws Exception {
         Path jobs = dir.resolve("jobs.txt");
         Files.writeString(jobs, "[vram=4G] python x.py # duration=1\n");

@@ -29,6 +29,12 @@ class StartupTest {
         assertLight("--help", "--sim");
     }
 
+    @Test
+    void versionAndHelpVerbsLoadNoBackendNoJnaAndNoJackson() throws Exception {
+        assertLight("version", "gpusched ");
+        assertLight("help", "--sim");
+    }
+
     private static void assertLight(String arg, String expectedOutput) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("java", "-Xlog:class+load=info", "-cp", System.getProperty("java.class.path"),
                 Main.class.getName(), arg).redirectErrorStream(true).start();

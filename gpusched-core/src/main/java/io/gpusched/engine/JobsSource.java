@@ -129,7 +129,10 @@ final class JobsSource {
             parsed = parser.parse(take.bytes());
         } catch (JobSpecException e) {
             r.refused(take);
-            return error(e.getMessage() + " — keeping the previous queue until the file is fixed");
+            // One event per rejected version: the first bad line in full, the others counted.
+            int more = e.badLines() - 1;
+            return error(e.getMessage() + (more == 0 ? "" : " (and " + more + " more bad line" + (more == 1 ? "" : "s") + ")")
+                    + " — keeping the previous queue until the file is fixed");
         }
         r.taken(take);
         lastError = null;

@@ -1,11 +1,14 @@
 package io.gpusched.jobs;
 
 import io.gpusched.GpuschedException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A malformed line in a jobs file (or a single job line). Carries where it happened, the offending
  * token and what would have been accepted, so the one-line {@link #getMessage() message} reads like
- * {@code jobs.txt:3: unknown key 'vrma' in [vrma=8G]; known keys: vram, gpus, timeout, retries, cancel}.
+ * {@code jobs.txt:3: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; known keys: vram, gpus,
+ * timeout, retries, cancel}.
  */
 public final class JobSpecException extends GpuschedException {
     private static final long serialVersionUID = 1L;
@@ -18,6 +21,10 @@ public final class JobSpecException extends GpuschedException {
     private final String token;
     /** Serialized: what was expected instead. */
     private final String expected;
+    /** Serialized: the bad lines reported after this one, when it is the first of a file's. */
+    private List<JobSpecException> later = List.of();
+    /** Serialized: how many bad lines the file holds, this one included. */
+    private int badLines = 1;
 
     /**
      * @param source the file name (or {@code "<job>"} for a single parsed line)
@@ -27,11 +34,46 @@ public final class JobSpecException extends GpuschedException {
      * @param expected what would be accepted instead
      */
     public JobSpecException(String source, int line, String token, String problem, String expected) {
-        super(printable(source, 200) + ":" + line + ": " + problem + " '" + printable(token, 80) + "'; " + expected);
+        this(problem + " '" + printable(token, 80) + "'; " + expected, source, line, token, expected);
+    }
+
+    /** @param detail the message after {@code source:line: }, already printable */
+    private JobSpecException(String detail, String source, int line, String token, String expected) {
+        super(printable(source, 200) + ":" + line + ": " + detail);
         this.source = source;
         this.line = line;
         this.token = token;
         this.expected = expected;
+    }
+
+    /**
+     * As the public constructor, with a note after the token, e.g. a suggestion:
+     * {@code problem 'token' note; expected}.
+     */
+    static JobSpecException withNote(String source, int line, String token, String problem, String note, String expected) {
+        return new JobSpecException(problem + " '" + printable(token, 80) + "' " + note + "; " + expected, source, line,
+                token, expected);
+    }
+
+    /**
+     * For an error better told without quoting the token: {@code problem expected}, e.g. a rewrite of
+     * the line. {@code expected} comes from the input, so it is shown as printable, and shortened.
+     */
+    static JobSpecException withoutToken(String source, int line, String token, String problem, String expected) {
+        return new JobSpecException(problem + " " + printable(expected, 200), source, line, token, expected);
+    }
+
+    /**
+     * Makes this, the first bad line of a file, also carry the others; called by the parser before it
+     * throws, so the exception is complete whenever a caller sees it.
+     *
+     * @param later the next bad lines, in file order
+     * @param badLines how many the file holds in all, this one included
+     */
+    JobSpecException withLater(List<JobSpecException> later, int badLines) {
+        this.later = List.copyOf(later);
+        this.badLines = badLines;
+        return this;
     }
 
     /** @return the file name the error was found in, or {@code "<job>"} for a single line */
@@ -52,6 +94,30 @@ public final class JobSpecException extends GpuschedException {
     /** @return a description of what would have been accepted */
     public String expected() {
         return expected;
+    }
+
+    /**
+     * The bad lines of the file this error was found in, one error each: this one (the first) and
+     * those after it, up to {@link JobsFileParser#MAX_REPORTED_ERRORS} in all, so a user can fix them in
+     * one go. The {@link #getMessage() message} names only this one. After a line that stops the
+     * reading (too long, not UTF-8, past the file limit) nothing more is reported. A single job line
+     * has only its own error.
+     *
+     * @return this error followed by the next bad lines in file order; never empty
+     */
+    public List<JobSpecException> errors() {
+        List<JobSpecException> all = new ArrayList<>(1 + later.size());
+        all.add(this);
+        all.addAll(later);
+        return List.copyOf(all);
+    }
+
+    /**
+     * @return how many bad lines were found in all, this one included: more than {@link #errors()}
+     *     holds when there were more than {@link JobsFileParser#MAX_REPORTED_ERRORS}
+     */
+    public int badLines() {
+        return badLines;
     }
 
     /**

@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -19,7 +21,8 @@ import java.util.regex.Pattern;
  * optional leading {@code [k=v ...]} block with keys {@code vram}, {@code gpus}, {@code timeout},
  * {@code retries} and the bare token {@code cancel} (keys are case-insensitive). Brackets later in a
  * command belong to the command. Any malformed line raises a {@link JobSpecException}; nothing is
- * skipped silently.
+ * skipped silently. The exception names the first bad line and carries the others, up to
+ * {@link #MAX_REPORTED_ERRORS} ({@link JobSpecException#errors()}), so they can be fixed in one go.
  *
  * <p>Hostile input is bounded: a line may hold at most {@link #MAX_LINE_BYTES} bytes and a file at
  * most {@link #MAX_FILE_BYTES}, so a stray binary or a runaway generator costs a one-line error, not
@@ -40,10 +43,22 @@ public final class JobsFileParser {
      * checked; text handed to {@link #parse(String, String)} is already in memory.
      */
     public static final int MAX_FILE_BYTES = 16 * 1024 * 1024;
+    /**
+     * The most bad lines one {@link JobSpecException} carries ({@link JobSpecException#errors()}): enough
+     * to fix a file in one go, few enough to read; the rest are only counted.
+     */
+    public static final int MAX_REPORTED_ERRORS = 20;
 
+    private static final Pattern TOKEN = Pattern.compile("\\S+");
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+    /**
+     * A comma before another {@code key=} or the bare {@code cancel}: a separator written as in other
+     * tools. Commas inside a value (a later {@code gpu-ids=0,2-3}) are not matched.
+     */
+    private static final Pattern COMMA_SEPARATOR = Pattern.compile(",\\s*(?=[A-Za-z][A-Za-z0-9_-]*=|(?i:cancel)(?![^\\s,]))");
 
-    private static final String KNOWN_KEYS = "known keys: vram, gpus, timeout, retries, cancel";
+    private static final List<String> KEYS = List.of("vram", "gpus", "timeout", "retries", "cancel");
+    private static final String KNOWN_KEYS = "known keys: " + String.join(", ", KEYS);
 
     private JobsFileParser() {
     }
@@ -53,21 +68,24 @@ public final class JobsFileParser {
      *
      * @param file the jobs file
      * @return the jobs in file order, with keys numbered by occurrence
-     * @throws JobSpecException on the first malformed line: bad syntax, bytes that are not UTF-8, a line
-     *     over {@link #MAX_LINE_BYTES}, or the line where the file passes {@link #MAX_FILE_BYTES}
+     * @throws JobSpecException naming the first malformed line: bad syntax, bytes that are not UTF-8, a
+     *     line over {@link #MAX_LINE_BYTES}, or the line where the file passes {@link #MAX_FILE_BYTES};
+     *     its {@link JobSpecException#errors()} go on with the next ones (none after one of the last
+     *     three kinds, which stop the reading)
      * @throws java.io.UncheckedIOException if the file cannot be read
      */
     public static List<JobSpec> parse(Path file) {
         String name = String.valueOf(file.getFileName());
-        JobsLines.Content bytes;
+        JobsLines.Content bytes = read(file);
+        return new Collector(name, false).collect(c -> JobsLines.split(bytes, name, c)).jobs;
+    }
+
+    private static JobsLines.Content read(Path file) {
         try {
-            bytes = JobsLines.read(file);
+            return JobsLines.read(file);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("cannot read jobs file " + file + ": " + e.getMessage(), e);
         }
-        Collector jobs = new Collector(name, false);
-        JobsLines.split(bytes, name, jobs);
-        return jobs.jobs;
     }
 
     /**
@@ -79,16 +97,16 @@ public final class JobsFileParser {
      * @param content the file's bytes (all of them, or its first {@link #MAX_FILE_BYTES} + 1)
      * @param source the name used in error messages, usually the file name
      * @return the jobs in file order, with keys numbered by occurrence
-     * @throws JobSpecException on the first malformed line, as {@link #parse(Path)} does
+     * @throws JobSpecException naming the first malformed line and carrying the next, as
+     *     {@link #parse(Path)} does
      */
     public static List<JobSpec> parse(byte[] content, String source) {
         return collect(content, source).jobs;
     }
 
     private static Collector collect(byte[] content, String source) {
-        Collector jobs = new Collector(source, false);
-        JobsLines.split(new JobsLines.Content(content, content.length, content.length <= MAX_FILE_BYTES), source, jobs);
-        return jobs;
+        JobsLines.Content whole = new JobsLines.Content(content, content.length, content.length <= MAX_FILE_BYTES);
+        return new Collector(source, false).collect(c -> JobsLines.split(whole, source, c));
     }
 
     /**
@@ -97,12 +115,11 @@ public final class JobsFileParser {
      * @param text the whole file content
      * @param source the name used in error messages, usually the file name
      * @return the jobs in file order, with keys numbered by occurrence
-     * @throws JobSpecException on the first malformed line
+     * @throws JobSpecException naming the first malformed line and carrying the next, as
+     *     {@link #parse(Path)} does
      */
     public static List<JobSpec> parse(String text, String source) {
-        Collector jobs = new Collector(source, true);
-        JobsLines.split(text, source, jobs);
-        return jobs.jobs;
+        return new Collector(source, true).collect(c -> JobsLines.split(text, source, c)).jobs;
     }
 
     /**
@@ -127,16 +144,16 @@ public final class JobsFileParser {
          * @param content the file's bytes, as for {@link #parse(byte[], String)}; the array must not be
          *     changed afterwards (it is kept to recognise the next version as an append)
          * @return the jobs in file order, with keys numbered by occurrence; an immutable list
-         * @throws JobSpecException on the first malformed line, as {@link #parse(byte[], String)} does;
-         *     the previous version stays the base for the next call
+         * @throws JobSpecException naming the first malformed line and carrying the next, as
+         *     {@link #parse(byte[], String)} does; the previous version stays the base for the next call
          */
         public List<JobSpec> parse(byte[] content) {
             Collector c;
             int linesBefore = appendedFrom(content);
             if (linesBefore >= 0) {
-                c = new Collector(source, false, occurrences.copy());
-                JobsLines.split(new JobsLines.Content(content, content.length, true), parsedBytes.length, linesBefore,
-                        source, c);
+                int from = parsedBytes.length;
+                c = new Collector(source, false, occurrences.copy()).collect(sink -> JobsLines.split(
+                        new JobsLines.Content(content, content.length, true), from, linesBefore, source, sink));
                 List<JobSpec> all = new ArrayList<>(jobs.size() + c.jobs.size());
                 all.addAll(jobs);
                 all.addAll(c.jobs);
@@ -175,9 +192,11 @@ public final class JobsFileParser {
         }
     }
 
-    /** Parses lines in file order into specs keyed by occurrence. */
+    /** Parses lines in file order into specs keyed by occurrence, and gathers the bad lines. */
     private static final class Collector implements JobsLines.Sink {
         final List<JobSpec> jobs = new ArrayList<>();
+        private final List<JobSpecException> errors = new ArrayList<>();
+        private int badLines;
         private final JobKeys.Occurrences occurrences;
         private final String source;
         private final boolean checkSurrogates;
@@ -194,11 +213,45 @@ public final class JobsFileParser {
 
         @Override
         public void line(String raw, int lineNo) {
-            Optional<Parsed> parsed = parseRaw(raw, source, lineNo, checkSurrogates);
-            if (parsed.isPresent()) {
+            Optional<Parsed> parsed;
+            try {
+                parsed = parseRaw(raw, source, lineNo, checkSurrogates);
+            } catch (JobSpecException e) {
+                bad(e);
+                return;
+            }
+            // Once a line is bad the jobs are never returned: the rest is only checked, not keyed.
+            if (parsed.isPresent() && badLines == 0) {
                 Parsed p = parsed.get();
                 jobs.add(p.toSpec(lineNo, JobKeys.key(p.command, occurrences.next(p.command))));
             }
+        }
+
+        private void bad(JobSpecException e) {
+            badLines++;
+            if (errors.size() < MAX_REPORTED_ERRORS) {
+                errors.add(e);
+            }
+        }
+
+        /**
+         * Feeds this collector with {@code split}'s lines.
+         *
+         * @return this, when every line was good
+         * @throws JobSpecException the first bad line's, carrying the next ones
+         */
+        Collector collect(Consumer<JobsLines.Sink> split) {
+            try {
+                split.accept(this);
+            } catch (JobSpecException e) {
+                // Only the splitter's own checks escape line(): a line too long, not UTF-8, or past the
+                // file limit. The reading stops there; what follows may not even be lines.
+                bad(e);
+            }
+            if (badLines > 0) {
+                throw errors.get(0).withLater(errors.subList(1, errors.size()), badLines);
+            }
+            return this;
         }
     }
 
@@ -253,38 +306,75 @@ public final class JobsFileParser {
 
     private static void parseBlock(String block, String source, int lineNo, Parsed p) {
         Set<String> seen = new HashSet<>();
-        for (String token : WHITESPACE.split(block.strip())) {
-            if (token.isEmpty()) {
-                continue;
-            }
-            int eq = token.indexOf('=');
-            if (eq < 0) {
-                if (!token.equalsIgnoreCase("cancel")) {
-                    throw new JobSpecException(source, lineNo, token, "token without '=' in attribute block:",
-                            "write key=value or the bare word cancel; " + KNOWN_KEYS
-                                    + " (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)");
-                }
-                checkOnce(seen, "cancel", token, source, lineNo);
-                p.cancel = true;
-                continue;
-            }
-            String key = token.substring(0, eq).toLowerCase(Locale.ROOT);
-            String value = token.substring(eq + 1);
-            checkOnce(seen, key, token, source, lineNo);
-            switch (key) {
-                case "vram" -> p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad vram", "give positive MiB like 18000, or a size like 18G, 1.5GiB, 512MiB (at most "
-                                + Units.MAX_MIB + " MiB)")));
-                case "gpus" -> p.gpus = parseInt(value, 1, MAX_GPUS).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad gpus", "give a whole number of GPUs from 1 to " + MAX_GPUS));
-                case "timeout" -> p.timeout = Optional.of(Units.parseDuration(value).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad timeout", "give a positive duration like 90, 90s, 15m, 2h, 1.5d (at most 3650d)")));
-                case "retries" -> p.retries = parseInt(value, 0, MAX_RETRIES).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad retries", "give a whole number from 0 to " + MAX_RETRIES));
-                case "cancel" -> throw new JobSpecException(source, lineNo, token, "cancel takes no value:", "write the bare word cancel");
-                default -> throw new JobSpecException(source, lineNo, token, "unknown key in attribute block:", KNOWN_KEYS);
+        String attributes = block.strip();
+        Matcher tokens = TOKEN.matcher(attributes);
+        while (tokens.find()) {
+            try {
+                parseAttribute(tokens.group(), source, lineNo, p, seen);
+            } catch (JobSpecException e) {
+                throw commaSeparated(attributes, tokens.start(), tokens.end(), source, lineNo).orElse(e);
             }
         }
+    }
+
+    private static void parseAttribute(String token, String source, int lineNo, Parsed p, Set<String> seen) {
+        int eq = token.indexOf('=');
+        if (eq < 0) {
+            if (!token.equalsIgnoreCase("cancel")) {
+                // Only cancel is a bare word; a key without '=' (vram 8G) is told by the rest of the message.
+                throw unknown(source, lineNo, token, token, List.of("cancel"), "token without '=' in attribute block:",
+                        "write key=value or the bare word cancel; " + KNOWN_KEYS
+                                + " (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)");
+            }
+            checkOnce(seen, "cancel", token, source, lineNo);
+            p.cancel = true;
+            return;
+        }
+        String key = token.substring(0, eq).toLowerCase(Locale.ROOT);
+        String value = token.substring(eq + 1);
+        checkOnce(seen, key, token, source, lineNo);
+        switch (key) {
+            case "vram" -> p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, token, "bad vram", "give positive MiB like 18000, or a size like 18G, 1.5GiB, 512MiB (at most "
+                            + Units.MAX_MIB + " MiB)")));
+            case "gpus" -> p.gpus = parseInt(value, 1, MAX_GPUS).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, token, "bad gpus", "give a whole number of GPUs from 1 to " + MAX_GPUS));
+            case "timeout" -> p.timeout = Optional.of(Units.parseDuration(value).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, token, "bad timeout", "give a positive duration like 90, 90s, 15m, 2h, 1.5d (at most 3650d)")));
+            case "retries" -> p.retries = parseInt(value, 0, MAX_RETRIES).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, token, "bad retries", "give a whole number from 0 to " + MAX_RETRIES));
+            case "cancel" -> throw new JobSpecException(source, lineNo, token, "cancel takes no value:", "write the bare word cancel");
+            default -> throw unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS);
+        }
+    }
+
+    /**
+     * When a token failed because it holds attributes written with commas between them
+     * ({@code [vram=8G,gpus=2]}), the error that says so, with the block rewritten; the token's own
+     * error (about vram) would send the user the wrong way.
+     *
+     * @param attributes the stripped block
+     * @param start where the failed token starts in it
+     * @param end where it ends
+     */
+    private static Optional<JobSpecException> commaSeparated(String attributes, int start, int end, String source,
+                                                             int lineNo) {
+        Matcher m = COMMA_SEPARATOR.matcher(attributes).region(start, attributes.length());
+        if (!m.find() || m.start() >= end) {
+            return Optional.empty();
+        }
+        String spaced = COMMA_SEPARATOR.matcher(attributes).replaceAll(" ");
+        String fixed = "[" + String.join(" ", WHITESPACE.split(spaced)) + "]";
+        return Optional.of(JobSpecException.withoutToken(source, lineNo, attributes.substring(start, end),
+                "attributes are separated by spaces, not commas:", "write " + fixed));
+    }
+
+    /** The error for a word that is not known, with a did-you-mean when one known word is close to it. */
+    private static JobSpecException unknown(String source, int lineNo, String token, String word, List<String> known,
+                                            String problem, String expected) {
+        return DidYouMean.suggest(word, known)
+                .map(s -> JobSpecException.withNote(source, lineNo, token, problem, "— did you mean '" + s + "'?", expected))
+                .orElseGet(() -> new JobSpecException(source, lineNo, token, problem, expected));
     }
 
     private static void checkOnce(Set<String> seen, String key, String token, String source, int lineNo) {

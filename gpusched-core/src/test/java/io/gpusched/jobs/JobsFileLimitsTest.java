@@ -181,12 +181,35 @@ class JobsFileLimitsTest {
     }
 
     @Test
+    void aLineThatIsNotUtf8OrTooLongEndsTheReportOfBadLines() throws IOException {
+        byte[] head = "[x=1] a\nok\n".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "\n[y=1] b\n".getBytes(StandardCharsets.UTF_8);
+        byte[] notUtf8 = {'e', 'c', 'h', 'o', ' ', (byte) 0xC3, (byte) 0x28};
+        byte[] tooLong = ("echo " + "x".repeat(JobsFileParser.MAX_LINE_BYTES)).getBytes(StandardCharsets.UTF_8);
+        for (byte[] stop : List.of(notUtf8, tooLong)) {
+            Path f = Files.write(dir.resolve("jobs.txt"), concat(head, stop, tail));
+            JobSpecException e = assertThrows(JobSpecException.class, () -> JobsFileParser.parse(f));
+            assertEquals(List.of(1, 3), e.errors().stream().map(JobSpecException::line).toList(), "nothing after line 3");
+            assertEquals(2, e.badLines());
+            assertTrue(e.errors().get(1).getMessage().startsWith("jobs.txt:3: line "), e.errors().get(1).getMessage());
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
+    @Test
     void messagesStayOnOneVisibleLineWhateverTheTokenOrFileNameHolds() {
         String hostile = "[vrma=\u0085\u2028\u2029\u202e\u200b\ufeff\u009b\u001b[31m\r] x";
         JobSpecException e = assertThrows(JobSpecException.class, () -> JobsFileParser.parse(hostile, "evil\nname\u2028.txt"));
         String m = e.getMessage();
         assertEquals("evil\\x0aname\\u2028.txt:1: unknown key in attribute block: "
-                + "'vrma=\\x85\\u2028\\u2029\\u202e\\u200b\\ufeff\\x9b\\x1b[31m'; known keys: vram, gpus, timeout, retries, cancel", m);
+                + "'vrma=\\x85\\u2028\\u2029\\u202e\\u200b\\ufeff\\x9b\\x1b[31m' — did you mean 'vram'?; known keys: vram, gpus, timeout, retries, cancel", m);
         assertEquals("evil\nname\u2028.txt", e.source(), "the accessor keeps the raw name");
     }
 

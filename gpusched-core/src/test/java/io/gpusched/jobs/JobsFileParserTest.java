@@ -114,6 +114,34 @@ class JobsFileParserTest {
     }
 
     @Test
+    void everyBadLineIsReportedInFileOrder_theMessageStaysTheFirstOnes() {
+        JobSpecException e = error("ok\n[vram=8G python a.py\nok\n[gpus=0] b\n[vram=1G oops] c\n");
+        assertEquals("jobs.txt:2: unterminated [ block in '[vram=8G python a.py'; close the attribute block with ']' before the command",
+                e.getMessage());
+        assertEquals(List.of(2, 4, 5), e.errors().stream().map(JobSpecException::line).toList());
+        assertEquals(e, e.errors().get(0));
+        assertTrue(e.errors().get(1).getMessage().startsWith("jobs.txt:4: bad gpus 'gpus=0'"), e.errors().get(1).getMessage());
+        assertTrue(e.errors().get(2).getMessage().startsWith("jobs.txt:5: token without '=' in attribute block: 'oops'"),
+                e.errors().get(2).getMessage());
+        assertEquals(3, e.badLines());
+    }
+
+    @Test
+    void atMostTwentyBadLinesAreCarried_allAreCounted() {
+        JobSpecException e = error("[x=1] a\n".repeat(25) + "ok\n");
+        assertEquals(JobsFileParser.MAX_REPORTED_ERRORS, e.errors().size());
+        assertEquals(20, e.errors().get(19).line());
+        assertEquals(25, e.badLines());
+    }
+
+    @Test
+    void aSingleJobLineHasOnlyItsOwnError() {
+        JobSpecException e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[x=1] a"));
+        assertEquals(List.of(e), e.errors());
+        assertEquals(1, e.badLines());
+    }
+
+    @Test
     void emptyCommandAfterBlockIsAnError() {
         JobSpecException e = error("[vram=8G]   \n");
         assertTrue(e.getMessage().contains("no command after the attribute block"), e.getMessage());
@@ -124,6 +152,49 @@ class JobsFileParserTest {
         JobSpecException e = error("[vrma=8G] x");
         assertEquals("vrma=8G", e.token());
         assertTrue(e.getMessage().contains("known keys: vram, gpus, timeout, retries, cancel"), e.getMessage());
+    }
+
+    @Test
+    void misspeltKeyGetsTheClosestKnownKeySuggested() {
+        assertEquals("jobs.txt:3: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; "
+                + "known keys: vram, gpus, timeout, retries, cancel", error("ok\n\n[vrma=8G] x\n").getMessage());
+        assertTrue(error("[time=2h] x").getMessage().contains("'time=2h' — did you mean 'timeout'?; known keys:"),
+                "a prefix counts as close");
+    }
+
+    @Test
+    void unknownKeyFarFromEveryKnownOneGetsNoSuggestion() {
+        assertEquals("jobs.txt:1: unknown key in attribute block: 'colour=red'; known keys: vram, gpus, timeout, retries, cancel",
+                error("[colour=red] x").getMessage());
+    }
+
+    @Test
+    void misspeltBareCancelGetsCancelSuggested() {
+        assertTrue(error("[cancle] x").getMessage().startsWith(
+                "jobs.txt:1: token without '=' in attribute block: 'cancle' — did you mean 'cancel'?; write key=value or the bare word cancel;"),
+                error("[cancle] x").getMessage());
+        assertFalse(error("[vram 8G] x").getMessage().contains("did you mean"), "a key without '=' is told otherwise");
+    }
+
+    @Test
+    void commasBetweenAttributesAreToldToBeSpacesWithTheBlockRewritten() {
+        assertEquals("jobs.txt:1: attributes are separated by spaces, not commas: write [vram=8G gpus=2]",
+                error("[vram=8G,gpus=2] x").getMessage());
+        assertEquals("vram=8G,gpus=2", error("[vram=8G,gpus=2] x").token());
+        assertEquals("jobs.txt:2: attributes are separated by spaces, not commas: write [timeout=1h vram=8G gpus=2 cancel]",
+                error("ok\n[timeout=1h vram=8G, gpus=2 ,cancel] x").getMessage());
+        assertTrue(error("[cancel,vram=8G] x").getMessage().endsWith("not commas: write [cancel vram=8G]"),
+                error("[cancel,vram=8G] x").getMessage());
+    }
+
+    @Test
+    void aCommaInsideAValueIsNotTakenForASeparator() {
+        assertTrue(error("[vram=8,5G] x").getMessage().startsWith("jobs.txt:1: bad vram 'vram=8,5G'"),
+                error("[vram=8,5G] x").getMessage());
+        assertTrue(error("[gpus=2,3] x").getMessage().startsWith("jobs.txt:1: bad gpus 'gpus=2,3'"),
+                error("[gpus=2,3] x").getMessage());
+        assertTrue(error("[vram=8G,gpus=2 colour=red] x").getMessage().startsWith("jobs.txt:1: attributes are separated"),
+                "the token with the commas is the one that fails first");
     }
 
     @Test

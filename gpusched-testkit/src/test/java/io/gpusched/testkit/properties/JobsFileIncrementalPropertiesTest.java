@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * The incremental parser, which re-reads only appended lines, against the whole-file parser as the
  * oracle: over any sequence of versions of a file (appends most of all, but also rewrites, cuts,
  * partial last lines, bad lines and bad bytes), each version gives exactly the whole-file result,
- * the same jobs with the same keys or the same one-line error.
+ * the same jobs with the same keys or the same bad lines reported.
  */
 class JobsFileIncrementalPropertiesTest {
     private static final int TRIES = 1000;
@@ -105,12 +105,12 @@ class JobsFileIncrementalPropertiesTest {
         return out.toByteArray();
     }
 
-    /** The jobs, or the error's message: what a caller can observe of a parse. */
+    /** The jobs, or every bad line's message and their count: what a caller can observe of a parse. */
     private static Object outcome(java.util.function.Supplier<List<JobSpec>> parse) {
         try {
             return parse.get();
         } catch (JobSpecException e) {
-            return "error: " + e.getMessage();
+            return "error: " + e.errors().stream().map(JobSpecException::getMessage).toList() + ", " + e.badLines() + " bad lines";
         }
     }
 

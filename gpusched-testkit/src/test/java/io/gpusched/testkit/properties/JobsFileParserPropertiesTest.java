@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.gpusched.jobs.DidYouMean;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
@@ -61,6 +62,35 @@ class JobsFileParserPropertiesTest {
                 assertTrue(e.getMessage().startsWith("jobs.txt:" + e.line() + ": "), e.getMessage());
                 // The lines before the reported one parse on their own: the error names the first bad line.
                 JobsFileParser.parse(text.substring(0, offsetOfLine(text, e.line())), "jobs.txt");
+            }
+        });
+    }
+
+    @Test
+    void everyBadLineIsReportedInFileOrder_exactlyTheLinesThatFailOnTheirOwn_upToTheBound() {
+        Gen<String> line = Gen.<String>weighted().add(3, JobSpecArbitraries.nearValidLines())
+                .add(1, JobSpecArbitraries.jobSpecs().map(JobSpec::toLine)).add(1, Gen.elements("", "# note")).build();
+        Property.forAll(Gen.listOf(line, 0, 40)).tries(TRIES).check(lines -> {
+            String text = String.join("\n", lines);
+            // Each line's own error, as "N: message", from parsing it alone (after a comment, so that a
+            // BOM-like first character is not taken for the file's BOM, except on line 1).
+            List<String> expected = new ArrayList<>();
+            String[] physical = text.split("\n", -1);
+            for (int i = 0; i < physical.length; i++) {
+                try {
+                    JobsFileParser.parse(i == 0 ? physical[0] : "# pad\n" + physical[i], "jobs.txt");
+                } catch (JobSpecException alone) {
+                    expected.add((i + 1) + alone.getMessage().substring(("jobs.txt:" + (i == 0 ? 1 : 2)).length()));
+                }
+            }
+            try {
+                JobsFileParser.parse(text, "jobs.txt");
+                assertEquals(List.of(), expected, "the file parsed, but these lines fail on their own");
+            } catch (JobSpecException e) {
+                List<String> reported = e.errors().stream().map(x -> x.getMessage().substring("jobs.txt:".length())).toList();
+                assertEquals(expected.subList(0, Math.min(expected.size(), JobsFileParser.MAX_REPORTED_ERRORS)), reported);
+                assertEquals(expected.size(), e.badLines());
+                assertEquals(e.getMessage(), e.errors().get(0).getMessage(), "the message is the first bad line's");
             }
         });
     }
@@ -133,6 +163,66 @@ class JobsFileParserPropertiesTest {
             assertEquals(Optional.of(d), Units.parseDuration(text), "formatted as " + text);
             assertTrue(text.matches("[0-9]+(\\.[0-9]+)?s"), "plain decimal seconds: " + text);
         });
+    }
+
+    // ---- did you mean ----------------------------------------------------------------------------
+
+    @Test
+    void anySingleEditTypoOfAKnownKeyGetsThatKeySuggested() {
+        Property.forAll(typosOfKeys()).tries(TRIES).check(pair -> {
+            String key = pair.get(0);
+            String typo = pair.get(1);
+            assertEquals(typo.equalsIgnoreCase(key) ? 0 : 1, DidYouMean.distance(key, typo), typo);
+            assertEquals(DidYouMean.distance(key, typo), DidYouMean.distance(typo, key), "symmetric");
+            if (typo.equalsIgnoreCase(key)) {
+                return; // the edit changed nothing (a letter for itself, a swap of equal letters)
+            }
+            String suggestion = "' — did you mean '" + key + "'?; ";
+            JobSpecException e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[" + typo + "=1] python x.py"));
+            assertTrue(e.getMessage().contains("'" + typo + "=1" + suggestion), e.getMessage());
+            if (key.equals("cancel")) {
+                e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[" + typo + "] python x.py"));
+                assertTrue(e.getMessage().contains("'" + typo + suggestion), "as a bare word: " + e.getMessage());
+            }
+        });
+    }
+
+    @Test
+    void attributesWrittenWithCommasAreRefusedWithARewriteThatParsesToTheIntendedSpec() {
+        Property.forAll(JobSpecArbitraries.jobSpecs()).tries(TRIES).check(spec -> {
+            String line = spec.toLine();
+            int close = line.indexOf("] ");
+            String block = line.startsWith("[") ? line.substring(1, close) : "";
+            if (!block.contains(" ")) {
+                return; // fewer than two attributes: nothing to separate
+            }
+            String commas = "[" + block.replace(" ", ",") + line.substring(close);
+            JobSpecException e = assertThrows(JobSpecException.class, () -> JobSpec.parse(commas), commas);
+            assertTrue(e.getMessage().startsWith("<job>:1: attributes are separated by spaces, not commas: write ["),
+                    e.getMessage());
+            String rewritten = e.expected().substring("write ".length()) + " " + spec.command();
+            assertEquals(spec, JobSpec.parse(rewritten), rewritten);
+        });
+    }
+
+    /** A known key and one typo of it: a letter inserted, dropped, replaced, or two neighbours swapped. */
+    private static Gen<List<String>> typosOfKeys() {
+        Gen<String> letter = Gen.elements("a", "c", "e", "i", "m", "n", "o", "p", "r", "s", "t", "u", "v", "x", "G", "R", "0", "-", "_");
+        return Gen.elements("vram", "gpus", "timeout", "retries", "cancel").flatMap(key ->
+                Gen.ints(0, 3).with(Gen.ints(0, key.length() - 1), (edit, at) -> new int[] {edit, at})
+                        .with(letter, (ea, c) -> List.of(key, typo(key, ea[0], ea[1], c))));
+    }
+
+    private static String typo(String key, int edit, int at, String letter) {
+        return switch (edit) {
+            case 0 -> key.substring(0, at) + letter + key.substring(at);
+            case 1 -> key.substring(0, at) + key.substring(at + 1);
+            case 2 -> key.substring(0, at) + letter + key.substring(at + 1);
+            default -> {
+                int i = Math.min(at, key.length() - 2);
+                yield key.substring(0, i) + key.charAt(i + 1) + key.charAt(i) + key.substring(i + 2);
+            }
+        };
     }
 
     // ---- toLine ----------------------------------------------------------------------------------
