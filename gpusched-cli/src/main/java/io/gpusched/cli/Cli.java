@@ -105,8 +105,8 @@ public final class Cli {
                     .logDir(args.logDir())
                     .fresh(args.fresh())
                     .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
-            if (events != null) {
-                builder.listener(events);
+            if (closeEvents.w() != null) {
+                builder.listener(closeEvents.w());
             }
             // Closed again by the try below; this earlier close is for Ctrl-C / SIGTERM. The JVM may halt
             // as soon as Scheduler.close() returns to Main's shutdown hook, before this thread gets to the

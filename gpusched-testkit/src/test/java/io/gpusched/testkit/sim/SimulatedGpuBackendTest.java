@@ -202,7 +202,7 @@ class SimulatedGpuBackendTest {
     void closeKeepsAGivenDirectoryAndItsFiles() throws Exception {
         Path given = dir.resolve("given");
         try (var b = SimulatedGpuBackend.builder(1).directory(given).build(Map.of())) {
-            Files.writeString(given.resolve("notes.txt"), "mine");
+            Files.writeString(b.directory().resolve("notes.txt"), "mine");
         }
         assertTrue(Files.exists(given.resolve("notes.txt")), "a directory the user named is never deleted");
     }
