@@ -5,6 +5,7 @@ import io.gpusched.journal.JournalException;
 import io.gpusched.JsonEventWriter;
 import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
+import io.gpusched.SchedulerEvent;
 import io.gpusched.gpu.BackendOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuBackends;
@@ -103,9 +104,18 @@ public final class Cli {
                     .logDir(args.logDir())
                     .fresh(args.fresh())
                     .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
-            if (events != null) {
-                builder.listener(events);
+            if (closeEvents.w() != null) {
+                builder.listener(closeEvents.w());
             }
+            // Closed again by the try below; this earlier close is for Ctrl-C / SIGTERM. The JVM may halt
+            // as soon as Scheduler.close() returns to Main's shutdown hook, before this thread gets to the
+            // end of the try, and close() returns only after this last event. So the backend (the sim
+            // backend's temporary directory) is released before any path out of the run can end the JVM.
+            builder.listener(e -> {
+                if (e instanceof SchedulerEvent.RunFinished) {
+                    backend.close();
+                }
+            });
             Scheduler scheduler = builder.build();
             onStart.accept(scheduler);
             RunSummary summary = scheduler.run();

@@ -22,6 +22,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "usage: gpusched JOBS_FILE [options]",
             "       gpusched status [--log-dir DIR] [--json]   (see gpusched status --help)",
             "       gpusched help | version                    (to run a jobs file named help: ./help)",
+            "       gpusched simulate JOBS_FILE [--gpus-spec 4x80G] [options]   (see gpusched simulate --help):",
+            "           replays the placement over JOBS_FILE on a pretend clock, runs nothing, prints the makespan",
             "",
             "Runs the shell commands in JOBS_FILE on this machine's GPUs, each placed where its declared",
             "VRAM fits, in its own session with CUDA_VISIBLE_DEVICES set. The file is re-read every round.",
@@ -137,9 +139,12 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events);
     }
 
-    /** A suggestion among the options HELP documents (so none can be missed there), or "". */
+    /**
+     * A suggestion among the options HELP documents (so none can be missed there), or "". Only the
+     * option lines count: the usage lines name other verbs' options (simulate's --gpus-spec).
+     */
     private static String didYouMean(String option) {
-        Matcher documented = Pattern.compile("--([a-z][a-z-]*)").matcher(HELP);
+        Matcher documented = Pattern.compile("(?m)^  (?:-[a-z], )?--([a-z][a-z-]*)").matcher(HELP);
         Set<String> names = new LinkedHashSet<>();
         while (documented.find()) {
             names.add(documented.group(1));

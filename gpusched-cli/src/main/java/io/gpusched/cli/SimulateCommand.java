@@ -35,6 +35,8 @@ final class SimulateCommand {
             "A job's duration: a trailing '# duration=DUR' comment on its line (DUR: 90, 1.5s, 2m, 3h);",
             "else, for a $GPUSCHED_SIMJOB line, its --ramp + --hold (defaults 0.5 + 1 s, --vram as the",
             "actual peak); else --default-duration. '# ... peak=MIB' on a line gives its actual peak.",
+            "A job whose timeout= is shorter than its duration is stopped at the limit and ends as a",
+            "timeout, freeing its GPUs then, as in a real run.",
             "",
             "options (defaults in brackets):",
             "  --gpus-spec SPEC       the machine, e.g. 4x80G or 2x24000,1x48G [1x24000]",
@@ -148,23 +150,30 @@ final class SimulateCommand {
         out.printf(Locale.ROOT, "simulated %d jobs on %d GPUs (%s MiB), margin %d MiB%s%n", total, gpus.size(),
                 sizes.size() == 1 ? gpus.size() + " x " + gpus.get(0) : gpus.toString(), policy.marginMib(),
                 policy.exclusive() ? ", exclusive" : "");
+        List<ReplayResult.Run> timedOut = r.runs().stream().filter(ReplayResult.Run::timedOut).toList();
         out.println("makespan " + secs(r.makespan()) + " (" + r.runs().size() + " ran, " + r.infeasible().size()
-                + " infeasible; zero scheduling overhead)");
+                + " infeasible" + (timedOut.isEmpty() ? "" : ", " + timedOut.size() + " timed out")
+                + "; zero scheduling overhead)");
         for (Map.Entry<Integer, List<ReplayResult.Run>> e : r.timeline().entrySet()) {
             StringBuilder sb = new StringBuilder();
             sb.append(String.format(Locale.ROOT, "gpu%d  busy %3.0f%%  %d jobs:", e.getKey(),
                     100 * r.busyFraction().get(e.getKey()), e.getValue().size()));
             for (ReplayResult.Run run : e.getValue()) {
-                sb.append(String.format(Locale.ROOT, " %d[%.2f-%.2f]", run.job().no(), run.start().toNanos() / 1e9,
-                        run.end().toNanos() / 1e9));
+                sb.append(String.format(Locale.ROOT, " %d[%.2f-%.2f%s]", run.job().no(), run.start().toNanos() / 1e9,
+                        run.end().toNanos() / 1e9, run.timedOut() ? " timeout" : ""));
             }
             out.println(sb);
         }
         r.infeasible().forEach((j, why) -> out.println("job " + j.no() + " infeasible: " + why + " — " + j.command()));
+        for (ReplayResult.Run run : timedOut) {
+            ReplayJob j = run.job();
+            out.println("job " + j.no() + " timed out after " + secs(j.runTime()) + " (it would have run "
+                    + secs(j.duration()) + "), stopped at " + secs(run.end()) + " — " + j.command());
+        }
         if (listJobs) {
             for (ReplayResult.Run run : r.runs()) {
-                out.printf(Locale.ROOT, "job %d on gpu %s  %s -> %s  %s%n", run.job().no(), run.gpus(), secs(run.start()),
-                        secs(run.end()), run.job().command());
+                out.printf(Locale.ROOT, "job %d on gpu %s  %s -> %s%s  %s%n", run.job().no(), run.gpus(), secs(run.start()),
+                        secs(run.end()), run.timedOut() ? " (timeout)" : "", run.job().command());
             }
         }
     }

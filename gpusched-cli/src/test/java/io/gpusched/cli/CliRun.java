@@ -104,18 +104,24 @@ final class CliRun implements AutoCloseable {
      * into the test's directory while JUnit deletes it.
      */
     @Override
-    public void close() throws Exception {
+    public void close() throws java.util.concurrent.ExecutionException, java.util.concurrent.TimeoutException {
         if (exit == null || exit.isDone()) {
             return;
         }
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (scheduler.get() == null && !exit.isDone() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
+        try {
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (scheduler.get() == null && !exit.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            if (scheduler.get() != null) {
+                scheduler.get().close();
+            }
+            exit.get(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            // AutoCloseable.close should not throw InterruptedException: keep the flag, fail the test
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping the scheduler", e);
         }
-        if (scheduler.get() != null) {
-            scheduler.get().close();
-        }
-        exit.get(60, TimeUnit.SECONDS);
     }
 
     int exitCode() throws Exception {

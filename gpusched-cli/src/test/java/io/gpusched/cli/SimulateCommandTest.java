@@ -34,6 +34,21 @@ class SimulateCommandTest {
         assertTrue(text.contains("gpu0"), text);
     }
 
+    /** Issue 11: a job with timeout=3 ran its whole 30.5 s in the replay. */
+    @Test
+    void simulate_stopsAJobAtItsTimeoutAndSaysSo() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=20G timeout=3] $GPUSCHED_SIMJOB --vram 20000 --ramp 0.5 --hold 30\n"
+                + "[vram=20G] $GPUSCHED_SIMJOB --vram 20000 --ramp 0.5 --hold 1.5\n");
+        assertEquals(0, run("simulate", jobs.toString(), "--gpus-spec", "1x24000", "--jobs"));
+        String text = out.toString(StandardCharsets.UTF_8);
+        // job 2 gets the GPU when job 1 is stopped at 3 s, and ends 2 s later
+        assertTrue(text.contains("makespan 5.00s (2 ran, 0 infeasible, 1 timed out;"), text);
+        assertTrue(text.contains(" 1[0.00-3.00 timeout] 2[3.00-5.00]"), text);
+        assertTrue(text.contains("job 1 timed out after 3.00s (it would have run 30.50s), stopped at 3.00s — "), text);
+        assertTrue(text.contains("job 1 on gpu [0]  0.00s -> 3.00s (timeout)  "), text);
+    }
+
     @Test
     void simulate_missingDurationIsUsageError() throws Exception {
         Path jobs = dir.resolve("jobs.txt");

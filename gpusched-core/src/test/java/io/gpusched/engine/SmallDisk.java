@@ -69,8 +69,14 @@ final class SmallDisk implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
-        new ProcessBuilder("umount", "-l", root.toString()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(10, TimeUnit.SECONDS);
+    public void close() throws IOException {
+        Process umount = new ProcessBuilder("umount", "-l", root.toString()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            umount.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            // AutoCloseable.close should not throw InterruptedException: the lazy unmount goes on anyway
+            Thread.currentThread().interrupt();
+        }
     }
 }

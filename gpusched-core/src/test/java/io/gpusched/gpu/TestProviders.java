@@ -8,6 +8,10 @@ public final class TestProviders {
     }
 
     public static class Present implements GpuBackendProvider {
+        /** Public, as ServiceLoader requires. */
+        public Present() {
+        }
+
         @Override
         public String name() {
             return "test-present";
@@ -44,6 +48,10 @@ public final class TestProviders {
     }
 
     public static final class Missing implements GpuBackendProvider {
+        /** Public, as ServiceLoader requires. */
+        public Missing() {
+        }
+
         @Override
         public String name() {
             return "test-missing";
@@ -66,6 +74,10 @@ public final class TestProviders {
     }
 
     public static final class Simulation extends Present {
+        /** Public, as ServiceLoader requires. */
+        public Simulation() {
+        }
+
         @Override
         public String name() {
             return "test-sim";

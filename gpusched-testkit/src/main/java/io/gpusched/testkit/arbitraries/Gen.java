@@ -169,7 +169,12 @@ public interface Gen<T> {
      */
     @SafeVarargs
     static <T> Gen<T> elements(T... values) {
-        return elements(List.of(values));
+        // element by element, so the generic array itself never escapes, as @SafeVarargs promises
+        List<T> copy = new ArrayList<>(values.length);
+        for (T v : values) {
+            copy.add(v);
+        }
+        return elements(copy);
     }
 
     /**
@@ -192,7 +197,12 @@ public interface Gen<T> {
      */
     @SafeVarargs
     static <T> Gen<T> oneOf(Gen<? extends T>... gens) {
-        List<Gen<? extends T>> copy = List.of(gens);
+        // element by element, so the generic array itself never escapes, as @SafeVarargs promises
+        List<Gen<? extends T>> list = new ArrayList<>(gens.length);
+        for (Gen<? extends T> g : gens) {
+            list.add(g);
+        }
+        List<Gen<? extends T>> copy = List.copyOf(list);
         if (copy.isEmpty()) {
             throw new IllegalArgumentException("no generators to choose from");
         }

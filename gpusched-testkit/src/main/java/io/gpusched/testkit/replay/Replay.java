@@ -26,7 +26,10 @@ import java.util.TreeMap;
  * <p>Each round walks the queue in order, like the engine: infeasible jobs fail at once, blocked jobs
  * stay pending, smaller jobs behind them backfill. A running job is a tenant with its declaration as
  * budget; a known peak above the declaration raises the budget the way observed peaks do in the engine.
- * External processes are not modelled (the GPUs start empty).
+ * A job whose {@code timeout=} is shorter than its duration is stopped at the limit, as the scheduler
+ * stops it, and frees its GPUs then; the replay takes it to exit the instant it is told to (the sim job
+ * does), where a real job may take up to the kill grace. External processes are not modelled (the
+ * GPUs start empty).
  */
 public final class Replay {
     private final Allocator allocator;
@@ -72,7 +75,7 @@ public final class Replay {
                     still.add(j);
                 } else {
                     List<Integer> gpus = ((Placement.Placed) p).gpus();
-                    long stop = now + j.duration().toNanos();
+                    long stop = now + j.runTime().toNanos();
                     ReplayResult.Run run = new ReplayResult.Run(j, gpus, Duration.ofNanos(now), Duration.ofNanos(stop));
                     runs.add(run);
                     active.add(new Active(run, stop));

@@ -2,6 +2,7 @@ package io.gpusched.testkit.replay;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -11,22 +12,52 @@ import java.util.OptionalLong;
  * @param command the command, for the report
  * @param declaredMib per-GPU declaration in MiB; empty for an undeclared job (needs idle GPUs)
  * @param gpus number of distinct GPUs, at least 1
- * @param duration how long it runs once started
+ * @param duration how long it would run once started if nothing stopped it
  * @param peakMib actual per-GPU peak in MiB, if known; it matters only when it exceeds the
  *     declaration (the scheduler then budgets peak × (1 + spike buffer))
+ * @param timeout its {@code timeout=}, if any: a job that would run longer is stopped at this limit
  */
-public record ReplayJob(int no, String command, OptionalLong declaredMib, int gpus, Duration duration, OptionalLong peakMib) {
+public record ReplayJob(int no, String command, OptionalLong declaredMib, int gpus, Duration duration, OptionalLong peakMib,
+                        Optional<Duration> timeout) {
     /** Validates the fields. */
     public ReplayJob {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(declaredMib, "declaredMib");
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(peakMib, "peakMib");
+        Objects.requireNonNull(timeout, "timeout");
         if (gpus < 1) {
             throw new IllegalArgumentException("gpus must be >= 1, got " + gpus);
         }
         if (duration.isNegative()) {
             throw new IllegalArgumentException("duration must be >= 0, got " + duration);
         }
+        if (timeout.isPresent() && timeout.get().isNegative()) {
+            throw new IllegalArgumentException("timeout must be >= 0, got " + timeout.get());
+        }
+    }
+
+    /**
+     * A job without a timeout.
+     *
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param gpus see {@link #gpus()}
+     * @param duration see {@link #duration()}
+     * @param peakMib see {@link #peakMib()}
+     */
+    public ReplayJob(int no, String command, OptionalLong declaredMib, int gpus, Duration duration, OptionalLong peakMib) {
+        this(no, command, declaredMib, gpus, duration, peakMib, Optional.empty());
+    }
+
+    /** @return whether its timeout stops it before it ends on its own */
+    public boolean timesOut() {
+        return timeout.isPresent() && duration.compareTo(timeout.get()) > 0;
+    }
+
+    /** @return how long it holds its GPUs: its duration, or its timeout when that comes first */
+    public Duration runTime() {
+        return timesOut() ? timeout.get() : duration;
     }
 }

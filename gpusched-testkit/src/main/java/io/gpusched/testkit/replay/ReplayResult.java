@@ -29,12 +29,17 @@ public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, Str
      * @param job the job
      * @param gpus the GPUs it got, ascending
      * @param start when it started, from the replay's zero
-     * @param end when it ended
+     * @param end when it ended: at its timeout if {@link #timedOut()}
      */
     public record Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end) {
         /** Copies the list. */
         public Run {
             gpus = List.copyOf(gpus);
+        }
+
+        /** @return whether it was stopped at its timeout (and so ended as a timeout, not on its own) */
+        public boolean timedOut() {
+            return job.timesOut();
         }
     }
 }

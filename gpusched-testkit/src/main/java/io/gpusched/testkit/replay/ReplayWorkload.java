@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  *       {@code --vram} as the actual peak;</li>
  *   <li>the default duration given by the caller.</li>
  * </ol>
- * A line that gets no duration from any of these is an error naming the line.
+ * A line that gets no duration from any of these is an error naming the line. A line's
+ * {@code timeout=} is kept: a job that would run longer is stopped at it.
  */
 public final class ReplayWorkload {
     private static final Pattern DURATION_COMMENT = Pattern.compile("#\\s*duration\\s*=\\s*(\\S+)");
@@ -93,7 +94,7 @@ public final class ReplayWorkload {
                 throw new IllegalArgumentException(source + ":" + s.line() + ": no duration: add '# duration=DUR' to the line,"
                         + " run the sim job with --ramp/--hold, or pass --default-duration");
             }
-            out.add(new ReplayJob(no, cmd, s.vramMib(), s.gpus(), d.get(), peak));
+            out.add(new ReplayJob(no, cmd, s.vramMib(), s.gpus(), d.get(), peak, s.timeout()));
         }
         return out;
     }

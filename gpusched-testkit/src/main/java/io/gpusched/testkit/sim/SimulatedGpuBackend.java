@@ -20,7 +20,6 @@ import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 
 /**
  * Pretend GPUs for running the scheduler without hardware (provider {@code sim}, the original's
@@ -149,6 +148,12 @@ public final class SimulatedGpuBackend implements GpuBackend {
         } catch (IOException | UncheckedIOException e) {
             throw new BackendException("sim: cannot read the usage directory " + directory + " (" + e.getMessage()
                     + "); check that it exists and is readable", e);
+        } finally {
+            // A scan that overlapped close() may have recreated the directory close() just removed
+            // (scan recreates a missing one); whichever of the two looks last removes it.
+            if (closed.get()) {
+                removeOwnedDirectory();
+            }
         }
         long[] used = new long[gpus];
         boolean[] busy = new boolean[gpus];
@@ -197,16 +202,20 @@ public final class SimulatedGpuBackend implements GpuBackend {
         return Map.of(SIM_DIR_ENV, directory.toString(), SIMJOB_ENV, SimJobs.shellCommand());
     }
 
-    /** Deletes the usage directory if this backend created it; idempotent. */
+    /**
+     * Deletes the usage directory with everything in it if this backend created it (never one given
+     * with {@link Builder#directory} or {@value #SIM_DIR_ENV}); idempotent, never throws.
+     */
     @Override
     public void close() {
-        if (closed.getAndSet(true) || !ownsDirectory) {
-            return;
+        if (!closed.getAndSet(true)) {
+            removeOwnedDirectory();
         }
-        try (Stream<Path> files = Files.walk(directory)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException | UncheckedIOException e) {
-            // a leftover temporary directory is harmless; close must not throw
+    }
+
+    private void removeOwnedDirectory() {
+        if (ownsDirectory) {
+            usage.remove();
         }
     }
 

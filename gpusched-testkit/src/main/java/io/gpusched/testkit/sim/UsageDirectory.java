@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -65,6 +68,42 @@ final class UsageDirectory {
             throw e.getCause();
         }
         return new Scan(reports, warnings);
+    }
+
+    /**
+     * Deletes the directory and everything in it, quietly: a leftover directory must not fail the
+     * caller. Jobs that are still exiting remove their own files meanwhile, which is tolerated, and a
+     * file written between the walk and the final delete makes it walk again.
+     */
+    void remove() {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            try {
+                Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                        Files.deleteIfExists(file);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                        if (e instanceof NoSuchFileException) {
+                            return FileVisitResult.CONTINUE; // gone already: that is what we want
+                        }
+                        throw e;
+                    }
+
+                    @Override
+                    public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+                        Files.deleteIfExists(d);
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
+                return;
+            } catch (IOException e) {
+                // e.g. DirectoryNotEmptyException from a file written during the walk: walk again
+            }
+        }
     }
 
     private void readReport(Path file, String name, List<UsageReport> reports, List<String> warnings) {

@@ -1,6 +1,7 @@
 package io.gpusched.testkit.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -96,6 +97,38 @@ class ReplayTest {
         assertEquals(OptionalLong.of(1500), jobs.get(2).peakMib());
         assertEquals(Duration.ofSeconds(7), jobs.get(3).duration());
         assertEquals(5, jobs.get(3).no());
+    }
+
+    @Test
+    void run_jobIsStoppedAtItsTimeoutAndFreesItsGpuThen() {
+        // Job 1 would hold the GPU 30.5 s but its timeout is 3 s; job 2 does not fit beside it.
+        ReplayJob capped = new ReplayJob(1, "c", OptionalLong.of(20000), 1, Duration.ofMillis(30_500), OptionalLong.empty(),
+                Optional.of(Duration.ofSeconds(3)));
+        ReplayResult r = replay(1).run(List.of(capped, job(2, 20000, 2)));
+        ReplayResult.Run first = r.runs().get(0);
+        assertTrue(first.timedOut());
+        assertEquals(Duration.ofSeconds(3), first.end());
+        assertEquals(Duration.ofSeconds(3), r.runs().get(1).start());
+        assertEquals(Duration.ofSeconds(5), r.makespan());
+    }
+
+    @Test
+    void run_jobThatEndsWithinItsTimeoutIsNotCut() {
+        ReplayJob within = new ReplayJob(1, "w", OptionalLong.of(1000), 1, Duration.ofSeconds(2), OptionalLong.empty(),
+                Optional.of(Duration.ofSeconds(2)));
+        ReplayResult r = replay(1).run(List.of(within));
+        assertFalse(r.runs().get(0).timedOut());
+        assertEquals(Duration.ofSeconds(2), r.makespan());
+    }
+
+    @Test
+    void workload_keepsTheTimeout() {
+        List<ReplayJob> jobs = ReplayWorkload.fromText(String.join("\n",
+                "[vram=1G timeout=3] $GPUSCHED_SIMJOB --vram 500 --ramp 0.5 --hold 30",
+                "[vram=1G] $GPUSCHED_SIMJOB --vram 500"), Optional.empty());
+        assertEquals(Optional.of(Duration.ofSeconds(3)), jobs.get(0).timeout());
+        assertTrue(jobs.get(0).timesOut());
+        assertEquals(Optional.empty(), jobs.get(1).timeout());
     }
 
     @Test

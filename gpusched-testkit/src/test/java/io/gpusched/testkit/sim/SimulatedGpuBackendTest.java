@@ -186,6 +186,53 @@ class SimulatedGpuBackendTest {
     }
 
     @Test
+    void closeRemovesTheDirectoryItCreatedWithWhateverJobsLeftInIt() throws Exception {
+        Path created;
+        try (var b = SimulatedGpuBackend.builder(1).build(Map.of())) {
+            created = b.directory();
+            // what SIGKILLed jobs and the demo's --oom-once marker leave behind
+            Files.writeString(created.resolve("123.json"), "{\"pid\": 123, \"usage\": {\"0\": 10}}");
+            Files.writeString(created.resolve(".123.tmp"), "{");
+            Files.createDirectories(created.resolve("markers")).resolve("demo-oom.marker").toFile().createNewFile();
+        }
+        assertFalse(Files.exists(created), "close deletes the directory the backend created");
+    }
+
+    @Test
+    void closeKeepsAGivenDirectoryAndItsFiles() throws Exception {
+        Path given = dir.resolve("given");
+        try (var b = SimulatedGpuBackend.builder(1).directory(given).build(Map.of())) {
+            Files.writeString(b.directory().resolve("notes.txt"), "mine");
+        }
+        assertTrue(Files.exists(given.resolve("notes.txt")), "a directory the user named is never deleted");
+    }
+
+    /**
+     * The scheduler reads snapshots on a worker thread while another thread closes the backend: a
+     * scan that finds the directory gone recreates it, which must not outlive the close.
+     */
+    @Test
+    void snapshotsOverlappingCloseLeaveNoDirectoryBehind() throws Exception {
+        for (int round = 0; round < 200; round++) {
+            var b = SimulatedGpuBackend.builder(1).build(Map.of());
+            Thread reader = new Thread(() -> {
+                try {
+                    while (true) {
+                        b.snapshot();
+                    }
+                } catch (BackendException closed) {
+                    // closed: done
+                }
+            });
+            reader.start();
+            Thread.sleep(0, 100_000 * (round % 10));
+            b.close();
+            reader.join(10_000);
+            assertFalse(Files.exists(b.directory()), "round " + round + " left " + b.directory());
+        }
+    }
+
+    @Test
     void builderRejectsNonsense() {
         assertThrows(IllegalArgumentException.class, () -> SimulatedGpuBackend.builder(0));
         assertThrows(IllegalArgumentException.class, () -> SimulatedGpuBackend.builder(1).totalMib(0));
