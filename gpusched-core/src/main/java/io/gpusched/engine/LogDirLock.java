@@ -43,7 +43,7 @@ final class LogDirLock implements AutoCloseable {
             Files.createDirectories(logDir);
             ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
         } catch (IOException e) {
-            throw new JournalException("cannot use log directory " + logDir + ": " + e.getMessage(), e);
+            throw new JournalException("cannot use log directory " + logDir + ": " + why(e), e);
         }
         try {
             FileLock lock;
@@ -64,6 +64,17 @@ final class LogDirLock implements AutoCloseable {
             closeQuietly(ch);
             throw new JournalException("cannot lock log directory " + logDir + ": " + e.getMessage(), e);
         }
+    }
+
+    /** NIO names only the path for these two; say what it means. */
+    private static String why(IOException e) {
+        if (e instanceof java.nio.file.FileAlreadyExistsException) {
+            return "something that is not a directory is in the way";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        return e.getMessage();
     }
 
     private static OptionalLong holder(FileChannel ch) throws IOException {

@@ -1,0 +1,56 @@
+package io.gpusched.engine;
+
+import io.gpusched.JobResult;
+import io.gpusched.StatusBoard;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The status board as the loop hands it out every round. The pending, done and earlier lists are
+ * rebuilt only when they change, and are then the same list objects until they change again, which
+ * lets the board writer reuse its rendering too.
+ */
+final class BoardRows {
+    private List<PendingQueue.PendingJob> pendingOf;
+    private Map<String, String> reasonsOf;
+    private List<StatusBoard.Pending> pending = List.of();
+    private int doneCount = -1;
+    private List<JobResult> done = List.of();
+    private long earlierChanges = -1;
+    private List<JobResult> earlier = List.of();
+
+    StatusBoard board(Instant now, RunningJobs running, PendingQueue queue, Outcomes outcomes, EndedJobs ended) {
+        List<StatusBoard.Running> rows = new ArrayList<>();
+        for (RunningJob rj : running.all()) {
+            rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, now),
+                    rj.currentMib, rj.overallPeak(), rj.stopping));
+        }
+        rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
+        if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf) {
+            List<StatusBoard.Pending> waiting = new ArrayList<>();
+            for (PendingQueue.PendingJob p : queue.pending()) {
+                waiting.add(new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(),
+                        queue.waitReasons().getOrDefault(p.spec().key(), "")));
+            }
+            pending = List.copyOf(waiting);
+            pendingOf = queue.pending();
+            reasonsOf = queue.waitReasons();
+        }
+        if (ended.changes() != earlierChanges) {
+            earlier = ended.earlierResults();
+            earlierChanges = ended.changes();
+        }
+        List<JobResult> results = outcomes.results();
+        if (results.size() != doneCount) {
+            List<JobResult> sorted = new ArrayList<>(results);
+            sorted.sort(Comparator.comparingInt(JobResult::no));
+            done = List.copyOf(sorted);
+            doneCount = results.size();
+        }
+        return new StatusBoard(rows, pending, done, earlier, outcomes.interrupted());
+    }
+}

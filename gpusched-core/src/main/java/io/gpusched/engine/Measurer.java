@@ -1,0 +1,130 @@
+package io.gpusched.engine;
+
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerOptions;
+import io.gpusched.alloc.GpuView;
+import io.gpusched.alloc.Tenant;
+import io.gpusched.gpu.GpuProcess;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Attribution: each GPU process's memory goes to the running job whose session it is in (so workers
+ * that start their own process group still count); the rest is external, and each external process's
+ * peak is kept while it lives, for the headroom the allocator leaves it. Also the GPU views the
+ * allocator places on.
+ */
+final class Measurer {
+    private final SchedulerOptions options;
+    private final ProcFs procFs;
+    private final RunningJobs running;
+    private final Reporter reporter;
+    /** Observed peak of each process we did not launch, per GPU it uses; forgotten when it exits. */
+    private final Map<ExternalProcess, Long> externalPeaks = new HashMap<>();
+    private boolean pidsInvisible;
+
+    /** A process we did not launch, on one GPU. */
+    private record ExternalProcess(int gpu, long pid) {
+    }
+
+    Measurer(SchedulerOptions options, ProcFs procFs, RunningJobs running, Reporter reporter) {
+        this.options = options;
+        this.procFs = procFs;
+        this.running = running;
+        this.reporter = reporter;
+    }
+
+    /** @return whether GPU processes were seen whose PIDs this PID namespace does not have */
+    boolean pidsInvisible() {
+        return pidsInvisible;
+    }
+
+    void attribute(GpuSnapshot snap) {
+        for (RunningJob rj : running.all()) {
+            rj.currentMib.replaceAll((g, v) -> 0L);
+        }
+        Map<Long, OptionalLong> sessions = new HashMap<>();
+        Set<ExternalProcess> seenExternal = new HashSet<>();
+        int visible = 0;
+        for (GpuProcess p : snap.processes()) {
+            OptionalLong sid = sessions.computeIfAbsent(p.pid(), procFs::sessionOf);
+            if (sid.isPresent()) {
+                visible++;
+            }
+            Optional<RunningJob> job = sid.isPresent() ? running.inSession(sid.getAsLong()) : Optional.empty();
+            if (job.isPresent() && job.get().currentMib.containsKey(p.gpu())) {
+                job.get().currentMib.merge(p.gpu(), p.usedMib(), Long::sum);
+                job.get().attributed = true;
+            } else {
+                ExternalProcess key = new ExternalProcess(p.gpu(), p.pid());
+                seenExternal.add(key);
+                externalPeaks.merge(key, p.usedMib(), Math::max);
+            }
+        }
+        externalPeaks.keySet().retainAll(seenExternal);
+        if (!snap.processes().isEmpty() && visible == 0 && !running.isEmpty()) {
+            pidsInvisible = true;
+            reporter.warnOnce("GPU processes are reported with PIDs that do not exist in this PID namespace (a container"
+                    + " without --pid=host?): per-job peaks will be n/a; placement still uses device totals");
+        }
+        for (RunningJob rj : running.all()) {
+            track(rj, snap);
+        }
+    }
+
+    /** Peaks, utilisation, and the two notices: verbose growth, and the moment a declaration is exceeded. */
+    private void track(RunningJob rj, GpuSnapshot snap) {
+        rj.currentMib.forEach((g, mib) -> rj.peakMib.merge(g, mib, Math::max));
+        double sum = 0;
+        int n = 0;
+        for (int g : rj.gpus) {
+            Optional<GpuStat> s = snap.gpu(g);
+            if (s.isPresent() && s.get().utilPercent().isPresent()) {
+                sum += s.get().utilPercent().getAsInt();
+                n++;
+            }
+        }
+        if (n > 0) {
+            rj.utilSum += sum / n;
+            rj.utilSamples++;
+        }
+        long peak = rj.overallPeak();
+        if (options.verbose() && rj.attributed && peak >= rj.lastVerbosePeak + options.verboseStepMib()) {
+            rj.lastVerbosePeak = peak;
+            reporter.emit(new SchedulerEvent.VramGrew(reporter.now(), rj.no, rj.currentMib, peak));
+        }
+        if (rj.declaredMib.isPresent() && !rj.overWarned && peak > rj.declaredMib.getAsLong() * (1 + options.tolerance())) {
+            rj.overWarned = true;
+            int gpu = rj.peakMib.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+            reporter.emit(new SchedulerEvent.ExceededDeclaration(reporter.now(), rj.no, gpu, rj.peakMib.get(gpu),
+                    rj.declaredMib.getAsLong()));
+        }
+    }
+
+    /** Each GPU as the allocator sees it: totals, external peaks, and the running jobs on it. */
+    List<GpuView> views(GpuSnapshot snap) {
+        Map<Integer, Long> extPeaks = new HashMap<>();
+        externalPeaks.forEach((k, v) -> extPeaks.merge(k.gpu(), v, Long::sum));
+        List<GpuView> out = new ArrayList<>();
+        for (GpuStat g : snap.gpus()) {
+            List<Tenant> tenants = new ArrayList<>();
+            for (RunningJob rj : running.all()) {
+                if (rj.gpus.contains(g.index())) {
+                    tenants.add(new Tenant(rj.key(), rj.declaredMib, rj.currentMib.getOrDefault(g.index(), 0L),
+                            rj.peakMib.getOrDefault(g.index(), 0L)));
+                }
+            }
+            out.add(new GpuView(g.index(), g.totalMib(), g.usedMib(), extPeaks.getOrDefault(g.index(), 0L), tenants,
+                    g.healthy()));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,267 @@
+package io.gpusched.engine;
+
+import io.gpusched.GpuschedException;
+import io.gpusched.JobResult;
+import io.gpusched.JobStatus;
+import io.gpusched.Measurement;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.SchedulerOptions;
+import io.gpusched.StatusBoard;
+import io.gpusched.Verdict;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How attempts end: journaled (OOM retry, or the job's final outcome with its verdict), reported, and
+ * answered to whoever waits on the job's future — in that order, each report after the fsync of what
+ * it reports. Also settles what a dead scheduler left: launch intents, and orphans that ended while
+ * nobody watched.
+ */
+final class Outcomes {
+    private final SchedulerOptions options;
+    private final Durability durability;
+    private final RunFiles runFiles;
+    private final RunNames names;
+    private final RunningJobs running;
+    private final Leftovers leftovers;
+    private final ProcFs procFs;
+    private final Reporter reporter;
+    private final EndedJobs ended;
+    private final Measurer measurer;
+    private final List<JobResult> results = new ArrayList<>();
+    private final Map<String, CompletableFuture<JobResult>> futures = new HashMap<>();
+    private final List<StatusBoard.Interrupted> interrupted = new ArrayList<>();
+
+    /** How one attempt ended, whether the scheduler watched it or found it finished on restart. */
+    private record Ending(JobSpec spec, int no, List<Integer> gpus, OptionalLong declaredMib, int exitCode,
+                          Optional<StopReason> stopping, Path log, boolean attributed, Map<Integer, Long> peakMib,
+                          OptionalDouble avgUtil, Duration took, OptionalLong run, boolean watched) {
+        long peak() {
+            return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        }
+    }
+
+    Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
+             Leftovers leftovers, ProcFs procFs, Reporter reporter, EndedJobs ended, Measurer measurer) {
+        this.options = options;
+        this.durability = durability;
+        this.runFiles = runFiles;
+        this.names = names;
+        this.running = running;
+        this.leftovers = leftovers;
+        this.procFs = procFs;
+        this.reporter = reporter;
+        this.ended = ended;
+        this.measurer = measurer;
+    }
+
+    /** @return every job that ended in this run, in completion order (a live view) */
+    List<JobResult> results() {
+        return results;
+    }
+
+    /** @return the jobs the stop interrupted, by display number */
+    List<StatusBoard.Interrupted> interrupted() {
+        List<StatusBoard.Interrupted> rows = new ArrayList<>(interrupted);
+        rows.sort(Comparator.comparingInt(StatusBoard.Interrupted::no));
+        return rows;
+    }
+
+    /** Someone waits for this job's result. */
+    void awaited(String key, CompletableFuture<JobResult> result) {
+        futures.put(key, result);
+    }
+
+    /** A waited-for job had ended in an earlier run: that is its result. */
+    void answerEarlier(JobResult earlier) {
+        CompletableFuture<JobResult> f = futures.remove(earlier.key());
+        if (f != null) {
+            durability.afterDurable(() -> f.complete(earlier));
+        }
+    }
+
+    /** The scheduler stops: nobody will finish the jobs still awaited. */
+    void abandonAwaited() {
+        futures.forEach((key, f) -> f.completeExceptionally(
+                new GpuschedException("the scheduler stopped before job " + key + " finished")));
+    }
+
+    /** A running job's leader exited; a late exit of an attempt no longer current is ignored. */
+    void reap(RunningJob rj, int exitCode) {
+        if (!running.remove(rj)) {
+            return;
+        }
+        durability.changed();
+        // The leader is gone. Whatever it left still holds memory and would outlive the job: the next
+        // sweep kills it.
+        leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
+        if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
+            durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
+            interrupted.add(interruptedRow(rj));
+            durability.removeRunFilesOnceDurable(rj.no, rj.run);
+            return;
+        }
+        settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
+                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, reporter.now()), OptionalLong.of(rj.run), true));
+    }
+
+    /** Jobs the stop's last resort left nothing of: interrupted, so a restart runs them again. */
+    void interruptedByStop(List<RunningJob> gone) {
+        if (gone.isEmpty()) {
+            return;
+        }
+        durability.record(gone.stream().<JournalEvent>map(rj -> new JournalEvent.Interrupted(rj.key())).toList());
+        for (RunningJob rj : gone) {
+            interrupted.add(interruptedRow(rj));
+            durability.removeRunFilesOnceDurable(rj.no, rj.run);
+        }
+    }
+
+    private StatusBoard.Interrupted interruptedRow(RunningJob rj) {
+        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, reporter.now()));
+    }
+
+    /** A pending job that cannot ever be placed. */
+    void fail(PendingQueue.PendingJob p, JobStatus status, String reason) {
+        durability.record(List.of(new JournalEvent.Done(p.spec().key(), status.journalName(), 1, Map.of(),
+                OptionalDouble.empty())));
+        ended.ended(p.spec());
+        reporter.emit(new SchedulerEvent.JobInfeasible(reporter.now(), p.no(), p.spec().command(), reason));
+        complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
+                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
+    }
+
+    /** A job whose line says {@code cancel} before it ever started. */
+    void cancelledBeforeStart(JobSpec j, int no) {
+        durability.record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
+        ended.ended(j);
+        complete(new JobResult(j.key(), no, j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
+                Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
+    }
+
+    /**
+     * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
+     * file exists or a live process carries its token (the wrapper may not have written the file yet);
+     * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
+     * ended, and is pending again.
+     */
+    void recoverLaunches() {
+        List<JournalEvent> settled = new ArrayList<>();
+        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
+            JobRecord r = e.getValue();
+            if (!r.launching() || r.run().isEmpty()) {
+                continue;
+            }
+            int no = r.no().orElse(0);
+            long run = r.run().getAsLong();
+            OptionalLong pid = runFiles.pid(no, run);
+            if (pid.isEmpty()) {
+                for (long c : procFs.carriers(names.entry(run))) {
+                    pid = procFs.sessionOf(c);
+                    if (pid.isPresent()) {
+                        break;
+                    }
+                }
+            }
+            if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
+                // Ran to its end, pid file lost: a session id above Linux's pid_max (2^22) matches nothing.
+                pid = OptionalLong.of(Integer.MAX_VALUE);
+            }
+            settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
+                    : new JournalEvent.Interrupted(e.getKey()));
+        }
+        if (!settled.isEmpty()) {
+            durability.record(settled);
+        }
+    }
+
+    /**
+     * An orphan's session is gone. If its wrapper wrote an exit status, the command ran to its end
+     * while no scheduler watched: journal that outcome (an OOM still retries). Otherwise it was killed
+     * before its command ended and is pending again.
+     */
+    void orphanEnded(JobSpec spec, JobRecord r) {
+        int no = r.no().orElse(0);
+        if (r.run().isPresent()) {
+            // Its session is gone; a daemon it started may have left the session but not the run.
+            leftovers.killNow(new ProcFs.Run(r.runningPgid().orElse(0), names.entry(r.run().getAsLong()), 0));
+        }
+        OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
+        if (code.isEmpty()) {
+            durability.record(List.of(new JournalEvent.Interrupted(spec.key())));
+            reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), no));
+            return;
+        }
+        reporter.warnOnce("job " + no + " ended with exit status " + code.getAsInt() + " while no scheduler was watching;"
+                + " recorded from " + runFiles.exitFile(no, r.run().getAsLong()) + ", not run again");
+        OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
+        settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), names.log(no, r.gpus()), false,
+                Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.run().getAsLong()).orElse(Duration.ZERO), r.run(),
+                false));
+    }
+
+    /** Journals and reports an attempt's end: an OOM retry, or the job's final outcome. */
+    private void settle(Ending end) {
+        String key = end.spec().key();
+        JobRecord rec = durability.state().record(key);
+        boolean oom = end.exitCode() != 0 && end.stopping().isEmpty()
+                && Verdicts.looksLikeOom(LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES));
+        int allowed = Math.max(end.spec().retries(), options.oomRetries());
+        int attempts = rec.attempts() + 1;
+        long peak = end.peak();
+        if (oom && attempts <= allowed) {
+            OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
+            durability.record(List.of(new JournalEvent.Oom(key, attempts, next)));
+            end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
+            reporter.emit(new SchedulerEvent.RequeuedAfterOom(reporter.now(), end.no(), attempts, allowed + 1,
+                    end.declaredMib(), next));
+            return;
+        }
+        JobStatus status = status(end, oom);
+        Verdict verdict = status == JobStatus.OK
+                ? Verdicts.verdict(end.declaredMib(), end.attributed(), peak, options.tolerance())
+                : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
+        Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
+        durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil())));
+        ended.ended(end.spec());
+        end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
+        Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
+                : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
+        complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
+                peaks, verdict, end.avgUtil(), end.took(), measured));
+    }
+
+    private static JobStatus status(Ending end, boolean oom) {
+        if (end.stopping().equals(Optional.of(StopReason.CANCELLED))) {
+            return JobStatus.CANCELLED;
+        } else if (end.stopping().equals(Optional.of(StopReason.TIMEOUT))) {
+            return JobStatus.TIMEOUT;
+        } else if (oom) {
+            return JobStatus.FAILED_OOM;
+        }
+        return end.exitCode() == 0 ? JobStatus.OK : JobStatus.FAILED;
+    }
+
+    private void complete(JobResult r) {
+        results.add(r);
+        reporter.emit(new SchedulerEvent.JobFinished(reporter.now(), r, options.tolerance()));
+        CompletableFuture<JobResult> f = futures.remove(r.key());
+        if (f != null) {
+            durability.afterDurable(() -> f.complete(r));
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package io.gpusched.engine;
+
+import io.gpusched.SchedulerEvent;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Hands events to the listener on the loop's thread. Inside a journal group an event waits for the
+ * group's fsync, so nothing is reported before what it reports is on disk. Each warning text is said
+ * once per run. Also the loop's clock, so every part reads time the same way.
+ */
+final class Reporter {
+    private final Consumer<SchedulerEvent> listener;
+    private final InstantSource clock;
+    private final Set<String> warnedOnce = new HashSet<>();
+    // Set once the journal is open (in run(), after construction); before that nothing is grouped.
+    private Optional<Durability> durability = Optional.empty();
+
+    Reporter(Consumer<SchedulerEvent> listener, InstantSource clock) {
+        this.listener = listener;
+        this.clock = clock;
+    }
+
+    /** From now on, events emitted inside a journal group wait for its fsync. */
+    void holdFor(Durability d) {
+        durability = Optional.of(d);
+    }
+
+    Instant now() {
+        return clock.instant();
+    }
+
+    void emit(SchedulerEvent e) {
+        if (durability.isPresent() && durability.get().grouping()) {
+            durability.get().afterDurable(() -> emit(e));
+            return;
+        }
+        try {
+            listener.accept(e);
+        } catch (RuntimeException ex) {
+            // A broken listener must not stop the jobs it reports on.
+            if (!(e instanceof SchedulerEvent.Warning)) {
+                warnOnce("a scheduler listener failed: " + ex);
+            }
+        }
+    }
+
+    void warnOnce(String message) {
+        if (warnedOnce.add(message)) {
+            emit(new SchedulerEvent.Warning(now(), message));
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.gpusched.engine;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** The jobs running now, by key and by session id (each job leads its own session). Loop thread only. */
+final class RunningJobs {
+    private final Map<String, RunningJob> byKey = new LinkedHashMap<>();
+    private final Map<Long, RunningJob> bySession = new HashMap<>();
+    private final ProcFs procFs;
+    private long ownSession;
+
+    RunningJobs(ProcFs procFs) {
+        this.procFs = procFs;
+    }
+
+    void add(RunningJob rj) {
+        byKey.put(rj.key(), rj);
+        bySession.put(rj.pid, rj);
+    }
+
+    /** @return whether {@code rj} was the current attempt of its job (a late exit of an old one is not) */
+    boolean remove(RunningJob rj) {
+        if (byKey.get(rj.key()) != rj) {
+            return false;
+        }
+        byKey.remove(rj.key());
+        bySession.remove(rj.pid);
+        return true;
+    }
+
+    Optional<RunningJob> get(String key) {
+        return Optional.ofNullable(byKey.get(key));
+    }
+
+    boolean contains(String key) {
+        return byKey.containsKey(key);
+    }
+
+    /** @return the job whose session this is, if any */
+    Optional<RunningJob> inSession(long sid) {
+        return Optional.ofNullable(bySession.get(sid));
+    }
+
+    Collection<RunningJob> all() {
+        return byKey.values();
+    }
+
+    boolean isEmpty() {
+        return byKey.isEmpty();
+    }
+
+    int size() {
+        return byKey.size();
+    }
+
+    /**
+     * Sessions no run's escaped process can be in: the running jobs' (each led by its own wrapper)
+     * and the scheduler's own. Leaving these out spares reading most environments in a sweep.
+     */
+    Set<Long> otherSessions() {
+        Set<Long> other = new HashSet<>(bySession.keySet());
+        if (ownSession == 0) {
+            ownSession = procFs.ownSession().orElse(-1);
+        }
+        other.add(ownSession);
+        return other;
+    }
+}

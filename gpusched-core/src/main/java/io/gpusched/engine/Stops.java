@@ -1,0 +1,133 @@
+package io.gpusched.engine;
+
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.SchedulerOptions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Stopping jobs: timeouts and cancellations (SIGTERM to the session, SIGKILL after the grace), and the
+ * scheduler's own stop, which terminates every running job the same way and ends with a last resort
+ * for what outlives the grace. Deadlines are read from the injected clock.
+ */
+final class Stops {
+    private final SchedulerOptions options;
+    private final RunningJobs running;
+    private final SessionSignals signals;
+    private final ProcFs procFs;
+    private final RunNames names;
+    private final Reporter reporter;
+    private boolean stopping;
+    private Instant stopDeadline;
+
+    Stops(SchedulerOptions options, RunningJobs running, SessionSignals signals, ProcFs procFs, RunNames names,
+          Reporter reporter) {
+        this.options = options;
+        this.running = running;
+        this.signals = signals;
+        this.procFs = procFs;
+        this.names = names;
+        this.reporter = reporter;
+    }
+
+    boolean stopping() {
+        return stopping;
+    }
+
+    /** Times out every job past its limit, and escalates to SIGKILL where the grace ran out. */
+    void enforceDeadlines() {
+        Instant now = reporter.now();
+        for (RunningJob rj : running.all()) {
+            if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
+                    && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
+                stop(rj, StopReason.TIMEOUT);
+            }
+        }
+        escalateKills();
+    }
+
+    void escalateKills() {
+        Instant now = reporter.now();
+        for (RunningJob rj : running.all()) {
+            if (rj.stopping.isPresent() && !rj.killEscalated && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
+                rj.killEscalated = true;
+                reporter.emit(new SchedulerEvent.KillEscalated(now, rj.no, options.killGrace()));
+                signals.kill(rj.pid);
+            }
+        }
+    }
+
+    /** SIGTERM to the job's session; its exit, or the grace's SIGKILL, ends it. */
+    void stop(RunningJob rj, StopReason why) {
+        Instant now = reporter.now();
+        rj.stopping = Optional.of(why);
+        rj.stopSentAt = now;
+        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), rj.spec.timeout()));
+        signals.terminate(rj.pid);
+    }
+
+    /** The scheduler stops: every running job is terminated and has the kill grace (plus 2 s) to go. */
+    void beginStop() {
+        if (stopping) {
+            return;
+        }
+        stopping = true;
+        Instant now = reporter.now();
+        stopDeadline = now.plus(options.killGrace()).plusSeconds(2);
+        reporter.emit(new SchedulerEvent.Stopping(now, running.size()));
+        for (RunningJob rj : running.all()) {
+            if (rj.stopping.isEmpty()) {
+                rj.stopping = Optional.of(StopReason.SHUTDOWN);
+                rj.stopSentAt = now;
+            }
+            signals.terminate(rj.pid);
+        }
+    }
+
+    /** @return whether the stop is over: every job is gone, or the deadline passed */
+    boolean stopDone() {
+        return running.isEmpty() || !reporter.now().isBefore(stopDeadline);
+    }
+
+    /**
+     * The last resort for jobs still alive after the stop's grace. Once nothing of a job is left it is
+     * interrupted and a restart runs it again; anything that outlives SIGKILL (stuck in the kernel)
+     * stays journaled as started, so a restart waits for it as an orphan instead of starting a copy.
+     *
+     * @return the jobs of which nothing is left
+     */
+    List<RunningJob> finishStop() {
+        List<RunningJob> gone = new ArrayList<>();
+        for (RunningJob rj : List.copyOf(running.all())) {
+            running.remove(rj);
+            ProcFs.Run run = names.leftovers(rj);
+            signals.killLeftovers(List.of(run), running.otherSessions());
+            if (procFs.leftovers(List.of(run), running.otherSessions()).get(0).isEmpty()) {
+                gone.add(rj);
+            }
+        }
+        return gone;
+    }
+
+    /** Nanoseconds until the nearest timeout or kill deadline, by the injected clock, capped at a poll. */
+    long deadlineWait() {
+        Instant now = reporter.now();
+        long best = options.poll().toNanos();
+        for (RunningJob rj : running.all()) {
+            Optional<Instant> d = rj.stopping.isPresent()
+                    ? Optional.of(rj.stopSentAt.plus(options.killGrace()))
+                    : rj.spec.timeout().map(rj.startedAt::plus);
+            if (d.isPresent()) {
+                best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + 1_000_000);
+            }
+        }
+        if (stopping) {
+            best = Math.min(best, Math.max(0, Duration.between(now, stopDeadline).toNanos()) + 1_000_000);
+        }
+        return best;
+    }
+}
