@@ -26,8 +26,12 @@ final class Durability {
     /** Why the journal cannot be written, while it cannot. */
     private Optional<String> failing = Optional.empty();
     private long changes;
+    /** The loop's thread: the only one that may touch scheduler state (checked under -ea, as in tests). */
+    private final Thread owner = Thread.currentThread();
 
     /**
+     * Built on the loop's thread, which it then holds to.
+     *
      * @param onFailure called when writes start failing (the loop re-plans at once, to say why nothing starts)
      */
     Durability(Journal journal, RunFiles runFiles, Reporter reporter, Runnable onFailure) {
@@ -61,6 +65,7 @@ final class Durability {
 
     /** Appends events: forced at once, or inside a group with the group's fsync. */
     void record(List<JournalEvent> events) {
+        assert Thread.currentThread() == owner : "journal written from " + Thread.currentThread().getName();
         try {
             if (grouping) {
                 journal.appendUnforced(events);
@@ -104,6 +109,7 @@ final class Durability {
      * fsync. Reports, futures and run-file removals go through here.
      */
     void afterDurable(Runnable action) {
+        assert Thread.currentThread() == owner : "loop state touched from " + Thread.currentThread().getName();
         if (grouping) {
             afterForce.add(action);
         } else {
