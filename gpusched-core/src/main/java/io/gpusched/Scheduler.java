@@ -100,17 +100,37 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * Queues a job as if its line were appended to the jobs file. Safe from any thread, before or
-     * during {@link #run()}.
+     * Queues a job after the jobs file's lines and earlier submissions. It is a job of its own, with its
+     * own display number and a key ({@code s<no>}) no file line can have: the same command submitted
+     * twice, or also in the jobs file, runs each time. Safe from any thread.
      *
-     * @param spec the job, e.g. {@code JobSpec.parse("[vram=8G] python eval.py")}
-     * @return a handle whose future completes with the job's result
+     * <p>While {@link #run()} runs, this returns once the submission is in the journal (forced to disk),
+     * so a scheduler killed right after runs it on restart; before {@code run()} it returns at once and
+     * the submission is journaled as the run starts. After the run ended, the handle's futures fail.
+     *
+     * @param spec the job, e.g. {@code JobSpec.parse("[vram=8G] python eval.py")}; not marked {@code cancel}
+     * @return a handle with the job's number and result
+     * @throws IllegalArgumentException if the spec is marked {@code cancel}
      */
     public JobHandle submit(JobSpec spec) {
         Objects.requireNonNull(spec, "spec");
+        if (spec.cancel()) {
+            throw new IllegalArgumentException("a submission cannot be marked cancel: '" + spec.command() + "'");
+        }
         CompletableFuture<JobResult> result = new CompletableFuture<>();
-        engine.submit(spec, result);
-        return new JobHandle(spec.command(), result);
+        CompletableFuture<Integer> accepted = engine.submit(spec, result);
+        boolean running;
+        synchronized (this) {
+            running = started && !closed && !engine.onLoopThread();
+        }
+        if (running) {
+            try {
+                accepted.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                // the run ended first: the handle's futures say so
+            }
+        }
+        return new JobHandle(spec.command(), accepted, result);
     }
 
     /**

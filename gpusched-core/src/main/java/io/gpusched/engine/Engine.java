@@ -40,7 +40,8 @@ public final class Engine {
     record Exited(RunningJob job, int exitCode) implements Message {
     }
 
-    record Submitted(JobSpec spec, CompletableFuture<JobResult> result) implements Message {
+    record Submitted(JobSpec spec, CompletableFuture<JobResult> result, CompletableFuture<Integer> accepted)
+            implements Message {
     }
 
     record Stop() implements Message {
@@ -75,6 +76,10 @@ public final class Engine {
     private boolean interruptedWhileRunning;
     private boolean drainedAnnounced;
     private boolean dirty = true;
+    /** Set once the loop has ended: submissions are refused from then on. */
+    private volatile boolean closed;
+    private volatile Thread loopThread;
+    private Submissions submissions;
     private long seenVersion = -1;
 
     /**
@@ -108,9 +113,12 @@ public final class Engine {
         this.reader = new GpuReader(gpus, options, measurer, reporter);
     }
 
-    /** Posts a message from any thread. */
+    /** Posts a message from any thread; a submission posted after the loop ended is refused at once. */
     void post(Message m) {
         inbox.add(m);
+        if (closed && m instanceof Submitted s && inbox.remove(m)) {
+            refuse(s);
+        }
     }
 
     /**
@@ -118,9 +126,35 @@ public final class Engine {
      *
      * @param spec the job
      * @param result completed with the job's result when it ends
+     * @return completed with the job's display number once its submission is journaled; exceptionally
+     *     if the scheduler ended first
      */
-    public void submit(JobSpec spec, CompletableFuture<JobResult> result) {
-        post(new Submitted(spec, result));
+    public CompletableFuture<Integer> submit(JobSpec spec, CompletableFuture<JobResult> result) {
+        CompletableFuture<Integer> accepted = new CompletableFuture<>();
+        post(new Submitted(spec, result, accepted));
+        return accepted;
+    }
+
+    /** From now on submissions are refused; those still queued are refused now. */
+    private void closeInbox() {
+        closed = true;
+        for (Message m = inbox.poll(); m != null; m = inbox.poll()) {
+            if (m instanceof Submitted s) {
+                refuse(s);
+            }
+        }
+    }
+
+    private static void refuse(Submitted s) {
+        GpuschedException e = new GpuschedException("the scheduler has stopped; submission of '" + s.spec().command()
+                + "' not taken");
+        s.accepted().completeExceptionally(e);
+        s.result().completeExceptionally(e);
+    }
+
+    /** @return whether the caller is the loop's own thread (a listener), which must never wait for the loop */
+    public boolean onLoopThread() {
+        return Thread.currentThread() == loopThread;
     }
 
     /** Asks the loop, from any thread, to terminate running jobs and return. */
@@ -137,6 +171,7 @@ public final class Engine {
      *     opened, {@code setsid} is missing, or {@code --gpus} names a GPU the backend does not have
      */
     public RunSummary run() {
+        loopThread = Thread.currentThread();
         Path setsid = JobLauncher.findSetsid().orElseThrow(() -> new GpuschedException(
                 "setsid not found: gpusched needs util-linux's setsid to give each job its own session; install util-linux"));
         LogDirLock lock;
@@ -150,6 +185,7 @@ public final class Engine {
             assemble(journal, setsid);
             journal.loadWarnings().forEach(reporter::warnOnce);
             outcomes.recoverLaunches();
+            submissions.rebuild();
             Optional<String> err = source.refresh();
             if (err.isPresent() && source.jobs().isEmpty()) {
                 throw new GpuschedException(err.get().replace(" — keeping the previous queue until the file is fixed", "")
@@ -159,6 +195,7 @@ public final class Engine {
                     options.poll(), Optional.of(logDir.resolve("status.txt")), backend.describe()));
             return loop();
         } finally {
+            closeInbox();
             gpus.close();
             if (interruptedWhileRunning) {
                 Thread.currentThread().interrupt();
@@ -182,6 +219,7 @@ public final class Engine {
         ended = new EndedJobs(journal.state().records(), options.retryFailed());
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer);
         stops = new Stops(options, running, signals, procFs, names, reporter);
+        submissions = new Submissions(durability, source, outcomes, reporter);
         queue = new PendingQueue(durability, running, stops, outcomes, ended, procFs, reporter);
         JobLauncher launcher = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices());
@@ -271,8 +309,7 @@ public final class Engine {
             outcomes.reap(e.job(), e.exitCode());
             dirty = true;
         } else if (m instanceof Submitted s) {
-            JobSpec keyed = source.submit(s.spec());
-            outcomes.awaited(keyed.key(), s.result());
+            submissions.accept(s.spec(), s.result(), s.accepted());
             dirty = true;
         } else if (m instanceof Stop) {
             stops.beginStop();
@@ -284,6 +321,7 @@ public final class Engine {
         emitBoard(); // the last board: nothing running any more, and what the stop interrupted
         RunSummary summary = new RunSummary(outcomes.results(), ended.earlierResults(), interrupted);
         outcomes.abandonAwaited();
+        closeInbox();
         reporter.emit(new SchedulerEvent.RunFinished(reporter.now(), summary));
         return summary;
     }

@@ -184,20 +184,12 @@ final class JobsSource {
     }
 
     /**
-     * Adds an API submission, keyed as if it were the next identical line after the file's and the
-     * earlier submissions', so it never collides with them.
+     * Adds an API submission, queued after the file's jobs and earlier submissions. Its key is its own
+     * ({@code s<no>}), never a file line's, so a line with the same command appended later is another job.
      */
-    JobSpec submit(JobSpec spec) {
-        int occurrence = 0;
-        for (JobSpec j : jobs()) {
-            if (j.command().equals(spec.command())) {
-                occurrence++;
-            }
-        }
-        JobSpec keyed = withKey(spec, JobKeys.key(spec.command(), occurrence));
+    void submit(JobSpec keyed) {
         submitted.add(keyed);
         changed();
-        return keyed;
     }
 
     private static List<JobSpec> rekey(List<JobSpec> jobs) {

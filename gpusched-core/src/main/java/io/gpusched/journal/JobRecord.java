@@ -64,6 +64,9 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
         if (e instanceof JournalEvent.Seen s) {
             return new JobRecord(OptionalInt.of(s.no()), s.command(), attempts, status, returncode, nextVramMib,
                     runningPgid, peakMib, run, gpus);
+        } else if (e instanceof JournalEvent.Submitted s) {
+            return new JobRecord(OptionalInt.of(s.no()), s.command(), attempts, status, returncode, nextVramMib,
+                    runningPgid, peakMib, run, gpus);
         } else if (e instanceof JournalEvent.Launching l) {
             return new JobRecord(no, command, attempts, "launching", returncode, nextVramMib, OptionalLong.empty(),
                     peakMib, OptionalLong.of(l.run()), l.gpus());

@@ -39,6 +39,18 @@ public final class JournalCodec {
                 g.writeStringField("event", "seen");
                 g.writeNumberField("no", s.no());
                 g.writeStringField("command", s.command());
+            } else if (e instanceof JournalEvent.Submitted s) {
+                g.writeStringField("event", "submitted");
+                g.writeNumberField("no", s.no());
+                g.writeStringField("command", s.command());
+                writeOptional(g, "vram", s.vramMib());
+                g.writeNumberField("gpus", s.gpus());
+                writeOptional(g, "timeout_ns", s.timeoutNanos());
+                g.writeNumberField("retries", s.retries());
+                g.writeStringField("source", s.source());
+                g.writeStringField("owner", s.owner());
+                g.writeStringField("cwd", s.cwd());
+                g.writeNumberField("submitted_at_ms", s.submittedAtMillis());
             } else if (e instanceof JournalEvent.Launching l) {
                 g.writeStringField("event", "launching");
                 g.writeNumberField("run", l.run());
@@ -91,6 +103,15 @@ public final class JournalCodec {
         return out.toString();
     }
 
+    private static void writeOptional(JsonGenerator g, String name, java.util.OptionalLong v) throws IOException {
+        g.writeFieldName(name);
+        if (v.isPresent()) {
+            g.writeNumber(v.getAsLong());
+        } else {
+            g.writeNull();
+        }
+    }
+
     /**
      * Reads one line strictly. Each event's fields must all be present with their type and range,
      * else the line is unreadable; fields this version does not know are ignored:
@@ -100,6 +121,9 @@ public final class JournalCodec {
      *   <li>{@code started}: {@code pgid} in [2, 2^31 − 1] (a {@code pid_t}; never init, 0 or a
      *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1];</li>
      *   <li>{@code interrupted}, {@code retry}: no other field;</li>
+     *   <li>{@code submitted}: {@code no} as for {@code seen}, {@code command}, {@code source}, {@code owner},
+     *       {@code cwd} strings, {@code vram} null or MiB, {@code gpus} in [1, 1024], {@code timeout_ns}
+     *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0;</li>
      *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
      *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
@@ -123,6 +147,12 @@ public final class JournalCodec {
             case "started":
                 return Optional.of(new JournalEvent.Started(k, f.whole("pgid", 2, Integer.MAX_VALUE),
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));
+            case "submitted":
+                return Optional.of(new JournalEvent.Submitted(k, (int) f.whole("no", 1, MAX_NO), f.string("command"),
+                        f.nullableWhole("vram", 1, Units.MAX_MIB), (int) f.whole("gpus", 1, 1024),
+                        f.nullableWhole("timeout_ns", 1, Long.MAX_VALUE), (int) f.whole("retries", 0, 1000),
+                        f.string("source"), f.string("owner"), f.string("cwd"),
+                        f.whole("submitted_at_ms", 0, Long.MAX_VALUE)));
             case "launching":
                 return Optional.of(new JournalEvent.Launching(k, f.whole("run", 1, Long.MAX_VALUE - 1),
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));

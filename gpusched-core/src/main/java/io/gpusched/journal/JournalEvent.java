@@ -31,6 +31,38 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * A job submitted through the API (not a jobs-file line): its display number and everything needed
+     * to queue it again after a crash, written and forced before the submission is acknowledged. Its
+     * key ({@code s<no>}) can never collide with a file line's ({@code <12 hex>#<n>}). The original tool
+     * never writes this event and skips it when reading.
+     *
+     * @param key identity key, {@code s} and the display number
+     * @param no display number
+     * @param command shell command
+     * @param vramMib declared MiB per GPU, if declared
+     * @param gpus GPUs it needs
+     * @param timeoutNanos its time limit, if any
+     * @param retries CUDA-OOM retries it asked for
+     * @param source where it came from ({@code api})
+     * @param owner the user that submitted it
+     * @param cwd the submitter's working directory
+     * @param submittedAtMillis when, in milliseconds since the epoch
+     */
+    record Submitted(String key, int no, String command, OptionalLong vramMib, int gpus, OptionalLong timeoutNanos,
+                     int retries, String source, String owner, String cwd, long submittedAtMillis) implements JournalEvent {
+        /** Checks for nulls. */
+        public Submitted {
+            Objects.requireNonNull(key);
+            Objects.requireNonNull(command);
+            Objects.requireNonNull(vramMib);
+            Objects.requireNonNull(timeoutNanos);
+            Objects.requireNonNull(source);
+            Objects.requireNonNull(owner);
+            Objects.requireNonNull(cwd);
+        }
+    }
+
+    /**
      * Intent, written just before a job is spawned: run {@code run} of this job is about to start on
      * {@code gpus}. A restarted scheduler that finds it without a later {@code started} looks for the
      * run's pid and exit-status files (and for live processes carrying the run's token) to learn

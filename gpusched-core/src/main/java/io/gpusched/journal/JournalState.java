@@ -9,6 +9,7 @@ import java.util.Map;
  */
 public final class JournalState {
     private final Map<String, JobRecord> records = new HashMap<>();
+    private final Map<String, JournalEvent.Submitted> submissions = new java.util.LinkedHashMap<>();
     private int nextNo = 1;
     private long nextRun = 1;
 
@@ -21,6 +22,9 @@ public final class JournalState {
         records.put(e.key(), record(e.key()).apply(e));
         if (e instanceof JournalEvent.Seen s) {
             nextNo = Math.max(nextNo, s.no() + 1);
+        } else if (e instanceof JournalEvent.Submitted s) {
+            nextNo = Math.max(nextNo, s.no() + 1);
+            submissions.put(s.key(), s);
         } else if (e instanceof JournalEvent.Launching l) {
             nextRun = Math.max(nextRun, l.run() + 1);
         }
@@ -42,6 +46,11 @@ public final class JournalState {
     /** @return the run number the next launch gets: one above any the journal names */
     public long nextRun() {
         return nextRun;
+    }
+
+    /** @return every API submission the journal holds, in the order written (a read-only view) */
+    public java.util.Collection<JournalEvent.Submitted> submissions() {
+        return java.util.Collections.unmodifiableCollection(submissions.values());
     }
 
     /** @return every key's record (a read-only view) */

@@ -59,6 +59,13 @@ final class JournalLines {
                 Gen.longs(1, Long.MAX_VALUE - 1).next(r, size), Gen.listOf(Gen.ints(0, Integer.MAX_VALUE), 0, 8).next(r, size));
         Gen<JournalEvent> interrupted = (r, size) -> new JournalEvent.Interrupted(keys().next(r, size));
         Gen<JournalEvent> retry = (r, size) -> new JournalEvent.Retry(keys().next(r, size));
+        Gen<JournalEvent> submitted = (r, size) -> new JournalEvent.Submitted(keys().next(r, size),
+                Gen.ints(1, 1_000_000_000).next(r, size), texts().next(r, size),
+                r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(Gen.longs(1, Units.MAX_MIB).next(r, size)),
+                Gen.ints(1, 1024).next(r, size),
+                r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(Gen.longs(1, Long.MAX_VALUE).next(r, size)),
+                Gen.ints(0, 1000).next(r, size), texts().next(r, size), texts().next(r, size), texts().next(r, size),
+                Gen.longs(0, Long.MAX_VALUE).next(r, size));
         Gen<OptionalLong> nextVram = Gen.<OptionalLong>weighted()
                 .add(1, Gen.constant(OptionalLong.empty()))
                 .add(3, Gen.longs(1, Units.MAX_MIB).map(OptionalLong::of))
@@ -79,7 +86,7 @@ final class JournalLines {
                 });
         Gen<JournalEvent> done = (r, size) -> new JournalEvent.Done(keys().next(r, size), Gen.elements(STATUSES).next(r, size),
                 Gen.ints(Integer.MIN_VALUE, Integer.MAX_VALUE).next(r, size), peaks.next(r, size), util.next(r, size));
-        return Gen.oneOf(seen, launching, started, interrupted, retry, oom, done);
+        return Gen.oneOf(seen, submitted, launching, started, interrupted, retry, oom, done);
     }
 
     /** The event's fields, in the order gpusched writes them. */
@@ -90,6 +97,18 @@ final class JournalLines {
             f.add(new Field("event", "\"seen\""));
             f.add(new Field("no", Integer.toString(s.no())));
             f.add(new Field("command", string(s.command(), ascii)));
+        } else if (e instanceof JournalEvent.Submitted s) {
+            f.add(new Field("event", "\"submitted\""));
+            f.add(new Field("no", Integer.toString(s.no())));
+            f.add(new Field("command", string(s.command(), ascii)));
+            f.add(new Field("vram", s.vramMib().isPresent() ? Long.toString(s.vramMib().getAsLong()) : "null"));
+            f.add(new Field("gpus", Integer.toString(s.gpus())));
+            f.add(new Field("timeout_ns", s.timeoutNanos().isPresent() ? Long.toString(s.timeoutNanos().getAsLong()) : "null"));
+            f.add(new Field("retries", Integer.toString(s.retries())));
+            f.add(new Field("source", string(s.source(), ascii)));
+            f.add(new Field("owner", string(s.owner(), ascii)));
+            f.add(new Field("cwd", string(s.cwd(), ascii)));
+            f.add(new Field("submitted_at_ms", Long.toString(s.submittedAtMillis())));
         } else if (e instanceof JournalEvent.Launching l) {
             f.add(new Field("event", "\"launching\""));
             f.add(new Field("run", Long.toString(l.run())));

@@ -1,0 +1,69 @@
+package io.gpusched.engine;
+
+import io.gpusched.JobResult;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Jobs submitted through the API, as a source of the queue beside the jobs file. Each gets the next
+ * display number and a key of its own ({@code s<no>}), and is journaled with everything needed to queue
+ * it again — a restarted scheduler rebuilds every submission that had not ended, running ones included
+ * (they are then orphans like any other).
+ */
+final class Submissions {
+    /** What the journal names a submission's origin. */
+    static final String API = "api";
+    private final Durability durability;
+    private final JobsSource source;
+    private final Outcomes outcomes;
+    private final Reporter reporter;
+
+    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter) {
+        this.durability = durability;
+        this.source = source;
+        this.outcomes = outcomes;
+        this.reporter = reporter;
+    }
+
+    /** Queues again the journal's submissions that had not ended, in the order they were made. */
+    void rebuild() {
+        for (JournalEvent.Submitted s : durability.state().submissions()) {
+            JobRecord r = durability.state().record(s.key());
+            if (!r.terminal()) {
+                source.submit(spec(s));
+            }
+        }
+    }
+
+    /**
+     * Journals a submission and queues it. {@code accepted} gets its display number once the journal
+     * line is forced (or, while the disk refuses writes, once it is queued in memory: the same exception
+     * as for every event then).
+     */
+    void accept(JobSpec spec, CompletableFuture<JobResult> result, CompletableFuture<Integer> accepted) {
+        int no = durability.state().nextNo();
+        String key = "s" + no;
+        Instant at = reporter.now();
+        JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
+                spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), API,
+                System.getProperty("user.name", "?"), java.nio.file.Path.of("").toAbsolutePath().toString(),
+                at.toEpochMilli());
+        durability.record(List.of(event));
+        source.submit(spec(event));
+        outcomes.awaited(key, result);
+        durability.afterDurable(() -> accepted.complete(no));
+    }
+
+    static JobSpec spec(JournalEvent.Submitted s) {
+        Optional<Duration> timeout = s.timeoutNanos().isPresent()
+                ? Optional.of(Duration.ofNanos(s.timeoutNanos().getAsLong())) : Optional.empty();
+        return new JobSpec(s.command(), s.vramMib(), s.gpus(), timeout, s.retries(), false, 1, s.key());
+    }
+}

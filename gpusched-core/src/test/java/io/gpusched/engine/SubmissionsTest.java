@@ -1,0 +1,133 @@
+package io.gpusched.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.JobHandle;
+import io.gpusched.JobResult;
+import io.gpusched.JobStatus;
+import io.gpusched.RunSummary;
+import io.gpusched.Scheduler;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerOptions;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.Journal;
+import io.gpusched.journal.JournalEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** API submissions as a source of the queue: own keys, journaled before acknowledged, rebuilt on restart. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class SubmissionsTest {
+    private static final SchedulerOptions FAST = SchedulerOptions.defaults()
+            .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
+
+    @TempDir
+    Path dir;
+
+    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
+
+    private Path logs() {
+        return dir.resolve("logs");
+    }
+
+    private Scheduler.Builder builder() {
+        return Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs()).listener(events::add);
+    }
+
+    private int lines(Path file) throws Exception {
+        return Files.exists(file) ? Files.readAllLines(file).size() : 0;
+    }
+
+    private static void await(java.util.function.BooleanSupplier done) throws InterruptedException {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); !done.getAsBoolean(); Thread.sleep(10)) {
+            assertTrue(System.nanoTime() < end, "timed out");
+        }
+    }
+
+    @Test
+    void aSubmissionAndAFileLineWithTheSameCommandAreTwoJobs() throws Exception {
+        Path marker = dir.resolve("ran");
+        String line = "[vram=1G] echo x >> " + marker;
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), line + "\n");
+        Scheduler s = builder().jobsFile(jobs).options(FAST.withWatch(true)).build();
+        CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
+        try {
+            await(() -> events.stream().anyMatch(e -> e instanceof SchedulerEvent.JobFinished));
+            JobHandle submitted = s.submit(JobSpec.parse(line));
+            JobResult r = submitted.result().get(20, TimeUnit.SECONDS);
+            assertEquals("s2", r.key(), "a key no file line can have");
+            assertEquals(2, submitted.number().getNow(-1));
+            Files.writeString(jobs, line + "\n", java.nio.file.StandardOpenOption.APPEND); // the file's second line
+            await(() -> events.stream().filter(e -> e instanceof SchedulerEvent.JobFinished).count() == 3);
+            assertEquals(3, lines(marker), "three jobs, three runs");
+        } finally {
+            s.close();
+            run.get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void submitReturnsOnlyOnceTheSubmissionIsInTheJournalFile() throws Exception {
+        Scheduler s = builder().options(FAST.withWatch(true)).build();
+        CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
+        try {
+            await(() -> events.stream().anyMatch(e -> e instanceof SchedulerEvent.RunStarted));
+            for (int i = 0; i < 5; i++) {
+                JobHandle h = s.submit(JobSpec.parse("[vram=1G timeout=1h retries=2] sleep 0." + i));
+                assertTrue(h.number().isDone(), "submit returned before the loop took it");
+                String journal = Files.readString(logs().resolve("journal.jsonl"));
+                assertTrue(journal.contains("{\"key\":\"s" + h.number().get() + "\",\"event\":\"submitted\",\"no\":"
+                        + h.number().get() + ",\"command\":\"sleep 0." + i + "\",\"vram\":1024,\"gpus\":1,"
+                        + "\"timeout_ns\":3600000000000,\"retries\":2,\"source\":\"api\""), journal);
+            }
+        } finally {
+            s.close();
+            run.get(20, TimeUnit.SECONDS);
+        }
+        ExecutionException late = assertThrows(ExecutionException.class,
+                () -> s.submit(JobSpec.parse("true")).result().get(5, TimeUnit.SECONDS));
+        assertTrue(late.getCause().getMessage().contains("the scheduler has stopped"), late.getCause().getMessage());
+    }
+
+    @Test
+    void aRestartRunsTheSubmissionsThatWerePendingAndRecordsTheOneThatEndedUnwatched() throws Exception {
+        Path marker = dir.resolve("ran");
+        JournalEvent.Submitted pending = new JournalEvent.Submitted("s1", 1, "echo pending >> " + marker,
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 1L);
+        JournalEvent.Submitted ranUnwatched = new JournalEvent.Submitted("s2", 2, "echo unwatched >> " + marker,
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 2L);
+        JournalEvent.Submitted done = new JournalEvent.Submitted("s3", 3, "echo done >> " + marker,
+                OptionalLong.empty(), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 3L);
+        Process dead = new ProcessBuilder("true").start();
+        dead.waitFor();
+        try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
+            j.append(List.of(pending, ranUnwatched, done,
+                    new JournalEvent.Launching("s2", 1, List.of(0)), new JournalEvent.Started("s2", dead.pid(), List.of(0)),
+                    new JournalEvent.Done("s3", "ok", 0, java.util.Map.of(), java.util.OptionalDouble.empty())));
+        }
+        Files.createDirectories(logs().resolve("runs"));
+        Files.writeString(logs().resolve("runs/job002.run1.exit"), "0\n");
+
+        RunSummary summary = builder().build().run();
+
+        assertEquals(List.of("pending"), Files.readAllLines(marker), "only the pending submission ran; none twice");
+        assertEquals(2, summary.results().size(), summary.toString());
+        assertTrue(summary.results().stream().allMatch(r -> r.status() == JobStatus.OK));
+        assertTrue(summary.results().stream().anyMatch(r -> r.key().equals("s2") && r.no() == 2));
+        try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
+            assertEquals(4, j.state().nextNo(), "numbers go on after the submissions'");
+        }
+    }
+}
