@@ -61,7 +61,7 @@ class RerunEndToEndTest {
 
         String board = Files.readString(second.logs.resolve("status.txt"));
         assertTrue(board.contains("5 ended in an earlier run"), board);
-        assertTrue(board.contains("✗ job 2   failed (exit 3, peak n/a, earlier run) — echo broken; exit 3"), board);
+        assertTrue(board.contains("✗ job 2   failed (exit 3, peak none seen, earlier run) — echo broken; exit 3"), board);
         assertTrue(board.contains("⊘ job 5   cancelled before start (never ran, earlier run) — echo never"), board);
     }
 

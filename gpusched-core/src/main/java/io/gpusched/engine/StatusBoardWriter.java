@@ -169,7 +169,12 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             return String.format("%s job %-3d %s (never ran%s) — %s%n", mark, r.no(), what, when, r.command());
         }
         String verdict = r.status() == JobStatus.OK ? describe(r.verdict()) : r.status().journalName();
-        String peak = r.attributed() ? r.overallPeakMib() + " MiB" : "n/a";
+        String peak = r.attributed() ? r.overallPeakMib() + " MiB" : switch (r.measurement()) {
+            case NONE_SEEN -> "none seen";
+            case UNWATCHED -> "n/a, ended unwatched";
+            case NOT_VISIBLE -> "n/a, processes not visible";
+            case MEASURED, NOT_RUN -> "n/a";
+        };
         return String.format("%s job %-3d %s (exit %d, peak %s%s) — %s%n", mark, r.no(), verdict, r.exitCode(), peak,
                 when, r.command());
     }
@@ -179,8 +184,7 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         return switch (v) {
             case OVER -> "ok, under-declared";
             case UNDER -> "ok, over-declared";
-            case UNATTRIBUTED -> "ok, unattributed";
-            case WITHIN, NOT_JUDGED -> "ok";
+            case WITHIN, NOT_JUDGED, UNATTRIBUTED -> "ok";
         };
     }
 
