@@ -1,15 +1,63 @@
 package io.gpusched;
 
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntFunction;
 
-/**
- * A job submitted through {@link Scheduler#submit}.
- *
- * @param command the submitted command
- * @param number completes with the job's display number once the submission is journaled (already
- *     complete when {@code submit} returned during a run); exceptionally if the scheduler ended first
- * @param result completes with the job's result when it reaches a terminal state; completes
- *     exceptionally if the scheduler stops first
- */
-public record JobHandle(String command, CompletableFuture<Integer> number, CompletableFuture<JobResult> result) {
+/** A job submitted through {@link Scheduler#submit}: its number, its result, and a way to cancel it. */
+public final class JobHandle {
+    private final String command;
+    private final CompletableFuture<Integer> number;
+    private final CompletableFuture<JobResult> result;
+    private final IntFunction<CancelOutcome> canceller;
+
+    /**
+     * @param command the submitted command
+     * @param number see {@link #number()}
+     * @param result see {@link #result()}
+     * @param canceller cancels a job by number (the scheduler's {@link Scheduler#cancel(int)})
+     */
+    public JobHandle(String command, CompletableFuture<Integer> number, CompletableFuture<JobResult> result,
+                     IntFunction<CancelOutcome> canceller) {
+        this.command = Objects.requireNonNull(command, "command");
+        this.number = Objects.requireNonNull(number, "number");
+        this.result = Objects.requireNonNull(result, "result");
+        this.canceller = Objects.requireNonNull(canceller, "canceller");
+    }
+
+    /** @return the submitted command */
+    public String command() {
+        return command;
+    }
+
+    /**
+     * @return completes with the job's display number once the submission is journaled (already
+     *     complete when {@code submit} returned during a run); exceptionally if the scheduler ended first
+     */
+    public CompletableFuture<Integer> number() {
+        return number;
+    }
+
+    /**
+     * @return completes with the job's result when it reaches a terminal state (a cancelled job ends
+     *     {@link JobStatus#CANCELLED}); exceptionally if the scheduler stops first
+     */
+    public CompletableFuture<JobResult> result() {
+        return result;
+    }
+
+    /**
+     * Cancels the job: see {@link Scheduler#cancel(int)}. Waits for the submission to be taken first.
+     *
+     * @return what happened
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public CancelOutcome cancel() {
+        return canceller.apply(number.join());
+    }
+
+    @Override
+    public String toString() {
+        return "JobHandle[" + command + "]";
+    }
 }

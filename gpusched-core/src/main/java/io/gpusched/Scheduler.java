@@ -130,7 +130,71 @@ public final class Scheduler implements AutoCloseable {
                 // the run ended first: the handle's futures say so
             }
         }
-        return new JobHandle(spec.command(), accepted, result);
+        return new JobHandle(spec.command(), accepted, result, this::cancel);
+    }
+
+    /**
+     * Cancels a job of the queue by its display number, from any thread while {@link #run()} runs: a
+     * running job gets SIGTERM (SIGKILL after the kill grace) and ends cancelled; a pending one is
+     * journaled cancelled and never runs. A jobs-file line cancelled this way stays cancelled.
+     *
+     * @param no the job's display number
+     * @return what happened
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public CancelOutcome cancel(int no) {
+        return await(() -> engine.cancel(no));
+    }
+
+    /**
+     * Pauses a GPU, from any thread while {@link #run()} runs: running jobs continue; no new job is placed
+     * there until {@link #resume(int)}; a job that needs it waits (it never becomes infeasible). Journaled,
+     * so it holds across restarts.
+     *
+     * @param gpu the GPU index
+     * @throws GpuschedException if the scheduler is not running or has no such GPU
+     */
+    public void pause(int gpu) {
+        await(() -> engine.pause(gpu, true));
+    }
+
+    /**
+     * Resumes a paused GPU (see {@link #pause(int)}).
+     *
+     * @param gpu the GPU index
+     * @throws GpuschedException if the scheduler is not running or has no such GPU
+     */
+    public void resume(int gpu) {
+        await(() -> engine.pause(gpu, false));
+    }
+
+    /**
+     * The queue as the scheduler's loop last published it (every round, and whenever a job starts or
+     * ends), readable from any thread without waiting for the loop.
+     *
+     * @return the snapshot; empty before the first round
+     */
+    public java.util.Optional<QueueSnapshot> snapshot() {
+        return engine.snapshot();
+    }
+
+    private <T> T await(java.util.function.Supplier<CompletableFuture<T>> call) {
+        synchronized (this) {
+            if (!started) {
+                throw new GpuschedException("the scheduler is not running yet: call run() first");
+            }
+        }
+        if (engine.onLoopThread()) {
+            throw new IllegalStateException("cancel, pause and resume cannot be called from a scheduler listener");
+        }
+        try {
+            return call.get().join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
     }
 
     /**

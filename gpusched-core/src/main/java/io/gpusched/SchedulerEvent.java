@@ -232,6 +232,17 @@ public sealed interface SchedulerEvent {
     }
 
     /**
+     * A GPU was paused or resumed (journaled: it stays so across restarts). Running jobs continue; while
+     * paused, no new job is placed there.
+     *
+     * @param at time
+     * @param gpu the GPU index
+     * @param paused true when paused, false when resumed
+     */
+    record GpuPauseChanged(Instant at, int gpu, boolean paused) implements SchedulerEvent {
+    }
+
+    /**
      * A job a dead scheduler started is still alive; it is not started again.
      *
      * @param at time

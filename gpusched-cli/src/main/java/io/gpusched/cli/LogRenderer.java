@@ -94,6 +94,9 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     + ") and keeps that outcome: an edit that keeps the command keeps the job's identity. "
                     + (x.status().isFailure() ? "Run it again with --retry-failed, or change" : "To run it again, change")
                     + " its command (e.g. add a comment: cmd # 2): " + x.command();
+        } else if (e instanceof SchedulerEvent.GpuPauseChanged p) {
+            return p.paused() ? "gpu " + p.gpu() + " paused — running jobs continue; no new job starts there until it is resumed"
+                    : "gpu " + p.gpu() + " resumed";
         } else if (e instanceof SchedulerEvent.OrphanFound o) {
             return "WARN  job " + o.no() + " is still running as an ORPHAN of a previous scheduler (pgid " + o.pgid()
                     + ") — not re-dispatching; wait for it or kill it: kill -TERM -" + o.pgid();

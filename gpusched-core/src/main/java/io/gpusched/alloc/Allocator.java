@@ -14,8 +14,8 @@ import java.util.Set;
  *
  * <ol>
  *   <li><b>Infeasible</b> first: too few allowed GPUs, or (declared) too few whose <em>total</em>
- *       memory holds declaration + margin.</li>
- *   <li>Each GPU then passes the filters in order: allowed, healthy, not held by an undeclared job of
+ *       memory holds declaration + margin. Paused GPUs count here: pausing only ever blocks.</li>
+ *   <li>Each GPU then passes the filters in order: allowed, healthy, not paused, not held by an undeclared job of
  *       ours, (with {@code --exclusive}) no job of ours, and either fully idle (undeclared request) or
  *       effective headroom ≥ declaration + margin (declared request).</li>
  *   <li>Survivors are ordered: declared requests best-fit (smallest sufficient headroom first, ties by
@@ -37,6 +37,7 @@ public final class Allocator {
         List<GpuFilter> chain = new ArrayList<>();
         chain.add(GpuFilter.allowed(policy));
         chain.add(GpuFilter.HEALTHY);
+        chain.add(GpuFilter.NOT_PAUSED);
         chain.add(GpuFilter.NO_UNDECLARED_TENANT);
         if (policy.exclusive()) {
             chain.add(GpuFilter.EXCLUSIVE);

@@ -10,6 +10,17 @@ final class BlockedReason {
     }
 
     static String describe(Request request, GpuFilter.Need need, int eligible, List<Rejection> rejections) {
+        List<Integer> paused = rejections.stream().filter(r -> r.check() == Rejection.Check.PAUSED).map(Rejection::gpu)
+                .toList();
+        if (paused.isEmpty()) {
+            return reason(request, need, eligible, rejections);
+        }
+        List<Rejection> others = rejections.stream().filter(r -> r.check() != Rejection.Check.PAUSED).toList();
+        return reason(request, need, eligible, others) + "; " + paused.stream().map(g -> "gpu" + g)
+                .collect(java.util.stream.Collectors.joining(", ")) + (paused.size() == 1 ? " is" : " are") + " paused";
+    }
+
+    private static String reason(Request request, GpuFilter.Need need, int eligible, List<Rejection> rejections) {
         int n = request.gpus();
         String wants = need.declared()
                 ? "needs " + Allocator.plural(n, "GPU") + " with ≥ " + need.mib() + " MiB headroom"
@@ -31,6 +42,7 @@ final class BlockedReason {
             return wants + "; best is gpu" + r.gpu() + " with " + r.availableMib() + " MiB"
                     + (r.check() == Rejection.Check.IDLE ? " in use" : "");
         }
-        return wants + "; " + (rejections.isEmpty() ? "no GPUs" : rejections.get(0).describe());
+        // With no rejection left to name (every other GPU paused), the need alone is the reason.
+        return rejections.isEmpty() ? wants : wants + "; " + rejections.get(0).describe();
     }
 }

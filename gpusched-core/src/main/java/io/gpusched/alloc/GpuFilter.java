@@ -29,6 +29,9 @@ interface GpuFilter {
     GpuFilter HEALTHY = (gpu, need) -> gpu.view().healthy()
             ? Optional.empty() : reject(gpu, Rejection.Check.HEALTHY, 0, 0);
 
+    GpuFilter NOT_PAUSED = (gpu, need) -> gpu.view().paused()
+            ? reject(gpu, Rejection.Check.PAUSED, 0, 0) : Optional.empty();
+
     GpuFilter NO_UNDECLARED_TENANT = (gpu, need) -> gpu.hasUndeclaredTenant()
             ? reject(gpu, Rejection.Check.NO_UNDECLARED_TENANT, 0, 0) : Optional.empty();
 

@@ -12,8 +12,12 @@ import java.util.List;
  *     of each one's observed peak in MiB (before the spike buffer)
  * @param tenants our running jobs on this GPU
  * @param healthy false when the GPU is lost or unusable; it is then never chosen
+ * @param paused true while an administrator has paused it: no new job is placed there, running ones
+ *     continue, and it still counts for whether a job could ever fit (a paused GPU blocks, it never
+ *     makes a job infeasible)
  */
-public record GpuView(int index, long totalMib, long usedMib, long externalPeaksMib, List<Tenant> tenants, boolean healthy) {
+public record GpuView(int index, long totalMib, long usedMib, long externalPeaksMib, List<Tenant> tenants, boolean healthy,
+                      boolean paused) {
     /**
      * Copies the tenant list and validates the numbers.
      *
@@ -23,12 +27,35 @@ public record GpuView(int index, long totalMib, long usedMib, long externalPeaks
      * @param externalPeaksMib see {@link #externalPeaksMib()}
      * @param tenants see {@link #tenants()}
      * @param healthy see {@link #healthy()}
+     * @param paused see {@link #paused()}
      */
     public GpuView {
         tenants = List.copyOf(tenants);
         if (index < 0 || totalMib < 0 || usedMib < 0 || externalPeaksMib < 0) {
             throw new IllegalArgumentException("index and memory must be >= 0");
         }
+    }
+
+    /**
+     * A GPU that is not paused.
+     *
+     * @param index see {@link #index()}
+     * @param totalMib see {@link #totalMib()}
+     * @param usedMib see {@link #usedMib()}
+     * @param externalPeaksMib see {@link #externalPeaksMib()}
+     * @param tenants see {@link #tenants()}
+     * @param healthy see {@link #healthy()}
+     */
+    public GpuView(int index, long totalMib, long usedMib, long externalPeaksMib, List<Tenant> tenants, boolean healthy) {
+        this(index, totalMib, usedMib, externalPeaksMib, tenants, healthy, false);
+    }
+
+    /**
+     * @param paused whether it is paused
+     * @return this GPU, paused or not
+     */
+    public GpuView withPaused(boolean paused) {
+        return new GpuView(index, totalMib, usedMib, externalPeaksMib, tenants, healthy, paused);
     }
 
     /**

@@ -18,6 +18,8 @@ public record Rejection(int gpu, Check check, long requiredMib, long availableMi
         ALLOWED,
         /** The GPU is lost or unusable. */
         HEALTHY,
+        /** The GPU is paused: running jobs continue, nothing new goes there. */
+        PAUSED,
         /** One of our undeclared jobs holds the GPU alone. */
         NO_UNDECLARED_TENANT,
         /** {@code --exclusive} and one of our jobs is already there. */
@@ -35,6 +37,7 @@ public record Rejection(int gpu, Check check, long requiredMib, long availableMi
         return switch (check) {
             case ALLOWED -> "gpu" + gpu + " is not in --gpus";
             case HEALTHY -> "gpu" + gpu + " is unhealthy";
+            case PAUSED -> "gpu" + gpu + " is paused";
             case NO_UNDECLARED_TENANT -> "gpu" + gpu + " is held by an undeclared job";
             case EXCLUSIVE -> "gpu" + gpu + " already runs a job (--exclusive)";
             case NO_TENANT -> "gpu" + gpu + " runs a scheduled job";

@@ -115,7 +115,7 @@ final class Dispatcher {
             if (rj.gpus.contains(v.index())) {
                 List<Tenant> tenants = new ArrayList<>(v.tenants());
                 tenants.add(new Tenant(rj.key(), rj.declaredMib, 0, 0));
-                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy());
+                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy(), v.paused());
             }
             out.add(v);
         }

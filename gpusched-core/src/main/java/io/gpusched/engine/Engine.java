@@ -34,7 +34,7 @@ import java.util.function.Consumer;
  */
 public final class Engine {
     /** Messages other threads post to the loop. */
-    sealed interface Message permits Exited, Submitted, Stop {
+    sealed interface Message permits Exited, Submitted, Control, Stop {
     }
 
     record Exited(RunningJob job, int exitCode) implements Message {
@@ -42,6 +42,10 @@ public final class Engine {
 
     record Submitted(JobSpec spec, CompletableFuture<JobResult> result, CompletableFuture<Integer> accepted)
             implements Message {
+    }
+
+    /** Work for the loop's thread (cancel, pause); {@code refused} fails it when the loop has ended. */
+    record Control(Runnable action, Consumer<GpuschedException> refused) implements Message {
     }
 
     record Stop() implements Message {
@@ -79,6 +83,8 @@ public final class Engine {
     /** Set once the loop has ended: submissions are refused from then on. */
     private volatile boolean closed;
     private volatile Thread loopThread;
+    private volatile io.gpusched.QueueSnapshot snapshot;
+    private Controls controls;
     private Submissions submissions;
     private long seenVersion = -1;
 
@@ -116,8 +122,8 @@ public final class Engine {
     /** Posts a message from any thread; a submission posted after the loop ended is refused at once. */
     void post(Message m) {
         inbox.add(m);
-        if (closed && m instanceof Submitted s && inbox.remove(m)) {
-            refuse(s);
+        if (closed && inbox.remove(m)) {
+            refuse(m);
         }
     }
 
@@ -139,17 +145,63 @@ public final class Engine {
     private void closeInbox() {
         closed = true;
         for (Message m = inbox.poll(); m != null; m = inbox.poll()) {
-            if (m instanceof Submitted s) {
-                refuse(s);
-            }
+            refuse(m);
         }
     }
 
-    private static void refuse(Submitted s) {
-        GpuschedException e = new GpuschedException("the scheduler has stopped; submission of '" + s.spec().command()
-                + "' not taken");
-        s.accepted().completeExceptionally(e);
-        s.result().completeExceptionally(e);
+    private static void refuse(Message m) {
+        if (m instanceof Submitted s) {
+            GpuschedException e = new GpuschedException("the scheduler has stopped; submission of '" + s.spec().command()
+                    + "' not taken");
+            s.accepted().completeExceptionally(e);
+            s.result().completeExceptionally(e);
+        } else if (m instanceof Control c) {
+            c.refused().accept(new GpuschedException("the scheduler is not running"));
+        }
+    }
+
+    /**
+     * Runs {@code action} on the loop's thread, from any thread.
+     *
+     * @return its answer; fails with a {@link GpuschedException} if the loop has ended, or with what
+     *     {@code action} threw
+     */
+    public <T> CompletableFuture<T> call(java.util.function.Supplier<T> action) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        post(new Control(() -> {
+            try {
+                answer.complete(action.get());
+            } catch (RuntimeException e) {
+                answer.completeExceptionally(e);
+            }
+        }, answer::completeExceptionally));
+        return answer;
+    }
+
+    /**
+     * Cancels a job by display number, from any thread.
+     *
+     * @return what happened
+     */
+    public CompletableFuture<io.gpusched.CancelOutcome> cancel(int no) {
+        return call(() -> controls.cancel(no));
+    }
+
+    /**
+     * Pauses or resumes a GPU, from any thread.
+     *
+     * @return done once journaled; fails for a GPU the backend does not report
+     */
+    public CompletableFuture<Void> pause(int gpu, boolean paused) {
+        return call(() -> {
+            controls.pause(gpu, paused, reader.indices());
+            return null;
+        });
+    }
+
+    /** @return the queue as the loop last published it; empty before the first round */
+    public Optional<io.gpusched.QueueSnapshot> snapshot() {
+        return Optional.ofNullable(snapshot);
     }
 
     /** @return whether the caller is the loop's own thread (a listener), which must never wait for the loop */
@@ -220,6 +272,7 @@ public final class Engine {
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer);
         stops = new Stops(options, running, signals, procFs, names, reporter);
         submissions = new Submissions(durability, source, outcomes, reporter);
+        controls = new Controls(durability, running, stops, outcomes, source, reporter, signals);
         queue = new PendingQueue(durability, running, stops, outcomes, ended, procFs, reporter);
         JobLauncher launcher = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices());
@@ -311,6 +364,9 @@ public final class Engine {
         } else if (m instanceof Submitted s) {
             submissions.accept(s.spec(), s.result(), s.accepted());
             dirty = true;
+        } else if (m instanceof Control c) {
+            c.action().run();
+            dirty = true;
         } else if (m instanceof Stop) {
             stops.beginStop();
         }
@@ -338,12 +394,14 @@ public final class Engine {
         }
         queue.applyCancellations(jobs);
         stops.enforceDeadlines();
-        planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last())) : Optional.empty());
+        planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
+                : Optional.empty());
         emitBoard();
     }
 
     private void emitBoard() {
-        reporter.emit(new SchedulerEvent.StatusUpdated(reporter.now(),
-                board.board(reporter.now(), running, queue, outcomes, ended)));
+        io.gpusched.StatusBoard b = board.board(reporter.now(), running, queue, outcomes, ended);
+        snapshot = new io.gpusched.QueueSnapshot(reporter.now(), b, durability.state().pausedGpus());
+        reporter.emit(new SchedulerEvent.StatusUpdated(reporter.now(), b));
     }
 }

@@ -38,6 +38,13 @@ final class GpuReader {
         return last.orElseThrow();
     }
 
+    /** @return the GPU indices of the last snapshot; empty before the first */
+    Set<Integer> indices() {
+        Set<Integer> out = new TreeSet<>();
+        last.ifPresent(s -> s.gpus().forEach(g -> out.add(g.index())));
+        return out;
+    }
+
     /** @return failed reads in a row, up to the last one */
     int failures() {
         return failures;

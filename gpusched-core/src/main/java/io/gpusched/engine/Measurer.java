@@ -109,8 +109,8 @@ final class Measurer {
         }
     }
 
-    /** Each GPU as the allocator sees it: totals, external peaks, and the running jobs on it. */
-    List<GpuView> views(GpuSnapshot snap) {
+    /** Each GPU as the allocator sees it: totals, external peaks, the running jobs on it, paused or not. */
+    List<GpuView> views(GpuSnapshot snap, Set<Integer> paused) {
         Map<Integer, Long> extPeaks = new HashMap<>();
         externalPeaks.forEach((k, v) -> extPeaks.merge(k.gpu(), v, Long::sum));
         List<GpuView> out = new ArrayList<>();
@@ -123,7 +123,7 @@ final class Measurer {
                 }
             }
             out.add(new GpuView(g.index(), g.totalMib(), g.usedMib(), extPeaks.getOrDefault(g.index(), 0L), tenants,
-                    g.healthy()));
+                    g.healthy(), paused.contains(g.index())));
         }
         return out;
     }

@@ -66,6 +66,14 @@ final class EventFields {
         throw bad(name, "a string");
     }
 
+    /** A boolean field that must be present. */
+    boolean bool(String name) {
+        if (fields.get(name) instanceof Boolean b) {
+            return b;
+        }
+        throw bad(name, "true or false");
+    }
+
     /** A whole number in [min, max] that must be present. */
     long whole(String name, long min, long max) {
         return wholeIn(fields.get(name), name, min, max);

@@ -69,6 +69,10 @@ public final class JournalCodec {
                 g.writeEndArray();
             } else if (e instanceof JournalEvent.Interrupted) {
                 g.writeStringField("event", "interrupted");
+            } else if (e instanceof JournalEvent.GpuPaused p) {
+                g.writeStringField("event", "gpu_paused");
+                g.writeNumberField("gpu", p.gpu());
+                g.writeBooleanField("paused", p.paused());
             } else if (e instanceof JournalEvent.Retry) {
                 g.writeStringField("event", "retry");
             } else if (e instanceof JournalEvent.Oom o) {
@@ -121,6 +125,7 @@ public final class JournalCodec {
      *   <li>{@code started}: {@code pgid} in [2, 2^31 − 1] (a {@code pid_t}; never init, 0 or a
      *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1];</li>
      *   <li>{@code interrupted}, {@code retry}: no other field;</li>
+     *   <li>{@code gpu_paused}: {@code gpu} an index, {@code key} {@code gpu<index>}, {@code paused} a boolean;</li>
      *   <li>{@code submitted}: {@code no} as for {@code seen}, {@code command}, {@code source}, {@code owner},
      *       {@code cwd} strings, {@code vram} null or MiB, {@code gpus} in [1, 1024], {@code timeout_ns}
      *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0;</li>
@@ -158,6 +163,12 @@ public final class JournalCodec {
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));
             case "interrupted":
                 return Optional.of(new JournalEvent.Interrupted(k));
+            case "gpu_paused":
+                int gpu = (int) f.whole("gpu", 0, Integer.MAX_VALUE);
+                if (!k.equals(JournalEvent.GpuPaused.keyOf(gpu))) {
+                    throw new IllegalArgumentException("\"key\" of a gpu_paused event must be gpu" + gpu);
+                }
+                return Optional.of(new JournalEvent.GpuPaused(k, gpu, f.bool("paused")));
             case "retry":
                 return Optional.of(new JournalEvent.Retry(k));
             case "oom":

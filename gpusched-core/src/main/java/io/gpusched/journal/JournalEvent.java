@@ -124,6 +124,32 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * A GPU was paused (no new job goes there; running ones continue) or resumed. Not a job's event:
+     * its key is {@code gpu<index>}, which no job key can be, and it folds into
+     * {@link JournalState#pausedGpus()}. The original tool never writes it.
+     *
+     * @param key {@code gpu} and the index
+     * @param gpu the GPU index
+     * @param paused true to pause, false to resume
+     */
+    record GpuPaused(String key, int gpu, boolean paused) implements JournalEvent {
+        /** Checks the key names the GPU. */
+        public GpuPaused {
+            if (!key.equals(keyOf(gpu))) {
+                throw new IllegalArgumentException("a GPU pause's key is gpu<index>, got " + key + " for gpu " + gpu);
+            }
+        }
+
+        /**
+         * @param gpu a GPU index
+         * @return the event's key for it
+         */
+        public static String keyOf(int gpu) {
+            return "gpu" + gpu;
+        }
+    }
+
+    /**
      * A job hit CUDA OOM and will be retried.
      *
      * @param key identity key

@@ -10,6 +10,7 @@ import java.util.Map;
 public final class JournalState {
     private final Map<String, JobRecord> records = new HashMap<>();
     private final Map<String, JournalEvent.Submitted> submissions = new java.util.LinkedHashMap<>();
+    private final java.util.Set<Integer> pausedGpus = new java.util.TreeSet<>();
     private int nextNo = 1;
     private long nextRun = 1;
 
@@ -19,6 +20,14 @@ public final class JournalState {
      * @param e the event
      */
     public void apply(JournalEvent e) {
+        if (e instanceof JournalEvent.GpuPaused p) {
+            if (p.paused()) {
+                pausedGpus.add(p.gpu());
+            } else {
+                pausedGpus.remove(p.gpu());
+            }
+            return;
+        }
         records.put(e.key(), record(e.key()).apply(e));
         if (e instanceof JournalEvent.Seen s) {
             nextNo = Math.max(nextNo, s.no() + 1);
@@ -51,6 +60,11 @@ public final class JournalState {
     /** @return every API submission the journal holds, in the order written (a read-only view) */
     public java.util.Collection<JournalEvent.Submitted> submissions() {
         return java.util.Collections.unmodifiableCollection(submissions.values());
+    }
+
+    /** @return the GPUs paused now, by index (a read-only view) */
+    public java.util.Set<Integer> pausedGpus() {
+        return java.util.Collections.unmodifiableSet(pausedGpus);
     }
 
     /** @return every key's record (a read-only view) */

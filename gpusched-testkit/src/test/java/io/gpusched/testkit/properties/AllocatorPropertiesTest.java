@@ -44,6 +44,31 @@ class AllocatorPropertiesTest {
         });
     }
 
+    /** Some GPUs of a case paused, chosen by the case's own random stream. */
+    private static AllocationCase withSomePaused(AllocationCase c, java.util.random.RandomGenerator r) {
+        return c.withGpus(c.gpus().stream().map(g -> g.withPaused(r.nextInt(3) == 0)).toList());
+    }
+
+    @Test
+    void aPausedGpuIsNeverChosen_andPausingNeverMakesAJobInfeasible_onlyBlocked() {
+        Gen<AllocationCase> cases = (r, size) -> withSomePaused(GpuArbitraries.allocationCases().next(r, size), r);
+        Property.forAll(cases).tries(TRIES).check(c -> {
+            Placement p = c.place();
+            if (p instanceof Placement.Placed placed) {
+                for (int index : placed.gpus()) {
+                    assertFalse(c.gpu(index).paused(), "paused gpu" + index + " chosen");
+                }
+            }
+            AllocationCase unpaused = c.withGpus(c.gpus().stream().map(g -> g.withPaused(false)).toList());
+            assertEquals(unpaused.place() instanceof Placement.Infeasible, p instanceof Placement.Infeasible,
+                    "pausing changed feasibility");
+            if (unpaused.place() instanceof Placement.Placed && !(p instanceof Placement.Placed)) {
+                assertInstanceOf(Placement.Blocked.class, p);
+                assertTrue(((Placement.Blocked) p).reason().contains("paused"), ((Placement.Blocked) p).reason());
+            }
+        });
+    }
+
     @Test
     void declaredJobIsNeverPlacedWhereEffectiveHeadroomIsBelowDeclarationPlusMargin() {
         Property.forAll(GpuArbitraries.declaredCases()).tries(TRIES).check(c -> {

@@ -59,6 +59,10 @@ final class JournalLines {
                 Gen.longs(1, Long.MAX_VALUE - 1).next(r, size), Gen.listOf(Gen.ints(0, Integer.MAX_VALUE), 0, 8).next(r, size));
         Gen<JournalEvent> interrupted = (r, size) -> new JournalEvent.Interrupted(keys().next(r, size));
         Gen<JournalEvent> retry = (r, size) -> new JournalEvent.Retry(keys().next(r, size));
+        Gen<JournalEvent> paused = (r, size) -> {
+            int gpu = Gen.ints(0, Integer.MAX_VALUE).next(r, size);
+            return new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, r.nextBoolean());
+        };
         Gen<JournalEvent> submitted = (r, size) -> new JournalEvent.Submitted(keys().next(r, size),
                 Gen.ints(1, 1_000_000_000).next(r, size), texts().next(r, size),
                 r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(Gen.longs(1, Units.MAX_MIB).next(r, size)),
@@ -86,7 +90,7 @@ final class JournalLines {
                 });
         Gen<JournalEvent> done = (r, size) -> new JournalEvent.Done(keys().next(r, size), Gen.elements(STATUSES).next(r, size),
                 Gen.ints(Integer.MIN_VALUE, Integer.MAX_VALUE).next(r, size), peaks.next(r, size), util.next(r, size));
-        return Gen.oneOf(seen, submitted, launching, started, interrupted, retry, oom, done);
+        return Gen.oneOf(seen, submitted, launching, started, interrupted, retry, paused, oom, done);
     }
 
     /** The event's fields, in the order gpusched writes them. */
@@ -119,6 +123,10 @@ final class JournalLines {
             f.add(new Field("gpus", s.gpus().toString()));
         } else if (e instanceof JournalEvent.Interrupted) {
             f.add(new Field("event", "\"interrupted\""));
+        } else if (e instanceof JournalEvent.GpuPaused p) {
+            f.add(new Field("event", "\"gpu_paused\""));
+            f.add(new Field("gpu", Integer.toString(p.gpu())));
+            f.add(new Field("paused", Boolean.toString(p.paused())));
         } else if (e instanceof JournalEvent.Retry) {
             f.add(new Field("event", "\"retry\""));
         } else if (e instanceof JournalEvent.Oom o) {
@@ -149,6 +157,11 @@ final class JournalLines {
             return List.of("attempts", "next_vram");
         } else if (e instanceof JournalEvent.Done) {
             return List.of("status", "returncode", "peak_mib", "avg_util");
+        } else if (e instanceof JournalEvent.Submitted) {
+            return List.of("no", "command", "vram", "gpus", "timeout_ns", "retries", "source", "owner", "cwd",
+                    "submitted_at_ms");
+        } else if (e instanceof JournalEvent.GpuPaused) {
+            return List.of("gpu", "paused");
         }
         return List.of();
     }
@@ -169,6 +182,13 @@ final class JournalLines {
             case "pgid" -> List.of("null", "0", "1", "-1", "-4242", "2147483648", "1e30", "4242.0", "9223372036854775808");
             case "run" -> List.of("null", "0", "-1", "1.0", "1e3", "1e30", "9223372036854775807", "9223372036854775808");
             case "attempts" -> List.of("null", "0", "-1", "1000001", "1.0", "2147483648");
+            case "vram" -> List.of("0", "-1", "2147483648", "9750.5", "1e4", "9223372036854775808");
+            case "timeout_ns" -> List.of("0", "-1", "1.5", "1e3", "9223372036854775808");
+            case "retries" -> List.of("null", "-1", "1001", "1.0");
+            case "submitted_at_ms" -> List.of("null", "-1", "1.5", "9223372036854775808");
+            case "gpu" -> List.of("null", "-1", "1.5", "2147483648");
+            case "paused" -> List.of("null", "1", "0", "\"true\"", "[]", "{}");
+            case "source", "owner", "cwd" -> List.of();
             case "next_vram" -> List.of("0", "-1", "2147483648", "9750.5", "1e4", "9223372036854775808");
             case "returncode" -> List.of("null", "2147483648", "-2147483649", "0.0", "1e2");
             case "avg_util" -> List.of("1e400", "-1e400");
@@ -182,8 +202,9 @@ final class JournalLines {
         };
         List<String> all = new ArrayList<>(specific);
         switch (name) {
-            case "key", "event", "command", "status" -> all.addAll(notString);
-            case "no", "run", "pgid", "attempts", "next_vram", "returncode", "avg_util" -> all.addAll(notNumber);
+            case "key", "event", "command", "status", "source", "owner", "cwd" -> all.addAll(notString);
+            case "no", "run", "pgid", "attempts", "next_vram", "returncode", "avg_util", "vram", "timeout_ns", "retries",
+                    "submitted_at_ms", "gpu" -> all.addAll(notNumber);
             default -> {
             }
         }

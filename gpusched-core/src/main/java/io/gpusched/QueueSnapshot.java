@@ -1,0 +1,26 @@
+package io.gpusched;
+
+import java.time.Instant;
+import java.util.Set;
+
+/**
+ * The queue at one moment, immutable, for any thread to read without touching the scheduler's loop
+ * (dashboards, a service answering "queue"): what the status board shows, and which GPUs are paused.
+ *
+ * @param at when the loop took it
+ * @param board running jobs with their GPUs and live VRAM, pending jobs with why each waits, and the
+ *     jobs that ended
+ * @param pausedGpus the GPUs paused now, by index
+ */
+public record QueueSnapshot(Instant at, StatusBoard board, Set<Integer> pausedGpus) {
+    /**
+     * Copies the set.
+     *
+     * @param at see {@link #at()}
+     * @param board see {@link #board()}
+     * @param pausedGpus see {@link #pausedGpus()}
+     */
+    public QueueSnapshot {
+        pausedGpus = Set.copyOf(pausedGpus);
+    }
+}

@@ -1,0 +1,88 @@
+package io.gpusched.engine;
+
+import io.gpusched.CancelOutcome;
+import io.gpusched.GpuschedException;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What users do to a running scheduler besides submitting: cancel a job by its number, and pause or
+ * resume a GPU. Both are journaled, so they hold across restarts. Loop thread only.
+ */
+final class Controls {
+    private final Durability durability;
+    private final RunningJobs running;
+    private final Stops stops;
+    private final Outcomes outcomes;
+    private final JobsSource source;
+    private final Reporter reporter;
+    private final SessionSignals signals;
+
+    Controls(Durability durability, RunningJobs running, Stops stops, Outcomes outcomes, JobsSource source,
+             Reporter reporter, SessionSignals signals) {
+        this.signals = signals;
+        this.durability = durability;
+        this.running = running;
+        this.stops = stops;
+        this.outcomes = outcomes;
+        this.source = source;
+        this.reporter = reporter;
+    }
+
+    /**
+     * Cancels the job with this display number: a running one is stopped (it ends as cancelled), a
+     * pending one is journaled cancelled. A file line cancelled this way stays cancelled, as if its line
+     * said {@code cancel}.
+     */
+    CancelOutcome cancel(int no) {
+        Optional<RunningJob> rj = running.all().stream().filter(r -> r.no == no).findFirst();
+        if (rj.isPresent()) {
+            if (rj.get().stopping.isPresent()) {
+                return CancelOutcome.ALREADY_ENDED;
+            }
+            stops.stop(rj.get(), StopReason.CANCELLED);
+            return CancelOutcome.STOPPING;
+        }
+        for (JobSpec j : source.jobs()) {
+            JobRecord r = durability.state().record(j.key());
+            if (r.no().orElse(0) != no) {
+                continue;
+            }
+            if (r.terminal() || j.cancel()) {
+                return CancelOutcome.ALREADY_ENDED;
+            }
+            if (r.runningPgid().isPresent()) {
+                // An orphan of a dead scheduler: its session is stopped; when it is gone it ends as interrupted
+                // and, being cancelled now, never runs again.
+                signals.terminate(r.runningPgid().getAsLong());
+            }
+            outcomes.cancelledBeforeStart(j, no);
+            return CancelOutcome.CANCELLED;
+        }
+        return CancelOutcome.NOT_FOUND;
+    }
+
+    /**
+     * Pauses or resumes a GPU: running jobs continue; while paused nothing new is placed there, and jobs
+     * that need it wait (never infeasible because of a pause).
+     *
+     * @param known the GPU indices the backend reports
+     * @throws GpuschedException for an index the backend does not report
+     */
+    void pause(int gpu, boolean paused, Set<Integer> known) {
+        if (!known.contains(gpu)) {
+            throw new GpuschedException("no GPU " + gpu + " here; GPUs: " + known);
+        }
+        if (durability.state().pausedGpus().contains(gpu) == paused) {
+            return;
+        }
+        durability.record(List.of(new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, paused)));
+        reporter.emit(new SchedulerEvent.GpuPauseChanged(reporter.now(), gpu, paused));
+    }
+}
