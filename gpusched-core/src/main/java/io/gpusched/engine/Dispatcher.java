@@ -28,7 +28,7 @@ final class Dispatcher {
     private final Allocator allocator;
     private final Durability durability;
     private final RunFiles runFiles;
-    private final JobLauncher launcher;
+    private final RunExecutor executor;
     private final RunNames names;
     private final RunningJobs running;
     private final ProcFs procFs;
@@ -45,13 +45,13 @@ final class Dispatcher {
      * @param endedEarlier how many jobs of the queue ended in an earlier run (for "N/M dispatched")
      * @param inbox where each launched job's exit is posted
      */
-    Dispatcher(Allocator allocator, Durability durability, RunFiles runFiles, JobLauncher launcher, RunNames names,
+    Dispatcher(Allocator allocator, Durability durability, RunFiles runFiles, RunExecutor executor, RunNames names,
                RunningJobs running, ProcFs procFs, Reporter reporter, Outcomes outcomes, IntSupplier endedEarlier,
                Consumer<Engine.Message> inbox) {
         this.allocator = allocator;
         this.durability = durability;
         this.runFiles = runFiles;
-        this.launcher = launcher;
+        this.executor = executor;
         this.names = names;
         this.running = running;
         this.procFs = procFs;
@@ -124,7 +124,7 @@ final class Dispatcher {
 
     /** Intent, spawn, record; empty when the job could not start (said once; it stays pending). */
     private Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, GpuSnapshot snap, int total,
-                                        List<SchedulerEvent> started) {
+                                        List<SchedulerEvent> reports) {
         if (durability.failing().isPresent()) {
             return Optional.empty();
         }
@@ -142,28 +142,28 @@ final class Dispatcher {
             durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
             return Optional.empty();
         }
-        Process process;
+        RunExecutor.Started started;
         try {
-            process = launcher.launch(p.spec().command(), gpus, snap, log,
+            started = executor.start(new RunExecutor.Launch(p.spec().command(), gpus, snap, log,
                     Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
-                    names.token(run), runFiles.paths(p.no(), run));
+                    names.token(run), runFiles.paths(p.no(), run)));
         } catch (IOException e) {
             durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
             reporter.warnOnce("cannot start job " + p.no() + " (log " + log + "): " + e.getMessage()
                     + " — it stays pending; running jobs are unaffected");
             return Optional.empty();
         }
-        long startTicks = procFs.startTicks(process.pid()).orElse(0);
-        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, process, log, reporter.now(), run,
-                startTicks);
+        long startTicks = procFs.startTicks(started.sessionId()).orElse(0);
+        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, started.sessionId(), log, reporter.now(),
+                run, startTicks);
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus));
         running.add(rj);
-        started.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
+        reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 p.declaredMib(), endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, log,
                 p.attempts() + 1));
-        process.onExit().thenAccept(done -> inbox.accept(new Engine.Exited(rj, done.exitValue())));
+        started.exit().thenAccept(code -> inbox.accept(new Engine.Exited(rj, code)));
         return Optional.of(rj);
     }
 }

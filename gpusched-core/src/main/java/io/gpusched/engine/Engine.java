@@ -274,9 +274,9 @@ public final class Engine {
         submissions = new Submissions(durability, source, outcomes, reporter);
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals);
         queue = new PendingQueue(durability, running, stops, outcomes, ended, procFs, reporter);
-        JobLauncher launcher = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
+        RunExecutor local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices());
-        Dispatcher dispatcher = new Dispatcher(new Allocator(options.placement()), durability, runFiles, launcher, names, running,
+        Dispatcher dispatcher = new Dispatcher(new Allocator(options.placement()), durability, runFiles, local, names, running,
                 procFs, reporter, outcomes, ended::earlierCount, this::post);
         planner = new Planner(queue, dispatcher, durability, reader);
     }

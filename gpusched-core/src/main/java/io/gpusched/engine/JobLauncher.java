@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
  * command starts); if the wrapper itself is killed, no status is written and the run counts as
  * interrupted.
  */
-final class JobLauncher {
+final class JobLauncher implements RunExecutor {
     /** Environment entry every process of a run inherits, so escaped processes can still be found. */
     static final String RUN_VARIABLE = "GPUSCHED_RUN";
 
@@ -76,6 +76,12 @@ final class JobLauncher {
             }
         }
         return Optional.empty();
+    }
+
+    @Override
+    public Started start(Launch l) throws IOException {
+        Process p = launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files());
+        return new Started(p.pid(), p.onExit().thenApply(Process::exitValue));
     }
 
     /**

@@ -16,7 +16,7 @@ final class RunningJob {
     final int no;
     final OptionalLong declaredMib;
     final List<Integer> gpus;
-    final Process process;
+    /** The run's session (and process group) id; its leader's pid. */
     final long pid;
     final Path log;
     final Instant startedAt;
@@ -35,14 +35,13 @@ final class RunningJob {
     Instant stopSentAt;
     boolean killEscalated;
 
-    RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, Process process, Path log, Instant startedAt,
+    RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, long pid, Path log, Instant startedAt,
                long run, long startTicks) {
         this.spec = spec;
         this.no = no;
         this.declaredMib = declaredMib;
         this.gpus = List.copyOf(gpus);
-        this.process = process;
-        this.pid = process.pid();
+        this.pid = pid;
         this.log = log;
         this.startedAt = startedAt;
         this.run = run;

@@ -1,0 +1,45 @@
+package io.gpusched.engine;
+
+import io.gpusched.gpu.GpuSnapshot;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How a run executes, for the dispatcher: today a local process in a session of its own
+ * ({@link JobLauncher}); a client's {@code srun} lease or a Slurm job can be others. Whatever executes
+ * it, a run is named by its token and run files, leads a session the scheduler can signal and attribute
+ * GPU memory to, and reports its exit status once.
+ */
+interface RunExecutor {
+    /**
+     * Everything a run is started with.
+     *
+     * @param command the shell command, run as by {@code sh -c}
+     * @param gpus the GPUs it got
+     * @param snapshot the snapshot they were chosen on (for device UUIDs)
+     * @param log where its output goes
+     * @param jobVars extra environment ({@code GPUSCHED_JOB_NO}, ...)
+     * @param runToken the value of {@link JobLauncher#RUN_VARIABLE}
+     * @param files its pid, exit and command files
+     */
+    record Launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
+                  String runToken, RunFiles.Paths files) {
+    }
+
+    /**
+     * A run that started.
+     *
+     * @param sessionId its session (and process group) id: what signals and attribution use
+     * @param exit completes with its leader's exit status when it ends, on any thread
+     */
+    record Started(long sessionId, CompletableFuture<Integer> exit) {
+    }
+
+    /**
+     * @throws IOException when it could not start; the caller withdraws the run's intent
+     */
+    Started start(Launch launch) throws IOException;
+}
