@@ -21,7 +21,7 @@ import java.util.List;
 public final class Journal implements AutoCloseable {
     private final Path path;
     private final JournalCodec codec = new JournalCodec();
-    private final JournalState state = new JournalState();
+    private JournalState state = new JournalState();
     private final List<String> loadWarnings = new ArrayList<>();
     private FileChannel channel;
 
@@ -46,6 +46,8 @@ public final class Journal implements AutoCloseable {
             if (fresh) {
                 Files.deleteIfExists(path);
             }
+            // A compaction cut short before its rename: the journal itself is still whole and authoritative.
+            Files.deleteIfExists(compactFile(path));
             if (Files.exists(path)) {
                 j.load();
             }
@@ -74,6 +76,76 @@ public final class Journal implements AutoCloseable {
     /** @return one-line warnings from loading (skipped or unknown lines); empty when clean */
     public List<String> loadWarnings() {
         return List.copyOf(loadWarnings);
+    }
+
+    /** @return the journal file's size in bytes, as written so far */
+    public long sizeBytes() {
+        try {
+            return channel.size();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private static Path compactFile(Path path) {
+        return path.resolveSibling(path.getFileName() + ".compact");
+    }
+
+    /**
+     * Replaces the journal with {@code events} (a {@link Compaction} of its state), crash-safe at every
+     * step: they are written to {@code journal.jsonl.compact} and forced, then renamed over the journal
+     * in one atomic step, and the directory is forced. A crash before the rename leaves the old journal
+     * (the leftover file is removed at the next open); after it, the new one. The state is then the
+     * fold of {@code events}.
+     *
+     * @param events the events of the new journal
+     * @throws JournalException if it cannot be done; the journal is then as it was
+     */
+    public void rewrite(List<? extends JournalEvent> events) {
+        if (behind()) {
+            throw new JournalException("cannot compact " + path + " while the disk refuses its writes", null);
+        }
+        force();
+        Path tmp = compactFile(path);
+        StringBuilder sb = new StringBuilder();
+        JournalState folded = new JournalState();
+        for (JournalEvent e : events) {
+            sb.append(codec.encode(e)).append('\n');
+            folded.apply(e);
+        }
+        try {
+            try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
+                    StandardOpenOption.WRITE)) {
+                ByteBuffer buf = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
+                while (buf.hasRemaining()) {
+                    out.write(buf);
+                }
+                out.force(true);
+            }
+            Files.move(tmp, path, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                    java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // the next open removes it
+            }
+            throw new JournalException("cannot compact " + path + ": " + e.getMessage() + "; it is kept as it was", e);
+        }
+        // The old channel still points at the replaced file: from here on, the new one.
+        try {
+            channel.close();
+            if (path.getParent() != null) {
+                try (FileChannel dir = FileChannel.open(path.getParent(), StandardOpenOption.READ)) {
+                    dir.force(true);
+                }
+            }
+            channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new JournalException("cannot reopen " + path + " after compacting it: " + e.getMessage(), e);
+        }
+        state = folded;
+        pendingNewline = false;
     }
 
     /** @return the journal file */

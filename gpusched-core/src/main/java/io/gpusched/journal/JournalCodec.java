@@ -69,6 +69,10 @@ public final class JournalCodec {
                 g.writeEndArray();
             } else if (e instanceof JournalEvent.Interrupted) {
                 g.writeStringField("event", "interrupted");
+            } else if (e instanceof JournalEvent.Compacted c) {
+                g.writeStringField("event", "compacted");
+                g.writeNumberField("next_no", c.nextNo());
+                g.writeNumberField("next_run", c.nextRun());
             } else if (e instanceof JournalEvent.GpuPaused p) {
                 g.writeStringField("event", "gpu_paused");
                 g.writeNumberField("gpu", p.gpu());
@@ -125,6 +129,7 @@ public final class JournalCodec {
      *   <li>{@code started}: {@code pgid} in [2, 2^31 − 1] (a {@code pid_t}; never init, 0 or a
      *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1];</li>
      *   <li>{@code interrupted}, {@code retry}: no other field;</li>
+     *   <li>{@code compacted}: {@code key} {@code journal}, {@code next_no} in [1, 10^9 + 1], {@code next_run} at least 1;</li>
      *   <li>{@code gpu_paused}: {@code gpu} an index, {@code key} {@code gpu<index>}, {@code paused} a boolean;</li>
      *   <li>{@code submitted}: {@code no} as for {@code seen}, {@code command}, {@code source}, {@code owner},
      *       {@code cwd} strings, {@code vram} null or MiB, {@code gpus} in [1, 1024], {@code timeout_ns}
@@ -163,6 +168,12 @@ public final class JournalCodec {
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));
             case "interrupted":
                 return Optional.of(new JournalEvent.Interrupted(k));
+            case "compacted":
+                if (!k.equals(JournalEvent.Compacted.KEY)) {
+                    throw new IllegalArgumentException("\"key\" of a compacted event must be " + JournalEvent.Compacted.KEY);
+                }
+                return Optional.of(new JournalEvent.Compacted(k, (int) f.whole("next_no", 1, MAX_NO + 1L),
+                        f.whole("next_run", 1, Long.MAX_VALUE)));
             case "gpu_paused":
                 int gpu = (int) f.whole("gpu", 0, Integer.MAX_VALUE);
                 if (!k.equals(JournalEvent.GpuPaused.keyOf(gpu))) {

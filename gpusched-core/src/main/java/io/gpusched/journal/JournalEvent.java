@@ -150,6 +150,27 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * The first line of a compacted journal: the numbers the rest of it may no longer imply, since
+     * compaction drops the records of submissions that ended long ago. The original tool never writes
+     * it and skips it.
+     *
+     * @param key always {@link #KEY}
+     * @param nextNo the display number the next new job gets
+     * @param nextRun the run number the next launch gets
+     */
+    record Compacted(String key, int nextNo, long nextRun) implements JournalEvent {
+        /** The key of the event: no job key can be it. */
+        public static final String KEY = "journal";
+
+        /** Checks the key. */
+        public Compacted {
+            if (!KEY.equals(key)) {
+                throw new IllegalArgumentException("a compaction marker's key is " + KEY + ", got " + key);
+            }
+        }
+    }
+
+    /**
      * A job hit CUDA OOM and will be retried.
      *
      * @param key identity key

@@ -20,6 +20,11 @@ public final class JournalState {
      * @param e the event
      */
     public void apply(JournalEvent e) {
+        if (e instanceof JournalEvent.Compacted c) {
+            nextNo = Math.max(nextNo, c.nextNo());
+            nextRun = Math.max(nextRun, c.nextRun());
+            return;
+        }
         if (e instanceof JournalEvent.GpuPaused p) {
             if (p.paused()) {
                 pausedGpus.add(p.gpu());

@@ -1,0 +1,118 @@
+package io.gpusched.journal;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.Set;
+
+/**
+ * The folded state of a journal written back as the fewest events that fold to it again: per job its
+ * first sight (or submission) and, as it stands, its outcome, its OOM retry state, or its run in
+ * flight; the paused GPUs; and a first line that keeps the next display and run numbers. Submissions
+ * that ended are history, not queue: only the most recent {@code keepEndedSubmissions} are kept. Pure.
+ */
+public final class Compaction {
+    private Compaction() {
+    }
+
+    /**
+     * @param state the folded journal
+     * @param keepEndedSubmissions how many ended submissions to keep (the most recent)
+     * @return events that fold to the same state, less the ended submissions left out
+     * @throws IllegalStateException if a job's launch is in flight (compaction happens between rounds)
+     */
+    public static List<JournalEvent> of(JournalState state, int keepEndedSubmissions) {
+        List<JournalEvent> out = new ArrayList<>();
+        out.add(new JournalEvent.Compacted(JournalEvent.Compacted.KEY, state.nextNo(), state.nextRun()));
+        for (int gpu : state.pausedGpus()) {
+            out.add(new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, true));
+        }
+        Set<String> dropped = droppedSubmissions(state, keepEndedSubmissions);
+        // Submissions first, in the order they were made (a restart queues them in it), then file jobs.
+        Set<String> written = new HashSet<>(dropped);
+        for (JournalEvent.Submitted s : state.submissions()) {
+            if (written.add(s.key())) {
+                out.add(s);
+                out.addAll(job(s.key(), state.record(s.key()), s));
+            }
+        }
+        List<Map.Entry<String, JobRecord>> records = new ArrayList<>(state.records().entrySet());
+        records.sort(Comparator.comparingInt((Map.Entry<String, JobRecord> e) -> e.getValue().no().orElse(0))
+                .thenComparing(Map.Entry::getKey));
+        for (Map.Entry<String, JobRecord> e : records) {
+            if (written.add(e.getKey())) {
+                out.addAll(job(e.getKey(), e.getValue(), null));
+            }
+        }
+        return out;
+    }
+
+    /** One job's events after its submission line, if it has one: its number, then where it stands. */
+    private static List<JournalEvent> job(String key, JobRecord r, JournalEvent.Submitted submitted) {
+        if (r.launching()) {
+            throw new IllegalStateException("job " + key + " is being launched; compact between rounds");
+        }
+        List<JournalEvent> out = new ArrayList<>();
+        boolean numbered = submitted != null && r.no().equals(java.util.OptionalInt.of(submitted.no()))
+                && r.command().equals(submitted.command());
+        if (!numbered && r.no().isPresent()) {
+            out.add(new JournalEvent.Seen(key, r.no().getAsInt(), r.command()));
+        }
+        out.addAll(standing(key, r));
+        return out;
+    }
+
+    /** A session id above Linux's pid_max (2^22): it names the last attempt's GPUs, and matches no process. */
+    private static final long NO_SESSION = Integer.MAX_VALUE;
+
+    /**
+     * The events that bring a seen job to where its record stands: its attempts and OOM-raised
+     * declaration, the GPUs of its last attempt, and its outcome or its run in flight.
+     */
+    private static List<JournalEvent> standing(String key, JobRecord r) {
+        List<JournalEvent> out = new ArrayList<>();
+        // A done line counts one attempt itself.
+        attempts(out, key, r.terminal() ? r.attempts() - 1 : r.attempts(), r);
+        if (r.runningPgid().isPresent()) {
+            if (r.run().isPresent()) {
+                out.add(new JournalEvent.Launching(key, r.run().getAsLong(), r.gpus()));
+            }
+            out.add(new JournalEvent.Started(key, r.runningPgid().getAsLong(), r.gpus()));
+            return out;
+        }
+        if (!r.gpus().isEmpty()) {
+            out.add(new JournalEvent.Started(key, NO_SESSION, r.gpus()));
+            if (!r.terminal()) {
+                out.add(new JournalEvent.Interrupted(key));
+            }
+        }
+        if (r.terminal()) {
+            out.add(new JournalEvent.Done(key, r.status(), r.returncode().orElse(0), r.peakMib(), OptionalDouble.empty()));
+        }
+        return out;
+    }
+
+    /** An oom line sets both attempts and the raised declaration; a retry line then zeroes the attempts. */
+    private static void attempts(List<JournalEvent> out, String key, int attempts, JobRecord r) {
+        if (attempts > 0) {
+            out.add(new JournalEvent.Oom(key, Math.min(attempts, JournalCodec.MAX_ATTEMPTS), r.nextVramMib()));
+        } else if (r.nextVramMib().isPresent()) {
+            out.add(new JournalEvent.Oom(key, 1, r.nextVramMib()));
+            out.add(new JournalEvent.Retry(key));
+        }
+    }
+
+    private static Set<String> droppedSubmissions(JournalState state, int keep) {
+        List<JournalEvent.Submitted> ended = state.submissions().stream()
+                .filter(s -> state.record(s.key()).terminal())
+                .sorted(Comparator.comparingInt(JournalEvent.Submitted::no).reversed()).toList();
+        Set<String> dropped = new HashSet<>();
+        for (int i = keep; i < ended.size(); i++) {
+            dropped.add(ended.get(i).key());
+        }
+        return dropped;
+    }
+}
