@@ -243,6 +243,16 @@ public sealed interface SchedulerEvent {
     }
 
     /**
+     * The journal grew past its threshold and was compacted: rewritten as its folded state.
+     *
+     * @param at time
+     * @param bytesBefore its size before, in bytes
+     * @param bytesAfter its size after, in bytes
+     */
+    record JournalCompacted(Instant at, long bytesBefore, long bytesAfter) implements SchedulerEvent {
+    }
+
+    /**
      * A job a dead scheduler started is still alive; it is not started again.
      *
      * @param at time

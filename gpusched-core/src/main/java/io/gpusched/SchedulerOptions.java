@@ -38,6 +38,8 @@ import java.util.Set;
  * @param retryFailed run again the jobs that failed, timed out, were infeasible or failed with CUDA OOM
  *     in an earlier run ({@code --retry-failed}, default off), with a fresh retry count and any
  *     declaration an OOM raised; cancelled and successful jobs never run again
+ * @param compactAfterBytes the journal's size in bytes past which it is compacted (its folded state
+ *     written back, crash-safely), checked once a round (default 64 MiB; at least 4096)
  */
 public record SchedulerOptions(
         long marginMib,
@@ -56,7 +58,8 @@ public record SchedulerOptions(
         int backendFailureLimit,
         VisibleDevices visibleDevices,
         Duration backendTimeout,
-        boolean retryFailed) {
+        boolean retryFailed,
+        long compactAfterBytes) {
 
     /** How jobs are told which GPUs they got. */
     public enum VisibleDevices {
@@ -86,6 +89,7 @@ public record SchedulerOptions(
      * @param visibleDevices see {@link #visibleDevices()}
      * @param backendTimeout see {@link #backendTimeout()}
      * @param retryFailed see {@link #retryFailed()}
+     * @param compactAfterBytes see {@link #compactAfterBytes()}
      */
     public SchedulerOptions {
         Objects.requireNonNull(allowedGpus, "allowedGpus");
@@ -110,6 +114,8 @@ public record SchedulerOptions(
                 "--backend-timeout must be at least 0.001 s, got " + seconds(backendTimeout));
         require(backendTimeout.compareTo(Duration.ofDays(1)) <= 0,
                 "--backend-timeout must be at most 1 day, got " + seconds(backendTimeout));
+        require(compactAfterBytes >= 4096, "the journal compaction threshold must be at least 4096 bytes, got "
+                + compactAfterBytes);
         allowedGpus.ifPresent(s -> {
             require(!s.isEmpty(), "--gpus must name at least one GPU");
             s.forEach(i -> require(i >= 0, "--gpus indices must be >= 0, got " + i));
@@ -120,7 +126,7 @@ public record SchedulerOptions(
     public static SchedulerOptions defaults() {
         return new SchedulerOptions(512, 200, 0.10, false, Optional.empty(), 0.10, Duration.ofSeconds(5),
                 Duration.ofMillis(250), false, 0, Duration.ofSeconds(10), false, 256, 5, VisibleDevices.UUID,
-                Duration.ofSeconds(10), false);
+                Duration.ofSeconds(10), false, 64L << 20);
     }
 
     /** @return the placement part of these options, for the {@link io.gpusched.alloc.Allocator} */
@@ -138,7 +144,7 @@ public record SchedulerOptions(
      * @return a copy with this margin
      */
     public SchedulerOptions withMarginMib(long v) {
-        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -146,7 +152,7 @@ public record SchedulerOptions(
      * @return a copy with this idle threshold
      */
     public SchedulerOptions withIdleThresholdMib(long v) {
-        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -154,7 +160,7 @@ public record SchedulerOptions(
      * @return a copy with this spike buffer
      */
     public SchedulerOptions withSpikeBuffer(double v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -162,7 +168,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withExclusive(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -170,7 +176,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withAllowedGpus(Set<Integer> v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -178,7 +184,7 @@ public record SchedulerOptions(
      * @return a copy with this tolerance
      */
     public SchedulerOptions withTolerance(double v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -186,7 +192,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withPoll(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -194,7 +200,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withSampleInterval(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -202,7 +208,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withWatch(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -210,7 +216,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withOomRetries(int v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -218,7 +224,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withKillGrace(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -226,7 +232,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withVerbose(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -234,7 +240,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withBackendFailureLimit(int v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -242,7 +248,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withVisibleDevices(VisibleDevices v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v, backendTimeout, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v, backendTimeout, retryFailed, compactAfterBytes);
     }
 
     /**
@@ -250,7 +256,7 @@ public record SchedulerOptions(
      * @return a copy with this bound
      */
     public SchedulerOptions withBackendTimeout(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, v, retryFailed);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, v, retryFailed, compactAfterBytes);
     }
 
     private static void require(boolean ok, String message) {
@@ -270,6 +276,16 @@ public record SchedulerOptions(
     public SchedulerOptions withRetryFailed(boolean v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll,
                 sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices,
-                backendTimeout, v);
+                backendTimeout, v, compactAfterBytes);
+    }
+
+    /**
+     * @param v bytes
+     * @return a copy compacting the journal past this size
+     */
+    public SchedulerOptions withCompactAfterBytes(long v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll,
+                sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices,
+                backendTimeout, retryFailed, v);
     }
 }

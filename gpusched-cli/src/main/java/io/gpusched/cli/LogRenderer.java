@@ -94,6 +94,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     + ") and keeps that outcome: an edit that keeps the command keeps the job's identity. "
                     + (x.status().isFailure() ? "Run it again with --retry-failed, or change" : "To run it again, change")
                     + " its command (e.g. add a comment: cmd # 2): " + x.command();
+        } else if (e instanceof SchedulerEvent.JournalCompacted c) {
+            return "journal compacted: " + c.bytesBefore() + " → " + c.bytesAfter() + " bytes (its folded state, written back)";
         } else if (e instanceof SchedulerEvent.GpuPauseChanged p) {
             return p.paused() ? "gpu " + p.gpu() + " paused — running jobs continue; no new job starts there until it is resumed"
                     : "gpu " + p.gpu() + " resumed";

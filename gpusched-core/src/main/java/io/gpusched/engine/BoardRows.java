@@ -18,7 +18,7 @@ final class BoardRows {
     private List<PendingQueue.PendingJob> pendingOf;
     private Map<String, String> reasonsOf;
     private List<StatusBoard.Pending> pending = List.of();
-    private int doneCount = -1;
+    private long doneCount = -1;
     private List<JobResult> done = List.of();
     private long earlierChanges = -1;
     private List<JobResult> earlier = List.of();
@@ -45,11 +45,11 @@ final class BoardRows {
             earlierChanges = ended.changes();
         }
         List<JobResult> results = outcomes.results();
-        if (results.size() != doneCount) {
+        if (outcomes.endedCount() != doneCount) {
             List<JobResult> sorted = new ArrayList<>(results);
             sorted.sort(Comparator.comparingInt(JobResult::no));
             done = List.copyOf(sorted);
-            doneCount = results.size();
+            doneCount = outcomes.endedCount();
         }
         return new StatusBoard(rows, pending, done, earlier, outcomes.interrupted());
     }

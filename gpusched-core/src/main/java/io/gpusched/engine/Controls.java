@@ -65,7 +65,10 @@ final class Controls {
             outcomes.cancelledBeforeStart(j, no);
             return CancelOutcome.CANCELLED;
         }
-        return CancelOutcome.NOT_FOUND;
+        // Ended submissions leave the queue; the journal still knows them.
+        boolean endedBefore = durability.state().records().values().stream()
+                .anyMatch(r -> r.no().orElse(0) == no && r.terminal());
+        return endedBefore ? CancelOutcome.ALREADY_ENDED : CancelOutcome.NOT_FOUND;
     }
 
     /**

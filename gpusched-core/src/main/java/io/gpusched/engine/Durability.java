@@ -26,6 +26,8 @@ final class Durability {
     /** Why the journal cannot be written, while it cannot. */
     private Optional<String> failing = Optional.empty();
     private long changes;
+    /** The journal's size right after the last compaction, in bytes. */
+    private long compactedBytes;
     /** The loop's thread: the only one that may touch scheduler state (checked under -ea, as in tests). */
     private final Thread owner = Thread.currentThread();
 
@@ -142,6 +144,33 @@ final class Durability {
         List<Runnable> held = List.copyOf(afterForce);
         afterForce.clear();
         held.forEach(Runnable::run);
+    }
+
+    /**
+     * Compacts the journal when it has grown past {@code thresholdBytes} and to twice its size after the
+     * last compaction: its folded state written back,
+     * crash-safely, keeping the most recent {@code keepEndedSubmissions} ended submissions. Never while
+     * writes fail or inside a group. A compaction that fails is said once; the journal stays as it was.
+     */
+    void compactIfLarger(long thresholdBytes, int keepEndedSubmissions) {
+        if (grouping || failing.isPresent()) {
+            return;
+        }
+        long before = journal.sizeBytes();
+        // Past the threshold, and doubled since the last compaction: when the state itself is larger than
+        // the threshold, compacting every round would rewrite it for nothing.
+        if (before <= thresholdBytes || before <= 2 * compactedBytes) {
+            return;
+        }
+        try {
+            journal.rewrite(io.gpusched.journal.Compaction.of(journal.state(), keepEndedSubmissions));
+        } catch (JournalException e) {
+            reporter.warnOnce(e.getMessage());
+            return;
+        }
+        changes++;
+        compactedBytes = journal.sizeBytes();
+        reporter.emit(new SchedulerEvent.JournalCompacted(reporter.now(), before, compactedBytes));
     }
 
     /** While writes fail, tries to write what is queued; says so when the disk takes it again. */

@@ -95,6 +95,11 @@ final class EndedJobs {
         return true;
     }
 
+    /** Forgets ended jobs that left the queue for good (ended submissions). */
+    void forget(Set<String> keys) {
+        endedSpecs.keySet().removeAll(keys);
+    }
+
     /** Forgets the earlier outcomes of lines no longer in the queue: a deleted line leaves the summary too. */
     void retainQueue(List<JobSpec> jobs) {
         if (earlier.isEmpty()) {

@@ -273,7 +273,7 @@ public final class Engine {
         stops = new Stops(options, running, signals, procFs, names, reporter);
         submissions = new Submissions(durability, source, outcomes, reporter);
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals);
-        queue = new PendingQueue(durability, running, stops, outcomes, ended, procFs, reporter);
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter);
         RunExecutor local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices());
         Dispatcher dispatcher = new Dispatcher(new Allocator(options.placement()), durability, runFiles, local, names, running,
@@ -396,6 +396,7 @@ public final class Engine {
         stops.enforceDeadlines();
         planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
                 : Optional.empty());
+        durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
         emitBoard();
     }
 

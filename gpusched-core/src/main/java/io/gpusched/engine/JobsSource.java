@@ -184,6 +184,18 @@ final class JobsSource {
     }
 
     /**
+     * Removes submissions that ended: they are history, not queue (the journal and the results keep
+     * them), and a scheduler that runs for months must not hold every one it ever took.
+     *
+     * @param keys submission keys
+     */
+    void retire(java.util.Set<String> keys) {
+        if (!keys.isEmpty() && submitted.removeIf(j -> keys.contains(j.key()))) {
+            changed();
+        }
+    }
+
+    /**
      * Adds an API submission, queued after the file's jobs and earlier submissions. Its key is its own
      * ({@code s<no>}), never a file line's, so a line with the same command appended later is another job.
      */

@@ -40,9 +40,12 @@ final class Outcomes {
     private final Leftovers leftovers;
     private final ProcFs procFs;
     private final Reporter reporter;
-    private final EndedJobs ended;
+    private final EndedJobs endedJobs;
     private final Measurer measurer;
+    /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
+    static final int HISTORY = 1000;
     private final List<JobResult> results = new ArrayList<>();
+    private long ended;
     private final Map<String, CompletableFuture<JobResult>> futures = new HashMap<>();
     private final List<StatusBoard.Interrupted> interrupted = new ArrayList<>();
 
@@ -65,13 +68,21 @@ final class Outcomes {
         this.leftovers = leftovers;
         this.procFs = procFs;
         this.reporter = reporter;
-        this.ended = ended;
+        this.endedJobs = ended;
         this.measurer = measurer;
     }
 
-    /** @return every job that ended in this run, in completion order (a live view) */
+    /**
+     * @return every job that ended in this run, in completion order (a live view); in {@code --watch},
+     *     the last {@link #HISTORY}
+     */
     List<JobResult> results() {
         return results;
+    }
+
+    /** @return how many jobs ended in this run, all told: it moves whenever {@link #results()} changes */
+    long endedCount() {
+        return ended;
     }
 
     /** @return the jobs the stop interrupted, by display number */
@@ -139,7 +150,7 @@ final class Outcomes {
     void fail(PendingQueue.PendingJob p, JobStatus status, String reason) {
         durability.record(List.of(new JournalEvent.Done(p.spec().key(), status.journalName(), 1, Map.of(),
                 OptionalDouble.empty())));
-        ended.ended(p.spec());
+        endedJobs.ended(p.spec());
         reporter.emit(new SchedulerEvent.JobInfeasible(reporter.now(), p.no(), p.spec().command(), reason));
         complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
                 Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
@@ -148,7 +159,7 @@ final class Outcomes {
     /** A job whose line says {@code cancel} before it ever started. */
     void cancelledBeforeStart(JobSpec j, int no) {
         durability.record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
-        ended.ended(j);
+        endedJobs.ended(j);
         complete(new JobResult(j.key(), no, j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
                 Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
     }
@@ -237,7 +248,7 @@ final class Outcomes {
                 : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil())));
-        ended.ended(end.spec());
+        endedJobs.ended(end.spec());
         end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
         Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
                 : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
@@ -258,6 +269,10 @@ final class Outcomes {
 
     private void complete(JobResult r) {
         results.add(r);
+        ended++;
+        if (options.watch() && results.size() > HISTORY) {
+            results.remove(0);
+        }
         reporter.emit(new SchedulerEvent.JobFinished(reporter.now(), r, options.tolerance()));
         CompletableFuture<JobResult> f = futures.remove(r.key());
         if (f != null) {

@@ -23,6 +23,7 @@ import java.util.Set;
  */
 final class PendingQueue {
     private final Durability durability;
+    private final JobsSource source;
     private final RunningJobs running;
     private final Stops stops;
     private final Outcomes outcomes;
@@ -38,9 +39,10 @@ final class PendingQueue {
     record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts) {
     }
 
-    PendingQueue(Durability durability, RunningJobs running, Stops stops, Outcomes outcomes, EndedJobs ended,
-                 ProcFs procFs, Reporter reporter) {
+    PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
+                 EndedJobs ended, ProcFs procFs, Reporter reporter) {
         this.durability = durability;
+        this.source = source;
         this.running = running;
         this.stops = stops;
         this.outcomes = outcomes;
@@ -110,6 +112,7 @@ final class PendingQueue {
     /** Recomputes the pending list from the source's jobs and the journal. */
     void compute(List<JobSpec> jobs) {
         List<PendingJob> out = new ArrayList<>();
+        Set<String> endedSubmissions = new HashSet<>();
         int orphans = 0;
         for (JobSpec j : jobs) {
             if (running.contains(j.key())) {
@@ -135,6 +138,10 @@ final class PendingQueue {
                 durability.record(List.of(new JournalEvent.Retry(j.key())));
                 r = durability.state().record(j.key());
             }
+            if (r.terminal() && Submissions.isSubmission(j.key())) {
+                endedSubmissions.add(j.key());
+                continue;
+            }
             if (r.terminal()) {
                 ended.firstSightOfEarlier(j, r, no(j.key())).ifPresent(this::endedEarlier);
                 if (ended.edited(j)) {
@@ -151,6 +158,8 @@ final class PendingQueue {
         }
         liveOrphans = orphans;
         pending = out;
+        source.retire(endedSubmissions);
+        ended.forget(endedSubmissions);
     }
 
     /**

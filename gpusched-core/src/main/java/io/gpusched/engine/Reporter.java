@@ -50,6 +50,11 @@ final class Reporter {
     }
 
     void warnOnce(String message) {
+        if (warnedOnce.size() >= 10_000) {
+            // Runs for months: most warnings name a job, and a job's come once; forgetting old ones
+            // only risks saying a long-past one again.
+            warnedOnce.clear();
+        }
         if (warnedOnce.add(message)) {
             emit(new SchedulerEvent.Warning(now(), message));
         }

@@ -61,6 +61,11 @@ final class Submissions {
         durability.afterDurable(() -> accepted.complete(no));
     }
 
+    /** @return whether this key is a submission's ({@code s<no>}) rather than a file line's */
+    static boolean isSubmission(String key) {
+        return key.startsWith("s");
+    }
+
     static JobSpec spec(JournalEvent.Submitted s) {
         Optional<Duration> timeout = s.timeoutNanos().isPresent()
                 ? Optional.of(Duration.ofNanos(s.timeoutNanos().getAsLong())) : Optional.empty();

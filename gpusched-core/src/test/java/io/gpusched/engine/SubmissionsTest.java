@@ -130,4 +130,38 @@ class SubmissionsTest {
             assertEquals(4, j.state().nextNo(), "numbers go on after the submissions'");
         }
     }
+
+    @Test
+    void aLongWatchRunCompactsItsJournalForgetsEndedSubmissionsAndARestartGoesOnFromIt() throws Exception {
+        Path marker = dir.resolve("ran");
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "[vram=1G] echo file >> " + marker + "\n");
+        SchedulerOptions small = FAST.withWatch(true).withCompactAfterBytes(4096);
+        Scheduler s = builder().jobsFile(jobs).options(small).build();
+        CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
+        try {
+            for (int i = 0; i < 60; i++) {
+                assertEquals(JobStatus.OK, s.submit(JobSpec.parse("[vram=1G] echo " + i + " >> " + marker))
+                        .result().get(20, TimeUnit.SECONDS).status());
+            }
+            await(() -> events.stream().anyMatch(e -> e instanceof SchedulerEvent.JournalCompacted));
+            // Uncompacted, each job is four lines at least (submitted or seen, launching, started, done).
+            long lines = Files.readAllLines(logs().resolve("journal.jsonl")).size();
+            assertTrue(lines < 4 * 61, lines + " lines");
+        } finally {
+            s.close();
+            run.get(20, TimeUnit.SECONDS);
+        }
+        assertEquals(61, lines(marker));
+        long compactions = events.stream().filter(e -> e instanceof SchedulerEvent.JournalCompacted).count();
+        assertTrue(compactions >= 2, compactions + " compactions");
+        events.clear();
+
+        // The restart: the file's job stays done, no submission runs again, numbers go on.
+        Scheduler again = builder().jobsFile(jobs).build();
+        JobHandle next = again.submit(JobSpec.parse("[vram=1G] echo next >> " + marker));
+        RunSummary summary = again.run();
+        assertEquals(62, lines(marker), "only the new submission ran");
+        assertEquals(62, next.number().get(), "numbers go on after every job ever taken");
+        assertEquals(1, summary.earlier().size(), "the file's job ended in an earlier run");
+    }
 }
