@@ -11,16 +11,20 @@ import java.util.Set;
  * @param board running jobs with their GPUs and live VRAM, pending jobs with why each waits, and the
  *     jobs that ended
  * @param pausedGpus the GPUs paused now, by index
+ * @param orphans display numbers of jobs a previous scheduler started that still run: waited for, not
+ *     run again, and not in the board's lists
  */
-public record QueueSnapshot(Instant at, StatusBoard board, Set<Integer> pausedGpus) {
+public record QueueSnapshot(Instant at, StatusBoard board, Set<Integer> pausedGpus, java.util.List<Integer> orphans) {
     /**
      * Copies the set.
      *
      * @param at see {@link #at()}
      * @param board see {@link #board()}
      * @param pausedGpus see {@link #pausedGpus()}
+     * @param orphans see {@link #orphans()}
      */
     public QueueSnapshot {
         pausedGpus = Set.copyOf(pausedGpus);
+        orphans = java.util.List.copyOf(orphans);
     }
 }

@@ -33,7 +33,7 @@ final class PendingQueue {
     private final Set<String> orphansWarned = new HashSet<>();
     private List<PendingJob> pending = List.of();
     private Map<String, String> waitReasons = Map.of();
-    private int liveOrphans;
+    private List<Integer> liveOrphans = List.of();
 
     /** A pending job with what its next attempt asks for. */
     record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts) {
@@ -61,8 +61,13 @@ final class PendingQueue {
         return waitReasons;
     }
 
-    /** @return live orphans of a dead scheduler the last computation waited for */
+    /** @return how many live orphans of a dead scheduler the last computation waited for */
     int liveOrphans() {
+        return liveOrphans.size();
+    }
+
+    /** @return their display numbers */
+    List<Integer> orphans() {
         return liveOrphans;
     }
 
@@ -113,7 +118,7 @@ final class PendingQueue {
     void compute(List<JobSpec> jobs) {
         List<PendingJob> out = new ArrayList<>();
         Set<String> endedSubmissions = new HashSet<>();
-        int orphans = 0;
+        List<Integer> orphans = new ArrayList<>();
         for (JobSpec j : jobs) {
             if (running.contains(j.key())) {
                 continue;
@@ -122,7 +127,7 @@ final class PendingQueue {
             if (r.runningPgid().isPresent()) {
                 long pgid = r.runningPgid().getAsLong();
                 if (procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false)) {
-                    orphans++;
+                    orphans.add(no(j.key()));
                     if (orphansWarned.add(j.key())) {
                         reporter.emit(new SchedulerEvent.OrphanFound(reporter.now(), no(j.key()), pgid));
                     }
@@ -156,7 +161,7 @@ final class PendingQueue {
             OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
             out.add(new PendingJob(j, no(j.key()), declared, r.attempts()));
         }
-        liveOrphans = orphans;
+        liveOrphans = List.copyOf(orphans);
         pending = out;
         source.retire(endedSubmissions);
         ended.forget(endedSubmissions);
