@@ -54,19 +54,11 @@ public final class JournalCodec {
             } else if (e instanceof JournalEvent.Launching l) {
                 g.writeStringField("event", "launching");
                 g.writeNumberField("run", l.run());
-                g.writeArrayFieldStart("gpus");
-                for (int gpu : l.gpus()) {
-                    g.writeNumber(gpu);
-                }
-                g.writeEndArray();
+                writeGpus(g, l.gpus());
             } else if (e instanceof JournalEvent.Started s) {
                 g.writeStringField("event", "started");
                 g.writeNumberField("pgid", s.pgid());
-                g.writeArrayFieldStart("gpus");
-                for (int gpu : s.gpus()) {
-                    g.writeNumber(gpu);
-                }
-                g.writeEndArray();
+                writeGpus(g, s.gpus());
             } else if (e instanceof JournalEvent.Interrupted) {
                 g.writeStringField("event", "interrupted");
             } else if (e instanceof JournalEvent.Compacted c) {
@@ -109,6 +101,14 @@ public final class JournalCodec {
             throw new UncheckedIOException(ex);
         }
         return out.toString();
+    }
+
+    private static void writeGpus(JsonGenerator g, java.util.List<Integer> gpus) throws IOException {
+        g.writeArrayFieldStart("gpus");
+        for (int gpu : gpus) {
+            g.writeNumber(gpu);
+        }
+        g.writeEndArray();
     }
 
     private static void writeOptional(JsonGenerator g, String name, java.util.OptionalLong v) throws IOException {
