@@ -35,7 +35,7 @@ final class Dispatcher {
     private final Reporter reporter;
     private final Outcomes outcomes;
     private final IntSupplier endedEarlier;
-    private final Consumer<Engine.Message> inbox;
+    private final Consumer<Inbox.Message> inbox;
 
     /** What a dispatch leaves: the jobs still waiting, and the GPU views after its launches. */
     record Result(List<PendingQueue.PendingJob> stillPending, List<GpuView> views) {
@@ -47,7 +47,7 @@ final class Dispatcher {
      */
     Dispatcher(Allocator allocator, Durability durability, RunFiles runFiles, RunExecutor executor, RunNames names,
                RunningJobs running, ProcFs procFs, Reporter reporter, Outcomes outcomes, IntSupplier endedEarlier,
-               Consumer<Engine.Message> inbox) {
+               Consumer<Inbox.Message> inbox) {
         this.allocator = allocator;
         this.durability = durability;
         this.runFiles = runFiles;
@@ -163,7 +163,7 @@ final class Dispatcher {
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 p.declaredMib(), endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, log,
                 p.attempts() + 1));
-        started.exit().thenAccept(code -> inbox.accept(new Engine.Exited(rj, code)));
+        started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         return Optional.of(rj);
     }
 }

@@ -16,8 +16,6 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -31,26 +29,12 @@ import java.util.function.Consumer;
  * status board ({@link BoardRows}). Between rounds, memory is sampled on its own, faster cadence while
  * jobs run, so short peaks are seen. Endings go through {@link Outcomes}, journal writes through
  * {@link Durability}, events through {@link Reporter}, leftover processes through {@link Leftovers}.
+ *
+ * <p>Why this file is longer than the others: it is the one place that shows a round's order, the
+ * loop's waits, the start-up wiring of the parts and the entry points other threads call; each of
+ * those is short, and split apart they would hide the order that matters.
  */
 public final class Engine {
-    /** Messages other threads post to the loop. */
-    sealed interface Message permits Exited, Submitted, Control, Stop {
-    }
-
-    record Exited(RunningJob job, int exitCode) implements Message {
-    }
-
-    record Submitted(JobSpec spec, CompletableFuture<JobResult> result, CompletableFuture<Integer> accepted)
-            implements Message {
-    }
-
-    /** Work for the loop's thread (cancel, pause); {@code refused} fails it when the loop has ended. */
-    record Control(Runnable action, Consumer<GpuschedException> refused) implements Message {
-    }
-
-    record Stop() implements Message {
-    }
-
     private final GpuBackend backend;
     private final BoundedBackend gpus;
     private final SchedulerOptions options;
@@ -59,7 +43,7 @@ public final class Engine {
     private final JobsSource source;
     private final ProcFs procFs = ProcFs.system();
     private final SessionSignals signals = new SessionSignals(procFs);
-    private final LinkedBlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
+    private final Inbox inbox = new Inbox();
     private final Reporter reporter;
     private final RunningJobs running = new RunningJobs(procFs);
     private final Measurer measurer;
@@ -80,8 +64,6 @@ public final class Engine {
     private boolean interruptedWhileRunning;
     private boolean drainedAnnounced;
     private boolean dirty = true;
-    /** Set once the loop has ended: submissions are refused from then on. */
-    private volatile boolean closed;
     private volatile Thread loopThread;
     private volatile io.gpusched.QueueSnapshot snapshot;
     private Controls controls;
@@ -119,12 +101,9 @@ public final class Engine {
         this.reader = new GpuReader(gpus, options, measurer, reporter);
     }
 
-    /** Posts a message from any thread; a submission posted after the loop ended is refused at once. */
-    void post(Message m) {
-        inbox.add(m);
-        if (closed && inbox.remove(m)) {
-            refuse(m);
-        }
+    /** Posts a message from any thread (tests post exits and stops directly). */
+    void post(Inbox.Message m) {
+        inbox.post(m);
     }
 
     /**
@@ -137,45 +116,8 @@ public final class Engine {
      */
     public CompletableFuture<Integer> submit(JobSpec spec, CompletableFuture<JobResult> result) {
         CompletableFuture<Integer> accepted = new CompletableFuture<>();
-        post(new Submitted(spec, result, accepted));
+        inbox.post(new Inbox.Submitted(spec, result, accepted));
         return accepted;
-    }
-
-    /** From now on submissions are refused; those still queued are refused now. */
-    private void closeInbox() {
-        closed = true;
-        for (Message m = inbox.poll(); m != null; m = inbox.poll()) {
-            refuse(m);
-        }
-    }
-
-    private static void refuse(Message m) {
-        if (m instanceof Submitted s) {
-            GpuschedException e = new GpuschedException("the scheduler has stopped; submission of '" + s.spec().command()
-                    + "' not taken");
-            s.accepted().completeExceptionally(e);
-            s.result().completeExceptionally(e);
-        } else if (m instanceof Control c) {
-            c.refused().accept(new GpuschedException("the scheduler is not running"));
-        }
-    }
-
-    /**
-     * Runs {@code action} on the loop's thread, from any thread.
-     *
-     * @return its answer; fails with a {@link GpuschedException} if the loop has ended, or with what
-     *     {@code action} threw
-     */
-    public <T> CompletableFuture<T> call(java.util.function.Supplier<T> action) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        post(new Control(() -> {
-            try {
-                answer.complete(action.get());
-            } catch (RuntimeException e) {
-                answer.completeExceptionally(e);
-            }
-        }, answer::completeExceptionally));
-        return answer;
     }
 
     /**
@@ -184,7 +126,7 @@ public final class Engine {
      * @return what happened
      */
     public CompletableFuture<io.gpusched.CancelOutcome> cancel(int no) {
-        return call(() -> controls.cancel(no));
+        return inbox.call(() -> controls.cancel(no));
     }
 
     /**
@@ -193,7 +135,7 @@ public final class Engine {
      * @return done once journaled; fails for a GPU the backend does not report
      */
     public CompletableFuture<Void> pause(int gpu, boolean paused) {
-        return call(() -> {
+        return inbox.call(() -> {
             controls.pause(gpu, paused, reader.indices());
             return null;
         });
@@ -211,7 +153,7 @@ public final class Engine {
 
     /** Asks the loop, from any thread, to terminate running jobs and return. */
     public void stop() {
-        post(new Stop());
+        inbox.post(new Inbox.Stop());
     }
 
     /**
@@ -247,7 +189,7 @@ public final class Engine {
                     options.poll(), Optional.of(logDir.resolve("status.txt")), backend.describe()));
             return loop();
         } finally {
-            closeInbox();
+            inbox.close();
             gpus.close();
             if (interruptedWhileRunning) {
                 Thread.currentThread().interrupt();
@@ -337,14 +279,14 @@ public final class Engine {
      * one queued. The outcomes of every exit one drain finds share one fsync; their reports follow it.
      */
     private void drainInbox(long waitNanos) {
-        Message m;
+        Inbox.Message m;
         try {
-            m = dirty && !stops.stopping() ? inbox.poll() : inbox.poll(waitNanos, TimeUnit.NANOSECONDS);
+            m = dirty && !stops.stopping() ? inbox.poll() : inbox.take(waitNanos);
         } catch (InterruptedException e) {
             // Stop as asked, but keep the flag off while stopping: set, every wait of the loop would
             // return at once and the stop would spin a core until its jobs die. run() restores it.
             interruptedWhileRunning = true;
-            m = new Stop();
+            m = new Inbox.Stop();
         }
         durability.beginGroup();
         try {
@@ -357,17 +299,17 @@ public final class Engine {
         }
     }
 
-    private void handle(Message m) {
-        if (m instanceof Exited e) {
+    private void handle(Inbox.Message m) {
+        if (m instanceof Inbox.Exited e) {
             outcomes.reap(e.job(), e.exitCode());
             dirty = true;
-        } else if (m instanceof Submitted s) {
+        } else if (m instanceof Inbox.Submitted s) {
             submissions.accept(s.spec(), s.result(), s.accepted());
             dirty = true;
-        } else if (m instanceof Control c) {
+        } else if (m instanceof Inbox.Control c) {
             c.action().run();
             dirty = true;
-        } else if (m instanceof Stop) {
+        } else if (m instanceof Inbox.Stop) {
             stops.beginStop();
         }
     }
@@ -377,7 +319,7 @@ public final class Engine {
         emitBoard(); // the last board: nothing running any more, and what the stop interrupted
         RunSummary summary = new RunSummary(outcomes.results(), ended.earlierResults(), interrupted);
         outcomes.abandonAwaited();
-        closeInbox();
+        inbox.close();
         reporter.emit(new SchedulerEvent.RunFinished(reporter.now(), summary));
         return summary;
     }

@@ -1,0 +1,101 @@
+package io.gpusched.engine;
+
+import io.gpusched.GpuschedException;
+import io.gpusched.JobResult;
+import io.gpusched.jobs.JobSpec;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The loop's inbox: the only way other threads reach the scheduler. They post messages (a process
+ * exited, a submission, work for the loop, stop); the loop takes them. Once the loop has ended the
+ * inbox is closed, and what is posted then, or was still queued, is refused at once — no caller waits
+ * for a loop that will never answer.
+ */
+final class Inbox {
+    /** Messages other threads post to the loop. */
+    sealed interface Message permits Exited, Submitted, Control, Stop {
+    }
+
+    /** A run's leader exited. */
+    record Exited(RunningJob job, int exitCode) implements Message {
+    }
+
+    /** A job submitted through the API; {@code accepted} gets its number once journaled. */
+    record Submitted(JobSpec spec, CompletableFuture<JobResult> result, CompletableFuture<Integer> accepted)
+            implements Message {
+    }
+
+    /** Work for the loop's thread (cancel, pause); {@code refused} fails it when the loop has ended. */
+    record Control(Runnable action, Consumer<GpuschedException> refused) implements Message {
+    }
+
+    /** Terminate running jobs and return. */
+    record Stop() implements Message {
+    }
+
+    private final LinkedBlockingQueue<Message> queue = new LinkedBlockingQueue<>();
+    private volatile boolean closed;
+
+    /** Posts from any thread; refused at once when the loop has ended. */
+    void post(Message m) {
+        queue.add(m);
+        if (closed && queue.remove(m)) {
+            refuse(m);
+        }
+    }
+
+    /**
+     * Runs {@code action} on the loop's thread.
+     *
+     * @return its answer; fails with a {@link GpuschedException} if the loop has ended, or with what
+     *     {@code action} threw
+     */
+    <T> CompletableFuture<T> call(Supplier<T> action) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        post(new Control(() -> {
+            try {
+                answer.complete(action.get());
+            } catch (RuntimeException e) {
+                answer.completeExceptionally(e);
+            }
+        }, answer::completeExceptionally));
+        return answer;
+    }
+
+    /** @return the next message, waiting at most {@code nanos}; null if none came */
+    Message take(long nanos) throws InterruptedException {
+        return queue.poll(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** @return the next message queued, or null */
+    Message poll() {
+        return queue.poll();
+    }
+
+    boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    /** From now on everything posted is refused; what is still queued is refused now. */
+    void close() {
+        closed = true;
+        for (Message m = queue.poll(); m != null; m = queue.poll()) {
+            refuse(m);
+        }
+    }
+
+    private static void refuse(Message m) {
+        if (m instanceof Submitted s) {
+            GpuschedException e = new GpuschedException("the scheduler has stopped; submission of '" + s.spec().command()
+                    + "' not taken");
+            s.accepted().completeExceptionally(e);
+            s.result().completeExceptionally(e);
+        } else if (m instanceof Control c) {
+            c.refused().accept(new GpuschedException("the scheduler is not running"));
+        }
+    }
+}
