@@ -108,17 +108,39 @@ public final class Scheduler implements AutoCloseable {
      * so a scheduler killed right after runs it on restart; before {@code run()} it returns at once and
      * the submission is journaled as the run starts. After the run ended, the handle's futures fail.
      *
+     * <p>The job is owned by this JVM's user and runs in its working directory with the scheduler's
+     * environment ({@link SubmitContext#current()}); see {@link #submit(JobSpec, SubmitContext)}.
+     *
      * @param spec the job, e.g. {@code JobSpec.parse("[vram=8G] python eval.py")}; not marked {@code cancel}
      * @return a handle with the job's number and result
      * @throws IllegalArgumentException if the spec is marked {@code cancel}
      */
     public JobHandle submit(JobSpec spec) {
+        return submit(spec, SubmitContext.current());
+    }
+
+    /**
+     * As {@link #submit(JobSpec)}, for a job with an owner, working directory and environment of its
+     * own (as a service captures them from its client). All three are journaled with the submission.
+     *
+     * @param spec the job; not marked {@code cancel}
+     * @param context its owner, where it starts and the environment it gets
+     * @return a handle with the job's number and result
+     * @throws IllegalArgumentException if the spec is marked {@code cancel}, or the context's working
+     *     directory is not a directory now
+     */
+    public JobHandle submit(JobSpec spec, SubmitContext context) {
         Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(context, "context");
         if (spec.cancel()) {
             throw new IllegalArgumentException("a submission cannot be marked cancel: '" + spec.command() + "'");
         }
+        if (!java.nio.file.Files.isDirectory(context.workDir())) {
+            throw new IllegalArgumentException("cannot submit '" + spec.command() + "': working directory "
+                    + context.workDir() + " is not a directory");
+        }
         CompletableFuture<JobResult> result = new CompletableFuture<>();
-        CompletableFuture<Integer> accepted = engine.submit(spec, result);
+        CompletableFuture<Integer> accepted = engine.submit(spec, context, result);
         boolean running;
         synchronized (this) {
             running = started && !closed && !engine.onLoopThread();

@@ -143,13 +143,17 @@ final class Dispatcher {
             return Optional.empty();
         }
         RunExecutor.Started started;
+        Optional<JournalEvent.Submitted> submitted = durability.state().submission(p.spec().key());
+        Optional<Path> workDir = submitted.map(s -> Path.of(s.cwd()));
         try {
             started = executor.start(new RunExecutor.Launch(p.spec().command(), gpus, snap, log,
                     Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
-                    names.token(run), runFiles.paths(p.no(), run)));
+                    names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env)));
         } catch (IOException e) {
             durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
-            reporter.warnOnce("cannot start job " + p.no() + " (log " + log + "): " + e.getMessage()
+            String where = workDir.filter(d -> !java.nio.file.Files.isDirectory(d))
+                    .map(d -> " in " + d + ", which is no longer a directory").orElse(" (log " + log + ")");
+            reporter.warnOnce("cannot start job " + p.no() + where + ": " + e.getMessage()
                     + " — it stays pending; running jobs are unaffected");
             return Optional.empty();
         }

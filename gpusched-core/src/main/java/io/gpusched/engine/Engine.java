@@ -5,6 +5,7 @@ import io.gpusched.JobResult;
 import io.gpusched.RunSummary;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.SchedulerOptions;
+import io.gpusched.SubmitContext;
 import io.gpusched.alloc.Allocator;
 import io.gpusched.engine.LoopTimers.Timer;
 import io.gpusched.gpu.GpuBackend;
@@ -110,13 +111,14 @@ public final class Engine {
      * Submits a job from any thread.
      *
      * @param spec the job
+     * @param context who submitted it, where and with which environment it runs
      * @param result completed with the job's result when it ends
      * @return completed with the job's display number once its submission is journaled; exceptionally
      *     if the scheduler ended first
      */
-    public CompletableFuture<Integer> submit(JobSpec spec, CompletableFuture<JobResult> result) {
+    public CompletableFuture<Integer> submit(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result) {
         CompletableFuture<Integer> accepted = new CompletableFuture<>();
-        inbox.post(new Inbox.Submitted(spec, result, accepted));
+        inbox.post(new Inbox.Submitted(spec, context, result, accepted));
         return accepted;
     }
 
@@ -304,7 +306,7 @@ public final class Engine {
             outcomes.reap(e.job(), e.exitCode());
             dirty = true;
         } else if (m instanceof Inbox.Submitted s) {
-            submissions.accept(s.spec(), s.result(), s.accepted());
+            submissions.accept(s.spec(), s.context(), s.result(), s.accepted());
             dirty = true;
         } else if (m instanceof Inbox.Control c) {
             c.action().run();

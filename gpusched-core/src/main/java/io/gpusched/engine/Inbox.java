@@ -2,6 +2,7 @@ package io.gpusched.engine;
 
 import io.gpusched.GpuschedException;
 import io.gpusched.JobResult;
+import io.gpusched.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -25,7 +26,8 @@ final class Inbox {
     }
 
     /** A job submitted through the API; {@code accepted} gets its number once journaled. */
-    record Submitted(JobSpec spec, CompletableFuture<JobResult> result, CompletableFuture<Integer> accepted)
+    record Submitted(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
+                     CompletableFuture<Integer> accepted)
             implements Message {
     }
 

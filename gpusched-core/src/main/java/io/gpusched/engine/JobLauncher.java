@@ -17,8 +17,9 @@ import java.util.stream.Collectors;
 
 /**
  * Starts a job: {@code setsid /bin/sh -c WRAPPER} so the job leads its own session and process group
- * (its pid is both ids), in the scheduler's working directory, stdin from {@code /dev/null}, stdout and
- * stderr appended to its log, and the environment telling it which GPUs it got.
+ * (its pid is both ids), in the scheduler's working directory (a submission's own, when it has one),
+ * stdin from {@code /dev/null}, stdout and stderr appended to its log, and the environment (the
+ * scheduler's, or the one a submission captured) telling it which GPUs it got.
  *
  * <p>The wrapper is a few lines of {@code sh} around the user's command: it writes its pid to the run's
  * pid file, runs the command in a subshell (so an {@code exit} in the command ends only the command),
@@ -80,7 +81,8 @@ final class JobLauncher implements RunExecutor {
 
     @Override
     public Started start(Launch l) throws IOException {
-        Process p = launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files());
+        Process p = launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files(),
+                l.workDir().orElse(workDir), l.environment());
         return new Started(p.pid(), p.onExit().thenApply(Process::exitValue));
     }
 
@@ -88,9 +90,12 @@ final class JobLauncher implements RunExecutor {
      * @param runToken value of {@link #RUN_VARIABLE} for this run, unique per journal and run
      * @param run where the wrapper writes its pid and the command's exit status (and reads the
      *     command, when the argument encoding cannot carry it)
+     * @param dir where the command starts
+     * @param environment the environment it starts from instead of the scheduler's, when captured
      */
     Process launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
-                   String runToken, RunFiles.Paths run) throws IOException {
+                   String runToken, RunFiles.Paths run, Path dir, Optional<Map<String, String>> environment)
+            throws IOException {
         Files.createDirectories(log.getParent());
         ProcessBuilder pb;
         if (argumentEncoding.canEncode(command)) {
@@ -101,11 +106,15 @@ final class JobLauncher implements RunExecutor {
             pb = new ProcessBuilder(setsid.toString(), "/bin/sh", "-c", WRAPPER_FROM_FILE, "sh",
                     run.pid().toString(), run.exit().toString(), run.command().toString());
         }
-        pb.directory(workDir.toFile());
+        pb.directory(dir.toFile());
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.redirectErrorStream(true);
         Map<String, String> env = pb.environment();
+        environment.ifPresent(captured -> {
+            env.clear();
+            env.putAll(captured);
+        });
         env.putAll(extraEnv);
         env.putAll(jobVars);
         env.put("CUDA_VISIBLE_DEVICES", visibleDevices(gpus, snapshot));

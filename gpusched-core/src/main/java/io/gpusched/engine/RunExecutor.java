@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -24,9 +25,12 @@ interface RunExecutor {
      * @param jobVars extra environment ({@code GPUSCHED_JOB_NO}, ...)
      * @param runToken the value of {@link JobLauncher#RUN_VARIABLE}
      * @param files its pid, exit and command files
+     * @param workDir where it starts; empty means the scheduler's working directory
+     * @param environment the whole environment it starts from; empty means the scheduler's
      */
     record Launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
-                  String runToken, RunFiles.Paths files) {
+                  String runToken, RunFiles.Paths files, Optional<Path> workDir,
+                  Optional<Map<String, String>> environment) {
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.gpusched.engine;
 
 import io.gpusched.JobResult;
+import io.gpusched.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
@@ -47,14 +48,14 @@ final class Submissions {
      * line is forced (or, while the disk refuses writes, once it is queued in memory: the same exception
      * as for every event then).
      */
-    void accept(JobSpec spec, CompletableFuture<JobResult> result, CompletableFuture<Integer> accepted) {
+    void accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
+                CompletableFuture<Integer> accepted) {
         int no = durability.state().nextNo();
         String key = "s" + no;
         Instant at = reporter.now();
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), API,
-                System.getProperty("user.name", "?"), java.nio.file.Path.of("").toAbsolutePath().toString(),
-                at.toEpochMilli());
+                context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment());
         durability.record(List.of(event));
         source.submit(spec(event));
         outcomes.awaited(key, result);

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -64,6 +65,24 @@ final class EventFields {
             return s;
         }
         throw bad(name, "a string");
+    }
+
+    /** An object of string values, or nothing when the field is absent. */
+    Optional<Map<String, String>> optionalStringMap(String name) {
+        if (!fields.containsKey(name)) {
+            return Optional.empty();
+        }
+        if (!(fields.get(name) instanceof Map<?, ?> map)) {
+            throw bad(name, "an object");
+        }
+        Map<String, String> out = new TreeMap<>();
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            if (!(e.getValue() instanceof String v)) {
+                throw bad(name, "an object of strings");
+            }
+            out.put((String) e.getKey(), v);
+        }
+        return Optional.of(out);
     }
 
     /** A boolean field that must be present. */

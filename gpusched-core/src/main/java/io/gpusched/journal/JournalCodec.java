@@ -51,6 +51,13 @@ public final class JournalCodec {
                 g.writeStringField("owner", s.owner());
                 g.writeStringField("cwd", s.cwd());
                 g.writeNumberField("submitted_at_ms", s.submittedAtMillis());
+                if (s.env().isPresent()) {
+                    g.writeObjectFieldStart("env");
+                    for (Map.Entry<String, String> v : s.env().get().entrySet()) {
+                        g.writeStringField(v.getKey(), v.getValue());
+                    }
+                    g.writeEndObject();
+                }
             } else if (e instanceof JournalEvent.Launching l) {
                 g.writeStringField("event", "launching");
                 g.writeNumberField("run", l.run());
@@ -133,7 +140,8 @@ public final class JournalCodec {
      *   <li>{@code gpu_paused}: {@code gpu} an index, {@code key} {@code gpu<index>}, {@code paused} a boolean;</li>
      *   <li>{@code submitted}: {@code no} as for {@code seen}, {@code command}, {@code source}, {@code owner},
      *       {@code cwd} strings, {@code vram} null or MiB, {@code gpus} in [1, 1024], {@code timeout_ns}
-     *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0;</li>
+     *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0, and {@code env}
+     *       absent or an object of strings;</li>
      *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
      *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
@@ -162,7 +170,7 @@ public final class JournalCodec {
                         f.nullableWhole("vram", 1, Units.MAX_MIB), (int) f.whole("gpus", 1, 1024),
                         f.nullableWhole("timeout_ns", 1, Long.MAX_VALUE), (int) f.whole("retries", 0, 1000),
                         f.string("source"), f.string("owner"), f.string("cwd"),
-                        f.whole("submitted_at_ms", 0, Long.MAX_VALUE)));
+                        f.whole("submitted_at_ms", 0, Long.MAX_VALUE), f.optionalStringMap("env")));
             case "launching":
                 return Optional.of(new JournalEvent.Launching(k, f.whole("run", 1, Long.MAX_VALUE - 1),
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));

@@ -3,6 +3,7 @@ package io.gpusched.journal;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -45,12 +46,15 @@ public sealed interface JournalEvent {
      * @param retries CUDA-OOM retries it asked for
      * @param source where it came from ({@code api})
      * @param owner the user that submitted it
-     * @param cwd the submitter's working directory
+     * @param cwd the directory the command starts in (the submitter's working directory)
      * @param submittedAtMillis when, in milliseconds since the epoch
+     * @param env the whole environment the command gets, when the submitter captured one; empty means
+     *     the scheduler's own
      */
     record Submitted(String key, int no, String command, OptionalLong vramMib, int gpus, OptionalLong timeoutNanos,
-                     int retries, String source, String owner, String cwd, long submittedAtMillis) implements JournalEvent {
-        /** Checks for nulls. */
+                     int retries, String source, String owner, String cwd, long submittedAtMillis,
+                     Optional<Map<String, String>> env) implements JournalEvent {
+        /** Checks for nulls and copies the environment (sorted by name, so its line is reproducible). */
         public Submitted {
             Objects.requireNonNull(key);
             Objects.requireNonNull(command);
@@ -59,6 +63,7 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(source);
             Objects.requireNonNull(owner);
             Objects.requireNonNull(cwd);
+            env = env.map(m -> java.util.Collections.unmodifiableMap(new TreeMap<>(m)));
         }
     }
 

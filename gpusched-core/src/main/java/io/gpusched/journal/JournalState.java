@@ -67,6 +67,14 @@ public final class JournalState {
         return java.util.Collections.unmodifiableCollection(submissions.values());
     }
 
+    /**
+     * @param key a job's key
+     * @return its submission, when it is a job submitted through the API whose line the journal holds
+     */
+    public java.util.Optional<JournalEvent.Submitted> submission(String key) {
+        return java.util.Optional.ofNullable(submissions.get(key));
+    }
+
     /** @return the GPUs paused now, by index (a read-only view) */
     public java.util.Set<Integer> pausedGpus() {
         return java.util.Collections.unmodifiableSet(pausedGpus);

@@ -98,6 +98,11 @@ class DiskFullTest {
                     .logDir(logs).jobs(List.of(oom)).listener(events::add).build();
             CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
             await(e -> e instanceof SchedulerEvent.JobStarted j && j.no() == 1);
+            Path log = logs.resolve("job001_gpu0.log");
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                 !(Files.exists(log) && Files.readString(log).contains("CUDA out of memory")); Thread.sleep(10)) {
+                assertTrue(System.nanoTime() < end, "the job never wrote its OOM message");
+            }
             disk.fill();
             disk.fillSlack(logs.resolve("journal.jsonl"));
             Files.createFile(go);

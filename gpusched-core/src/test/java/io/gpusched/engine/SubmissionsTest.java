@@ -11,6 +11,7 @@ import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.SchedulerOptions;
+import io.gpusched.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalEvent;
@@ -18,6 +19,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -102,14 +105,73 @@ class SubmissionsTest {
     }
 
     @Test
+    void aSubmissionRunsInItsOwnWorkDirWithTheEnvironmentItCaptured() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("client work"));
+        Path out = dir.resolve("seen");
+        SubmitContext client = new SubmitContext("alice", work, Optional.of(Map.of("FOO", "from the client",
+                "PATH", "/usr/bin:/bin")));
+        Scheduler s = builder().options(FAST.withWatch(true)).build();
+        CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
+        try {
+            await(() -> events.stream().anyMatch(e -> e instanceof SchedulerEvent.RunStarted));
+            JobHandle h = s.submit(JobSpec.parse("[vram=1G] echo \"$(pwd)|$FOO|${HOME-unset}|$CUDA_VISIBLE_DEVICES\" > '"
+                    + out + "'"), client);
+            assertEquals(JobStatus.OK, h.result().get(20, TimeUnit.SECONDS).status());
+            assertEquals(work + "|from the client|unset|0", Files.readString(out).strip(),
+                    "its directory, its variables and none of the scheduler's, the GPU still set");
+            String journal = Files.readString(logs().resolve("journal.jsonl"));
+            assertTrue(journal.contains("\"owner\":\"alice\",\"cwd\":\"" + work + "\""), journal);
+            assertTrue(journal.contains("\"env\":{\"FOO\":\"from the client\",\"PATH\":\"/usr/bin:/bin\"}"), journal);
+        } finally {
+            s.close();
+            run.get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aSubmissionRebuiltAfterACrashRunsWhereAndAsItWasSubmitted() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("w"));
+        Path out = dir.resolve("seen");
+        JournalEvent.Submitted pending = new JournalEvent.Submitted("s1", 1, "echo \"$(pwd)|$FOO\" > '" + out + "'",
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "bob", work.toString(), 1L,
+                Optional.of(Map.of("FOO", "kept", "PATH", "/usr/bin:/bin")));
+        try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
+            j.append(List.of(pending));
+        }
+
+        RunSummary summary = builder().build().run();
+
+        assertEquals(JobStatus.OK, summary.results().get(0).status(), summary.toString());
+        assertEquals(work + "|kept", Files.readString(out).strip());
+    }
+
+    @Test
+    void aSubmissionWithoutACapturedEnvironmentGetsTheSchedulers() throws Exception {
+        Path out = dir.resolve("seen");
+        Scheduler s = builder().build();
+        JobHandle h = s.submit(JobSpec.parse("echo \"$(pwd)|${PATH:+has a PATH}\" > '" + out + "'"));
+        s.run();
+        assertEquals(JobStatus.OK, h.result().get(20, TimeUnit.SECONDS).status());
+        assertEquals(Path.of("").toAbsolutePath() + "|has a PATH", Files.readString(out).strip());
+    }
+
+    @Test
+    void submittingWithAWorkDirThatIsNotADirectoryIsRefused() {
+        Scheduler s = builder().build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> s.submit(JobSpec.parse("true"), SubmitContext.current().withWorkDir(dir.resolve("gone"))));
+        assertTrue(e.getMessage().contains("gone is not a directory"), e.getMessage());
+    }
+
+    @Test
     void aRestartRunsTheSubmissionsThatWerePendingAndRecordsTheOneThatEndedUnwatched() throws Exception {
         Path marker = dir.resolve("ran");
         JournalEvent.Submitted pending = new JournalEvent.Submitted("s1", 1, "echo pending >> " + marker,
-                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 1L);
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 1L, Optional.empty());
         JournalEvent.Submitted ranUnwatched = new JournalEvent.Submitted("s2", 2, "echo unwatched >> " + marker,
-                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 2L);
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 2L, Optional.empty());
         JournalEvent.Submitted done = new JournalEvent.Submitted("s3", 3, "echo done >> " + marker,
-                OptionalLong.empty(), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 3L);
+                OptionalLong.empty(), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 3L, Optional.empty());
         Process dead = new ProcessBuilder("true").start();
         dead.waitFor();
         try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {

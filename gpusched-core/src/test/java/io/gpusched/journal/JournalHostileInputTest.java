@@ -31,6 +31,10 @@ class JournalHostileInputTest {
     private static final String DONE = "{\"key\": \"aaaaaaaaaaaa#0\", \"event\": \"done\", \"status\": \"ok\", \"returncode\": 0, "
             + "\"peak_mib\": {\"0\": 7800}, \"avg_util\": 84.0}";
 
+    private static final String SUBMITTED = "{\"key\": \"s1\", \"event\": \"submitted\", \"no\": 1, \"command\": \"c\", "
+            + "\"vram\": null, \"gpus\": 1, \"timeout_ns\": null, \"retries\": 0, \"source\": \"api\", \"owner\": \"u\", "
+            + "\"cwd\": \"/\", \"submitted_at_ms\": 0, ENV}";
+
     @TempDir
     Path dir;
 
@@ -54,6 +58,12 @@ class JournalHostileInputTest {
             "{\"key\": \"k#0\", \"event\": \"seen\", \"no\": true, \"command\": \"c\"}",
             "{\"key\": \"k#0\", \"event\": \"seen\", \"no\": [1], \"command\": \"c\"}",
             "{\"key\": \"k#0\", \"event\": \"seen\", \"no\": 1, \"no\": 2, \"command\": \"c\"}",
+            // submitted: an environment that is not an object of strings
+            SUBMITTED.replace("ENV", "\"env\": [\"A=1\"]"),
+            SUBMITTED.replace("ENV", "\"env\": {\"A\": 1}"),
+            SUBMITTED.replace("ENV", "\"env\": {\"A\": null}"),
+            SUBMITTED.replace("ENV", "\"env\": \"A=1\""),
+            SUBMITTED.replace("ENV", "\"env\": null"),
             // started
             "{\"key\": \"k#0\", \"event\": \"started\", \"pgid\": 1e30, \"gpus\": [0]}",
             "{\"key\": \"k#0\", \"event\": \"started\", \"pgid\": 1, \"gpus\": [0]}",
@@ -165,6 +175,17 @@ class JournalHostileInputTest {
             assertEquals("\uFFFD \ud83d\ude80 \u0000", j.state().record("k#0").command());
             assertEquals(List.of(), j.loadWarnings());
         }
+    }
+
+    @Test
+    void aSubmissionsEnvironmentIsReadWhenPresentAndAbsentWhenNot() {
+        JournalEvent.Submitted with = (JournalEvent.Submitted) codec.decode(
+                SUBMITTED.replace("ENV", "\"env\": {\"B\": \"\", \"A\": \"x=y\"}")).orElseThrow();
+        assertEquals(java.util.Optional.of(Map.of("A", "x=y", "B", "")), with.env());
+        JournalEvent.Submitted without = (JournalEvent.Submitted) codec.decode(
+                SUBMITTED.replace(", ENV", "")).orElseThrow();
+        assertEquals(java.util.Optional.empty(), without.env());
+        assertEquals(with, codec.decode(codec.encode(with)).orElseThrow());
     }
 
     @Test

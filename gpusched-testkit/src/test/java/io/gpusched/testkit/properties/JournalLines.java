@@ -69,7 +69,7 @@ final class JournalLines {
                 Gen.ints(1, 1024).next(r, size),
                 r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(Gen.longs(1, Long.MAX_VALUE).next(r, size)),
                 Gen.ints(0, 1000).next(r, size), texts().next(r, size), texts().next(r, size), texts().next(r, size),
-                Gen.longs(0, Long.MAX_VALUE).next(r, size));
+                Gen.longs(0, Long.MAX_VALUE).next(r, size), env(r, size));
         Gen<OptionalLong> nextVram = Gen.<OptionalLong>weighted()
                 .add(1, Gen.constant(OptionalLong.empty()))
                 .add(3, Gen.longs(1, Units.MAX_MIB).map(OptionalLong::of))
@@ -113,6 +113,11 @@ final class JournalLines {
             f.add(new Field("owner", string(s.owner(), ascii)));
             f.add(new Field("cwd", string(s.cwd(), ascii)));
             f.add(new Field("submitted_at_ms", Long.toString(s.submittedAtMillis())));
+            s.env().ifPresent(env -> {
+                List<String> entries = new ArrayList<>();
+                env.forEach((name, value) -> entries.add(string(name, ascii) + ": " + string(value, ascii)));
+                f.add(new Field("env", "{" + String.join(", ", entries) + "}"));
+            });
         } else if (e instanceof JournalEvent.Launching l) {
             f.add(new Field("event", "\"launching\""));
             f.add(new Field("run", Long.toString(l.run())));
@@ -243,5 +248,19 @@ final class JournalLines {
             }
         }
         return sb.append('"').toString();
+    }
+
+    /** No environment, an empty one, or a few entries of arbitrary text (names without '=' or NUL). */
+    private static java.util.Optional<java.util.Map<String, String>> env(java.util.random.RandomGenerator r, int size) {
+        if (r.nextInt(3) == 0) {
+            return java.util.Optional.empty();
+        }
+        java.util.Map<String, String> env = new java.util.HashMap<>();
+        int n = r.nextInt(4);
+        for (int i = 0; i < n; i++) {
+            String name = texts().next(r, size).replace("=", "").replace("\0", "");
+            env.put(name.isEmpty() ? "N" + i : name, texts().next(r, size));
+        }
+        return java.util.Optional.of(env);
     }
 }
