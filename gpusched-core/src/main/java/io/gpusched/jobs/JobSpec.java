@@ -22,6 +22,8 @@ import java.util.OptionalLong;
  * @param line 1-based line number in the jobs file (1 for a job parsed on its own)
  * @param key stable identity: 12 hex digits of SHA-1 of the command, {@code #}, and the occurrence
  *     number among identical commands in the file, e.g. {@code e855ec027199#0}
+ * @param scheduling priority, pinning, preemption, time slices, name and dependencies
+ *     ({@link Scheduling#DEFAULT} for a line without them)
  */
 public record JobSpec(
         String command,
@@ -31,7 +33,8 @@ public record JobSpec(
         int retries,
         boolean cancel,
         int line,
-        String key) {
+        String key,
+        Scheduling scheduling) {
 
     /**
      * Validates the fields; the parser never builds an invalid spec, so this guards API users.
@@ -44,9 +47,14 @@ public record JobSpec(
      * @param cancel see {@link #cancel()}
      * @param line see {@link #line()}
      * @param key see {@link #key()}
+     * @param scheduling see {@link #scheduling()}; {@code REQUEUE} on timeout needs a timeout
      */
     public JobSpec {
         Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(scheduling, "scheduling");
+        if (scheduling.onTimeout() == Scheduling.OnTimeout.REQUEUE && timeout.isEmpty()) {
+            throw new IllegalArgumentException("requeue on timeout needs a timeout");
+        }
         Objects.requireNonNull(vramMib, "vramMib");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(key, "key");
@@ -76,6 +84,31 @@ public record JobSpec(
         if (line < 1) {
             throw new IllegalArgumentException("line must be >= 1, got " + line);
         }
+    }
+
+    /**
+     * A job with the default {@link Scheduling}.
+     *
+     * @param command see {@link #command()}
+     * @param vramMib see {@link #vramMib()}
+     * @param gpus see {@link #gpus()}
+     * @param timeout see {@link #timeout()}
+     * @param retries see {@link #retries()}
+     * @param cancel see {@link #cancel()}
+     * @param line see {@link #line()}
+     * @param key see {@link #key()}
+     */
+    public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
+                   int line, String key) {
+        this(command, vramMib, gpus, timeout, retries, cancel, line, key, Scheduling.DEFAULT);
+    }
+
+    /**
+     * @param newKey the key
+     * @return this job under another key (as a submission is keyed by its number)
+     */
+    public JobSpec withKey(String newKey) {
+        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling);
     }
 
     /**

@@ -1,0 +1,95 @@
+package io.gpusched.jobs;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * How the scheduler orders and treats a job beyond what it needs: its priority, the GPUs it is
+ * pinned to, whether it may be preempted, what its timeout does, its name and what it runs after.
+ * {@link #DEFAULT} is what a line without these attributes gets.
+ *
+ * @param priority higher runs first; 0 by default, negative allowed, within ±{@link #MAX_PRIORITY}
+ * @param gpuIds the GPUs it may use, each a decimal index ({@code "2"}) or a device UUID
+ *     ({@code "GPU-8f2c..."}, {@code "MIG-..."}), distinct; empty means any GPU
+ * @param preemptible whether a higher-priority job that has waited long may stop it (it is then
+ *     requeued, its attempt count unchanged)
+ * @param onTimeout what reaching its {@code timeout} does
+ * @param name the name other jobs' {@code after} refer to it by
+ * @param after the jobs it waits for, in the order written
+ */
+public record Scheduling(int priority, List<String> gpuIds, boolean preemptible, OnTimeout onTimeout,
+                         Optional<String> name, List<Dependency> after) {
+    /** The largest priority, and the negated smallest. */
+    public static final int MAX_PRIORITY = 1_000_000;
+    /** What a name may be: letters, digits, {@code _ . -}, starting with a letter or digit, 1–64 of them. */
+    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    /** Priority 0, any GPU, not preemptible, a timeout fails it, no name, no dependencies. */
+    public static final Scheduling DEFAULT = new Scheduling(0, List.of(), false, OnTimeout.FAIL, Optional.empty(), List.of());
+
+    /**
+     * Validates the fields and copies the lists.
+     *
+     * @param priority see {@link #priority()}
+     * @param gpuIds see {@link #gpuIds()}
+     * @param preemptible see {@link #preemptible()}
+     * @param onTimeout see {@link #onTimeout()}
+     * @param name see {@link #name()}; matching {@link #NAME}
+     * @param after see {@link #after()}; each name at most once
+     */
+    public Scheduling {
+        Objects.requireNonNull(onTimeout, "onTimeout");
+        Objects.requireNonNull(name, "name");
+        gpuIds = List.copyOf(gpuIds);
+        after = List.copyOf(after);
+        if (priority < -MAX_PRIORITY || priority > MAX_PRIORITY) {
+            throw new IllegalArgumentException("priority must be within ±" + MAX_PRIORITY + ", got " + priority);
+        }
+        if (gpuIds.stream().distinct().count() != gpuIds.size()) {
+            throw new IllegalArgumentException("gpuIds must be distinct, got " + gpuIds);
+        }
+        name.ifPresent(n -> {
+            if (!NAME.matcher(n).matches()) {
+                throw new IllegalArgumentException("not a job name: '" + n + "'");
+            }
+        });
+        if (after.stream().map(Dependency::name).distinct().count() != after.size()) {
+            throw new IllegalArgumentException("after names a job twice: " + after);
+        }
+    }
+
+    /** @return whether the job is pinned to some GPUs */
+    public boolean pinned() {
+        return !gpuIds.isEmpty();
+    }
+
+    /** What reaching a job's {@code timeout} does. */
+    public enum OnTimeout {
+        /** The job ends as timed out (the default). */
+        FAIL,
+        /** The job is stopped and queued again at the end of the queue: a time slice, not a failure. */
+        REQUEUE
+    }
+
+    /**
+     * One job another waits for.
+     *
+     * @param name the awaited job's name
+     * @param needsSuccess true ({@code after=}, {@code after-ok=}): the waiting job runs only if this one
+     *     ended ok, and otherwise ends as {@code dependency_failed}; false ({@code after-any=}): it runs
+     *     once this one ended, however
+     */
+    public record Dependency(String name, boolean needsSuccess) {
+        /**
+         * @param name see {@link #name()}; matching {@link Scheduling#NAME}
+         * @param needsSuccess see {@link #needsSuccess()}
+         */
+        public Dependency {
+            Objects.requireNonNull(name, "name");
+            if (!NAME.matcher(name).matches()) {
+                throw new IllegalArgumentException("not a job name: '" + name + "'");
+            }
+        }
+    }
+}
