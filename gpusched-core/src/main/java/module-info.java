@@ -14,6 +14,7 @@ module io.gpusched {
     exports io.gpusched.jobs;
     exports io.gpusched.alloc;
     exports io.gpusched.gpu;
+    exports io.gpusched.policy;
 
     uses io.gpusched.gpu.GpuBackendProvider;
 }

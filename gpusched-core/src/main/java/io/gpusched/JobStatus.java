@@ -16,7 +16,9 @@ public enum JobStatus {
     /** Hit CUDA OOM with no retries left. */
     FAILED_OOM,
     /** Cancelled by the {@code cancel} token (running or before start). Not a failure. */
-    CANCELLED;
+    CANCELLED,
+    /** Never ran: a job it had to run after ({@code after=}) failed, was cancelled or never ran. */
+    DEPENDENCY_FAILED;
 
     /** @return the journal spelling, e.g. {@code failed_oom} */
     public String journalName() {

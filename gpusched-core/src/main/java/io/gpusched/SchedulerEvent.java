@@ -176,7 +176,44 @@ public sealed interface SchedulerEvent {
         /** It ran past its {@code timeout}. */
         TIMEOUT,
         /** The scheduler itself is stopping (Ctrl-C or close). */
-        SHUTDOWN
+        SHUTDOWN,
+        /** A higher-priority job that waited long needs its GPUs; it is requeued, not failed. */
+        PREEMPTED,
+        /** It used up its time slice ({@code on-timeout=requeue}); it goes to the end of the queue. */
+        TIME_SLICE
+    }
+
+    /**
+     * A preempted or time-sliced job went back to the queue; its attempt count is unchanged and it is
+     * not a failure.
+     *
+     * @param at time
+     * @param no display number
+     * @param why {@link StopReason#PREEMPTED} or {@link StopReason#TIME_SLICE}
+     * @param ran how long this run lasted
+     */
+    record JobRequeued(Instant at, int no, StopReason why, Duration ran) implements SchedulerEvent {
+    }
+
+    /**
+     * GPUs were reserved for the head of the queue (or its reservation moved): later jobs may use them
+     * only if they are sure to end before every job already there.
+     *
+     * @param at time
+     * @param reservation the job, its GPUs, how long it waited, and any preemptible jobs stopped for it
+     */
+    record Reserved(Instant at, io.gpusched.policy.Reservation reservation) implements SchedulerEvent {
+    }
+
+    /**
+     * A job will never run because a job it had to run after did not succeed.
+     *
+     * @param at time
+     * @param no display number
+     * @param command shell command
+     * @param reason which dependency, and how it ended
+     */
+    record DependencyFailed(Instant at, int no, String command, String reason) implements SchedulerEvent {
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.gpusched;
 
 import io.gpusched.alloc.PlacementPolicy;
+import io.gpusched.policy.PolicyOptions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,6 +41,8 @@ import java.util.Set;
  *     declaration an OOM raised; cancelled and successful jobs never run again
  * @param compactAfterBytes the journal's size in bytes past which it is compacted (its folded state
  *     written back, crash-safely), checked once a round (default 64 MiB; at least 4096)
+ * @param policy the queue policy's tunables: aging, reservation threshold, fair-share half-life
+ *     ({@link PolicyOptions#defaults()})
  */
 public record SchedulerOptions(
         long marginMib,
@@ -59,7 +62,8 @@ public record SchedulerOptions(
         VisibleDevices visibleDevices,
         Duration backendTimeout,
         boolean retryFailed,
-        long compactAfterBytes) {
+        long compactAfterBytes,
+        PolicyOptions policy) {
 
     /** How jobs are told which GPUs they got. */
     public enum VisibleDevices {
@@ -90,6 +94,7 @@ public record SchedulerOptions(
      * @param backendTimeout see {@link #backendTimeout()}
      * @param retryFailed see {@link #retryFailed()}
      * @param compactAfterBytes see {@link #compactAfterBytes()}
+     * @param policy see {@link #policy()}
      */
     public SchedulerOptions {
         Objects.requireNonNull(allowedGpus, "allowedGpus");
@@ -98,6 +103,7 @@ public record SchedulerOptions(
         Objects.requireNonNull(killGrace, "killGrace");
         Objects.requireNonNull(visibleDevices, "visibleDevices");
         Objects.requireNonNull(backendTimeout, "backendTimeout");
+        Objects.requireNonNull(policy, "policy");
         allowedGpus = allowedGpus.map(Set::copyOf);
         require(marginMib >= 0, "--margin must be >= 0 MiB, got " + marginMib);
         require(idleThresholdMib >= 1, "--idle-threshold must be >= 1 MiB, got " + idleThresholdMib);
@@ -126,7 +132,7 @@ public record SchedulerOptions(
     public static SchedulerOptions defaults() {
         return new SchedulerOptions(512, 200, 0.10, false, Optional.empty(), 0.10, Duration.ofSeconds(5),
                 Duration.ofMillis(250), false, 0, Duration.ofSeconds(10), false, 256, 5, VisibleDevices.UUID,
-                Duration.ofSeconds(10), false, 64L << 20);
+                Duration.ofSeconds(10), false, 64L << 20, PolicyOptions.defaults());
     }
 
     /** @return the placement part of these options, for the {@link io.gpusched.alloc.Allocator} */
@@ -144,7 +150,7 @@ public record SchedulerOptions(
      * @return a copy with this margin
      */
     public SchedulerOptions withMarginMib(long v) {
-        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(v, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -152,7 +158,7 @@ public record SchedulerOptions(
      * @return a copy with this idle threshold
      */
     public SchedulerOptions withIdleThresholdMib(long v) {
-        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, v, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -160,7 +166,7 @@ public record SchedulerOptions(
      * @return a copy with this spike buffer
      */
     public SchedulerOptions withSpikeBuffer(double v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, v, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -168,7 +174,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withExclusive(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, v, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -176,7 +182,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withAllowedGpus(Set<Integer> v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, Optional.of(v), tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -184,7 +190,7 @@ public record SchedulerOptions(
      * @return a copy with this tolerance
      */
     public SchedulerOptions withTolerance(double v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, v, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -192,7 +198,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withPoll(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, v, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -200,7 +206,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withSampleInterval(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, v, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -208,7 +214,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withWatch(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, v, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -216,7 +222,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withOomRetries(int v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, v, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -224,7 +230,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withKillGrace(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, v, verbose, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -232,7 +238,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withVerbose(boolean v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, v, verboseStepMib, backendFailureLimit, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -240,7 +246,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withBackendFailureLimit(int v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, v, visibleDevices, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -248,7 +254,7 @@ public record SchedulerOptions(
      * @return a copy
      */
     public SchedulerOptions withVisibleDevices(VisibleDevices v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v, backendTimeout, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, v, backendTimeout, retryFailed, compactAfterBytes, policy);
     }
 
     /**
@@ -256,7 +262,7 @@ public record SchedulerOptions(
      * @return a copy with this bound
      */
     public SchedulerOptions withBackendTimeout(Duration v) {
-        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, v, retryFailed, compactAfterBytes);
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll, sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices, v, retryFailed, compactAfterBytes, policy);
     }
 
     private static void require(boolean ok, String message) {
@@ -276,7 +282,7 @@ public record SchedulerOptions(
     public SchedulerOptions withRetryFailed(boolean v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll,
                 sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices,
-                backendTimeout, v, compactAfterBytes);
+                backendTimeout, v, compactAfterBytes, policy);
     }
 
     /**
@@ -286,6 +292,16 @@ public record SchedulerOptions(
     public SchedulerOptions withCompactAfterBytes(long v) {
         return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll,
                 sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices,
-                backendTimeout, retryFailed, v);
+                backendTimeout, retryFailed, v, policy);
+    }
+
+    /**
+     * @param v the queue policy's tunables
+     * @return a copy with them
+     */
+    public SchedulerOptions withPolicy(PolicyOptions v) {
+        return new SchedulerOptions(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, tolerance, poll,
+                sampleInterval, watch, oomRetries, killGrace, verbose, verboseStepMib, backendFailureLimit, visibleDevices,
+                backendTimeout, retryFailed, compactAfterBytes, v);
     }
 }

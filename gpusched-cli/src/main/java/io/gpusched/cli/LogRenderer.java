@@ -71,6 +71,16 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     ? " with vram " + (o.oldMib().isPresent() ? String.valueOf(o.oldMib().getAsLong()) : "n/a") + " → "
                     + o.nextMib().getAsLong() + " MiB" : "";
             return "↻ job " + o.no() + " hit CUDA OOM (attempt " + o.attempt() + "/" + o.maxAttempts() + ") — requeued" + bump;
+        } else if (e instanceof SchedulerEvent.JobRequeued q) {
+            return "↻ job " + q.no() + " requeued after " + seconds(q.ran()) + "s ("
+                    + (q.why() == SchedulerEvent.StopReason.PREEMPTED ? "preempted" : "time slice") + "; not a failure)";
+        } else if (e instanceof SchedulerEvent.Reserved r) {
+            // e.g. "gpu0, gpu1 reserved for job 7, waiting 31m — later jobs use them only if sure to end first"
+            return r.reservation().describe() + (r.reservation().preempting().isEmpty() ? "" : "; preempting job "
+                    + r.reservation().preempting().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")))
+                    + " — later jobs use them only if sure to end first";
+        } else if (e instanceof SchedulerEvent.DependencyFailed d) {
+            return "WARN  job " + d.no() + " DEPENDENCY FAILED — " + d.reason() + "; not run: " + d.command();
         } else if (e instanceof SchedulerEvent.JobInfeasible i) {
             return "WARN  job " + i.no() + " INFEASIBLE — " + i.reason() + "; marking failed: " + i.command();
         } else if (e instanceof SchedulerEvent.JobStopping s) {
@@ -80,6 +90,12 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                 case TIMEOUT:
                     return "WARN  job " + s.no() + " TIMEOUT after " + seconds(s.elapsed()) + "s (limit "
                             + s.limit().map(LogRenderer::seconds).orElse("?") + "s) — SIGTERM";
+                case TIME_SLICE:
+                    return "job " + s.no() + " time slice over after " + seconds(s.elapsed()) + "s — SIGTERM; it goes to "
+                            + "the end of the queue";
+                case PREEMPTED:
+                    return "job " + s.no() + " PREEMPTED after " + seconds(s.elapsed()) + "s for a higher-priority job — "
+                            + "SIGTERM; it is requeued";
                 default:
                     return null;
             }
@@ -142,7 +158,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     }
 
     private String finished(JobResult r) {
-        if (r.status() == JobStatus.INFEASIBLE) {
+        if (r.status() == JobStatus.INFEASIBLE || r.status() == JobStatus.DEPENDENCY_FAILED) {
             return null;
         }
         if (r.status() == JobStatus.CANCELLED && r.gpus().isEmpty()) {

@@ -13,9 +13,11 @@ import java.util.Set;
  * the same output.
  *
  * <ol>
- *   <li><b>Infeasible</b> first: too few allowed GPUs, or (declared) too few whose <em>total</em>
- *       memory holds declaration + margin. Paused GPUs count here: pausing only ever blocks.</li>
- *   <li>Each GPU then passes the filters in order: allowed, healthy, not paused, not held by an undeclared job of
+ *   <li><b>Infeasible</b> first: too few allowed GPUs (allowed by {@code --gpus} and, for a pinned job,
+ *       among its {@code gpu-ids}), or (declared) too few whose <em>total</em> memory holds declaration +
+ *       margin. Paused and reserved GPUs count here: pausing and reserving only ever block.</li>
+ *   <li>Each GPU then passes the filters in order: allowed, pinned, healthy, not paused, not reserved
+ *       for another job, not held by an undeclared job of
  *       ours, (with {@code --exclusive}) no job of ours, and either fully idle (undeclared request) or
  *       effective headroom ≥ declaration + margin (declared request).</li>
  *   <li>Survivors are ordered: declared requests best-fit (smallest sufficient headroom first, ties by
@@ -36,8 +38,10 @@ public final class Allocator {
         this.policy = policy;
         List<GpuFilter> chain = new ArrayList<>();
         chain.add(GpuFilter.allowed(policy));
+        chain.add(GpuFilter.PINNED);
         chain.add(GpuFilter.HEALTHY);
         chain.add(GpuFilter.NOT_PAUSED);
+        chain.add(GpuFilter.NOT_RESERVED);
         chain.add(GpuFilter.NO_UNDECLARED_TENANT);
         if (policy.exclusive()) {
             chain.add(GpuFilter.EXCLUSIVE);
@@ -60,12 +64,25 @@ public final class Allocator {
      * @return placed (sorted indices), blocked (with a reason per GPU), or infeasible
      */
     public Placement place(Request request, List<GpuView> gpus) {
+        return place(request, gpus, Set.of());
+    }
+
+    /**
+     * Decides where a job goes now, keeping it off GPUs reserved for another job.
+     *
+     * @param request the job's per-GPU declaration, GPU count and pinning
+     * @param gpus every GPU the backend reports, with our jobs on each; indices must be unique
+     * @param reserved GPUs this job may not take now (reserved for a job that has waited long); they
+     *     still count for feasibility
+     * @return placed (sorted indices), blocked (with a reason per GPU), or infeasible
+     */
+    public Placement place(Request request, List<GpuView> gpus, Set<Integer> reserved) {
         checkUnique(gpus);
         Optional<String> infeasible = infeasibleReason(request, gpus);
         if (infeasible.isPresent()) {
             return new Placement.Infeasible(infeasible.get());
         }
-        GpuFilter.Need need = need(request);
+        GpuFilter.Need need = need(request, reserved);
         List<GpuFilter.Load> eligible = new ArrayList<>();
         List<Rejection> rejections = new ArrayList<>();
         // Judge GPUs in index order, so the rejections and the blocked reason do not depend on the
@@ -96,11 +113,14 @@ public final class Allocator {
      * @return the reason when infeasible
      */
     public Optional<String> infeasibleReason(Request request, List<GpuView> gpus) {
-        List<GpuView> allowed = gpus.stream().filter(g -> policy.allows(g.index())).toList();
+        List<GpuView> allowed = gpus.stream().filter(g -> policy.allows(g.index()) && request.mayUse(g.index())).toList();
         int n = request.gpus();
         if (allowed.size() < n) {
+            String by = policy.allowedGpus().isPresent() && request.pinned().isPresent() ? " allowed by --gpus and gpu-ids"
+                    : policy.allowedGpus().isPresent() ? " allowed by --gpus"
+                    : request.pinned().isPresent() ? " present of its gpu-ids" : " present";
             return Optional.of("needs " + plural(n, "GPU") + " but only " + allowed.size() + " "
-                    + (allowed.size() == 1 ? "is" : "are") + (policy.allowedGpus().isPresent() ? " allowed by --gpus" : " present"));
+                    + (allowed.size() == 1 ? "is" : "are") + by);
         }
         if (request.vramMib().isPresent()) {
             long need = request.vramMib().getAsLong() + policy.marginMib();
@@ -125,10 +145,11 @@ public final class Allocator {
         return Headroom.effective(view, policy.spikeBuffer());
     }
 
-    private GpuFilter.Need need(Request request) {
+    private GpuFilter.Need need(Request request, Set<Integer> reserved) {
         return request.vramMib().isPresent()
-                ? new GpuFilter.Need(true, request.vramMib().getAsLong() + policy.marginMib(), policy.idleThresholdMib())
-                : new GpuFilter.Need(false, 0, policy.idleThresholdMib());
+                ? new GpuFilter.Need(true, request.vramMib().getAsLong() + policy.marginMib(), policy.idleThresholdMib(),
+                        request, reserved)
+                : new GpuFilter.Need(false, 0, policy.idleThresholdMib(), request, reserved);
     }
 
     private GpuFilter.Load load(GpuView view) {

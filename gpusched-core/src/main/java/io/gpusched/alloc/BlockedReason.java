@@ -10,14 +10,18 @@ final class BlockedReason {
     }
 
     static String describe(Request request, GpuFilter.Need need, int eligible, List<Rejection> rejections) {
-        List<Integer> paused = rejections.stream().filter(r -> r.check() == Rejection.Check.PAUSED).map(Rejection::gpu)
-                .toList();
-        if (paused.isEmpty()) {
-            return reason(request, need, eligible, rejections);
-        }
-        List<Rejection> others = rejections.stream().filter(r -> r.check() != Rejection.Check.PAUSED).toList();
-        return reason(request, need, eligible, others) + "; " + paused.stream().map(g -> "gpu" + g)
-                .collect(java.util.stream.Collectors.joining(", ")) + (paused.size() == 1 ? " is" : " are") + " paused";
+        // GPUs the job may never use are no part of why it waits.
+        List<Rejection> relevant = rejections.stream().filter(r -> r.check() != Rejection.Check.PINNED).toList();
+        List<Rejection> others = relevant.stream()
+                .filter(r -> r.check() != Rejection.Check.PAUSED && r.check() != Rejection.Check.RESERVED).toList();
+        return reason(request, need, eligible, others) + suffix(relevant, Rejection.Check.PAUSED, "paused")
+                + suffix(relevant, Rejection.Check.RESERVED, "reserved");
+    }
+
+    private static String suffix(List<Rejection> rejections, Rejection.Check check, String word) {
+        List<Integer> gpus = rejections.stream().filter(r -> r.check() == check).map(Rejection::gpu).toList();
+        return gpus.isEmpty() ? "" : "; " + gpus.stream().map(g -> "gpu" + g)
+                .collect(java.util.stream.Collectors.joining(", ")) + (gpus.size() == 1 ? " is " : " are ") + word;
     }
 
     private static String reason(Request request, GpuFilter.Need need, int eligible, List<Rejection> rejections) {

@@ -17,14 +17,23 @@ interface GpuFilter {
         }
     }
 
-    /** The request as the filters need it: per-GPU MiB including the margin, or undeclared. */
-    record Need(boolean declared, long mib, long idleThresholdMib) {
+    /**
+     * The request as the filters need it: per-GPU MiB including the margin, or undeclared; the GPUs it
+     * is pinned to, and the GPUs reserved for another job that it may not use.
+     */
+    record Need(boolean declared, long mib, long idleThresholdMib, Request request, java.util.Set<Integer> reserved) {
     }
 
     static GpuFilter allowed(PlacementPolicy policy) {
         return (gpu, need) -> policy.allows(gpu.index())
                 ? Optional.empty() : reject(gpu, Rejection.Check.ALLOWED, 0, 0);
     }
+
+    GpuFilter PINNED = (gpu, need) -> need.request().mayUse(gpu.index())
+            ? Optional.empty() : reject(gpu, Rejection.Check.PINNED, 0, 0);
+
+    GpuFilter NOT_RESERVED = (gpu, need) -> need.reserved().contains(gpu.index())
+            ? reject(gpu, Rejection.Check.RESERVED, 0, 0) : Optional.empty();
 
     GpuFilter HEALTHY = (gpu, need) -> gpu.view().healthy()
             ? Optional.empty() : reject(gpu, Rejection.Check.HEALTHY, 0, 0);

@@ -16,10 +16,14 @@ public record Rejection(int gpu, Check check, long requiredMib, long availableMi
     public enum Check {
         /** Not in {@code --gpus}. */
         ALLOWED,
+        /** Not among the GPUs the job is pinned to ({@code gpu-ids=}). */
+        PINNED,
         /** The GPU is lost or unusable. */
         HEALTHY,
         /** The GPU is paused: running jobs continue, nothing new goes there. */
         PAUSED,
+        /** The GPU is reserved for a job that has waited long; only a job sure to end first may use it. */
+        RESERVED,
         /** One of our undeclared jobs holds the GPU alone. */
         NO_UNDECLARED_TENANT,
         /** {@code --exclusive} and one of our jobs is already there. */
@@ -37,7 +41,9 @@ public record Rejection(int gpu, Check check, long requiredMib, long availableMi
         return switch (check) {
             case ALLOWED -> "gpu" + gpu + " is not in --gpus";
             case HEALTHY -> "gpu" + gpu + " is unhealthy";
+            case PINNED -> "gpu" + gpu + " is not in the job's gpu-ids";
             case PAUSED -> "gpu" + gpu + " is paused";
+            case RESERVED -> "gpu" + gpu + " is reserved";
             case NO_UNDECLARED_TENANT -> "gpu" + gpu + " is held by an undeclared job";
             case EXCLUSIVE -> "gpu" + gpu + " already runs a job (--exclusive)";
             case NO_TENANT -> "gpu" + gpu + " runs a scheduled job";

@@ -2,15 +2,22 @@ package io.gpusched.engine;
 
 import io.gpusched.JobStatus;
 import io.gpusched.SchedulerEvent;
-import io.gpusched.alloc.Allocator;
+import io.gpusched.SchedulerEvent.StopReason;
 import io.gpusched.alloc.GpuView;
-import io.gpusched.alloc.Placement;
 import io.gpusched.alloc.Request;
 import io.gpusched.alloc.Tenant;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.journal.JournalEvent;
+import io.gpusched.policy.Candidate;
+import io.gpusched.policy.Decision;
+import io.gpusched.policy.FairShare;
+import io.gpusched.policy.Occupant;
+import io.gpusched.policy.Plan;
+import io.gpusched.policy.QueuePolicy;
+import io.gpusched.policy.Reservation;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,12 +27,16 @@ import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
 /**
- * Places the pending jobs, in queue order, with the pure allocator, and launches those that fit:
- * intent, spawn, record — the {@code launching} line is in the journal file before the spawn, so no
+ * Places the pending jobs as the pure queue policy says (order, reservation, preemption; the allocator
+ * under it), and launches those that fit: intent, spawn, record — the {@code launching} line is in the journal file before the spawn, so no
  * job can run that a restarted scheduler would not know to look for.
  */
 final class Dispatcher {
-    private final Allocator allocator;
+    private final QueuePolicy policy;
+    private final FairShare fairShare;
+    private final Stops stops;
+    private Optional<String> reservation = Optional.empty();
+    private Optional<Instant> replanAt = Optional.empty();
     private final Durability durability;
     private final RunFiles runFiles;
     private final RunExecutor executor;
@@ -45,10 +56,12 @@ final class Dispatcher {
      * @param endedEarlier how many jobs of the queue ended in an earlier run (for "N/M dispatched")
      * @param inbox where each launched job's exit is posted
      */
-    Dispatcher(Allocator allocator, Durability durability, RunFiles runFiles, RunExecutor executor, RunNames names,
-               RunningJobs running, ProcFs procFs, Reporter reporter, Outcomes outcomes, IntSupplier endedEarlier,
-               Consumer<Inbox.Message> inbox) {
-        this.allocator = allocator;
+    Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, RunFiles runFiles,
+               RunExecutor executor, RunNames names, RunningJobs running, ProcFs procFs, Reporter reporter, Outcomes outcomes,
+               IntSupplier endedEarlier, Consumer<Inbox.Message> inbox) {
+        this.policy = policy;
+        this.fairShare = fairShare;
+        this.stops = stops;
         this.durability = durability;
         this.runFiles = runFiles;
         this.executor = executor;
@@ -62,7 +75,7 @@ final class Dispatcher {
     }
 
     /**
-     * @param pending the queue, in order
+     * @param pending the jobs that may be placed, in queue order
      * @param views this round's GPUs and running jobs
      * @param snap the snapshot the views came from (for the devices' UUIDs)
      * @param total jobs known to the queue
@@ -70,34 +83,56 @@ final class Dispatcher {
      */
     Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total,
                     Map<String, String> reasons) {
-        List<PendingQueue.PendingJob> still = new ArrayList<>();
-        // The allocator is pure: within one state of the GPUs, an identical request gets an identical
-        // answer, so 10,000 blocked lines of a few shapes cost a few allocator calls. Any launch
-        // changes the views and clears the memo.
-        Map<Request, Placement> memo = new HashMap<>();
-        List<SchedulerEvent> started = new ArrayList<>();
+        Instant now = reporter.now();
+        Map<String, PendingQueue.PendingJob> byKey = new HashMap<>();
+        List<Candidate> candidates = new ArrayList<>(pending.size());
         for (PendingQueue.PendingJob p : pending) {
             Request request = new Request(p.declaredMib(), p.spec().gpus());
-            List<GpuView> current = views;
-            Placement placement = memo.computeIfAbsent(request, r -> allocator.place(r, current));
-            if (placement instanceof Placement.Infeasible inf) {
-                outcomes.fail(p, JobStatus.INFEASIBLE, inf.reason());
-            } else if (placement instanceof Placement.Blocked b) {
-                reasons.put(p.spec().key(), b.reason());
+            if (p.spec().scheduling().pinned()) {
+                Pins.Resolved pins = Pins.resolve(p.spec().scheduling().gpuIds(), snap);
+                if (pins.unknown().isPresent()) {
+                    outcomes.fail(p, JobStatus.INFEASIBLE, pins.unknown().get());
+                    continue;
+                }
+                request = request.pinnedTo(pins.indices());
+            }
+            byKey.put(p.spec().key(), p);
+            candidates.add(new Candidate(p.spec().key(), p.no(), request, p.spec().scheduling().priority(), p.position(),
+                    p.since(), p.owner(), p.spec().timeout()));
+        }
+        List<Occupant> occupants = new ArrayList<>();
+        for (RunningJob rj : running.all()) {
+            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
+                    rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
+        }
+        Plan plan = policy.plan(now, candidates, occupants, views, fairShare.recent(now));
+        List<PendingQueue.PendingJob> still = new ArrayList<>();
+        List<SchedulerEvent> started = new ArrayList<>();
+        for (Decision d : plan.decisions()) {
+            PendingQueue.PendingJob p = byKey.get(d.key());
+            if (d instanceof Decision.Fail f) {
+                outcomes.fail(p, JobStatus.INFEASIBLE, f.reason());
+            } else if (d instanceof Decision.Wait w) {
+                reasons.put(d.key(), w.reason());
                 still.add(p);
             } else {
-                List<Integer> gpus = ((Placement.Placed) placement).gpus();
-                Optional<RunningJob> launched = launch(p, gpus, snap, total, started);
+                Optional<RunningJob> launched = launch(p, ((Decision.Start) d).gpus(), snap, total, started);
                 if (launched.isPresent()) {
                     views = withTenant(views, launched.get());
-                    memo.clear();
                 } else {
-                    reasons.put(p.spec().key(), durability.failing().isPresent()
+                    reasons.put(d.key(), durability.failing().isPresent()
                             ? "dispatch paused: cannot write the journal" : "could not start: see the warning above");
                     still.add(p);
                 }
             }
         }
+        for (String key : plan.preempt()) {
+            running.get(key).filter(rj -> rj.stopping.isEmpty()).ifPresent(rj -> stops.stop(rj, StopReason.PREEMPTED));
+        }
+        if (changed(plan.reservation())) {
+            plan.reservation().ifPresent(r -> reporter.emit(new SchedulerEvent.Reserved(now, r)));
+        }
+        replanAt = plan.replanAt();
         if (!started.isEmpty()) {
             // One fsync for every launching and started line of the round, then the reports. Each
             // intent was in the file before its spawn; the fsync guards against the machine itself going
@@ -107,6 +142,19 @@ final class Dispatcher {
             started.forEach(reporter::emit);
         }
         return new Result(still, views);
+    }
+
+    /** @return when the last plan asked to be made again even if nothing changes */
+    Optional<Instant> replanAt() {
+        return replanAt;
+    }
+
+    /** Whether a reservation is new or holds other GPUs than the last one said (its clock alone is not news). */
+    private boolean changed(Optional<Reservation> now) {
+        Optional<String> id = now.map(r -> r.key() + r.gpus() + r.preempting());
+        boolean news = now.isPresent() && !id.equals(reservation);
+        reservation = id;
+        return news;
     }
 
     private static List<GpuView> withTenant(List<GpuView> views, RunningJob rj) {

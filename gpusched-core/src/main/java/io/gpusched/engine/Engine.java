@@ -11,6 +11,8 @@ import io.gpusched.engine.LoopTimers.Timer;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.Journal;
+import io.gpusched.policy.FairShare;
+import io.gpusched.policy.QueuePolicy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.InstantSource;
@@ -213,16 +215,20 @@ public final class Engine {
         durability = new Durability(journal, runFiles, reporter, () -> dirty = true);
         reporter.holdFor(durability);
         ended = new EndedJobs(journal.state().records(), options.retryFailed());
-        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer);
+        QueuePositions positions = new QueuePositions();
+        FairShare fairShare = new FairShare(options.policy().fairShareHalfLife());
+        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
+                positions, fairShare);
         stops = new Stops(options, running, signals, procFs, names, reporter);
         submissions = new Submissions(durability, source, outcomes, reporter);
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals);
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter);
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions);
         RunExecutor local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices());
-        Dispatcher dispatcher = new Dispatcher(new Allocator(options.placement()), durability, runFiles, local, names, running,
-                procFs, reporter, outcomes, ended::earlierCount, this::post);
-        planner = new Planner(queue, dispatcher, durability, reader);
+        Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
+                fairShare, stops, durability, runFiles, local, names, running, procFs, reporter, outcomes,
+                ended::earlierCount, this::post);
+        planner = new Planner(queue, dispatcher, durability, reader, reporter);
     }
 
     private RunSummary loop() {

@@ -12,8 +12,10 @@ import io.gpusched.Verdict;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
+import io.gpusched.policy.FairShare;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -42,6 +44,8 @@ final class Outcomes {
     private final Reporter reporter;
     private final EndedJobs endedJobs;
     private final Measurer measurer;
+    private final QueuePositions positions;
+    private final FairShare fairShare;
     /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
     static final int HISTORY = 1000;
     private final List<JobResult> results = new ArrayList<>();
@@ -59,7 +63,10 @@ final class Outcomes {
     }
 
     Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
-             Leftovers leftovers, ProcFs procFs, Reporter reporter, EndedJobs ended, Measurer measurer) {
+             Leftovers leftovers, ProcFs procFs, Reporter reporter, EndedJobs ended, Measurer measurer,
+             QueuePositions positions, FairShare fairShare) {
+        this.positions = positions;
+        this.fairShare = fairShare;
         this.options = options;
         this.durability = durability;
         this.runFiles = runFiles;
@@ -120,6 +127,21 @@ final class Outcomes {
         // The leader is gone. Whatever it left still holds memory and would outlive the job: the next
         // sweep kills it.
         leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
+        Instant now = reporter.now();
+        Duration ran = Duration.between(rj.startedAt, now);
+        fairShare.add(Submissions.owner(durability.state(), rj.key()), rj.gpus.size(), ran, now);
+        if (rj.stopping.equals(Optional.of(StopReason.PREEMPTED)) || rj.stopping.equals(Optional.of(StopReason.TIME_SLICE))) {
+            // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
+            boolean slice = rj.stopping.get() == StopReason.TIME_SLICE;
+            durability.record(List.of(new JournalEvent.Requeued(rj.key(),
+                    slice ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
+            if (slice) {
+                positions.toTheBack(rj.key(), now);
+            }
+            durability.removeRunFilesOnceDurable(rj.no, rj.run);
+            reporter.emit(new SchedulerEvent.JobRequeued(now, rj.no, rj.stopping.get(), ran));
+            return;
+        }
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
             interrupted.add(interruptedRow(rj));
@@ -146,12 +168,14 @@ final class Outcomes {
         return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, reporter.now()));
     }
 
-    /** A pending job that cannot ever be placed. */
+    /** A pending job that will never run: it can never be placed, or a job it runs after failed. */
     void fail(PendingQueue.PendingJob p, JobStatus status, String reason) {
         durability.record(List.of(new JournalEvent.Done(p.spec().key(), status.journalName(), 1, Map.of(),
                 OptionalDouble.empty())));
         endedJobs.ended(p.spec());
-        reporter.emit(new SchedulerEvent.JobInfeasible(reporter.now(), p.no(), p.spec().command(), reason));
+        reporter.emit(status == JobStatus.DEPENDENCY_FAILED
+                ? new SchedulerEvent.DependencyFailed(reporter.now(), p.no(), p.spec().command(), reason)
+                : new SchedulerEvent.JobInfeasible(reporter.now(), p.no(), p.spec().command(), reason));
         complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
                 Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
     }

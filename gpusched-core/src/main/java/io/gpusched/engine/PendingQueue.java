@@ -7,7 +7,9 @@ import io.gpusched.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,16 +33,28 @@ final class PendingQueue {
     private final ProcFs procFs;
     private final Reporter reporter;
     private final Set<String> orphansWarned = new HashSet<>();
+    private final Dependencies dependencies = new Dependencies();
+    private final QueuePositions positions;
     private List<PendingJob> pending = List.of();
+    private List<PendingJob> held = List.of();
+    private Map<String, String> heldReasons = Map.of();
     private Map<String, String> waitReasons = Map.of();
     private List<Integer> liveOrphans = List.of();
 
-    /** A pending job with what its next attempt asks for. */
-    record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts) {
+    /**
+     * A pending job with what its next attempt asks for, and where it stands in the queue.
+     *
+     * @param position its place among equal effective priorities: source order, then requeued time slices
+     * @param since since when it waits
+     * @param owner who it runs for
+     */
+    record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts, long position, Instant since,
+                      String owner) {
     }
 
     PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, ProcFs procFs, Reporter reporter) {
+                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions) {
+        this.positions = positions;
         this.durability = durability;
         this.source = source;
         this.running = running;
@@ -51,10 +65,25 @@ final class PendingQueue {
         this.reporter = reporter;
     }
 
-    /** @return the pending jobs as last computed or left by dispatch; the same list while unchanged */
+    /**
+     * @return the pending jobs that may be placed, as last computed or left by dispatch; the same list
+     *     while unchanged
+     */
     List<PendingJob> pending() {
         return pending;
     }
+
+    /** @return the pending jobs held back by their dependencies, with why */
+    List<PendingJob> held() {
+        return held;
+    }
+
+    /** @return why each held job waits, by key */
+    Map<String, String> heldReasons() {
+        return heldReasons;
+    }
+
+
 
     /** @return why each pending job waits, by key; the same map while unchanged */
     Map<String, String> waitReasons() {
@@ -116,10 +145,16 @@ final class PendingQueue {
 
     /** Recomputes the pending list from the source's jobs and the journal. */
     void compute(List<JobSpec> jobs) {
+        dependencies.learn(jobs);
         List<PendingJob> out = new ArrayList<>();
+        List<PendingJob> waiting = new ArrayList<>();
+        Map<String, String> waitingReasons = new HashMap<>();
+        Instant now = reporter.now();
+        long position = -1;
         Set<String> endedSubmissions = new HashSet<>();
         List<Integer> orphans = new ArrayList<>();
         for (JobSpec j : jobs) {
+            position++;
             if (running.contains(j.key())) {
                 continue;
             }
@@ -143,6 +178,9 @@ final class PendingQueue {
                 durability.record(List.of(new JournalEvent.Retry(j.key())));
                 r = durability.state().record(j.key());
             }
+            if (r.terminal()) {
+                positions.forget(j.key());
+            }
             if (r.terminal() && Submissions.isSubmission(j.key())) {
                 endedSubmissions.add(j.key());
                 continue;
@@ -159,10 +197,25 @@ final class PendingQueue {
                 continue;
             }
             OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
-            out.add(new PendingJob(j, no(j.key()), declared, r.attempts()));
+            Instant waitingSince = positions.since(j.key(), k -> durability.state().submission(k)
+                    .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
+            PendingJob p = new PendingJob(j, no(j.key()), declared, r.attempts(), positions.position(j.key(), position),
+                    waitingSince, Submissions.owner(durability.state(), j.key()));
+            Dependencies.Verdict v = dependencies.check(j, durability.state());
+            if (v instanceof Dependencies.Failed f) {
+                outcomes.fail(p, JobStatus.DEPENDENCY_FAILED, f.reason());
+                positions.forget(j.key());
+            } else if (v instanceof Dependencies.Waiting w) {
+                waiting.add(p);
+                waitingReasons.put(j.key(), w.reason());
+            } else {
+                out.add(p);
+            }
         }
         liveOrphans = List.copyOf(orphans);
         pending = out;
+        held = waiting;
+        heldReasons = waitingReasons;
         source.retire(endedSubmissions);
         ended.forget(endedSubmissions);
     }

@@ -9,20 +9,23 @@ import java.util.Optional;
 
 /**
  * One round's plan: the pending list recomputed and dispatched, with a reason for every job left
- * waiting. Skipped when nothing placement reads changed since the last plan (same source version,
- * same journal and running set, same GPU views): a round over 10,000 blocked lines then costs
- * microseconds. Never places on stale GPU data, nor while the journal cannot record a start.
+ * waiting (jobs held by their dependencies are listed after the others). Skipped when nothing placement
+ * reads changed since the last plan (same source version, same journal and running set, same GPU views)
+ * and the policy asked for no replan by now (a job reaching the reservation threshold): a round over
+ * 10,000 blocked lines then costs microseconds. Never places on stale GPU data, nor while the journal cannot record a start.
  */
 final class Planner {
     private final PendingQueue queue;
     private final Dispatcher dispatcher;
     private final Durability durability;
     private final GpuReader reader;
+    private final Reporter reporter;
     private long plannedVersion = -1;
     private long plannedChanges = -1;
     private List<GpuView> plannedViews = List.of();
 
-    Planner(PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader) {
+    Planner(PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, Reporter reporter) {
+        this.reporter = reporter;
         this.queue = queue;
         this.dispatcher = dispatcher;
         this.durability = durability;
@@ -35,12 +38,13 @@ final class Planner {
      * @param views this round's GPU views; present only when this round's read answered
      */
     void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views) {
+        boolean due = dispatcher.replanAt().map(t -> !reporter.now().isBefore(t)).orElse(false);
         if (views.isPresent() && queue.liveOrphans() == 0 && version == plannedVersion
-                && durability.changes() == plannedChanges && views.get().equals(plannedViews)) {
+                && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due) {
             return;
         }
         queue.compute(jobs);
-        Map<String, String> reasons = new HashMap<>();
+        Map<String, String> reasons = new HashMap<>(queue.heldReasons());
         List<PendingQueue.PendingJob> still = queue.pending();
         if (views.isEmpty()) {
             still.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: GPU backend failing ("
@@ -56,6 +60,10 @@ final class Planner {
             plannedViews = r.views();
             plannedVersion = version;
             plannedChanges = durability.changes();
+        }
+        if (!queue.held().isEmpty()) {
+            still = new java.util.ArrayList<>(still);
+            still.addAll(queue.held());
         }
         queue.set(still, reasons);
     }

@@ -107,6 +107,8 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                 case CANCELLED -> " (cancelling…)";
                 case TIMEOUT -> " (timing out…)";
                 case SHUTDOWN -> " (stopping…)";
+                case PREEMPTED -> " (preempting…)";
+                case TIME_SLICE -> " (time slice over…)";
             }).orElse("");
             // Appends, not String.format: the head is rendered every round, which may be 20 times a second.
             out.append("▶ job ");

@@ -3,6 +3,7 @@ package io.gpusched.engine;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.SchedulerEvent.StopReason;
 import io.gpusched.SchedulerOptions;
+import io.gpusched.jobs.Scheduling;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,7 +45,8 @@ final class Stops {
         for (RunningJob rj : running.all()) {
             if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
                     && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
-                stop(rj, StopReason.TIMEOUT);
+                stop(rj, rj.spec.scheduling().onTimeout() == Scheduling.OnTimeout.REQUEUE
+                        ? StopReason.TIME_SLICE : StopReason.TIMEOUT);
             }
         }
         escalateKills();

@@ -55,11 +55,22 @@ final class Submissions {
         Instant at = reporter.now();
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), API,
-                context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment());
+                context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
+                Optional.of(spec.toLine()));
         durability.record(List.of(event));
         source.submit(spec(event));
         outcomes.awaited(key, result);
         durability.afterDurable(() -> accepted.complete(no));
+    }
+
+    /**
+     * @param state the journal's state
+     * @param key a job's key
+     * @return who the job runs for: its submitter, or this process's user for a jobs-file line
+     */
+    static String owner(io.gpusched.journal.JournalState state, String key) {
+        return state.submission(key).map(JournalEvent.Submitted::owner)
+                .orElseGet(() -> System.getProperty("user.name", "?"));
     }
 
     /** @return whether this key is a submission's ({@code s<no>}) rather than a file line's */
@@ -68,6 +79,14 @@ final class Submissions {
     }
 
     static JobSpec spec(JournalEvent.Submitted s) {
+        if (s.line().isPresent()) {
+            try {
+                return JobSpec.parse(s.line().get()).withKey(s.key());
+            } catch (io.gpusched.jobs.JobSpecException e) {
+                // Written by a version with attributes this one does not know: the fields still say what
+                // it needs, without them.
+            }
+        }
         Optional<Duration> timeout = s.timeoutNanos().isPresent()
                 ? Optional.of(Duration.ofNanos(s.timeoutNanos().getAsLong())) : Optional.empty();
         return new JobSpec(s.command(), s.vramMib(), s.gpus(), timeout, s.retries(), false, 1, s.key());

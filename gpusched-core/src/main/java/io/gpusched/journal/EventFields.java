@@ -67,6 +67,11 @@ final class EventFields {
         throw bad(name, "a string");
     }
 
+    /** A string, or nothing when the field is absent. */
+    Optional<String> optionalString(String name) {
+        return fields.containsKey(name) ? Optional.of(string(name)) : Optional.empty();
+    }
+
     /** An object of string values, or nothing when the field is absent. */
     Optional<Map<String, String>> optionalStringMap(String name) {
         if (!fields.containsKey(name)) {

@@ -27,7 +27,8 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
                         OptionalLong run, List<Integer> gpus) {
 
     /** Terminal statuses: a job in one of these is never dispatched again. */
-    public static final Set<String> TERMINAL = Set.of("ok", "failed", "timeout", "infeasible", "failed_oom", "cancelled");
+    public static final Set<String> TERMINAL = Set.of("ok", "failed", "timeout", "infeasible", "failed_oom", "cancelled",
+            "dependency_failed");
 
     /** Copies the map and list. */
     public JobRecord {
@@ -75,7 +76,7 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
             // has none.
             return new JobRecord(no, command, attempts, "running", returncode, nextVramMib, OptionalLong.of(s.pgid()),
                     peakMib, launching() ? run : OptionalLong.empty(), s.gpus());
-        } else if (e instanceof JournalEvent.Interrupted) {
+        } else if (e instanceof JournalEvent.Interrupted || e instanceof JournalEvent.Requeued) {
             return new JobRecord(no, command, attempts, "pending", returncode, nextVramMib, OptionalLong.empty(), peakMib,
                     OptionalLong.empty(), gpus);
         } else if (e instanceof JournalEvent.Retry) {

@@ -51,6 +51,9 @@ public final class JournalCodec {
                 g.writeStringField("owner", s.owner());
                 g.writeStringField("cwd", s.cwd());
                 g.writeNumberField("submitted_at_ms", s.submittedAtMillis());
+                if (s.line().isPresent()) {
+                    g.writeStringField("line", s.line().get());
+                }
                 if (s.env().isPresent()) {
                     g.writeObjectFieldStart("env");
                     for (Map.Entry<String, String> v : s.env().get().entrySet()) {
@@ -78,6 +81,9 @@ public final class JournalCodec {
                 g.writeBooleanField("paused", p.paused());
             } else if (e instanceof JournalEvent.Retry) {
                 g.writeStringField("event", "retry");
+            } else if (e instanceof JournalEvent.Requeued q) {
+                g.writeStringField("event", "requeued");
+                g.writeStringField("reason", q.reason());
             } else if (e instanceof JournalEvent.Oom o) {
                 g.writeStringField("event", "oom");
                 g.writeNumberField("attempts", o.attempts());
@@ -136,12 +142,13 @@ public final class JournalCodec {
      *   <li>{@code started}: {@code pgid} in [2, 2^31 − 1] (a {@code pid_t}; never init, 0 or a
      *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1];</li>
      *   <li>{@code interrupted}, {@code retry}: no other field;</li>
+     *   <li>{@code requeued}: {@code reason} {@code preempted} or {@code time_slice};</li>
      *   <li>{@code compacted}: {@code key} {@code journal}, {@code next_no} in [1, 10^9 + 1], {@code next_run} at least 1;</li>
      *   <li>{@code gpu_paused}: {@code gpu} an index, {@code key} {@code gpu<index>}, {@code paused} a boolean;</li>
      *   <li>{@code submitted}: {@code no} as for {@code seen}, {@code command}, {@code source}, {@code owner},
      *       {@code cwd} strings, {@code vram} null or MiB, {@code gpus} in [1, 1024], {@code timeout_ns}
-     *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0, and {@code env}
-     *       absent or an object of strings;</li>
+     *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0, {@code env}
+     *       absent or an object of strings, and {@code line} absent or a string;</li>
      *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
      *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
@@ -170,7 +177,8 @@ public final class JournalCodec {
                         f.nullableWhole("vram", 1, Units.MAX_MIB), (int) f.whole("gpus", 1, 1024),
                         f.nullableWhole("timeout_ns", 1, Long.MAX_VALUE), (int) f.whole("retries", 0, 1000),
                         f.string("source"), f.string("owner"), f.string("cwd"),
-                        f.whole("submitted_at_ms", 0, Long.MAX_VALUE), f.optionalStringMap("env")));
+                        f.whole("submitted_at_ms", 0, Long.MAX_VALUE), f.optionalStringMap("env"),
+                        f.optionalString("line")));
             case "launching":
                 return Optional.of(new JournalEvent.Launching(k, f.whole("run", 1, Long.MAX_VALUE - 1),
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));
@@ -190,6 +198,8 @@ public final class JournalCodec {
                 return Optional.of(new JournalEvent.GpuPaused(k, gpu, f.bool("paused")));
             case "retry":
                 return Optional.of(new JournalEvent.Retry(k));
+            case "requeued":
+                return Optional.of(new JournalEvent.Requeued(k, f.string("reason")));
             case "oom":
                 return Optional.of(new JournalEvent.Oom(k, (int) f.whole("attempts", 1, MAX_ATTEMPTS),
                         f.nullableWhole("next_vram", 1, Units.MAX_MIB)));

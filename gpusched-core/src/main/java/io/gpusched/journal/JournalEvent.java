@@ -24,7 +24,13 @@ public sealed interface JournalEvent {
      * @param command shell command
      */
     record Seen(String key, int no, String command) implements JournalEvent {
-        /** Checks for nulls. */
+        /**
+         * Checks for nulls.
+         *
+         * @param key see {@link #key()}
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         */
         public Seen {
             Objects.requireNonNull(key);
             Objects.requireNonNull(command);
@@ -50,11 +56,29 @@ public sealed interface JournalEvent {
      * @param submittedAtMillis when, in milliseconds since the epoch
      * @param env the whole environment the command gets, when the submitter captured one; empty means
      *     the scheduler's own
+     * @param line the job as a jobs-file line ({@code JobSpec.toLine()}), which also carries what the
+     *     other fields do not (priority, pinning, dependencies, ...); absent in lines of older versions
      */
     record Submitted(String key, int no, String command, OptionalLong vramMib, int gpus, OptionalLong timeoutNanos,
                      int retries, String source, String owner, String cwd, long submittedAtMillis,
-                     Optional<Map<String, String>> env) implements JournalEvent {
-        /** Checks for nulls and copies the environment (sorted by name, so its line is reproducible). */
+                     Optional<Map<String, String>> env, Optional<String> line) implements JournalEvent {
+        /**
+         * Checks for nulls and copies the environment (sorted by name, so its line is reproducible).
+         *
+         * @param key see {@link #key()}
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param vramMib see {@link #vramMib()}
+         * @param gpus see {@link #gpus()}
+         * @param timeoutNanos see {@link #timeoutNanos()}
+         * @param retries see {@link #retries()}
+         * @param source see {@link #source()}
+         * @param owner see {@link #owner()}
+         * @param cwd see {@link #cwd()}
+         * @param submittedAtMillis see {@link #submittedAtMillis()}
+         * @param env see {@link #env()}
+         * @param line see {@link #line()}
+         */
         public Submitted {
             Objects.requireNonNull(key);
             Objects.requireNonNull(command);
@@ -63,6 +87,7 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(source);
             Objects.requireNonNull(owner);
             Objects.requireNonNull(cwd);
+            Objects.requireNonNull(line);
             env = env.map(m -> java.util.Collections.unmodifiableMap(new TreeMap<>(m)));
         }
     }
@@ -79,7 +104,13 @@ public sealed interface JournalEvent {
      * @param gpus the GPUs it will get
      */
     record Launching(String key, long run, List<Integer> gpus) implements JournalEvent {
-        /** Copies the list. */
+        /**
+         * Copies the list.
+         *
+         * @param key see {@link #key()}
+         * @param run see {@link #run()}
+         * @param gpus see {@link #gpus()}
+         */
         public Launching {
             Objects.requireNonNull(key);
             gpus = List.copyOf(gpus);
@@ -94,7 +125,13 @@ public sealed interface JournalEvent {
      * @param gpus its GPUs
      */
     record Started(String key, long pgid, List<Integer> gpus) implements JournalEvent {
-        /** Copies the list. */
+        /**
+         * Copies the list.
+         *
+         * @param key see {@link #key()}
+         * @param pgid see {@link #pgid()}
+         * @param gpus see {@link #gpus()}
+         */
         public Started {
             Objects.requireNonNull(key);
             gpus = List.copyOf(gpus);
@@ -107,9 +144,42 @@ public sealed interface JournalEvent {
      * @param key identity key
      */
     record Interrupted(String key) implements JournalEvent {
-        /** Checks for nulls. */
+        /**
+         * Checks for nulls.
+         *
+         * @param key see {@link #key()}
+         */
         public Interrupted {
             Objects.requireNonNull(key);
+        }
+    }
+
+    /**
+     * A running job was stopped on purpose and goes back to the queue, its attempt count unchanged: it
+     * was preempted for a higher-priority job, or its time slice ended ({@code on-timeout=requeue}). Not
+     * an outcome. The original tool never writes it; a reader that skips it sees a started job whose
+     * session is gone, which it requeues too.
+     *
+     * @param key identity key
+     * @param reason {@link #PREEMPTED} or {@link #TIME_SLICE}
+     */
+    record Requeued(String key, String reason) implements JournalEvent {
+        /** The reason of a preempted job. */
+        public static final String PREEMPTED = "preempted";
+        /** The reason of a job whose time slice ended. */
+        public static final String TIME_SLICE = "time_slice";
+
+        /**
+         * Checks the reason.
+         *
+         * @param key see {@link #key()}
+         * @param reason see {@link #reason()}
+         */
+        public Requeued {
+            Objects.requireNonNull(key);
+            if (!PREEMPTED.equals(reason) && !TIME_SLICE.equals(reason)) {
+                throw new IllegalArgumentException("\"reason\" of a requeued event must be preempted or time_slice");
+            }
         }
     }
 
@@ -122,7 +192,11 @@ public sealed interface JournalEvent {
      * @param key identity key
      */
     record Retry(String key) implements JournalEvent {
-        /** Checks for nulls. */
+        /**
+         * Checks for nulls.
+         *
+         * @param key see {@link #key()}
+         */
         public Retry {
             Objects.requireNonNull(key);
         }
@@ -138,7 +212,13 @@ public sealed interface JournalEvent {
      * @param paused true to pause, false to resume
      */
     record GpuPaused(String key, int gpu, boolean paused) implements JournalEvent {
-        /** Checks the key names the GPU. */
+        /**
+         * Checks the key names the GPU.
+         *
+         * @param key see {@link #key()}
+         * @param gpu see {@link #gpu()}
+         * @param paused see {@link #paused()}
+         */
         public GpuPaused {
             if (!key.equals(keyOf(gpu))) {
                 throw new IllegalArgumentException("a GPU pause's key is gpu<index>, got " + key + " for gpu " + gpu);
@@ -167,7 +247,13 @@ public sealed interface JournalEvent {
         /** The key of the event: no job key can be it. */
         public static final String KEY = "journal";
 
-        /** Checks the key. */
+        /**
+         * Checks the key.
+         *
+         * @param key see {@link #key()}
+         * @param nextNo see {@link #nextNo()}
+         * @param nextRun see {@link #nextRun()}
+         */
         public Compacted {
             if (!KEY.equals(key)) {
                 throw new IllegalArgumentException("a compaction marker's key is " + KEY + ", got " + key);
@@ -183,7 +269,13 @@ public sealed interface JournalEvent {
      * @param nextVramMib declaration for the next attempt, in MiB
      */
     record Oom(String key, int attempts, OptionalLong nextVramMib) implements JournalEvent {
-        /** Checks for nulls. */
+        /**
+         * Checks for nulls.
+         *
+         * @param key see {@link #key()}
+         * @param attempts see {@link #attempts()}
+         * @param nextVramMib see {@link #nextVramMib()}
+         */
         public Oom {
             Objects.requireNonNull(key);
             Objects.requireNonNull(nextVramMib);
@@ -202,7 +294,15 @@ public sealed interface JournalEvent {
      */
     record Done(String key, String status, int returncode, Map<Integer, Long> peakMib, OptionalDouble avgUtil)
             implements JournalEvent {
-        /** Copies the map. */
+        /**
+         * Copies the map.
+         *
+         * @param key see {@link #key()}
+         * @param status see {@link #status()}
+         * @param returncode see {@link #returncode()}
+         * @param peakMib see {@link #peakMib()}
+         * @param avgUtil see {@link #avgUtil()}
+         */
         public Done {
             Objects.requireNonNull(key);
             Objects.requireNonNull(status);

@@ -134,7 +134,7 @@ class SubmissionsTest {
         Path out = dir.resolve("seen");
         JournalEvent.Submitted pending = new JournalEvent.Submitted("s1", 1, "echo \"$(pwd)|$FOO\" > '" + out + "'",
                 OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "bob", work.toString(), 1L,
-                Optional.of(Map.of("FOO", "kept", "PATH", "/usr/bin:/bin")));
+                Optional.of(Map.of("FOO", "kept", "PATH", "/usr/bin:/bin")), Optional.empty());
         try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
             j.append(List.of(pending));
         }
@@ -167,11 +167,11 @@ class SubmissionsTest {
     void aRestartRunsTheSubmissionsThatWerePendingAndRecordsTheOneThatEndedUnwatched() throws Exception {
         Path marker = dir.resolve("ran");
         JournalEvent.Submitted pending = new JournalEvent.Submitted("s1", 1, "echo pending >> " + marker,
-                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 1L, Optional.empty());
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 1L, Optional.empty(), Optional.empty());
         JournalEvent.Submitted ranUnwatched = new JournalEvent.Submitted("s2", 2, "echo unwatched >> " + marker,
-                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 2L, Optional.empty());
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 2L, Optional.empty(), Optional.empty());
         JournalEvent.Submitted done = new JournalEvent.Submitted("s3", 3, "echo done >> " + marker,
-                OptionalLong.empty(), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 3L, Optional.empty());
+                OptionalLong.empty(), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 3L, Optional.empty(), Optional.empty());
         Process dead = new ProcessBuilder("true").start();
         dead.waitFor();
         try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {

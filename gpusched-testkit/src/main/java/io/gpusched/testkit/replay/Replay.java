@@ -2,11 +2,17 @@ package io.gpusched.testkit.replay;
 
 import io.gpusched.alloc.Allocator;
 import io.gpusched.alloc.GpuView;
-import io.gpusched.alloc.Placement;
 import io.gpusched.alloc.PlacementPolicy;
 import io.gpusched.alloc.Request;
 import io.gpusched.alloc.Tenant;
+import io.gpusched.policy.Candidate;
+import io.gpusched.policy.Decision;
+import io.gpusched.policy.Occupant;
+import io.gpusched.policy.Plan;
+import io.gpusched.policy.PolicyOptions;
+import io.gpusched.policy.QueuePolicy;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -16,93 +22,162 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
- * A zero-overhead replay of gpusched's placement policy: the pure {@link Allocator} driven by a
- * discrete-event clock. No processes, no sampling, no poll: every job starts the instant the policy
- * allows and ends exactly {@code duration} later, and the freed GPUs are offered to the queue at that
- * same instant. Its makespan is the bound a real run of the same policy can approach.
+ * A zero-overhead replay of gpusched's scheduling: the pure {@link QueuePolicy} (queue order, aging,
+ * reservations, preemption) over the pure {@link Allocator}, driven by a discrete-event clock. No
+ * processes, no sampling, no poll: every job starts the instant the policy allows and ends exactly
+ * {@code duration} later, and the freed GPUs are offered to the queue at that same instant. Its
+ * makespan is the bound a real run of the same policy can approach.
  *
- * <p>Each round walks the queue in order, like the engine: infeasible jobs fail at once, blocked jobs
- * stay pending, smaller jobs behind them backfill. A running job is a tenant with its declaration as
+ * <p>Jobs join the queue at their {@code arrival}. A running job is a tenant with its declaration as
  * budget; a known peak above the declaration raises the budget the way observed peaks do in the engine.
  * A job whose {@code timeout=} is shorter than its duration is stopped at the limit, as the scheduler
  * stops it, and frees its GPUs then; the replay takes it to exit the instant it is told to (the sim job
- * does), where a real job may take up to the kill grace. External processes are not modelled (the
- * GPUs start empty).
+ * does), where a real job may take up to the kill grace. A preempted job frees its GPUs at once and
+ * queues again, to run its whole duration anew. External processes are not modelled (the GPUs start
+ * empty), nor dependencies or fair share (one owner).
  */
 public final class Replay {
-    private final Allocator allocator;
+    private final QueuePolicy policy;
     private final List<Long> gpuTotalsMib;
 
     /**
+     * A replay with the default queue policy.
+     *
      * @param policy placement tunables (margin, spike buffer, exclusivity, allowed GPUs)
      * @param gpuTotalsMib memory of each GPU in MiB, indexed from 0
      */
     public Replay(PlacementPolicy policy, List<Long> gpuTotalsMib) {
+        this(policy, PolicyOptions.defaults(), gpuTotalsMib);
+    }
+
+    /**
+     * @param policy placement tunables (margin, spike buffer, exclusivity, allowed GPUs)
+     * @param queue the queue policy's tunables (aging, reservation threshold)
+     * @param gpuTotalsMib memory of each GPU in MiB, indexed from 0
+     */
+    public Replay(PlacementPolicy policy, PolicyOptions queue, List<Long> gpuTotalsMib) {
         if (gpuTotalsMib.isEmpty()) {
             throw new IllegalArgumentException("at least one GPU is needed");
         }
-        this.allocator = new Allocator(policy);
+        this.policy = new QueuePolicy(new Allocator(policy), queue);
         this.gpuTotalsMib = List.copyOf(gpuTotalsMib);
     }
 
     private record Active(ReplayResult.Run run, long endNanos) {
     }
 
+    private record Waiting(ReplayJob job, long queuedNanos) {
+    }
+
     /**
-     * Replays the jobs, all submitted at time zero in the given queue order.
+     * Replays the jobs: each joins the queue at its arrival, in the given order among equal arrivals.
      *
      * @param jobs the queue
      * @return makespan, runs and per-GPU timeline
      */
     public ReplayResult run(List<ReplayJob> jobs) {
-        List<ReplayJob> pending = new ArrayList<>(jobs);
+        List<ReplayJob> arrivals = new ArrayList<>(jobs);
+        arrivals.sort(Comparator.comparing(ReplayJob::arrival)); // stable: queue order among equal arrivals
+        Map<ReplayJob, Long> position = new HashMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            position.put(jobs.get(i), (long) i);
+        }
+        Map<String, ReplayJob> byKey = new HashMap<>();
+        jobs.forEach(j -> byKey.put(key(j), j));
+        List<Waiting> pending = new ArrayList<>();
         PriorityQueue<Active> active = new PriorityQueue<>(
                 Comparator.comparingLong(Active::endNanos).thenComparingInt(a -> a.run().job().no()));
         List<ReplayResult.Run> runs = new ArrayList<>();
         Map<ReplayJob, String> infeasible = new LinkedHashMap<>();
+        int next = 0;
         long now = 0;
         long end = 0;
         while (true) {
-            List<GpuView> views = views(active);
-            List<ReplayJob> still = new ArrayList<>();
-            for (ReplayJob j : pending) {
-                Placement p = allocator.place(new Request(j.declaredMib(), j.gpus()), views);
-                if (p instanceof Placement.Infeasible inf) {
-                    infeasible.put(j, inf.reason());
-                } else if (p instanceof Placement.Blocked) {
-                    still.add(j);
+            while (next < arrivals.size() && arrivals.get(next).arrival().toNanos() <= now) {
+                pending.add(new Waiting(arrivals.get(next), arrivals.get(next).arrival().toNanos()));
+                next++;
+            }
+            Instant at = Instant.EPOCH.plusNanos(now);
+            List<Candidate> candidates = new ArrayList<>();
+            Map<String, Waiting> waitingByKey = new HashMap<>();
+            for (Waiting w : pending) {
+                ReplayJob j = w.job();
+                Request r = new Request(j.declaredMib(), j.gpus());
+                if (j.scheduling().pinned()) {
+                    r = r.pinnedTo(j.scheduling().gpuIds().stream().filter(id -> id.chars().allMatch(Character::isDigit))
+                            .map(Integer::parseInt).collect(Collectors.toSet()));
+                }
+                candidates.add(new Candidate(key(j), j.no(), r, j.scheduling().priority(), position.get(j),
+                        Instant.EPOCH.plusNanos(w.queuedNanos()), "replay", j.timeout()));
+                waitingByKey.put(key(j), w);
+            }
+            List<Occupant> occupants = new ArrayList<>();
+            for (Active a : active) {
+                ReplayJob j = a.run().job();
+                occupants.add(new Occupant(key(j), j.no(), a.run().gpus(), Instant.EPOCH.plus(a.run().start()), j.timeout(),
+                        j.scheduling().priority(), j.scheduling().preemptible(), false));
+            }
+            Plan plan = policy.plan(at, candidates, occupants, views(active), Map.of());
+            List<Waiting> still = new ArrayList<>();
+            for (Decision d : plan.decisions()) {
+                Waiting w = waitingByKey.get(d.key());
+                if (d instanceof Decision.Fail f) {
+                    infeasible.put(w.job(), f.reason());
+                } else if (d instanceof Decision.Wait) {
+                    still.add(w);
                 } else {
-                    List<Integer> gpus = ((Placement.Placed) p).gpus();
-                    long stop = now + j.runTime().toNanos();
-                    ReplayResult.Run run = new ReplayResult.Run(j, gpus, Duration.ofNanos(now), Duration.ofNanos(stop));
+                    List<Integer> gpus = ((Decision.Start) d).gpus();
+                    long stop = now + w.job().runTime().toNanos();
+                    ReplayResult.Run run = new ReplayResult.Run(w.job(), gpus, Duration.ofNanos(now), Duration.ofNanos(stop));
                     runs.add(run);
                     active.add(new Active(run, stop));
                     end = Math.max(end, stop);
-                    views = views(active);
                 }
             }
             pending = still;
-            if (active.isEmpty()) {
+            if (!plan.preempt().isEmpty()) {
+                for (String k : plan.preempt()) {
+                    Active victim = active.stream().filter(a -> key(a.run().job()).equals(k)).findFirst().orElseThrow();
+                    active.remove(victim);
+                    runs.set(runs.indexOf(victim.run()), new ReplayResult.Run(victim.run().job(), victim.run().gpus(),
+                            victim.run().start(), Duration.ofNanos(now), true));
+                    // Requeued where it stood, waiting since it first queued.
+                    pending.add(new Waiting(victim.run().job(), victim.run().job().arrival().toNanos()));
+                }
+                end = Math.max(now, active.stream().mapToLong(Active::endNanos).max().orElse(now));
+                continue; // the freed GPUs are offered at this same instant
+            }
+            long wake = Long.MAX_VALUE;
+            if (!active.isEmpty()) {
+                wake = active.peek().endNanos();
+            }
+            if (next < arrivals.size()) {
+                wake = Math.min(wake, arrivals.get(next).arrival().toNanos());
+            }
+            if (!pending.isEmpty() && plan.replanAt().isPresent()) {
+                wake = Math.min(wake, Duration.between(Instant.EPOCH, plan.replanAt().get()).toNanos());
+            }
+            if (wake == Long.MAX_VALUE || (pending.isEmpty() && active.isEmpty() && next >= arrivals.size())) {
                 break; // anything still pending can never be placed with nothing running: cannot happen
                        // for feasible jobs on empty GPUs, but guard against a policy that blocks forever
             }
-            now = active.peek().endNanos();
-            while (!active.isEmpty() && active.peek().endNanos() == now) {
+            now = Math.max(now, wake);
+            while (!active.isEmpty() && active.peek().endNanos() <= now) {
                 active.poll();
             }
-            if (pending.isEmpty() && active.isEmpty()) {
-                break;
-            }
         }
-        for (ReplayJob j : pending) {
-            infeasible.put(j, "blocked on empty GPUs");
+        for (Waiting w : pending) {
+            infeasible.put(w.job(), "blocked on empty GPUs");
         }
+        end = runs.stream().mapToLong(r -> r.end().toNanos()).max().orElse(0);
         Map<Integer, List<ReplayResult.Run>> timeline = new TreeMap<>();
         for (int g = 0; g < gpuTotalsMib.size(); g++) {
             timeline.put(g, new ArrayList<>());
         }
+        runs.sort(Comparator.comparing(ReplayResult.Run::start).thenComparingInt(r -> r.job().no()));
         for (ReplayResult.Run r : runs) {
             r.gpus().forEach(g -> timeline.get(g).add(r));
         }
@@ -110,6 +185,10 @@ public final class Replay {
         long makespan = end;
         timeline.forEach((g, rs) -> busy.put(g, makespan == 0 ? 0.0 : (double) busyNanos(rs) / makespan));
         return new ReplayResult(Duration.ofNanos(makespan), runs, infeasible, timeline, busy);
+    }
+
+    private static String key(ReplayJob j) {
+        return "r" + j.no();
     }
 
     private static long busyNanos(List<ReplayResult.Run> runs) {

@@ -1,5 +1,6 @@
 package io.gpusched.testkit.replay;
 
+import io.gpusched.jobs.Scheduling;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -16,11 +17,30 @@ import java.util.OptionalLong;
  * @param peakMib actual per-GPU peak in MiB, if known; it matters only when it exceeds the
  *     declaration (the scheduler then budgets peak × (1 + spike buffer))
  * @param timeout its {@code timeout=}, if any: a job that would run longer is stopped at this limit
+ * @param arrival when it joins the queue, from the replay's start ({@code # at=DUR} on its line)
+ * @param scheduling its priority, pinning ({@code gpu-ids} as indices) and preemptibility
  */
 public record ReplayJob(int no, String command, OptionalLong declaredMib, int gpus, Duration duration, OptionalLong peakMib,
-                        Optional<Duration> timeout) {
-    /** Validates the fields. */
+                        Optional<Duration> timeout, Duration arrival, Scheduling scheduling) {
+    /**
+     * Validates the fields.
+     *
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param gpus see {@link #gpus()}
+     * @param duration see {@link #duration()}
+     * @param peakMib see {@link #peakMib()}
+     * @param timeout see {@link #timeout()}
+     * @param arrival see {@link #arrival()}
+     * @param scheduling see {@link #scheduling()}
+     */
     public ReplayJob {
+        Objects.requireNonNull(arrival, "arrival");
+        Objects.requireNonNull(scheduling, "scheduling");
+        if (arrival.isNegative()) {
+            throw new IllegalArgumentException("arrival must be >= 0, got " + arrival);
+        }
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(declaredMib, "declaredMib");
         Objects.requireNonNull(duration, "duration");
@@ -49,6 +69,22 @@ public record ReplayJob(int no, String command, OptionalLong declaredMib, int gp
      */
     public ReplayJob(int no, String command, OptionalLong declaredMib, int gpus, Duration duration, OptionalLong peakMib) {
         this(no, command, declaredMib, gpus, duration, peakMib, Optional.empty());
+    }
+
+    /**
+     * A job queued at the start, with the default scheduling.
+     *
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param gpus see {@link #gpus()}
+     * @param duration see {@link #duration()}
+     * @param peakMib see {@link #peakMib()}
+     * @param timeout see {@link #timeout()}
+     */
+    public ReplayJob(int no, String command, OptionalLong declaredMib, int gpus, Duration duration, OptionalLong peakMib,
+                     Optional<Duration> timeout) {
+        this(no, command, declaredMib, gpus, duration, peakMib, timeout, Duration.ZERO, Scheduling.DEFAULT);
     }
 
     /** @return whether its timeout stops it before it ends on its own */

@@ -30,16 +30,37 @@ public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, Str
      * @param gpus the GPUs it got, ascending
      * @param start when it started, from the replay's zero
      * @param end when it ended: at its timeout if {@link #timedOut()}
+     * @param preempted whether it was stopped for a higher-priority job (it then ran again later)
      */
-    public record Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end) {
-        /** Copies the list. */
+    public record Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end, boolean preempted) {
+        /**
+         * Copies the list.
+         *
+         * @param job see {@link #job()}
+         * @param gpus see {@link #gpus()}
+         * @param start see {@link #start()}
+         * @param end see {@link #end()}
+         * @param preempted see {@link #preempted()}
+         */
         public Run {
             gpus = List.copyOf(gpus);
         }
 
+        /**
+         * A run that was not preempted.
+         *
+         * @param job see {@link #job()}
+         * @param gpus see {@link #gpus()}
+         * @param start see {@link #start()}
+         * @param end see {@link #end()}
+         */
+        public Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end) {
+            this(job, gpus, start, end, false);
+        }
+
         /** @return whether it was stopped at its timeout (and so ended as a timeout, not on its own) */
         public boolean timedOut() {
-            return job.timesOut();
+            return !preempted && job.timesOut();
         }
     }
 }

@@ -24,10 +24,13 @@ import java.util.regex.Pattern;
  *   <li>the default duration given by the caller.</li>
  * </ol>
  * A line that gets no duration from any of these is an error naming the line. A line's
- * {@code timeout=} is kept: a job that would run longer is stopped at it.
+ * {@code timeout=} is kept: a job that would run longer is stopped at it. A trailing {@code # at=DUR}
+ * (in the same comment, e.g. {@code # duration=10m at=2h}) is when the job joins the queue; without it,
+ * at the start. Its scheduling attributes (priority, {@code gpu-ids}, {@code preemptible}) are kept.
  */
 public final class ReplayWorkload {
     private static final Pattern DURATION_COMMENT = Pattern.compile("#\\s*duration\\s*=\\s*(\\S+)");
+    private static final Pattern ARRIVAL_COMMENT = Pattern.compile("#.*\\bat\\s*=\\s*(\\S+)");
     private static final Pattern PEAK_COMMENT = Pattern.compile("#.*\\bpeak\\s*=\\s*(\\S+)");
 
     private ReplayWorkload() {
@@ -94,7 +97,14 @@ public final class ReplayWorkload {
                 throw new IllegalArgumentException(source + ":" + s.line() + ": no duration: add '# duration=DUR' to the line,"
                         + " run the sim job with --ramp/--hold, or pass --default-duration");
             }
-            out.add(new ReplayJob(no, cmd, s.vramMib(), s.gpus(), d.get(), peak, s.timeout()));
+            Duration arrival = Duration.ZERO;
+            Matcher am = ARRIVAL_COMMENT.matcher(cmd);
+            if (am.find()) {
+                arrival = Units.parseDuration(am.group(1)).or(() -> am.group(1).matches("0+(\\.0+)?s?")
+                        ? Optional.of(Duration.ZERO) : Optional.empty()).orElseThrow(() -> new IllegalArgumentException(
+                        source + ":" + s.line() + ": bad arrival '" + am.group(1) + "' (use e.g. 0, 90, 1.5s, 2m, 3h)"));
+            }
+            out.add(new ReplayJob(no, cmd, s.vramMib(), s.gpus(), d.get(), peak, s.timeout(), arrival, s.scheduling()));
         }
         return out;
     }

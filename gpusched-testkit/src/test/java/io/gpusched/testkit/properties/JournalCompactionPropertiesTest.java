@@ -47,7 +47,7 @@ class JournalCompactionPropertiesTest {
                     return k.startsWith("s") ? new JournalEvent.Submitted(k, Integer.parseInt(k.substring(1)), "cmd " + k,
                             r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(1 + r.nextInt(9000)), 1 + r.nextInt(2),
                             OptionalLong.empty(), r.nextInt(3), "api", "u", "/w", 7L,
-                            r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of(java.util.Map.of("HOME", "/h")))
+                            r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of(java.util.Map.of("HOME", "/h")), java.util.Optional.empty())
                             : new JournalEvent.Interrupted(k);
                 case 2:
                     return new JournalEvent.Launching(k, Gen.longs(1, 9).next(r, size), gpus.next(r, size));

@@ -69,7 +69,8 @@ final class JournalLines {
                 Gen.ints(1, 1024).next(r, size),
                 r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(Gen.longs(1, Long.MAX_VALUE).next(r, size)),
                 Gen.ints(0, 1000).next(r, size), texts().next(r, size), texts().next(r, size), texts().next(r, size),
-                Gen.longs(0, Long.MAX_VALUE).next(r, size), env(r, size));
+                Gen.longs(0, Long.MAX_VALUE).next(r, size), env(r, size),
+                r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of(texts().next(r, size)));
         Gen<OptionalLong> nextVram = Gen.<OptionalLong>weighted()
                 .add(1, Gen.constant(OptionalLong.empty()))
                 .add(3, Gen.longs(1, Units.MAX_MIB).map(OptionalLong::of))
@@ -113,6 +114,7 @@ final class JournalLines {
             f.add(new Field("owner", string(s.owner(), ascii)));
             f.add(new Field("cwd", string(s.cwd(), ascii)));
             f.add(new Field("submitted_at_ms", Long.toString(s.submittedAtMillis())));
+            s.line().ifPresent(line -> f.add(new Field("line", string(line, ascii))));
             s.env().ifPresent(env -> {
                 List<String> entries = new ArrayList<>();
                 env.forEach((name, value) -> entries.add(string(name, ascii) + ": " + string(value, ascii)));

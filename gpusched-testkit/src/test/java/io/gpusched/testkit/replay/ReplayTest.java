@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.alloc.PlacementPolicy;
+import io.gpusched.jobs.Scheduling;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -62,9 +63,13 @@ class ReplayTest {
 
     @Test
     void run_peakAboveDeclarationRaisesTheBudget() {
-        // Declares 8 GiB but peaks at 16000 MiB: budget 17600, so a 10 GiB job no longer fits beside it.
+        // Declares 8 GiB but peaks at 16000 MiB: once it runs, its budget is 17600, so a 10 GiB job that
+        // comes later no longer fits beside it. (Placed in the same instant, both would start: the
+        // engine, too, knows nothing but the declaration of a job it has not yet seen run.)
         ReplayJob over = new ReplayJob(1, "o", OptionalLong.of(8192), 1, Duration.ofSeconds(2), OptionalLong.of(16000));
-        ReplayResult r = replay(1).run(List.of(over, job(2, 10240, 1)));
+        ReplayJob later = new ReplayJob(2, "l", OptionalLong.of(10240), 1, Duration.ofSeconds(1), OptionalLong.empty(),
+                Optional.empty(), Duration.ofMillis(500), Scheduling.DEFAULT);
+        ReplayResult r = replay(1).run(List.of(over, later));
         assertEquals(Duration.ofSeconds(3), r.makespan());
     }
 

@@ -1,0 +1,318 @@
+package io.gpusched.policy;
+
+import io.gpusched.alloc.Allocator;
+import io.gpusched.alloc.GpuView;
+import io.gpusched.alloc.Headroom;
+import io.gpusched.alloc.Placement;
+import io.gpusched.alloc.Rejection;
+import io.gpusched.alloc.Request;
+import io.gpusched.alloc.Tenant;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The order in which waiting jobs are offered GPUs, and how the head of the queue is kept from
+ * starving. One pure function of the time, the queue, the running jobs and the GPUs:
+ *
+ * <ol>
+ *   <li><b>Order.</b> Effective priority = declared priority + one per full {@code ageStep} waited −
+ *       (when jobs of several owners wait) the owner's recent GPU-hours, rounded down. Higher first;
+ *       ties keep queue order (file order, then submissions, then requeued time slices).</li>
+ *   <li><b>Walk.</b> Each job in that order is placed by the allocator if it fits now (a later job
+ *       that fits may start while an earlier one waits: backfill); one that can never fit fails.</li>
+ *   <li><b>Reservation.</b> The first job in that order that cannot be placed and has waited at least
+ *       {@code reserveAfter} gets GPUs reserved: those that will be free soonest (every job there has a
+ *       timeout ending soonest; then the least memory to drain; then the lowest index). Jobs after it may
+ *       take a reserved GPU only when they have a timeout that ends before that of every job already
+ *       running there, so they are gone before it could start.</li>
+ *   <li><b>Preemption.</b> If it would fit once running preemptible jobs of lower declared priority are
+ *       gone, the fewest of them (lowest priority, then latest started) are stopped and requeued, and
+ *       their GPUs are its reservation.</li>
+ * </ol>
+ */
+public final class QueuePolicy {
+    private static final Duration RESERVATION_REFRESH = Duration.ofMinutes(1);
+
+    private final Allocator allocator;
+    private final PolicyOptions options;
+
+    /**
+     * @param allocator the placement rules
+     * @param options age step, reservation threshold, fair-share half-life
+     */
+    public QueuePolicy(Allocator allocator, PolicyOptions options) {
+        this.allocator = allocator;
+        this.options = options;
+    }
+
+    /** @return the tunables */
+    public PolicyOptions options() {
+        return options;
+    }
+
+    /**
+     * Plans one round.
+     *
+     * @param now the time
+     * @param queue the waiting jobs, in queue order
+     * @param running the running jobs (their tenants are on {@code views})
+     * @param views every GPU with our jobs on it
+     * @param recentGpuHours each owner's recent GPU time in GPU-hours (see {@link FairShare}); owners
+     *     absent have none
+     * @return what to start, what waits and why, what to reserve and preempt
+     */
+    public Plan plan(Instant now, List<Candidate> queue, List<Occupant> running, List<GpuView> views,
+                     Map<String, Double> recentGpuHours) {
+        List<Candidate> order = order(now, queue, recentGpuHours);
+        boolean shared = queue.stream().map(Candidate::owner).distinct().count() > 1;
+        List<Decision> decisions = new ArrayList<>(order.size());
+        List<GpuView> current = views;
+        List<Occupant> occupants = new ArrayList<>(running);
+        Optional<Reservation> reservation = Optional.empty();
+        List<String> preempt = new ArrayList<>();
+        Optional<Instant> replanAt = Optional.empty();
+        // Within one state of the GPUs an identical question gets an identical answer: 10,000 waiting
+        // lines of a few shapes cost a few allocator calls. A start changes the state and clears it.
+        Map<Question, Placement> memo = new HashMap<>();
+        for (Candidate c : order) {
+            Set<Integer> closed = reservation.isPresent() ? closedTo(c, reservation.get(), occupants, now) : Set.of();
+            List<GpuView> state = current;
+            Placement p = memo.computeIfAbsent(new Question(c.request(), closed),
+                    q -> allocator.place(q.request(), state, q.closed()));
+            if (p instanceof Placement.Infeasible inf) {
+                decisions.add(new Decision.Fail(c.key(), inf.reason()));
+            } else if (p instanceof Placement.Placed placed) {
+                decisions.add(new Decision.Start(c.key(), placed.gpus()));
+                current = withTenant(current, c, placed.gpus());
+                occupants.add(new Occupant(c.key(), c.no(), placed.gpus(), now, c.timeout(), c.priority(), false, false));
+                memo.clear();
+            } else {
+                Placement.Blocked b = (Placement.Blocked) p;
+                Duration waited = Duration.between(c.queuedAt(), now);
+                String reason = b.reason();
+                if (reservation.isEmpty() && waited.compareTo(options.reserveAfter()) >= 0) {
+                    reservation = reserve(c, waited, current, occupants, now, preempt);
+                    if (reservation.isPresent()) {
+                        reason += "; " + reservation.get().describe() + preempting(reservation.get());
+                    }
+                } else if (reservation.isPresent() && b.rejections().stream()
+                        .anyMatch(r -> r.check() == Rejection.Check.RESERVED)) {
+                    // The allocator's reason ends with "gpuN is reserved"; say for whom.
+                    reason += " for job " + reservation.get().no() + ", waiting " + Waits.format(reservation.get().waited());
+                }
+                if (waited.compareTo(options.reserveAfter()) < 0) {
+                    replanAt = earliest(replanAt, c.queuedAt().plus(options.reserveAfter()));
+                }
+                if (shared) {
+                    reason += fairShareNote(c.owner(), recentGpuHours);
+                }
+                decisions.add(new Decision.Wait(c.key(), reason));
+            }
+        }
+        if (reservation.isPresent()) {
+            replanAt = earliest(replanAt, now.plus(RESERVATION_REFRESH));
+        }
+        return new Plan(decisions, reservation, preempt, replanAt);
+    }
+
+    /**
+     * @param now the time
+     * @param queue waiting jobs in queue order
+     * @param recentGpuHours each owner's recent GPU time
+     * @return the same jobs, highest effective priority first, ties in queue order
+     */
+    public List<Candidate> order(Instant now, List<Candidate> queue, Map<String, Double> recentGpuHours) {
+        boolean shared = queue.stream().map(Candidate::owner).distinct().count() > 1;
+        Map<String, Long> effective = new HashMap<>();
+        for (Candidate c : queue) {
+            effective.put(c.key(), effective(c, now, shared ? recentGpuHours : Map.of()));
+        }
+        List<Candidate> out = new ArrayList<>(queue);
+        out.sort(Comparator.<Candidate>comparingLong(c -> -effective.get(c.key()))
+                .thenComparingLong(Candidate::position).thenComparingInt(Candidate::no));
+        return out;
+    }
+
+    /**
+     * @param c a waiting job
+     * @param now the time
+     * @param recentGpuHours owners' recent GPU time (empty when fair share does not apply)
+     * @return its effective priority
+     */
+    public long effective(Candidate c, Instant now, Map<String, Double> recentGpuHours) {
+        long waited = Math.max(0, Duration.between(c.queuedAt(), now).getSeconds());
+        long aged = waited / options.ageStep().getSeconds();
+        long penalty = (long) Math.floor(recentGpuHours.getOrDefault(c.owner(), 0.0));
+        return c.priority() + aged - penalty;
+    }
+
+    /** The reserved GPUs this job may not take: all but those where it is sure to be gone first. */
+    private static Set<Integer> closedTo(Candidate c, Reservation r, List<Occupant> occupants, Instant now) {
+        if (c.key().equals(r.key())) {
+            return Set.of();
+        }
+        Set<Integer> closed = new HashSet<>();
+        for (int g : r.gpus()) {
+            if (!endsBeforeEveryOccupant(c, g, occupants, now)) {
+                closed.add(g);
+            }
+        }
+        return closed;
+    }
+
+    private static boolean endsBeforeEveryOccupant(Candidate c, int gpu, List<Occupant> occupants, Instant now) {
+        if (c.timeout().isEmpty()) {
+            return false;
+        }
+        Instant end = now.plus(c.timeout().get());
+        boolean any = false;
+        for (Occupant o : occupants) {
+            if (!o.gpus().contains(gpu)) {
+                continue;
+            }
+            any = true;
+            // A job being stopped is leaving now; one without a timeout may stay forever.
+            if (o.stopping() || (o.endsBy().isPresent() && o.endsBy().get().isBefore(end))) {
+                return false;
+            }
+        }
+        return any;
+    }
+
+    private Optional<Reservation> reserve(Candidate c, Duration waited, List<GpuView> views, List<Occupant> occupants,
+                                          Instant now, List<String> preempt) {
+        // Jobs already being stopped are as good as gone.
+        List<GpuView> leaving = views;
+        for (Occupant o : occupants) {
+            if (o.stopping()) {
+                leaving = without(leaving, o.key());
+            }
+        }
+        if (allocator.place(c.request(), leaving) instanceof Placement.Placed p) {
+            return Optional.of(new Reservation(c.key(), c.no(), p.gpus(), waited, List.of()));
+        }
+        List<Occupant> victims = occupants.stream()
+                .filter(o -> o.preemptible() && !o.stopping() && o.priority() < c.priority())
+                .sorted(Comparator.comparingInt(Occupant::priority)
+                        .thenComparing(Occupant::startedAt, Comparator.reverseOrder()))
+                .toList();
+        List<Occupant> removed = new ArrayList<>();
+        for (Occupant v : victims) {
+            leaving = without(leaving, v.key());
+            removed.add(v);
+            if (allocator.place(c.request(), leaving) instanceof Placement.Placed p) {
+                List<Integer> nos = new ArrayList<>();
+                for (Occupant o : removed) {
+                    if (o.gpus().stream().anyMatch(p.gpus()::contains)) {
+                        preempt.add(o.key());
+                        nos.add(o.no());
+                    }
+                }
+                return Optional.of(new Reservation(c.key(), c.no(), p.gpus(), waited, nos));
+            }
+        }
+        return soonestFree(c, waited, views, occupants, now);
+    }
+
+    /** The GPUs that could ever hold the job and will be free soonest, with the least to drain. */
+    private Optional<Reservation> soonestFree(Candidate c, Duration waited, List<GpuView> views, List<Occupant> occupants,
+                                              Instant now) {
+        long need = c.request().vramMib().isPresent()
+                ? c.request().vramMib().getAsLong() + allocator.policy().marginMib() : 0;
+        List<GpuView> usable = views.stream()
+                .filter(g -> allocator.policy().allows(g.index()) && c.request().mayUse(g.index()) && g.healthy()
+                        && !g.paused() && g.totalMib() >= need)
+                .sorted(Comparator.<GpuView, Instant>comparing(g -> freeAt(g.index(), occupants, now))
+                        .thenComparingLong(g -> draining(g, allocator.policy().spikeBuffer()))
+                        .thenComparingInt(GpuView::index))
+                .toList();
+        if (usable.size() < c.request().gpus()) {
+            return Optional.empty();
+        }
+        List<Integer> gpus = usable.subList(0, c.request().gpus()).stream().map(GpuView::index).sorted().toList();
+        return Optional.of(new Reservation(c.key(), c.no(), gpus, waited, List.of()));
+    }
+
+    private static Instant freeAt(int gpu, List<Occupant> occupants, Instant now) {
+        Instant at = now;
+        for (Occupant o : occupants) {
+            if (o.gpus().contains(gpu) && !o.stopping()) {
+                if (o.endsBy().isEmpty()) {
+                    return Instant.MAX;
+                }
+                at = o.endsBy().get().isAfter(at) ? o.endsBy().get() : at;
+            }
+        }
+        return at;
+    }
+
+    private static long draining(GpuView g, double spikeBuffer) {
+        long sum = 0;
+        for (Tenant t : g.tenants()) {
+            sum += Headroom.budget(t, spikeBuffer);
+        }
+        return sum;
+    }
+
+    private static String preempting(Reservation r) {
+        if (r.preempting().isEmpty()) {
+            return "";
+        }
+        return "; preempting job" + (r.preempting().size() == 1 ? " " : "s ")
+                + String.join(", ", r.preempting().stream().map(String::valueOf).toList());
+    }
+
+    private static String fairShareNote(String owner, Map<String, Double> recentGpuHours) {
+        double used = recentGpuHours.getOrDefault(owner, 0.0);
+        long penalty = (long) Math.floor(used);
+        return penalty < 1 ? "" : "; fair share: " + owner + " used " + String.format("%.1f", used)
+                + " GPU-h recently (priority −" + penalty + ")";
+    }
+
+    private static Optional<Instant> earliest(Optional<Instant> a, Instant b) {
+        return Optional.of(a.isEmpty() || b.isBefore(a.get()) ? b : a.get());
+    }
+
+    private static List<GpuView> withTenant(List<GpuView> views, Candidate c, List<Integer> gpus) {
+        List<GpuView> out = new ArrayList<>(views.size());
+        for (GpuView v : views) {
+            if (gpus.contains(v.index())) {
+                List<Tenant> tenants = new ArrayList<>(v.tenants());
+                tenants.add(new Tenant(c.key(), c.request().vramMib(), 0, 0));
+                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy(), v.paused());
+            }
+            out.add(v);
+        }
+        return out;
+    }
+
+    private static List<GpuView> without(List<GpuView> views, String key) {
+        List<GpuView> out = new ArrayList<>(views.size());
+        for (GpuView v : views) {
+            long freed = 0;
+            List<Tenant> tenants = new ArrayList<>();
+            for (Tenant t : v.tenants()) {
+                if (t.key().equals(key)) {
+                    freed += t.currentMib();
+                } else {
+                    tenants.add(t);
+                }
+            }
+            out.add(tenants.size() == v.tenants().size() ? v : new GpuView(v.index(), v.totalMib(),
+                    Math.max(0, v.usedMib() - freed), v.externalPeaksMib(), tenants, v.healthy(), v.paused()));
+        }
+        return out;
+    }
+
+    /** One allocator question: a request, and the reserved GPUs closed to it. */
+    private record Question(Request request, Set<Integer> closed) {
+    }
+}
