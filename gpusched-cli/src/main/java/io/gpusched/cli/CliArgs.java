@@ -44,6 +44,11 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --fresh                remove the journal first: re-run everything [off]",
             "  --retry-failed         run again jobs that failed, timed out, were infeasible or OOM-failed",
             "                         in an earlier run (cancelled ones stay cancelled) [off]",
+            "  --age-step D           a waiting job gains one priority level per D waited [15m]",
+            "  --reserve-after D|never  reserve GPUs for the first job that cannot start once it has",
+            "                         waited D; later jobs then use them only if sure to end first [30m]",
+            "  --fair-share-half-life D  how fast an owner's recent GPU time is forgotten, when several",
+            "                         owners have jobs waiting [4h]",
             "  --log-dir DIR          per-job logs, journal, status board [gpusched_logs]",
             "  --visible-devices uuid|index  what CUDA_VISIBLE_DEVICES names [uuid when known]",
             "  -v, --verbose          log each job's VRAM as its peak grows [off]",
@@ -94,6 +99,11 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--watch" -> o = o.withWatch(true);
                     case "--fresh" -> fresh = true;
                     case "--retry-failed" -> o = o.withRetryFailed(true);
+                    case "--age-step" -> o = o.withPolicy(o.policy().withAgeStep(policyDuration(a, value(a, inline, args))));
+                    case "--reserve-after" -> o = o.withPolicy(o.policy().withReserveAfter(
+                            policyDuration(a, value(a, inline, args))));
+                    case "--fair-share-half-life" -> o = o.withPolicy(o.policy().withFairShareHalfLife(
+                            policyDuration(a, value(a, inline, args))));
                     case "--gpus" -> o = o.withAllowedGpus(gpus(value(a, inline, args)));
                     case "--idle-threshold" -> o = o.withIdleThresholdMib(integer(a, value(a, inline, args)));
                     case "--margin" -> o = o.withMarginMib(integer(a, value(a, inline, args)));
@@ -169,6 +179,23 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException(option + " needs a directory, got '" + v + "' (see gpusched --help)");
         }
         return Path.of(v);
+    }
+
+    /** Effectively never: a century, far past any run, and still safe to add to an instant in nanoseconds. */
+    static final java.time.Duration NEVER = java.time.Duration.ofDays(36_500);
+
+    /** A policy duration such as 15m, 2h or 0 (now); {@code never} for --reserve-after. */
+    static java.time.Duration policyDuration(String option, String v) {
+        String s = v.strip();
+        if (s.equals("never") && option.equals("--reserve-after")) {
+            return NEVER;
+        }
+        if (s.matches("0+(\\.0+)?[smhd]?")) {
+            return java.time.Duration.ZERO;
+        }
+        return io.gpusched.jobs.Units.parseDuration(s).orElseThrow(() -> new UsageException(option
+                + " needs a duration like 90s, 15m, 2h or 1d" + (option.equals("--reserve-after") ? ", or never" : "")
+                + ", got '" + v + "'"));
     }
 
     private static long integer(String option, String v) {

@@ -34,7 +34,8 @@ final class SimulateCommand {
             "",
             "A job's duration: a trailing '# duration=DUR' comment on its line (DUR: 90, 1.5s, 2m, 3h);",
             "else, for a $GPUSCHED_SIMJOB line, its --ramp + --hold (defaults 0.5 + 1 s, --vram as the",
-            "actual peak); else --default-duration. '# ... peak=MIB' on a line gives its actual peak.",
+            "actual peak); else --default-duration. '# ... peak=MIB' on a line gives its actual peak,",
+            "'# ... at=DUR' when it joins the queue (default: at the start).",
             "A job whose timeout= is shorter than its duration is stopped at the limit and ends as a",
             "timeout, freeing its GPUs then, as in a real run.",
             "",
@@ -45,6 +46,8 @@ final class SimulateCommand {
             "  --spike-buffer F       buffer over peaks that exceed declarations [0.10]",
             "  --exclusive            one job per GPU",
             "  --default-duration D   duration of lines that state none [none: such a line is an error]",
+            "  --age-step D           as for a run: one priority level per D waited [15m]",
+            "  --reserve-after D|never  as for a run: reserve GPUs for the head of the queue after D [30m]",
             "  --jobs                 also list every job's GPUs, start and end",
             "  -h, --help             print this help",
             "",
@@ -56,6 +59,7 @@ final class SimulateCommand {
     static int run(String[] argv, PrintStream out, PrintStream err) {
         Path file = null;
         String spec = "1x24000";
+        io.gpusched.policy.PolicyOptions queue = io.gpusched.policy.PolicyOptions.defaults();
         PlacementPolicy d = PlacementPolicy.defaults();
         long margin = d.marginMib();
         long idle = d.idleThresholdMib();
@@ -79,7 +83,8 @@ final class SimulateCommand {
                     }
                     case "--exclusive" -> exclusive = true;
                     case "--jobs" -> listJobs = true;
-                    case "--gpus-spec", "--margin", "--idle-threshold", "--spike-buffer", "--default-duration" -> {
+                    case "--gpus-spec", "--margin", "--idle-threshold", "--spike-buffer", "--default-duration",
+                            "--age-step", "--reserve-after" -> {
                         if (v == null) {
                             if (i + 1 >= argv.length) {
                                 throw new UsageException(a + " needs a value");
@@ -91,6 +96,8 @@ final class SimulateCommand {
                             case "--margin" -> margin = parseLong(a, v);
                             case "--idle-threshold" -> idle = parseLong(a, v);
                             case "--spike-buffer" -> spike = parseDouble(a, v);
+                            case "--age-step" -> queue = queue.withAgeStep(CliArgs.policyDuration(a, v));
+                            case "--reserve-after" -> queue = queue.withReserveAfter(CliArgs.policyDuration(a, v));
                             default -> {
                                 String val = v;
                                 defaultDuration = Optional.of(Units.parseDuration(v).orElseThrow(() ->
@@ -113,7 +120,7 @@ final class SimulateCommand {
             List<Long> gpus = GpuSpec.parse(spec);
             PlacementPolicy policy = new PlacementPolicy(margin, idle, spike, exclusive, Optional.empty());
             List<ReplayJob> jobs = ReplayWorkload.fromJobsFile(file, defaultDuration);
-            print(new Replay(policy, gpus).run(jobs), jobs.size(), gpus, policy, listJobs, out);
+            print(new Replay(policy, queue, gpus).run(jobs), jobs.size(), gpus, policy, listJobs, out);
             return 0;
         } catch (JobSpecException e) {
             Cli.printBadLines(e, err);

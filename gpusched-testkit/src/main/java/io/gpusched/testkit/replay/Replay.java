@@ -158,7 +158,10 @@ public final class Replay {
                 wake = Math.min(wake, arrivals.get(next).arrival().toNanos());
             }
             if (!pending.isEmpty() && plan.replanAt().isPresent()) {
-                wake = Math.min(wake, Duration.between(Instant.EPOCH, plan.replanAt().get()).toNanos());
+                Duration replan = Duration.between(Instant.EPOCH, plan.replanAt().get());
+                if (replan.getSeconds() < Long.MAX_VALUE / 1_000_000_000L) {
+                    wake = Math.min(wake, replan.toNanos());
+                }
             }
             if (wake == Long.MAX_VALUE || (pending.isEmpty() && active.isEmpty() && next >= arrivals.size())) {
                 break; // anything still pending can never be placed with nothing running: cannot happen
@@ -222,7 +225,7 @@ public final class Replay {
                     OptionalLong declared = j.declaredMib();
                     // The engine budgets the declaration from the start; a known overrun counts as observed.
                     long current = declared.isPresent() && peak <= declared.getAsLong() ? 0 : peak;
-                    tenants.add(new Tenant(j.no() + "", declared, current, current));
+                    tenants.add(new Tenant(key(j), declared, current, current));
                     used += current;
                 }
             }
