@@ -215,6 +215,6 @@ final class JobsSource {
     }
 
     private static JobSpec withKey(JobSpec j, String key) {
-        return new JobSpec(j.command(), j.vramMib(), j.gpus(), j.timeout(), j.retries(), j.cancel(), j.line(), key);
+        return j.withKey(key);
     }
 }

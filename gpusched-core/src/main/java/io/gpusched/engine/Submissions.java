@@ -58,7 +58,7 @@ final class Submissions {
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
                 Optional.of(spec.toLine()));
         durability.record(List.of(event));
-        source.submit(spec(event));
+        source.submit(spec.withKey(key));
         outcomes.awaited(key, result);
         durability.afterDurable(() -> accepted.complete(no));
     }
