@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * line gets one error, the first of: its name taken by an earlier line, an unknown name it waits for,
  * a cycle it starts. A line with such an error is left out of the cycle search, as lines with syntax
  * errors are: a cycle through it is reported once it is fixed. A bad line still counts as giving the
- * name its block shows, so a typo elsewhere on it does not also make its dependents bad.
+ * name its block shows (a later line giving it too is told so, and its dependents are not told the
+ * name is missing), so a typo elsewhere on it does not make other lines bad.
  *
  * <p>For a file that grew by appends, the lines read before ({@link Names}, all good) are not checked
  * again: their names are known and taken, and since they wait only for each other, a new cycle can
@@ -85,7 +86,7 @@ final class JobsFileChecks {
             return List.of();
         }
         List<Problem> problems = new ArrayList<>();
-        // The first good line to give each name: the one dependents wait for.
+        // The line dependents wait for: the first to give the name, when it is good.
         Map<String, Entry> owner = new HashMap<>();
         List<Entry> clean = new ArrayList<>();
         for (Entry e : entries) {
@@ -107,15 +108,12 @@ final class JobsFileChecks {
             return Optional.empty();
         }
         String name = e.name().get();
-        Integer first = base.lines.get(name);
-        if (first == null) {
-            Entry earlier = owner.putIfAbsent(name, e);
-            first = earlier == null ? null : earlier.line();
-        }
-        if (first == null) {
+        // The first line to give the name, good or bad: a bad line keeps its name as it is fixed.
+        int firstLine = base.lines.getOrDefault(name, newNames.get(name));
+        if (firstLine == e.line()) {
+            owner.put(name, e);
             return Optional.empty();
         }
-        int firstLine = first;
         return Optional.of(new Problem(e.line(), () -> JobSpecException.stated(source, e.line(), "name=" + name,
                 "name=" + name + " is already the name of line " + firstLine, "give each job its own name")));
     }

@@ -514,9 +514,12 @@ class JobsFileParserTest {
     }
 
     @Test
-    void aBadLineStillGivesItsNameToItsDependents() {
+    void aBadLineStillGivesItsName() {
         JobSpecException e = error("[name=prep vram=0] a\n[after=prep] b\n[NAME=other gpus=0] c\n[after-any=other] d\n");
-        assertEquals(List.of(1, 3), e.errors().stream().map(JobSpecException::line).toList());
+        assertEquals(List.of(1, 3), e.errors().stream().map(JobSpecException::line).toList(), "its dependents are not told it is missing");
+        assertEquals(List.of("jobs.txt:2: name=prep is already the name of line 1; give each job its own name"),
+                error("[name=prep after=prep] a\n[name=prep] b\n").errors().stream().skip(1).map(JobSpecException::getMessage).toList(),
+                "a later line giving it too is told so");
     }
 
     @Test
