@@ -9,8 +9,9 @@ import java.util.Optional;
  * attribute key in a jobs file ({@code vrma} for {@code vram}) or a misspelt command-line option
  * ({@code simm} for {@code sim}). A suggestion is made only when it is close, so a word that is
  * merely unknown gets none: within {@link #MAX_DISTANCE} edits, or one word a prefix of the other
- * ({@code time} and {@code timeout}, {@code cancelled} and {@code cancel}). Case is ignored, as
- * for attribute keys.
+ * ({@code time} and {@code timeout}, {@code cancelled} and {@code cancel}). A prefix ranks as if it
+ * were at most {@link #MAX_DISTANCE} edits away and wins a tie, so {@code time} gets {@code timeout},
+ * not {@code name} (two substitutions away). Case is ignored, as for attribute keys.
  */
 public final class DidYouMean {
     /** The most edits (insertions, deletions, substitutions, swaps of neighbours) a suggestion may be away. */
@@ -31,7 +32,7 @@ public final class DidYouMean {
             return Optional.empty();
         }
         String best = null;
-        int bestDistance = Integer.MAX_VALUE;
+        int bestRank = Integer.MAX_VALUE;
         for (String candidate : known) {
             String c = candidate.toLowerCase(Locale.ROOT);
             boolean prefix = c.startsWith(t) || t.startsWith(c);
@@ -45,10 +46,12 @@ public final class DidYouMean {
                 return Optional.empty();
             }
             boolean close = d <= MAX_DISTANCE || prefix;
-            // Strictly less: on a tie the earlier candidate stays.
-            if (close && d < bestDistance) {
+            // An abbreviation (or the word with more after it) is as likely as the farthest typo, and
+            // more likely than a typo as far. Strictly less: on a tie the earlier candidate stays.
+            int rank = prefix ? 2 * Math.min(d, MAX_DISTANCE) : 2 * d + 1;
+            if (close && rank < bestRank) {
                 best = candidate;
-                bestDistance = d;
+                bestRank = rank;
             }
         }
         return Optional.ofNullable(best);

@@ -47,7 +47,8 @@ public record JobSpec(
      * @param cancel see {@link #cancel()}
      * @param line see {@link #line()}
      * @param key see {@link #key()}
-     * @param scheduling see {@link #scheduling()}; {@code REQUEUE} on timeout needs a timeout
+     * @param scheduling see {@link #scheduling()}; {@code REQUEUE} on timeout needs a timeout, and a
+     *     job pinned to some GPUs cannot ask for more {@code gpus} than it is pinned to
      */
     public JobSpec {
         Objects.requireNonNull(command, "command");
@@ -74,6 +75,9 @@ public record JobSpec(
         }
         if (gpus < 1 || gpus > JobsFileParser.MAX_GPUS) {
             throw new IllegalArgumentException("gpus must be in [1, " + JobsFileParser.MAX_GPUS + "], got " + gpus);
+        }
+        if (scheduling.pinned() && gpus > scheduling.gpuIds().size()) {
+            throw new IllegalArgumentException("gpus=" + gpus + " but pinned to " + scheduling.gpuIds().size() + " GPUs");
         }
         if (timeout.isPresent() && (timeout.get().isNegative() || timeout.get().isZero())) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout.get());
@@ -112,7 +116,9 @@ public record JobSpec(
     }
 
     /**
-     * Parses one job line on its own (line 1, occurrence 0).
+     * Parses one job line on its own (line 1, occurrence 0). One line has no file, so the checks of a
+     * whole file are not made: its {@code after} may name any job, and its name is not compared with
+     * others. A job that waits for itself ({@code [name=a after=a]}) is still refused.
      *
      * @param line text such as {@code [vram=8G retries=1] python eval.py}
      * @return the spec
@@ -128,8 +134,18 @@ public record JobSpec(
     }
 
     /**
-     * @return the line as it would be written in a jobs file, with a block holding every attribute
-     *     that differs from the default; parsing it gives back this spec (line number aside)
+     * The line as it would be written in a jobs file: a block holding every attribute that differs
+     * from the default, then the command. Parsing it with {@link #parse(String)} gives back this spec,
+     * line number aside (a file of such lines is checked as a whole too: see {@link JobsFileParser}).
+     * The attributes come in this order: {@code vram} (MiB), {@code gpus}, {@code timeout} (decimal
+     * seconds), {@code retries}, {@code cancel}, {@code priority}, {@code gpu-ids} (runs of three or
+     * more consecutive indices as a range, {@code 0-3}), {@code preemptible}, {@code on-timeout=requeue},
+     * {@code name}, {@code after} (the jobs that must end ok) and {@code after-any} (the others), e.g.
+     * {@code [vram=8192 timeout=7200s priority=-3 gpu-ids=0-3,GPU-8f2c on-timeout=requeue name=train after=prep] python train.py}.
+     * A command that starts with {@code [} or {@code #} gets an empty block, {@code []}, so it is not
+     * read as a block or a comment.
+     *
+     * @return the line, without a line end
      */
     public String toLine() {
         List<String> attrs = new ArrayList<>();
@@ -144,6 +160,7 @@ public record JobSpec(
         if (cancel) {
             attrs.add("cancel");
         }
+        SchedulingSyntax.write(scheduling, attrs);
         // An empty block keeps a command that itself starts with '[' from being read as a block, and
         // one that starts with '#' from being read as a comment.
         if (attrs.isEmpty() && !command.startsWith("[") && !command.startsWith("#")) {

@@ -8,7 +8,8 @@ import java.util.List;
  * A malformed line in a jobs file (or a single job line). Carries where it happened, the offending
  * token and what would have been accepted, so the one-line {@link #getMessage() message} reads like
  * {@code jobs.txt:3: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; known keys: vram, gpus,
- * timeout, retries, cancel}.
+ * timeout, ...}. Problems that need the whole file read as a statement about the token instead:
+ * {@code jobs.txt:7: name=prep is already the name of line 3; give each job its own name}.
  */
 public final class JobSpecException extends GpuschedException {
     private static final long serialVersionUID = 1L;
@@ -61,6 +62,15 @@ public final class JobSpecException extends GpuschedException {
      */
     static JobSpecException withoutToken(String source, int line, String token, String problem, String expected) {
         return new JobSpecException(problem + " " + printable(expected, 200), source, line, token, expected);
+    }
+
+    /**
+     * For an error that reads best as a sentence about the token, without quoting it:
+     * {@code statement; expected}, e.g. {@code after=train makes a cycle: prep -> train -> prep; ...}.
+     * Both parts are shown as printable.
+     */
+    static JobSpecException stated(String source, int line, String token, String statement, String expected) {
+        return new JobSpecException(printable(statement, 1000) + "; " + printable(expected, 1000), source, line, token, expected);
     }
 
     /**

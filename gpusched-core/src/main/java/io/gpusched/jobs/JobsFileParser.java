@@ -19,10 +19,18 @@ import java.util.regex.Pattern;
 /**
  * Reads a jobs file: one shell command per line, blank lines and {@code #} comments skipped, and an
  * optional leading {@code [k=v ...]} block with keys {@code vram}, {@code gpus}, {@code timeout},
- * {@code retries} and the bare token {@code cancel} (keys are case-insensitive). Brackets later in a
- * command belong to the command. Any malformed line raises a {@link JobSpecException}; nothing is
- * skipped silently. The exception names the first bad line and carries the others, up to
- * {@link #MAX_REPORTED_ERRORS} ({@link JobSpecException#errors()}), so they can be fixed in one go.
+ * {@code retries}, {@code priority}, {@code gpu-ids}, {@code on-timeout}, {@code name}, {@code after},
+ * {@code after-ok}, {@code after-any} and the bare words {@code cancel} and {@code preemptible} (keys
+ * are case-insensitive, each at most once). Brackets later in a command belong to the command. Any
+ * malformed line raises a {@link JobSpecException}; nothing is skipped silently. The exception names
+ * the first bad line and carries the others, up to {@link #MAX_REPORTED_ERRORS}
+ * ({@link JobSpecException#errors()}), so they can be fixed in one go.
+ *
+ * <p>A file is also checked as a whole, after its last line: each {@code name} on one line only,
+ * each name in {@code after}, {@code after-ok} and {@code after-any} given by some line (a
+ * {@code cancel}led one counts), and no cycle of dependencies. Those errors are on the line at
+ * fault and join the others in file order. A single line ({@link JobSpec#parse}) has no file, so
+ * only a job waiting for itself is refused there.
  *
  * <p>Hostile input is bounded: a line may hold at most {@link #MAX_LINE_BYTES} bytes and a file at
  * most {@link #MAX_FILE_BYTES}, so a stray binary or a runaway generator costs a one-line error, not
@@ -52,12 +60,17 @@ public final class JobsFileParser {
     private static final Pattern TOKEN = Pattern.compile("\\S+");
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
     /**
-     * A comma before another {@code key=} or the bare {@code cancel}: a separator written as in other
-     * tools. Commas inside a value (a later {@code gpu-ids=0,2-3}) are not matched.
+     * A comma before another {@code key=} or a bare word: a separator written as in other tools.
+     * Commas inside a value ({@code gpu-ids=0,2-3}, {@code after=prep,train}) are not matched; a job
+     * cannot be named like a bare word ({@link Scheduling#NAME}), so {@code [after=prep,preemptible]}
+     * is this mistake, never a second name.
      */
-    private static final Pattern COMMA_SEPARATOR = Pattern.compile(",\\s*(?=[A-Za-z][A-Za-z0-9_-]*=|(?i:cancel)(?![^\\s,]))");
+    private static final Pattern COMMA_SEPARATOR = Pattern.compile(
+            ",\\s*(?=[A-Za-z][A-Za-z0-9_-]*=|(?i:cancel|preemptible)(?![^\\s,]))");
 
-    private static final List<String> KEYS = List.of("vram", "gpus", "timeout", "retries", "cancel");
+    private static final List<String> BARE_WORDS = List.of("cancel", "preemptible");
+    private static final List<String> KEYS = List.of("vram", "gpus", "timeout", "retries", "cancel", "priority", "gpu-ids",
+            "preemptible", "on-timeout", "name", "after", "after-ok", "after-any");
     private static final String KNOWN_KEYS = "known keys: " + String.join(", ", KEYS);
 
     private JobsFileParser() {
@@ -77,7 +90,8 @@ public final class JobsFileParser {
     public static List<JobSpec> parse(Path file) {
         String name = String.valueOf(file.getFileName());
         JobsLines.Content bytes = read(file);
-        return new Collector(name, false).collect(c -> JobsLines.split(bytes, name, c)).jobs;
+        return new Collector(name, false, new JobKeys.Occurrences(), new JobsFileChecks.Names())
+                .collect(c -> JobsLines.split(bytes, name, c)).jobs;
     }
 
     private static JobsLines.Content read(Path file) {
@@ -106,7 +120,8 @@ public final class JobsFileParser {
 
     private static Collector collect(byte[] content, String source) {
         JobsLines.Content whole = new JobsLines.Content(content, content.length, content.length <= MAX_FILE_BYTES);
-        return new Collector(source, false).collect(c -> JobsLines.split(whole, source, c));
+        return new Collector(source, false, new JobKeys.Occurrences(), new JobsFileChecks.Names())
+                .collect(c -> JobsLines.split(whole, source, c));
     }
 
     /**
@@ -119,7 +134,8 @@ public final class JobsFileParser {
      *     {@link #parse(Path)} does
      */
     public static List<JobSpec> parse(String text, String source) {
-        return new Collector(source, true).collect(c -> JobsLines.split(text, source, c)).jobs;
+        return new Collector(source, true, new JobKeys.Occurrences(), new JobsFileChecks.Names())
+                .collect(c -> JobsLines.split(text, source, c)).jobs;
     }
 
     /**
@@ -133,6 +149,8 @@ public final class JobsFileParser {
         private byte[] parsedBytes;
         private List<JobSpec> jobs = List.of();
         private JobKeys.Occurrences occurrences = new JobKeys.Occurrences();
+        // The names of the last version taken; the next append is checked against them.
+        private JobsFileChecks.Names names = new JobsFileChecks.Names();
         private int lines;
 
         /** @param source the name used in error messages, usually the file name */
@@ -152,7 +170,7 @@ public final class JobsFileParser {
             int linesBefore = appendedFrom(content);
             if (linesBefore >= 0) {
                 int from = parsedBytes.length;
-                c = new Collector(source, false, occurrences.copy()).collect(sink -> JobsLines.split(
+                c = new Collector(source, false, occurrences.copy(), names).collect(sink -> JobsLines.split(
                         new JobsLines.Content(content, content.length, true), from, linesBefore, source, sink));
                 List<JobSpec> all = new ArrayList<>(jobs.size() + c.jobs.size());
                 all.addAll(jobs);
@@ -161,6 +179,7 @@ public final class JobsFileParser {
             } else {
                 c = collect(content, source);
                 jobs = List.copyOf(c.jobs);
+                names = c.names;
             }
             occurrences = c.occurrences;
             lines = (linesBefore >= 0 ? linesBefore : 0) + countLines(content, linesBefore >= 0 ? parsedBytes.length : 0);
@@ -192,23 +211,31 @@ public final class JobsFileParser {
         }
     }
 
-    /** Parses lines in file order into specs keyed by occurrence, and gathers the bad lines. */
+    /**
+     * Parses lines in file order into specs keyed by occurrence, gathers the bad lines, and after the
+     * last line adds the bad lines the {@linkplain JobsFileChecks file-level checks} find.
+     */
     private static final class Collector implements JobsLines.Sink {
         final List<JobSpec> jobs = new ArrayList<>();
         private final List<JobSpecException> errors = new ArrayList<>();
         private int badLines;
         private final JobKeys.Occurrences occurrences;
+        /** The names of the lines before the first this collector sees, and, once it succeeded, of its own. */
+        final JobsFileChecks.Names names;
+        private final JobsFileChecks checks;
         private final String source;
         private final boolean checkSurrogates;
 
-        Collector(String source, boolean checkSurrogates) {
-            this(source, checkSurrogates, new JobKeys.Occurrences());
-        }
-
-        Collector(String source, boolean checkSurrogates, JobKeys.Occurrences occurrences) {
+        /**
+         * @param occurrences the counts of the lines before the first this collector sees; advanced in place
+         * @param names the names those lines give; extended in place only when every line is good
+         */
+        Collector(String source, boolean checkSurrogates, JobKeys.Occurrences occurrences, JobsFileChecks.Names names) {
             this.source = source;
             this.checkSurrogates = checkSurrogates;
             this.occurrences = occurrences;
+            this.names = names;
+            this.checks = new JobsFileChecks(source, names);
         }
 
         @Override
@@ -218,11 +245,18 @@ public final class JobsFileParser {
                 parsed = parseRaw(raw, source, lineNo, checkSurrogates);
             } catch (JobSpecException e) {
                 bad(e);
+                checks.bad(lineNo, SchedulingSyntax.nameIn(raw));
                 return;
             }
+            if (parsed.isEmpty()) {
+                return;
+            }
+            Parsed p = parsed.get();
+            if (p.name.isPresent() || !p.after.isEmpty()) {
+                checks.good(new JobsFileChecks.Entry(lineNo, p.name, List.copyOf(p.after)));
+            }
             // Once a line is bad the jobs are never returned: the rest is only checked, not keyed.
-            if (parsed.isPresent() && badLines == 0) {
-                Parsed p = parsed.get();
+            if (badLines == 0) {
                 jobs.add(p.toSpec(lineNo, JobKeys.key(p.command, occurrences.next(p.command))));
             }
         }
@@ -241,17 +275,37 @@ public final class JobsFileParser {
          * @throws JobSpecException the first bad line's, carrying the next ones
          */
         Collector collect(Consumer<JobsLines.Sink> split) {
+            boolean complete = true;
             try {
                 split.accept(this);
             } catch (JobSpecException e) {
                 // Only the splitter's own checks escape line(): a line too long, not UTF-8, or past the
                 // file limit. The reading stops there; what follows may not even be lines.
                 bad(e);
+                complete = false;
             }
-            if (badLines > 0) {
-                throw errors.get(0).withLater(errors.subList(1, errors.size()), badLines);
+            List<JobsFileChecks.Problem> problems = checks.problems(complete);
+            if (badLines + problems.size() > 0) {
+                List<JobSpecException> all = merge(errors, problems);
+                throw all.get(0).withLater(all.subList(1, all.size()), badLines + problems.size());
             }
+            checks.commit();
             return this;
+        }
+
+        /** The first {@link #MAX_REPORTED_ERRORS} of both, in line order (each line has at most one). */
+        private static List<JobSpecException> merge(List<JobSpecException> syntax, List<JobsFileChecks.Problem> file) {
+            List<JobSpecException> all = new ArrayList<>(MAX_REPORTED_ERRORS);
+            int i = 0;
+            int j = 0;
+            while (all.size() < MAX_REPORTED_ERRORS && (i < syntax.size() || j < file.size())) {
+                if (j == file.size() || (i < syntax.size() && syntax.get(i).line() < file.get(j).line())) {
+                    all.add(syntax.get(i++));
+                } else {
+                    all.add(file.get(j++).error().get());
+                }
+            }
+            return all;
         }
     }
 
@@ -299,9 +353,29 @@ public final class JobsFileParser {
                 throw new JobSpecException(source, lineNo, line, "no command after the attribute block in",
                         "put the shell command after the closing ']'");
             }
+            checkBlock(p, source, lineNo);
         }
         p.command = command;
         return Optional.of(p);
+    }
+
+    /** What must hold between the attributes of one block. */
+    private static void checkBlock(Parsed p, String source, int lineNo) {
+        if (p.onTimeout == Scheduling.OnTimeout.REQUEUE && p.timeout.isEmpty()) {
+            throw JobSpecException.stated(source, lineNo, p.onTimeoutToken, p.onTimeoutToken + " needs a timeout on the same line",
+                    "add one, e.g. [timeout=2h on-timeout=requeue]");
+        }
+        if (!p.gpuIds.isEmpty() && p.gpus > p.gpuIds.size()) {
+            int pinned = p.gpuIds.size();
+            throw JobSpecException.stated(source, lineNo, "gpus=" + p.gpus, "gpus=" + p.gpus + " but gpu-ids lists " + pinned
+                    + (pinned == 1 ? " GPU" : " GPUs"), "ask for at most " + pinned + " or list more GPUs in gpu-ids");
+        }
+        for (SchedulingSyntax.Dep d : p.after) {
+            if (p.name.isPresent() && d.name().equals(p.name.get())) {
+                throw JobSpecException.stated(source, lineNo, d.token(),
+                        d.token() + " makes a cycle: " + d.name() + " -> " + d.name(), "remove one of these dependencies");
+            }
+        }
     }
 
     private static void parseBlock(String block, String source, int lineNo, Parsed p) {
@@ -320,14 +394,19 @@ public final class JobsFileParser {
     private static void parseAttribute(String token, String source, int lineNo, Parsed p, Set<String> seen) {
         int eq = token.indexOf('=');
         if (eq < 0) {
-            if (!token.equalsIgnoreCase("cancel")) {
-                // Only cancel is a bare word; a key without '=' (vram 8G) is told by the rest of the message.
-                throw unknown(source, lineNo, token, token, List.of("cancel"), "token without '=' in attribute block:",
-                        "write key=value or the bare word cancel; " + KNOWN_KEYS
+            String word = token.toLowerCase(Locale.ROOT);
+            if (!BARE_WORDS.contains(word)) {
+                // A key without '=' (vram 8G) is told by the rest of the message.
+                throw unknown(source, lineNo, token, token, BARE_WORDS, "token without '=' in attribute block:",
+                        "write key=value or a bare word (" + String.join(", ", BARE_WORDS) + "); " + KNOWN_KEYS
                                 + " (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)");
             }
-            checkOnce(seen, "cancel", token, source, lineNo);
-            p.cancel = true;
+            checkOnce(seen, word, token, source, lineNo);
+            if (word.equals("cancel")) {
+                p.cancel = true;
+            } else {
+                p.preemptible = true;
+            }
             return;
         }
         String key = token.substring(0, eq).toLowerCase(Locale.ROOT);
@@ -343,7 +422,16 @@ public final class JobsFileParser {
                     new JobSpecException(source, lineNo, token, "bad timeout", "give a positive duration like 90, 90s, 15m, 2h, 1.5d (at most 3650d)")));
             case "retries" -> p.retries = parseInt(value, 0, MAX_RETRIES).orElseThrow(() ->
                     new JobSpecException(source, lineNo, token, "bad retries", "give a whole number from 0 to " + MAX_RETRIES));
-            case "cancel" -> throw new JobSpecException(source, lineNo, token, "cancel takes no value:", "write the bare word cancel");
+            case "priority" -> p.priority = SchedulingSyntax.priority(value, token, source, lineNo);
+            case "gpu-ids" -> p.gpuIds = SchedulingSyntax.gpuIds(value, token, source, lineNo);
+            case "on-timeout" -> {
+                p.onTimeout = SchedulingSyntax.onTimeout(value, token, source, lineNo);
+                p.onTimeoutToken = token;
+            }
+            case "name" -> p.name = Optional.of(SchedulingSyntax.name(value, token, source, lineNo));
+            case "after", "after-ok", "after-any" -> SchedulingSyntax.after(key, value, token, source, lineNo, p.after);
+            case "cancel", "preemptible" -> throw new JobSpecException(source, lineNo, token, key + " takes no value:",
+                    "write the bare word " + key);
             default -> throw unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS);
         }
     }
@@ -385,23 +473,8 @@ public final class JobsFileParser {
 
     /** Plain ASCII digits (leading zeros allowed) in [min, max]; anything longer than int range is out at once. */
     private static OptionalInt parseInt(String value, int min, int max) {
-        int n = value.length();
-        int i = 0;
-        while (i < n - 1 && value.charAt(i) == '0') {
-            i++;
-        }
-        if (n == 0 || n - i > 10) {
-            return OptionalInt.empty();
-        }
-        long v = 0;
-        for (; i < n; i++) {
-            char c = value.charAt(i);
-            if (c < '0' || c > '9') {
-                return OptionalInt.empty();
-            }
-            v = v * 10 + (c - '0');
-        }
-        return v < min || v > max ? OptionalInt.empty() : OptionalInt.of((int) v);
+        OptionalInt v = SchedulingSyntax.parseInt(value, max);
+        return v.isPresent() && v.getAsInt() < min ? OptionalInt.empty() : v;
     }
 
     static boolean hasUnpairedSurrogate(String s) {
@@ -426,9 +499,21 @@ public final class JobsFileParser {
         Optional<Duration> timeout = Optional.empty();
         int retries;
         boolean cancel;
+        int priority;
+        List<String> gpuIds = List.of();
+        boolean preemptible;
+        Scheduling.OnTimeout onTimeout = Scheduling.OnTimeout.FAIL;
+        String onTimeoutToken = "";
+        Optional<String> name = Optional.empty();
+        final List<SchedulingSyntax.Dep> after = new ArrayList<>();
 
         JobSpec toSpec(int lineNo, String key) {
-            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key);
+            Scheduling s = priority == 0 && gpuIds.isEmpty() && !preemptible && onTimeout == Scheduling.OnTimeout.FAIL
+                    && name.isEmpty() && after.isEmpty()
+                    ? Scheduling.DEFAULT
+                    : new Scheduling(priority, gpuIds, preemptible, onTimeout, name,
+                            after.stream().map(SchedulingSyntax.Dep::toDependency).toList());
+            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s);
         }
     }
 }

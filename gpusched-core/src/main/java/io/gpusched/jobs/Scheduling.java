@@ -1,5 +1,6 @@
 package io.gpusched.jobs;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -11,20 +12,30 @@ import java.util.regex.Pattern;
  * {@link #DEFAULT} is what a line without these attributes gets.
  *
  * @param priority higher runs first; 0 by default, negative allowed, within ±{@link #MAX_PRIORITY}
- * @param gpuIds the GPUs it may use, each a decimal index ({@code "2"}) or a device UUID
- *     ({@code "GPU-8f2c..."}, {@code "MIG-..."}), distinct; empty means any GPU
+ * @param gpuIds the GPUs it may use, each a canonical decimal index ({@code "2"}, not {@code "02"}) or
+ *     a device UUID matching {@link #GPU_UUID} ({@code "GPU-8f2c..."}, {@code "MIG-..."}), distinct, at
+ *     most {@link JobsFileParser#MAX_GPUS}; empty means any GPU
  * @param preemptible whether a higher-priority job that has waited long may stop it (it is then
  *     requeued, its attempt count unchanged)
  * @param onTimeout what reaching its {@code timeout} does
  * @param name the name other jobs' {@code after} refer to it by
- * @param after the jobs it waits for, in the order written
+ * @param after the jobs it waits for: those that must succeed first, then those that may end either
+ *     way, each group in the order written (a jobs-file block names each group under one key, so this
+ *     order is the one {@link JobSpec#toLine()} can write back); never its own name
  */
 public record Scheduling(int priority, List<String> gpuIds, boolean preemptible, OnTimeout onTimeout,
                          Optional<String> name, List<Dependency> after) {
     /** The largest priority, and the negated smallest. */
     public static final int MAX_PRIORITY = 1_000_000;
-    /** What a name may be: letters, digits, {@code _ . -}, starting with a letter or digit, 1–64 of them. */
-    public static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    /**
+     * What a name may be: letters, digits, {@code _ . -}, starting with a letter or digit, 1–64 of them,
+     * and not a bare word of the attribute block ({@code cancel}, {@code preemptible}, in any case):
+     * in {@code [after=prep,cancel]} the comma is a separator written by mistake, not a second name.
+     */
+    public static final Pattern NAME = Pattern.compile("(?!(?i:cancel|preemptible)\\z)[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    /** A device UUID as {@code nvidia-smi -L} prints it: {@code GPU-} or {@code MIG-}, then hex digits and dashes. */
+    public static final Pattern GPU_UUID = Pattern.compile("(?:GPU|MIG)-[0-9A-Fa-f][0-9A-Fa-f-]*");
+    private static final Pattern GPU_INDEX = Pattern.compile("0|[1-9][0-9]{0,9}");
     /** Priority 0, any GPU, not preemptible, a timeout fails it, no name, no dependencies. */
     public static final Scheduling DEFAULT = new Scheduling(0, List.of(), false, OnTimeout.FAIL, Optional.empty(), List.of());
 
@@ -32,19 +43,28 @@ public record Scheduling(int priority, List<String> gpuIds, boolean preemptible,
      * Validates the fields and copies the lists.
      *
      * @param priority see {@link #priority()}
-     * @param gpuIds see {@link #gpuIds()}
+     * @param gpuIds see {@link #gpuIds()}; each an index or a UUID, distinct
      * @param preemptible see {@link #preemptible()}
      * @param onTimeout see {@link #onTimeout()}
      * @param name see {@link #name()}; matching {@link #NAME}
-     * @param after see {@link #after()}; each name at most once
+     * @param after see {@link #after()}, in any order (it is kept stably sorted: those that need
+     *     success first); each name at most once, and not {@code name}
      */
     public Scheduling {
         Objects.requireNonNull(onTimeout, "onTimeout");
         Objects.requireNonNull(name, "name");
         gpuIds = List.copyOf(gpuIds);
-        after = List.copyOf(after);
+        after = successFirst(after);
         if (priority < -MAX_PRIORITY || priority > MAX_PRIORITY) {
             throw new IllegalArgumentException("priority must be within ±" + MAX_PRIORITY + ", got " + priority);
+        }
+        if (gpuIds.size() > JobsFileParser.MAX_GPUS) {
+            throw new IllegalArgumentException("at most " + JobsFileParser.MAX_GPUS + " gpuIds, got " + gpuIds.size());
+        }
+        for (String id : gpuIds) {
+            if (!isGpuIndex(id) && !GPU_UUID.matcher(id).matches()) {
+                throw new IllegalArgumentException("not a GPU index or UUID: '" + id + "'");
+            }
         }
         if (gpuIds.stream().distinct().count() != gpuIds.size()) {
             throw new IllegalArgumentException("gpuIds must be distinct, got " + gpuIds);
@@ -57,6 +77,22 @@ public record Scheduling(int priority, List<String> gpuIds, boolean preemptible,
         if (after.stream().map(Dependency::name).distinct().count() != after.size()) {
             throw new IllegalArgumentException("after names a job twice: " + after);
         }
+        if (name.isPresent() && after.stream().anyMatch(d -> d.name().equals(name.get()))) {
+            throw new IllegalArgumentException("a job cannot wait for itself: " + name.get());
+        }
+    }
+
+    /** The dependencies that need success, then the others, each in their given order. */
+    private static List<Dependency> successFirst(List<Dependency> after) {
+        List<Dependency> sorted = new ArrayList<>(after.size());
+        after.stream().filter(Dependency::needsSuccess).forEach(sorted::add);
+        after.stream().filter(d -> !d.needsSuccess()).forEach(sorted::add);
+        return List.copyOf(sorted);
+    }
+
+    /** Canonical decimal (no sign, no leading zero) within int range. */
+    static boolean isGpuIndex(String id) {
+        return GPU_INDEX.matcher(id).matches() && (id.length() < 10 || Long.parseLong(id) <= Integer.MAX_VALUE);
     }
 
     /** @return whether the job is pinned to some GPUs */

@@ -35,6 +35,13 @@ class DidYouMeanTest {
     }
 
     @Test
+    void aPrefixWinsOverAWordAsManyEditsAway_aNearerTypoWinsOverAFarPrefix() {
+        assertEquals(Optional.of("timeout"), DidYouMean.suggest("time", List.of("name", "timeout")), "name is 2 substitutions away");
+        assertEquals(Optional.of("after-ok"), DidYouMean.suggest("after-o", List.of("after", "after-ok")), "after is a prefix, 2 away");
+        assertEquals(Optional.of("gpus"), DidYouMean.suggest("gpu-", List.of("gpu-ids", "gpus")), "gpus is 1 away");
+    }
+
+    @Test
     void aWordFarFromEveryKnownOneGetsNothing() {
         assertEquals(Optional.empty(), DidYouMean.suggest("colour", KEYS));
         assertEquals(Optional.empty(), DidYouMean.suggest("memory", KEYS));

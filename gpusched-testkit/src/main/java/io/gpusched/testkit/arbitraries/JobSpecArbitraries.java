@@ -3,17 +3,29 @@ package io.gpusched.testkit.arbitraries;
 import io.gpusched.jobs.JobKeys;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.Scheduling;
 import io.gpusched.jobs.Units;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.random.RandomGenerator;
 
 /**
  * Generators for jobs-file text and {@link JobSpec}s: realistic commands and ones full of brackets,
  * {@code =}, {@code #}, quotes and non-ASCII text; every attribute over its whole valid range with
  * its bounds favoured; arbitrary text with control characters; and near-valid lines whose values are
  * huge, tiny, malformed or followed by CR or NUL.
+ *
+ * <p>Names and dependencies are checked across a whole file, so specs come in three kinds:
+ * {@link #jobSpecs()} has every attribute, for one line on its own; {@link #independentJobSpecs()}
+ * has no name and no dependencies, so any number of them make a file whose lines are good or bad on
+ * their own; {@link #jobFiles()} gives the specs of one file, with distinct names and dependencies
+ * that name jobs of the file and make no cycle.
  */
 public final class JobSpecArbitraries {
     /** Commands a user would write, some with brackets and {@code =} of their own. */
@@ -38,7 +50,8 @@ public final class JobSpecArbitraries {
             .add(4, Gen.elements(" ", "  ", "\t"))
             .add(4, Gen.elements("[", "]", "=", "#", "-", "_", ".", "/", "'", "\"", "\\", ";", "&", "|", "$", "*"))
             .add(2, Gen.elements("é", "中", "🚀", "\u00a0", "\u2003", "\u200b", "\u0085", "\r", "\u0007", "\u001b"))
-            .add(1, Gen.elements("vram=", "gpus=", "timeout=", "retries=", "cancel", "[]"))
+            .add(1, Gen.elements("vram=", "gpus=", "timeout=", "retries=", "cancel", "[]", "priority=", "gpu-ids=0,1",
+                    "preemptible", "on-timeout=requeue", "name=", "after=a,b"))
             .build();
 
     private JobSpecArbitraries() {
@@ -85,11 +98,135 @@ public final class JobSpecArbitraries {
 
     /**
      * Specs as {@link JobSpec#parse} would return them for their own {@link JobSpec#toLine()}: line 1
-     * and occurrence 0, every attribute anywhere in its valid range.
+     * and occurrence 0, every attribute anywhere in its valid range, scheduling ones included: a name
+     * and dependencies on other names (never its own) for one job in five. A file of several of these
+     * may fail the checks of a whole file (a name twice, a dependency on a name no line gives); use
+     * {@link #jobFiles()} for files.
      *
      * @return the generator
      */
     public static Gen<JobSpec> jobSpecs() {
+        Gen<JobSpec> independent = independentJobSpecs();
+        return (random, size) -> {
+            JobSpec spec = independent.next(random, size);
+            if (random.nextInt(5) != 0) {
+                return spec;
+            }
+            Optional<String> name = random.nextBoolean() ? Optional.of(names().next(random, size)) : Optional.empty();
+            List<Scheduling.Dependency> after = new ArrayList<>();
+            Set<String> taken = new LinkedHashSet<>();
+            name.ifPresent(taken::add);
+            for (int i = random.nextInt(4); i > 0; i--) {
+                String n = names().next(random, size);
+                if (taken.add(n)) {
+                    after.add(new Scheduling.Dependency(n, random.nextInt(3) != 0));
+                }
+            }
+            return withNameAndAfter(spec, name, after);
+        };
+    }
+
+    /**
+     * Specs for one jobs file, in file order, each as {@link #jobSpecs()} gives it (line 1, occurrence
+     * 0; the caller numbers them): names are distinct, and each dependency names a job of the list that
+     * comes before it in a random order, not always the file's, so there is no cycle and later lines are
+     * waited for too. Cancelled jobs are waited for like others.
+     *
+     * @return lists of 1 to 15 specs
+     */
+    public static Gen<List<JobSpec>> jobFiles() {
+        Gen<List<JobSpec>> specs = Gen.listOf(independentJobSpecs(), 1, 15);
+        return (random, size) -> {
+            List<JobSpec> jobs = specs.next(random, size);
+            int n = jobs.size();
+            List<Integer> order = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                order.add(i);
+            }
+            shuffle(order, random);
+            List<Optional<String>> names = new ArrayList<>(Collections.nCopies(n, Optional.empty()));
+            Set<String> used = new LinkedHashSet<>();
+            for (int i = 0; i < n; i++) {
+                if (random.nextInt(4) != 0) {
+                    String name = names().next(random, size);
+                    if (used.add(name)) {
+                        names.set(i, Optional.of(name));
+                    }
+                }
+            }
+            List<JobSpec> out = new ArrayList<>(jobs);
+            for (int rank = 0; rank < n; rank++) {
+                int job = order.get(rank);
+                List<Scheduling.Dependency> after = new ArrayList<>();
+                for (int earlier = 0; earlier < rank; earlier++) {
+                    Optional<String> target = names.get(order.get(earlier));
+                    if (target.isPresent() && random.nextInt(3) == 0) {
+                        after.add(new Scheduling.Dependency(target.get(), random.nextInt(3) != 0));
+                    }
+                }
+                out.set(job, withNameAndAfter(jobs.get(job), names.get(job), after));
+            }
+            return List.copyOf(out);
+        };
+    }
+
+    /**
+     * Job names: a few common ones (so lists repeat them) and any others {@link Scheduling#NAME} allows,
+     * up to 64 characters.
+     *
+     * @return the generator
+     */
+    public static Gen<String> names() {
+        Gen<String> first = Gen.elements("a", "b", "Z", "0", "9", "p", "x");
+        Gen<String> rest = Gen.elements("a", "z", "Q", "0", "7", "_", ".", "-");
+        return Gen.<String>weighted()
+                .add(3, Gen.elements("prep", "train", "eval", "a", "b", "c", "Prep", "prep-2", "train.v2", "x_1"))
+                .add(2, first.with(Gen.strings(rest, 0, 63), String::concat))
+                .add(1, Gen.elements("cancel0", "cancelled", "preemptible-job", "0", "A".repeat(64)))
+                .build()
+                .filter(n -> Scheduling.NAME.matcher(n).matches());
+    }
+
+    /**
+     * GPU pins as the parser stores them: distinct canonical indices (small ones most, up to int
+     * range) and UUIDs, one to a few, sometimes a long range, at most {@link JobsFileParser#MAX_GPUS}.
+     *
+     * @return the generator
+     */
+    public static Gen<List<String>> gpuIds() {
+        Gen<String> hex = Gen.elements("0", "9", "a", "f", "A", "F", "-", "3c", "8f2c");
+        Gen<String> uuid = Gen.elements("GPU-", "MIG-").with(Gen.elements("0", "a", "F", "8f2c"), String::concat)
+                .with(Gen.strings(hex, 0, 12), String::concat);
+        Gen<String> one = Gen.<String>weighted()
+                .add(4, Gen.ints(0, 15).map(String::valueOf))
+                .add(1, Gen.ints(0, Integer.MAX_VALUE).map(String::valueOf))
+                .add(2, uuid)
+                .build();
+        return (random, size) -> {
+            Set<String> ids = new LinkedHashSet<>();
+            if (random.nextInt(20) == 0) {
+                int from = random.nextInt(0, 100);
+                int count = random.nextInt(1, JobsFileParser.MAX_GPUS + 1);
+                for (int i = 0; i < count; i++) {
+                    ids.add(String.valueOf(from + i));
+                }
+            }
+            for (int i = random.nextInt(1, 6); i > 0 && ids.size() < JobsFileParser.MAX_GPUS; i--) {
+                ids.add(one.next(random, size));
+            }
+            List<String> list = new ArrayList<>(ids);
+            shuffle(list, random);
+            return List.copyOf(list);
+        };
+    }
+
+    /**
+     * Specs whose line is good or bad on its own in any file: every attribute of {@link #jobSpecs()}
+     * but a name and dependencies.
+     *
+     * @return the generator
+     */
+    public static Gen<JobSpec> independentJobSpecs() {
         Gen<OptionalLong> vram = Gen.<OptionalLong>weighted()
                 .add(1, Gen.constant(OptionalLong.empty()))
                 .add(2, vramMib().map(OptionalLong::of))
@@ -106,11 +243,43 @@ public final class JobSpecArbitraries {
                 .add(2, Gen.constant(0))
                 .add(1, Gen.ints(0, JobsFileParser.MAX_RETRIES))
                 .build();
+        Gen<Integer> priority = Gen.<Integer>weighted()
+                .add(3, Gen.constant(0))
+                .add(2, Gen.ints(-10, 10))
+                .add(1, Gen.ints(-Scheduling.MAX_PRIORITY, Scheduling.MAX_PRIORITY))
+                .build();
+        Gen<List<String>> pins = Gen.<List<String>>weighted()
+                .add(3, Gen.constant(List.of()))
+                .add(1, gpuIds())
+                .build();
         return (random, size) -> {
             String command = commands().next(random, size);
-            return new JobSpec(command, vram.next(random, size), gpus.next(random, size), timeout.next(random, size),
-                    retries.next(random, size), random.nextInt(5) == 0, 1, JobKeys.key(command, 0));
+            Optional<Duration> t = timeout.next(random, size);
+            List<String> pinned = pins.next(random, size);
+            int g = gpus.next(random, size);
+            if (!pinned.isEmpty() && g > pinned.size()) {
+                g = random.nextInt(1, pinned.size() + 1);
+            }
+            Scheduling.OnTimeout onTimeout = t.isPresent() && random.nextInt(3) == 0
+                    ? Scheduling.OnTimeout.REQUEUE : Scheduling.OnTimeout.FAIL;
+            Scheduling s = new Scheduling(priority.next(random, size), pinned, random.nextInt(5) == 0, onTimeout,
+                    Optional.empty(), List.of());
+            return new JobSpec(command, vram.next(random, size), g, t, retries.next(random, size), random.nextInt(5) == 0, 1,
+                    JobKeys.key(command, 0), s.equals(Scheduling.DEFAULT) ? Scheduling.DEFAULT : s);
         };
+    }
+
+    private static JobSpec withNameAndAfter(JobSpec spec, Optional<String> name, List<Scheduling.Dependency> after) {
+        Scheduling s = spec.scheduling();
+        Scheduling named = new Scheduling(s.priority(), s.gpuIds(), s.preemptible(), s.onTimeout(), name, after);
+        return new JobSpec(spec.command(), spec.vramMib(), spec.gpus(), spec.timeout(), spec.retries(), spec.cancel(),
+                spec.line(), spec.key(), named);
+    }
+
+    private static <T> void shuffle(List<T> list, RandomGenerator random) {
+        for (int i = list.size() - 1; i > 0; i--) {
+            Collections.swap(list, i, random.nextInt(i + 1));
+        }
     }
 
     /**
@@ -134,8 +303,9 @@ public final class JobSpecArbitraries {
 
     /**
      * Lines that are almost right: a block whose values are huge, tiny, signed, exponent-written,
-     * non-ASCII digits, empty or duplicated, sometimes with a CRLF end, a NUL byte or an unclosed
-     * bracket.
+     * non-ASCII digits, empty or duplicated, GPU lists with bad entries, backwards or huge ranges,
+     * sometimes with a CRLF end, a NUL byte or an unclosed bracket. They hold no {@code name} and no
+     * {@code after}, so each line is good or bad on its own.
      *
      * @return the generator
      */
@@ -148,10 +318,15 @@ public final class JobSpecArbitraries {
                 .add(1, Gen.strings(Gen.ints('0', '9').map(c -> String.valueOf((char) c.intValue())), 1, 45))
                 .build();
         Gen<String> suffix = Gen.elements("", "", "G", "GiB", "gb", "M", "MiB", "s", "m", "h", "d", "D", "ms", "T", "e5");
-        Gen<String> key = Gen.elements("vram", "gpus", "timeout", "retries", "VRAM", "Timeout", "cancel", "vrma");
+        Gen<String> key = Gen.elements("vram", "gpus", "timeout", "retries", "VRAM", "Timeout", "cancel", "vrma", "priority",
+                "gpu-ids", "Gpu-Ids", "on-timeout");
+        Gen<String> list = Gen.strings(Gen.<String>weighted().add(3, number).add(1, Gen.elements(",", "-", "GPU-", "MIG-", "a",
+                ",,", "2-1", "0-99999999", "GPU-8f2c")).build(), 1, 5);
         Gen<String> token = Gen.<String>weighted()
                 .add(6, (random, size) -> key.next(random, size) + "=" + number.next(random, size) + suffix.next(random, size))
-                .add(1, Gen.elements("cancel", "CANCEL", "cancel=", "=", "==", "vram", "x"))
+                .add(2, (random, size) -> Gen.elements("gpu-ids=", "priority=-", "priority=").next(random, size) + list.next(random, size))
+                .add(1, Gen.elements("cancel", "CANCEL", "cancel=", "=", "==", "vram", "x", "preemptible", "Preemptible=",
+                        "on-timeout=requeue", "on-timeout=FAIL", "on-timeout=", "timeout=1h,on-timeout=requeue"))
                 .build();
         Gen<String> block = Gen.listOf(token, 0, 4).map(tokens -> "[" + String.join(" ", tokens) + "]");
         Gen<String> ending = Gen.elements("", "", "\r", "\r\n", "\0", " \0", "\u0085");

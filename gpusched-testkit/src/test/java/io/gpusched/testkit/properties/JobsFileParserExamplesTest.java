@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.Scheduling;
 import io.gpusched.jobs.Units;
 import java.time.Duration;
 import java.util.List;
@@ -43,6 +44,40 @@ class JobsFileParserExamplesTest {
         assertEquals(2, jobs.get(3).gpus());
         assertEquals(2, jobs.get(4).retries());
         assertEquals(Optional.of(Duration.ofHours(2)), jobs.get(5).timeout());
+    }
+
+    @Test
+    void readmePipelineParsesToItsThreeJobs() {
+        String readme = """
+                [name=prep priority=5] python preprocess.py
+                [name=train after=prep vram=20G gpus=2 gpu-ids=0-3] torchrun --nproc_per_node=2 train.py
+                [after-any=train vram=8G timeout=30m on-timeout=requeue preemptible] python eval.py
+                """;
+        List<JobSpec> jobs = JobsFileParser.parse(readme, "jobs.txt");
+        assertEquals(new Scheduling(5, List.of(), false, Scheduling.OnTimeout.FAIL, Optional.of("prep"), List.of()),
+                jobs.get(0).scheduling());
+        assertEquals(new Scheduling(0, List.of("0", "1", "2", "3"), false, Scheduling.OnTimeout.FAIL, Optional.of("train"),
+                List.of(new Scheduling.Dependency("prep", true))), jobs.get(1).scheduling());
+        assertEquals(new Scheduling(0, List.of(), true, Scheduling.OnTimeout.REQUEUE, Optional.empty(),
+                List.of(new Scheduling.Dependency("train", false))), jobs.get(2).scheduling());
+        assertEquals(JobSpec.parse("python preprocess.py").key(), jobs.get(0).key(), "attributes never change a key");
+    }
+
+    @Test
+    void readmeFileLevelErrorsReadAsTheReadmeShowsThem() {
+        assertEquals("jobs.txt:3: name=prep is already the name of line 1; give each job its own name", assertThrows(
+                JobSpecException.class, () -> JobsFileParser.parse("[name=prep] a\nb\n[name=prep] c\n", "jobs.txt")).getMessage());
+        assertEquals("jobs.txt:2: after=train makes a cycle: prep -> train -> prep; remove one of these dependencies", assertThrows(
+                JobSpecException.class, () -> JobsFileParser.parse("a\n[name=prep after=train] b\n[name=train after=prep] c\n",
+                        "jobs.txt")).getMessage());
+    }
+
+    @Test
+    void hugeGpuRangeIsATypedErrorNotAnAllocation() {
+        JobSpecException e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[gpu-ids=0-99999999] x"));
+        assertEquals("gpu-ids=0-99999999", e.token());
+        assertThrows(JobSpecException.class, () -> JobSpec.parse("[gpu-ids=0-4294967296] x"));
+        assertEquals(1024, JobSpec.parse("[gpu-ids=2147482624-2147483647] x").scheduling().gpuIds().size(), "the top of int range");
     }
 
     @Test

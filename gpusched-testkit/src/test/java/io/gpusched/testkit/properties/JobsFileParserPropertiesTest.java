@@ -11,6 +11,7 @@ import io.gpusched.jobs.DidYouMean;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.Scheduling;
 import io.gpusched.jobs.Units;
 import io.gpusched.testkit.arbitraries.Gen;
 import io.gpusched.testkit.arbitraries.JobSpecArbitraries;
@@ -20,12 +21,14 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /** The jobs-file parser, {@link JobSpec#toLine()}, {@link Units} and identity keys, each over 1,000 generated inputs. */
@@ -69,7 +72,7 @@ class JobsFileParserPropertiesTest {
     @Test
     void everyBadLineIsReportedInFileOrder_exactlyTheLinesThatFailOnTheirOwn_upToTheBound() {
         Gen<String> line = Gen.<String>weighted().add(3, JobSpecArbitraries.nearValidLines())
-                .add(1, JobSpecArbitraries.jobSpecs().map(JobSpec::toLine)).add(1, Gen.elements("", "# note")).build();
+                .add(1, JobSpecArbitraries.independentJobSpecs().map(JobSpec::toLine)).add(1, Gen.elements("", "# note")).build();
         Property.forAll(Gen.listOf(line, 0, 40)).tries(TRIES).check(lines -> {
             String text = String.join("\n", lines);
             // Each line's own error, as "N: message", from parsing it alone (after a comment, so that a
@@ -144,6 +147,64 @@ class JobsFileParserPropertiesTest {
     }
 
     @Test
+    void priorityIsReadExactlyWithinItsRange_orRejectedWithATypedError() {
+        Gen<String> values = Gen.<String>weighted().add(2, hostileValues()).add(1, hostileValues().map(v -> "-" + v))
+                .add(1, Gen.ints(-Scheduling.MAX_PRIORITY - 2, Scheduling.MAX_PRIORITY + 2).map(String::valueOf)).build();
+        Property.forAll(values).tries(TRIES).check(value -> {
+            boolean negative = value.startsWith("-");
+            Optional<BigInteger> exact = UnitsOracle.integer(negative ? value.substring(1) : value).map(v -> negative ? v.negate() : v);
+            Optional<JobSpec> parsed = tryParse("[priority=" + value + "] python x.py");
+            if (exact.isPresent() && exact.get().abs().compareTo(BigInteger.valueOf(Scheduling.MAX_PRIORITY)) <= 0) {
+                assertEquals(exact.get().intValueExact(),
+                        parsed.orElseThrow(() -> new AssertionError("rejected priority=" + value)).scheduling().priority());
+            } else {
+                assertTrue(parsed.isEmpty(), "accepted priority=" + value + " as " + parsed.map(s -> s.scheduling().priority()));
+            }
+        });
+    }
+
+    @Test
+    void gpuIdsAreReadAsAnIndependentExpansionGivesThem_orRejectedWithATypedError() {
+        Gen<String> entry = Gen.<String>weighted()
+                .add(4, Gen.ints(0, 12).map(String::valueOf))
+                .add(2, Gen.ints(0, 12).with(Gen.ints(0, 12), (a, b) -> a + "-" + b))
+                .add(1, Gen.elements("GPU-8f2c", "GPU-8F2C", "MIG-0-a", "GPU-", "gpu-1", "GPU-xyz", "MIG-GPU-1/2/3", "0-1023", "0-1024",
+                        "1000-2023", "1-1023", "0-99999999", "2147483647", "2147483648", "007", "", "-1", "1-", "3--4", " ", "１"))
+                .build();
+        Property.forAll(Gen.listOf(entry, 1, 5).map(l -> String.join(",", l))).tries(TRIES).check(value -> {
+            Optional<List<String>> expected = expandGpuIds(value);
+            Optional<JobSpec> parsed = tryParse("[gpu-ids=" + value + "] python x.py");
+            assertEquals(expected, parsed.map(s -> s.scheduling().gpuIds()), "gpu-ids=" + value);
+        });
+    }
+
+    /** The oracle for gpu-ids: each entry a UUID, an index or an ascending range; no GPU twice; at most 1024. */
+    private static Optional<List<String>> expandGpuIds(String value) {
+        List<String> ids = new ArrayList<>();
+        for (String entry : value.split(",", -1)) {
+            if (entry.matches("(GPU|MIG)-[0-9A-Fa-f][0-9A-Fa-f-]*")) {
+                ids.add(entry);
+                continue;
+            }
+            String[] ends = entry.split("-", -1);
+            if (ends.length > 2 || !Arrays.stream(ends).allMatch(e -> e.matches("[0-9]+"))) {
+                return Optional.empty();
+            }
+            BigInteger low = new BigInteger(ends[0]);
+            BigInteger high = new BigInteger(ends[ends.length - 1]);
+            if (high.compareTo(BigInteger.valueOf(Integer.MAX_VALUE)) > 0 || low.compareTo(high) > 0
+                    || high.subtract(low).add(BigInteger.valueOf(ids.size())).compareTo(BigInteger.valueOf(JobsFileParser.MAX_GPUS)) >= 0) {
+                return Optional.empty();
+            }
+            for (long i = low.longValueExact(); i <= high.longValueExact(); i++) {
+                ids.add(Long.toString(i));
+            }
+        }
+        boolean valid = ids.size() <= JobsFileParser.MAX_GPUS && ids.stream().distinct().count() == ids.size();
+        return valid ? Optional.of(ids) : Optional.empty();
+    }
+
+    @Test
     void vramRoundTripsThroughUnits() {
         Property.forAll(JobSpecArbitraries.vramMib()).tries(TRIES).check(mib -> {
             assertEquals(OptionalLong.of(mib), Units.parseMib(Long.toString(mib)));
@@ -180,7 +241,7 @@ class JobsFileParserPropertiesTest {
             String suggestion = "' — did you mean '" + key + "'?; ";
             JobSpecException e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[" + typo + "=1] python x.py"));
             assertTrue(e.getMessage().contains("'" + typo + "=1" + suggestion), e.getMessage());
-            if (key.equals("cancel")) {
+            if (key.equals("cancel") || key.equals("preemptible")) {
                 e = assertThrows(JobSpecException.class, () -> JobSpec.parse("[" + typo + "] python x.py"));
                 assertTrue(e.getMessage().contains("'" + typo + suggestion), "as a bare word: " + e.getMessage());
             }
@@ -208,7 +269,8 @@ class JobsFileParserPropertiesTest {
     /** A known key and one typo of it: a letter inserted, dropped, replaced, or two neighbours swapped. */
     private static Gen<List<String>> typosOfKeys() {
         Gen<String> letter = Gen.elements("a", "c", "e", "i", "m", "n", "o", "p", "r", "s", "t", "u", "v", "x", "G", "R", "0", "-", "_");
-        return Gen.elements("vram", "gpus", "timeout", "retries", "cancel").flatMap(key ->
+        return Gen.elements("vram", "gpus", "timeout", "retries", "cancel", "priority", "gpu-ids", "preemptible", "on-timeout", "name",
+                "after", "after-ok", "after-any").flatMap(key ->
                 Gen.ints(0, 3).with(Gen.ints(0, key.length() - 1), (edit, at) -> new int[] {edit, at})
                         .with(letter, (ea, c) -> List.of(key, typo(key, ea[0], ea[1], c))));
     }
@@ -243,7 +305,7 @@ class JobsFileParserPropertiesTest {
 
     @Test
     void fileOfToLinesReparsesToTheSameSpecsWithLineNumbersAndOccurrences() {
-        Gen<List<JobSpec>> specs = Gen.listOf(JobSpecArbitraries.jobSpecs(), 1, 15);
+        Gen<List<JobSpec>> specs = JobSpecArbitraries.jobFiles();
         Gen<String> filler = Gen.elements("", "   ", "# a comment", "  # indented comment", "\t");
         Property.forAll(specs.with(Gen.listOf(filler, 0, 15), List::of)).tries(TRIES).check(pair -> {
             @SuppressWarnings("unchecked") List<JobSpec> jobs = (List<JobSpec>) pair.get(0);
@@ -259,7 +321,7 @@ class JobsFileParserPropertiesTest {
                 lines.add(j.toLine());
                 int occurrence = seen.merge(j.command(), 1, Integer::sum) - 1;
                 expected.add(new JobSpec(j.command(), j.vramMib(), j.gpus(), j.timeout(), j.retries(), j.cancel(),
-                        lines.size(), sha1Prefix(j.command()) + "#" + occurrence));
+                        lines.size(), sha1Prefix(j.command()) + "#" + occurrence, j.scheduling()));
             }
             String lf = String.join("\n", lines);
             assertEquals(expected, JobsFileParser.parse(lf, "jobs.txt"), "LF file:\n" + lf);
@@ -268,12 +330,57 @@ class JobsFileParserPropertiesTest {
         });
     }
 
+    @Test
+    void theSpecGeneratorsCoverEverySchedulingAttribute_andFilesWaitForLaterAndCancelledLines() {
+        SplittableRandom random = new SplittableRandom(7);
+        Map<String, Integer> seen = new java.util.TreeMap<>();
+        for (int i = 0; i < 3000; i++) {
+            Scheduling s = JobSpecArbitraries.jobSpecs().next(random, 1 + i % Gen.MAX_SIZE).scheduling();
+            count(seen, "negative priority", s.priority() < 0);
+            count(seen, "positive priority", s.priority() > 0);
+            count(seen, "pinned by index", s.gpuIds().stream().anyMatch(id -> Character.isDigit(id.charAt(0))));
+            count(seen, "pinned by uuid", s.gpuIds().stream().anyMatch(id -> id.startsWith("GPU-") || id.startsWith("MIG-")));
+            count(seen, "pinned to 100+", s.gpuIds().size() >= 100);
+            count(seen, "preemptible", s.preemptible());
+            count(seen, "requeue", s.onTimeout() == Scheduling.OnTimeout.REQUEUE);
+            count(seen, "name", s.name().isPresent());
+            count(seen, "after ok", s.after().stream().anyMatch(Scheduling.Dependency::needsSuccess));
+            count(seen, "after any", s.after().stream().anyMatch(d -> !d.needsSuccess()));
+        }
+        for (int i = 0; i < 1000; i++) {
+            List<JobSpec> file = JobSpecArbitraries.jobFiles().next(random, 1 + i % Gen.MAX_SIZE);
+            Map<String, Integer> lineOf = new HashMap<>();
+            for (int j = 0; j < file.size(); j++) {
+                int line = j;
+                file.get(j).scheduling().name().ifPresent(n -> lineOf.put(n, line));
+            }
+            boolean forward = false;
+            boolean onCancelled = false;
+            for (int j = 0; j < file.size(); j++) {
+                for (Scheduling.Dependency d : file.get(j).scheduling().after()) {
+                    forward |= lineOf.get(d.name()) > j;
+                    onCancelled |= file.get(lineOf.get(d.name())).cancel();
+                }
+            }
+            count(seen, "file waits for a later line", forward);
+            count(seen, "file waits for a cancelled line", onCancelled);
+        }
+        // The seed is fixed; the rarest (pins of 100 GPUs or more) comes up about 30 times.
+        assertTrue(seen.size() == 12 && seen.values().stream().allMatch(n -> n >= 15), seen.toString());
+    }
+
+    private static void count(Map<String, Integer> seen, String what, boolean happened) {
+        if (happened) {
+            seen.merge(what, 1, Integer::sum);
+        }
+    }
+
     // ---- identity keys ---------------------------------------------------------------------------
 
     @Test
     void duplicateCommandsAreNumbered0_1_2InFileOrderWhateverTheirBlocks() {
         Gen<List<JobSpec>> sameCommand = JobSpecArbitraries.commands().flatMap(cmd ->
-                Gen.listOf(JobSpecArbitraries.jobSpecs().map(s -> withCommand(s, cmd)), 1, 8));
+                JobSpecArbitraries.jobFiles().map(file -> file.stream().map(s -> withCommand(s, cmd)).toList()));
         Property.forAll(sameCommand).tries(TRIES).check(specs -> {
             String text = String.join("\n", specs.stream().map(JobSpec::toLine).toList());
             List<JobSpec> parsed = JobsFileParser.parse(text, "jobs.txt");
@@ -295,7 +402,8 @@ class JobsFileParserPropertiesTest {
             JobSpec cancelled = new JobSpec(spec.command(), spec.vramMib(), spec.gpus(), spec.timeout(), spec.retries(), true, 1, spec.key());
             assertEquals(spec.key(), JobSpec.parse(spec.toLine()).key());
             assertEquals(spec.key(), JobSpec.parse(cancelled.toLine()).key(), "with cancel");
-            assertEquals(spec.key(), JobSpec.parse(sameCommandOtherAttributes.toLine()).key(), "other vram, gpus, timeout, retries");
+            assertEquals(spec.key(), JobSpec.parse(sameCommandOtherAttributes.toLine()).key(),
+                    "other vram, gpus, timeout, retries, priority, pins, name, dependencies");
             assertEquals(spec.key(), JobSpec.parse("[ ]   " + spec.command()).key(), "empty block, extra spaces");
             JobSpec other = v.get(2);
             if (!other.command().equals(spec.command())) {
@@ -354,7 +462,8 @@ class JobsFileParserPropertiesTest {
     }
 
     private static JobSpec withCommand(JobSpec s, String command) {
-        return new JobSpec(command, s.vramMib(), s.gpus(), s.timeout(), s.retries(), s.cancel(), 1, sha1Prefix(command) + "#0");
+        return new JobSpec(command, s.vramMib(), s.gpus(), s.timeout(), s.retries(), s.cancel(), 1, sha1Prefix(command) + "#0",
+                s.scheduling());
     }
 
     static String sha1Prefix(String command) {
