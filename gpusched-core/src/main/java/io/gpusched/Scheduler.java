@@ -126,8 +126,9 @@ public final class Scheduler implements AutoCloseable {
      * @param spec the job; not marked {@code cancel}
      * @param context its owner, where it starts and the environment it gets
      * @return a handle with the job's number and result
-     * @throws IllegalArgumentException if the spec is marked {@code cancel}, or the context's working
-     *     directory is not a directory now
+     * @throws IllegalArgumentException if the spec is marked {@code cancel}, the context's working
+     *     directory is not a directory now, or (while the run runs) its {@code after} names no job of the
+     *     queue (before the run, the handle's futures fail with that instead)
      */
     public JobHandle submit(JobSpec spec, SubmitContext context) {
         Objects.requireNonNull(spec, "spec");
@@ -149,7 +150,10 @@ public final class Scheduler implements AutoCloseable {
             try {
                 accepted.join();
             } catch (java.util.concurrent.CompletionException e) {
-                // the run ended first: the handle's futures say so
+                if (e.getCause() instanceof IllegalArgumentException refused) {
+                    throw new IllegalArgumentException(refused.getMessage(), refused);
+                }
+                // otherwise the run ended first: the handle's futures say so
             }
         }
         return new JobHandle(spec.command(), accepted, result, this::cancel);

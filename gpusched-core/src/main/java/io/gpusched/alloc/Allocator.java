@@ -116,11 +116,10 @@ public final class Allocator {
         List<GpuView> allowed = gpus.stream().filter(g -> policy.allows(g.index()) && request.mayUse(g.index())).toList();
         int n = request.gpus();
         if (allowed.size() < n) {
-            String by = policy.allowedGpus().isPresent() && request.pinned().isPresent() ? " allowed by --gpus and gpu-ids"
-                    : policy.allowedGpus().isPresent() ? " allowed by --gpus"
-                    : request.pinned().isPresent() ? " present of its gpu-ids" : " present";
-            return Optional.of("needs " + plural(n, "GPU") + " but only " + allowed.size() + " "
-                    + (allowed.size() == 1 ? "is" : "are") + by);
+            String of = request.pinned().isPresent() ? " of its gpu-ids " : " ";
+            String where = policy.allowedGpus().isPresent() ? " allowed by --gpus" : " present";
+            return Optional.of("needs " + plural(n, "GPU") + " but only " + allowed.size() + of
+                    + (allowed.size() == 1 ? "is" : "are") + where);
         }
         if (request.vramMib().isPresent()) {
             long need = request.vramMib().getAsLong() + policy.marginMib();

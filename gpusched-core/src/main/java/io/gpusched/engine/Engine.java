@@ -220,9 +220,9 @@ public final class Engine {
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
                 positions, fairShare);
         stops = new Stops(options, running, signals, procFs, names, reporter);
-        submissions = new Submissions(durability, source, outcomes, reporter);
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals);
         queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions);
+        submissions = new Submissions(durability, source, outcomes, reporter, queue);
         RunExecutor local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices());
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),

@@ -7,6 +7,7 @@ import io.gpusched.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
+import io.gpusched.policy.Dependencies;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -145,7 +146,7 @@ final class PendingQueue {
 
     /** Recomputes the pending list from the source's jobs and the journal. */
     void compute(List<JobSpec> jobs) {
-        dependencies.learn(jobs);
+        learnNames(jobs);
         List<PendingJob> out = new ArrayList<>();
         List<PendingJob> waiting = new ArrayList<>();
         Map<String, String> waitingReasons = new HashMap<>();
@@ -201,7 +202,7 @@ final class PendingQueue {
                     .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
             PendingJob p = new PendingJob(j, no(j.key()), declared, r.attempts(), positions.position(j.key(), position),
                     waitingSince, Submissions.owner(durability.state(), j.key()));
-            Dependencies.Verdict v = dependencies.check(j, durability.state());
+            Dependencies.Verdict v = dependencies.check(j.scheduling().after(), this::known);
             if (v instanceof Dependencies.Failed f) {
                 outcomes.fail(p, JobStatus.DEPENDENCY_FAILED, f.reason());
                 positions.forget(j.key());
@@ -218,6 +219,23 @@ final class PendingQueue {
         heldReasons = waitingReasons;
         source.retire(endedSubmissions);
         ended.forget(endedSubmissions);
+    }
+
+    /** Learns the names of these jobs (a submission's as soon as it is accepted, so the next may name it). */
+    void learnNames(List<JobSpec> jobs) {
+        for (JobSpec j : jobs) {
+            j.scheduling().name().ifPresent(n -> dependencies.learn(n, j.key()));
+        }
+    }
+
+    /** @return the names a job waits for that no job of the queue has */
+    List<String> unknownDependencies(JobSpec job) {
+        return job.scheduling().after().stream().map(d -> d.name()).filter(n -> dependencies.keyOf(n).isEmpty()).toList();
+    }
+
+    private Dependencies.Known known(String key) {
+        JobRecord r = durability.state().record(key);
+        return new Dependencies.Known(r.no().orElse(0), r.terminal() ? Optional.of(r.status()) : Optional.empty());
     }
 
     /**

@@ -25,20 +25,27 @@ final class Submissions {
     private final JobsSource source;
     private final Outcomes outcomes;
     private final Reporter reporter;
+    private final PendingQueue queue;
 
-    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter) {
+    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, PendingQueue queue) {
+        this.queue = queue;
         this.durability = durability;
         this.source = source;
         this.outcomes = outcomes;
         this.reporter = reporter;
     }
 
-    /** Queues again the journal's submissions that had not ended, in the order they were made. */
+    /**
+     * Queues again the journal's submissions that had not ended, in the order they were made, and learns
+     * the names of all it holds (an ended one may still be waited for by name).
+     */
     void rebuild() {
         for (JournalEvent.Submitted s : durability.state().submissions()) {
             JobRecord r = durability.state().record(s.key());
+            JobSpec spec = spec(s);
+            queue.learnNames(List.of(spec));
             if (!r.terminal()) {
-                source.submit(spec(s));
+                source.submit(spec);
             }
         }
     }
@@ -50,6 +57,19 @@ final class Submissions {
      */
     void accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
                 CompletableFuture<Integer> accepted) {
+        List<String> unknown = queue.unknownDependencies(spec);
+        if (!unknown.isEmpty()) {
+            // The file's names are learned each round; this may come before the first.
+            queue.learnNames(source.jobs());
+            unknown = queue.unknownDependencies(spec);
+        }
+        if (!unknown.isEmpty()) {
+            IllegalArgumentException e = new IllegalArgumentException("cannot submit '" + spec.command() + "': after="
+                    + String.join(",", unknown) + " names no job of the queue; give the job it means [name=...] first");
+            accepted.completeExceptionally(e);
+            result.completeExceptionally(e);
+            return;
+        }
         int no = durability.state().nextNo();
         String key = "s" + no;
         Instant at = reporter.now();
@@ -59,6 +79,7 @@ final class Submissions {
                 Optional.of(spec.toLine()));
         durability.record(List.of(event));
         source.submit(spec.withKey(key));
+        queue.learnNames(List.of(spec.withKey(key)));
         outcomes.awaited(key, result);
         durability.afterDurable(() -> accepted.complete(no));
     }

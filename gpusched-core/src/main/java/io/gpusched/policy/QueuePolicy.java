@@ -72,7 +72,7 @@ public final class QueuePolicy {
     public Plan plan(Instant now, List<Candidate> queue, List<Occupant> running, List<GpuView> views,
                      Map<String, Double> recentGpuHours) {
         List<Candidate> order = order(now, queue, recentGpuHours);
-        boolean shared = queue.stream().map(Candidate::owner).distinct().count() > 1;
+        boolean shared = !order.isEmpty() && order.stream().anyMatch(c -> !c.owner().equals(order.get(0).owner()));
         List<Decision> decisions = new ArrayList<>(order.size());
         List<GpuView> current = views;
         List<Occupant> occupants = new ArrayList<>(running);
@@ -130,15 +130,21 @@ public final class QueuePolicy {
      * @return the same jobs, highest effective priority first, ties in queue order
      */
     public List<Candidate> order(Instant now, List<Candidate> queue, Map<String, Double> recentGpuHours) {
-        boolean shared = queue.stream().map(Candidate::owner).distinct().count() > 1;
-        Map<String, Long> effective = new HashMap<>();
+        boolean shared = !queue.isEmpty() && queue.stream().anyMatch(c -> !c.owner().equals(queue.get(0).owner()));
+        Map<String, Double> usage = shared ? recentGpuHours : Map.of();
+        List<Ranked> ranked = new ArrayList<>(queue.size());
         for (Candidate c : queue) {
-            effective.put(c.key(), effective(c, now, shared ? recentGpuHours : Map.of()));
+            ranked.add(new Ranked(c, effective(c, now, usage)));
         }
-        List<Candidate> out = new ArrayList<>(queue);
-        out.sort(Comparator.<Candidate>comparingLong(c -> -effective.get(c.key()))
-                .thenComparingLong(Candidate::position).thenComparingInt(Candidate::no));
+        ranked.sort(Comparator.comparingLong((Ranked r) -> -r.effective())
+                .thenComparingLong(r -> r.candidate().position()).thenComparingInt(r -> r.candidate().no()));
+        List<Candidate> out = new ArrayList<>(ranked.size());
+        ranked.forEach(r -> out.add(r.candidate()));
         return out;
+    }
+
+    /** A candidate with its effective priority, computed once per plan. */
+    private record Ranked(Candidate candidate, long effective) {
     }
 
     /**
@@ -273,7 +279,7 @@ public final class QueuePolicy {
     private static String fairShareNote(String owner, Map<String, Double> recentGpuHours) {
         double used = recentGpuHours.getOrDefault(owner, 0.0);
         long penalty = (long) Math.floor(used);
-        return penalty < 1 ? "" : "; fair share: " + owner + " used " + String.format("%.1f", used)
+        return penalty < 1 ? "" : "; fair share: " + owner + " used " + String.format(java.util.Locale.ROOT, "%.1f", used)
                 + " GPU-h recently (priority −" + penalty + ")";
     }
 

@@ -147,4 +147,34 @@ class SchedulingPolicyEndToEndTest {
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.JobRequeued q && q.no() == 1
                 && q.why() == SchedulerEvent.StopReason.PREEMPTED), events.toString());
     }
+
+    @Test
+    void aJobsFileWithPrioritiesAndDependenciesRunsInTheirOrder() throws Exception {
+        Path ledger = dir.resolve("ledger");
+        Path file = Files.writeString(dir.resolve("jobs.txt"), String.join("\n",
+                "[vram=20G after=prep] echo train >> " + ledger,
+                "[vram=20G] echo plain >> " + ledger,
+                "[vram=20G name=prep priority=2] echo prep >> " + ledger,
+                "[vram=20G priority=-1] echo last >> " + ledger, ""));
+        RunSummary s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(dir.resolve("logs"))
+                .jobsFile(file).listener(events::add).build().run();
+        assertEquals(0, s.exitCode(), s.toString());
+        // prep (priority 2) first; then train (waiting for prep, first in file order) before plain; last at the end.
+        assertEquals(List.of("prep", "train", "plain", "last"), Files.readAllLines(ledger));
+    }
+
+    @Test
+    void aPinnedJobRunsOnlyOnItsGpus_andOneWhosePinsTheMachineLacksFailsAtOnce() throws Exception {
+        Path seen = dir.resolve("seen");
+        Path file = Files.writeString(dir.resolve("jobs.txt"), String.join("\n",
+                "[vram=1G gpu-ids=1] echo $GPUSCHED_GPUS >> " + seen,
+                "[vram=1G gpu-ids=1] echo $GPUSCHED_GPUS >> " + seen,
+                "[vram=1G gpu-ids=5] echo never", ""));
+        RunSummary s = Scheduler.builder().backend(new StubBackend(2, 24000)).options(FAST).logDir(dir.resolve("logs"))
+                .jobsFile(file).listener(events::add).build().run();
+        assertEquals(List.of("1", "1"), Files.readAllLines(seen), "gpu 0 was free, but not theirs");
+        assertEquals(JobStatus.INFEASIBLE, statuses(s).get(3));
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.JobInfeasible i && i.no() == 3
+                && i.reason().equals("needs 1 GPU but only 0 of its gpu-ids are present")), events.toString());
+    }
 }

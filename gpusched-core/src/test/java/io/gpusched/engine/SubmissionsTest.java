@@ -156,6 +156,31 @@ class SubmissionsTest {
     }
 
     @Test
+    void aSubmissionMayWaitForAnEarlierOneByName_butNotForANameNoJobHas() throws Exception {
+        Path ledger = dir.resolve("ledger");
+        Scheduler s = builder().options(FAST.withWatch(true)).build();
+        CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
+        try {
+            await(() -> events.stream().anyMatch(e -> e instanceof SchedulerEvent.RunStarted));
+            JobHandle prep = s.submit(JobSpec.parse("[name=prep] sleep 0.3; echo prep >> " + ledger));
+            JobHandle train = s.submit(JobSpec.parse("[after=prep] echo train >> " + ledger));
+            assertEquals(JobStatus.OK, train.result().get(20, TimeUnit.SECONDS).status());
+            assertEquals(JobStatus.OK, prep.result().get(20, TimeUnit.SECONDS).status());
+            assertEquals(List.of("prep", "train"), Files.readAllLines(ledger));
+            // prep has ended and left the queue: its name still resolves.
+            assertEquals(JobStatus.OK, s.submit(JobSpec.parse("[after=prep] true")).result().get(20, TimeUnit.SECONDS)
+                    .status());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> s.submit(JobSpec.parse("[after=perp] true")));
+            assertEquals("cannot submit 'true': after=perp names no job of the queue; give the job it means [name=...] first",
+                    e.getMessage());
+        } finally {
+            s.close();
+            run.get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void submittingWithAWorkDirThatIsNotADirectoryIsRefused() {
         Scheduler s = builder().build();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -5,8 +5,10 @@ import io.gpusched.alloc.GpuView;
 import io.gpusched.alloc.PlacementPolicy;
 import io.gpusched.alloc.Request;
 import io.gpusched.alloc.Tenant;
+import io.gpusched.jobs.Scheduling;
 import io.gpusched.policy.Candidate;
 import io.gpusched.policy.Decision;
+import io.gpusched.policy.Dependencies;
 import io.gpusched.policy.Occupant;
 import io.gpusched.policy.Plan;
 import io.gpusched.policy.PolicyOptions;
@@ -19,6 +21,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
@@ -36,8 +39,10 @@ import java.util.stream.Collectors;
  * A job whose {@code timeout=} is shorter than its duration is stopped at the limit, as the scheduler
  * stops it, and frees its GPUs then; the replay takes it to exit the instant it is told to (the sim job
  * does), where a real job may take up to the kill grace. A preempted job frees its GPUs at once and
- * queues again, to run its whole duration anew. External processes are not modelled (the GPUs start
- * empty), nor dependencies or fair share (one owner).
+ * queues again, to do the work of that run anew. A job with {@code on-timeout=requeue} runs in slices
+ * of its timeout, going to the back of the queue after each, until its duration is done. A job waits
+ * for its {@code after} dependencies (a timed-out one counts as failed) and never runs when one it
+ * needs failed. External processes are not modelled (the GPUs start empty), nor fair share (one owner).
  */
 public final class Replay {
     private final QueuePolicy policy;
@@ -66,10 +71,12 @@ public final class Replay {
         this.gpuTotalsMib = List.copyOf(gpuTotalsMib);
     }
 
-    private record Active(ReplayResult.Run run, long endNanos) {
+    /** A run in progress; {@code slice} when it ends at its time slice and queues again. */
+    private record Active(ReplayResult.Run run, long endNanos, Waiting from, boolean slice) {
     }
 
-    private record Waiting(ReplayJob job, long queuedNanos) {
+    /** A waiting job: since when, how much of its work is left, and its place among equal priorities. */
+    private record Waiting(ReplayJob job, long queuedNanos, long remainingNanos, long position) {
     }
 
     /**
@@ -88,6 +95,12 @@ public final class Replay {
         Map<String, ReplayJob> byKey = new HashMap<>();
         jobs.forEach(j -> byKey.put(key(j), j));
         List<Waiting> pending = new ArrayList<>();
+        Dependencies dependencies = new Dependencies();
+        jobs.forEach(j -> j.scheduling().name().ifPresent(n -> dependencies.learn(n, key(j))));
+        Map<String, String> endedStatus = new HashMap<>();
+        Map<String, Integer> numbers = new HashMap<>();
+        jobs.forEach(j -> numbers.put(key(j), j.no()));
+        long backs = Long.MAX_VALUE / 2;
         PriorityQueue<Active> active = new PriorityQueue<>(
                 Comparator.comparingLong(Active::endNanos).thenComparingInt(a -> a.run().job().no()));
         List<ReplayResult.Run> runs = new ArrayList<>();
@@ -97,20 +110,33 @@ public final class Replay {
         long end = 0;
         while (true) {
             while (next < arrivals.size() && arrivals.get(next).arrival().toNanos() <= now) {
-                pending.add(new Waiting(arrivals.get(next), arrivals.get(next).arrival().toNanos()));
+                ReplayJob j = arrivals.get(next);
+                pending.add(new Waiting(j, j.arrival().toNanos(), j.duration().toNanos(), position.get(j)));
                 next++;
             }
             Instant at = Instant.EPOCH.plusNanos(now);
             List<Candidate> candidates = new ArrayList<>();
             Map<String, Waiting> waitingByKey = new HashMap<>();
+            List<Waiting> held = new ArrayList<>();
             for (Waiting w : pending) {
                 ReplayJob j = w.job();
+                Dependencies.Verdict v = dependencies.check(j.scheduling().after(),
+                        k -> new Dependencies.Known(numbers.get(k), Optional.ofNullable(endedStatus.get(k))));
+                if (v instanceof Dependencies.Failed f) {
+                    infeasible.put(j, "dependency failed: " + f.reason());
+                    endedStatus.put(key(j), "dependency_failed");
+                    continue;
+                }
+                if (v instanceof Dependencies.Waiting) {
+                    held.add(w);
+                    continue;
+                }
                 Request r = new Request(j.declaredMib(), j.gpus());
                 if (j.scheduling().pinned()) {
                     r = r.pinnedTo(j.scheduling().gpuIds().stream().filter(id -> id.chars().allMatch(Character::isDigit))
                             .map(Integer::parseInt).collect(Collectors.toSet()));
                 }
-                candidates.add(new Candidate(key(j), j.no(), r, j.scheduling().priority(), position.get(j),
+                candidates.add(new Candidate(key(j), j.no(), r, j.scheduling().priority(), w.position(),
                         Instant.EPOCH.plusNanos(w.queuedNanos()), "replay", j.timeout()));
                 waitingByKey.put(key(j), w);
             }
@@ -121,7 +147,7 @@ public final class Replay {
                         j.scheduling().priority(), j.scheduling().preemptible(), false));
             }
             Plan plan = policy.plan(at, candidates, occupants, views(active), Map.of());
-            List<Waiting> still = new ArrayList<>();
+            List<Waiting> still = new ArrayList<>(held);
             for (Decision d : plan.decisions()) {
                 Waiting w = waitingByKey.get(d.key());
                 if (d instanceof Decision.Fail f) {
@@ -130,10 +156,13 @@ public final class Replay {
                     still.add(w);
                 } else {
                     List<Integer> gpus = ((Decision.Start) d).gpus();
-                    long stop = now + w.job().runTime().toNanos();
-                    ReplayResult.Run run = new ReplayResult.Run(w.job(), gpus, Duration.ofNanos(now), Duration.ofNanos(stop));
+                    ReplayJob j = w.job();
+                    long limit = j.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE);
+                    boolean slice = j.scheduling().onTimeout() == Scheduling.OnTimeout.REQUEUE && w.remainingNanos() > limit;
+                    long stop = now + Math.min(w.remainingNanos(), limit);
+                    ReplayResult.Run run = new ReplayResult.Run(j, gpus, Duration.ofNanos(now), Duration.ofNanos(stop), slice);
                     runs.add(run);
-                    active.add(new Active(run, stop));
+                    active.add(new Active(run, stop, w, slice));
                     end = Math.max(end, stop);
                 }
             }
@@ -144,8 +173,8 @@ public final class Replay {
                     active.remove(victim);
                     runs.set(runs.indexOf(victim.run()), new ReplayResult.Run(victim.run().job(), victim.run().gpus(),
                             victim.run().start(), Duration.ofNanos(now), true));
-                    // Requeued where it stood, waiting since it first queued.
-                    pending.add(new Waiting(victim.run().job(), victim.run().job().arrival().toNanos()));
+                    // Requeued where it stood, waiting since it first queued, its interrupted work to do again.
+                    pending.add(victim.from());
                 }
                 end = Math.max(now, active.stream().mapToLong(Active::endNanos).max().orElse(now));
                 continue; // the freed GPUs are offered at this same instant
@@ -169,7 +198,16 @@ public final class Replay {
             }
             now = Math.max(now, wake);
             while (!active.isEmpty() && active.peek().endNanos() <= now) {
-                active.poll();
+                Active a = active.poll();
+                ReplayJob j = a.run().job();
+                if (a.slice()) {
+                    // Its slice is over: to the back of the queue, waiting from now, with the rest of its work.
+                    long done = a.endNanos() - a.run().start().toNanos();
+                    pending.add(new Waiting(j, now, a.from().remainingNanos() - done, backs++));
+                } else {
+                    endedStatus.put(key(j), a.from().remainingNanos() > j.timeout().map(Duration::toNanos)
+                            .orElse(Long.MAX_VALUE) ? "timeout" : "ok");
+                }
             }
         }
         for (Waiting w : pending) {

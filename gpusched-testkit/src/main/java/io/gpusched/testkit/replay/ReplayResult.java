@@ -30,7 +30,8 @@ public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, Str
      * @param gpus the GPUs it got, ascending
      * @param start when it started, from the replay's zero
      * @param end when it ended: at its timeout if {@link #timedOut()}
-     * @param preempted whether it was stopped for a higher-priority job (it then ran again later)
+     * @param preempted whether it was stopped to run again later: preempted for a higher-priority job, or
+     *     its time slice ended ({@code on-timeout=requeue})
      */
     public record Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end, boolean preempted) {
         /**
@@ -60,7 +61,8 @@ public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, Str
 
         /** @return whether it was stopped at its timeout (and so ended as a timeout, not on its own) */
         public boolean timedOut() {
-            return !preempted && job.timesOut();
+            return !preempted && job.timesOut()
+                    && job.scheduling().onTimeout() == io.gpusched.jobs.Scheduling.OnTimeout.FAIL;
         }
     }
 }

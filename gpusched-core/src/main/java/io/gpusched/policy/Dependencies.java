@@ -1,0 +1,111 @@
+package io.gpusched.policy;
+
+import io.gpusched.jobs.Scheduling;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Whether a job's {@code after} dependencies let it run: it waits while any is unfinished, never runs
+ * ({@code dependency_failed}) when one it needs to succeed did not or is unknown, and may run once all
+ * are settled. Pure: names are learned as jobs are seen (the newest job of a name wins), and what
+ * became of each named job comes from the caller. Remembers at most {@link #REMEMBERED} names, so a
+ * months-long run's map stays bounded; the oldest are forgotten first.
+ */
+public final class Dependencies {
+    /** The most names remembered. */
+    public static final int REMEMBERED = 10_000;
+
+    /** What a dependency's job is now. */
+    public record Known(int no, Optional<String> endedStatus) {
+        /**
+         * @param no its display number
+         * @param endedStatus its terminal status as the journal spells it ({@code ok}, {@code failed}, ...);
+         *     empty while it has not ended
+         */
+        public Known {
+            java.util.Objects.requireNonNull(endedStatus, "endedStatus");
+        }
+    }
+
+    /** What a job's dependencies say now. */
+    public sealed interface Verdict permits Ready, Waiting, Failed {
+    }
+
+    /** Every dependency is settled as the job needs: it may run. */
+    public record Ready() implements Verdict {
+    }
+
+    /**
+     * A dependency has not ended yet.
+     *
+     * @param reason e.g. {@code after job 3 (prep)}
+     */
+    public record Waiting(String reason) implements Verdict {
+    }
+
+    /**
+     * A dependency it needs to succeed did not, or no job of its name is known: it never runs.
+     *
+     * @param reason e.g. {@code job 3 (prep) ended failed; use after-any= to run after it however it ends}
+     */
+    public record Failed(String reason) implements Verdict {
+    }
+
+    private final Map<String, String> keysByName = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > REMEMBERED;
+        }
+    };
+
+    /** An empty set of names. */
+    public Dependencies() {
+    }
+
+    /**
+     * Learns a job's name.
+     *
+     * @param name its name
+     * @param key its key
+     */
+    public void learn(String name, String key) {
+        // Re-inserting moves a name to the newest end, so the oldest names are the first forgotten.
+        keysByName.remove(name);
+        keysByName.put(name, key);
+    }
+
+    /**
+     * @param name a name
+     * @return the key of the newest job of that name, if one is known
+     */
+    public Optional<String> keyOf(String name) {
+        return Optional.ofNullable(keysByName.get(name));
+    }
+
+    /**
+     * @param after a job's dependencies
+     * @param lookup what became of the job of a key
+     * @return whether it may run, must wait, or will never run
+     */
+    public Verdict check(List<Scheduling.Dependency> after, Function<String, Known> lookup) {
+        List<String> waiting = new ArrayList<>();
+        for (Scheduling.Dependency d : after) {
+            Optional<String> key = keyOf(d.name());
+            if (key.isEmpty()) {
+                return new Failed("after=" + d.name() + ": no job of that name is known");
+            }
+            Known k = lookup.apply(key.get());
+            String who = "job " + k.no() + " (" + d.name() + ")";
+            if (k.endedStatus().isEmpty()) {
+                waiting.add(who);
+            } else if (d.needsSuccess() && !"ok".equals(k.endedStatus().get())) {
+                return new Failed(who + " ended " + k.endedStatus().get() + "; use after-any= to run after it however it ends");
+            }
+        }
+        return waiting.isEmpty() ? new Ready() : new Waiting("after " + String.join(", ", waiting));
+    }
+}
