@@ -9,7 +9,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="$1"; shift
 work="$(mktemp -d)"
 flags=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
-yes '[vram=1G] true' | head -200 > "$work/t200.txt"
+for _ in $(seq 200); do echo '[vram=1G] true'; done > "$work/t200.txt"
 for c in "$@"; do
   git clone -q "$root" "$work/$c" && git -C "$work/$c" checkout -q "$c"
   (cd "$work/$c" && mvn -o -q -B -DskipTests -Dmaven.javadoc.skip=true package -pl gpusched-cli -am >&2 \

@@ -9,12 +9,14 @@
  */
 module io.gpusched {
     requires com.fasterxml.jackson.core;
+    requires jdk.net;
 
     exports io.gpusched;
     exports io.gpusched.jobs;
     exports io.gpusched.alloc;
     exports io.gpusched.gpu;
     exports io.gpusched.policy;
+    exports io.gpusched.service;
 
     uses io.gpusched.gpu.GpuBackendProvider;
 }

@@ -13,10 +13,13 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The parsed command line of {@code gpusched JOBS_FILE [options]}. */
+/**
+ * The parsed command line of {@code gpusched JOBS_FILE [options]}, or of {@code gpusched serve [options]}
+ * ({@code serve}: a jobs file only through {@code --jobs}, {@code --socket} where to listen, always watching).
+ */
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
-               Optional<String> events) {
+               Optional<String> events, boolean serve, Optional<Path> socket) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -72,8 +75,14 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "(read by bin/gpusched) adds plugin jars, e.g. a third-party backend for --backend NAME.");
 
     static CliArgs parse(String... argv) {
+        return parse(false, argv);
+    }
+
+    /** @param serve whether these are {@code gpusched serve}'s options (argv without the word serve) */
+    static CliArgs parse(boolean serve, String... argv) {
         Deque<String> args = new ArrayDeque<>(java.util.List.of(argv));
-        SchedulerOptions o = SchedulerOptions.defaults();
+        SchedulerOptions o = SchedulerOptions.defaults().withWatch(serve);
+        Optional<Path> socket = Optional.empty();
         Optional<Path> file = Optional.empty();
         boolean fresh = false;
         boolean help = false;
@@ -126,9 +135,26 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--backend" -> backend = Optional.of(value(a, inline, args));
                     case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
                     case "--events" -> events = Optional.of(value(a, inline, args));
+                    case "--socket" -> {
+                        if (!serve) {
+                            throw new UsageException("--socket is an option of gpusched serve and the client verbs");
+                        }
+                        socket = Optional.of(Path.of(value(a, inline, args)));
+                    }
+                    case "--jobs" -> {
+                        if (!serve) {
+                            throw new UsageException("--jobs is an option of gpusched serve; a run takes the file as "
+                                    + "its argument: gpusched JOBS_FILE");
+                        }
+                        file = Optional.of(Path.of(value(a, inline, args)));
+                    }
                     default -> {
                         if (a.startsWith("-") && !a.equals("-")) {
                             throw new UsageException("unknown option " + a + didYouMean(a) + " (see gpusched --help)");
+                        }
+                        if (serve) {
+                            throw new UsageException("serve takes no jobs file argument; to watch one too, use --jobs "
+                                    + a + " (see gpusched serve --help)");
                         }
                         if (file.isPresent()) {
                             throw new UsageException("one jobs file only; got " + file.get() + " and " + a);
@@ -143,10 +169,10 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         if (sim.isPresent() && backend.isPresent() && !backend.get().equals("sim")) {
             throw new UsageException("--sim and --backend " + backend.get() + " contradict each other; give one");
         }
-        if (!help && !version && file.isEmpty()) {
+        if (!help && !version && file.isEmpty() && !serve) {
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
-        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events);
+        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket);
     }
 
     /**

@@ -1,0 +1,187 @@
+package io.gpusched.service;
+
+import io.gpusched.CancelOutcome;
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A connection to a gpusched service ({@code gpusched serve}), for the CLI's verbs and for other JVM
+ * tools. One request at a time per client; not thread-safe. Every method throws {@link ServiceException}
+ * with the service's error code when it refuses, or {@code unreachable} when the connection fails.
+ */
+public final class GpuschedClient implements AutoCloseable {
+    private final Path socket;
+    private final LineChannel lines;
+    private final String user;
+
+    private GpuschedClient(Path socket, LineChannel lines) {
+        this.socket = socket;
+        this.lines = lines;
+        this.user = string(call(Map.of("op", "hello")), "user");
+    }
+
+    /**
+     * Connects and says hello.
+     *
+     * @param socket the service's socket
+     * @return a connected client
+     * @throws ServiceException {@code unreachable} when no service listens there, or the service's refusal
+     *     (e.g. {@code forbidden} for another user's daemon)
+     */
+    public static GpuschedClient connect(Path socket) {
+        SocketChannel ch;
+        try {
+            ch = SocketChannel.open(UnixDomainSocketAddress.of(socket));
+        } catch (IOException e) {
+            throw new ServiceException("unreachable", "no gpusched service at " + socket + " (" + e.getMessage()
+                    + "); start one with gpusched serve, or point --socket / GPUSCHED_SOCKET at it");
+        }
+        return new GpuschedClient(socket, new LineChannel(ch));
+    }
+
+    /**
+     * The socket a client uses when none is given: {@code GPUSCHED_SOCKET} if set, else the system
+     * daemon's {@code /run/gpusched/gpusched.sock} if it exists, else this user's
+     * ({@link #userSocket()}).
+     *
+     * @return the socket path
+     */
+    public static Path defaultSocket() {
+        String env = System.getenv("GPUSCHED_SOCKET");
+        if (env != null && !env.isBlank()) {
+            return Path.of(env);
+        }
+        Path system = Path.of("/run/gpusched/gpusched.sock");
+        return Files.exists(system) ? system : userSocket();
+    }
+
+    /**
+     * @return where this user's daemon listens: {@code $XDG_RUNTIME_DIR/gpusched/gpusched.sock}, or
+     *     {@code /tmp/gpusched-<user>/gpusched.sock} where no runtime directory is set
+     */
+    public static Path userSocket() {
+        String runtime = System.getenv("XDG_RUNTIME_DIR");
+        Path dir = runtime != null && !runtime.isBlank() ? Path.of(runtime, "gpusched")
+                : Path.of(System.getProperty("java.io.tmpdir"), "gpusched-" + System.getProperty("user.name", "user"));
+        return dir.resolve("gpusched.sock");
+    }
+
+    /** @return the user the service knows this client as (from the kernel, not from the client) */
+    public String user() {
+        return user;
+    }
+
+    /**
+     * Submits a job.
+     *
+     * @param line the job as a jobs-file line, e.g. {@code [vram=8G priority=2] python eval.py}
+     * @param workDir where it runs (absolute)
+     * @param environment the environment it runs with; empty for the daemon's
+     * @return its display number, once the service has journaled it
+     */
+    public int submit(String line, Path workDir, Optional<Map<String, String>> environment) {
+        Map<String, Object> req = new LinkedHashMap<>();
+        req.put("op", "submit");
+        req.put("line", line);
+        req.put("cwd", workDir.toAbsolutePath().toString());
+        environment.ifPresent(e -> req.put("env", e));
+        return (int) whole(call(req), "no");
+    }
+
+    /**
+     * @return the queue as JSON: the {@code QueueSnapshot} as {@code JsonEventWriter} writes it (running,
+     *     pending with reasons, done, paused GPUs)
+     */
+    public String queueJson() {
+        Map<String, Object> r = call(Map.of("op", "queue"));
+        return Json.write(Map.of("snapshot", r.get("snapshot")));
+    }
+
+    /**
+     * @return the queue as parsed JSON: {@code at}, {@code board} ({@code running}, {@code pending},
+     *     {@code done}, ...), {@code paused_gpus}, {@code orphans}
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> queue() {
+        return (Map<String, Object>) call(Map.of("op", "queue")).get("snapshot");
+    }
+
+    /**
+     * @param no a job's display number
+     * @return what happened
+     */
+    public CancelOutcome cancel(int no) {
+        return CancelOutcome.valueOf(string(call(Map.of("op", "cancel", "no", no)), "outcome").toUpperCase(Locale.ROOT));
+    }
+
+    /** @param gpu a GPU index to pause: running jobs continue, nothing new starts there */
+    public void pause(int gpu) {
+        call(Map.of("op", "pause", "gpu", gpu));
+    }
+
+    /** @param gpu a paused GPU's index to resume */
+    public void resume(int gpu) {
+        call(Map.of("op", "resume", "gpu", gpu));
+    }
+
+    private Map<String, Object> call(Map<String, Object> request) {
+        Map<String, Object> req = new LinkedHashMap<>();
+        req.put("v", Protocol.VERSION);
+        req.putAll(request);
+        Optional<String> answer;
+        try {
+            try {
+                lines.write(Json.write(req));
+            } catch (IOException e) {
+                // A daemon that refuses this user answers before reading and closes: its reason may be
+                // waiting to be read even though the request could not be sent.
+                answer = lines.read();
+                if (answer.isEmpty()) {
+                    throw e;
+                }
+                return answerOf(answer.get());
+            }
+            answer = lines.read();
+        } catch (IOException e) {
+            throw new ServiceException("unreachable", "the gpusched service at " + socket + " went away: " + e.getMessage());
+        }
+        if (answer.isEmpty()) {
+            throw new ServiceException("unreachable", "the gpusched service at " + socket + " closed the connection");
+        }
+        return answerOf(answer.get());
+    }
+
+    private static Map<String, Object> answerOf(String line) {
+        Map<String, Object> r = Json.parseObject(line);
+        if (!Boolean.TRUE.equals(r.get("ok"))) {
+            Object e = r.get("error");
+            Map<?, ?> err = e instanceof Map<?, ?> m ? m : Map.of();
+            throw new ServiceException(String.valueOf(err.get("code")), String.valueOf(err.get("message")));
+        }
+        return r;
+    }
+
+    private static String string(Map<String, Object> r, String name) {
+        return String.valueOf(r.get(name));
+    }
+
+    private static long whole(Map<String, Object> r, String name) {
+        return r.get(name) instanceof Long l ? l : -1;
+    }
+
+    @Override
+    public void close() {
+        try {
+            lines.close();
+        } catch (IOException e) {
+            // closing: nothing to do
+        }
+    }
+}

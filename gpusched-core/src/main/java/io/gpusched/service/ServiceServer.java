@@ -1,0 +1,311 @@
+package io.gpusched.service;
+
+import io.gpusched.CancelOutcome;
+import io.gpusched.GpuschedException;
+import io.gpusched.JobHandle;
+import io.gpusched.JsonEventWriter;
+import io.gpusched.Scheduler;
+import io.gpusched.SubmitContext;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.jobs.JobSpecException;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import jdk.net.ExtendedSocketOptions;
+import jdk.net.UnixDomainPrincipal;
+
+/**
+ * A scheduler's service: answers {@code PROTOCOL.md} requests on a UNIX domain socket, one thread per
+ * connection, each request through the scheduler's thread-safe API ({@code submit}, {@code cancel},
+ * {@code pause}, {@code resume}, {@code snapshot}), so the scheduler's loop stays the only owner of its
+ * state. The caller's user comes from the kernel ({@code SO_PEERCRED}); this daemon serves only the
+ * user it runs as and refuses every other (running jobs as their owners is not built yet). A bad
+ * request gets a typed error and the connection goes on; a request over {@link Protocol#MAX_LINE_BYTES}
+ * closes it; nothing a client sends can stop the daemon.
+ */
+public final class ServiceServer implements AutoCloseable {
+    private final Scheduler scheduler;
+    private final Path socket;
+    private final ServerSocketChannel server;
+    private final String user;
+    private final ExecutorService connections = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "gpusched-client");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Thread acceptor;
+
+    private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server) {
+        this.scheduler = scheduler;
+        this.socket = socket;
+        this.server = server;
+        this.user = System.getProperty("user.name", "?");
+        this.acceptor = new Thread(this::accept, "gpusched-service");
+        acceptor.setDaemon(true);
+    }
+
+    /**
+     * Listens on {@code socket}: its directory is created (mode 0700 when created here), a stale socket
+     * file of a dead daemon is replaced, and the socket is made reachable by this user only.
+     *
+     * @param scheduler the scheduler to serve; it may start running before or after
+     * @param socket where to listen
+     * @return the running service; close it to stop listening (jobs are the scheduler's business)
+     * @throws ServiceException {@code in_use} when another daemon answers on that socket, or
+     *     {@code unreachable} when it cannot be created
+     */
+    public static ServiceServer start(Scheduler scheduler, Path socket) {
+        Path abs = socket.toAbsolutePath();
+        try {
+            Path dir = abs.getParent();
+            if (!Files.isDirectory(dir)) {
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            }
+            if (Files.exists(abs)) {
+                if (answers(abs)) {
+                    throw new ServiceException("in_use", abs + " is already served by a running gpusched; stop it or use"
+                            + " another --socket");
+                }
+                Files.delete(abs);
+            }
+            ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            ch.bind(UnixDomainSocketAddress.of(abs));
+            Files.setPosixFilePermissions(abs, PosixFilePermissions.fromString("rw-------"));
+            ServiceServer s = new ServiceServer(scheduler, abs, ch);
+            s.acceptor.start();
+            return s;
+        } catch (IOException e) {
+            throw new ServiceException("unreachable", "cannot listen on " + abs + ": " + e.getMessage());
+        }
+    }
+
+    private static boolean answers(Path socket) {
+        try {
+            SocketChannel.open(UnixDomainSocketAddress.of(socket)).close();
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** @return the socket's absolute path */
+    public Path socket() {
+        return socket;
+    }
+
+    private void accept() {
+        while (server.isOpen()) {
+            SocketChannel c;
+            try {
+                c = server.accept();
+            } catch (IOException e) {
+                if (!server.isOpen()) {
+                    return;
+                }
+                continue;
+            }
+            try {
+                connections.execute(() -> serve(c));
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                closeQuietly(c); // closing down: no new connection is served
+                return;
+            }
+        }
+    }
+
+    private static void closeQuietly(SocketChannel c) {
+        try {
+            c.close();
+        } catch (IOException e) {
+            // already gone
+        }
+    }
+
+    private void serve(SocketChannel c) {
+        try (LineChannel lines = new LineChannel(c)) {
+            String peer = peer(c);
+            if (!peer.equals(user)) {
+                lines.write(error("forbidden", "this gpusched serves " + user + " only; " + peer
+                        + " needs a daemon of their own (gpusched serve)"));
+                return;
+            }
+            while (true) {
+                Optional<String> line;
+                try {
+                    line = lines.read();
+                } catch (LineChannel.TooLong e) {
+                    lines.write(error("too_large", e.getMessage() + "; the connection is closed"));
+                    return;
+                }
+                if (line.isEmpty()) {
+                    return;
+                }
+                if (line.get().isBlank()) {
+                    continue;
+                }
+                lines.write(answer(line.get(), peer));
+            }
+        } catch (IOException | RuntimeException e) {
+            // The client went away or sent what cannot be answered: its connection ends, nothing else.
+        }
+    }
+
+    private static String peer(SocketChannel c) throws IOException {
+        UnixDomainPrincipal p = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
+        return p.user().getName();
+    }
+
+    String answer(String line, String peer) {
+        Map<String, Object> req;
+        try {
+            req = Json.parseObject(line);
+        } catch (IllegalArgumentException e) {
+            return error("bad_request", "not a request: " + e.getMessage());
+        }
+        Object v = req.get("v");
+        if (!(v instanceof Long version) || version != Protocol.VERSION) {
+            return error("unsupported_version", "this gpusched speaks protocol version " + Protocol.VERSION + ", the request"
+                    + " says " + v + "; use a client of the same release");
+        }
+        try {
+            return switch (String.valueOf(req.get("op"))) {
+                case "hello" -> ok(Map.of("server", "gpusched", "user", peer));
+                case "submit" -> submit(req, peer);
+                case "queue" -> queue();
+                case "cancel" -> cancel(req);
+                case "pause", "resume" -> pause(req);
+                default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
+                        + " pause, resume");
+            };
+        } catch (BadRequest e) {
+            return error("bad_request", e.getMessage());
+        } catch (JobSpecException e) {
+            return error("bad_job", e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return error("bad_request", e.getMessage());
+        } catch (GpuschedException e) {
+            return error("failed", e.getMessage());
+        }
+    }
+
+    private String submit(Map<String, Object> req, String peer) {
+        JobSpec spec = JobSpec.parse(string(req, "line"));
+        Path cwd = Path.of(string(req, "cwd"));
+        Optional<Map<String, String>> env = Optional.empty();
+        if (req.get("env") instanceof Map<?, ?> m) {
+            Map<String, String> e = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> x : m.entrySet()) {
+                if (!(x.getValue() instanceof String s)) {
+                    throw new BadRequest("\"env\" must map names to strings");
+                }
+                e.put(String.valueOf(x.getKey()), s);
+            }
+            env = Optional.of(e);
+        } else if (req.containsKey("env") && req.get("env") != null) {
+            throw new BadRequest("\"env\" must be an object");
+        }
+        if (!cwd.isAbsolute()) {
+            throw new BadRequest("\"cwd\" must be an absolute path, got " + cwd);
+        }
+        JobHandle h = scheduler.submit(spec, new SubmitContext(peer, cwd, env));
+        try {
+            return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
+        } catch (ExecutionException e) {
+            throw new GpuschedException(e.getCause().getMessage());
+        } catch (TimeoutException e) {
+            throw new GpuschedException("the scheduler did not take the job within 30 s; it may be stopping");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GpuschedException("interrupted");
+        }
+    }
+
+    private String queue() {
+        return scheduler.snapshot()
+                .map(s -> ok(Map.of("snapshot", new Json.RawJson(JsonEventWriter.valueToJson(s)))))
+                .orElseGet(() -> error("not_ready", "the scheduler has not made its first round yet; try again"));
+    }
+
+    private String cancel(Map<String, Object> req) {
+        CancelOutcome o = scheduler.cancel((int) whole(req, "no"));
+        return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
+    }
+
+    private String pause(Map<String, Object> req) {
+        int gpu = (int) whole(req, "gpu");
+        if ("pause".equals(req.get("op"))) {
+            scheduler.pause(gpu);
+        } else {
+            scheduler.resume(gpu);
+        }
+        return ok(Map.of());
+    }
+
+    private static String string(Map<String, Object> req, String name) {
+        if (req.get(name) instanceof String s) {
+            return s;
+        }
+        throw new BadRequest("\"" + name + "\" must be a string");
+    }
+
+    private static long whole(Map<String, Object> req, String name) {
+        if (req.get(name) instanceof Long l && l >= 0 && l <= Integer.MAX_VALUE) {
+            return l;
+        }
+        throw new BadRequest("\"" + name + "\" must be a whole number");
+    }
+
+    private static String ok(Map<String, ?> fields) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("v", Protocol.VERSION);
+        m.put("ok", true);
+        m.putAll(fields);
+        return Json.write(m);
+    }
+
+    private static String error(String code, String message) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("v", Protocol.VERSION);
+        m.put("ok", false);
+        m.put("error", Map.of("code", code, "message", message));
+        return Json.write(m);
+    }
+
+    /** A request whose fields are missing or of the wrong type. */
+    private static final class BadRequest extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        BadRequest(String message) {
+            super(message);
+        }
+    }
+
+    /** Stops listening and removes the socket file; connections in progress end. */
+    @Override
+    public void close() {
+        try {
+            server.close();
+        } catch (IOException e) {
+            // closing: nothing to do
+        }
+        connections.shutdownNow();
+        try {
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            // a socket file left behind is replaced by the next daemon
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package io.gpusched.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.gpusched.CancelOutcome;
+import io.gpusched.RunSummary;
+import io.gpusched.Scheduler;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.SchedulerOptions;
+import io.gpusched.gpu.GpuBackend;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real scheduler served on a real UNIX socket, with real clients. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ServiceServerTest {
+    @TempDir
+    Path dir;
+
+    private Scheduler scheduler;
+    private CompletableFuture<RunSummary> run;
+    private ServiceServer server;
+    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
+
+    /** One empty 24000 MiB GPU. */
+    private static final class OneGpu implements GpuBackend {
+        @Override
+        public GpuSnapshot snapshot() {
+            return new GpuSnapshot(List.of(GpuStat.of(0, 24000, 0)), List.of());
+        }
+
+        @Override
+        public String describe() {
+            return "one gpu";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @BeforeEach
+    void serve() throws Exception {
+        SchedulerOptions o = SchedulerOptions.defaults().withWatch(true).withPoll(Duration.ofMillis(50))
+                .withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
+        scheduler = Scheduler.builder().backend(new OneGpu()).options(o).logDir(dir.resolve("logs")).jobs(List.of())
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); scheduler.snapshot().isEmpty(); Thread.sleep(10)) {
+            assertTrue(System.nanoTime() < end, "no first round");
+        }
+        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.close();
+        scheduler.close();
+        run.get(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aClientSubmitsSeesTheQueueAndCancels_asTheUserTheKernelSays() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("work"));
+        try (GpuschedClient c = GpuschedClient.connect(server.socket())) {
+            assertEquals(System.getProperty("user.name"), c.user());
+            int no = c.submit("[vram=20G] echo \"$(pwd) $FOO\" > seen; sleep 30", work,
+                    Optional.of(Map.of("FOO", "bar", "PATH", "/usr/bin:/bin")));
+            assertEquals(1, no);
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                 !Files.exists(work.resolve("seen")); Thread.sleep(10)) {
+                assertTrue(System.nanoTime() < end, "the job never ran");
+            }
+            assertEquals(work + " bar", Files.readString(work.resolve("seen")).strip());
+            int second = c.submit("[vram=20G] true", work, Optional.empty());
+            Map<String, Object> q = waitFor(c, s -> board(s, "pending").size() == 1 && board(s, "running").size() == 1);
+            assertEquals((long) second, ((Map<?, ?>) board(q, "pending").get(0)).get("no"));
+            assertTrue(String.valueOf(((Map<?, ?>) board(q, "pending").get(0)).get("reason")).contains("headroom"), q.toString());
+            assertEquals(CancelOutcome.STOPPING, c.cancel(no));
+            assertEquals(CancelOutcome.NOT_FOUND, c.cancel(99));
+            waitFor(c, s -> board(s, "done").size() == 2);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Object> board(Map<String, Object> snapshot, String list) {
+        return (List<Object>) ((Map<String, Object>) snapshot.get("board")).get(list);
+    }
+
+    private static Map<String, Object> waitFor(GpuschedClient c, java.util.function.Predicate<Map<String, Object>> done)
+            throws InterruptedException {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); ; Thread.sleep(20)) {
+            Map<String, Object> q = c.queue();
+            if (done.test(q)) {
+                return q;
+            }
+            assertTrue(System.nanoTime() < end, "timed out; last queue " + q);
+        }
+    }
+
+    private static String exchange(SocketChannel ch, String line) throws IOException {
+        ch.write(ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8)));
+        ByteBuffer in = ByteBuffer.allocate(1 << 16);
+        StringBuilder out = new StringBuilder();
+        while (out.indexOf("\n") < 0) {
+            in.clear();
+            if (ch.read(in) < 0) {
+                break;
+            }
+            in.flip();
+            out.append(StandardCharsets.UTF_8.decode(in));
+        }
+        return out.toString().strip();
+    }
+
+    @Test
+    void badRequestsGetTypedErrors_andTheConnectionGoesOn() throws Exception {
+        try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()))) {
+            assertTrue(exchange(ch, "not json").contains("\"code\":\"bad_request\""));
+            assertTrue(exchange(ch, "{\"v\":2,\"op\":\"hello\"}").contains("\"code\":\"unsupported_version\""));
+            assertTrue(exchange(ch, "{\"v\":1,\"op\":\"launch\"}").contains("\"code\":\"unknown_op\""));
+            assertTrue(exchange(ch, "{\"v\":1,\"op\":\"cancel\",\"no\":\"7\"}").contains("\"no\\\" must be a whole number"));
+            String badJob = exchange(ch, "{\"v\":1,\"op\":\"submit\",\"line\":\"[vrma=8G] x\",\"cwd\":\"/\"}");
+            assertTrue(badJob.contains("\"code\":\"bad_job\"") && badJob.contains("did you mean 'vram'"), badJob);
+            assertTrue(exchange(ch, "{\"v\":1,\"op\":\"submit\",\"line\":\"true\",\"cwd\":\"relative\"}")
+                    .contains("must be an absolute path"));
+            assertTrue(exchange(ch, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"));
+        }
+    }
+
+    @Test
+    void anOversizedRequestClosesOnlyItsOwnConnection() throws Exception {
+        try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()))) {
+            String answer = exchange(ch, "{\"v\":1,\"op\":\"hello\",\"pad\":\"" + "x".repeat(Protocol.MAX_LINE_BYTES) + "\"}");
+            assertTrue(answer.contains("\"code\":\"too_large\""), answer);
+        }
+        try (GpuschedClient c = GpuschedClient.connect(server.socket())) {
+            assertEquals(System.getProperty("user.name"), c.user());
+        }
+    }
+
+    @Test
+    void aSecondServiceOnALiveSocketIsRefused_andTheSocketIsThisUsersOnly() throws Exception {
+        ServiceException e = assertThrows(ServiceException.class, () -> ServiceServer.start(scheduler, server.socket()));
+        assertEquals("in_use", e.code());
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(server.socket())));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(server.socket().getParent())));
+    }
+
+    @Test
+    void aStaleSocketFileOfADeadDaemonIsReplaced() throws Exception {
+        Path stale = dir.resolve("stale.sock");
+        java.nio.channels.ServerSocketChannel dead = java.nio.channels.ServerSocketChannel
+                .open(java.net.StandardProtocolFamily.UNIX);
+        dead.bind(UnixDomainSocketAddress.of(stale));
+        dead.close(); // the file stays, nobody listens
+        assertTrue(Files.exists(stale));
+        try (ServiceServer again = ServiceServer.start(scheduler, stale);
+             GpuschedClient c = GpuschedClient.connect(again.socket())) {
+            assertEquals(System.getProperty("user.name"), c.user());
+        }
+    }
+
+    @Test
+    void anotherUserIsRefusedByTheKernelsWordNotTheirs() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to connect as another user (setpriv)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")) && Files.isExecutable(Path.of("/usr/bin/python3")),
+                "needs setpriv (util-linux) and python3");
+        // Let the other user reach the socket at all, so the refusal is the daemon's, not the file mode's.
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+        Files.setPosixFilePermissions(server.socket().getParent(), PosixFilePermissions.fromString("rwx--x--x"));
+        Files.setPosixFilePermissions(server.socket(), PosixFilePermissions.fromString("rw-rw-rw-"));
+        // The daemon answers a refused user at once, whatever it claims to be; read before writing.
+        String py = "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]);"
+                + " print(s.recv(4096).decode())";
+        Process p = new ProcessBuilder("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "/usr/bin/python3", "-c", py, server.socket().toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        assertTrue(out.contains("\"code\":\"forbidden\"") && out.contains("serves root only"), out);
+    }
+}
