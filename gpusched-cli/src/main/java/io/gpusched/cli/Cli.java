@@ -3,7 +3,6 @@ package io.gpusched.cli;
 import io.gpusched.GpuschedException;
 import io.gpusched.journal.JournalException;
 import io.gpusched.JsonEventWriter;
-import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.gpu.BackendOptions;
@@ -11,6 +10,7 @@ import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuBackends;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.service.ServiceServer;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -59,9 +59,13 @@ public final class Cli {
         if (argv.length > 0 && (argv[0].equals("help") || argv[0].equals("version"))) {
             return helpOrVersion(argv);
         }
+        if (argv.length > 0 && ClientCommand.VERBS.contains(argv[0])) {
+            return new ClientCommand(out, err).run(argv);
+        }
+        boolean serve = argv.length > 0 && argv[0].equals("serve");
         CliArgs args;
         try {
-            args = CliArgs.parse(argv);
+            args = serve ? CliArgs.parse(true, java.util.Arrays.copyOfRange(argv, 1, argv.length)) : CliArgs.parse(argv);
         } catch (UsageException e) {
             err.println("gpusched: " + e.getMessage());
             return USAGE;
@@ -69,10 +73,12 @@ public final class Cli {
         if (args.help() || args.version()) {
             return printHelpOrVersion(args.help());
         }
-        Path jobsFile = args.jobsFile().orElseThrow();
+        Optional<Path> jobsFile = args.jobsFile();
         try {
-            requireJobsFile(jobsFile);
-            JobsFileParser.parse(jobsFile);
+            if (jobsFile.isPresent()) {
+                requireJobsFile(jobsFile.get());
+                JobsFileParser.parse(jobsFile.get());
+            }
         } catch (JobSpecException e) {
             printBadLines(e, err);
             return USAGE;
@@ -99,7 +105,6 @@ public final class Cli {
         try (backend; EventsOption.Quiet closeEvents = EventsOption.closing(events)) {
             Scheduler.Builder builder = Scheduler.builder()
                     .backend(backend)
-                    .jobsFile(jobsFile)
                     .options(args.options())
                     .logDir(args.logDir())
                     .fresh(args.fresh())
@@ -116,10 +121,22 @@ public final class Cli {
                     backend.close();
                 }
             });
+            if (jobsFile.isPresent()) {
+                builder.jobsFile(jobsFile.get());
+            } else {
+                builder.jobs(java.util.List.of());
+            }
             Scheduler scheduler = builder.build();
             onStart.accept(scheduler);
-            RunSummary summary = scheduler.run();
-            return summary.exitCode();
+            if (!serve) {
+                return scheduler.run().exitCode();
+            }
+            Path socket = args.socket().orElseGet(ClientCommand::serveSocket);
+            try (ServiceServer service = ServiceServer.start(scheduler, socket)) {
+                log.println("serving " + System.getProperty("user.name", "?") + " on " + service.socket()
+                        + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");
+                return scheduler.run().exitCode();
+            }
         } catch (GpuschedException e) {
             // Tested with instanceof rather than caught by type, so --version and --help never load it.
             // Only opening the journal throws it out of run(), before any job started.

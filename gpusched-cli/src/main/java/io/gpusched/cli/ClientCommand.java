@@ -1,0 +1,182 @@
+package io.gpusched.cli;
+
+import io.gpusched.CancelOutcome;
+import io.gpusched.service.GpuschedClient;
+import io.gpusched.service.ServiceException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code cancel},
+ * {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
+ * the system daemon's or this user's, in that order.
+ */
+final class ClientCommand {
+    static final Set<String> VERBS = Set.of("submit", "queue", "cancel", "pause", "resume");
+
+    static final String HELP = String.join("\n",
+            "usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user",
+            "       gpusched submit [--vram 18G] [--gpus N] [--priority N] [--gpu-ids 0,1] [--timeout 2h]",
+            "                       [--retries N] [--name X] [--after X] [--json] -- CMD...",
+            "       gpusched queue [--json]",
+            "       gpusched cancel N...",
+            "       gpusched pause GPU...  |  gpusched resume GPU...",
+            "",
+            "Every verb takes --socket PATH (or GPUSCHED_SOCKET); otherwise /run/gpusched/gpusched.sock when",
+            "it exists, else this user's $XDG_RUNTIME_DIR/gpusched/gpusched.sock (/tmp/gpusched-USER/ without",
+            "XDG_RUNTIME_DIR). submit joins the words after -- into one command line run by /bin/sh -c, in",
+            "this directory and with this environment, and prints the job's number. Exit 0, 1 when the",
+            "service refused (the reason is printed), 2 for a bad command line.");
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    ClientCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    /** Where {@code gpusched serve} listens without {@code --socket}: GPUSCHED_SOCKET, else this user's. */
+    static Path serveSocket() {
+        String env = System.getenv("GPUSCHED_SOCKET");
+        return env != null && !env.isBlank() ? Path.of(env) : GpuschedClient.userSocket();
+    }
+
+    int run(String[] argv) {
+        String verb = argv[0];
+        List<String> rest = new ArrayList<>(List.of(argv).subList(1, argv.length));
+        Optional<Path> socket = Optional.empty();
+        boolean json = false;
+        List<String> attrs = new ArrayList<>();
+        List<String> words = new ArrayList<>();
+        try {
+            for (int i = 0; i < rest.size(); i++) {
+                String a = rest.get(i);
+                if (verb.equals("submit") && a.equals("--")) {
+                    words.addAll(rest.subList(i + 1, rest.size()));
+                    break;
+                }
+                switch (a) {
+                    case "-h", "--help" -> {
+                        out.println(HELP);
+                        return 0;
+                    }
+                    case "--json" -> json = true;
+                    case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
+                    case "--vram", "--gpus", "--priority", "--gpu-ids", "--timeout", "--retries", "--name", "--after" -> {
+                        if (!verb.equals("submit")) {
+                            throw new UsageException(a + " is an option of gpusched submit");
+                        }
+                        attrs.add(a.substring(2) + "=" + value(rest, ++i, a));
+                    }
+                    default -> {
+                        if (a.startsWith("-")) {
+                            throw new UsageException("unknown option " + a + " for gpusched " + verb
+                                    + " (see gpusched " + verb + " --help)");
+                        }
+                        words.add(a);
+                    }
+                }
+            }
+            if (verb.equals("submit") && words.isEmpty()) {
+                throw new UsageException("submit needs a command after --: gpusched submit [options] -- CMD...");
+            }
+            if (Set.of("cancel", "pause", "resume").contains(verb) && words.isEmpty()) {
+                throw new UsageException(verb + " needs " + (verb.equals("cancel") ? "job numbers" : "GPU indices")
+                        + ", e.g. gpusched " + verb + " 3");
+            }
+        } catch (UsageException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        }
+        try (GpuschedClient c = GpuschedClient.connect(socket.orElseGet(GpuschedClient::defaultSocket))) {
+            switch (verb) {
+                case "submit" -> {
+                    String line = (attrs.isEmpty() ? "[] " : "[" + String.join(" ", attrs) + "] ") + String.join(" ", words);
+                    int no = c.submit(line, Path.of("").toAbsolutePath(), Optional.of(System.getenv()));
+                    out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
+                }
+                case "queue" -> {
+                    if (json) {
+                        out.println(c.queueJson());
+                    } else {
+                        printQueue(c.queue());
+                    }
+                }
+                case "cancel" -> {
+                    for (String w : words) {
+                        CancelOutcome o = c.cancel(number(w, "a job number"));
+                        out.println("job " + w + ": " + switch (o) {
+                            case CANCELLED -> "cancelled before it started";
+                            case STOPPING -> "stopping (SIGTERM to its session)";
+                            case ALREADY_ENDED -> "had already ended";
+                            case NOT_FOUND -> "no such job";
+                        });
+                    }
+                }
+                default -> {
+                    for (String w : words) {
+                        int gpu = number(w, "a GPU index");
+                        if (verb.equals("pause")) {
+                            c.pause(gpu);
+                            out.println("gpu " + gpu + " paused: running jobs continue, nothing new starts there");
+                        } else {
+                            c.resume(gpu);
+                            out.println("gpu " + gpu + " resumed");
+                        }
+                    }
+                }
+            }
+            return 0;
+        } catch (UsageException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        } catch (ServiceException e) {
+            err.println("gpusched: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static String value(List<String> args, int i, String option) {
+        if (i >= args.size()) {
+            throw new UsageException(option + " needs a value");
+        }
+        return args.get(i);
+    }
+
+    private static int number(String w, String what) {
+        try {
+            return Integer.parseInt(w);
+        } catch (NumberFormatException e) {
+            throw new UsageException("'" + w + "' is not " + what);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void printQueue(Map<String, Object> snapshot) {
+        Map<String, Object> board = (Map<String, Object>) snapshot.get("board");
+        List<Map<String, Object>> running = (List<Map<String, Object>>) board.get("running");
+        List<Map<String, Object>> pending = (List<Map<String, Object>>) board.get("pending");
+        List<Map<String, Object>> done = (List<Map<String, Object>>) board.get("done");
+        out.println(running.size() + " running, " + pending.size() + " pending, " + done.size() + " done"
+                + (((List<?>) snapshot.get("paused_gpus")).isEmpty() ? "" : "; paused gpus " + snapshot.get("paused_gpus")));
+        for (Map<String, Object> r : running) {
+            out.println("▶ job " + r.get("no") + " gpu" + r.get("gpus") + " " + Math.round(((Number) r.get("elapsed_s"))
+                    .doubleValue()) + "s, peak " + r.get("peak_mib") + " MiB — " + r.get("command"));
+        }
+        for (Map<String, Object> p : pending) {
+            Object mib = p.get("declared_mib");
+            out.println("… job " + p.get("no") + " " + (mib == null ? "undeclared" : mib + " MiB")
+                    + ", waits: " + p.get("reason") + " — " + p.get("command"));
+        }
+        for (Map<String, Object> d : done.subList(Math.max(0, done.size() - 10), done.size())) {
+            out.println(("ok".equals(d.get("status")) ? "✓" : "✗") + " job " + d.get("no") + " " + d.get("status")
+                    + " — " + d.get("command"));
+        }
+    }
+}

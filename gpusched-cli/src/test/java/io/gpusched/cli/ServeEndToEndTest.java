@@ -1,0 +1,121 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** gpusched serve as a real process on a real socket, driven by the CLI's client verbs. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ServeEndToEndTest {
+    @TempDir
+    Path dir;
+
+    private Process daemon;
+
+    private record Result(int code, String out, String err) {
+    }
+
+    private Result cli(String... argv) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new Cli(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                s -> { }).run(argv);
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private Path socket() {
+        return dir.resolve("run/gpusched.sock");
+    }
+
+    private void startDaemon() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        daemon = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
+                "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "--socket", socket().toString(),
+                "--log-dir", dir.resolve("logs").toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.log").toFile()).start();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); cli("queue", "--socket", socket().toString()).code() != 0;
+             Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end && daemon.isAlive(), "the daemon did not come up: "
+                    + (Files.exists(dir.resolve("daemon.log")) ? Files.readString(dir.resolve("daemon.log")) : ""));
+        }
+    }
+
+    private int stopDaemon() throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-TERM", String.valueOf(daemon.pid())).start().waitFor());
+        assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
+        return daemon.exitValue();
+    }
+
+    @AfterEach
+    void killDaemon() {
+        if (daemon != null && daemon.isAlive()) {
+            daemon.destroyForcibly();
+        }
+    }
+
+    private void awaitQueue(String text) throws Exception {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); ; Thread.sleep(50)) {
+            String q = cli("queue", "--socket", socket().toString()).out();
+            if (q.contains(text)) {
+                return;
+            }
+            assertTrue(System.nanoTime() < end, "queue never showed '" + text + "':\n" + q);
+        }
+    }
+
+    @Test
+    void submitQueueCancelPauseAgainstARealDaemon_andAPendingSubmissionOutlivesARestart() throws Exception {
+        startDaemon();
+        String s = socket().toString();
+        Path work = Files.createDirectories(dir.resolve("work"));
+        Result first = cli("submit", "--socket", s, "--vram", "20G", "--", "sleep", "60");
+        assertEquals(new Result(0, "submitted job 1\n", ""), first);
+        assertEquals(0, cli("pause", "--socket", s, "0").code());
+        // Submitted from another directory: the job runs there, the shell joins and reads the words.
+        String prev = System.getProperty("user.dir");
+        Result second = cli("submit", "--socket", s, "--vram", "1G", "--priority", "2", "--",
+                "pwd > " + work.resolve("where") + " && echo done >> " + work.resolve("where"));
+        assertEquals("submitted job 2\n", second.out(), second.err());
+        awaitQueue("… job 2 1024 MiB, waits: needs 1 GPU with ≥ 1536 MiB headroom");
+        awaitQueue("gpu0 is paused");
+        assertEquals("job 1: stopping (SIGTERM to its session)\njob 7: no such job\n",
+                cli("cancel", "--socket", s, "1", "7").out());
+        awaitQueue("✗ job 1 cancelled");
+
+        assertEquals(130, stopDaemon(), "a stopped daemon exits as an interrupted run does");
+        assertTrue(!Files.exists(work.resolve("where")), "job 2 waited behind the paused GPU");
+        startDaemon(); // the pause and the pending submission are in the journal
+        awaitQueue("gpu0 is paused");
+        assertEquals(0, cli("resume", "--socket", s, "0").code());
+        awaitQueue("✓ job 2 ok");
+        assertEquals(prev + "\ndone", Files.readString(work.resolve("where")).strip(),
+                "it ran in the directory it was submitted from");
+        String json = cli("queue", "--socket", s, "--json").out();
+        assertTrue(json.startsWith("{\"snapshot\":{\"at\":") && json.contains("\"key\":\"s2\""), json);
+        stopDaemon();
+    }
+
+    @Test
+    void clientsSayWhatIsWrongInOneLine() throws Exception {
+        Result none = cli("queue", "--socket", dir.resolve("nothing.sock").toString());
+        assertEquals(1, none.code());
+        assertTrue(none.err().startsWith("gpusched: no gpusched service at " + dir.resolve("nothing.sock"))
+                && none.err().contains("start one with gpusched serve") && none.err().lines().count() == 1, none.err());
+        Result noCommand = cli("submit", "--vram", "8G");
+        assertEquals(new Result(2, "", "gpusched: submit needs a command after --: gpusched submit [options] -- CMD...\n"),
+                noCommand);
+        Result wrongOption = cli("queue", "--vram", "8G");
+        assertEquals(2, wrongOption.code());
+        assertEquals("gpusched: --vram is an option of gpusched submit\n", wrongOption.err());
+    }
+}
