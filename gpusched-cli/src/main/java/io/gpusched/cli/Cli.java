@@ -126,10 +126,35 @@ public final class Cli {
             } else {
                 builder.jobs(java.util.List.of());
             }
+            // A run answers the client verbs too, on a socket in its log directory, once it holds the
+            // directory's lock (so a second run on it never touches the first's socket). Where the socket
+            // cannot be made (a path too long for a UNIX socket), the run goes on without it and says so.
+            java.util.concurrent.atomic.AtomicReference<Optional<ServiceServer>> runService =
+                    new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
+            Scheduler[] built = new Scheduler[1];
+            if (!serve) {
+                builder.listener(e -> {
+                    if (e instanceof SchedulerEvent.RunStarted) {
+                        try {
+                            runService.set(Optional.of(ServiceServer.start(built[0],
+                                    args.logDir().resolve(ClientCommand.RUN_SOCKET))));
+                        } catch (GpuschedException x) {
+                            log.println("gpusched: the client verbs cannot reach this run: " + x.getMessage());
+                        }
+                    } else if (e instanceof SchedulerEvent.RunFinished) {
+                        runService.get().ifPresent(ServiceServer::close);
+                    }
+                });
+            }
             Scheduler scheduler = builder.build();
+            built[0] = scheduler;
             onStart.accept(scheduler);
             if (!serve) {
-                return scheduler.run().exitCode();
+                try {
+                    return scheduler.run().exitCode();
+                } finally {
+                    runService.get().ifPresent(ServiceServer::close);
+                }
             }
             Path socket = args.socket().orElseGet(ClientCommand::serveSocket);
             try (ServiceServer service = ServiceServer.start(scheduler, socket)) {

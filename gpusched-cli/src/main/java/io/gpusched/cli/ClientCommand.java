@@ -17,17 +17,21 @@ import java.util.Set;
  * the system daemon's or this user's, in that order.
  */
 final class ClientCommand {
-    static final Set<String> VERBS = Set.of("submit", "queue", "cancel", "pause", "resume");
+    static final Set<String> VERBS = Set.of("submit", "queue", "info", "cancel", "pause", "resume");
+    /** The socket a jobs-file run answers on, in its log directory. */
+    static final String RUN_SOCKET = "gpusched.sock";
 
     static final String HELP = String.join("\n",
             "usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user",
             "       gpusched submit [--vram 18G] [--gpus N] [--priority N] [--gpu-ids 0,1] [--timeout 2h]",
             "                       [--retries N] [--name X] [--after X] [--json] -- CMD...",
-            "       gpusched queue [--json]",
+            "       gpusched queue [--json]          the queue: running, pending (and why), recently done",
+            "       gpusched info [--json]           the GPUs: memory, utilisation, paused or not",
             "       gpusched cancel N...",
             "       gpusched pause GPU...  |  gpusched resume GPU...",
             "",
-            "Every verb takes --socket PATH (or GPUSCHED_SOCKET); otherwise /run/gpusched/gpusched.sock when",
+            "Every verb takes --socket PATH (or GPUSCHED_SOCKET), or --log-dir DIR for a jobs-file run, which",
+            "answers on DIR/gpusched.sock; otherwise /run/gpusched/gpusched.sock when",
             "it exists, else this user's $XDG_RUNTIME_DIR/gpusched/gpusched.sock (/tmp/gpusched-USER/ without",
             "XDG_RUNTIME_DIR). submit joins the words after -- into one command line run by /bin/sh -c, in",
             "this directory and with this environment, and prints the job's number. Exit 0, 1 when the",
@@ -68,6 +72,7 @@ final class ClientCommand {
                     }
                     case "--json" -> json = true;
                     case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
+                    case "--log-dir" -> socket = Optional.of(Path.of(value(rest, ++i, a)).resolve(RUN_SOCKET));
                     case "--vram", "--gpus", "--priority", "--gpu-ids", "--timeout", "--retries", "--name", "--after" -> {
                         if (!verb.equals("submit")) {
                             throw new UsageException(a + " is an option of gpusched submit");
@@ -108,6 +113,7 @@ final class ClientCommand {
                         printQueue(c.queue());
                     }
                 }
+                case "info" -> printInfo(c.queue(), json);
                 case "cancel" -> {
                     for (String w : words) {
                         CancelOutcome o = c.cancel(number(w, "a job number"));
@@ -154,6 +160,22 @@ final class ClientCommand {
             return Integer.parseInt(w);
         } catch (NumberFormatException e) {
             throw new UsageException("'" + w + "' is not " + what);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void printInfo(Map<String, Object> snapshot, boolean json) {
+        List<Map<String, Object>> gpus = (List<Map<String, Object>>) snapshot.get("gpus");
+        List<?> paused = (List<?>) snapshot.get("paused_gpus");
+        if (json) {
+            out.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("gpus", gpus, "paused_gpus", paused)));
+            return;
+        }
+        for (Map<String, Object> g : gpus) {
+            Object util = g.get("util_percent");
+            out.println("gpu" + g.get("index") + "  " + g.get("name") + "  " + g.get("used_mib") + "/" + g.get("total_mib")
+                    + " MiB used" + (util == null ? "" : ", " + util + "% busy") + (paused.contains(g.get("index"))
+                    ? "  PAUSED" : "") + (Boolean.FALSE.equals(g.get("healthy")) ? "  UNHEALTHY" : ""));
         }
     }
 

@@ -118,4 +118,27 @@ class ServeEndToEndTest {
         assertEquals(2, wrongOption.code());
         assertEquals("gpusched: --vram is an option of gpusched submit\n", wrongOption.err());
     }
+
+    @Test
+    void aJobsFileRunAnswersTheVerbsOnASocketInItsLogDirectory() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "[vram=10G] sleep 60\n[vram=20G] echo second\n");
+        Path logs = dir.resolve("logs");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        daemon = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                jobs.toString(), "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "--log-dir", logs.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("run.log").toFile()).start();
+        String l = logs.toString();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+             !cli("queue", "--log-dir", l).out().contains("▶ job 1"); Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end && daemon.isAlive(), Files.readString(dir.resolve("run.log")));
+        }
+        assertTrue(cli("queue", "--log-dir", l).out().contains("… job 2 20480 MiB, waits: needs 1 GPU with ≥ 20992 MiB"));
+        Result info = cli("info", "--log-dir", l);
+        assertEquals("gpu0  simulated  0/24000 MiB used, 0% busy\n", info.out(), info.err());
+        assertEquals("job 1: stopping (SIGTERM to its session)\n", cli("cancel", "--log-dir", l, "1").out());
+        assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, daemon.exitValue(), "a cancelled job is not a failure");
+        assertTrue(Files.readString(dir.resolve("run.log")).contains("1 ok, 0 failed, 1 cancelled"));
+        assertTrue(!Files.exists(logs.resolve("gpusched.sock")), "the run removes its socket when it ends");
+    }
 }

@@ -352,7 +352,8 @@ public final class Engine {
 
     private void emitBoard() {
         io.gpusched.StatusBoard b = board.board(reporter.now(), running, queue, outcomes, ended);
-        snapshot = new io.gpusched.QueueSnapshot(reporter.now(), b, durability.state().pausedGpus(), queue.orphans());
+        snapshot = new io.gpusched.QueueSnapshot(reporter.now(), b, durability.state().pausedGpus(), queue.orphans(),
+                reader.lastGpus());
         reporter.emit(new SchedulerEvent.StatusUpdated(reporter.now(), b));
     }
 }

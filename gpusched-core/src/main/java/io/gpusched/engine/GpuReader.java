@@ -38,6 +38,11 @@ final class GpuReader {
         return last.orElseThrow();
     }
 
+    /** @return the GPUs of the last snapshot; empty before the first */
+    List<GpuStat> lastGpus() {
+        return last.map(GpuSnapshot::gpus).orElse(List.of());
+    }
+
     /** @return the GPU indices of the last snapshot; empty before the first */
     Set<Integer> indices() {
         Set<Integer> out = new TreeSet<>();
