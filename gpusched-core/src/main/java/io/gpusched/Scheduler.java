@@ -38,6 +38,7 @@ import java.util.function.Consumer;
  * scheduler; its creator closes it.
  */
 public final class Scheduler implements AutoCloseable {
+    private final java.nio.file.Path logDir;
     private final Engine engine;
     private final Duration closeWait;
     private final CountDownLatch finished = new CountDownLatch(1);
@@ -61,11 +62,17 @@ public final class Scheduler implements AutoCloseable {
                 throw first;
             }
         };
+        this.logDir = b.logDir;
         this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs, fanOut);
         this.closeWait = b.options.killGrace().plusSeconds(5);
     }
 
     /** @return a new builder */
+    /** @return the log directory: the journal, the status board and each job's log are there */
+    public java.nio.file.Path logDir() {
+        return logDir;
+    }
+
     public static Builder builder() {
         return new Builder();
     }
@@ -170,6 +177,18 @@ public final class Scheduler implements AutoCloseable {
      */
     public CancelOutcome cancel(int no) {
         return await(() -> engine.cancel(no));
+    }
+
+    /**
+     * Who a job runs for, from any thread while {@link #run()} runs: the user that submitted it, or this
+     * process's user for a jobs-file line.
+     *
+     * @param no the job's display number
+     * @return its owner; empty when no job has that number
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public java.util.Optional<String> owner(int no) {
+        return await(() -> engine.owner(no));
     }
 
     /**

@@ -112,6 +112,7 @@ public final class Cli {
             if (closeEvents.w() != null) {
                 builder.listener(closeEvents.w());
             }
+            args.onFinish().ifPresent(cmd -> builder.listener(new FinishHook(cmd, args.logDir(), log)));
             // Closed again by the try below; this earlier close is for Ctrl-C / SIGTERM. The JVM may halt
             // as soon as Scheduler.close() returns to Main's shutdown hook, before this thread gets to the
             // end of the try, and close() returns only after this last event. So the backend (the sim

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  */
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
-               Optional<String> events, boolean serve, Optional<Path> socket) {
+               Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -55,6 +55,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --fair-share-half-life D  how fast an owner's recent GPU time is forgotten, when several",
             "                         owners have jobs waiting [4h]",
             "  --log-dir DIR          per-job logs, journal, status board [gpusched_logs]",
+            "  --on-finish CMD        run sh -c CMD when a job ends, with GPUSCHED_JOB_NO, _STATUS, _EXIT_CODE,",
+            "                         _PEAK_MIB, _COMMAND set; never waited for; output to LOG_DIR/on-finish.log",
             "  --visible-devices uuid|index  what CUDA_VISIBLE_DEVICES names [uuid when known]",
             "  -v, --verbose          log each job's VRAM as its peak grows [off]",
             "  --sim N                run on N simulated 24000 MiB GPUs (no hardware) [off]",
@@ -85,6 +87,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Deque<String> args = new ArrayDeque<>(java.util.List.of(argv));
         SchedulerOptions o = SchedulerOptions.defaults().withWatch(serve);
         Optional<Path> socket = Optional.empty();
+        Optional<String> onFinish = Optional.empty();
         Optional<Path> file = Optional.empty();
         boolean fresh = false;
         boolean help = false;
@@ -137,6 +140,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--backend" -> backend = Optional.of(value(a, inline, args));
                     case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
                     case "--events" -> events = Optional.of(value(a, inline, args));
+                    case "--on-finish" -> onFinish = Optional.of(value(a, inline, args));
                     case "--socket" -> {
                         if (!serve) {
                             throw new UsageException("--socket is an option of gpusched serve and the client verbs");
@@ -174,7 +178,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         if (!help && !version && file.isEmpty() && !serve) {
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
-        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket);
+        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish);
     }
 
     /**

@@ -17,7 +17,7 @@ import java.util.Set;
  * the system daemon's or this user's, in that order.
  */
 final class ClientCommand {
-    static final Set<String> VERBS = Set.of("submit", "queue", "info", "cancel", "pause", "resume");
+    static final Set<String> VERBS = Set.of("submit", "queue", "info", "cancel", "pause", "resume", "logs");
     /** The socket a jobs-file run answers on, in its log directory. */
     static final String RUN_SOCKET = "gpusched.sock";
 
@@ -28,6 +28,7 @@ final class ClientCommand {
             "       gpusched queue [--json]          the queue: running, pending (and why), recently done",
             "       gpusched info [--json]           the GPUs: memory, utilisation, paused or not",
             "       gpusched cancel N...",
+            "       gpusched logs N [-f]             a job's output; -f follows it until the job ends (Ctrl-C detaches)",
             "       gpusched pause GPU...  |  gpusched resume GPU...",
             "",
             "Every verb takes --socket PATH (or GPUSCHED_SOCKET), or --log-dir DIR for a jobs-file run, which",
@@ -56,6 +57,7 @@ final class ClientCommand {
         List<String> rest = new ArrayList<>(List.of(argv).subList(1, argv.length));
         Optional<Path> socket = Optional.empty();
         boolean json = false;
+        boolean follow = false;
         List<String> attrs = new ArrayList<>();
         List<String> words = new ArrayList<>();
         try {
@@ -71,6 +73,12 @@ final class ClientCommand {
                         return 0;
                     }
                     case "--json" -> json = true;
+                    case "-f", "--follow" -> {
+                        if (!verb.equals("logs")) {
+                            throw new UsageException(a + " is an option of gpusched logs");
+                        }
+                        follow = true;
+                    }
                     case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
                     case "--log-dir" -> socket = Optional.of(Path.of(value(rest, ++i, a)).resolve(RUN_SOCKET));
                     case "--vram", "--gpus", "--priority", "--gpu-ids", "--timeout", "--retries", "--name", "--after" -> {
@@ -90,6 +98,9 @@ final class ClientCommand {
             }
             if (verb.equals("submit") && words.isEmpty()) {
                 throw new UsageException("submit needs a command after --: gpusched submit [options] -- CMD...");
+            }
+            if (verb.equals("logs") && words.size() != 1) {
+                throw new UsageException("logs takes one job number, e.g. gpusched logs 3");
             }
             if (Set.of("cancel", "pause", "resume").contains(verb) && words.isEmpty()) {
                 throw new UsageException(verb + " needs " + (verb.equals("cancel") ? "job numbers" : "GPU indices")
@@ -114,6 +125,9 @@ final class ClientCommand {
                     }
                 }
                 case "info" -> printInfo(c.queue(), json);
+                case "logs" -> {
+                    return logs(c, number(words.get(0), "a job number"), follow);
+                }
                 case "cancel" -> {
                     for (String w : words) {
                         CancelOutcome o = c.cancel(number(w, "a job number"));
@@ -145,6 +159,68 @@ final class ClientCommand {
         } catch (ServiceException e) {
             err.println("gpusched: " + e.getMessage());
             return 1;
+        }
+    }
+
+    /**
+     * Prints a job's output: every attempt's log in turn; with {@code follow}, then what the newest one
+     * gains until the job has ended (polling: the file is the job's, written by it).
+     */
+    private int logs(GpuschedClient c, int no, boolean follow) {
+        GpuschedClient.Logs logs = c.logs(no);
+        if (!follow) {
+            if (logs.files().isEmpty()) {
+                err.println("gpusched: " + (logs.state().equals("unknown") ? "no job " + no + " in this queue"
+                        : "job " + no + " has no log yet (" + logs.state() + ")"));
+                return 1;
+            }
+            logs.files().forEach(f -> copy(f, 0));
+            return 0;
+        }
+        int index = 0;
+        long offset = 0;
+        while (true) {
+            // Read the state before copying: once it says ended, what is copied after is the job's last word.
+            boolean ended = logs.state().equals("ended") || logs.state().equals("unknown");
+            List<Path> files = logs.files();
+            while (index < files.size()) {
+                offset = copy(files.get(index), offset);
+                if (index + 1 >= files.size()) {
+                    break;
+                }
+                index++; // an attempt on other GPUs started: its log follows
+                offset = 0;
+            }
+            if (ended) {
+                return 0;
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 0;
+            }
+            logs = c.logs(no);
+        }
+    }
+
+    /** Copies a file from a byte offset to stdout; @return the offset after what was copied. */
+    private long copy(Path f, long from) {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f)) {
+            ch.position(from);
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(64 * 1024);
+            long at = from;
+            int n;
+            while ((n = ch.read(buf)) > 0) {
+                out.write(buf.array(), 0, n);
+                at += n;
+                buf.clear();
+            }
+            out.flush();
+            return at;
+        } catch (java.io.IOException e) {
+            err.println("gpusched: cannot read " + f + ": " + e.getMessage());
+            return from;
         }
     }
 

@@ -141,4 +141,27 @@ class ServeEndToEndTest {
         assertTrue(Files.readString(dir.resolve("run.log")).contains("1 ok, 0 failed, 1 cancelled"));
         assertTrue(!Files.exists(logs.resolve("gpusched.sock")), "the run removes its socket when it ends");
     }
+
+    @Test
+    void logsPrintsAJobsOutput_andFollowsItUntilTheJobEnds() throws Exception {
+        startDaemon();
+        String s = socket().toString();
+        Path go = dir.resolve("go");
+        assertEquals(0, cli("submit", "--socket", s, "--vram", "1G", "--", "echo first; while [ ! -e " + go
+                + " ]; do sleep 0.05; done; echo last").code());
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+             !cli("logs", "--socket", s, "1").out().equals("first\n"); Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end, "no log: " + cli("logs", "--socket", s, "1"));
+        }
+        java.util.concurrent.CompletableFuture<Result> follow =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> cli("logs", "--socket", s, "-f", "1"));
+        Thread.sleep(500);
+        assertTrue(!follow.isDone(), "-f returned while the job still ran");
+        Files.createFile(go);
+        assertEquals(new Result(0, "first\nlast\n", ""), follow.get(20, TimeUnit.SECONDS));
+        Result none = cli("logs", "--socket", s, "42");
+        assertEquals(1, none.code());
+        assertEquals("gpusched: no job 42 in this queue\n", none.err());
+        stopDaemon();
+    }
 }

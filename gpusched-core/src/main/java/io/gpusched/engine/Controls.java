@@ -8,6 +8,7 @@ import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -40,6 +41,16 @@ final class Controls {
      * pending one is journaled cancelled. A file line cancelled this way stays cancelled, as if its line
      * said {@code cancel}.
      */
+    /** @return who the job of this number runs for, if the journal knows the number */
+    Optional<String> owner(int no) {
+        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
+            if (e.getValue().no().orElse(0) == no) {
+                return Optional.of(Submissions.owner(durability.state(), e.getKey()));
+            }
+        }
+        return Optional.empty();
+    }
+
     CancelOutcome cancel(int no) {
         Optional<RunningJob> rj = running.all().stream().filter(r -> r.no == no).findFirst();
         if (rj.isPresent()) {

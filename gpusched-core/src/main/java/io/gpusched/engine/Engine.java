@@ -134,6 +134,16 @@ public final class Engine {
     }
 
     /**
+     * Who a job runs for, from any thread.
+     *
+     * @param no the job's display number
+     * @return its owner; empty when the journal knows no job of that number
+     */
+    public CompletableFuture<Optional<String>> owner(int no) {
+        return inbox.call(() -> controls.owner(no));
+    }
+
+    /**
      * Pauses or resumes a GPU, from any thread.
      *
      * @return done once journaled; fails for a GPU the backend does not report

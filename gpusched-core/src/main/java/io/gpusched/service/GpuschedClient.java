@@ -121,6 +121,39 @@ public final class GpuschedClient implements AutoCloseable {
         return CancelOutcome.valueOf(string(call(Map.of("op", "cancel", "no", no)), "outcome").toUpperCase(Locale.ROOT));
     }
 
+    /**
+     * A job's logs.
+     *
+     * @param files its log files, oldest first (one per attempt that ran on other GPUs); none before it
+     *     first started
+     * @param state {@code pending}, {@code running}, {@code ended}, or {@code unknown} for a number the
+     *     queue does not know (nor its recent history)
+     */
+    public record Logs(java.util.List<Path> files, String state) {
+        /**
+         * Copies the list.
+         *
+         * @param files see {@link #files()}
+         * @param state see {@link #state()}
+         */
+        public Logs {
+            files = java.util.List.copyOf(files);
+        }
+    }
+
+    /**
+     * @param no a job's display number
+     * @return where its output is, and whether it may still write more
+     */
+    public Logs logs(int no) {
+        Map<String, Object> r = call(Map.of("op", "logs", "no", no));
+        java.util.List<Path> files = new java.util.ArrayList<>();
+        if (r.get("paths") instanceof java.util.List<?> l) {
+            l.forEach(p -> files.add(Path.of(String.valueOf(p))));
+        }
+        return new Logs(files, string(r, "state"));
+    }
+
     /** @param gpu a GPU index to pause: running jobs continue, nothing new starts there */
     public void pause(int gpu) {
         call(Map.of("op", "pause", "gpu", gpu));

@@ -186,9 +186,10 @@ public final class ServiceServer implements AutoCloseable {
                 case "submit" -> submit(req, peer);
                 case "queue" -> queue();
                 case "cancel" -> cancel(req);
+                case "logs" -> logs(req);
                 case "pause", "resume" -> pause(req);
                 default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
-                        + " pause, resume");
+                        + " pause, resume, logs");
             };
         } catch (BadRequest e) {
             return error("bad_request", e.getMessage());
@@ -242,6 +243,33 @@ public final class ServiceServer implements AutoCloseable {
     private String cancel(Map<String, Object> req) {
         CancelOutcome o = scheduler.cancel((int) whole(req, "no"));
         return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
+    }
+
+    /** A job's log files (one per attempt on other GPUs), oldest first, and whether it may still write. */
+    private String logs(Map<String, Object> req) {
+        int no = (int) whole(req, "no");
+        String prefix = String.format("job%03d_gpu", no);
+        java.util.List<String> paths = new java.util.ArrayList<>();
+        try (var files = Files.list(scheduler.logDir())) {
+            files.filter(f -> f.getFileName().toString().startsWith(prefix) && f.getFileName().toString().endsWith(".log"))
+                    .sorted(java.util.Comparator.comparing(ServiceServer::modified))
+                    .forEach(f -> paths.add(f.toAbsolutePath().toString()));
+        } catch (IOException e) {
+            throw new GpuschedException("cannot list " + scheduler.logDir() + ": " + e.getMessage());
+        }
+        String state = scheduler.snapshot().map(s -> s.board().running().stream().anyMatch(r -> r.no() == no) ? "running"
+                : s.board().pending().stream().anyMatch(p -> p.no() == no) ? "pending"
+                : s.board().done().stream().anyMatch(d -> d.no() == no) || s.board().earlier().stream()
+                        .anyMatch(d -> d.no() == no) || !paths.isEmpty() ? "ended" : "unknown").orElse("pending");
+        return ok(Map.of("paths", paths, "state", state));
+    }
+
+    private static java.nio.file.attribute.FileTime modified(Path f) {
+        try {
+            return Files.getLastModifiedTime(f);
+        } catch (IOException e) {
+            return java.nio.file.attribute.FileTime.fromMillis(0);
+        }
     }
 
     private String pause(Map<String, Object> req) {
