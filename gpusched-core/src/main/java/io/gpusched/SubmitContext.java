@@ -10,7 +10,9 @@ import java.util.Optional;
  * starts in, and the environment it gets. All three are journaled with the submission, so a job rebuilt
  * after a crash runs exactly as submitted.
  *
- * @param owner the submitting user's name, as recorded in the journal and shown to readers
+ * @param owner the submitting user's name, as recorded in the journal and shown to readers; a scheduler
+ *     running as root runs the job as this user ({@code setpriv}: the user's uid, primary group and
+ *     groups), its output going to {@code workDir/gpusched-<number>.log}, written as that user
  * @param workDir an absolute path; the job's command starts there. If it no longer exists when the job
  *     is placed, the job cannot start and stays pending with a warning naming the directory
  * @param environment the whole environment the command gets (the scheduler still sets

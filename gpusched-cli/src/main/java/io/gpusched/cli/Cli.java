@@ -158,8 +158,11 @@ public final class Cli {
                 }
             }
             Path socket = args.socket().orElseGet(ClientCommand::serveSocket);
-            try (ServiceServer service = ServiceServer.start(scheduler, socket)) {
-                log.println("serving " + System.getProperty("user.name", "?") + " on " + service.socket()
+            boolean root = "root".equals(System.getProperty("user.name"));
+            try (ServiceServer service = ServiceServer.start(scheduler, socket,
+                    root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup())) {
+                log.println("serving " + (root ? "every user (jobs run as their submitters)"
+                        : System.getProperty("user.name", "?")) + " on " + service.socket()
                         + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");
                 return scheduler.run().exitCode();
             }

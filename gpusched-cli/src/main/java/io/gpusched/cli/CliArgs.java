@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  */
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
-               Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish) {
+               Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
+               Optional<String> adminGroup) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -27,7 +28,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "       gpusched help | version                    (to run a jobs file named help: ./help)",
             "       gpusched simulate JOBS_FILE [--gpus-spec 4x80G] [options]   (see gpusched simulate --help):",
             "           replays the placement over JOBS_FILE on a pretend clock, runs nothing, prints the makespan",
-            "       gpusched serve [--socket PATH] [--jobs FILE] [options]: a daemon for this user, on a UNIX socket",
+            "       gpusched serve [--socket PATH] [--jobs FILE] [--admin-group G] [options]: a daemon on a UNIX",
+            "           socket, for this user; run by root, for every user (jobs run as their submitters)",
             "       gpusched submit|queue|cancel|pause|resume ...   talk to it (see gpusched submit --help)",
             "",
             "Runs the shell commands in JOBS_FILE on this machine's GPUs, each placed where its declared",
@@ -88,6 +90,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         SchedulerOptions o = SchedulerOptions.defaults().withWatch(serve);
         Optional<Path> socket = Optional.empty();
         Optional<String> onFinish = Optional.empty();
+        Optional<String> adminGroup = Optional.empty();
         Optional<Path> file = Optional.empty();
         boolean fresh = false;
         boolean help = false;
@@ -141,6 +144,12 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
                     case "--events" -> events = Optional.of(value(a, inline, args));
                     case "--on-finish" -> onFinish = Optional.of(value(a, inline, args));
+                    case "--admin-group" -> {
+                        if (!serve) {
+                            throw new UsageException("--admin-group is an option of gpusched serve");
+                        }
+                        adminGroup = Optional.of(value(a, inline, args));
+                    }
                     case "--socket" -> {
                         if (!serve) {
                             throw new UsageException("--socket is an option of gpusched serve and the client verbs");
@@ -178,7 +187,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         if (!help && !version && file.isEmpty() && !serve) {
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
-        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish);
+        return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
+                adminGroup);
     }
 
     /**

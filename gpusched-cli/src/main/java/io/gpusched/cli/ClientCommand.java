@@ -46,10 +46,17 @@ final class ClientCommand {
         this.err = err;
     }
 
-    /** Where {@code gpusched serve} listens without {@code --socket}: GPUSCHED_SOCKET, else this user's. */
+    /**
+     * Where {@code gpusched serve} listens without {@code --socket}: GPUSCHED_SOCKET, else the system
+     * socket for root (which serves every user), else this user's.
+     */
     static Path serveSocket() {
         String env = System.getenv("GPUSCHED_SOCKET");
-        return env != null && !env.isBlank() ? Path.of(env) : GpuschedClient.userSocket();
+        if (env != null && !env.isBlank()) {
+            return Path.of(env);
+        }
+        return "root".equals(System.getProperty("user.name")) ? Path.of("/run/gpusched/gpusched.sock")
+                : GpuschedClient.userSocket();
     }
 
     int run(String[] argv) {

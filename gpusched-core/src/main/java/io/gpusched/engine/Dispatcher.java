@@ -32,6 +32,10 @@ import java.util.function.IntSupplier;
  * job can run that a restarted scheduler would not know to look for.
  */
 final class Dispatcher {
+    /** The user this scheduler runs as. */
+    static final String SCHEDULER_USER = System.getProperty("user.name", "?");
+    /** Whether submissions run as their owners: only a scheduler running as root can, and does. */
+    static final boolean RUNS_AS_OWNERS = "root".equals(SCHEDULER_USER);
     private final QueuePolicy policy;
     private final FairShare fairShare;
     private final Stops stops;
@@ -193,10 +197,17 @@ final class Dispatcher {
         RunExecutor.Started started;
         Optional<JournalEvent.Submitted> submitted = durability.state().submission(p.spec().key());
         Optional<Path> workDir = submitted.map(s -> Path.of(s.cwd()));
+        // A root scheduler runs another user's submission as that user, writing its log where it was
+        // submitted from (as Slurm writes slurm-<N>.out); that log is the job's from here on.
+        Optional<RunExecutor.RunAs> runAs = submitted
+                .filter(s -> RUNS_AS_OWNERS && !s.owner().equals(SCHEDULER_USER))
+                .map(s -> new RunExecutor.RunAs(s.owner(), Path.of(s.cwd()).resolve("gpusched-" + p.no() + ".log")));
+        Path jobLog = runAs.map(RunExecutor.RunAs::log).orElse(log);
         try {
             started = executor.start(new RunExecutor.Launch(p.spec().command(), gpus, snap, log,
                     Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
-                    names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env)));
+                    names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
+                    runAs));
         } catch (IOException e) {
             durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
             String where = workDir.filter(d -> !java.nio.file.Files.isDirectory(d))
@@ -206,14 +217,14 @@ final class Dispatcher {
             return Optional.empty();
         }
         long startTicks = procFs.startTicks(started.sessionId()).orElse(0);
-        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, started.sessionId(), log, reporter.now(),
+        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, started.sessionId(), jobLog, reporter.now(),
                 run, startTicks);
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus));
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
-                p.declaredMib(), endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, log,
+                p.declaredMib(), endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
                 p.attempts() + 1));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         return Optional.of(rj);

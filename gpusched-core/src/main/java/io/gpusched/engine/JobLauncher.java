@@ -44,6 +44,23 @@ final class JobLauncher implements RunExecutor {
     // under LANG=C, where it would arrive as '?' — a glob wildcard.
     static final String WRAPPER_FROM_FILE = wrapper(". \"$__gs_c\"");
 
+    // As its owner: $4 the user, $5 the log the command writes as that user. setpriv (util-linux) sets the
+    // user's uid, primary gid and groups and execs; the inner shell opens the log as the user, so the
+    // file is theirs. The wrapper itself stays the scheduler's user, writing the run's pid and exit files.
+    static final String WRAPPER_AS = wrapperAs("$__gs_c");
+
+    // The same, with $3 naming a file holding the command (read by the wrapper, which can read it).
+    static final String WRAPPER_AS_FROM_FILE = wrapperAs("$(cat \"$__gs_c\")");
+
+    private static String wrapperAs(String command) {
+        // setpriv and id are found on the system's PATH, not the submitter's; the command gets theirs back.
+        return "trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3 __gs_u=$4 __gs_l=$5; shift 5; __gs_path=$PATH; "
+                + "PATH=/usr/bin:/bin:/usr/sbin:/sbin; printf '%s\\n' $$ >\"$__gs_p\"; "
+                + "( trap 'exit 143' TERM; exec setpriv --reuid=\"$__gs_u\" --regid=\"$(id -g \"$__gs_u\")\" --init-groups "
+                + "/bin/sh -c 'PATH=$3; exec >>\"$1\" 2>&1; eval \"$2\"' sh \"$__gs_l\" \"" + command + "\" \"$__gs_path\" ); "
+                + "__gs_rc=$?; printf '%s\\n' $__gs_rc >\"$__gs_e\"; exit $__gs_rc";
+    }
+
     private static String wrapper(String runCommand) {
         return "trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3; shift 3; "
                 + "printf '%s\\n' $$ >\"$__gs_p\"; "
@@ -82,7 +99,7 @@ final class JobLauncher implements RunExecutor {
     @Override
     public Started start(Launch l) throws IOException {
         Process p = launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files(),
-                l.workDir().orElse(workDir), l.environment());
+                l.workDir().orElse(workDir), l.environment(), l.runAs());
         return new Started(p.pid(), p.onExit().thenApply(Process::exitValue));
     }
 
@@ -92,20 +109,30 @@ final class JobLauncher implements RunExecutor {
      *     command, when the argument encoding cannot carry it)
      * @param dir where the command starts
      * @param environment the environment it starts from instead of the scheduler's, when captured
+     * @param runAs the user to run the command as, and its log; {@code log} then gets only what the
+     *     wrapper itself says (setpriv's errors)
      */
     Process launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
-                   String runToken, RunFiles.Paths run, Path dir, Optional<Map<String, String>> environment)
-            throws IOException {
+                   String runToken, RunFiles.Paths run, Path dir, Optional<Map<String, String>> environment,
+                   Optional<RunExecutor.RunAs> runAs) throws IOException {
         Files.createDirectories(log.getParent());
-        ProcessBuilder pb;
-        if (argumentEncoding.canEncode(command)) {
-            pb = new ProcessBuilder(setsid.toString(), "/bin/sh", "-c", WRAPPER, "sh",
-                    run.pid().toString(), run.exit().toString(), command);
-        } else {
+        List<String> argv = new java.util.ArrayList<>(List.of(setsid.toString(), "/bin/sh", "-c"));
+        boolean inFile = !argumentEncoding.canEncode(command);
+        argv.add(runAs.isPresent() ? (inFile ? WRAPPER_AS_FROM_FILE : WRAPPER_AS) : (inFile ? WRAPPER_FROM_FILE : WRAPPER));
+        argv.add("sh");
+        argv.add(run.pid().toString());
+        argv.add(run.exit().toString());
+        if (inFile) {
             Files.write(run.command(), command.getBytes(StandardCharsets.UTF_8));
-            pb = new ProcessBuilder(setsid.toString(), "/bin/sh", "-c", WRAPPER_FROM_FILE, "sh",
-                    run.pid().toString(), run.exit().toString(), run.command().toString());
+            argv.add(run.command().toString());
+        } else {
+            argv.add(command);
         }
+        runAs.ifPresent(as -> {
+            argv.add(as.user());
+            argv.add(as.log().toString());
+        });
+        ProcessBuilder pb = new ProcessBuilder(argv);
         pb.directory(dir.toFile());
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

@@ -27,10 +27,21 @@ interface RunExecutor {
      * @param files its pid, exit and command files
      * @param workDir where it starts; empty means the scheduler's working directory
      * @param environment the whole environment it starts from; empty means the scheduler's
+     * @param runAs the user the command runs as, with the log it writes as that user; empty means the
+     *     scheduler's user, writing {@code log}
      */
     record Launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
                   String runToken, RunFiles.Paths files, Optional<Path> workDir,
-                  Optional<Map<String, String>> environment) {
+                  Optional<Map<String, String>> environment, Optional<RunAs> runAs) {
+    }
+
+    /**
+     * A command run as another user (a root daemon running a user's submission).
+     *
+     * @param user the user's name, as the kernel named the submitter
+     * @param log the file its output goes to, opened by the command as that user
+     */
+    record RunAs(String user, Path log) {
     }
 
     /**

@@ -31,12 +31,23 @@ import jdk.net.UnixDomainPrincipal;
  * A scheduler's service: answers {@code PROTOCOL.md} requests on a UNIX domain socket, one thread per
  * connection, each request through the scheduler's thread-safe API ({@code submit}, {@code cancel},
  * {@code pause}, {@code resume}, {@code snapshot}), so the scheduler's loop stays the only owner of its
- * state. The caller's user comes from the kernel ({@code SO_PEERCRED}); this daemon serves only the
- * user it runs as and refuses every other (running jobs as their owners is not built yet). A bad
- * request gets a typed error and the connection goes on; a request over {@link Protocol#MAX_LINE_BYTES}
- * closes it; nothing a client sends can stop the daemon.
+ * state. The caller's user comes from the kernel ({@code SO_PEERCRED}), never from the request.
+ *
+ * <p>{@link Access#OWNER_ONLY}: it serves the user it runs as and refuses every other (a user's daemon,
+ * and a jobs-file run's socket). {@link Access#EVERY_USER}, for a daemon run by root: it serves every
+ * user; each submission runs as its submitter (a root scheduler does that), a user cancels only their
+ * own jobs, and only root and members of the admin group cancel anyone's and pause or resume GPUs. A bad request gets a typed error and the connection goes on; a request over
+ * {@link Protocol#MAX_LINE_BYTES} closes it; nothing a client sends can stop the daemon.
  */
 public final class ServiceServer implements AutoCloseable {
+    /** Who may use a service. */
+    public enum Access {
+        /** Only the user the service runs as; the socket is that user's alone (0600, directory 0700). */
+        OWNER_ONLY,
+        /** Every user, each acting on their own jobs; needs root. The socket is 0666, its directory 0755. */
+        EVERY_USER
+    }
+
     private final Scheduler scheduler;
     private final Path socket;
     private final ServerSocketChannel server;
@@ -47,12 +58,17 @@ public final class ServiceServer implements AutoCloseable {
         return t;
     });
     private final Thread acceptor;
+    private final boolean shared;
+    private final java.util.Optional<String> adminGroup;
 
-    private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server) {
+    private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server, boolean shared,
+                          java.util.Optional<String> adminGroup) {
         this.scheduler = scheduler;
         this.socket = socket;
         this.server = server;
         this.user = System.getProperty("user.name", "?");
+        this.shared = shared;
+        this.adminGroup = adminGroup;
         this.acceptor = new Thread(this::accept, "gpusched-service");
         acceptor.setDaemon(true);
     }
@@ -68,11 +84,32 @@ public final class ServiceServer implements AutoCloseable {
      *     {@code unreachable} when it cannot be created
      */
     public static ServiceServer start(Scheduler scheduler, Path socket) {
+        return start(scheduler, socket, Access.OWNER_ONLY, java.util.Optional.empty());
+    }
+
+    /**
+     * As {@link #start(Scheduler, Path)}, for the given users.
+     *
+     * @param scheduler the scheduler to serve
+     * @param socket where to listen
+     * @param access who may use it; {@link Access#EVERY_USER} needs this process to run as root
+     * @param adminGroup with {@code EVERY_USER}: members act on every job and pause GPUs, as root does
+     * @return the running service
+     * @throws ServiceException {@code forbidden} for {@code EVERY_USER} without root, besides those of
+     *     {@link #start(Scheduler, Path)}
+     */
+    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, java.util.Optional<String> adminGroup) {
         Path abs = socket.toAbsolutePath();
+        boolean shared = access == Access.EVERY_USER;
+        if (shared && !"root".equals(System.getProperty("user.name"))) {
+            throw new ServiceException("forbidden", "serving every user needs root (jobs run as their owners); as "
+                    + System.getProperty("user.name") + ", serve yourself only");
+        }
         try {
             Path dir = abs.getParent();
             if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString(shared ? "rwxr-xr-x" : "rwx------")));
             }
             if (Files.exists(abs)) {
                 if (answers(abs)) {
@@ -83,8 +120,8 @@ public final class ServiceServer implements AutoCloseable {
             }
             ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             ch.bind(UnixDomainSocketAddress.of(abs));
-            Files.setPosixFilePermissions(abs, PosixFilePermissions.fromString("rw-------"));
-            ServiceServer s = new ServiceServer(scheduler, abs, ch);
+            Files.setPosixFilePermissions(abs, PosixFilePermissions.fromString(shared ? "rw-rw-rw-" : "rw-------"));
+            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup);
             s.acceptor.start();
             return s;
         } catch (IOException e) {
@@ -137,7 +174,7 @@ public final class ServiceServer implements AutoCloseable {
     private void serve(SocketChannel c) {
         try (LineChannel lines = new LineChannel(c)) {
             String peer = peer(c);
-            if (!peer.equals(user)) {
+            if (!shared && !peer.equals(user)) {
                 lines.write(error("forbidden", "this gpusched serves " + user + " only; " + peer
                         + " needs a daemon of their own (gpusched serve)"));
                 return;
@@ -185,12 +222,14 @@ public final class ServiceServer implements AutoCloseable {
                 case "hello" -> ok(Map.of("server", "gpusched", "user", peer));
                 case "submit" -> submit(req, peer);
                 case "queue" -> queue();
-                case "cancel" -> cancel(req);
+                case "cancel" -> cancel(req, peer);
                 case "logs" -> logs(req);
-                case "pause", "resume" -> pause(req);
+                case "pause", "resume" -> pause(req, peer);
                 default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
                         + " pause, resume, logs");
             };
+        } catch (Forbidden e) {
+            return error("forbidden", e.getMessage());
         } catch (BadRequest e) {
             return error("bad_request", e.getMessage());
         } catch (JobSpecException e) {
@@ -240,8 +279,15 @@ public final class ServiceServer implements AutoCloseable {
                 .orElseGet(() -> error("not_ready", "the scheduler has not made its first round yet; try again"));
     }
 
-    private String cancel(Map<String, Object> req) {
-        CancelOutcome o = scheduler.cancel((int) whole(req, "no"));
+    private String cancel(Map<String, Object> req, String peer) {
+        int no = (int) whole(req, "no");
+        if (shared && !admin(peer)) {
+            scheduler.owner(no).filter(o -> !o.equals(peer)).ifPresent(o -> {
+                throw new Forbidden("job " + no + " is " + o + "'s; only " + o + " or an admin (root"
+                        + adminGroup.map(g -> ", group " + g).orElse("") + ") may cancel it");
+            });
+        }
+        CancelOutcome o = scheduler.cancel(no);
         return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
     }
 
@@ -272,8 +318,12 @@ public final class ServiceServer implements AutoCloseable {
         }
     }
 
-    private String pause(Map<String, Object> req) {
+    private String pause(Map<String, Object> req, String peer) {
         int gpu = (int) whole(req, "gpu");
+        if (shared && !admin(peer)) {
+            throw new Forbidden("pausing and resuming GPUs is for admins (root" + adminGroup.map(g -> ", group " + g)
+                    .orElse("") + "); ask one");
+        }
         if ("pause".equals(req.get("op"))) {
             scheduler.pause(gpu);
         } else {
@@ -310,6 +360,35 @@ public final class ServiceServer implements AutoCloseable {
         m.put("ok", false);
         m.put("error", Map.of("code", code, "message", message));
         return Json.write(m);
+    }
+
+    /** Whether a user may act on every job and on GPUs: root, or a member of the admin group. */
+    private boolean admin(String peer) {
+        if (peer.equals("root")) {
+            return true;
+        }
+        if (adminGroup.isEmpty()) {
+            return false;
+        }
+        try {
+            Process p = new ProcessBuilder("id", "-nG", "--", peer).redirectErrorStream(true).start();
+            String groups = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return p.waitFor() == 0 && java.util.List.of(groups.strip().split("\\s+")).contains(adminGroup.get());
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** A request this caller may not make. */
+    private static final class Forbidden extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        Forbidden(String message) {
+            super(message);
+        }
     }
 
     /** A request whose fields are missing or of the wrong type. */

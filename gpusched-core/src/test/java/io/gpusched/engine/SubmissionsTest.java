@@ -33,6 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** API submissions as a source of the queue: own keys, journaled before acknowledged, rebuilt on restart. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SubmissionsTest {
+    /** The owner of these submissions: this process's user (a root scheduler runs others' jobs as them). */
+    private static final String ME = System.getProperty("user.name");
     private static final SchedulerOptions FAST = SchedulerOptions.defaults()
             .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
 
@@ -108,7 +110,7 @@ class SubmissionsTest {
     void aSubmissionRunsInItsOwnWorkDirWithTheEnvironmentItCaptured() throws Exception {
         Path work = Files.createDirectories(dir.resolve("client work"));
         Path out = dir.resolve("seen");
-        SubmitContext client = new SubmitContext("alice", work, Optional.of(Map.of("FOO", "from the client",
+        SubmitContext client = new SubmitContext(ME, work, Optional.of(Map.of("FOO", "from the client",
                 "PATH", "/usr/bin:/bin")));
         Scheduler s = builder().options(FAST.withWatch(true)).build();
         CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
@@ -120,7 +122,7 @@ class SubmissionsTest {
             assertEquals(work + "|from the client|unset|0", Files.readString(out).strip(),
                     "its directory, its variables and none of the scheduler's, the GPU still set");
             String journal = Files.readString(logs().resolve("journal.jsonl"));
-            assertTrue(journal.contains("\"owner\":\"alice\",\"cwd\":\"" + work + "\""), journal);
+            assertTrue(journal.contains("\"owner\":\"" + ME + "\",\"cwd\":\"" + work + "\""), journal);
             assertTrue(journal.contains("\"env\":{\"FOO\":\"from the client\",\"PATH\":\"/usr/bin:/bin\"}"), journal);
         } finally {
             s.close();
@@ -133,7 +135,7 @@ class SubmissionsTest {
         Path work = Files.createDirectories(dir.resolve("w"));
         Path out = dir.resolve("seen");
         JournalEvent.Submitted pending = new JournalEvent.Submitted("s1", 1, "echo \"$(pwd)|$FOO\" > '" + out + "'",
-                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "bob", work.toString(), 1L,
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", ME, work.toString(), 1L,
                 Optional.of(Map.of("FOO", "kept", "PATH", "/usr/bin:/bin")), Optional.empty());
         try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
             j.append(List.of(pending));
@@ -192,11 +194,11 @@ class SubmissionsTest {
     void aRestartRunsTheSubmissionsThatWerePendingAndRecordsTheOneThatEndedUnwatched() throws Exception {
         Path marker = dir.resolve("ran");
         JournalEvent.Submitted pending = new JournalEvent.Submitted("s1", 1, "echo pending >> " + marker,
-                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 1L, Optional.empty(), Optional.empty());
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", ME, dir.toString(), 1L, Optional.empty(), Optional.empty());
         JournalEvent.Submitted ranUnwatched = new JournalEvent.Submitted("s2", 2, "echo unwatched >> " + marker,
-                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 2L, Optional.empty(), Optional.empty());
+                OptionalLong.of(1024), 1, OptionalLong.empty(), 0, "api", ME, dir.toString(), 2L, Optional.empty(), Optional.empty());
         JournalEvent.Submitted done = new JournalEvent.Submitted("s3", 3, "echo done >> " + marker,
-                OptionalLong.empty(), 1, OptionalLong.empty(), 0, "api", "someone", dir.toString(), 3L, Optional.empty(), Optional.empty());
+                OptionalLong.empty(), 1, OptionalLong.empty(), 0, "api", ME, dir.toString(), 3L, Optional.empty(), Optional.empty());
         Process dead = new ProcessBuilder("true").start();
         dead.waitFor();
         try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
