@@ -67,12 +67,12 @@ public final class Scheduler implements AutoCloseable {
         this.closeWait = b.options.killGrace().plusSeconds(5);
     }
 
-    /** @return a new builder */
     /** @return the log directory: the journal, the status board and each job's log are there */
     public java.nio.file.Path logDir() {
         return logDir;
     }
 
+    /** @return a new builder */
     public static Builder builder() {
         return new Builder();
     }
