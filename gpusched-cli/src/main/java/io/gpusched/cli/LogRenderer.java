@@ -25,6 +25,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     private final PrintStream out;
     private final double tolerance;
     private final boolean colour;
+    /** Whether the run reads a jobs file (else only submissions feed it). */
+    private boolean live = true;
 
     LogRenderer(PrintStream out, double tolerance) {
         this(out, tolerance, false);
@@ -47,6 +49,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
 
     String render(SchedulerEvent e) {
         if (e instanceof SchedulerEvent.RunStarted r) {
+            live = r.live();
             return r.jobs() + " jobs queued [" + (r.live() ? "live queue (file re-read each round)" : "static queue")
                     + "] (file and GPUs polled every " + seconds(r.poll()) + "s; a job that ends frees its GPUs at once;"
                     + " backend: " + r.backend()
@@ -131,7 +134,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         } else if (e instanceof SchedulerEvent.Warning w) {
             return "WARN  " + w.message();
         } else if (e instanceof SchedulerEvent.Drained d) {
-            return d.watching() ? "queue drained — watching jobs file for new lines (Ctrl-C to stop)" : null;
+            return !d.watching() ? null : live ? "queue drained — watching jobs file for new lines (Ctrl-C to stop)"
+                    : "queue drained — waiting for submissions (Ctrl-C to stop)";
         } else if (e instanceof SchedulerEvent.Stopping s) {
             return "WARN  interrupted — terminating " + s.running() + " running job" + (s.running() == 1 ? "" : "s")
                     + " (SIGTERM, then SIGKILL after the grace); they will run again on restart";

@@ -93,6 +93,8 @@ class ServeEndToEndTest {
         awaitQueue("✗ job 1 cancelled");
 
         assertEquals(130, stopDaemon(), "a stopped daemon exits as an interrupted run does");
+        assertTrue(Files.readString(dir.resolve("daemon.log")).contains("queue drained — waiting for submissions"),
+                Files.readString(dir.resolve("daemon.log")));
         assertTrue(!Files.exists(work.resolve("where")), "job 2 waited behind the paused GPU");
         startDaemon(); // the pause and the pending submission are in the journal
         awaitQueue("gpu0 is paused");
