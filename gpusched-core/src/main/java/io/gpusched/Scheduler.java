@@ -180,6 +180,19 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * Where a job is now, from any thread while {@link #run()} runs, as the scheduler's loop knows it
+     * (unlike a {@link #snapshot()}, which may be a round old).
+     *
+     * @param no the job's display number
+     * @return {@code running}, {@code pending} (also waiting to run again), {@code ended}, or
+     *     {@code unknown} when no job has that number
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public String state(int no) {
+        return await(() -> engine.state(no));
+    }
+
+    /**
      * Who a job runs for, from any thread while {@link #run()} runs: the user that submitted it, or this
      * process's user for a jobs-file line.
      *

@@ -158,7 +158,7 @@ class ServeEndToEndTest {
         java.util.concurrent.CompletableFuture<Result> follow =
                 java.util.concurrent.CompletableFuture.supplyAsync(() -> cli("logs", "--socket", s, "-f", "1"));
         Thread.sleep(500);
-        assertTrue(!follow.isDone(), "-f returned while the job still ran");
+        assertTrue(!follow.isDone(), () -> "-f returned while the job still ran: " + follow.join());
         Files.createFile(go);
         assertEquals(new Result(0, "first\nlast\n", ""), follow.get(20, TimeUnit.SECONDS));
         Result none = cli("logs", "--socket", s, "42");

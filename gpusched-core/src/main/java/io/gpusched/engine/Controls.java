@@ -41,6 +41,19 @@ final class Controls {
      * pending one is journaled cancelled. A file line cancelled this way stays cancelled, as if its line
      * said {@code cancel}.
      */
+    /** @return where the job of this number is: running, pending, ended, or unknown to the journal */
+    String state(int no) {
+        if (running.all().stream().anyMatch(r -> r.no == no)) {
+            return "running";
+        }
+        for (JobRecord r : durability.state().records().values()) {
+            if (r.no().orElse(0) == no) {
+                return r.terminal() ? "ended" : "pending";
+            }
+        }
+        return "unknown";
+    }
+
     /** @return who the job of this number runs for, if the journal knows the number */
     Optional<String> owner(int no) {
         for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {

@@ -134,6 +134,16 @@ public final class Engine {
     }
 
     /**
+     * Where a job is, from any thread, as the loop knows it now.
+     *
+     * @param no the job's display number
+     * @return {@code running}, {@code pending}, {@code ended} or {@code unknown}
+     */
+    public CompletableFuture<String> state(int no) {
+        return inbox.call(() -> controls.state(no));
+    }
+
+    /**
      * Who a job runs for, from any thread.
      *
      * @param no the job's display number
