@@ -78,9 +78,11 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param currentMib MiB it holds now by GPU
      * @param peakMib its largest per-GPU peak
      * @param stopping why it is being stopped, if it is
+     * @param owner the user it runs for, when known
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
-                          long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping) {
+                          long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
+                          java.util.Optional<String> owner) {
         /**
          * Copies the collections.
          *
@@ -91,10 +93,28 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param currentMib see {@link #currentMib()}
          * @param peakMib see {@link #peakMib()}
          * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
          */
         public Running {
             gpus = List.copyOf(gpus);
             currentMib = Map.copyOf(currentMib);
+            java.util.Objects.requireNonNull(owner, "owner");
+        }
+
+        /**
+         * A running job whose owner is not given.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         */
+        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
+                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping) {
+            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, java.util.Optional.empty());
         }
     }
 
@@ -106,7 +126,35 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param declaredMib its declaration for the next attempt
      * @param attempts attempts already made (non-zero after an OOM)
      * @param reason why it waits, from the allocator (or why it was not tried this round)
+     * @param owner the user it runs for, when known
      */
-    public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason) {
+    public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                          java.util.Optional<String> owner) {
+        /**
+         * Checks for nulls.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         */
+        public Pending {
+            java.util.Objects.requireNonNull(owner, "owner");
+        }
+
+        /**
+         * A pending job whose owner is not given.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason) {
+            this(no, command, declaredMib, attempts, reason, java.util.Optional.empty());
+        }
     }
 }

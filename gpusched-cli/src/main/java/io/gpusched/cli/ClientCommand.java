@@ -246,6 +246,11 @@ final class ClientCommand {
         }
     }
 
+    /** The row's owner, at the end of its line: {@code   [alice]}; nothing when not known. */
+    private static String owner(Map<String, Object> row) {
+        return row.get("owner") == null ? "" : "   [" + row.get("owner") + "]";
+    }
+
     @SuppressWarnings("unchecked")
     private void printInfo(Map<String, Object> snapshot, boolean json) {
         List<Map<String, Object>> gpus = (List<Map<String, Object>>) snapshot.get("gpus");
@@ -272,12 +277,12 @@ final class ClientCommand {
                 + (((List<?>) snapshot.get("paused_gpus")).isEmpty() ? "" : "; paused gpus " + snapshot.get("paused_gpus")));
         for (Map<String, Object> r : running) {
             out.println("▶ job " + r.get("no") + " gpu" + r.get("gpus") + " " + Math.round(((Number) r.get("elapsed_s"))
-                    .doubleValue()) + "s, peak " + r.get("peak_mib") + " MiB — " + r.get("command"));
+                    .doubleValue()) + "s, peak " + r.get("peak_mib") + " MiB — " + r.get("command") + owner(r));
         }
         for (Map<String, Object> p : pending) {
             Object mib = p.get("declared_mib");
             out.println("… job " + p.get("no") + " " + (mib == null ? "undeclared" : mib + " MiB")
-                    + ", waits: " + p.get("reason") + " — " + p.get("command"));
+                    + ", waits: " + p.get("reason") + " — " + p.get("command") + owner(p));
         }
         for (Map<String, Object> d : done.subList(Math.max(0, done.size() - 10), done.size())) {
             out.println(("ok".equals(d.get("status")) ? "✓" : "✗") + " job " + d.get("no") + " " + d.get("status")

@@ -107,6 +107,11 @@ class MultiUserServeTest {
             assertEquals(ALICE, Files.getOwner(home.resolve("uid")).getName());
             assertTrue(Files.readString(log).contains("to-the-log"));
 
+            ByteArrayOutputStream queue = new ByteArrayOutputStream();
+            new Cli(new PrintStream(queue, true, StandardCharsets.UTF_8), System.err, s -> { })
+                    .run("queue", "--socket", socket.toString());
+            assertTrue(queue.toString(StandardCharsets.UTF_8).contains("/bin/sleep 30   [" + ALICE + "]"), queue.toString());
+
             String bobCancels = as(BOB, socket, "{\"v\":1,\"op\":\"cancel\",\"no\":1}");
             assertTrue(bobCancels.contains("\"code\":\"forbidden\"") && bobCancels.contains("job 1 is gs-alice's"), bobCancels);
             String bobPauses = as(BOB, socket, "{\"v\":1,\"op\":\"pause\",\"gpu\":0}");

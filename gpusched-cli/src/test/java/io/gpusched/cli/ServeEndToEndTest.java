@@ -87,6 +87,7 @@ class ServeEndToEndTest {
                 "pwd > " + work.resolve("where") + " && echo done >> " + work.resolve("where"));
         assertEquals("submitted job 2\n", second.out(), second.err());
         awaitQueue("… job 2 1024 MiB, waits: needs 1 GPU with ≥ 1536 MiB headroom");
+        awaitQueue("sleep 60   [" + System.getProperty("user.name") + "]"); // each row says whose job it is
         awaitQueue("gpu0 is paused");
         assertEquals("job 1: stopping (SIGTERM to its session)\njob 7: no such job\n",
                 cli("cancel", "--socket", s, "1", "7").out());

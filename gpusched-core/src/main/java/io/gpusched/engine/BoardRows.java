@@ -27,14 +27,14 @@ final class BoardRows {
         List<StatusBoard.Running> rows = new ArrayList<>();
         for (RunningJob rj : running.all()) {
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, now),
-                    rj.currentMib, rj.overallPeak(), rj.stopping));
+                    rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key()))));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
         if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf) {
             List<StatusBoard.Pending> waiting = new ArrayList<>();
             for (PendingQueue.PendingJob p : queue.pending()) {
                 waiting.add(new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(),
-                        queue.waitReasons().getOrDefault(p.spec().key(), "")));
+                        queue.waitReasons().getOrDefault(p.spec().key(), ""), java.util.Optional.of(p.owner())));
             }
             pending = List.copyOf(waiting);
             pendingOf = queue.pending();

@@ -221,6 +221,11 @@ final class PendingQueue {
         ended.forget(endedSubmissions);
     }
 
+    /** @return who the job of this key runs for */
+    String ownerOf(String key) {
+        return Submissions.owner(durability.state(), key);
+    }
+
     /** Learns the names of these jobs (a submission's as soon as it is accepted, so the next may name it). */
     void learnNames(List<JobSpec> jobs) {
         for (JobSpec j : jobs) {
