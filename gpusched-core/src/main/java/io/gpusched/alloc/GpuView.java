@@ -59,6 +59,28 @@ public record GpuView(int index, long totalMib, long usedMib, long externalPeaks
     }
 
     /**
+     * The GPUs as they are once a job started on some of them: that job is a tenant there with its
+     * declaration as budget and nothing used yet, as the scheduler counts a job it just started.
+     *
+     * @param views the GPUs
+     * @param gpus the GPUs the job got
+     * @param tenant the job
+     * @return the views, those in {@code gpus} with the tenant added
+     */
+    public static List<GpuView> withTenant(List<GpuView> views, List<Integer> gpus, Tenant tenant) {
+        List<GpuView> out = new java.util.ArrayList<>(views.size());
+        for (GpuView v : views) {
+            if (gpus.contains(v.index())) {
+                List<Tenant> tenants = new java.util.ArrayList<>(v.tenants());
+                tenants.add(tenant);
+                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy(), v.paused());
+            }
+            out.add(v);
+        }
+        return out;
+    }
+
+    /**
      * @param index GPU index
      * @param totalMib total memory in MiB
      * @return a healthy, empty GPU

@@ -122,7 +122,8 @@ final class Dispatcher {
             } else {
                 Optional<RunningJob> launched = launch(p, ((Decision.Start) d).gpus(), snap, total, started);
                 if (launched.isPresent()) {
-                    views = withTenant(views, launched.get());
+                    RunningJob rj = launched.get();
+                    views = GpuView.withTenant(views, rj.gpus, new Tenant(rj.key(), rj.declaredMib, 0, 0));
                 } else {
                     reasons.put(d.key(), durability.failing().isPresent()
                             ? "dispatch paused: cannot write the journal" : "could not start: see the warning above");
@@ -161,18 +162,6 @@ final class Dispatcher {
         return news;
     }
 
-    private static List<GpuView> withTenant(List<GpuView> views, RunningJob rj) {
-        List<GpuView> out = new ArrayList<>();
-        for (GpuView v : views) {
-            if (rj.gpus.contains(v.index())) {
-                List<Tenant> tenants = new ArrayList<>(v.tenants());
-                tenants.add(new Tenant(rj.key(), rj.declaredMib, 0, 0));
-                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy(), v.paused());
-            }
-            out.add(v);
-        }
-        return out;
-    }
 
     /** Intent, spawn, record; empty when the job could not start (said once; it stays pending). */
     private Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, GpuSnapshot snap, int total,

@@ -2,7 +2,6 @@ package io.gpusched.policy;
 
 import io.gpusched.alloc.Allocator;
 import io.gpusched.alloc.GpuView;
-import io.gpusched.alloc.Headroom;
 import io.gpusched.alloc.Placement;
 import io.gpusched.alloc.Rejection;
 import io.gpusched.alloc.Request;
@@ -43,6 +42,7 @@ public final class QueuePolicy {
 
     private final Allocator allocator;
     private final PolicyOptions options;
+    private final Reserver reserver;
 
     /**
      * @param allocator the placement rules
@@ -51,6 +51,7 @@ public final class QueuePolicy {
     public QueuePolicy(Allocator allocator, PolicyOptions options) {
         this.allocator = allocator;
         this.options = options;
+        this.reserver = new Reserver(allocator);
     }
 
     /** @return the tunables */
@@ -91,7 +92,7 @@ public final class QueuePolicy {
                 decisions.add(new Decision.Fail(c.key(), inf.reason()));
             } else if (p instanceof Placement.Placed placed) {
                 decisions.add(new Decision.Start(c.key(), placed.gpus()));
-                current = withTenant(current, c, placed.gpus());
+                current = GpuView.withTenant(current, placed.gpus(), new Tenant(c.key(), c.request().vramMib(), 0, 0));
                 occupants.add(new Occupant(c.key(), c.no(), placed.gpus(), now, c.timeout(), c.priority(), false, false));
                 memo.clear();
             } else {
@@ -99,7 +100,7 @@ public final class QueuePolicy {
                 Duration waited = Duration.between(c.queuedAt(), now);
                 String reason = b.reason();
                 if (reservation.isEmpty() && waited.compareTo(options.reserveAfter()) >= 0) {
-                    reservation = reserve(c, waited, current, occupants, now, preempt);
+                    reservation = reserver.reserve(c, waited, current, occupants, now, preempt);
                     if (reservation.isPresent()) {
                         reason += "; " + reservation.get().describe() + preempting(reservation.get());
                     }
@@ -193,80 +194,9 @@ public final class QueuePolicy {
         return any;
     }
 
-    private Optional<Reservation> reserve(Candidate c, Duration waited, List<GpuView> views, List<Occupant> occupants,
-                                          Instant now, List<String> preempt) {
-        // Jobs already being stopped are as good as gone.
-        List<GpuView> leaving = views;
-        for (Occupant o : occupants) {
-            if (o.stopping()) {
-                leaving = without(leaving, o.key());
-            }
-        }
-        if (allocator.place(c.request(), leaving) instanceof Placement.Placed p) {
-            return Optional.of(new Reservation(c.key(), c.no(), p.gpus(), waited, List.of()));
-        }
-        List<Occupant> victims = occupants.stream()
-                .filter(o -> o.preemptible() && !o.stopping() && o.priority() < c.priority())
-                .sorted(Comparator.comparingInt(Occupant::priority)
-                        .thenComparing(Occupant::startedAt, Comparator.reverseOrder()))
-                .toList();
-        List<Occupant> removed = new ArrayList<>();
-        for (Occupant v : victims) {
-            leaving = without(leaving, v.key());
-            removed.add(v);
-            if (allocator.place(c.request(), leaving) instanceof Placement.Placed p) {
-                List<Integer> nos = new ArrayList<>();
-                for (Occupant o : removed) {
-                    if (o.gpus().stream().anyMatch(p.gpus()::contains)) {
-                        preempt.add(o.key());
-                        nos.add(o.no());
-                    }
-                }
-                return Optional.of(new Reservation(c.key(), c.no(), p.gpus(), waited, nos));
-            }
-        }
-        return soonestFree(c, waited, views, occupants, now);
-    }
 
-    /** The GPUs that could ever hold the job and will be free soonest, with the least to drain. */
-    private Optional<Reservation> soonestFree(Candidate c, Duration waited, List<GpuView> views, List<Occupant> occupants,
-                                              Instant now) {
-        long need = c.request().vramMib().isPresent()
-                ? c.request().vramMib().getAsLong() + allocator.policy().marginMib() : 0;
-        List<GpuView> usable = views.stream()
-                .filter(g -> allocator.policy().allows(g.index()) && c.request().mayUse(g.index()) && g.healthy()
-                        && !g.paused() && g.totalMib() >= need)
-                .sorted(Comparator.<GpuView, Instant>comparing(g -> freeAt(g.index(), occupants, now))
-                        .thenComparingLong(g -> draining(g, allocator.policy().spikeBuffer()))
-                        .thenComparingInt(GpuView::index))
-                .toList();
-        if (usable.size() < c.request().gpus()) {
-            return Optional.empty();
-        }
-        List<Integer> gpus = usable.subList(0, c.request().gpus()).stream().map(GpuView::index).sorted().toList();
-        return Optional.of(new Reservation(c.key(), c.no(), gpus, waited, List.of()));
-    }
 
-    private static Instant freeAt(int gpu, List<Occupant> occupants, Instant now) {
-        Instant at = now;
-        for (Occupant o : occupants) {
-            if (o.gpus().contains(gpu) && !o.stopping()) {
-                if (o.endsBy().isEmpty()) {
-                    return Instant.MAX;
-                }
-                at = o.endsBy().get().isAfter(at) ? o.endsBy().get() : at;
-            }
-        }
-        return at;
-    }
 
-    private static long draining(GpuView g, double spikeBuffer) {
-        long sum = 0;
-        for (Tenant t : g.tenants()) {
-            sum += Headroom.budget(t, spikeBuffer);
-        }
-        return sum;
-    }
 
     private static String preempting(Reservation r) {
         if (r.preempting().isEmpty()) {
@@ -287,36 +217,7 @@ public final class QueuePolicy {
         return Optional.of(a.isEmpty() || b.isBefore(a.get()) ? b : a.get());
     }
 
-    private static List<GpuView> withTenant(List<GpuView> views, Candidate c, List<Integer> gpus) {
-        List<GpuView> out = new ArrayList<>(views.size());
-        for (GpuView v : views) {
-            if (gpus.contains(v.index())) {
-                List<Tenant> tenants = new ArrayList<>(v.tenants());
-                tenants.add(new Tenant(c.key(), c.request().vramMib(), 0, 0));
-                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy(), v.paused());
-            }
-            out.add(v);
-        }
-        return out;
-    }
 
-    private static List<GpuView> without(List<GpuView> views, String key) {
-        List<GpuView> out = new ArrayList<>(views.size());
-        for (GpuView v : views) {
-            long freed = 0;
-            List<Tenant> tenants = new ArrayList<>();
-            for (Tenant t : v.tenants()) {
-                if (t.key().equals(key)) {
-                    freed += t.currentMib();
-                } else {
-                    tenants.add(t);
-                }
-            }
-            out.add(tenants.size() == v.tenants().size() ? v : new GpuView(v.index(), v.totalMib(),
-                    Math.max(0, v.usedMib() - freed), v.externalPeaksMib(), tenants, v.healthy(), v.paused()));
-        }
-        return out;
-    }
 
     /** One allocator question: a request, and the reserved GPUs closed to it. */
     private record Question(Request request, Set<Integer> closed) {

@@ -1,13 +1,6 @@
 package io.gpusched.service;
 
-import io.gpusched.CancelOutcome;
-import io.gpusched.GpuschedException;
-import io.gpusched.JobHandle;
-import io.gpusched.JsonEventWriter;
 import io.gpusched.Scheduler;
-import io.gpusched.SubmitContext;
-import io.gpusched.jobs.JobSpec;
-import io.gpusched.jobs.JobSpecException;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -16,14 +9,9 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import jdk.net.ExtendedSocketOptions;
 import jdk.net.UnixDomainPrincipal;
 
@@ -36,8 +24,10 @@ import jdk.net.UnixDomainPrincipal;
  * <p>{@link Access#OWNER_ONLY}: it serves the user it runs as and refuses every other (a user's daemon,
  * and a jobs-file run's socket). {@link Access#EVERY_USER}, for a daemon run by root: it serves every
  * user; each submission runs as its submitter (a root scheduler does that), a user cancels only their
- * own jobs, and only root and members of the admin group cancel anyone's and pause or resume GPUs. A bad request gets a typed error and the connection goes on; a request over
- * {@link Protocol#MAX_LINE_BYTES} closes it; nothing a client sends can stop the daemon.
+ * own jobs, and only root and members of the admin group cancel anyone's and pause or resume GPUs.
+ * What each request does is {@link Requests}'; this class owns the socket and the connections. A bad
+ * request gets a typed error and the connection goes on; a request over {@link Protocol#MAX_LINE_BYTES}
+ * closes it; nothing a client sends can stop the daemon.
  */
 public final class ServiceServer implements AutoCloseable {
     /** Who may use a service. */
@@ -48,7 +38,6 @@ public final class ServiceServer implements AutoCloseable {
         EVERY_USER
     }
 
-    private final Scheduler scheduler;
     private final Path socket;
     private final ServerSocketChannel server;
     private final String user;
@@ -59,16 +48,15 @@ public final class ServiceServer implements AutoCloseable {
     });
     private final Thread acceptor;
     private final boolean shared;
-    private final java.util.Optional<String> adminGroup;
+    private final Requests requests;
 
     private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server, boolean shared,
                           java.util.Optional<String> adminGroup) {
-        this.scheduler = scheduler;
         this.socket = socket;
         this.server = server;
         this.user = System.getProperty("user.name", "?");
         this.shared = shared;
-        this.adminGroup = adminGroup;
+        this.requests = new Requests(scheduler, shared, adminGroup);
         this.acceptor = new Thread(this::accept, "gpusched-service");
         acceptor.setDaemon(true);
     }
@@ -175,7 +163,7 @@ public final class ServiceServer implements AutoCloseable {
         try (LineChannel lines = new LineChannel(c)) {
             String peer = peer(c);
             if (!shared && !peer.equals(user)) {
-                lines.write(error("forbidden", "this gpusched serves " + user + " only; " + peer
+                lines.write(Requests.error("forbidden", "this gpusched serves " + user + " only; " + peer
                         + " needs a daemon of their own (gpusched serve)"));
                 return;
             }
@@ -184,7 +172,7 @@ public final class ServiceServer implements AutoCloseable {
                 try {
                     line = lines.read();
                 } catch (LineChannel.TooLong e) {
-                    lines.write(error("too_large", e.getMessage() + "; the connection is closed"));
+                    lines.write(Requests.error("too_large", e.getMessage() + "; the connection is closed"));
                     return;
                 }
                 if (line.isEmpty()) {
@@ -193,7 +181,7 @@ public final class ServiceServer implements AutoCloseable {
                 if (line.get().isBlank()) {
                     continue;
                 }
-                lines.write(answer(line.get(), peer));
+                lines.write(requests.answer(line.get(), peer));
             }
         } catch (IOException | RuntimeException e) {
             // The client went away or sent what cannot be answered: its connection ends, nothing else.
@@ -203,200 +191,6 @@ public final class ServiceServer implements AutoCloseable {
     private static String peer(SocketChannel c) throws IOException {
         UnixDomainPrincipal p = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
         return p.user().getName();
-    }
-
-    String answer(String line, String peer) {
-        Map<String, Object> req;
-        try {
-            req = Json.parseObject(line);
-        } catch (IllegalArgumentException e) {
-            return error("bad_request", "not a request: " + e.getMessage());
-        }
-        Object v = req.get("v");
-        if (!(v instanceof Long version) || version != Protocol.VERSION) {
-            return error("unsupported_version", "this gpusched speaks protocol version " + Protocol.VERSION + ", the request"
-                    + " says " + v + "; use a client of the same release");
-        }
-        try {
-            return switch (String.valueOf(req.get("op"))) {
-                case "hello" -> ok(Map.of("server", "gpusched", "user", peer));
-                case "submit" -> submit(req, peer);
-                case "queue" -> queue();
-                case "cancel" -> cancel(req, peer);
-                case "logs" -> logs(req);
-                case "pause", "resume" -> pause(req, peer);
-                default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
-                        + " pause, resume, logs");
-            };
-        } catch (Forbidden e) {
-            return error("forbidden", e.getMessage());
-        } catch (BadRequest e) {
-            return error("bad_request", e.getMessage());
-        } catch (JobSpecException e) {
-            return error("bad_job", e.getMessage());
-        } catch (IllegalArgumentException e) {
-            return error("bad_request", e.getMessage());
-        } catch (GpuschedException e) {
-            return error("failed", e.getMessage());
-        }
-    }
-
-    private String submit(Map<String, Object> req, String peer) {
-        JobSpec spec = JobSpec.parse(string(req, "line"));
-        Path cwd = Path.of(string(req, "cwd"));
-        Optional<Map<String, String>> env = Optional.empty();
-        if (req.get("env") instanceof Map<?, ?> m) {
-            Map<String, String> e = new LinkedHashMap<>();
-            for (Map.Entry<?, ?> x : m.entrySet()) {
-                if (!(x.getValue() instanceof String s)) {
-                    throw new BadRequest("\"env\" must map names to strings");
-                }
-                e.put(String.valueOf(x.getKey()), s);
-            }
-            env = Optional.of(e);
-        } else if (req.containsKey("env") && req.get("env") != null) {
-            throw new BadRequest("\"env\" must be an object");
-        }
-        if (!cwd.isAbsolute()) {
-            throw new BadRequest("\"cwd\" must be an absolute path, got " + cwd);
-        }
-        JobHandle h = scheduler.submit(spec, new SubmitContext(peer, cwd, env));
-        try {
-            return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
-        } catch (ExecutionException e) {
-            throw new GpuschedException(e.getCause().getMessage());
-        } catch (TimeoutException e) {
-            throw new GpuschedException("the scheduler did not take the job within 30 s; it may be stopping");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new GpuschedException("interrupted");
-        }
-    }
-
-    private String queue() {
-        return scheduler.snapshot()
-                .map(s -> ok(Map.of("snapshot", new Json.RawJson(JsonEventWriter.valueToJson(s)))))
-                .orElseGet(() -> error("not_ready", "the scheduler has not made its first round yet; try again"));
-    }
-
-    private String cancel(Map<String, Object> req, String peer) {
-        int no = (int) whole(req, "no");
-        if (shared && !admin(peer)) {
-            scheduler.owner(no).filter(o -> !o.equals(peer)).ifPresent(o -> {
-                throw new Forbidden("job " + no + " is " + o + "'s; only " + o + " or an admin (root"
-                        + adminGroup.map(g -> ", group " + g).orElse("") + ") may cancel it");
-            });
-        }
-        CancelOutcome o = scheduler.cancel(no);
-        return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
-    }
-
-    /** A job's log files (one per attempt on other GPUs), oldest first, and whether it may still write. */
-    private String logs(Map<String, Object> req) {
-        int no = (int) whole(req, "no");
-        String prefix = String.format("job%03d_gpu", no);
-        java.util.List<String> paths = new java.util.ArrayList<>();
-        try (var files = Files.list(scheduler.logDir())) {
-            files.filter(f -> f.getFileName().toString().startsWith(prefix) && f.getFileName().toString().endsWith(".log"))
-                    .sorted(java.util.Comparator.comparing(ServiceServer::modified))
-                    .forEach(f -> paths.add(f.toAbsolutePath().toString()));
-        } catch (IOException e) {
-            throw new GpuschedException("cannot list " + scheduler.logDir() + ": " + e.getMessage());
-        }
-        // Asked of the loop, not read from a snapshot: a snapshot a round old would call a job that just
-        // started (its log already there) ended, and a follower would stop.
-        String state = scheduler.state(no);
-        return ok(Map.of("paths", paths, "state", state));
-    }
-
-    private static java.nio.file.attribute.FileTime modified(Path f) {
-        try {
-            return Files.getLastModifiedTime(f);
-        } catch (IOException e) {
-            return java.nio.file.attribute.FileTime.fromMillis(0);
-        }
-    }
-
-    private String pause(Map<String, Object> req, String peer) {
-        int gpu = (int) whole(req, "gpu");
-        if (shared && !admin(peer)) {
-            throw new Forbidden("pausing and resuming GPUs is for admins (root" + adminGroup.map(g -> ", group " + g)
-                    .orElse("") + "); ask one");
-        }
-        if ("pause".equals(req.get("op"))) {
-            scheduler.pause(gpu);
-        } else {
-            scheduler.resume(gpu);
-        }
-        return ok(Map.of());
-    }
-
-    private static String string(Map<String, Object> req, String name) {
-        if (req.get(name) instanceof String s) {
-            return s;
-        }
-        throw new BadRequest("\"" + name + "\" must be a string");
-    }
-
-    private static long whole(Map<String, Object> req, String name) {
-        if (req.get(name) instanceof Long l && l >= 0 && l <= Integer.MAX_VALUE) {
-            return l;
-        }
-        throw new BadRequest("\"" + name + "\" must be a whole number");
-    }
-
-    private static String ok(Map<String, ?> fields) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("v", Protocol.VERSION);
-        m.put("ok", true);
-        m.putAll(fields);
-        return Json.write(m);
-    }
-
-    private static String error(String code, String message) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("v", Protocol.VERSION);
-        m.put("ok", false);
-        m.put("error", Map.of("code", code, "message", message));
-        return Json.write(m);
-    }
-
-    /** Whether a user may act on every job and on GPUs: root, or a member of the admin group. */
-    private boolean admin(String peer) {
-        if (peer.equals("root")) {
-            return true;
-        }
-        if (adminGroup.isEmpty()) {
-            return false;
-        }
-        try {
-            Process p = new ProcessBuilder("id", "-nG", "--", peer).redirectErrorStream(true).start();
-            String groups = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            return p.waitFor() == 0 && java.util.List.of(groups.strip().split("\\s+")).contains(adminGroup.get());
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /** A request this caller may not make. */
-    private static final class Forbidden extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        Forbidden(String message) {
-            super(message);
-        }
-    }
-
-    /** A request whose fields are missing or of the wrong type. */
-    private static final class BadRequest extends IllegalArgumentException {
-        private static final long serialVersionUID = 1L;
-
-        BadRequest(String message) {
-            super(message);
-        }
     }
 
     /** Stops listening and removes the socket file; connections in progress end. */

@@ -152,7 +152,7 @@ class QueuePolicyPropertiesTest {
                     assertFalse(ALLOCATOR.place(c.request(), views, closed) instanceof Placement.Placed,
                             "job " + c.key() + " waits (" + w.reason() + ") though it fits");
                 } else if (d instanceof Decision.Start start) {
-                    views = withTenant(views, c, start.gpus());
+                    views = GpuView.withTenant(views, start.gpus(), new Tenant(c.key(), c.request().vramMib(), 0, 0));
                 }
                 if (plan.reservation().isPresent() && plan.reservation().get().key().equals(d.key())) {
                     pastReserved = true;
@@ -223,16 +223,4 @@ class QueuePolicyPropertiesTest {
         });
     }
 
-    private static List<GpuView> withTenant(List<GpuView> views, Candidate c, List<Integer> gpus) {
-        List<GpuView> out = new ArrayList<>();
-        for (GpuView v : views) {
-            if (gpus.contains(v.index())) {
-                List<Tenant> ts = new ArrayList<>(v.tenants());
-                ts.add(new Tenant(c.key(), c.request().vramMib(), 0, 0));
-                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), ts, v.healthy(), v.paused());
-            }
-            out.add(v);
-        }
-        return out;
-    }
 }

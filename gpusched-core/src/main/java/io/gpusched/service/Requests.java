@@ -1,0 +1,234 @@
+package io.gpusched.service;
+
+import io.gpusched.CancelOutcome;
+import io.gpusched.GpuschedException;
+import io.gpusched.JobHandle;
+import io.gpusched.JsonEventWriter;
+import io.gpusched.Scheduler;
+import io.gpusched.SubmitContext;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.jobs.JobSpecException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The answer to each request line of {@code PROTOCOL.md}, for a caller the kernel named: parsed, checked
+ * (version, fields, who may do what) and carried out through the scheduler's thread-safe API. Knows
+ * nothing of sockets; {@link ServiceServer} feeds it lines.
+ */
+final class Requests {
+    private final Scheduler scheduler;
+    private final boolean shared;
+    private final Optional<String> adminGroup;
+
+    /**
+     * @param shared whether the service serves every user (then users act on their own jobs only)
+     * @param adminGroup with {@code shared}: members act on every job and on GPUs
+     */
+    Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup) {
+        this.scheduler = scheduler;
+        this.shared = shared;
+        this.adminGroup = adminGroup;
+    }
+
+    String answer(String line, String peer) {
+        Map<String, Object> req;
+        try {
+            req = Json.parseObject(line);
+        } catch (IllegalArgumentException e) {
+            return error("bad_request", "not a request: " + e.getMessage());
+        }
+        Object v = req.get("v");
+        if (!(v instanceof Long version) || version != Protocol.VERSION) {
+            return error("unsupported_version", "this gpusched speaks protocol version " + Protocol.VERSION + ", the request"
+                    + " says " + v + "; use a client of the same release");
+        }
+        try {
+            return switch (String.valueOf(req.get("op"))) {
+                case "hello" -> ok(Map.of("server", "gpusched", "user", peer));
+                case "submit" -> submit(req, peer);
+                case "queue" -> queue();
+                case "cancel" -> cancel(req, peer);
+                case "logs" -> logs(req);
+                case "pause", "resume" -> pause(req, peer);
+                default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
+                        + " pause, resume, logs");
+            };
+        } catch (Forbidden e) {
+            return error("forbidden", e.getMessage());
+        } catch (BadRequest e) {
+            return error("bad_request", e.getMessage());
+        } catch (JobSpecException e) {
+            return error("bad_job", e.getMessage());
+        } catch (IllegalArgumentException e) {
+            return error("bad_request", e.getMessage());
+        } catch (GpuschedException e) {
+            return error("failed", e.getMessage());
+        }
+    }
+
+    private String submit(Map<String, Object> req, String peer) {
+        JobSpec spec = JobSpec.parse(string(req, "line"));
+        Path cwd = Path.of(string(req, "cwd"));
+        Optional<Map<String, String>> env = Optional.empty();
+        if (req.get("env") instanceof Map<?, ?> m) {
+            Map<String, String> e = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> x : m.entrySet()) {
+                if (!(x.getValue() instanceof String s)) {
+                    throw new BadRequest("\"env\" must map names to strings");
+                }
+                e.put(String.valueOf(x.getKey()), s);
+            }
+            env = Optional.of(e);
+        } else if (req.containsKey("env") && req.get("env") != null) {
+            throw new BadRequest("\"env\" must be an object");
+        }
+        if (!cwd.isAbsolute()) {
+            throw new BadRequest("\"cwd\" must be an absolute path, got " + cwd);
+        }
+        JobHandle h = scheduler.submit(spec, new SubmitContext(peer, cwd, env));
+        try {
+            return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
+        } catch (ExecutionException e) {
+            throw new GpuschedException(e.getCause().getMessage());
+        } catch (TimeoutException e) {
+            throw new GpuschedException("the scheduler did not take the job within 30 s; it may be stopping");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GpuschedException("interrupted");
+        }
+    }
+
+    private String queue() {
+        return scheduler.snapshot()
+                .map(s -> ok(Map.of("snapshot", new Json.RawJson(JsonEventWriter.valueToJson(s)))))
+                .orElseGet(() -> error("not_ready", "the scheduler has not made its first round yet; try again"));
+    }
+
+    private String cancel(Map<String, Object> req, String peer) {
+        int no = (int) whole(req, "no");
+        if (shared && !admin(peer)) {
+            scheduler.owner(no).filter(o -> !o.equals(peer)).ifPresent(o -> {
+                throw new Forbidden("job " + no + " is " + o + "'s; only " + o + " or an admin (root"
+                        + adminGroup.map(g -> ", group " + g).orElse("") + ") may cancel it");
+            });
+        }
+        CancelOutcome o = scheduler.cancel(no);
+        return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
+    }
+
+    /** A job's log files (one per attempt on other GPUs), oldest first, and whether it may still write. */
+    private String logs(Map<String, Object> req) {
+        int no = (int) whole(req, "no");
+        String prefix = String.format("job%03d_gpu", no);
+        java.util.List<String> paths = new java.util.ArrayList<>();
+        try (var files = Files.list(scheduler.logDir())) {
+            files.filter(f -> f.getFileName().toString().startsWith(prefix) && f.getFileName().toString().endsWith(".log"))
+                    .sorted(java.util.Comparator.comparing(Requests::modified))
+                    .forEach(f -> paths.add(f.toAbsolutePath().toString()));
+        } catch (IOException e) {
+            throw new GpuschedException("cannot list " + scheduler.logDir() + ": " + e.getMessage());
+        }
+        // Asked of the loop, not read from a snapshot: a snapshot a round old would call a job that just
+        // started (its log already there) ended, and a follower would stop.
+        String state = scheduler.state(no);
+        return ok(Map.of("paths", paths, "state", state));
+    }
+
+    private static java.nio.file.attribute.FileTime modified(Path f) {
+        try {
+            return Files.getLastModifiedTime(f);
+        } catch (IOException e) {
+            return java.nio.file.attribute.FileTime.fromMillis(0);
+        }
+    }
+
+    private String pause(Map<String, Object> req, String peer) {
+        int gpu = (int) whole(req, "gpu");
+        if (shared && !admin(peer)) {
+            throw new Forbidden("pausing and resuming GPUs is for admins (root" + adminGroup.map(g -> ", group " + g)
+                    .orElse("") + "); ask one");
+        }
+        if ("pause".equals(req.get("op"))) {
+            scheduler.pause(gpu);
+        } else {
+            scheduler.resume(gpu);
+        }
+        return ok(Map.of());
+    }
+
+    private static String string(Map<String, Object> req, String name) {
+        if (req.get(name) instanceof String s) {
+            return s;
+        }
+        throw new BadRequest("\"" + name + "\" must be a string");
+    }
+
+    private static long whole(Map<String, Object> req, String name) {
+        if (req.get(name) instanceof Long l && l >= 0 && l <= Integer.MAX_VALUE) {
+            return l;
+        }
+        throw new BadRequest("\"" + name + "\" must be a whole number");
+    }
+
+    private static String ok(Map<String, ?> fields) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("v", Protocol.VERSION);
+        m.put("ok", true);
+        m.putAll(fields);
+        return Json.write(m);
+    }
+
+    static String error(String code, String message) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("v", Protocol.VERSION);
+        m.put("ok", false);
+        m.put("error", Map.of("code", code, "message", message));
+        return Json.write(m);
+    }
+
+    /** Whether a user may act on every job and on GPUs: root, or a member of the admin group. */
+    private boolean admin(String peer) {
+        if (peer.equals("root")) {
+            return true;
+        }
+        if (adminGroup.isEmpty()) {
+            return false;
+        }
+        try {
+            Process p = new ProcessBuilder("id", "-nG", "--", peer).redirectErrorStream(true).start();
+            String groups = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return p.waitFor() == 0 && java.util.List.of(groups.strip().split("\\s+")).contains(adminGroup.get());
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** A request this caller may not make. */
+    private static final class Forbidden extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        Forbidden(String message) {
+            super(message);
+        }
+    }
+
+    /** A request whose fields are missing or of the wrong type. */
+    private static final class BadRequest extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        BadRequest(String message) {
+            super(message);
+        }
+    }
+}
