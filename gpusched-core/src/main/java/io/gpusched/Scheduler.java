@@ -36,6 +36,9 @@ import java.util.function.Consumer;
  * {@link #close()} may be called from any thread. A scheduler runs once. It holds no static state, so
  * several can run in one JVM on different log directories. The backend is not closed by the
  * scheduler; its creator closes it.
+ *
+ * <p>Why one long file: it is the public API's front door; the work is the engine's, and what is here is
+ * each call's contract (threads, durability, errors) in its documentation.
  */
 public final class Scheduler implements AutoCloseable {
     private final java.nio.file.Path logDir;

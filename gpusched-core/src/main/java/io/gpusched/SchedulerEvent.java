@@ -11,6 +11,9 @@ import java.util.OptionalLong;
  * Everything the scheduler tells its listeners. Events are delivered on the scheduler's own thread,
  * in order; a listener must return quickly and must not call back into the scheduler's blocking
  * methods. Log lines, the status board and the JSON event stream are all listeners.
+ *
+ * <p>Why one long file: the event set is sealed, and its records are the JSON event format users script
+ * against; one place lists them all, each with its documented fields.
  */
 public sealed interface SchedulerEvent {
     /** @return when the event happened, by the scheduler's clock */

@@ -43,6 +43,9 @@ import java.util.Set;
  *     written back, crash-safely), checked once a round (default 64 MiB; at least 4096)
  * @param policy the queue policy's tunables: aging, reservation threshold, fair-share half-life
  *     ({@link PolicyOptions#defaults()})
+ *
+ * <p>Why one long file: one immutable record of every tunable, each checked where set; most of its length
+ * is the copy-on-write {@code withX} methods and their documentation.
  */
 public record SchedulerOptions(
         long marginMib,

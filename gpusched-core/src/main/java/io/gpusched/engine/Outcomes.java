@@ -32,6 +32,9 @@ import java.util.concurrent.CompletableFuture;
  * answered to whoever waits on the job's future — in that order, each report after the fsync of what
  * it reports. Also settles what a dead scheduler left: launch intents, and orphans that ended while
  * nobody watched.
+ *
+ * <p>Why one long file: every way an attempt can end (exit, OOM retry, requeue, stop, recovery) must
+ * journal, report and answer in the same order; keeping them together keeps that order in one place.
  */
 final class Outcomes {
     private final SchedulerOptions options;

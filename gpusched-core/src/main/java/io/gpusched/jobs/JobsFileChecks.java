@@ -24,6 +24,9 @@ import java.util.function.Supplier;
  * <p>For a file that grew by appends, the lines read before ({@link Names}, all good) are not checked
  * again: their names are known and taken, and since they wait only for each other, a new cycle can
  * only be made of new lines. The errors are then the same as for the whole file.
+ *
+ * <p>Why one long file: the three whole-file rules (names, known dependencies, no cycle) share one pass
+ * and one error list, for whole files and for appends alike.
  */
 final class JobsFileChecks {
     /** The names of lines already accepted, each with its line, in line order; grows only through {@link #commit()}. */

@@ -35,6 +35,10 @@ import java.util.regex.Pattern;
  * <p>Hostile input is bounded: a line may hold at most {@link #MAX_LINE_BYTES} bytes and a file at
  * most {@link #MAX_FILE_BYTES}, so a stray binary or a runaway generator costs a one-line error, not
  * the scheduler's memory.
+ *
+ * <p>Why one long file: it is one grammar with its hostile-input bounds and its incremental twin, which
+ * must agree line for line; the scheduling attributes' syntax ({@code SchedulingSyntax}) and the
+ * whole-file checks ({@code JobsFileChecks}) are apart.
  */
 public final class JobsFileParser {
     /** The most GPUs one job may ask for; far more than one machine has, small enough to be safe. */

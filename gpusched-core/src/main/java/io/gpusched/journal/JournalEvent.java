@@ -11,6 +11,9 @@ import java.util.TreeMap;
 /**
  * One line of {@code journal.jsonl}. The field names and event names are those of the original tool,
  * so journals are interchangeable: {@code {"key": "...", "event": "seen", "no": 7, "command": "..."}}.
+ *
+ * <p>Why one long file: the journal's event set is sealed and is the on-disk format; one place lists every
+ * event with what it means to the fold and to the original tool.
  */
 public sealed interface JournalEvent {
     /** @return the job's identity key */

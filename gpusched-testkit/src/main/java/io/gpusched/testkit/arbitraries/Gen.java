@@ -19,6 +19,9 @@ import java.util.random.RandomGenerator;
  * chooses to honour it.
  *
  * @param <T> the generated type
+ *
+ * <p>Why one long file: the generator interface and its combinators belong together, as one small library
+ * the property suites read.
  */
 @FunctionalInterface
 public interface Gen<T> {

@@ -26,6 +26,9 @@ import java.util.random.RandomGenerator;
  * has no name and no dependencies, so any number of them make a file whose lines are good or bad on
  * their own; {@link #jobFiles()} gives the specs of one file, with distinct names and dependencies
  * that name jobs of the file and make no cycle.
+ *
+ * <p>Why one long file: every generator of job lines, good and nearly good, in one place, so the parser
+ * properties draw from one definition of what a line can be.
  */
 public final class JobSpecArbitraries {
     /** Commands a user would write, some with brackets and {@code =} of their own. */

@@ -29,6 +29,9 @@ import java.util.TreeMap;
  *
  * <p>A GPU's reported used memory is its {@link #used unaccounted usage} plus its processes, clamped
  * at its total, so adding or removing a process changes the GPU's usage as on real hardware.
+ *
+ * <p>Why one long file: one fake driver whose every scripted fault (hangs, errors, lost GPUs, processes)
+ * must act on the same state the snapshots report.
  */
 public final class ScriptedGpuBackend implements GpuBackend {
     private final SortedMap<Integer, Gpu> gpus = new TreeMap<>();
