@@ -141,6 +141,10 @@ public final class Scheduler implements AutoCloseable {
      *     queue (before the run, the handle's futures fail with that instead)
      */
     public JobHandle submit(JobSpec spec, SubmitContext context) {
+        return submit(spec, context, java.util.Optional.empty());
+    }
+
+    private JobHandle submit(JobSpec spec, SubmitContext context, java.util.Optional<CompletableFuture<Grant>> lease) {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(context, "context");
         if (spec.cancel()) {
@@ -151,7 +155,7 @@ public final class Scheduler implements AutoCloseable {
                     + context.workDir() + " is not a directory");
         }
         CompletableFuture<JobResult> result = new CompletableFuture<>();
-        CompletableFuture<Integer> accepted = engine.submit(spec, context, result);
+        CompletableFuture<Integer> accepted = engine.submit(spec, context, result, lease);
         boolean running;
         synchronized (this) {
             running = started && !closed && !engine.onLoopThread();
@@ -167,6 +171,60 @@ public final class Scheduler implements AutoCloseable {
             }
         }
         return new JobHandle(spec.command(), accepted, result, this::cancel);
+    }
+
+    /**
+     * Queues a request for GPUs whose command the caller runs itself, as {@code gpusched srun} does: it is
+     * ordered and placed like a submission ({@link #submit(JobSpec, SubmitContext)}; the spec's command is
+     * what the holder says it runs), and when placed {@link Lease#granted()} completes with the GPUs and
+     * the environment to run with. From then on, every process carrying the grant's token is the job's:
+     * its VRAM is measured and judged, a cancel or timeout signals it. The holder reports the command's
+     * end with {@link #leaseEnded}; the scheduler never runs a lease's command itself, nor again after a
+     * restart. If the scheduler stops while the lease is granted, the command is left running (it is the
+     * holder's) and a restarted scheduler keeps its GPUs for it; a lease still waiting when the scheduler
+     * stops is cancelled when it starts again, as nobody waits for it any more.
+     *
+     * @param spec the request: {@code vram}, {@code gpus}, {@code timeout}, priority and the rest as for a
+     *     submission; not marked {@code cancel}
+     * @param context its owner, working directory and environment (journaled, for the record)
+     * @return the lease; its job's number once journaled
+     * @throws IllegalArgumentException as for {@link #submit(JobSpec, SubmitContext)}
+     */
+    public Lease lease(JobSpec spec, SubmitContext context) {
+        CompletableFuture<Grant> granted = new CompletableFuture<>();
+        return new Lease(submit(spec, context, java.util.Optional.of(granted)), granted);
+    }
+
+    /**
+     * A lease holder says how its command ended, or that it is gone without knowing, from any thread
+     * while {@link #run()} runs.
+     *
+     * @param no the lease's display number
+     * @param token the grant's token ({@link Grant#token()}), which proves the holder
+     * @param status the command's exit status, 0 to 255 (128 + N for signal N); empty when the holder
+     *     lost track of it (then the job ends once no process carries its token, recorded as failed with
+     *     status 255)
+     * @return what the scheduler made of it
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public LeaseEnd leaseEnded(int no, String token, java.util.OptionalInt status) {
+        if (status.isPresent() && (status.getAsInt() < 0 || status.getAsInt() > 255)) {
+            throw new IllegalArgumentException("an exit status is 0 to 255, got " + status.getAsInt());
+        }
+        return await(() -> engine.leaseEnded(no, token, status));
+    }
+
+    /**
+     * Whether a lease is still held with this token: a holder that lost its connection (the scheduler
+     * restarted) asks before it goes on, from any thread while {@link #run()} runs.
+     *
+     * @param no the lease's display number
+     * @param token the grant's token
+     * @return true while the job is granted under that token and has not ended
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public boolean leaseHeld(int no, String token) {
+        return await(() -> engine.leaseHeld(no, token));
     }
 
     /**

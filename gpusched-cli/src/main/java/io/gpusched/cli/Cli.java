@@ -59,6 +59,9 @@ public final class Cli {
         if (argv.length > 0 && (argv[0].equals("help") || argv[0].equals("version"))) {
             return helpOrVersion(argv);
         }
+        if (argv.length > 0 && argv[0].equals("srun")) {
+            return new SrunCommand(out, err).run(argv);
+        }
         if (argv.length > 0 && ClientCommand.VERBS.contains(argv[0])) {
             return new ClientCommand(out, err).run(argv);
         }

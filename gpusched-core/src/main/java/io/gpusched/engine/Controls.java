@@ -24,9 +24,11 @@ final class Controls {
     private final JobsSource source;
     private final Reporter reporter;
     private final SessionSignals signals;
+    private final Leases leases;
 
     Controls(Durability durability, RunningJobs running, Stops stops, Outcomes outcomes, JobsSource source,
-             Reporter reporter, SessionSignals signals) {
+             Reporter reporter, SessionSignals signals, Leases leases) {
+        this.leases = leases;
         this.signals = signals;
         this.durability = durability;
         this.running = running;
@@ -84,7 +86,7 @@ final class Controls {
             if (r.runningPgid().isPresent()) {
                 // An orphan of a dead scheduler: its session is stopped; when it is gone it ends as interrupted
                 // and, being cancelled now, never runs again.
-                signals.terminate(r.runningPgid().getAsLong());
+                signals.terminate(r.runningPgid().getAsLong(), leases.entryOf(r));
             }
             outcomes.cancelledBeforeStart(j, no);
             return CancelOutcome.CANCELLED;
@@ -93,6 +95,31 @@ final class Controls {
         boolean endedBefore = durability.state().records().values().stream()
                 .anyMatch(r -> r.no().orElse(0) == no && r.terminal());
         return endedBefore ? CancelOutcome.ALREADY_ENDED : CancelOutcome.NOT_FOUND;
+    }
+
+    /** A lease holder's report: see {@code Scheduler.leaseEnded}. */
+    io.gpusched.LeaseEnd leaseEnded(int no, String token, java.util.OptionalInt status) {
+        Optional<String> key = keyOf(no);
+        if (key.isEmpty()) {
+            return io.gpusched.LeaseEnd.NOT_HELD;
+        }
+        return leases.ended(running.get(key.get()), durability.state().record(key.get()), key.get(), token, status);
+    }
+
+    /** @return whether the lease of this number is held under this token (a holder that came back) */
+    boolean leaseHeld(int no, String token) {
+        Optional<String> key = keyOf(no);
+        return key.isPresent() && leases.held(running.get(key.get()), durability.state().record(key.get()), key.get(),
+                token);
+    }
+
+    private Optional<String> keyOf(int no) {
+        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
+            if (e.getValue().no().orElse(0) == no) {
+                return Optional.of(e.getKey());
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -44,6 +44,7 @@ final class Dispatcher {
     private final Durability durability;
     private final RunFiles runFiles;
     private final RunExecutor executor;
+    private final RunExecutor leases;
     private final RunNames names;
     private final RunningJobs running;
     private final ProcFs procFs;
@@ -58,10 +59,12 @@ final class Dispatcher {
 
     /**
      * @param endedEarlier how many jobs of the queue ended in an earlier run (for "N/M dispatched")
+     * @param executor how a job's command runs: a local process
+     * @param leases how a lease's runs: in its client's terminal
      * @param inbox where each launched job's exit is posted
      */
     Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, RunFiles runFiles,
-               RunExecutor executor, RunNames names, RunningJobs running, ProcFs procFs, Reporter reporter, Outcomes outcomes,
+               RunExecutor executor, RunExecutor leases, RunNames names, RunningJobs running, ProcFs procFs, Reporter reporter, Outcomes outcomes,
                IntSupplier endedEarlier, Consumer<Inbox.Message> inbox) {
         this.policy = policy;
         this.fairShare = fairShare;
@@ -69,6 +72,7 @@ final class Dispatcher {
         this.durability = durability;
         this.runFiles = runFiles;
         this.executor = executor;
+        this.leases = leases;
         this.names = names;
         this.running = running;
         this.procFs = procFs;
@@ -192,8 +196,10 @@ final class Dispatcher {
                 .filter(s -> RUNS_AS_OWNERS && !s.owner().equals(SCHEDULER_USER))
                 .map(s -> new RunExecutor.RunAs(s.owner(), Path.of(s.cwd()).resolve("gpusched-" + p.no() + ".log")));
         Path jobLog = runAs.map(RunExecutor.RunAs::log).orElse(log);
+        // A lease's command is its client's, run in the client's terminal: the grant goes to the client.
+        boolean lease = submitted.filter(Submissions::isLease).isPresent();
         try {
-            started = executor.start(new RunExecutor.Launch(p.spec().command(), gpus, snap, log,
+            started = (lease ? leases : executor).start(new RunExecutor.Launch(p.spec().command(), gpus, snap, log,
                     Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
                     names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
                     runAs));
@@ -207,7 +213,7 @@ final class Dispatcher {
         }
         long startTicks = procFs.startTicks(started.sessionId()).orElse(0);
         RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, started.sessionId(), jobLog, reporter.now(),
-                run, startTicks);
+                run, startTicks, lease ? Optional.of(names.entry(run)) : Optional.empty());
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus));

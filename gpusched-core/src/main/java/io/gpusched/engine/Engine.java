@@ -71,6 +71,7 @@ public final class Engine {
     private volatile io.gpusched.QueueSnapshot snapshot;
     private Controls controls;
     private Submissions submissions;
+    private Leases leases;
     private long seenVersion = -1;
 
     /**
@@ -115,13 +116,33 @@ public final class Engine {
      * @param spec the job
      * @param context who submitted it, where and with which environment it runs
      * @param result completed with the job's result when it ends
+     * @param lease for a lease ({@code gpusched srun}): completed with the grant when it is placed
      * @return completed with the job's display number once its submission is journaled; exceptionally
      *     if the scheduler ended first
      */
-    public CompletableFuture<Integer> submit(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result) {
+    public CompletableFuture<Integer> submit(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
+                                             Optional<CompletableFuture<io.gpusched.Grant>> lease) {
         CompletableFuture<Integer> accepted = new CompletableFuture<>();
-        inbox.post(new Inbox.Submitted(spec, context, result, accepted));
+        inbox.post(new Inbox.Submitted(spec, context, result, accepted, lease));
         return accepted;
+    }
+
+    /**
+     * A lease holder's report, from any thread: see {@code Scheduler.leaseEnded}.
+     *
+     * @return what was made of it
+     */
+    public CompletableFuture<io.gpusched.LeaseEnd> leaseEnded(int no, String token, java.util.OptionalInt status) {
+        return inbox.call(() -> controls.leaseEnded(no, token, status));
+    }
+
+    /**
+     * Whether a lease is held under this token, from any thread: see {@code Scheduler.leaseHeld}.
+     *
+     * @return true while it is
+     */
+    public CompletableFuture<Boolean> leaseHeld(int no, String token) {
+        return inbox.call(() -> controls.leaseHeld(no, token));
     }
 
     /**
@@ -240,13 +261,14 @@ public final class Engine {
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
                 positions, fairShare);
         stops = new Stops(options, running, signals, procFs, names, reporter);
-        controls = new Controls(durability, running, stops, outcomes, source, reporter, signals);
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions);
-        submissions = new Submissions(durability, source, outcomes, reporter, queue);
-        RunExecutor local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
+        JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices());
+        leases = new Leases(local, runFiles, names, procFs, reporter);
+        controls = new Controls(durability, running, stops, outcomes, source, reporter, signals, leases);
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, leases);
+        submissions = new Submissions(durability, source, outcomes, reporter, queue, leases);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
-                fairShare, stops, durability, runFiles, local, names, running, procFs, reporter, outcomes,
+                fairShare, stops, durability, runFiles, local, leases, names, running, procFs, reporter, outcomes,
                 ended::earlierCount, this::post);
         planner = new Planner(queue, dispatcher, durability, reader, reporter);
     }
@@ -332,7 +354,7 @@ public final class Engine {
             outcomes.reap(e.job(), e.exitCode());
             dirty = true;
         } else if (m instanceof Inbox.Submitted s) {
-            submissions.accept(s.spec(), s.context(), s.result(), s.accepted());
+            submissions.accept(s.spec(), s.context(), s.result(), s.accepted(), s.lease());
             dirty = true;
         } else if (m instanceof Inbox.Control c) {
             c.action().run();
@@ -363,6 +385,7 @@ public final class Engine {
             seenVersion = version;
         }
         queue.applyCancellations(jobs);
+        leases.reapAbandoned(List.copyOf(running.all()));
         stops.enforceDeadlines();
         planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
                 : Optional.empty());

@@ -25,9 +25,12 @@ final class Inbox {
     record Exited(RunningJob job, int exitCode) implements Message {
     }
 
-    /** A job submitted through the API; {@code accepted} gets its number once journaled. */
+    /**
+     * A job submitted through the API; {@code accepted} gets its number once journaled. With
+     * {@code lease}, the caller runs the command itself: the future gets the grant.
+     */
     record Submitted(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
-                     CompletableFuture<Integer> accepted)
+                     CompletableFuture<Integer> accepted, java.util.Optional<CompletableFuture<io.gpusched.Grant>> lease)
             implements Message {
     }
 

@@ -142,13 +142,24 @@ final class JobLauncher implements RunExecutor {
             env.clear();
             env.putAll(captured);
         });
-        env.putAll(extraEnv);
+        env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
+        return pb.start();
+    }
+
+    /**
+     * What a run's environment gets over the one it starts from: the backend's extra variables, the
+     * job's, the GPUs it got ({@code CUDA_VISIBLE_DEVICES}, {@code GPUSCHED_GPUS}) and its run token.
+     * {@code CUDA_DEVICE_ORDER=PCI_BUS_ID} is set only where the environment has none.
+     */
+    Map<String, String> runEnvironment(List<Integer> gpus, GpuSnapshot snapshot, Map<String, String> jobVars,
+                                       String runToken) {
+        Map<String, String> env = new java.util.LinkedHashMap<>(extraEnv);
         env.putAll(jobVars);
         env.put("CUDA_VISIBLE_DEVICES", visibleDevices(gpus, snapshot));
         env.put("GPUSCHED_GPUS", gpus.stream().map(String::valueOf).collect(Collectors.joining(",")));
-        env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
         env.put(RUN_VARIABLE, runToken);
-        return pb.start();
+        return env;
     }
 
     /** The charset the JDK encodes process arguments with: the locale's, not always UTF-8. */

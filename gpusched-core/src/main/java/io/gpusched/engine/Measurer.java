@@ -60,6 +60,9 @@ final class Measurer {
                 visible++;
             }
             Optional<RunningJob> job = sid.isPresent() ? running.inSession(sid.getAsLong()) : Optional.empty();
+            if (job.isEmpty() && sid.isPresent()) {
+                job = lease(p.pid());
+            }
             if (job.isPresent() && job.get().currentMib.containsKey(p.gpu())) {
                 job.get().currentMib.merge(p.gpu(), p.usedMib(), Long::sum);
                 job.get().attributed = true;
@@ -78,6 +81,20 @@ final class Measurer {
         for (RunningJob rj : running.all()) {
             track(rj, snap);
         }
+    }
+
+    /**
+     * The lease run a process belongs to, by the token in its environment: a lease's command runs in its
+     * client's terminal, not in a session of its own. Read only for GPU processes no session claimed,
+     * and only while a lease runs.
+     */
+    private Optional<RunningJob> lease(long pid) {
+        for (RunningJob rj : running.all()) {
+            if (rj.leaseEntry.isPresent() && procFs.carries(pid, rj.leaseEntry.get())) {
+                return Optional.of(rj);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Peaks, utilisation, and the two notices: verbose growth, and the moment a declaration is exceeded. */

@@ -239,12 +239,21 @@ final class Outcomes {
             leftovers.killNow(new ProcFs.Run(r.runningPgid().orElse(0), names.entry(r.run().getAsLong()), 0));
         }
         OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
+        if (code.isEmpty() && r.runningPgid().isPresent() && Leases.isLeaseSession(r.runningPgid().getAsLong())) {
+            // A lease's command is its client's: never run again here, even with its end unknown.
+            reporter.warnOnce("job " + no + " (srun) ended while no scheduler watched and its client never said how;"
+                    + " recorded as exit status " + Leases.UNKNOWN_EXIT);
+            code = OptionalInt.of(Leases.UNKNOWN_EXIT);
+        }
         if (code.isEmpty()) {
             durability.record(List.of(new JournalEvent.Interrupted(spec.key())));
             reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), no));
             return;
         }
-        reporter.warnOnce("job " + no + " ended with exit status " + code.getAsInt() + " while no scheduler was watching;"
+        boolean lease = r.runningPgid().isPresent() && Leases.isLeaseSession(r.runningPgid().getAsLong());
+        reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
+                + " was watching; recorded as its client said, not run again" : "job " + no + " ended with exit status "
+                + code.getAsInt() + " while no scheduler was watching;"
                 + " recorded from " + runFiles.exitFile(no, r.run().getAsLong()) + ", not run again");
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
         settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), names.log(no, r.gpus()), false,

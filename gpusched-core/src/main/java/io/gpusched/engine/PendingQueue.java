@@ -53,8 +53,11 @@ final class PendingQueue {
                       String owner) {
     }
 
+    private final Leases leases;
+
     PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions) {
+                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions, Leases leases) {
+        this.leases = leases;
         this.positions = positions;
         this.durability = durability;
         this.source = source;
@@ -162,7 +165,9 @@ final class PendingQueue {
             JobRecord r = durability.state().record(j.key());
             if (r.runningPgid().isPresent()) {
                 long pgid = r.runningPgid().getAsLong();
-                if (procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false)) {
+                boolean alive = Leases.isLeaseSession(pgid) ? leases.orphanAlive(no(j.key()), r.run().orElse(0))
+                        : procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false);
+                if (alive) {
                     orphans.add(no(j.key()));
                     if (orphansWarned.add(j.key())) {
                         reporter.emit(new SchedulerEvent.OrphanFound(reporter.now(), no(j.key()), pgid));

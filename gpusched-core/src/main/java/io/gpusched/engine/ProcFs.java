@@ -131,6 +131,11 @@ final class ProcFs {
         return out;
     }
 
+    /** Whether a process's environment holds {@code envEntry} exactly; false when it cannot be read. */
+    boolean carries(long pid, String envEntry) {
+        return environContains(pid, envEntry.getBytes(StandardCharsets.UTF_8));
+    }
+
     /** Every live process whose environment holds {@code envEntry} exactly (one {@code NAME=value}). */
     List<Long> carriers(String envEntry) {
         byte[] entry = envEntry.getBytes(StandardCharsets.UTF_8);

@@ -34,9 +34,15 @@ final class RunningJob {
     Optional<StopReason> stopping = Optional.empty();
     Instant stopSentAt;
     boolean killEscalated;
+    /**
+     * For a lease run ({@link Leases}): the environment entry its processes carry, which stands for its
+     * session in attribution and signals ({@link #pid} is then a stand-in no process has).
+     */
+    final Optional<String> leaseEntry;
 
     RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, long pid, Path log, Instant startedAt,
-               long run, long startTicks) {
+               long run, long startTicks, Optional<String> leaseEntry) {
+        this.leaseEntry = leaseEntry;
         this.spec = spec;
         this.no = no;
         this.declaredMib = declaredMib;
@@ -49,6 +55,11 @@ final class RunningJob {
         for (int g : gpus) {
             currentMib.put(g, 0L);
         }
+    }
+
+    /** @return whether the run is a client's lease, run in the client's terminal rather than a session of its own */
+    boolean lease() {
+        return leaseEntry.isPresent();
     }
 
     String key() {

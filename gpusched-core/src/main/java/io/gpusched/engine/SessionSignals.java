@@ -18,14 +18,22 @@ final class SessionSignals {
 
     /** SIGTERM to every member of the session; returns how many were signalled. */
     int terminate(long sid) {
-        return signal(sid, false);
+        return signal(sid, Optional.empty(), false);
     }
 
-    /** SIGKILL to every member, repeated while members keep appearing (bounded). */
-    int kill(long sid) {
+    /**
+     * SIGTERM to every process of a run: its session's members, or for a lease (run in its client's
+     * terminal, not a session of its own) every process carrying its entry.
+     */
+    int terminate(long sid, Optional<String> leaseEntry) {
+        return signal(sid, leaseEntry, false);
+    }
+
+    /** SIGKILL to every process of a run (as {@link #terminate(long, Optional)}), repeated while more appear (bounded). */
+    int kill(long sid, Optional<String> leaseEntry) {
         int total = 0;
         for (int pass = 0; pass < 5; pass++) {
-            int n = signal(sid, true);
+            int n = signal(sid, leaseEntry, true);
             total += n;
             if (n == 0) {
                 break;
@@ -63,8 +71,8 @@ final class SessionSignals {
         return killed.stream().mapToInt(Set::size).toArray();
     }
 
-    private int signal(long sid, boolean forcibly) {
-        return send(procFs.sessionMembers(sid), forcibly);
+    private int signal(long sid, Optional<String> leaseEntry, boolean forcibly) {
+        return send(leaseEntry.isPresent() ? procFs.carriers(leaseEntry.get()) : procFs.sessionMembers(sid), forcibly);
     }
 
     private static int send(List<Long> members, boolean forcibly) {

@@ -58,7 +58,7 @@ final class Stops {
             if (rj.stopping.isPresent() && !rj.killEscalated && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
                 rj.killEscalated = true;
                 reporter.emit(new SchedulerEvent.KillEscalated(now, rj.no, options.killGrace()));
-                signals.kill(rj.pid);
+                signals.kill(rj.pid, rj.leaseEntry);
             }
         }
     }
@@ -69,7 +69,7 @@ final class Stops {
         rj.stopping = Optional.of(why);
         rj.stopSentAt = now;
         reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), rj.spec.timeout()));
-        signals.terminate(rj.pid);
+        signals.terminate(rj.pid, rj.leaseEntry);
     }
 
     /** The scheduler stops: every running job is terminated and has the kill grace (plus 2 s) to go. */
@@ -82,6 +82,9 @@ final class Stops {
         stopDeadline = now.plus(options.killGrace()).plusSeconds(2);
         reporter.emit(new SchedulerEvent.Stopping(now, running.size()));
         for (RunningJob rj : running.all()) {
+            if (rj.lease()) {
+                continue; // the command runs in its client's terminal and keeps its GPUs across a restart
+            }
             if (rj.stopping.isEmpty()) {
                 rj.stopping = Optional.of(StopReason.SHUTDOWN);
                 rj.stopSentAt = now;
@@ -92,11 +95,11 @@ final class Stops {
 
     /** @return whether the stop is over: every job is gone, or the deadline passed */
     boolean stopDone() {
-        return running.isEmpty() || !reporter.now().isBefore(stopDeadline);
+        return running.all().stream().allMatch(RunningJob::lease) || !reporter.now().isBefore(stopDeadline);
     }
 
     /**
-     * The last resort for jobs still alive after the stop's grace. Once nothing of a job is left it is
+     * The last resort for jobs still alive after the stop's grace (leases are left alone). Once nothing of a job is left it is
      * interrupted and a restart runs it again; anything that outlives SIGKILL (stuck in the kernel)
      * stays journaled as started, so a restart waits for it as an orphan instead of starting a copy.
      *
@@ -106,6 +109,9 @@ final class Stops {
         List<RunningJob> gone = new ArrayList<>();
         for (RunningJob rj : List.copyOf(running.all())) {
             running.remove(rj);
+            if (rj.lease()) {
+                continue; // left running and journaled as started: a restart keeps its GPUs for it
+            }
             ProcFs.Run run = names.leftovers(rj);
             signals.killLeftovers(List.of(run), running.otherSessions());
             if (procFs.leftovers(List.of(run), running.otherSessions()).get(0).isEmpty()) {

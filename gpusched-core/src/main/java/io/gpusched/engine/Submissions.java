@@ -21,13 +21,18 @@ import java.util.concurrent.CompletableFuture;
 final class Submissions {
     /** What the journal names a submission's origin. */
     static final String API = "api";
+    /** ... and a lease's: a client's {@code srun}, whose command the client runs. */
+    static final String SRUN = "srun";
     private final Durability durability;
     private final JobsSource source;
     private final Outcomes outcomes;
     private final Reporter reporter;
     private final PendingQueue queue;
+    private final Leases leases;
 
-    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, PendingQueue queue) {
+    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, PendingQueue queue,
+                Leases leases) {
+        this.leases = leases;
         this.queue = queue;
         this.durability = durability;
         this.source = source;
@@ -44,9 +49,17 @@ final class Submissions {
             JobRecord r = durability.state().record(s.key());
             JobSpec spec = spec(s);
             queue.learnNames(List.of(spec));
-            if (!r.terminal()) {
-                source.submit(spec);
+            if (r.terminal()) {
+                continue;
             }
+            if (isLease(s) && r.runningPgid().isEmpty() && !r.launching()) {
+                // Its client waited on a connection that died with the last scheduler; nobody takes the grant.
+                reporter.warnOnce("job " + s.no() + " (srun) was still waiting when the scheduler stopped; cancelled, as"
+                        + " its client no longer waits for it (gpusched srun asks again)");
+                outcomes.cancelledBeforeStart(spec, s.no());
+                continue;
+            }
+            source.submit(spec);
         }
     }
 
@@ -56,7 +69,7 @@ final class Submissions {
      * as for every event then).
      */
     void accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
-                CompletableFuture<Integer> accepted) {
+                CompletableFuture<Integer> accepted, Optional<CompletableFuture<io.gpusched.Grant>> lease) {
         List<String> unknown = queue.unknownDependencies(spec);
         if (!unknown.isEmpty()) {
             // The file's names are learned each round; this may come before the first.
@@ -74,13 +87,17 @@ final class Submissions {
         String key = "s" + no;
         Instant at = reporter.now();
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
-                spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), API,
+                spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
                 Optional.of(spec.toLine()));
         durability.record(List.of(event));
         source.submit(spec.withKey(key));
         queue.learnNames(List.of(spec.withKey(key)));
         outcomes.awaited(key, result);
+        lease.ifPresent(granted -> {
+            Leases.Waiter w = new Leases.Waiter(granted);
+            leases.register(key, no, w, result);
+        });
         durability.afterDurable(() -> accepted.complete(no));
     }
 
@@ -92,6 +109,11 @@ final class Submissions {
     static String owner(io.gpusched.journal.JournalState state, String key) {
         return state.submission(key).map(JournalEvent.Submitted::owner)
                 .orElseGet(() -> System.getProperty("user.name", "?"));
+    }
+
+    /** @return whether a submission is a lease ({@code srun}): its command is its client's, never run here */
+    static boolean isLease(JournalEvent.Submitted s) {
+        return SRUN.equals(s.source());
     }
 
     /** @return whether this key is a submission's ({@code s<no>}) rather than a file line's */

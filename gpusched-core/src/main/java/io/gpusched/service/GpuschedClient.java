@@ -154,6 +154,97 @@ public final class GpuschedClient implements AutoCloseable {
         return new Logs(files, string(r, "state"));
     }
 
+    /**
+     * Where an {@code srun} request waits.
+     *
+     * @param no its job number
+     * @param position its place among the pending jobs, 1 being next; 0 when not known yet
+     * @param of how many jobs are pending
+     * @param reason why it waits, as {@code gpusched queue} says
+     */
+    public record Waiting(int no, int position, int of, String reason) {
+    }
+
+    /**
+     * Asks for GPUs to run a command in this process's terminal ({@code gpusched srun}), and blocks until
+     * they are granted. This connection then belongs to the grant: closing it before the grant withdraws
+     * the request; after, report the command's end with {@link #srunExited(int)}.
+     *
+     * @param line the request as a jobs-file line: {@code [vram=8G gpus=1 timeout=2h] the command}
+     * @param workDir where the command runs (journaled, for the record; the environment stays here)
+     * @param progress told the job number once queued ({@code position} 0), then where it waits
+     *     whenever that changes; on this thread
+     * @return the grant: GPUs, and the variables to run the command with
+     * @throws ServiceException {@code ended} when the job ended before a grant (cancelled, infeasible),
+     *     {@code bad_job} for a bad line, {@code unreachable} when the daemon went away
+     */
+    public io.gpusched.Grant srun(String line, Path workDir, java.util.function.Consumer<Waiting> progress) {
+        Map<String, Object> req = new LinkedHashMap<>();
+        req.put("op", "srun");
+        req.put("line", line);
+        req.put("cwd", workDir.toAbsolutePath().toString());
+        Map<String, Object> r = call(req);
+        while (true) {
+            String event = string(r, "event");
+            int no = (int) whole(r, "no");
+            switch (event) {
+                case "queued" -> progress.accept(new Waiting(no, 0, 0, ""));
+                case "waiting" -> progress.accept(new Waiting(no, (int) whole(r, "position"), (int) whole(r, "of"),
+                        string(r, "reason")));
+                case "granted" -> {
+                    java.util.List<Integer> gpus = new java.util.ArrayList<>();
+                    if (r.get("gpus") instanceof java.util.List<?> l) {
+                        l.forEach(g -> gpus.add(((Number) g).intValue()));
+                    }
+                    Map<String, String> env = new LinkedHashMap<>();
+                    if (r.get("env") instanceof Map<?, ?> m) {
+                        m.forEach((k, v) -> env.put(String.valueOf(k), String.valueOf(v)));
+                    }
+                    return new io.gpusched.Grant(no, gpus, env);
+                }
+                default -> throw new ServiceException("bad_answer", "unexpected srun event '" + event + "'");
+            }
+            r = next();
+        }
+    }
+
+    /**
+     * Takes up a grant again after the connection was lost (the daemon restarted): this connection then
+     * belongs to it, as after {@link #srun}.
+     *
+     * @param no the job number
+     * @param token the grant's token
+     * @throws ServiceException {@code not_held} when the daemon no longer holds GPUs for it under that
+     *     token for this user
+     */
+    public void srunAttach(int no, String token) {
+        call(Map.of("op", "srun_attach", "no", no, "token", token));
+    }
+
+    /**
+     * Reports how the granted command ended, and hears how the job was recorded.
+     *
+     * @param status its exit status, 0 to 255 (128 + N for signal N)
+     * @return the daemon's answer: {@code no}, {@code recorded}, and when known {@code status},
+     *     {@code exit_code}, {@code peak_mib}, {@code declared_mib}, {@code verdict}, {@code seconds}
+     */
+    public Map<String, Object> srunExited(int status) {
+        return call(Map.of("op", "exited", "status", status));
+    }
+
+    private Map<String, Object> next() {
+        Optional<String> answer;
+        try {
+            answer = lines.read();
+        } catch (IOException e) {
+            throw new ServiceException("unreachable", "the gpusched service at " + socket + " went away: " + e.getMessage());
+        }
+        if (answer.isEmpty()) {
+            throw new ServiceException("unreachable", "the gpusched service at " + socket + " closed the connection");
+        }
+        return answerOf(answer.get());
+    }
+
     /** @param gpu a GPU index to pause: running jobs continue, nothing new starts there */
     public void pause(int gpu) {
         call(Map.of("op", "pause", "gpu", gpu));

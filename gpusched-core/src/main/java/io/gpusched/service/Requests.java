@@ -59,7 +59,7 @@ final class Requests {
                 case "logs" -> logs(req);
                 case "pause", "resume" -> pause(req, peer);
                 default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
-                        + " pause, resume, logs");
+                        + " pause, resume, logs, srun, srun_attach");
             };
         } catch (Forbidden e) {
             return error("forbidden", e.getMessage());
@@ -75,6 +75,27 @@ final class Requests {
     }
 
     private String submit(Map<String, Object> req, String peer) {
+        Map.Entry<JobSpec, SubmitContext> job = submission(req, peer);
+        JobHandle h = scheduler.submit(job.getKey(), job.getValue());
+        try {
+            return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
+        } catch (ExecutionException e) {
+            throw new GpuschedException(e.getCause().getMessage());
+        } catch (TimeoutException e) {
+            throw new GpuschedException("the scheduler did not take the job within 30 s; it may be stopping");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new GpuschedException("interrupted");
+        }
+    }
+
+    /**
+     * The job a {@code submit} or {@code srun} request asks for, and its context: the caller as owner,
+     * the request's directory and environment.
+     *
+     * @throws IllegalArgumentException for a missing or mistyped field, or a line that is not a job
+     */
+    static Map.Entry<JobSpec, SubmitContext> submission(Map<String, Object> req, String peer) {
         JobSpec spec = JobSpec.parse(string(req, "line"));
         Path cwd = Path.of(string(req, "cwd"));
         Optional<Map<String, String>> env = Optional.empty();
@@ -93,17 +114,7 @@ final class Requests {
         if (!cwd.isAbsolute()) {
             throw new BadRequest("\"cwd\" must be an absolute path, got " + cwd);
         }
-        JobHandle h = scheduler.submit(spec, new SubmitContext(peer, cwd, env));
-        try {
-            return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
-        } catch (ExecutionException e) {
-            throw new GpuschedException(e.getCause().getMessage());
-        } catch (TimeoutException e) {
-            throw new GpuschedException("the scheduler did not take the job within 30 s; it may be stopping");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new GpuschedException("interrupted");
-        }
+        return Map.entry(spec, new SubmitContext(peer, cwd, env));
     }
 
     private String queue() {

@@ -9,6 +9,7 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -49,6 +50,7 @@ public final class ServiceServer implements AutoCloseable {
     private final Thread acceptor;
     private final boolean shared;
     private final Requests requests;
+    private final Scheduler scheduler;
 
     private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server, boolean shared,
                           java.util.Optional<String> adminGroup) {
@@ -57,6 +59,7 @@ public final class ServiceServer implements AutoCloseable {
         this.user = System.getProperty("user.name", "?");
         this.shared = shared;
         this.requests = new Requests(scheduler, shared, adminGroup);
+        this.scheduler = scheduler;
         this.acceptor = new Thread(this::accept, "gpusched-service");
         acceptor.setDaemon(true);
     }
@@ -181,10 +184,26 @@ public final class ServiceServer implements AutoCloseable {
                 if (line.get().isBlank()) {
                     continue;
                 }
+                Optional<Map<String, Object>> session = srunRequest(line.get());
+                if (session.isPresent()) {
+                    // An srun holds its connection to the end: the connection is how the daemon knows
+                    // the client is still there.
+                    SrunSession.serve(scheduler, lines, peer, session.get(), Requests::submission);
+                    return;
+                }
                 lines.write(requests.answer(line.get(), peer));
             }
         } catch (IOException | RuntimeException e) {
             // The client went away or sent what cannot be answered: its connection ends, nothing else.
+        }
+    }
+
+    private static Optional<Map<String, Object>> srunRequest(String line) {
+        try {
+            Map<String, Object> req = Json.parseObject(line);
+            return SrunSession.wants(req) ? Optional.of(req) : Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.empty(); // Requests answers it with the reason
         }
     }
 

@@ -1,0 +1,278 @@
+package io.gpusched.cli;
+
+import io.gpusched.Grant;
+import io.gpusched.service.GpuschedClient;
+import io.gpusched.service.ServiceException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * {@code gpusched srun [options] -- CMD...}: waits in the queue like any job, then runs CMD here, in this
+ * terminal (stdin, tty and Ctrl-C are the command's), with the granted GPUs in its environment, and exits
+ * with its exit status. The daemon measures the command's VRAM by the run token in that environment and
+ * journals its outcome like any job's. Ctrl-C (or SIGTERM, SIGHUP) while waiting withdraws the request.
+ * While the command runs, Ctrl-C reaches it straight from the terminal; SIGTERM and SIGHUP sent to
+ * {@code srun} itself are passed on to it as SIGTERM.
+ */
+final class SrunCommand {
+    static final String HELP = String.join("\n",
+            "usage: gpusched srun [--vram 18G] [--gpus N | -n N] [--timeout 2h] [--priority N] [--gpu-ids 0,1]",
+            "                     [--name X] [--after X] [--quiet] [--socket PATH | --log-dir DIR] [--] CMD...",
+            "",
+            "Blocks until the GPUs are granted (saying where it waits and why), then runs CMD in this terminal",
+            "with CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER and GPUSCHED_* set, and exits with CMD's exit status.",
+            "The words of CMD are joined with spaces and run by /bin/sh -c, as a jobs-file line is. The daemon",
+            "measures its VRAM and journals its outcome like any job's; cancel, timeout and pause work as for",
+            "submitted jobs (a cancel or timeout sends SIGTERM to the command's processes). Ctrl-C while waiting",
+            "withdraws the request (exit 130); once running, Ctrl-C is the command's. --quiet prints only",
+            "what CMD prints. Exit 1 when the daemon refused or ended the request, 2 for a bad command line.");
+
+    /** How long a finished command's client keeps trying to tell a restarting daemon how it ended. */
+    private static final long REPORT_PATIENCE_MILLIS = 60_000;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    SrunCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    int run(String[] argv) {
+        List<String> attrs = new ArrayList<>();
+        List<String> words = new ArrayList<>();
+        Optional<Path> socket = Optional.empty();
+        boolean quiet = false;
+        try {
+            for (int i = 1; i < argv.length; i++) {
+                String a = argv[i];
+                if (a.equals("--")) {
+                    words.addAll(List.of(argv).subList(i + 1, argv.length));
+                    break;
+                }
+                switch (a) {
+                    case "-h", "--help" -> {
+                        out.println(HELP);
+                        return 0;
+                    }
+                    case "--quiet", "-q" -> quiet = true;
+                    case "--socket" -> socket = Optional.of(Path.of(value(argv, ++i, a)));
+                    case "--log-dir" -> socket = Optional.of(Path.of(value(argv, ++i, a)).resolve(ClientCommand.RUN_SOCKET));
+                    case "-n" -> attrs.add("gpus=" + value(argv, ++i, a));
+                    case "--vram", "--gpus", "--priority", "--gpu-ids", "--timeout", "--name", "--after" ->
+                            attrs.add(a.substring(2) + "=" + value(argv, ++i, a));
+                    default -> {
+                        if (a.startsWith("-")) {
+                            throw new UsageException("unknown option " + a + " for gpusched srun (see gpusched srun --help)");
+                        }
+                        // Like Slurm's srun: the first word that is not an option starts the command.
+                        words.addAll(List.of(argv).subList(i, argv.length));
+                        i = argv.length;
+                    }
+                }
+            }
+            if (words.isEmpty()) {
+                throw new UsageException("srun needs a command: gpusched srun [options] -- CMD...");
+            }
+        } catch (UsageException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        }
+        String command = String.join(" ", words);
+        String line = (attrs.isEmpty() ? "[] " : "[" + String.join(" ", attrs) + "] ") + command;
+        Path socketPath = socket.orElseGet(GpuschedClient::defaultSocket);
+        Path cwd = Path.of("").toAbsolutePath();
+        return new Session(socketPath, quiet).run(line, command, cwd);
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new UsageException(option + " needs a value");
+        }
+        return args[i];
+    }
+
+    /** One srun: the wait, the command, the report. */
+    private final class Session {
+        private final Path socket;
+        private final boolean quiet;
+        private final AtomicReference<GpuschedClient> client = new AtomicReference<>();
+        private final AtomicReference<Process> command = new AtomicReference<>();
+        private volatile int withdrawnBy;
+        private volatile boolean commandPhase;
+        private volatile boolean terminate;
+        private volatile int jobNo;
+
+        Session(Path socket, boolean quiet) {
+            this.socket = socket;
+            this.quiet = quiet;
+        }
+
+        int run(String line, String cmd, Path cwd) {
+            Signals.handle("INT", () -> signal(130, false));
+            Signals.handle("TERM", () -> signal(143, true));
+            Signals.handle("HUP", () -> signal(129, true));
+            Grant grant;
+            try {
+                GpuschedClient c = GpuschedClient.connect(socket);
+                client.set(c);
+                grant = c.srun(line, cwd, this::progress);
+            } catch (ServiceException e) {
+                if (withdrawnBy != 0) {
+                    err.println("gpusched: srun withdrawn" + (jobNo > 0 ? "; job " + jobNo + " is cancelled" : ""));
+                    return withdrawnBy;
+                }
+                err.println("gpusched: " + e.getMessage());
+                return 1;
+            }
+            if (withdrawnBy != 0) {
+                // The signal came as the grant did: the daemon sees the connection close and ends the run.
+                closeClient();
+                err.println("gpusched: srun withdrawn as its GPUs were granted; job " + grant.no() + " ends");
+                return withdrawnBy;
+            }
+            say("job " + grant.no() + " granted gpu " + grant.gpus() + " (CUDA_VISIBLE_DEVICES="
+                    + grant.environment().get("CUDA_VISIBLE_DEVICES") + ")");
+            ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", cmd).inheritIO().directory(cwd.toFile());
+            pb.environment().putAll(grant.environment());
+            int status;
+            try {
+                // From here a signal is the command's business: a Ctrl-C typed as it starts must not withdraw.
+                commandPhase = true;
+                Process p = pb.start();
+                command.set(p);
+                if (terminate) {
+                    p.destroy();
+                }
+                status = waitFor(p);
+            } catch (IOException e) {
+                err.println("gpusched: cannot run /bin/sh: " + e.getMessage());
+                status = 127;
+            }
+            report(grant, status);
+            return status;
+        }
+
+        private int waitFor(Process p) {
+            while (true) {
+                try {
+                    return p.waitFor();
+                } catch (InterruptedException e) {
+                    // not ours to stop: the command decides when it ends
+                }
+            }
+        }
+
+        /** Tells the daemon how the command ended, finding it again if it restarted meanwhile. */
+        private void report(Grant grant, int status) {
+            long giveUp = System.currentTimeMillis() + REPORT_PATIENCE_MILLIS;
+            GpuschedClient c = client.get();
+            boolean attached = c != null;
+            while (true) {
+                try {
+                    if (!attached) {
+                        c = GpuschedClient.connect(socket);
+                        client.set(c);
+                        c.srunAttach(grant.no(), grant.token());
+                        attached = true;
+                    }
+                    Map<String, Object> r = c.srunExited(status);
+                    closeClient();
+                    summary(grant.no(), r);
+                    return;
+                } catch (ServiceException e) {
+                    if (e.code().equals("not_held")) {
+                        err.println("gpusched: job " + grant.no() + " was no longer held when its command ended ("
+                                + e.getMessage() + "); its outcome is the daemon's");
+                        closeClient();
+                        return;
+                    }
+                    if (!e.code().equals("unreachable") || System.currentTimeMillis() > giveUp) {
+                        err.println("gpusched: could not report job " + grant.no() + "'s exit status " + status + ": "
+                                + e.getMessage() + " — the daemon records it once nothing of the run is left");
+                        closeClient();
+                        return;
+                    }
+                    closeClient();
+                    attached = false;
+                    pause();
+                }
+            }
+        }
+
+        private void summary(int no, Map<String, Object> r) {
+            if (quiet || r.get("status") == null) {
+                return;
+            }
+            StringBuilder s = new StringBuilder("job " + no + " " + r.get("status"));
+            if (!"ok".equals(r.get("status"))) {
+                s.append(", exit ").append(r.get("exit_code"));
+            }
+            if (r.get("seconds") instanceof Number sec) {
+                s.append(" in ").append(Math.round(sec.doubleValue())).append("s");
+            }
+            if (r.get("peak_mib") != null) {
+                s.append(", peak ").append(r.get("peak_mib")).append(" MiB");
+                if (r.get("declared_mib") != null) {
+                    s.append(" of ").append(r.get("declared_mib")).append(" MiB declared");
+                }
+            } else {
+                s.append(", no GPU memory seen");
+            }
+            say(s.toString());
+        }
+
+        private void progress(GpuschedClient.Waiting w) {
+            jobNo = w.no();
+            if (w.position() == 0) {
+                say("job " + w.no() + " queued; waiting for GPUs (Ctrl-C withdraws)");
+            } else {
+                say("job " + w.no() + " waits, " + w.position() + " of " + w.of() + " pending: " + w.reason());
+            }
+        }
+
+        /** A signal to srun: while waiting it withdraws the request; while the command runs, passed on or left to the tty. */
+        private void signal(int exitCode, boolean forward) {
+            if (commandPhase) {
+                if (forward) {
+                    // SIGTERM; INT needs no passing on, the terminal sent it to the command too
+                    terminate = true;
+                    Process p = command.get();
+                    if (p != null) {
+                        p.destroy();
+                    }
+                }
+                return;
+            }
+            withdrawnBy = exitCode;
+            closeClient();
+        }
+
+        private void closeClient() {
+            GpuschedClient c = client.getAndSet(null);
+            if (c != null) {
+                c.close();
+            }
+        }
+
+        private void say(String message) {
+            if (!quiet) {
+                err.println("gpusched: " + message);
+            }
+        }
+
+        private void pause() {
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+package io.gpusched.engine;
+
+import io.gpusched.Grant;
+import io.gpusched.LeaseEnd;
+import io.gpusched.journal.JobRecord;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Runs that a client executes ({@code gpusched srun}): the scheduler grants GPUs and the client runs the
+ * command in its own terminal, so the run has no session of its own. Everything else the scheduler does
+ * to a run goes by the run's token instead, which every process of the command inherits from the
+ * grant's environment (and which survives {@code setsid}): attribution, signals, and whether anything
+ * of the run is left.
+ *
+ * <p>A lease run is journaled like any other, with a stand-in session id from a range no Linux pid
+ * reaches ({@link #isLeaseSession}). Its exit status is what the client reports; the scheduler writes
+ * it to the run's exit file, so a restarted scheduler settles a lease that ended while it was down
+ * exactly like an orphan job. A client that goes away without a status ends the run once no process
+ * carries its token, as failed with status {@link #UNKNOWN_EXIT}: a lease is never run again by the
+ * scheduler, since its command is the client's. Loop thread only, except where a method says otherwise.
+ */
+final class Leases implements RunExecutor {
+    /** Stand-in session ids of lease runs are {@code LEASE_SESSIONS + run}: above Linux's pid_max (2^22). */
+    static final long LEASE_SESSIONS = 1L << 29;
+    /** The exit status recorded for a lease whose client went away before saying how its command ended. */
+    static final int UNKNOWN_EXIT = 255;
+    /**
+     * How long a restarted scheduler keeps a lease whose command it cannot see, for its client to come
+     * back and report: between the grant and the command's start no process carries the token yet.
+     */
+    static final Duration RECONNECT_GRACE = Duration.ofSeconds(30);
+
+    private final JobLauncher launcher;
+    private final RunFiles runFiles;
+    private final RunNames names;
+    private final ProcFs procFs;
+    private final Reporter reporter;
+    private final Instant since;
+    /** Clients waiting for or holding a grant, by job key; each leaves when its job ends (on any thread). */
+    private final Map<String, Waiter> waiters = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A client's side of one lease: its grant, and the exit status it reports. */
+    static final class Waiter {
+        final CompletableFuture<Grant> granted;
+        final CompletableFuture<Integer> exit = new CompletableFuture<>();
+        /** The client went away while holding the grant, without a status. */
+        boolean gone;
+        int no;
+
+        Waiter(CompletableFuture<Grant> granted) {
+            this.granted = granted;
+        }
+    }
+
+    Leases(JobLauncher launcher, RunFiles runFiles, RunNames names, ProcFs procFs, Reporter reporter) {
+        this.launcher = launcher;
+        this.runFiles = runFiles;
+        this.names = names;
+        this.procFs = procFs;
+        this.reporter = reporter;
+        this.since = reporter.now();
+    }
+
+    /** @return whether a journaled session id stands for a lease run */
+    static boolean isLeaseSession(long sid) {
+        return sid >= LEASE_SESSIONS && sid < 2 * LEASE_SESSIONS;
+    }
+
+    /** A client waits for this job's grant, until {@code result} completes. */
+    void register(String key, int no, Waiter w, CompletableFuture<?> result) {
+        w.no = no;
+        waiters.put(key, w);
+        result.whenComplete((r, e) -> waiters.remove(key, w));
+    }
+
+    @Override
+    public Started start(Launch l) throws IOException {
+        String key = l.jobVars().get("GPUSCHED_JOB_KEY");
+        Waiter w = waiters.get(key);
+        if (w == null || w.gone) {
+            throw new IOException("its srun client is gone");
+        }
+        long run = Long.parseLong(l.runToken().substring(l.runToken().lastIndexOf('#') + 1));
+        long sid = LEASE_SESSIONS + run;
+        // The stand-in session id, where a launched process's wrapper writes its pid: a restart then knows
+        // the grant was made.
+        Files.write(l.files().pid(), (sid + "\n").getBytes(StandardCharsets.US_ASCII));
+        Map<String, String> env = launcher.runEnvironment(l.gpus(), l.snapshot(), l.jobVars(), l.runToken());
+        env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        w.granted.complete(new Grant(w.no, l.gpus(), env));
+        return new Started(sid, w.exit);
+    }
+
+    /**
+     * A client says how its command ended ({@code status}) or that it is gone without knowing
+     * (empty). Checked against the run's token, which only the grant's holder has.
+     *
+     * @param running the lease run if it runs under this scheduler
+     * @param record the job's journal record
+     */
+    LeaseEnd ended(Optional<RunningJob> running, JobRecord record, String key, String token, OptionalInt status) {
+        if (record.terminal()) {
+            return LeaseEnd.ALREADY_ENDED;
+        }
+        if (!tokenMatches(running, record, token)) {
+            return LeaseEnd.NOT_HELD;
+        }
+        long run = running.map(rj -> rj.run).orElse(record.run().orElse(0));
+        Waiter w = waiters.get(key);
+        if (status.isEmpty()) {
+            if (w != null) {
+                w.gone = true; // the next round ends it once nothing carries its token
+            }
+            return LeaseEnd.RECORDED;
+        }
+        int no = record.no().orElse(0);
+        try {
+            Files.createDirectories(runFiles.dir());
+            Files.write(runFiles.exitFile(no, run), (status.getAsInt() + "\n").getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            reporter.warnOnce("cannot write " + runFiles.exitFile(no, run) + ": " + e.getMessage()
+                    + " — job " + no + "'s status is journaled when it is reaped, but a crash before then loses it");
+        }
+        if (w != null && running.isPresent()) {
+            w.exit.complete(status.getAsInt());
+        }
+        return LeaseEnd.RECORDED;
+    }
+
+    /** @return whether the lease is held under this token; a holder that came back is no longer gone */
+    boolean held(Optional<RunningJob> running, JobRecord record, String key, String token) {
+        if (record.terminal() || !tokenMatches(running, record, token)) {
+            return false;
+        }
+        Waiter w = waiters.get(key);
+        if (w != null) {
+            w.gone = false;
+        }
+        return true;
+    }
+
+    private boolean tokenMatches(Optional<RunningJob> running, JobRecord record, String token) {
+        OptionalLong run = running.map(rj -> OptionalLong.of(rj.run)).orElse(record.run());
+        OptionalLong sid = running.map(rj -> OptionalLong.of(rj.pid)).orElse(record.runningPgid());
+        return run.isPresent() && sid.isPresent() && isLeaseSession(sid.getAsLong())
+                && names.token(run.getAsLong()).equals(token);
+    }
+
+    /** @return the entry a lease run's processes carry, for a journal record of a started lease; else empty */
+    Optional<String> entryOf(JobRecord r) {
+        return r.runningPgid().isPresent() && isLeaseSession(r.runningPgid().getAsLong()) && r.run().isPresent()
+                ? Optional.of(names.entry(r.run().getAsLong())) : Optional.empty();
+    }
+
+    /** Ends the leases whose clients went away once no process of theirs is left. */
+    void reapAbandoned(List<RunningJob> running) {
+        for (RunningJob rj : running) {
+            Waiter w = waiters.get(rj.key());
+            if (w != null && w.gone && !w.exit.isDone() && procFs.carriers(names.entry(rj.run)).isEmpty()) {
+                reporter.warnOnce("job " + rj.no + ": its srun client went away before its command ended; nothing of"
+                        + " the run is left, so it ends now with exit status unknown (recorded as " + UNKNOWN_EXIT + ")");
+                w.exit.complete(UNKNOWN_EXIT);
+            }
+        }
+    }
+
+    /**
+     * Whether a lease run a dead scheduler left is still going: its client has not reported an exit
+     * status, and a process carries its token or the client may still come back to say.
+     */
+    boolean orphanAlive(int no, long run) {
+        if (runFiles.exitCode(no, run).isPresent()) {
+            return false;
+        }
+        return !procFs.carriers(names.entry(run)).isEmpty() || reporter.now().isBefore(since.plus(RECONNECT_GRACE));
+    }
+
+    /** Every process of a lease run, for signals: those carrying its token. */
+    List<Long> members(RunningJob rj) {
+        return procFs.carriers(names.entry(rj.run));
+    }
+}
