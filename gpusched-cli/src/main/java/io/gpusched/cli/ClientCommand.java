@@ -30,6 +30,8 @@ final class ClientCommand {
             "       gpusched cancel N...",
             "       gpusched logs N [-f]             a job's output; -f follows it until the job ends (Ctrl-C detaches)",
             "       gpusched pause GPU...  |  gpusched resume GPU...",
+            "       gpusched srun [submit's options] [-n N] -- CMD...   waits for GPUs, then runs CMD in this terminal",
+            "                                        (see gpusched srun --help)",
             "",
             "Every verb takes --socket PATH (or GPUSCHED_SOCKET), or --log-dir DIR for a jobs-file run, which",
             "answers on DIR/gpusched.sock; otherwise /run/gpusched/gpusched.sock when",
