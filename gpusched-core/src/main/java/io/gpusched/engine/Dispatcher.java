@@ -193,7 +193,7 @@ final class Dispatcher {
                 .map(s -> new RunExecutor.RunAs(s.owner(), Path.of(s.cwd()).resolve("gpusched-" + p.no() + ".log")));
         Path jobLog = runAs.map(RunExecutor.RunAs::log).orElse(log);
         try {
-            started = executor.start(new RunExecutor.Launch(p.spec().command(), gpus, snap, log,
+            started = executor.start(new RunExecutor.Launch(EnvironmentScript.of(p.spec()), gpus, snap, log,
                     Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
                     names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
                     runAs));

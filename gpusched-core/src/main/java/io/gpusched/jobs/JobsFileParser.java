@@ -82,6 +82,19 @@ public final class JobsFileParser {
     }
 
     /**
+     * Writes a value as an attribute block reads it back: bare when it can be, else in quotes, e.g.
+     * {@code quote(". venv/bin/activate")} is {@code '. venv/bin/activate'}, for a tool that writes
+     * {@code [setup=...]} lines.
+     *
+     * @param value any value without a line break or NUL
+     * @return it bare when it holds no whitespace or {@code ]} and does not start with a quote; else in
+     *     single quotes; else (it holds a {@code '}) in double quotes with {@code \} and {@code "} escaped
+     */
+    public static String quote(String value) {
+        return AttributeBlock.quote(value);
+    }
+
+    /**
      * Reads and parses a jobs file as UTF-8 (a leading BOM and CRLF line ends are accepted).
      *
      * @param file the jobs file
