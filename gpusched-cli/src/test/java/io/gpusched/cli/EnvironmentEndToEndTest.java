@@ -167,6 +167,19 @@ class EnvironmentEndToEndTest {
     }
 
     @Test
+    void aCommandQuotedPastTheKernelsLimitForOneArgumentStillRuns() throws Exception {
+        Path bin = FakeConda.install(dir.resolve("condabin"), dir.resolve("conda-argv"));
+        Path out = dir.resolve("out");
+        // 20,000 empty words: each of their 40,000 quotes becomes 4 characters when quoted for conda's sh -c,
+        // past Linux's 128 KiB for one argument.
+        String command = "echo" + " ''".repeat(20_000) + " > /dev/null && echo ran > " + out;
+        CliRun run = new CliRun(dir, "[conda=torch setup='PATH=" + bin + ":$PATH'] " + command + "\n");
+        assertEquals(0, run.runToEnd("--sim", "1"), run.output());
+        assertEquals("ran", Files.readString(out).strip());
+        assertTrue(command.equals(FakeConda.calls(dir.resolve("conda-argv")).get(0).get(6)), "conda got the command whole");
+    }
+
+    @Test
     void aSubmittedSetupThatFailsSaysSoInItsResult() throws Exception {
         try (SimulatedGpuBackend gpus = new SimulatedGpuBackend(1)) {
             List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
