@@ -123,6 +123,13 @@ class RunEnvironmentSyntaxTest {
     }
 
     @Test
+    void aBadLineWithAQuotedValueStillGivesItsName_soItsDependentsAreNotAlsoWrong() {
+        JobSpecException e = error("[setup='x ] y' name=prep colour=red] a\n[after=prep] b\n");
+        assertEquals(1, e.badLines(), e.getMessage());
+        assertTrue(e.getMessage().startsWith("jobs.txt:1: unknown key in attribute block: 'colour=red'"), e.getMessage());
+    }
+
+    @Test
     void theEnvironmentIsNotPartOfTheJobsIdentity() {
         assertEquals(JobSpec.parse("python x.py").key(), JobSpec.parse("[conda=a setup=true] python x.py").key());
     }
