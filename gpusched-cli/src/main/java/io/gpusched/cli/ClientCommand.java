@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import io.gpusched.CancelOutcome;
+import io.gpusched.jobs.JobsFileParser;
 import io.gpusched.service.GpuschedClient;
 import io.gpusched.service.ServiceException;
 import java.io.PrintStream;
@@ -24,7 +25,7 @@ final class ClientCommand {
     static final String HELP = String.join("\n",
             "usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user",
             "       gpusched submit [--vram 18G] [--gpus N] [--priority N] [--gpu-ids 0,1] [--timeout 2h]",
-            "                       [--retries N] [--name X] [--after X] [--json] -- CMD...",
+            "                       [--retries N] [--name X] [--after X] [--conda ENV] [--setup TEXT] [--json] -- CMD...",
             "       gpusched queue [--json]          the queue: running, pending (and why), recently done",
             "       gpusched info [--json]           the GPUs: memory, utilisation, paused or not",
             "       gpusched cancel N...",
@@ -37,8 +38,10 @@ final class ClientCommand {
             "answers on DIR/gpusched.sock; otherwise /run/gpusched/gpusched.sock when",
             "it exists, else this user's $XDG_RUNTIME_DIR/gpusched/gpusched.sock (/tmp/gpusched-USER/ without",
             "XDG_RUNTIME_DIR). submit joins the words after -- into one command line run by /bin/sh -c, in",
-            "this directory and with this environment, and prints the job's number. Exit 0, 1 when the",
-            "service refused (the reason is printed), 2 for a bad command line.");
+            "this directory and with this environment, and prints the job's number; --conda ENV runs it through",
+            "conda run in that environment, --setup TEXT runs TEXT first in the same shell (as the jobs-file",
+            "attributes conda= and setup=). Exit 0, 1 when the service refused (the reason is printed), 2 for a",
+            "bad command line.");
 
     private final PrintStream out;
     private final PrintStream err;
@@ -90,11 +93,12 @@ final class ClientCommand {
                     }
                     case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
                     case "--log-dir" -> socket = Optional.of(Path.of(value(rest, ++i, a)).resolve(RUN_SOCKET));
-                    case "--vram", "--gpus", "--priority", "--gpu-ids", "--timeout", "--retries", "--name", "--after" -> {
+                    case "--vram", "--gpus", "--priority", "--gpu-ids", "--timeout", "--retries", "--name", "--after",
+                         "--conda", "--setup" -> {
                         if (!verb.equals("submit")) {
                             throw new UsageException(a + " is an option of gpusched submit");
                         }
-                        attrs.add(a.substring(2) + "=" + value(rest, ++i, a));
+                        attrs.add(a.substring(2) + "=" + JobsFileParser.quote(value(rest, ++i, a)));
                     }
                     default -> {
                         if (a.startsWith("-")) {

@@ -182,7 +182,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         String took = r.measurement() == Measurement.UNWATCHED && r.duration().isZero() ? "in an unknown time"
                 : "in " + seconds(r.duration()) + "s";
         StringBuilder line = new StringBuilder("job " + r.no() + " finished [" + label + "] " + took
-                + " — peak vram " + peaks);
+                + r.cause().map(c -> " — " + c).orElse("") + " — peak vram " + peaks);
         OptionalLong est = r.declaredMib();
         if (est.isPresent() && r.status() == JobStatus.OK && r.attributed()) {
             long d = est.getAsLong();
@@ -225,6 +225,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         for (JobResult r : failures) {
             b.append(System.lineSeparator()).append("  failed: job ").append(r.no()).append(" (")
                     .append(r.status().journalName()).append(", exit ").append(r.exitCode())
+                    .append(r.cause().map(c -> ", " + c).orElse(""))
                     .append(s.earlier().contains(r) ? ", earlier run" : "").append(") — ").append(r.command());
         }
         return b.toString();

@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -75,19 +76,38 @@ class MultiUserServeTest {
                 socket.toString(), request);
     }
 
-    @Test
-    void eachJobRunsAsItsSubmitter_andUsersActOnlyOnTheirOwnJobs() throws Exception {
+    /** Root's daemon on {@code socket}, once it listens. */
+    private Process daemon(Path socket) throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path socket = dir.resolve("run/gpusched.sock");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process daemon = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
                 "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "--socket", socket.toString(),
                 "--log-dir", dir.resolve("logs").toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.log").toFile()).start();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !Files.exists(socket); Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end && daemon.isAlive(), Files.readString(dir.resolve("daemon.log")));
+        }
+        return daemon;
+    }
+
+    private static void stop(Process daemon) throws Exception {
+        new ProcessBuilder("kill", "-TERM", String.valueOf(daemon.pid())).start().waitFor();
+        assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
+    }
+
+    /** Waits until a file exists and is not blank. */
+    private void awaitFile(Path file, String what) throws Exception {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+             !Files.exists(file) || Files.readString(file).isBlank(); Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end, what + ": " + Files.readString(dir.resolve("daemon.log")));
+        }
+    }
+
+    @Test
+    void eachJobRunsAsItsSubmitter_andUsersActOnlyOnTheirOwnJobs() throws Exception {
+        Path socket = dir.resolve("run/gpusched.sock");
+        Process daemon = daemon(socket);
         try {
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !Files.exists(socket); Thread.sleep(50)) {
-                assertTrue(System.nanoTime() < end && daemon.isAlive(), Files.readString(dir.resolve("daemon.log")));
-            }
             assertEquals("rw-rw-rw-", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)));
             Path home = Files.createDirectories(dir.resolve("alice"));
             assertEquals(0, run("chown", ALICE + ":" + ALICE, home.toString()));
@@ -123,8 +143,45 @@ class MultiUserServeTest {
                     .run("pause", "--socket", socket.toString(), "0");
             assertEquals(0, code, "root pauses: " + out);
         } finally {
-            new ProcessBuilder("kill", "-TERM", String.valueOf(daemon.pid())).start().waitFor();
-            assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
+            stop(daemon);
+        }
+    }
+
+    @Test
+    void aSubmittersCondaEnvironmentAndSetupRunAsThem_withTheirPath_andAFailedSetupIsSaidInTheirLog() throws Exception {
+        Path socket = dir.resolve("run/gpusched.sock");
+        Process daemon = daemon(socket);
+        try {
+            Path home = Files.createDirectories(dir.resolve("alice"));
+            Path bin = FakeConda.install(home.resolve("condabin"), home.resolve("conda-argv"));
+            Files.writeString(home.resolve("activate"), "export GREETING=hello\n");
+            assertEquals(0, run("chown", "-R", ALICE + ":" + ALICE, home.toString()));
+            String env = ",\"cwd\":\"" + home + "\",\"env\":{\"PATH\":\"" + bin + ":/usr/bin:/bin\",\"HOME\":\"" + home + "\"}}";
+            // The line as JSON: its quotes escaped once more.
+            String line = "[conda=torch setup='. ./activate'] echo \\\"$GREETING $CONDA_DEFAULT_ENV $(id -u)\\\" > out";
+            assertEquals("{\"v\":1,\"ok\":true,\"no\":1}", as(ALICE, socket, "{\"v\":1,\"op\":\"submit\",\"line\":\"" + line + "\"" + env));
+            awaitFile(home.resolve("out"), "alice's conda job never ran");
+            assertEquals("hello torch " + output("id", "-u", ALICE), Files.readString(home.resolve("out")).strip());
+            assertEquals(ALICE, Files.getOwner(home.resolve("conda-argv")).getName(), "conda ran as alice");
+            assertEquals(List.of(List.of("run", "-n", "torch", "--no-capture-output", "sh", "-c",
+                    "echo \"$GREETING $CONDA_DEFAULT_ENV $(id -u)\" > out")), FakeConda.calls(home.resolve("conda-argv")));
+
+            assertEquals("{\"v\":1,\"ok\":true,\"no\":2}", as(ALICE, socket,
+                    "{\"v\":1,\"op\":\"submit\",\"line\":\"[setup='echo no venv here; false'] touch ran\"" + env));
+            Path log = home.resolve("gpusched-2.log");
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                 !Files.exists(log) || !Files.readString(log).contains("gpusched: setup exited"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, "no setup line in alice's log: " + Files.readString(dir.resolve("daemon.log")));
+            }
+            assertEquals("no venv here\ngpusched: setup exited 1; the command did not run\n", Files.readString(log));
+            assertEquals(ALICE, Files.getOwner(log).getName());
+            assertFalse(Files.exists(home.resolve("ran")));
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                 !Files.readString(dir.resolve("daemon.log")).contains("job 2: setup exited 1"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, Files.readString(dir.resolve("daemon.log")));
+            }
+        } finally {
+            stop(daemon);
         }
     }
 }

@@ -109,6 +109,22 @@ class ServeEndToEndTest {
     }
 
     @Test
+    void submitTakesSetupAndConda_quotedForTheLine() throws Exception {
+        startDaemon();
+        String s = socket().toString();
+        Path bin = FakeConda.install(dir.resolve("my bin"), dir.resolve("conda-argv"));
+        Files.writeString(dir.resolve("activate"), "export GREETING='hi there'\n");
+        Path out = dir.resolve("out");
+        Result r = cli("submit", "--socket", s, "--vram", "1G", "--conda", "torch", "--setup",
+                ". '" + dir.resolve("activate") + "'; PATH=\"" + bin + ":$PATH\"", "--",
+                "echo", "\"$GREETING in $CONDA_DEFAULT_ENV\"", ">", out.toString());
+        assertEquals(new Result(0, "submitted job 1\n", ""), r);
+        awaitQueue("✓ job 1 ok");
+        assertEquals("hi there in torch", Files.readString(out).strip());
+        stopDaemon();
+    }
+
+    @Test
     void clientsSayWhatIsWrongInOneLine() throws Exception {
         Result none = cli("queue", "--socket", dir.resolve("nothing.sock").toString());
         assertEquals(1, none.code());

@@ -199,8 +199,8 @@ final class Dispatcher {
         // A lease's command is its client's, run in the client's terminal: the grant goes to the client.
         boolean lease = submitted.filter(Submissions::isLease).isPresent();
         try {
-            started = (lease ? leases : executor).start(new RunExecutor.Launch(p.spec().command(), gpus, snap, log,
-                    Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
+            started = (lease ? leases : executor).start(new RunExecutor.Launch(EnvironmentScript.of(p.spec()), gpus,
+                    snap, log, Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
                     names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
                     runAs));
         } catch (IOException e) {

@@ -41,7 +41,8 @@ final class JobLauncher implements RunExecutor {
 
     // The same, with $3 naming a file that holds the command's UTF-8 bytes: used when the JVM's
     // encoding for process arguments (the locale's) cannot carry the command, e.g. non-ASCII text
-    // under LANG=C, where it would arrive as '?' — a glob wildcard.
+    // under LANG=C, where it would arrive as '?' — a glob wildcard; or when it is too long for one
+    // argument (MAX_ARGUMENT_CHARS).
     static final String WRAPPER_FROM_FILE = wrapper(". \"$__gs_c\"");
 
     // As its owner: $4 the user, $5 the log the command writes as that user. setpriv (util-linux) sets the
@@ -67,6 +68,13 @@ final class JobLauncher implements RunExecutor {
                 + "( trap 'exit 143' TERM; " + runCommand + " ); __gs_rc=$?; "
                 + "printf '%s\\n' $__gs_rc >\"$__gs_e\"; exit $__gs_rc";
     }
+
+    /**
+     * The longest command passed as an argument: Linux refuses one argument over 128 KiB
+     * (MAX_ARG_STRLEN), and a char is at most 3 bytes of UTF-8. A line's command fits, but one quoted
+     * for {@code conda run} with its setup may not; a longer one goes through the command file.
+     */
+    static final int MAX_ARGUMENT_CHARS = 40_000;
 
     private final CharsetEncoder argumentEncoding = argumentCharset().newEncoder();
     private final Path setsid;
@@ -117,7 +125,7 @@ final class JobLauncher implements RunExecutor {
                    Optional<RunExecutor.RunAs> runAs) throws IOException {
         Files.createDirectories(log.getParent());
         List<String> argv = new java.util.ArrayList<>(List.of(setsid.toString(), "/bin/sh", "-c"));
-        boolean inFile = !argumentEncoding.canEncode(command);
+        boolean inFile = !argumentEncoding.canEncode(command) || command.length() > MAX_ARGUMENT_CHARS;
         argv.add(runAs.isPresent() ? (inFile ? WRAPPER_AS_FROM_FILE : WRAPPER_AS) : (inFile ? WRAPPER_FROM_FILE : WRAPPER));
         argv.add("sh");
         argv.add(run.pid().toString());

@@ -265,8 +265,11 @@ final class Outcomes {
     private void settle(Ending end) {
         String key = end.spec().key();
         JobRecord rec = durability.state().record(key);
-        boolean oom = end.exitCode() != 0 && end.stopping().isEmpty()
-                && Verdicts.looksLikeOom(LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES));
+        String tail = end.exitCode() != 0 && end.stopping().isEmpty() ? LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES) : "";
+        // A setup that failed, or a conda that is missing, means the command never ran: not an OOM.
+        Optional<EnvironmentScript.Failure> before = EnvironmentScript.failure(end.spec().environment(), end.exitCode(),
+                end.log(), tail);
+        boolean oom = !tail.isEmpty() && before.isEmpty() && Verdicts.looksLikeOom(tail);
         int allowed = Math.max(end.spec().retries(), options.oomRetries());
         int attempts = rec.attempts() + 1;
         long peak = end.peak();
@@ -288,8 +291,9 @@ final class Outcomes {
         end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
         Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
                 : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
+        before.ifPresent(f -> reporter.warnOnce("job " + end.no() + ": " + f.cause() + " — " + f.fix()));
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
-                peaks, verdict, end.avgUtil(), end.took(), measured));
+                peaks, verdict, end.avgUtil(), end.took(), measured, before.map(EnvironmentScript.Failure::cause)));
     }
 
     private static JobStatus status(Ending end, boolean oom) {

@@ -18,7 +18,8 @@ interface RunExecutor {
     /**
      * Everything a run is started with.
      *
-     * @param command the shell command, run as by {@code sh -c}
+     * @param command the shell command, run as by {@code sh -c}: the job's command, with its setup and
+     *     conda environment around it when it has them ({@link EnvironmentScript})
      * @param gpus the GPUs it got
      * @param snapshot the snapshot they were chosen on (for device UUIDs)
      * @param log where its output goes

@@ -177,7 +177,8 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             case NOT_VISIBLE -> "n/a, processes not visible";
             case MEASURED, NOT_RUN -> "n/a";
         };
-        return String.format("%s job %-3d %s (exit %d, peak %s%s) — %s%n", mark, r.no(), verdict, r.exitCode(), peak,
+        String cause = r.cause().map(c -> ", " + c).orElse("");
+        return String.format("%s job %-3d %s (exit %d%s, peak %s%s) — %s%n", mark, r.no(), verdict, r.exitCode(), cause, peak,
                 when, r.command());
     }
 

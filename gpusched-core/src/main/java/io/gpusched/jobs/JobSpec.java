@@ -24,6 +24,9 @@ import java.util.OptionalLong;
  *     number among identical commands in the file, e.g. {@code e855ec027199#0}
  * @param scheduling priority, pinning, preemption, time slices, name and dependencies
  *     ({@link Scheduling#DEFAULT} for a line without them)
+ * @param environment the conda environment and the setup text the command runs with
+ *     ({@link RunEnvironment#DEFAULT} for a line without them); like the other attributes, not part of
+ *     the job's identity
  */
 public record JobSpec(
         String command,
@@ -34,7 +37,8 @@ public record JobSpec(
         boolean cancel,
         int line,
         String key,
-        Scheduling scheduling) {
+        Scheduling scheduling,
+        RunEnvironment environment) {
 
     /**
      * Validates the fields; the parser never builds an invalid spec, so this guards API users.
@@ -49,10 +53,12 @@ public record JobSpec(
      * @param key see {@link #key()}
      * @param scheduling see {@link #scheduling()}; {@code REQUEUE} on timeout needs a timeout, and a
      *     job pinned to some GPUs cannot ask for more {@code gpus} than it is pinned to
+     * @param environment see {@link #environment()}
      */
     public JobSpec {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(scheduling, "scheduling");
+        Objects.requireNonNull(environment, "environment");
         if (scheduling.onTimeout() == Scheduling.OnTimeout.REQUEUE && timeout.isEmpty()) {
             throw new IllegalArgumentException("requeue on timeout needs a timeout");
         }
@@ -91,7 +97,25 @@ public record JobSpec(
     }
 
     /**
-     * A job with the default {@link Scheduling}.
+     * A job that runs its command on its own ({@link RunEnvironment#DEFAULT}).
+     *
+     * @param command see {@link #command()}
+     * @param vramMib see {@link #vramMib()}
+     * @param gpus see {@link #gpus()}
+     * @param timeout see {@link #timeout()}
+     * @param retries see {@link #retries()}
+     * @param cancel see {@link #cancel()}
+     * @param line see {@link #line()}
+     * @param key see {@link #key()}
+     * @param scheduling see {@link #scheduling()}
+     */
+    public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
+                   int line, String key, Scheduling scheduling) {
+        this(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, RunEnvironment.DEFAULT);
+    }
+
+    /**
+     * A job with the default {@link Scheduling} that runs its command on its own.
      *
      * @param command see {@link #command()}
      * @param vramMib see {@link #vramMib()}
@@ -104,7 +128,7 @@ public record JobSpec(
      */
     public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
                    int line, String key) {
-        this(command, vramMib, gpus, timeout, retries, cancel, line, key, Scheduling.DEFAULT);
+        this(command, vramMib, gpus, timeout, retries, cancel, line, key, Scheduling.DEFAULT, RunEnvironment.DEFAULT);
     }
 
     /**
@@ -112,7 +136,15 @@ public record JobSpec(
      * @return this job under another key (as a submission is keyed by its number)
      */
     public JobSpec withKey(String newKey) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling);
+        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling, environment);
+    }
+
+    /**
+     * @param newEnvironment the conda environment and setup
+     * @return this job run with them instead
+     */
+    public JobSpec withEnvironment(RunEnvironment newEnvironment) {
+        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, newEnvironment);
     }
 
     /**
@@ -140,8 +172,12 @@ public record JobSpec(
      * The attributes come in this order: {@code vram} (MiB), {@code gpus}, {@code timeout} (decimal
      * seconds), {@code retries}, {@code cancel}, {@code priority}, {@code gpu-ids} (runs of three or
      * more consecutive indices as a range, {@code 0-3}), {@code preemptible}, {@code on-timeout=requeue},
-     * {@code name}, {@code after} (the jobs that must end ok) and {@code after-any} (the others), e.g.
+     * {@code name}, {@code after} (the jobs that must end ok), {@code after-any} (the others),
+     * {@code conda} and {@code setup}, e.g.
      * {@code [vram=8192 timeout=7200s priority=-3 gpu-ids=0-3,GPU-8f2c on-timeout=requeue name=train after=prep] python train.py}.
+     * A value is written bare when it can be read back so, else quoted: in single quotes, or in double
+     * quotes with {@code \} and {@code "} escaped when it holds a single quote
+     * ({@code [conda=torch setup='. venv/bin/activate'] python train.py}).
      * A command that starts with {@code [} or {@code #} gets an empty block, {@code []}, so it is not
      * read as a block or a comment.
      *
@@ -161,6 +197,8 @@ public record JobSpec(
             attrs.add("cancel");
         }
         SchedulingSyntax.write(scheduling, attrs);
+        environment.conda().ifPresent(c -> attrs.add("conda=" + AttributeBlock.quote(c)));
+        environment.setup().ifPresent(s -> attrs.add("setup=" + AttributeBlock.quote(s)));
         // An empty block keeps a command that itself starts with '[' from being read as a block, and
         // one that starts with '#' from being read as a comment.
         if (attrs.isEmpty() && !command.startsWith("[") && !command.startsWith("#")) {

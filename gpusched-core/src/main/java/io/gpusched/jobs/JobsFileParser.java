@@ -20,8 +20,10 @@ import java.util.regex.Pattern;
  * Reads a jobs file: one shell command per line, blank lines and {@code #} comments skipped, and an
  * optional leading {@code [k=v ...]} block with keys {@code vram}, {@code gpus}, {@code timeout},
  * {@code retries}, {@code priority}, {@code gpu-ids}, {@code on-timeout}, {@code name}, {@code after},
- * {@code after-ok}, {@code after-any} and the bare words {@code cancel} and {@code preemptible} (keys
- * are case-insensitive, each at most once). Brackets later in a command belong to the command. Any
+ * {@code after-ok}, {@code after-any}, {@code conda}, {@code setup} and the bare words {@code cancel} and
+ * {@code preemptible} (keys are case-insensitive, each at most once). A value may be quoted, so it can
+ * hold spaces and {@code ]}: {@code setup='. venv/bin/activate'} (see {@code AttributeBlock}). Brackets
+ * later in a command belong to the command. Any
  * malformed line raises a {@link JobSpecException}; nothing is skipped silently. The exception names
  * the first bad line and carries the others, up to {@link #MAX_REPORTED_ERRORS}
  * ({@link JobSpecException#errors()}), so they can be fixed in one go.
@@ -61,7 +63,6 @@ public final class JobsFileParser {
      */
     public static final int MAX_REPORTED_ERRORS = 20;
 
-    private static final Pattern TOKEN = Pattern.compile("\\S+");
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
     /**
      * A comma before another {@code key=} or a bare word: a separator written as in other tools.
@@ -74,10 +75,23 @@ public final class JobsFileParser {
 
     private static final List<String> BARE_WORDS = List.of("cancel", "preemptible");
     private static final List<String> KEYS = List.of("vram", "gpus", "timeout", "retries", "cancel", "priority", "gpu-ids",
-            "preemptible", "on-timeout", "name", "after", "after-ok", "after-any");
+            "preemptible", "on-timeout", "name", "after", "after-ok", "after-any", "conda", "setup");
     private static final String KNOWN_KEYS = "known keys: " + String.join(", ", KEYS);
 
     private JobsFileParser() {
+    }
+
+    /**
+     * Writes a value as an attribute block reads it back: bare when it can be, else in quotes, e.g.
+     * {@code quote(". venv/bin/activate")} is {@code '. venv/bin/activate'}, for a tool that writes
+     * {@code [setup=...]} lines.
+     *
+     * @param value any value without a line break or NUL
+     * @return it bare when it holds no whitespace or {@code ]} and does not start with a quote; else in
+     *     single quotes; else (it holds a {@code '}) in double quotes with {@code \} and {@code "} escaped
+     */
+    public static String quote(String value) {
+        return AttributeBlock.quote(value);
     }
 
     /**
@@ -346,13 +360,11 @@ public final class JobsFileParser {
         Parsed p = new Parsed();
         String command = line;
         if (line.startsWith("[")) {
-            int close = line.indexOf(']');
-            if (close < 0) {
-                throw new JobSpecException(source, lineNo, line, "unterminated [ block in",
-                        "close the attribute block with ']' before the command");
-            }
-            parseBlock(line.substring(1, close), source, lineNo, p);
-            command = line.substring(close + 1).strip();
+            AttributeBlock block = AttributeBlock.read(line, source, lineNo).orElseThrow(() ->
+                    new JobSpecException(source, lineNo, line, "unterminated [ block in",
+                            "close the attribute block with ']' before the command"));
+            parseBlock(block, source, lineNo, p);
+            command = line.substring(block.close() + 1).strip();
             if (command.isEmpty()) {
                 throw new JobSpecException(source, lineNo, line, "no command after the attribute block in",
                         "put the shell command after the closing ']'");
@@ -382,22 +394,20 @@ public final class JobsFileParser {
         }
     }
 
-    private static void parseBlock(String block, String source, int lineNo, Parsed p) {
+    private static void parseBlock(AttributeBlock block, String source, int lineNo, Parsed p) {
         Set<String> seen = new HashSet<>();
-        String attributes = block.strip();
-        Matcher tokens = TOKEN.matcher(attributes);
-        while (tokens.find()) {
+        for (AttributeBlock.Token t : block.tokens()) {
             try {
-                parseAttribute(tokens.group(), source, lineNo, p, seen);
+                parseAttribute(t, source, lineNo, p, seen);
             } catch (JobSpecException e) {
-                throw commaSeparated(attributes, tokens.start(), tokens.end(), source, lineNo).orElse(e);
+                throw commaSeparated(block.attributes(), t.start(), t.end(), source, lineNo).orElse(e);
             }
         }
     }
 
-    private static void parseAttribute(String token, String source, int lineNo, Parsed p, Set<String> seen) {
-        int eq = token.indexOf('=');
-        if (eq < 0) {
+    private static void parseAttribute(AttributeBlock.Token t, String source, int lineNo, Parsed p, Set<String> seen) {
+        String token = t.text();
+        if (t.value().isEmpty()) {
             String word = token.toLowerCase(Locale.ROOT);
             if (!BARE_WORDS.contains(word)) {
                 // A key without '=' (vram 8G) is told by the rest of the message.
@@ -413,8 +423,8 @@ public final class JobsFileParser {
             }
             return;
         }
-        String key = token.substring(0, eq).toLowerCase(Locale.ROOT);
-        String value = token.substring(eq + 1);
+        String key = t.name().toLowerCase(Locale.ROOT);
+        String value = t.value().get();
         checkOnce(seen, key, token, source, lineNo);
         switch (key) {
             case "vram" -> p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
@@ -434,6 +444,8 @@ public final class JobsFileParser {
             }
             case "name" -> p.name = Optional.of(SchedulingSyntax.name(value, token, source, lineNo));
             case "after", "after-ok", "after-any" -> SchedulingSyntax.after(key, value, token, source, lineNo, p.after);
+            case "conda" -> p.conda = Optional.of(EnvironmentSyntax.conda(value, token, source, lineNo));
+            case "setup" -> p.setup = Optional.of(EnvironmentSyntax.setup(value, token, source, lineNo));
             case "cancel", "preemptible" -> throw new JobSpecException(source, lineNo, token, key + " takes no value:",
                     "write the bare word " + key);
             default -> throw unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS);
@@ -455,7 +467,7 @@ public final class JobsFileParser {
         if (!m.find() || m.start() >= end) {
             return Optional.empty();
         }
-        String spaced = COMMA_SEPARATOR.matcher(attributes).replaceAll(" ");
+        String spaced = COMMA_SEPARATOR.matcher(attributes).replaceAll(" ").strip();
         String fixed = "[" + String.join(" ", WHITESPACE.split(spaced)) + "]";
         return Optional.of(JobSpecException.withoutToken(source, lineNo, attributes.substring(start, end),
                 "attributes are separated by spaces, not commas:", "write " + fixed));
@@ -510,6 +522,8 @@ public final class JobsFileParser {
         String onTimeoutToken = "";
         Optional<String> name = Optional.empty();
         final List<SchedulingSyntax.Dep> after = new ArrayList<>();
+        Optional<String> conda = Optional.empty();
+        Optional<String> setup = Optional.empty();
 
         JobSpec toSpec(int lineNo, String key) {
             Scheduling s = priority == 0 && gpuIds.isEmpty() && !preemptible && onTimeout == Scheduling.OnTimeout.FAIL
@@ -517,7 +531,8 @@ public final class JobsFileParser {
                     ? Scheduling.DEFAULT
                     : new Scheduling(priority, gpuIds, preemptible, onTimeout, name,
                             after.stream().map(SchedulingSyntax.Dep::toDependency).toList());
-            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s);
+            RunEnvironment env = conda.isEmpty() && setup.isEmpty() ? RunEnvironment.DEFAULT : new RunEnvironment(conda, setup);
+            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s, env);
         }
     }
 }

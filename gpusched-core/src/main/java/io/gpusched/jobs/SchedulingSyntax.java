@@ -217,15 +217,18 @@ final class SchedulingSyntax {
     /** The value of a {@code name=} token in a block, if a bad line still shows one, so its dependents are not also told it is missing. */
     static Optional<String> nameIn(String raw) {
         String line = raw.strip();
-        int close = line.indexOf(']');
-        if (!line.startsWith("[") || close < 0) {
+        if (!line.startsWith("[")) {
             return Optional.empty();
         }
-        for (String token : line.substring(1, close).strip().split("\\s+")) {
-            if (token.regionMatches(true, 0, "name=", 0, 5) && Scheduling.NAME.matcher(token.substring(5)).matches()) {
-                return Optional.of(token.substring(5));
-            }
+        Optional<AttributeBlock> block;
+        try {
+            block = AttributeBlock.read(line, "", 1);
+        } catch (JobSpecException e) {
+            return Optional.empty(); // a quote left open: no block to read a name from
         }
-        return Optional.empty();
+        return block.stream().flatMap(b -> b.tokens().stream())
+                .filter(t -> t.name().equalsIgnoreCase("name") && t.value().isPresent()
+                        && Scheduling.NAME.matcher(t.value().get()).matches())
+                .map(t -> t.value().get()).findFirst();
     }
 }

@@ -3,6 +3,7 @@ package io.gpusched.testkit.arbitraries;
 import io.gpusched.jobs.JobKeys;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.RunEnvironment;
 import io.gpusched.jobs.Scheduling;
 import io.gpusched.jobs.Units;
 import java.time.Duration;
@@ -54,7 +55,7 @@ public final class JobSpecArbitraries {
             .add(4, Gen.elements("[", "]", "=", "#", "-", "_", ".", "/", "'", "\"", "\\", ";", "&", "|", "$", "*"))
             .add(2, Gen.elements("é", "中", "🚀", "\u00a0", "\u2003", "\u200b", "\u0085", "\r", "\u0007", "\u001b"))
             .add(1, Gen.elements("vram=", "gpus=", "timeout=", "retries=", "cancel", "[]", "priority=", "gpu-ids=0,1",
-                    "preemptible", "on-timeout=requeue", "name=", "after=a,b"))
+                    "preemptible", "on-timeout=requeue", "name=", "after=a,b", "conda=", "setup='", "setup=\"", "\\\""))
             .build();
 
     private JobSpecArbitraries() {
@@ -174,6 +175,59 @@ public final class JobSpecArbitraries {
     }
 
     /**
+     * Setup text as a block may hold it: any one line that is not blank and holds no NUL, full of
+     * quotes, backslashes, brackets, {@code =} and spaces of every kind, and some a user would write.
+     *
+     * @return the generator
+     */
+    public static Gen<String> setups() {
+        Gen<String> piece = Gen.<String>weighted()
+                .add(4, COMMAND_CHAR)
+                .add(3, Gen.elements("'", "\"", "\\", "\\\"", "]", "[", " ", "=", "\u000b", "\f", "\u001c", "\r"))
+                .build();
+        return Gen.<String>weighted()
+                .add(1, Gen.elements(". venv/bin/activate", "source venv/bin/activate", "cd data && export A=1",
+                        "[ -f .env ] && . ./.env", "export MSG=\"it's here\"", "module load cuda/12.1"))
+                .add(3, Gen.strings(piece, 1, 40))
+                .build()
+                .filter(v -> !v.isBlank() && v.indexOf('\n') < 0 && v.indexOf('\0') < 0);
+    }
+
+    /**
+     * Conda environments {@link RunEnvironment} accepts: names over {@link RunEnvironment#CONDA_NAME}
+     * and absolute prefix paths, some with spaces, quotes or brackets.
+     *
+     * @return the generator
+     */
+    public static Gen<String> condaEnvs() {
+        Gen<String> nameChar = Gen.elements("a", "Z", "0", "_", ".", "+", "-", "t", "9");
+        Gen<String> pathChar = Gen.elements("a", "/", " ", "'", "\"", "]", "\\", "é", ".", "-");
+        return Gen.<String>weighted()
+                .add(2, Gen.elements("base", "torch", "py3.11", "my-env_2", "x", "/opt/conda/envs/torch", "/home/u/my envs/a"))
+                .add(2, Gen.elements("a", "Z", "0", "_").with(Gen.strings(nameChar, 0, 20), String::concat))
+                .add(1, Gen.constant("/").with(Gen.strings(pathChar, 0, 20), String::concat))
+                .build()
+                .filter(c -> c.startsWith("/") || RunEnvironment.CONDA_NAME.matcher(c).matches());
+    }
+
+    /**
+     * What a job runs in: mostly nothing, else a conda environment, a setup, or both.
+     *
+     * @return the generator
+     */
+    public static Gen<RunEnvironment> environments() {
+        return (random, size) -> {
+            if (random.nextInt(3) != 0) {
+                return RunEnvironment.DEFAULT;
+            }
+            int which = random.nextInt(3);
+            Optional<String> conda = which != 1 ? Optional.of(condaEnvs().next(random, size)) : Optional.empty();
+            Optional<String> setup = which != 0 ? Optional.of(setups().next(random, size)) : Optional.empty();
+            return new RunEnvironment(conda, setup);
+        };
+    }
+
+    /**
      * Job names: a few common ones (so lists repeat them) and any others {@link Scheduling#NAME} allows,
      * up to 64 characters.
      *
@@ -268,7 +322,8 @@ public final class JobSpecArbitraries {
             Scheduling s = new Scheduling(priority.next(random, size), pinned, random.nextInt(5) == 0, onTimeout,
                     Optional.empty(), List.of());
             return new JobSpec(command, vram.next(random, size), g, t, retries.next(random, size), random.nextInt(5) == 0, 1,
-                    JobKeys.key(command, 0), s.equals(Scheduling.DEFAULT) ? Scheduling.DEFAULT : s);
+                    JobKeys.key(command, 0), s.equals(Scheduling.DEFAULT) ? Scheduling.DEFAULT : s,
+                    environments().next(random, size));
         };
     }
 
@@ -276,7 +331,7 @@ public final class JobSpecArbitraries {
         Scheduling s = spec.scheduling();
         Scheduling named = new Scheduling(s.priority(), s.gpuIds(), s.preemptible(), s.onTimeout(), name, after);
         return new JobSpec(spec.command(), spec.vramMib(), spec.gpus(), spec.timeout(), spec.retries(), spec.cancel(),
-                spec.line(), spec.key(), named);
+                spec.line(), spec.key(), named, spec.environment());
     }
 
     private static <T> void shuffle(List<T> list, RandomGenerator random) {
@@ -330,6 +385,9 @@ public final class JobSpecArbitraries {
                 .add(2, (random, size) -> Gen.elements("gpu-ids=", "priority=-", "priority=").next(random, size) + list.next(random, size))
                 .add(1, Gen.elements("cancel", "CANCEL", "cancel=", "=", "==", "vram", "x", "preemptible", "Preemptible=",
                         "on-timeout=requeue", "on-timeout=FAIL", "on-timeout=", "timeout=1h,on-timeout=requeue"))
+                .add(1, Gen.elements("conda=torch", "conda=", "conda=-n", "conda=a/b", "conda='/opt/x y'", "setup=true",
+                        "setup='. venv/bin/activate'", "setup='unclosed", "setup=\"a \\\" b\"", "setup=\"", "setup=''",
+                        "setup='a'b", "setup='x]'", "vram='8G'", "Setup=x", "CONDA=x"))
                 .build();
         Gen<String> block = Gen.listOf(token, 0, 4).map(tokens -> "[" + String.join(" ", tokens) + "]");
         Gen<String> ending = Gen.elements("", "", "\r", "\r\n", "\0", " \0", "\u0085");
