@@ -303,6 +303,18 @@ public sealed interface SchedulerEvent {
     }
 
     /**
+     * A job a dead scheduler started still runs and is taken up again: it is a running job from here on
+     * (its GPUs held by its declaration, its memory measured, cancel and timeout apply); it is never
+     * started again.
+     *
+     * @param at time
+     * @param no display number
+     * @param pgid its session id; empty for an {@code srun} command, which runs in its client's terminal
+     */
+    record OrphanAdopted(Instant at, int no, java.util.OptionalLong pgid) implements SchedulerEvent {
+    }
+
+    /**
      * A job a dead scheduler started is gone; it was requeued.
      *
      * @param at time

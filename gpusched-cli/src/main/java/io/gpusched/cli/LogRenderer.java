@@ -121,6 +121,11 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         } else if (e instanceof SchedulerEvent.OrphanFound o) {
             return "WARN  job " + o.no() + " is still running as an ORPHAN of a previous scheduler (pgid " + o.pgid()
                     + ") — not re-dispatching; wait for it or kill it: kill -TERM -" + o.pgid();
+        } else if (e instanceof SchedulerEvent.OrphanAdopted o) {
+            return "job " + o.no() + " is still running from a previous scheduler" + (o.pgid().isPresent() ? " (pgid "
+                    + o.pgid().getAsLong() + ")" : " (an srun command in its terminal)") + " — taken up again, not"
+                    + " re-dispatched: its GPUs stay held, its memory is measured from now on; gpusched cancel " + o.no()
+                    + " stops it";
         } else if (e instanceof SchedulerEvent.OrphanRequeued o) {
             return "job " + o.no() + " was interrupted mid-run by a previous scheduler's death — re-queuing";
         } else if (e instanceof SchedulerEvent.JobsFileRejected r) {

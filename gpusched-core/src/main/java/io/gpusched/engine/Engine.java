@@ -265,7 +265,8 @@ public final class Engine {
                 options.visibleDevices());
         leases = new Leases(local, runFiles, names, procFs, reporter);
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals, leases);
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, leases);
+        Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post);
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, orphans);
         submissions = new Submissions(durability, source, outcomes, reporter, queue, leases);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
                 fairShare, stops, durability, runFiles, local, leases, names, running, procFs, reporter, outcomes,
@@ -382,6 +383,8 @@ public final class Engine {
         long version = source.version();
         if (version != seenVersion) {
             queue.ensureSeen(jobs);
+            // Runs a dead scheduler left can only come with the jobs the journal or the file names.
+            queue.adoptOrphans(jobs);
             seenVersion = version;
         }
         queue.applyCancellations(jobs);

@@ -25,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
  * <p>A lease run is journaled like any other, with a stand-in session id from a range no Linux pid
  * reaches ({@link #isLeaseSession}). Its exit status is what the client reports; the scheduler writes
  * it to the run's exit file, so a restarted scheduler settles a lease that ended while it was down
- * exactly like an orphan job. A client that goes away without a status ends the run once no process
+ * exactly like an orphan job, and takes up one still running ({@link Orphans}). A client that goes away without a status ends the run once no process
  * carries its token, as failed with status {@link #UNKNOWN_EXIT}: a lease is never run again by the
  * scheduler, since its command is the client's. Loop thread only, except where a method says otherwise.
  */
@@ -45,7 +45,6 @@ final class Leases implements RunExecutor {
     private final RunNames names;
     private final ProcFs procFs;
     private final Reporter reporter;
-    private final Instant since;
     /** Clients waiting for or holding a grant, by job key; each leaves when its job ends (on any thread). */
     private final Map<String, Waiter> waiters = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -55,6 +54,8 @@ final class Leases implements RunExecutor {
         final CompletableFuture<Integer> exit = new CompletableFuture<>();
         /** The client went away while holding the grant, without a status. */
         boolean gone;
+        /** Until when a gone client may still come back before an empty run is ended (a restart's grace). */
+        Instant graceUntil = Instant.MIN;
         int no;
 
         Waiter(CompletableFuture<Grant> granted) {
@@ -68,7 +69,6 @@ final class Leases implements RunExecutor {
         this.names = names;
         this.procFs = procFs;
         this.reporter = reporter;
-        this.since = reporter.now();
     }
 
     /** @return whether a journaled session id stands for a lease run */
@@ -81,6 +81,23 @@ final class Leases implements RunExecutor {
         w.no = no;
         waiters.put(key, w);
         result.whenComplete((r, e) -> waiters.remove(key, w));
+    }
+
+    /**
+     * Takes up a lease a dead scheduler granted: its client is away (its connection died with that
+     * scheduler) and has {@link #RECONNECT_GRACE} to come back and report, after which the run ends
+     * once no process carries its token.
+     *
+     * @return completes with the exit status the client reports (or {@link #UNKNOWN_EXIT})
+     */
+    CompletableFuture<Integer> adopt(String key, int no) {
+        Waiter w = new Waiter(new CompletableFuture<>());
+        w.no = no;
+        w.gone = true;
+        w.graceUntil = reporter.now().plus(RECONNECT_GRACE);
+        waiters.put(key, w);
+        w.exit.whenComplete((c, e) -> waiters.remove(key, w));
+        return w.exit;
     }
 
     @Override
@@ -166,23 +183,13 @@ final class Leases implements RunExecutor {
     void reapAbandoned(List<RunningJob> running) {
         for (RunningJob rj : running) {
             Waiter w = waiters.get(rj.key());
-            if (w != null && w.gone && !w.exit.isDone() && procFs.carriers(names.entry(rj.run)).isEmpty()) {
+            if (w != null && w.gone && !w.exit.isDone() && !reporter.now().isBefore(w.graceUntil)
+                    && procFs.carriers(names.entry(rj.run)).isEmpty()) {
                 reporter.warnOnce("job " + rj.no + ": its srun client went away before its command ended; nothing of"
                         + " the run is left, so it ends now with exit status unknown (recorded as " + UNKNOWN_EXIT + ")");
                 w.exit.complete(UNKNOWN_EXIT);
             }
         }
-    }
-
-    /**
-     * Whether a lease run a dead scheduler left is still going: its client has not reported an exit
-     * status, and a process carries its token or the client may still come back to say.
-     */
-    boolean orphanAlive(int no, long run) {
-        if (runFiles.exitCode(no, run).isPresent()) {
-            return false;
-        }
-        return !procFs.carriers(names.entry(run)).isEmpty() || reporter.now().isBefore(since.plus(RECONNECT_GRACE));
     }
 
     /** Every process of a lease run, for signals: those carrying its token. */

@@ -145,6 +145,17 @@ final class Outcomes {
             reporter.emit(new SchedulerEvent.JobRequeued(now, rj.no, rj.stopping.get(), ran));
             return;
         }
+        if (exitCode == Orphans.NO_STATUS && (rj.stopping.isEmpty() || rj.stopping.get() == StopReason.SHUTDOWN)) {
+            // A run taken up from a dead scheduler ended without a status: killed before its command
+            // ended, so it runs again, as an orphan found dead does.
+            durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
+            durability.removeRunFilesOnceDurable(rj.no, rj.run);
+            reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), rj.no));
+            return;
+        }
+        if (exitCode == Orphans.NO_STATUS) {
+            exitCode = 128 + 9; // stopped here, and its wrapper did not live to say how: the grace's SIGKILL
+        }
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
             interrupted.add(interruptedRow(rj));

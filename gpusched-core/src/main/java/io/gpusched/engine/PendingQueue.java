@@ -53,11 +53,11 @@ final class PendingQueue {
                       String owner) {
     }
 
-    private final Leases leases;
+    private final Orphans adoption;
 
     PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions, Leases leases) {
-        this.leases = leases;
+                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions, Orphans orphans) {
+        this.adoption = orphans;
         this.positions = positions;
         this.durability = durability;
         this.source = source;
@@ -127,6 +127,22 @@ final class PendingQueue {
         ended.retainQueue(jobs);
     }
 
+    /**
+     * Takes up again the runs of these jobs that a dead scheduler left going ({@link Orphans}), before the
+     * round's GPU views are made, so they hold their GPUs in the first plan already.
+     */
+    void adoptOrphans(List<JobSpec> jobs) {
+        for (JobSpec j : jobs) {
+            if (running.contains(j.key())) {
+                continue;
+            }
+            JobRecord r = durability.state().record(j.key());
+            if (r.runningPgid().isPresent() && !r.terminal() && adoption.adopt(j, r, no(j.key()))) {
+                orphansWarned.add(j.key());
+            }
+        }
+    }
+
     /** A {@code cancel} word stops a running job, and ends one that has not started. */
     void applyCancellations(List<JobSpec> jobs) {
         for (JobSpec j : jobs) {
@@ -165,8 +181,8 @@ final class PendingQueue {
             JobRecord r = durability.state().record(j.key());
             if (r.runningPgid().isPresent()) {
                 long pgid = r.runningPgid().getAsLong();
-                boolean alive = Leases.isLeaseSession(pgid) ? leases.orphanAlive(no(j.key()), r.run().orElse(0))
-                        : procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false);
+                boolean alive = !Leases.isLeaseSession(pgid)
+                        && (procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false));
                 if (alive) {
                     orphans.add(no(j.key()));
                     if (orphansWarned.add(j.key())) {

@@ -196,7 +196,40 @@ class RecoveryTest {
         assertFalse(orphan.isAlive());
         assertEquals(1, runs(), "the orphan was launched a second time");
         assertEquals(JobStatus.OK, s.results().get(0).status());
-        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanFound));
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted));
+    }
+
+    @Test
+    void anOrphanStillRunningIsTakenUpAgain_itsDeclarationHoldsItsGpuAndCancelStopsIt() throws Exception {
+        JobSpec big = JobSpec.parse("[vram=20G] sleep 30; echo ran >> " + dir.resolve("marker"));
+        JobSpec small = JobSpec.parse("[vram=10G] echo small >> " + dir.resolve("small"));
+        Process orphan = wrapped(big.command(), logs().resolve("runs/job001.run1.pid"),
+                logs().resolve("runs/job001.run1.exit"), token(1));
+        awaitFile(logs().resolve("runs/job001.run1.pid"));
+        deadSchedulerWrote(new JournalEvent.Seen(big.key(), 1, big.command()),
+                new JournalEvent.Launching(big.key(), 1, List.of(0)),
+                new JournalEvent.Started(big.key(), orphan.pid(), List.of(0)));
+        // The stub GPU shows no memory in use: only the orphan's declaration can keep the small job off it.
+        Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs())
+                .jobs(List.of(big, small)).listener(events::add).build();
+        java.util.concurrent.CompletableFuture<RunSummary> done = java.util.concurrent.CompletableFuture.supplyAsync(s::run);
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(20)) {
+            boolean waits = s.snapshot().map(q -> q.board().pending().stream().anyMatch(p -> p.no() == 2)
+                    && q.board().running().stream().anyMatch(r -> r.no() == 1)).orElse(false);
+            if (waits) {
+                break;
+            }
+            assertTrue(System.nanoTime() < end, "the taken-up job runs and the small one waits behind its declaration");
+        }
+        Thread.sleep(300);
+        assertFalse(Files.exists(dir.resolve("small")), "nothing was placed over the taken-up job's declaration");
+        assertEquals(io.gpusched.CancelOutcome.STOPPING, s.cancel(1));
+        RunSummary summary = done.get(20, TimeUnit.SECONDS);
+        assertTrue(orphan.waitFor(5, TimeUnit.SECONDS), "cancel stopped the taken-up job's session");
+        assertEquals(List.of(JobStatus.CANCELLED, JobStatus.OK), summary.results().stream()
+                .sorted(java.util.Comparator.comparingInt(io.gpusched.JobResult::no)).map(io.gpusched.JobResult::status).toList());
+        assertEquals(0, runs(), "never started again");
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted a && a.no() == 1));
     }
 
     @Test

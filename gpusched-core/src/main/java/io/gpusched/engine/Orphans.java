@@ -1,0 +1,102 @@
+package io.gpusched.engine;
+
+import io.gpusched.SchedulerEvent;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Takes up the runs a dead scheduler left going: each becomes a running job again, so its GPUs stay held
+ * by its declaration (not just by what it happens to use now), its memory is attributed and its peak
+ * and verdict are measured from here on, a timeout still counts from its real start, and {@code cancel}
+ * stops it. It is never started again. Its end is read as for any orphan: the exit status its wrapper
+ * wrote (a lease's: what its client reports), or none, when it was killed before its command ended —
+ * then it is pending again, as the original tool requeues an interrupted job.
+ *
+ * <p>A run is taken up when the journal names its run (a journal of the original tool does not) and its
+ * session's leader still lives; otherwise the scheduler only waits for its session to go
+ * ({@link PendingQueue}). Loop thread only.
+ */
+final class Orphans {
+    /** The exit status of a run whose leader ended without writing one: killed before its command ended. */
+    static final int NO_STATUS = -1;
+
+    private final RunFiles runFiles;
+    private final RunNames names;
+    private final ProcFs procFs;
+    private final Leases leases;
+    private final RunningJobs running;
+    private final Durability durability;
+    private final Reporter reporter;
+    private final Consumer<Inbox.Message> inbox;
+
+    Orphans(RunFiles runFiles, RunNames names, ProcFs procFs, Leases leases, RunningJobs running, Durability durability,
+            Reporter reporter, Consumer<Inbox.Message> inbox) {
+        this.runFiles = runFiles;
+        this.names = names;
+        this.procFs = procFs;
+        this.leases = leases;
+        this.running = running;
+        this.durability = durability;
+        this.reporter = reporter;
+        this.inbox = inbox;
+    }
+
+    /**
+     * @param spec the job
+     * @param r its record: started, no outcome
+     * @param no its display number
+     * @return whether it is a running job now
+     */
+    boolean adopt(JobSpec spec, JobRecord r, int no) {
+        if (r.run().isEmpty() || r.runningPgid().isEmpty()) {
+            return false;
+        }
+        long run = r.run().getAsLong();
+        long sid = r.runningPgid().getAsLong();
+        boolean lease = Leases.isLeaseSession(sid);
+        Optional<ProcessHandle> leader = lease ? Optional.empty() : ProcessHandle.of(sid).filter(ProcessHandle::isAlive);
+        if (!lease && leader.isEmpty()) {
+            return false;
+        }
+        if (lease && runFiles.exitCode(no, run).isPresent()) {
+            return false; // its client said how it ended while no scheduler ran: settled as an orphan
+        }
+        OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
+        Instant startedAt = startedAt(no, run);
+        RunningJob rj = new RunningJob(spec, no, declared, r.gpus(), sid, log(spec.key(), no, r.gpus()), startedAt, run,
+                lease ? 0 : procFs.startTicks(sid).orElse(0), lease ? Optional.of(names.entry(run)) : Optional.empty());
+        running.add(rj);
+        CompletableFuture<Integer> exit = lease ? leases.adopt(spec.key(), no)
+                : leader.get().onExit().thenApply(h -> runFiles.exitCode(no, run).orElse(NO_STATUS));
+        exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
+        reporter.emit(new SchedulerEvent.OrphanAdopted(reporter.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
+        return true;
+    }
+
+    /** When the run started: its pid file is written as it starts (for a lease, as it is granted). */
+    private Instant startedAt(int no, long run) {
+        try {
+            return Files.getLastModifiedTime(runFiles.pidFile(no, run)).toInstant();
+        } catch (IOException e) {
+            return reporter.now();
+        }
+    }
+
+    /** Where the run writes: as the dispatcher chose when it started it. */
+    private Path log(String key, int no, List<Integer> gpus) {
+        Optional<JournalEvent.Submitted> s = durability.state().submission(key);
+        return s.filter(x -> Dispatcher.RUNS_AS_OWNERS && !x.owner().equals(Dispatcher.SCHEDULER_USER))
+                .map(x -> Path.of(x.cwd()).resolve("gpusched-" + no + ".log"))
+                .orElse(names.log(no, gpus));
+    }
+}
