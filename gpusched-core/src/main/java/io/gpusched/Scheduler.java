@@ -137,8 +137,9 @@ public final class Scheduler implements AutoCloseable {
      * @param context its owner, where it starts and the environment it gets
      * @return a handle with the job's number and result
      * @throws IllegalArgumentException if the spec is marked {@code cancel}, the context's working
-     *     directory is not a directory now, or (while the run runs) its {@code after} names no job of the
-     *     queue (before the run, the handle's futures fail with that instead)
+     *     directory is not a directory now, its output file is a directory or in no directory that exists
+     *     now, or (while the run runs) its {@code after} names no job of the queue (before the run, the
+     *     handle's futures fail with that instead)
      */
     public JobHandle submit(JobSpec spec, SubmitContext context) {
         Objects.requireNonNull(spec, "spec");
@@ -150,6 +151,15 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalArgumentException("cannot submit '" + spec.command() + "': working directory "
                     + context.workDir() + " is not a directory");
         }
+        // Checked now, while the submitter can fix it: at launch the job would only fail, or stay pending.
+        context.output().ifPresent(out -> {
+            String wrong = java.nio.file.Files.isDirectory(out) ? out + " is a directory; name a file in it"
+                    : !java.nio.file.Files.isDirectory(out.getParent())
+                    ? out + " is in " + out.getParent() + ", which is not a directory" : "";
+            if (!wrong.isEmpty()) {
+                throw new IllegalArgumentException("cannot submit '" + spec.command() + "': output " + wrong);
+            }
+        });
         CompletableFuture<JobResult> result = new CompletableFuture<>();
         CompletableFuture<Integer> accepted = engine.submit(spec, context, result);
         boolean running;
@@ -205,6 +215,21 @@ public final class Scheduler implements AutoCloseable {
      */
     public java.util.Optional<String> owner(int no) {
         return await(() -> engine.owner(no));
+    }
+
+    /**
+     * The file a job's output goes to when it is not in the log directory, from any thread while
+     * {@link #run()} runs: the path it was submitted with ({@link SubmitContext#output()}), or
+     * {@code <workDir>/gpusched-<no>.log} for a job a scheduler running as root runs as its owner. The
+     * file may not exist yet (the job has not started).
+     *
+     * @param no the job's display number
+     * @return that file; empty when the job's output is in the log directory
+     *     ({@code job<NNN>_gpu<i>.log}, one per attempt's GPUs) or no job has that number
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public java.util.Optional<Path> outputFile(int no) {
+        return await(() -> engine.outputFile(no));
     }
 
     /**

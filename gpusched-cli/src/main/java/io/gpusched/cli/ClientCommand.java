@@ -65,6 +65,7 @@ final class ClientCommand {
         Optional<Path> socket = Optional.empty();
         boolean json = false;
         boolean follow = false;
+        Optional<Path> output = Optional.empty();
         List<String> attrs = new ArrayList<>();
         List<String> words = new ArrayList<>();
         try {
@@ -85,6 +86,12 @@ final class ClientCommand {
                             throw new UsageException(a + " is an option of gpusched logs");
                         }
                         follow = true;
+                    }
+                    case "-o", "--output" -> {
+                        if (!verb.equals("submit")) {
+                            throw new UsageException(a + " is an option of gpusched submit");
+                        }
+                        output = Optional.of(Path.of(value(rest, ++i, a)));
                     }
                     case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
                     case "--log-dir" -> socket = Optional.of(Path.of(value(rest, ++i, a)).resolve(RUN_SOCKET));
@@ -121,7 +128,8 @@ final class ClientCommand {
             switch (verb) {
                 case "submit" -> {
                     String line = (attrs.isEmpty() ? "[] " : "[" + String.join(" ", attrs) + "] ") + String.join(" ", words);
-                    int no = c.submit(line, Path.of("").toAbsolutePath(), Optional.of(System.getenv()));
+                    int no = c.submit(new GpuschedClient.Submission(line, Path.of("").toAbsolutePath(),
+                            Optional.of(System.getenv()), output));
                     out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
                 }
                 case "queue" -> {

@@ -36,11 +36,6 @@ final class Controls {
         this.reporter = reporter;
     }
 
-    /**
-     * Cancels the job with this display number: a running one is stopped (it ends as cancelled), a
-     * pending one is journaled cancelled. A file line cancelled this way stays cancelled, as if its line
-     * said {@code cancel}.
-     */
     /** @return where the job of this number is: running, pending, ended, or unknown to the journal */
     String state(int no) {
         if (running.all().stream().anyMatch(r -> r.no == no)) {
@@ -64,6 +59,24 @@ final class Controls {
         return Optional.empty();
     }
 
+    /**
+     * @return the file the job of this number writes its output to, when that is not the log
+     *     directory's ({@link JobOutput}); empty too when the journal knows no such number
+     */
+    Optional<java.nio.file.Path> outputFile(int no) {
+        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
+            if (e.getValue().no().orElse(0) == no) {
+                return durability.state().submission(e.getKey()).flatMap(JobOutput::file);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Cancels the job with this display number: a running one is stopped (it ends as cancelled), a
+     * pending one is journaled cancelled. A file line cancelled this way stays cancelled, as if its line
+     * said {@code cancel}.
+     */
     CancelOutcome cancel(int no) {
         Optional<RunningJob> rj = running.all().stream().filter(r -> r.no == no).findFirst();
         if (rj.isPresent()) {

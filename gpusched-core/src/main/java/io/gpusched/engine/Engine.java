@@ -154,6 +154,16 @@ public final class Engine {
     }
 
     /**
+     * Where a job's output goes when not to the log directory, from any thread.
+     *
+     * @param no the job's display number
+     * @return its own output file; empty for log-directory logs or an unknown number
+     */
+    public CompletableFuture<Optional<Path>> outputFile(int no) {
+        return inbox.call(() -> controls.outputFile(no));
+    }
+
+    /**
      * Pauses or resumes a GPU, from any thread.
      *
      * @return done once journaled; fails for a GPU the backend does not report

@@ -5,6 +5,7 @@ import io.gpusched.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -76,7 +77,7 @@ final class Submissions {
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
-                Optional.of(spec.toLine()));
+                Optional.of(spec.toLine()), context.output().map(Path::toString));
         durability.record(List.of(event));
         source.submit(spec.withKey(key));
         queue.learnNames(List.of(spec.withKey(key)));

@@ -87,11 +87,75 @@ public final class GpuschedClient implements AutoCloseable {
      * @return its display number, once the service has journaled it
      */
     public int submit(String line, Path workDir, Optional<Map<String, String>> environment) {
+        return submit(new Submission(line, workDir, environment, Optional.empty()));
+    }
+
+    /**
+     * A job to submit, as {@code gpusched submit} sends it.
+     *
+     * @param line the job as a jobs-file line, e.g. {@code [vram=8G priority=2] python eval.py}
+     * @param workDir where it runs (made absolute against this process's directory)
+     * @param environment the environment it runs with; empty for the daemon's
+     * @param output the file its output goes to, relative to {@code workDir} unless absolute; empty for
+     *     the daemon's default ({@code PROTOCOL.md})
+     */
+    public record Submission(String line, Path workDir, Optional<Map<String, String>> environment,
+                             Optional<Path> output) {
+        /**
+         * Checks for nulls.
+         *
+         * @param line see {@link #line()}
+         * @param workDir see {@link #workDir()}
+         * @param environment see {@link #environment()}
+         * @param output see {@link #output()}
+         */
+        public Submission {
+            java.util.Objects.requireNonNull(line, "line");
+            java.util.Objects.requireNonNull(workDir, "workDir");
+            java.util.Objects.requireNonNull(environment, "environment");
+            java.util.Objects.requireNonNull(output, "output");
+        }
+
+        /**
+         * A job run in {@code workDir} with the daemon's environment and default output.
+         *
+         * @param line see {@link #line()}
+         * @param workDir see {@link #workDir()}
+         */
+        public Submission(String line, Path workDir) {
+            this(line, workDir, Optional.empty(), Optional.empty());
+        }
+
+        /**
+         * @param env the whole environment the job gets, e.g. {@code System.getenv()}
+         * @return this submission with that environment
+         */
+        public Submission withEnvironment(Map<String, String> env) {
+            return new Submission(line, workDir, Optional.of(env), output);
+        }
+
+        /**
+         * @param file where the job's output goes, relative to {@link #workDir()} unless absolute
+         * @return this submission with that output file
+         */
+        public Submission withOutput(Path file) {
+            return new Submission(line, workDir, environment, Optional.of(file));
+        }
+    }
+
+    /**
+     * Submits a job.
+     *
+     * @param s the job and how it runs
+     * @return its display number, once the service has journaled it
+     */
+    public int submit(Submission s) {
         Map<String, Object> req = new LinkedHashMap<>();
         req.put("op", "submit");
-        req.put("line", line);
-        req.put("cwd", workDir.toAbsolutePath().toString());
-        environment.ifPresent(e -> req.put("env", e));
+        req.put("line", s.line());
+        req.put("cwd", s.workDir().toAbsolutePath().toString());
+        s.environment().ifPresent(e -> req.put("env", e));
+        s.output().ifPresent(o -> req.put("output", o.toString()));
         return (int) whole(call(req), "no");
     }
 

@@ -56,7 +56,7 @@ final class Requests {
                 case "submit" -> submit(req, peer);
                 case "queue" -> queue();
                 case "cancel" -> cancel(req, peer);
-                case "logs" -> logs(req);
+                case "logs" -> logs(req, peer);
                 case "pause", "resume" -> pause(req, peer);
                 default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
                         + " pause, resume, logs");
@@ -93,7 +93,11 @@ final class Requests {
         if (!cwd.isAbsolute()) {
             throw new BadRequest("\"cwd\" must be an absolute path, got " + cwd);
         }
-        JobHandle h = scheduler.submit(spec, new SubmitContext(peer, cwd, env));
+        SubmitContext context = new SubmitContext(peer, cwd, env);
+        if (req.get("output") != null) {
+            context = context.withOutput(Path.of(string(req, "output")));
+        }
+        JobHandle h = scheduler.submit(spec, context);
         try {
             return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
         } catch (ExecutionException e) {
@@ -114,19 +118,37 @@ final class Requests {
 
     private String cancel(Map<String, Object> req, String peer) {
         int no = (int) whole(req, "no");
-        if (shared && !admin(peer)) {
-            scheduler.owner(no).filter(o -> !o.equals(peer)).ifPresent(o -> {
-                throw new Forbidden("job " + no + " is " + o + "'s; only " + o + " or an admin (root"
-                        + adminGroup.map(g -> ", group " + g).orElse("") + ") may cancel it");
-            });
-        }
+        requireOwnerOrAdmin(no, peer, "cancel it");
         CancelOutcome o = scheduler.cancel(no);
         return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
     }
 
-    /** A job's log files (one per attempt on other GPUs), oldest first, and whether it may still write. */
-    private String logs(Map<String, Object> req) {
+    /**
+     * A job's log files, oldest first, and whether it may still write: its own output file when it has
+     * one (a root daemon's job, or {@code --output}), else the log directory's, one per attempt on other
+     * GPUs. Only its owner and admins learn where another user's output is: a root daemon would
+     * otherwise point anyone at it.
+     */
+    private String logs(Map<String, Object> req, String peer) {
         int no = (int) whole(req, "no");
+        requireOwnerOrAdmin(no, peer, "read its log");
+        java.util.List<String> paths = new java.util.ArrayList<>();
+        Optional<Path> own = scheduler.outputFile(no);
+        if (own.isPresent()) {
+            if (Files.exists(own.get())) {
+                paths.add(own.get().toString());
+            }
+        } else {
+            paths.addAll(logDirFiles(no));
+        }
+        // Asked of the loop, not read from a snapshot: a snapshot a round old would call a job that just
+        // started (its log already there) ended, and a follower would stop.
+        String state = scheduler.state(no);
+        return ok(Map.of("paths", paths, "state", state));
+    }
+
+    /** The log directory's {@code job<NNN>_gpu<i>.log} files of a job, oldest first. */
+    private java.util.List<String> logDirFiles(int no) {
         String prefix = String.format("job%03d_gpu", no);
         java.util.List<String> paths = new java.util.ArrayList<>();
         try (var files = Files.list(scheduler.logDir())) {
@@ -136,10 +158,21 @@ final class Requests {
         } catch (IOException e) {
             throw new GpuschedException("cannot list " + scheduler.logDir() + ": " + e.getMessage());
         }
-        // Asked of the loop, not read from a snapshot: a snapshot a round old would call a job that just
-        // started (its log already there) ended, and a follower would stop.
-        String state = scheduler.state(no);
-        return ok(Map.of("paths", paths, "state", state));
+        return paths;
+    }
+
+    /** On a shared daemon, refuses a caller who is neither the job's owner nor an admin. */
+    private void requireOwnerOrAdmin(int no, String peer, String what) {
+        if (shared && !admin(peer)) {
+            scheduler.owner(no).filter(o -> !o.equals(peer)).ifPresent(o -> {
+                throw new Forbidden("job " + no + " is " + o + "'s; only " + o + " or " + admins() + " may " + what);
+            });
+        }
+    }
+
+    /** Who counts as an admin, in words: {@code an admin (root, group lab)}. */
+    private String admins() {
+        return "an admin (root" + adminGroup.map(g -> ", group " + g).orElse("") + ")";
     }
 
     private static java.nio.file.attribute.FileTime modified(Path f) {

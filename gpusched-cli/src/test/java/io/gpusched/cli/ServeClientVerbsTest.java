@@ -1,0 +1,66 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.cli.ServeDaemon.Result;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The client verbs' options against a real {@code gpusched serve} process: {@code submit --output},
+ * {@code submit --follow}, {@code queue --user/--all}, {@code cancel --user}.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ServeClientVerbsTest {
+    @TempDir
+    Path dir;
+
+    private ServeDaemon daemon;
+
+    @AfterEach
+    void killDaemon() {
+        if (daemon != null) {
+            daemon.close();
+        }
+    }
+
+    private ServeDaemon serve() throws Exception {
+        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1", "--kill-grace", "1").start();
+        return daemon;
+    }
+
+    @Test
+    void outputGoesWhereSubmitSaid_relativeToItsDirectory_evenAfterTheDaemonRestarts() throws Exception {
+        serve();
+        Path work = Files.createDirectories(dir.resolve("work/sub"));
+        assertEquals(0, daemon.verb("pause", "0").code());
+        Result submitted = ServeDaemon.result(daemon.client(work.getParent(), "submit", "--output", "sub/out.log", "--vram",
+                "1G", "--", "echo to-the-output; echo and-stderr >&2"));
+        assertEquals(new Result(0, "submitted job 1\n", ""), submitted);
+        Result noDir = ServeDaemon.result(daemon.client(work, "submit", "--output", "missing/out.log", "--", "true"));
+        assertEquals(1, noDir.code());
+        assertEquals("gpusched: cannot submit 'true': output " + work.resolve("missing/out.log") + " is in "
+                + work.resolve("missing") + ", which is not a directory\n", noDir.err());
+        assertTrue(Files.readString(daemon.logs().resolve("journal.jsonl"))
+                .contains("\"output\":\"" + work.resolve("out.log") + "\""), "journaled with the submission");
+
+        assertEquals(130, daemon.stop());
+        daemon.start(); // the pause and job 1, with its output file, come back from the journal
+        assertEquals(0, daemon.verb("resume", "0").code());
+        daemon.awaitQueue("✓ job 1 ok");
+        assertEquals("to-the-output\nand-stderr\n", Files.readString(work.resolve("out.log")));
+        try (var logs = Files.list(daemon.logs())) {
+            assertFalse(logs.anyMatch(f -> f.getFileName().toString().startsWith("job001")), "no log in the log directory");
+        }
+        assertEquals(new Result(0, "to-the-output\nand-stderr\n", ""), daemon.verb("logs", "1"));
+        assertEquals(new Result(0, "to-the-output\nand-stderr\n", ""), daemon.verb("logs", "-f", "1"));
+        assertEquals(130, daemon.stop());
+    }
+}
