@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -24,6 +25,8 @@ import java.util.TreeMap;
  * @param duration wall time of its last attempt; for a job that ended while no scheduler watched, as
  *     its run files' times tell it, and zero when they cannot
  * @param measurement how its peak was measured, or why there is none
+ * @param owner the user it ran for (its submitter, or the scheduler's user for a jobs-file line), when
+ *     known
  */
 public record JobResult(
         String key,
@@ -37,7 +40,8 @@ public record JobResult(
         Verdict verdict,
         OptionalDouble avgUtilPercent,
         Duration duration,
-        Measurement measurement) {
+        Measurement measurement,
+        Optional<String> owner) {
 
     /**
      * Copies the collections (peaks sorted by GPU index).
@@ -54,6 +58,7 @@ public record JobResult(
      * @param avgUtilPercent see {@link #avgUtilPercent()}
      * @param duration see {@link #duration()}
      * @param measurement see {@link #measurement()}
+     * @param owner see {@link #owner()}
      */
     public JobResult {
         Objects.requireNonNull(key, "key");
@@ -64,12 +69,36 @@ public record JobResult(
         Objects.requireNonNull(avgUtilPercent, "avgUtilPercent");
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(measurement, "measurement");
+        Objects.requireNonNull(owner, "owner");
         gpus = List.copyOf(gpus);
         peakMib = java.util.Collections.unmodifiableMap(new TreeMap<>(peakMib));
     }
 
     /**
-     * A result whose measurement follows from the rest: {@link Measurement#MEASURED} with peaks,
+     * A result whose owner is not given.
+     *
+     * @param key see {@link #key()}
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param gpus see {@link #gpus()}
+     * @param status see {@link #status()}
+     * @param exitCode see {@link #exitCode()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param peakMib see {@link #peakMib()}
+     * @param verdict see {@link #verdict()}
+     * @param avgUtilPercent see {@link #avgUtilPercent()}
+     * @param duration see {@link #duration()}
+     * @param measurement see {@link #measurement()}
+     */
+    public JobResult(String key, int no, String command, List<Integer> gpus, JobStatus status, int exitCode,
+                     OptionalLong declaredMib, Map<Integer, Long> peakMib, Verdict verdict,
+                     OptionalDouble avgUtilPercent, Duration duration, Measurement measurement) {
+        this(key, no, command, gpus, status, exitCode, declaredMib, peakMib, verdict, avgUtilPercent, duration, measurement,
+                Optional.empty());
+    }
+
+    /**
+     * A result whose measurement follows from the rest (and whose owner is not given): {@link Measurement#MEASURED} with peaks,
      * {@link Measurement#NOT_RUN} without GPUs, else {@link Measurement#NONE_SEEN}.
      *
      * @param key see {@link #key()}

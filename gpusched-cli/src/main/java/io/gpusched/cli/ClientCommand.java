@@ -66,6 +66,8 @@ final class ClientCommand {
         boolean json = false;
         boolean follow = false;
         Optional<Path> output = Optional.empty();
+        Optional<String> user = Optional.empty();
+        boolean all = false;
         List<String> attrs = new ArrayList<>();
         List<String> words = new ArrayList<>();
         try {
@@ -92,6 +94,18 @@ final class ClientCommand {
                             throw new UsageException(a + " is an option of gpusched submit");
                         }
                         output = Optional.of(Path.of(value(rest, ++i, a)));
+                    }
+                    case "--user" -> {
+                        if (!verb.equals("queue") && !verb.equals("cancel")) {
+                            throw new UsageException(a + " is an option of gpusched queue and gpusched cancel");
+                        }
+                        user = Optional.of(value(rest, ++i, a));
+                    }
+                    case "--all" -> {
+                        if (!verb.equals("queue")) {
+                            throw new UsageException(a + " is an option of gpusched queue");
+                        }
+                        all = true;
                     }
                     case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
                     case "--log-dir" -> socket = Optional.of(Path.of(value(rest, ++i, a)).resolve(RUN_SOCKET));
@@ -133,10 +147,11 @@ final class ClientCommand {
                     out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
                 }
                 case "queue" -> {
+                    QueueView.Shown shown = new QueueView(user.map(u -> u.equals("me") ? c.user() : u), all).apply(c.queue());
                     if (json) {
-                        out.println(c.queueJson());
+                        out.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("snapshot", shown.snapshot())));
                     } else {
-                        printQueue(c.queue());
+                        printQueue(shown);
                     }
                 }
                 case "info" -> printInfo(c.queue(), json);
@@ -276,12 +291,14 @@ final class ClientCommand {
     }
 
     @SuppressWarnings("unchecked")
-    private void printQueue(Map<String, Object> snapshot) {
+    private void printQueue(QueueView.Shown shown) {
+        Map<String, Object> snapshot = shown.snapshot();
         Map<String, Object> board = (Map<String, Object>) snapshot.get("board");
         List<Map<String, Object>> running = (List<Map<String, Object>>) board.get("running");
         List<Map<String, Object>> pending = (List<Map<String, Object>>) board.get("pending");
-        List<Map<String, Object>> done = (List<Map<String, Object>>) board.get("done");
-        out.println(running.size() + " running, " + pending.size() + " pending, " + done.size() + " done"
+        List<Map<String, Object>> done = new ArrayList<>((List<Map<String, Object>>) board.get("earlier"));
+        done.addAll((List<Map<String, Object>>) board.get("done"));
+        out.println(running.size() + " running, " + pending.size() + " pending, " + shown.finished() + " done"
                 + (((List<?>) snapshot.get("paused_gpus")).isEmpty() ? "" : "; paused gpus " + snapshot.get("paused_gpus")));
         for (Map<String, Object> r : running) {
             out.println("▶ job " + r.get("no") + " gpu" + r.get("gpus") + " " + Math.round(((Number) r.get("elapsed_s"))
@@ -292,9 +309,13 @@ final class ClientCommand {
             out.println("… job " + p.get("no") + " " + (mib == null ? "undeclared" : mib + " MiB")
                     + ", waits: " + p.get("reason") + " — " + p.get("command") + owner(p));
         }
-        for (Map<String, Object> d : done.subList(Math.max(0, done.size() - 10), done.size())) {
+        if (shown.leftOut() > 0) {
+            out.println("  (" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")
+                    + " not shown: gpusched queue --all)");
+        }
+        for (Map<String, Object> d : done) {
             out.println(("ok".equals(d.get("status")) ? "✓" : "✗") + " job " + d.get("no") + " " + d.get("status")
-                    + " — " + d.get("command"));
+                    + " — " + d.get("command") + owner(d));
         }
     }
 }

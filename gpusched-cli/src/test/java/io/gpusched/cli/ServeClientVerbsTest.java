@@ -63,4 +63,35 @@ class ServeClientVerbsTest {
         assertEquals(new Result(0, "to-the-output\nand-stderr\n", ""), daemon.verb("logs", "-f", "1"));
         assertEquals(130, daemon.stop());
     }
+
+    @Test
+    void queueShowsTheLastTenFinishedOrAll_oneUsersOrEveryones_andJsonTheSameRows() throws Exception {
+        serve();
+        for (int i = 1; i <= 12; i++) {
+            assertEquals(0, daemon.verb("submit", "--vram", "1G", "--", "true").code());
+        }
+        String me = System.getProperty("user.name");
+        String q = daemon.awaitQueue("0 running, 0 pending, 12 done");
+        assertTrue(q.contains("(2 earlier finished jobs not shown: gpusched queue --all)\n✓ job 3 ok — true   [" + me + "]\n"), q);
+        assertTrue(q.endsWith("✓ job 12 ok — true   [" + me + "]\n") && !q.contains("job 2 ok") && !q.contains("job 1 ok"), q);
+        String all = daemon.verb("queue", "--all").out();
+        assertTrue(all.contains("✓ job 1 ok — true") && all.contains("✓ job 12 ok") && !all.contains("not shown"), all);
+        assertEquals(q, daemon.verb("queue", "--user", "me").out(), "all of them are mine");
+        assertEquals(q, daemon.verb("queue", "--user", me).out());
+        assertEquals("0 running, 0 pending, 0 done\n", daemon.verb("queue", "--user", "nobody-here").out());
+
+        assertEquals(10L, doneRows(daemon.verb("queue", "--json").out()));
+        assertEquals(12L, doneRows(daemon.verb("queue", "--json", "--all").out()));
+        assertEquals(12L, doneRows(daemon.verb("queue", "--json", "--all", "--user", "me").out()));
+        assertEquals(0L, doneRows(daemon.verb("queue", "--json", "--user", "nobody-here").out()));
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: --all is an option of gpusched queue\n"),
+                daemon.verb("cancel", "--all"));
+        daemon.stop();
+    }
+
+    /** How many finished rows a {@code queue --json} answer has: each is a job result, with a verdict. */
+    private static long doneRows(String json) {
+        assertTrue(json.startsWith("{\"snapshot\":{\"at\":") && json.endsWith("}\n"), json);
+        return java.util.regex.Pattern.compile("\"verdict\":").matcher(json).results().count();
+    }
 }

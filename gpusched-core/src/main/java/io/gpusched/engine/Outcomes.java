@@ -180,7 +180,7 @@ final class Outcomes {
                 ? new SchedulerEvent.DependencyFailed(reporter.now(), p.no(), p.spec().command(), reason)
                 : new SchedulerEvent.JobInfeasible(reporter.now(), p.no(), p.spec().command(), reason));
         complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
-                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
+                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, owner(p.spec().key())));
     }
 
     /** A job whose line says {@code cancel} before it ever started. */
@@ -188,7 +188,7 @@ final class Outcomes {
         durability.record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
         endedJobs.ended(j);
         complete(new JobResult(j.key(), no, j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
-                Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
+                Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, owner(j.key())));
     }
 
     /**
@@ -280,7 +280,12 @@ final class Outcomes {
         Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
                 : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
-                peaks, verdict, end.avgUtil(), end.took(), measured));
+                peaks, verdict, end.avgUtil(), end.took(), measured, owner(key)));
+    }
+
+    /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */
+    private Optional<String> owner(String key) {
+        return Optional.of(Submissions.owner(durability.state(), key));
     }
 
     private static JobStatus status(Ending end, boolean oom) {
