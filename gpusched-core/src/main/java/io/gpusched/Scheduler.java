@@ -193,6 +193,21 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * Cancels every job of one owner that has not ended, from any thread while {@link #run()} runs, each
+     * as {@link #cancel(int)} would: running ones are stopped, pending ones (and those waiting to run
+     * again) never run. Jobs-file lines belong to the scheduler's own user. All in one step of the
+     * scheduler's loop, so no job of theirs starts halfway through.
+     *
+     * @param owner the user, as {@link SubmitContext#owner()} names them
+     * @return each job's display number and what happened, in number order; empty when they had none
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner) {
+        Objects.requireNonNull(owner, "owner");
+        return await(() -> engine.cancelAll(owner));
+    }
+
+    /**
      * Where a job is now, from any thread while {@link #run()} runs, as the scheduler's loop knows it
      * (unlike a {@link #snapshot()}, which may be a round old).
      *

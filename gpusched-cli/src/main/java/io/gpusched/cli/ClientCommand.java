@@ -130,7 +130,10 @@ final class ClientCommand {
             if (verb.equals("logs") && words.size() != 1) {
                 throw new UsageException("logs takes one job number, e.g. gpusched logs 3");
             }
-            if (Set.of("cancel", "pause", "resume").contains(verb) && words.isEmpty()) {
+            if (verb.equals("cancel") && user.isPresent() && !words.isEmpty()) {
+                throw new UsageException("cancel takes job numbers or --user, not both");
+            }
+            if (Set.of("cancel", "pause", "resume").contains(verb) && words.isEmpty() && user.isEmpty()) {
                 throw new UsageException(verb + " needs " + (verb.equals("cancel") ? "job numbers" : "GPU indices")
                         + ", e.g. gpusched " + verb + " 3");
             }
@@ -159,14 +162,17 @@ final class ClientCommand {
                     return logs(c, number(words.get(0), "a job number"), follow);
                 }
                 case "cancel" -> {
+                    if (user.isPresent()) {
+                        String u = user.get().equals("me") ? c.user() : user.get();
+                        java.util.SortedMap<Integer, CancelOutcome> theirs = c.cancelAll(u);
+                        theirs.forEach((no, o) -> out.println(cancelled(no, o)));
+                        if (theirs.isEmpty()) {
+                            out.println("no pending or running job of " + u + " to cancel");
+                        }
+                    }
                     for (String w : words) {
-                        CancelOutcome o = c.cancel(number(w, "a job number"));
-                        out.println("job " + w + ": " + switch (o) {
-                            case CANCELLED -> "cancelled before it started";
-                            case STOPPING -> "stopping (SIGTERM to its session)";
-                            case ALREADY_ENDED -> "had already ended";
-                            case NOT_FOUND -> "no such job";
-                        });
+                        int no = number(w, "a job number");
+                        out.println(cancelled(no, c.cancel(no)));
                     }
                 }
                 default -> {
@@ -232,6 +238,16 @@ final class ClientCommand {
             }
             logs = c.logs(no);
         }
+    }
+
+    /** One line per cancelled job, as {@code gpusched cancel} prints it. */
+    private static String cancelled(int no, CancelOutcome o) {
+        return "job " + no + ": " + switch (o) {
+            case CANCELLED -> "cancelled before it started";
+            case STOPPING -> "stopping (SIGTERM to its session)";
+            case ALREADY_ENDED -> "had already ended";
+            case NOT_FOUND -> "no such job";
+        };
     }
 
     /** Copies a file from a byte offset to stdout; @return the offset after what was copied. */

@@ -175,6 +175,39 @@ class MultiUserServeTest {
     }
 
     @Test
+    void aUserCancelsAllHerJobsAtOnce_seesOnlyHersWithUserMe_andNobodyElseMayCancelThem() throws Exception {
+        Path socket = dir.resolve("run/gpusched.sock");
+        Process daemon = serve(socket);
+        try {
+            String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+            String s = socket.toString();
+            Path alice = ownDir(ALICE, dir.resolve(ALICE));
+            Path bob = ownDir(BOB, dir.resolve(BOB));
+            for (String[] job : new String[][] {{ALICE, alice.toString()}, {ALICE, alice.toString()}, {BOB, bob.toString()}}) {
+                String answer = as(job[0], socket, "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] sleep 30\",\"cwd\":\""
+                        + job[1] + "\"}");
+                assertTrue(answer.contains("\"ok\":true"), answer);
+            }
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                 !ServeDaemon.cli("queue", "--socket", s).out().startsWith("3 running"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
+            }
+            Result mine = asUser(ALICE, cp, alice, "queue", "--socket", s, "--user", "me");
+            assertTrue(mine.out().startsWith("2 running, 0 pending, 0 done\n") && mine.out().contains("▶ job 1 ")
+                    && mine.out().contains("▶ job 2 ") && !mine.out().contains("job 3"), mine.toString());
+
+            assertEquals(new Result(1, "", "gpusched: only gs-alice or an admin (root) may cancel gs-alice's jobs\n"),
+                    asUser(BOB, cp, bob, "cancel", "--socket", s, "--user", ALICE));
+            assertEquals(new Result(0, "job 1: stopping (SIGTERM to its session)\njob 2: stopping (SIGTERM to its session)\n",
+                    ""), asUser(ALICE, cp, alice, "cancel", "--socket", s, "--user", "me"), "hers, not bob's");
+            assertEquals(new Result(0, "job 3: stopping (SIGTERM to its session)\n", ""),
+                    toResult(ServeDaemon.cli("cancel", "--socket", s, "--user", BOB)), "root is an admin");
+        } finally {
+            stop(daemon);
+        }
+    }
+
+    @Test
     void eachJobRunsAsItsSubmitter_andUsersActOnlyOnTheirOwnJobs() throws Exception {
         Path socket = dir.resolve("run/gpusched.sock");
         Process daemon = serve(socket);

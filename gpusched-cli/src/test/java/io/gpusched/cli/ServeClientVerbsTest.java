@@ -89,6 +89,25 @@ class ServeClientVerbsTest {
         daemon.stop();
     }
 
+    @Test
+    void cancelUserCancelsEveryJobOfTheirsThatHasNotEnded_runningOrPending() throws Exception {
+        serve();
+        for (int i = 1; i <= 3; i++) {
+            assertEquals(0, daemon.verb("submit", "--vram", "10G", "--", "sleep 60").code()); // two fit at once
+        }
+        daemon.awaitQueue("2 running, 1 pending");
+        assertEquals(new ServeDaemon.Result(0, "job 1: stopping (SIGTERM to its session)\n"
+                + "job 2: stopping (SIGTERM to its session)\njob 3: cancelled before it started\n", ""),
+                daemon.verb("cancel", "--user", "me"));
+        String q = daemon.awaitQueue("0 running, 0 pending, 3 done");
+        assertTrue(q.contains("✗ job 1 cancelled") && q.contains("✗ job 2 cancelled") && q.contains("✗ job 3 cancelled"), q);
+        assertEquals(new ServeDaemon.Result(0, "no pending or running job of nobody-here to cancel\n", ""),
+                daemon.verb("cancel", "--user", "nobody-here"));
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: cancel takes job numbers or --user, not both\n"),
+                daemon.verb("cancel", "--user", "me", "3"));
+        daemon.stop();
+    }
+
     /** How many finished rows a {@code queue --json} answer has: each is a job result, with a verdict. */
     private static long doneRows(String json) {
         assertTrue(json.startsWith("{\"snapshot\":{\"at\":") && json.endsWith("}\n"), json);

@@ -109,6 +109,30 @@ final class Controls {
     }
 
     /**
+     * Cancels every job of this owner that has not ended, as {@link #cancel(int)} cancels one: running
+     * ones, pending ones (waiting to run again too), and orphans of a dead scheduler.
+     *
+     * @return each job's number and what happened, by number; empty when the owner has no such job
+     */
+    java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner) {
+        java.util.SortedSet<Integer> nos = new java.util.TreeSet<>();
+        for (RunningJob rj : running.all()) {
+            if (owner.equals(Submissions.owner(durability.state(), rj.key()))) {
+                nos.add(rj.no);
+            }
+        }
+        for (JobSpec j : source.jobs()) {
+            JobRecord r = durability.state().record(j.key());
+            if (!r.terminal() && !j.cancel() && owner.equals(Submissions.owner(durability.state(), j.key()))) {
+                r.no().ifPresent(nos::add);
+            }
+        }
+        java.util.SortedMap<Integer, CancelOutcome> outcomes = new java.util.TreeMap<>();
+        nos.forEach(no -> outcomes.put(no, cancel(no)));
+        return outcomes;
+    }
+
+    /**
      * Pauses or resumes a GPU: running jobs continue; while paused nothing new is placed there, and jobs
      * that need it wait (never infeasible because of a pause).
      *

@@ -134,6 +134,15 @@ public final class Engine {
     }
 
     /**
+     * Cancels every job of an owner that has not ended, from any thread.
+     *
+     * @return each job's number and what happened, by number
+     */
+    public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.CancelOutcome>> cancelAll(String owner) {
+        return inbox.call(() -> controls.cancelAll(owner));
+    }
+
+    /**
      * Where a job is, from any thread, as the loop knows it now.
      *
      * @param no the job's display number

@@ -186,6 +186,25 @@ public final class GpuschedClient implements AutoCloseable {
     }
 
     /**
+     * Cancels every job of a user that has not ended (running, pending, waiting to run again).
+     *
+     * @param user whose jobs; a user who is not an admin may name only themselves ({@link #user()})
+     * @return each job's number and what happened, in number order; empty when they had none
+     * @throws ServiceException {@code forbidden} for another user's jobs without being an admin
+     */
+    public java.util.SortedMap<Integer, CancelOutcome> cancelAll(String user) {
+        java.util.SortedMap<Integer, CancelOutcome> out = new java.util.TreeMap<>();
+        if (call(Map.of("op", "cancel", "user", user)).get("jobs") instanceof java.util.List<?> jobs) {
+            for (Object j : jobs) {
+                Map<?, ?> m = (Map<?, ?>) j;
+                out.put(((Long) m.get("no")).intValue(),
+                        CancelOutcome.valueOf(String.valueOf(m.get("outcome")).toUpperCase(Locale.ROOT)));
+            }
+        }
+        return out;
+    }
+
+    /**
      * A job's logs.
      *
      * @param files its log files, oldest first (one per attempt that ran on other GPUs); none before it

@@ -117,10 +117,28 @@ final class Requests {
     }
 
     private String cancel(Map<String, Object> req, String peer) {
+        if (req.get("user") != null) {
+            return cancelAll(req, peer);
+        }
         int no = (int) whole(req, "no");
         requireOwnerOrAdmin(no, peer, "cancel it");
         CancelOutcome o = scheduler.cancel(no);
         return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
+    }
+
+    /** Every job of a user that has not ended: theirs to cancel, or an admin's. */
+    private String cancelAll(Map<String, Object> req, String peer) {
+        if (req.get("no") != null) {
+            throw new BadRequest("cancel takes \"no\" (one job) or \"user\" (all of theirs), not both");
+        }
+        String user = string(req, "user");
+        if (shared && !user.equals(peer) && !admin(peer)) {
+            throw new Forbidden("only " + user + " or " + admins() + " may cancel " + user + "'s jobs");
+        }
+        java.util.List<Map<String, Object>> jobs = new java.util.ArrayList<>();
+        scheduler.cancelAll(user).forEach((no, o) -> jobs.add(Map.of("no", no, "outcome",
+                o.name().toLowerCase(java.util.Locale.ROOT))));
+        return ok(Map.of("jobs", jobs));
     }
 
     /**
