@@ -40,10 +40,13 @@ final class ClientCommand {
 
     private final PrintStream out;
     private final PrintStream err;
+    private final java.util.function.Consumer<Runnable> onInterrupt;
 
-    ClientCommand(PrintStream out, PrintStream err) {
+    /** @param onInterrupt told what Ctrl-C does while a log is followed (detach), and {@code null} after */
+    ClientCommand(PrintStream out, PrintStream err, java.util.function.Consumer<Runnable> onInterrupt) {
         this.out = out;
         this.err = err;
+        this.onInterrupt = onInterrupt;
     }
 
     /**
@@ -84,8 +87,8 @@ final class ClientCommand {
                     }
                     case "--json" -> json = true;
                     case "-f", "--follow" -> {
-                        if (!verb.equals("logs")) {
-                            throw new UsageException(a + " is an option of gpusched logs");
+                        if (!verb.equals("logs") && !verb.equals("submit")) {
+                            throw new UsageException(a + " is an option of gpusched logs and gpusched submit");
                         }
                         follow = true;
                     }
@@ -148,6 +151,9 @@ final class ClientCommand {
                     int no = c.submit(new GpuschedClient.Submission(line, Path.of("").toAbsolutePath(),
                             Optional.of(System.getenv()), output));
                     out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
+                    if (follow) {
+                        return logs(c, no, true);
+                    }
                 }
                 case "queue" -> {
                     QueueView.Shown shown = new QueueView(user.map(u -> u.equals("me") ? c.user() : u), all).apply(c.queue());
@@ -213,6 +219,19 @@ final class ClientCommand {
             logs.files().forEach(f -> copy(f, 0));
             return 0;
         }
+        // Ctrl-C stops following, not the job: Main's shutdown hook says so and exits 0.
+        onInterrupt.accept(() -> err.println("detached: job " + no + " keeps running (gpusched logs " + no
+                + " -f follows it again)"));
+        try {
+            return follow(c, no, logs);
+        } finally {
+            onInterrupt.accept(null);
+        }
+    }
+
+    /** Copies every attempt's log in turn, then what the newest gains, until the job has ended. */
+    private int follow(GpuschedClient c, int no, GpuschedClient.Logs first) {
+        GpuschedClient.Logs logs = first;
         int index = 0;
         long offset = 0;
         while (true) {

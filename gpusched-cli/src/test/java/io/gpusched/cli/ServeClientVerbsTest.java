@@ -108,6 +108,31 @@ class ServeClientVerbsTest {
         daemon.stop();
     }
 
+    @Test
+    void submitFollowStreamsTheJobsOutput_andCtrlCDetachesWhileTheJobGoesOn() throws Exception {
+        serve();
+        assertEquals(new ServeDaemon.Result(0, "submitted job 1\nhello\n", ""),
+                daemon.verb("submit", "--follow", "--vram", "1G", "--", "echo hello"), "follows until the job ends");
+
+        Path go = dir.resolve("go");
+        Process client = daemon.client(dir, "submit", "--follow", "--vram", "1G", "--",
+                "echo first; while [ ! -e " + go + " ]; do sleep 0.05; done; echo last");
+        var lines = client.inputReader(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals("submitted job 2", lines.readLine());
+        assertEquals("first", lines.readLine(), "the output streams while the job runs");
+        assertTrue(client.isAlive(), "still following");
+        assertEquals(0, new ProcessBuilder("kill", "-INT", String.valueOf(client.pid())).start().waitFor());
+        assertTrue(client.waitFor(30, TimeUnit.SECONDS), "Ctrl-C ends the client");
+        assertEquals(0, client.exitValue(), "detaching is not a failure");
+        assertEquals("detached: job 2 keeps running (gpusched logs 2 -f follows it again)\n",
+                new String(client.getErrorStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(daemon.verb("queue").out().contains("▶ job 2 "), "the job goes on");
+        Files.createFile(go);
+        daemon.awaitQueue("✓ job 2 ok");
+        assertEquals("first\nlast\n", daemon.verb("logs", "2").out());
+        daemon.stop();
+    }
+
     /** How many finished rows a {@code queue --json} answer has: each is a job result, with a verdict. */
     private static long doneRows(String json) {
         assertTrue(json.startsWith("{\"snapshot\":{\"at\":") && json.endsWith("}\n"), json);
