@@ -23,9 +23,16 @@ import java.util.Optional;
  *     {@code workDir/gpusched-<number>.log} for a job a root scheduler runs as its owner, else
  *     {@code <log-dir>/job<NNN>_gpu<i>.log}, one per attempt's GPUs. A root scheduler's job opens it as
  *     its owner, so it can only write where the owner may
+ * @param requestId the submitter's name for this submission, so it can retry one whose answer it never
+ *     got: a submission with the request id of one the journal holds from the same owner queues nothing
+ *     and gets that job's number (and waits for its result). The journal keeps every submission that
+ *     has not ended and the last 1000 that have, so a repeat is recognised at least that long
  */
 public record SubmitContext(String owner, Path workDir, Optional<Map<String, String>> environment,
-                            Optional<Path> output) {
+                            Optional<Path> output, Optional<String> requestId) {
+    /** The longest request id, in characters. */
+    public static final int MAX_REQUEST_ID = 200;
+
     /**
      * Checks the fields and copies the environment.
      *
@@ -33,6 +40,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @param workDir see {@link #workDir()}; absolute
      * @param environment see {@link #environment()}; no name empty or holding {@code =}, no NUL anywhere
      * @param output see {@link #output()}; absolute when present
+     * @param requestId see {@link #requestId()}; not blank, at most {@link #MAX_REQUEST_ID} characters
      * @throws IllegalArgumentException if one is not as described
      */
     public SubmitContext {
@@ -40,6 +48,10 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
         Objects.requireNonNull(workDir, "workDir");
         Objects.requireNonNull(environment, "environment");
         Objects.requireNonNull(output, "output");
+        Objects.requireNonNull(requestId, "requestId");
+        if (requestId.isPresent() && (requestId.get().isBlank() || requestId.get().length() > MAX_REQUEST_ID)) {
+            throw new IllegalArgumentException("a request id must be 1 to " + MAX_REQUEST_ID + " characters, not blank");
+        }
         if (output.isPresent() && !output.get().isAbsolute()) {
             throw new IllegalArgumentException("output must be an absolute path, got " + output.get());
         }
@@ -58,7 +70,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
     }
 
     /**
-     * A context with the default output.
+     * A context with the default output and no request id.
      *
      * @param owner see {@link #owner()}
      * @param workDir see {@link #workDir()}
@@ -66,7 +78,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @throws IllegalArgumentException as the canonical constructor
      */
     public SubmitContext(String owner, Path workDir, Optional<Map<String, String>> environment) {
-        this(owner, workDir, environment, Optional.empty());
+        this(owner, workDir, environment, Optional.empty(), Optional.empty());
     }
 
     /**
@@ -85,7 +97,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @return this context with another working directory (made absolute)
      */
     public SubmitContext withWorkDir(Path dir) {
-        return new SubmitContext(owner, dir.toAbsolutePath().normalize(), environment, output);
+        return new SubmitContext(owner, dir.toAbsolutePath().normalize(), environment, output, requestId);
     }
 
     /**
@@ -93,7 +105,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @return this context with that environment captured
      */
     public SubmitContext withEnvironment(Map<String, String> env) {
-        return new SubmitContext(owner, workDir, Optional.of(env), output);
+        return new SubmitContext(owner, workDir, Optional.of(env), output, requestId);
     }
 
     /**
@@ -102,6 +114,15 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @return this context with that output file
      */
     public SubmitContext withOutput(Path file) {
-        return new SubmitContext(owner, workDir, environment, Optional.of(workDir.resolve(file).normalize()));
+        return new SubmitContext(owner, workDir, environment, Optional.of(workDir.resolve(file).normalize()), requestId);
+    }
+
+    /**
+     * @param id the submitter's name for this submission (see {@link #requestId()})
+     * @return this context with that request id
+     * @throws IllegalArgumentException if it is blank or too long
+     */
+    public SubmitContext withRequestId(String id) {
+        return new SubmitContext(owner, workDir, environment, output, Optional.of(id));
     }
 }

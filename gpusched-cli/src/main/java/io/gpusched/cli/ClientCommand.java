@@ -149,7 +149,7 @@ final class ClientCommand {
                 case "submit" -> {
                     String line = (attrs.isEmpty() ? "[] " : "[" + String.join(" ", attrs) + "] ") + String.join(" ", words);
                     int no = c.submit(new GpuschedClient.Submission(line, Path.of("").toAbsolutePath(),
-                            Optional.of(System.getenv()), output));
+                            Optional.of(System.getenv()), output, Optional.empty()));
                     out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
                     if (follow) {
                         return logs(c, no, true);

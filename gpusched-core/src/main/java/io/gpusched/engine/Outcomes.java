@@ -102,9 +102,18 @@ final class Outcomes {
         return rows;
     }
 
-    /** Someone waits for this job's result. */
+    /** Someone waits for this job's result; a repeated submission's handle waits alongside the first's. */
     void awaited(String key, CompletableFuture<JobResult> result) {
-        futures.put(key, result);
+        CompletableFuture<JobResult> first = futures.putIfAbsent(key, result);
+        if (first != null) {
+            first.whenComplete((r, e) -> {
+                if (e != null) {
+                    result.completeExceptionally(e);
+                } else {
+                    result.complete(r);
+                }
+            });
+        }
     }
 
     /** A waited-for job had ended in an earlier run: that is its result. */

@@ -64,11 +64,13 @@ public sealed interface JournalEvent {
      * @param output the absolute path its output goes to ({@code gpusched submit --output}); absent: the
      *     default ({@code <cwd>/gpusched-<no>.log} for a job a root scheduler runs as its owner, else the
      *     log directory's {@code job<NNN>_gpu<i>.log}). Older versions ignore it
+     * @param requestId the client's name for this submission ({@code request_id}): a repeat from the same
+     *     owner is answered with this job's number instead of queueing another; older versions ignore it
      */
     record Submitted(String key, int no, String command, OptionalLong vramMib, int gpus, OptionalLong timeoutNanos,
                      int retries, String source, String owner, String cwd, long submittedAtMillis,
-                     Optional<Map<String, String>> env, Optional<String> line, Optional<String> output)
-            implements JournalEvent {
+                     Optional<Map<String, String>> env, Optional<String> line, Optional<String> output,
+                     Optional<String> requestId) implements JournalEvent {
         /**
          * Checks for nulls and copies the environment (sorted by name, so its line is reproducible).
          *
@@ -86,6 +88,7 @@ public sealed interface JournalEvent {
          * @param env see {@link #env()}
          * @param line see {@link #line()}
          * @param output see {@link #output()}
+         * @param requestId see {@link #requestId()}
          */
         public Submitted {
             Objects.requireNonNull(key);
@@ -97,11 +100,12 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(cwd);
             Objects.requireNonNull(line);
             Objects.requireNonNull(output);
+            Objects.requireNonNull(requestId);
             env = env.map(m -> java.util.Collections.unmodifiableMap(new TreeMap<>(m)));
         }
 
         /**
-         * A submission with the default output, as versions before {@code output} wrote them.
+         * A submission with the default output and no request id, as versions before those wrote them.
          *
          * @param key see {@link #key()}
          * @param no see {@link #no()}
@@ -121,7 +125,7 @@ public sealed interface JournalEvent {
                          int retries, String source, String owner, String cwd, long submittedAtMillis,
                          Optional<Map<String, String>> env, Optional<String> line) {
             this(key, no, command, vramMib, gpus, timeoutNanos, retries, source, owner, cwd, submittedAtMillis, env, line,
-                    Optional.empty());
+                    Optional.empty(), Optional.empty());
         }
     }
 

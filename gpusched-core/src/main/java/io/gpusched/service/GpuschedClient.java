@@ -87,7 +87,7 @@ public final class GpuschedClient implements AutoCloseable {
      * @return its display number, once the service has journaled it
      */
     public int submit(String line, Path workDir, Optional<Map<String, String>> environment) {
-        return submit(new Submission(line, workDir, environment, Optional.empty()));
+        return submit(new Submission(line, workDir, environment, Optional.empty(), Optional.empty()));
     }
 
     /**
@@ -98,9 +98,12 @@ public final class GpuschedClient implements AutoCloseable {
      * @param environment the environment it runs with; empty for the daemon's
      * @param output the file its output goes to, relative to {@code workDir} unless absolute; empty for
      *     the daemon's default ({@code PROTOCOL.md})
+     * @param requestId this client's name for the submission, unique per user: sent again after an
+     *     {@code unreachable} (the daemon may have journaled it before going away), it is answered with
+     *     the first's number instead of queueing the job twice
      */
     public record Submission(String line, Path workDir, Optional<Map<String, String>> environment,
-                             Optional<Path> output) {
+                             Optional<Path> output, Optional<String> requestId) {
         /**
          * Checks for nulls.
          *
@@ -108,12 +111,14 @@ public final class GpuschedClient implements AutoCloseable {
          * @param workDir see {@link #workDir()}
          * @param environment see {@link #environment()}
          * @param output see {@link #output()}
+         * @param requestId see {@link #requestId()}
          */
         public Submission {
             java.util.Objects.requireNonNull(line, "line");
             java.util.Objects.requireNonNull(workDir, "workDir");
             java.util.Objects.requireNonNull(environment, "environment");
             java.util.Objects.requireNonNull(output, "output");
+            java.util.Objects.requireNonNull(requestId, "requestId");
         }
 
         /**
@@ -123,7 +128,7 @@ public final class GpuschedClient implements AutoCloseable {
          * @param workDir see {@link #workDir()}
          */
         public Submission(String line, Path workDir) {
-            this(line, workDir, Optional.empty(), Optional.empty());
+            this(line, workDir, Optional.empty(), Optional.empty(), Optional.empty());
         }
 
         /**
@@ -131,7 +136,7 @@ public final class GpuschedClient implements AutoCloseable {
          * @return this submission with that environment
          */
         public Submission withEnvironment(Map<String, String> env) {
-            return new Submission(line, workDir, Optional.of(env), output);
+            return new Submission(line, workDir, Optional.of(env), output, requestId);
         }
 
         /**
@@ -139,7 +144,15 @@ public final class GpuschedClient implements AutoCloseable {
          * @return this submission with that output file
          */
         public Submission withOutput(Path file) {
-            return new Submission(line, workDir, environment, Optional.of(file));
+            return new Submission(line, workDir, environment, Optional.of(file), requestId);
+        }
+
+        /**
+         * @param id this client's name for the submission (see {@link #requestId()})
+         * @return this submission with that request id
+         */
+        public Submission withRequestId(String id) {
+            return new Submission(line, workDir, environment, output, Optional.of(id));
         }
     }
 
@@ -156,6 +169,7 @@ public final class GpuschedClient implements AutoCloseable {
         req.put("cwd", s.workDir().toAbsolutePath().toString());
         s.environment().ifPresent(e -> req.put("env", e));
         s.output().ifPresent(o -> req.put("output", o.toString()));
+        s.requestId().ifPresent(id -> req.put("request_id", id));
         return (int) whole(call(req), "no");
     }
 

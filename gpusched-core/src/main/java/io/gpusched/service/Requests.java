@@ -97,6 +97,9 @@ final class Requests {
         if (req.get("output") != null) {
             context = context.withOutput(Path.of(string(req, "output")));
         }
+        if (req.get("request_id") != null) {
+            context = context.withRequestId(string(req, "request_id"));
+        }
         JobHandle h = scheduler.submit(spec, context);
         try {
             return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));

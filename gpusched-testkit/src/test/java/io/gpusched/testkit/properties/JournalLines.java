@@ -71,7 +71,8 @@ final class JournalLines {
                 Gen.ints(0, 1000).next(r, size), texts().next(r, size), texts().next(r, size), texts().next(r, size),
                 Gen.longs(0, Long.MAX_VALUE).next(r, size), env(r, size),
                 r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of(texts().next(r, size)),
-                r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of("/" + texts().next(r, size)));
+                r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of("/" + texts().next(r, size)),
+                r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of(texts().next(r, size)));
         Gen<OptionalLong> nextVram = Gen.<OptionalLong>weighted()
                 .add(1, Gen.constant(OptionalLong.empty()))
                 .add(3, Gen.longs(1, Units.MAX_MIB).map(OptionalLong::of))
@@ -117,6 +118,7 @@ final class JournalLines {
             f.add(new Field("submitted_at_ms", Long.toString(s.submittedAtMillis())));
             s.line().ifPresent(line -> f.add(new Field("line", string(line, ascii))));
             s.output().ifPresent(out -> f.add(new Field("output", string(out, ascii))));
+            s.requestId().ifPresent(id -> f.add(new Field("request_id", string(id, ascii))));
             s.env().ifPresent(env -> {
                 List<String> entries = new ArrayList<>();
                 env.forEach((name, value) -> entries.add(string(name, ascii) + ": " + string(value, ascii)));
