@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.cli.ServeDaemon.Result;
+import io.gpusched.service.GpuschedClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -130,6 +132,37 @@ class ServeClientVerbsTest {
         Files.createFile(go);
         daemon.awaitQueue("✓ job 2 ok");
         assertEquals("first\nlast\n", daemon.verb("logs", "2").out());
+        daemon.stop();
+    }
+
+    @Test
+    void aHundredClientsSubmittingAtOnceAllGetAnAnswer_eachADistinctJobNumber() throws Exception {
+        serve();
+        assertEquals(0, daemon.verb("pause", "0").code()); // they only have to be queued
+        int clients = 100;
+        java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(clients);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
+        List<java.util.concurrent.Future<Integer>> answers = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < clients; i++) {
+                String line = "[vram=1G] echo client " + i;
+                answers.add(pool.submit(() -> {
+                    together.await(30, TimeUnit.SECONDS);
+                    try (GpuschedClient c = GpuschedClient.connect(daemon.socket())) {
+                        return c.submit(new GpuschedClient.Submission(line, dir));
+                    }
+                }));
+            }
+            java.util.Set<Integer> numbers = new java.util.TreeSet<>();
+            for (var a : answers) {
+                numbers.add(a.get(60, TimeUnit.SECONDS));
+            }
+            assertEquals(java.util.stream.IntStream.rangeClosed(1, clients).boxed().toList(), List.copyOf(numbers),
+                    "every client got its own number");
+        } finally {
+            pool.shutdownNow();
+        }
+        daemon.awaitQueue("0 running, 100 pending");
         daemon.stop();
     }
 
