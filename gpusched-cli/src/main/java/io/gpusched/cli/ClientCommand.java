@@ -12,8 +12,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code cancel},
- * {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
+ * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code info},
+ * {@code cancel}, {@code logs}, {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
  * the system daemon's or this user's, in that order.
  */
 final class ClientCommand {
