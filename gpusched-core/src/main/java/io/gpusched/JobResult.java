@@ -29,6 +29,8 @@ import java.util.TreeMap;
  *     {@code setup} or {@code conda} environment that ended before its command ran, e.g.
  *     {@code setup exited 1; the command did not run} or {@code conda=torch but no 'conda' on PATH};
  *     empty otherwise, and for outcomes of an earlier run (the journal does not keep it)
+ * @param owner the user it ran for (its submitter, or the scheduler's user for a jobs-file line), when
+ *     known
  */
 public record JobResult(
         String key,
@@ -43,7 +45,8 @@ public record JobResult(
         OptionalDouble avgUtilPercent,
         Duration duration,
         Measurement measurement,
-        Optional<String> cause) {
+        Optional<String> cause,
+        Optional<String> owner) {
 
     /**
      * Copies the collections (peaks sorted by GPU index).
@@ -61,6 +64,7 @@ public record JobResult(
      * @param duration see {@link #duration()}
      * @param measurement see {@link #measurement()}
      * @param cause see {@link #cause()}
+     * @param owner see {@link #owner()}
      */
     public JobResult {
         Objects.requireNonNull(key, "key");
@@ -72,12 +76,13 @@ public record JobResult(
         Objects.requireNonNull(duration, "duration");
         Objects.requireNonNull(measurement, "measurement");
         Objects.requireNonNull(cause, "cause");
+        Objects.requireNonNull(owner, "owner");
         gpus = List.copyOf(gpus);
         peakMib = java.util.Collections.unmodifiableMap(new TreeMap<>(peakMib));
     }
 
     /**
-     * A result without a {@link #cause()}.
+     * A result without a {@link #cause()} and whose owner is not given.
      *
      * @param key see {@link #key()}
      * @param no see {@link #no()}
@@ -96,11 +101,11 @@ public record JobResult(
                      OptionalLong declaredMib, Map<Integer, Long> peakMib, Verdict verdict,
                      OptionalDouble avgUtilPercent, Duration duration, Measurement measurement) {
         this(key, no, command, gpus, status, exitCode, declaredMib, peakMib, verdict, avgUtilPercent, duration, measurement,
-                Optional.empty());
+                Optional.empty(), Optional.empty());
     }
 
     /**
-     * A result without a cause whose measurement follows from the rest: {@link Measurement#MEASURED} with peaks,
+     * A result without a cause or owner whose measurement follows from the rest: {@link Measurement#MEASURED} with peaks,
      * {@link Measurement#NOT_RUN} without GPUs, else {@link Measurement#NONE_SEEN}.
      *
      * @param key see {@link #key()}

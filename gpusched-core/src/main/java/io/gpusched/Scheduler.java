@@ -137,8 +137,9 @@ public final class Scheduler implements AutoCloseable {
      * @param context its owner, where it starts and the environment it gets
      * @return a handle with the job's number and result
      * @throws IllegalArgumentException if the spec is marked {@code cancel}, the context's working
-     *     directory is not a directory now, or (while the run runs) its {@code after} names no job of the
-     *     queue (before the run, the handle's futures fail with that instead)
+     *     directory is not a directory now, its output file is a directory or in no directory that exists
+     *     now, or (while the run runs) its {@code after} names no job of the queue (before the run, the
+     *     handle's futures fail with that instead)
      */
     public JobHandle submit(JobSpec spec, SubmitContext context) {
         return submit(spec, context, java.util.Optional.empty());
@@ -154,6 +155,15 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalArgumentException("cannot submit '" + spec.command() + "': working directory "
                     + context.workDir() + " is not a directory");
         }
+        // Checked now, while the submitter can fix it: at launch the job would only fail, or stay pending.
+        context.output().ifPresent(out -> {
+            String wrong = java.nio.file.Files.isDirectory(out) ? out + " is a directory; name a file in it"
+                    : !java.nio.file.Files.isDirectory(out.getParent())
+                    ? out + " is in " + out.getParent() + ", which is not a directory" : "";
+            if (!wrong.isEmpty()) {
+                throw new IllegalArgumentException("cannot submit '" + spec.command() + "': output " + wrong);
+            }
+        });
         CompletableFuture<JobResult> result = new CompletableFuture<>();
         CompletableFuture<Integer> accepted = engine.submit(spec, context, result, lease);
         boolean running;
@@ -241,6 +251,21 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * Cancels every job of one owner that has not ended, from any thread while {@link #run()} runs, each
+     * as {@link #cancel(int)} would: running ones are stopped, pending ones (and those waiting to run
+     * again) never run. Jobs-file lines belong to the scheduler's own user. All in one step of the
+     * scheduler's loop, so no job of theirs starts halfway through.
+     *
+     * @param owner the user, as {@link SubmitContext#owner()} names them
+     * @return each job's display number and what happened, in number order; empty when they had none
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner) {
+        Objects.requireNonNull(owner, "owner");
+        return await(() -> engine.cancelAll(owner));
+    }
+
+    /**
      * Where a job is now, from any thread while {@link #run()} runs, as the scheduler's loop knows it
      * (unlike a {@link #snapshot()}, which may be a round old).
      *
@@ -263,6 +288,21 @@ public final class Scheduler implements AutoCloseable {
      */
     public java.util.Optional<String> owner(int no) {
         return await(() -> engine.owner(no));
+    }
+
+    /**
+     * The file a job's output goes to when it is not in the log directory, from any thread while
+     * {@link #run()} runs: the path it was submitted with ({@link SubmitContext#output()}), or
+     * {@code <workDir>/gpusched-<no>.log} for a job a scheduler running as root runs as its owner. The
+     * file may not exist yet (the job has not started).
+     *
+     * @param no the job's display number
+     * @return that file; empty when the job's output is in the log directory
+     *     ({@code job<NNN>_gpu<i>.log}, one per attempt's GPUs) or no job has that number
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public java.util.Optional<Path> outputFile(int no) {
+        return await(() -> engine.outputFile(no));
     }
 
     /**

@@ -7,8 +7,8 @@ import java.util.Optional;
 
 /**
  * Who submitted a job and where and how it runs: the owner recorded with it, the directory its command
- * starts in, and the environment it gets. All three are journaled with the submission, so a job rebuilt
- * after a crash runs exactly as submitted.
+ * starts in, the environment it gets, and where its output goes. All are journaled with the submission,
+ * so a job rebuilt after a crash runs exactly as submitted.
  *
  * @param owner the submitting user's name, as recorded in the journal and shown to readers; a scheduler
  *     running as root runs the job as this user ({@code setpriv}: the user's uid, primary group and
@@ -18,20 +18,43 @@ import java.util.Optional;
  * @param environment the whole environment the command gets (the scheduler still sets
  *     {@code CUDA_VISIBLE_DEVICES}, {@code GPUSCHED_*} and its own extra variables over it); empty means
  *     the scheduler's own environment, as for a jobs-file line
+ * @param output the file the job's stdout and stderr are appended to (created if missing; every attempt
+ *     appends to it), as Slurm's {@code --output}; an absolute path. Empty means the default:
+ *     {@code workDir/gpusched-<number>.log} for a job a root scheduler runs as its owner, else
+ *     {@code <log-dir>/job<NNN>_gpu<i>.log}, one per attempt's GPUs. A root scheduler's job opens it as
+ *     its owner, so it can only write where the owner may
+ * @param requestId the submitter's name for this submission, so it can retry one whose answer it never
+ *     got: a submission with the request id of one the journal holds from the same owner queues nothing
+ *     and gets that job's number (and waits for its result). The journal keeps every submission that
+ *     has not ended and the last 1000 that have, so a repeat is recognised at least that long
  */
-public record SubmitContext(String owner, Path workDir, Optional<Map<String, String>> environment) {
+public record SubmitContext(String owner, Path workDir, Optional<Map<String, String>> environment,
+                            Optional<Path> output, Optional<String> requestId) {
+    /** The longest request id, in characters. */
+    public static final int MAX_REQUEST_ID = 200;
+
     /**
      * Checks the fields and copies the environment.
      *
      * @param owner see {@link #owner()}; not blank
      * @param workDir see {@link #workDir()}; absolute
      * @param environment see {@link #environment()}; no name empty or holding {@code =}, no NUL anywhere
+     * @param output see {@link #output()}; absolute when present
+     * @param requestId see {@link #requestId()}; not blank, at most {@link #MAX_REQUEST_ID} characters
      * @throws IllegalArgumentException if one is not as described
      */
     public SubmitContext {
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(workDir, "workDir");
         Objects.requireNonNull(environment, "environment");
+        Objects.requireNonNull(output, "output");
+        Objects.requireNonNull(requestId, "requestId");
+        if (requestId.isPresent() && (requestId.get().isBlank() || requestId.get().length() > MAX_REQUEST_ID)) {
+            throw new IllegalArgumentException("a request id must be 1 to " + MAX_REQUEST_ID + " characters, not blank");
+        }
+        if (output.isPresent() && !output.get().isAbsolute()) {
+            throw new IllegalArgumentException("output must be an absolute path, got " + output.get());
+        }
         if (owner.isBlank()) {
             throw new IllegalArgumentException("owner must not be blank");
         }
@@ -44,6 +67,18 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
                 throw new IllegalArgumentException("not a valid environment entry: '" + name + "'");
             }
         }));
+    }
+
+    /**
+     * A context with the default output and no request id.
+     *
+     * @param owner see {@link #owner()}
+     * @param workDir see {@link #workDir()}
+     * @param environment see {@link #environment()}
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public SubmitContext(String owner, Path workDir, Optional<Map<String, String>> environment) {
+        this(owner, workDir, environment, Optional.empty(), Optional.empty());
     }
 
     /**
@@ -62,7 +97,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @return this context with another working directory (made absolute)
      */
     public SubmitContext withWorkDir(Path dir) {
-        return new SubmitContext(owner, dir.toAbsolutePath().normalize(), environment);
+        return new SubmitContext(owner, dir.toAbsolutePath().normalize(), environment, output, requestId);
     }
 
     /**
@@ -70,6 +105,24 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @return this context with that environment captured
      */
     public SubmitContext withEnvironment(Map<String, String> env) {
-        return new SubmitContext(owner, workDir, Optional.of(env));
+        return new SubmitContext(owner, workDir, Optional.of(env), output, requestId);
+    }
+
+    /**
+     * @param file where the job's output goes; a relative path is taken relative to {@link #workDir()},
+     *     as a shell in that directory would (so set the working directory first)
+     * @return this context with that output file
+     */
+    public SubmitContext withOutput(Path file) {
+        return new SubmitContext(owner, workDir, environment, Optional.of(workDir.resolve(file).normalize()), requestId);
+    }
+
+    /**
+     * @param id the submitter's name for this submission (see {@link #requestId()})
+     * @return this context with that request id
+     * @throws IllegalArgumentException if it is blank or too long
+     */
+    public SubmitContext withRequestId(String id) {
+        return new SubmitContext(owner, workDir, environment, output, Optional.of(id));
     }
 }

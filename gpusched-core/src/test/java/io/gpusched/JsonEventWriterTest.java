@@ -47,7 +47,7 @@ class JsonEventWriterTest {
         assertEquals("{\"event\":\"run_finished\",\"at\":\"2026-01-02T03:04:05Z\",\"summary\":{\"results\":[{\"key\":\"k#0\","
                         + "\"no\":1,\"command\":\"x\",\"gpus\":[0],\"status\":\"failed_oom\",\"exit_code\":1,\"declared_mib\":100,"
                         + "\"peak_mib\":{\"0\":90},\"verdict\":\"not_judged\",\"avg_util_percent\":null,\"duration_s\":2.0,"
-                        + "\"measurement\":\"measured\",\"cause\":null,\"declaration\":null}],\"earlier\":[],"
+                        + "\"measurement\":\"measured\",\"cause\":null,\"owner\":null,\"declaration\":null}],\"earlier\":[],"
                         + "\"interrupted\":false,\"exit_code\":1}}",
                 JsonEventWriter.toJson(new SchedulerEvent.RunFinished(T, new RunSummary(List.of(r), false))));
     }
@@ -59,10 +59,10 @@ class JsonEventWriterTest {
                     Map.of(0, 90L), v, OptionalDouble.empty(), Duration.ofSeconds(2));
             String json = JsonEventWriter.valueToJson(r);
             String expected = switch (v) {
-                case OVER -> "\"verdict\":\"over\",\"avg_util_percent\":null,\"duration_s\":2.0,\"measurement\":\"measured\",\"cause\":null,"
-                        + "\"declaration\":\"under_declared\"}";
-                case UNDER -> "\"verdict\":\"under\",\"avg_util_percent\":null,\"duration_s\":2.0,\"measurement\":\"measured\",\"cause\":null,"
-                        + "\"declaration\":\"over_declared\"}";
+                case OVER -> "\"verdict\":\"over\",\"avg_util_percent\":null,\"duration_s\":2.0,\"measurement\":\"measured\","
+                        + "\"cause\":null,\"owner\":null,\"declaration\":\"under_declared\"}";
+                case UNDER -> "\"verdict\":\"under\",\"avg_util_percent\":null,\"duration_s\":2.0,\"measurement\":\"measured\","
+                        + "\"cause\":null,\"owner\":null,\"declaration\":\"over_declared\"}";
                 case WITHIN -> "\"declaration\":\"within\"}";
                 case UNATTRIBUTED, NOT_JUDGED -> "\"declaration\":null}";
             };

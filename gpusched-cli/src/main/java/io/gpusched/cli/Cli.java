@@ -31,6 +31,7 @@ public final class Cli {
     private final PrintStream out;
     private final PrintStream err;
     private final Consumer<Scheduler> onStart;
+    private final Consumer<Runnable> onInterrupt;
 
     /**
      * @param out where log lines go
@@ -38,9 +39,22 @@ public final class Cli {
      * @param onStart called with the scheduler before it runs (Main registers its Ctrl-C hook here)
      */
     public Cli(PrintStream out, PrintStream err, Consumer<Scheduler> onStart) {
+        this(out, err, onStart, r -> { });
+    }
+
+    /**
+     * @param out where log lines go
+     * @param err where one-line errors go
+     * @param onStart called with the scheduler before it runs (Main registers its Ctrl-C hook here)
+     * @param onInterrupt called with what Ctrl-C (or SIGTERM) should do instead of ending the run, and with
+     *     {@code null} when that no longer applies: a client following a job's log says it detached, and
+     *     the job goes on ({@link Main} prints it and exits 0)
+     */
+    public Cli(PrintStream out, PrintStream err, Consumer<Scheduler> onStart, Consumer<Runnable> onInterrupt) {
         this.out = out;
         this.err = err;
         this.onStart = onStart;
+        this.onInterrupt = onInterrupt;
     }
 
     /**
@@ -63,7 +77,7 @@ public final class Cli {
             return new SrunCommand(out, err).run(argv);
         }
         if (argv.length > 0 && ClientCommand.VERBS.contains(argv[0])) {
-            return new ClientCommand(out, err).run(argv);
+            return new ClientCommand(out, err, onInterrupt).run(argv);
         }
         boolean serve = argv.length > 0 && argv[0].equals("serve");
         CliArgs args;

@@ -13,8 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code cancel},
- * {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
+ * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code info},
+ * {@code cancel}, {@code logs}, {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
  * the system daemon's or this user's, in that order.
  */
 final class ClientCommand {
@@ -25,14 +25,23 @@ final class ClientCommand {
     static final String HELP = String.join("\n",
             "usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user",
             "       gpusched submit [--vram 18G] [--gpus N] [--priority N] [--gpu-ids 0,1] [--timeout 2h]",
-            "                       [--retries N] [--name X] [--after X] [--conda ENV] [--setup TEXT] [--json] -- CMD...",
-            "       gpusched queue [--json]          the queue: running, pending (and why), recently done",
+            "                       [--retries N] [--name X] [--after X] [--conda ENV] [--setup TEXT]",
+            "                       [--output PATH] [--follow] [--json] -- CMD...",
+            "       gpusched queue [--user U|me] [--all] [--json]",
+            "                                        the queue: running, pending (and why), the last 10 done;",
+            "                                        --user: only U's jobs; --all: every finished job held",
             "       gpusched info [--json]           the GPUs: memory, utilisation, paused or not",
-            "       gpusched cancel N...",
+            "       gpusched cancel N...  |  gpusched cancel --user U|me   (every pending and running job of U)",
             "       gpusched logs N [-f]             a job's output; -f follows it until the job ends (Ctrl-C detaches)",
             "       gpusched pause GPU...  |  gpusched resume GPU...",
             "       gpusched srun [submit's options] [-n N] -- CMD...   waits for GPUs, then runs CMD in this terminal",
             "                                        (see gpusched srun --help)",
+            "",
+            "submit --output PATH (-o): the job's stdout and stderr go to PATH, relative to this directory",
+            "(default: the daemon's log directory, or ./gpusched-N.log under a root daemon). submit --follow",
+            "(-f): after the number, follow the job's output as logs -f does; Ctrl-C detaches and the job",
+            "goes on. Another user's jobs are theirs to cancel and read: --user naming them, or logs N of one",
+            "of their jobs, is for root and --admin-group members only.",
             "",
             "Every verb takes --socket PATH (or GPUSCHED_SOCKET), or --log-dir DIR for a jobs-file run, which",
             "answers on DIR/gpusched.sock; otherwise /run/gpusched/gpusched.sock when",
@@ -45,10 +54,13 @@ final class ClientCommand {
 
     private final PrintStream out;
     private final PrintStream err;
+    private final java.util.function.Consumer<Runnable> onInterrupt;
 
-    ClientCommand(PrintStream out, PrintStream err) {
+    /** @param onInterrupt told what Ctrl-C does while a log is followed (detach), and {@code null} after */
+    ClientCommand(PrintStream out, PrintStream err, java.util.function.Consumer<Runnable> onInterrupt) {
         this.out = out;
         this.err = err;
+        this.onInterrupt = onInterrupt;
     }
 
     /**
@@ -70,6 +82,9 @@ final class ClientCommand {
         Optional<Path> socket = Optional.empty();
         boolean json = false;
         boolean follow = false;
+        Optional<Path> output = Optional.empty();
+        Optional<String> user = Optional.empty();
+        boolean all = false;
         List<String> attrs = new ArrayList<>();
         List<String> words = new ArrayList<>();
         try {
@@ -86,10 +101,28 @@ final class ClientCommand {
                     }
                     case "--json" -> json = true;
                     case "-f", "--follow" -> {
-                        if (!verb.equals("logs")) {
-                            throw new UsageException(a + " is an option of gpusched logs");
+                        if (!verb.equals("logs") && !verb.equals("submit")) {
+                            throw new UsageException(a + " is an option of gpusched logs and gpusched submit");
                         }
                         follow = true;
+                    }
+                    case "-o", "--output" -> {
+                        if (!verb.equals("submit")) {
+                            throw new UsageException(a + " is an option of gpusched submit");
+                        }
+                        output = Optional.of(Path.of(value(rest, ++i, a)));
+                    }
+                    case "--user" -> {
+                        if (!verb.equals("queue") && !verb.equals("cancel")) {
+                            throw new UsageException(a + " is an option of gpusched queue and gpusched cancel");
+                        }
+                        user = Optional.of(value(rest, ++i, a));
+                    }
+                    case "--all" -> {
+                        if (!verb.equals("queue")) {
+                            throw new UsageException(a + " is an option of gpusched queue");
+                        }
+                        all = true;
                     }
                     case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
                     case "--log-dir" -> socket = Optional.of(Path.of(value(rest, ++i, a)).resolve(RUN_SOCKET));
@@ -115,7 +148,10 @@ final class ClientCommand {
             if (verb.equals("logs") && words.size() != 1) {
                 throw new UsageException("logs takes one job number, e.g. gpusched logs 3");
             }
-            if (Set.of("cancel", "pause", "resume").contains(verb) && words.isEmpty()) {
+            if (verb.equals("cancel") && user.isPresent() && !words.isEmpty()) {
+                throw new UsageException("cancel takes job numbers or --user, not both");
+            }
+            if (Set.of("cancel", "pause", "resume").contains(verb) && words.isEmpty() && user.isEmpty()) {
                 throw new UsageException(verb + " needs " + (verb.equals("cancel") ? "job numbers" : "GPU indices")
                         + ", e.g. gpusched " + verb + " 3");
             }
@@ -127,14 +163,19 @@ final class ClientCommand {
             switch (verb) {
                 case "submit" -> {
                     String line = (attrs.isEmpty() ? "[] " : "[" + String.join(" ", attrs) + "] ") + String.join(" ", words);
-                    int no = c.submit(line, Path.of("").toAbsolutePath(), Optional.of(System.getenv()));
+                    int no = c.submit(new GpuschedClient.Submission(line, Path.of("").toAbsolutePath(),
+                            Optional.of(System.getenv()), output, Optional.empty()));
                     out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
+                    if (follow) {
+                        return logs(c, no, true);
+                    }
                 }
                 case "queue" -> {
+                    QueueView.Shown shown = new QueueView(user.map(u -> u.equals("me") ? c.user() : u), all).apply(c.queue());
                     if (json) {
-                        out.println(c.queueJson());
+                        out.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("snapshot", shown.snapshot())));
                     } else {
-                        printQueue(c.queue());
+                        printQueue(shown);
                     }
                 }
                 case "info" -> printInfo(c.queue(), json);
@@ -142,14 +183,17 @@ final class ClientCommand {
                     return logs(c, number(words.get(0), "a job number"), follow);
                 }
                 case "cancel" -> {
+                    if (user.isPresent()) {
+                        String u = user.get().equals("me") ? c.user() : user.get();
+                        java.util.SortedMap<Integer, CancelOutcome> theirs = c.cancelAll(u);
+                        theirs.forEach((no, o) -> out.println(cancelled(no, o)));
+                        if (theirs.isEmpty()) {
+                            out.println("no pending or running job of " + u + " to cancel");
+                        }
+                    }
                     for (String w : words) {
-                        CancelOutcome o = c.cancel(number(w, "a job number"));
-                        out.println("job " + w + ": " + switch (o) {
-                            case CANCELLED -> "cancelled before it started";
-                            case STOPPING -> "stopping (SIGTERM to its session)";
-                            case ALREADY_ENDED -> "had already ended";
-                            case NOT_FOUND -> "no such job";
-                        });
+                        int no = number(w, "a job number");
+                        out.println(cancelled(no, c.cancel(no)));
                     }
                 }
                 default -> {
@@ -190,6 +234,19 @@ final class ClientCommand {
             logs.files().forEach(f -> copy(f, 0));
             return 0;
         }
+        // Ctrl-C stops following, not the job: Main's shutdown hook says so and exits 0.
+        onInterrupt.accept(() -> err.println("detached: job " + no + " keeps running (gpusched logs " + no
+                + " -f follows it again)"));
+        try {
+            return follow(c, no, logs);
+        } finally {
+            onInterrupt.accept(null);
+        }
+    }
+
+    /** Copies every attempt's log in turn, then what the newest gains, until the job has ended. */
+    private int follow(GpuschedClient c, int no, GpuschedClient.Logs first) {
+        GpuschedClient.Logs logs = first;
         int index = 0;
         long offset = 0;
         while (true) {
@@ -215,6 +272,16 @@ final class ClientCommand {
             }
             logs = c.logs(no);
         }
+    }
+
+    /** One line per cancelled job, as {@code gpusched cancel} prints it. */
+    private static String cancelled(int no, CancelOutcome o) {
+        return "job " + no + ": " + switch (o) {
+            case CANCELLED -> "cancelled before it started";
+            case STOPPING -> "stopping (SIGTERM to its session)";
+            case ALREADY_ENDED -> "had already ended";
+            case NOT_FOUND -> "no such job";
+        };
     }
 
     /** Copies a file from a byte offset to stdout; @return the offset after what was copied. */
@@ -274,12 +341,14 @@ final class ClientCommand {
     }
 
     @SuppressWarnings("unchecked")
-    private void printQueue(Map<String, Object> snapshot) {
+    private void printQueue(QueueView.Shown shown) {
+        Map<String, Object> snapshot = shown.snapshot();
         Map<String, Object> board = (Map<String, Object>) snapshot.get("board");
         List<Map<String, Object>> running = (List<Map<String, Object>>) board.get("running");
         List<Map<String, Object>> pending = (List<Map<String, Object>>) board.get("pending");
-        List<Map<String, Object>> done = (List<Map<String, Object>>) board.get("done");
-        out.println(running.size() + " running, " + pending.size() + " pending, " + done.size() + " done"
+        List<Map<String, Object>> done = new ArrayList<>((List<Map<String, Object>>) board.get("earlier"));
+        done.addAll((List<Map<String, Object>>) board.get("done"));
+        out.println(running.size() + " running, " + pending.size() + " pending, " + shown.finished() + " done"
                 + (((List<?>) snapshot.get("paused_gpus")).isEmpty() ? "" : "; paused gpus " + snapshot.get("paused_gpus")));
         for (Map<String, Object> r : running) {
             out.println("▶ job " + r.get("no") + " gpu" + r.get("gpus") + " " + Math.round(((Number) r.get("elapsed_s"))
@@ -290,9 +359,13 @@ final class ClientCommand {
             out.println("… job " + p.get("no") + " " + (mib == null ? "undeclared" : mib + " MiB")
                     + ", waits: " + p.get("reason") + " — " + p.get("command") + owner(p));
         }
-        for (Map<String, Object> d : done.subList(Math.max(0, done.size() - 10), done.size())) {
+        if (shown.leftOut() > 0) {
+            out.println("  (" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")
+                    + " not shown: gpusched queue --all)");
+        }
+        for (Map<String, Object> d : done) {
             out.println(("ok".equals(d.get("status")) ? "✓" : "✗") + " job " + d.get("no") + " " + d.get("status")
-                    + " — " + d.get("command"));
+                    + " — " + d.get("command") + owner(d));
         }
     }
 }

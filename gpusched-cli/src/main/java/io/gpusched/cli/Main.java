@@ -17,6 +17,7 @@ public final class Main {
      */
     public static void main(String[] args) {
         AtomicReference<Scheduler> running = new AtomicReference<>();
+        AtomicReference<Runnable> detach = new AtomicReference<>();
         AtomicBoolean exiting = new AtomicBoolean();
         CountDownLatch cliReturned = new CountDownLatch(1);
         // Ctrl-C / SIGTERM: terminate running jobs (SIGTERM, grace, SIGKILL) and journal them before the JVM exits.
@@ -25,6 +26,14 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (exiting.get()) {
                 return;
+            }
+            // A client following a job's log: Ctrl-C leaves the job running and is not a failure.
+            Runnable d = detach.get();
+            if (d != null) {
+                d.run();
+                System.out.flush();
+                System.err.flush();
+                Runtime.getRuntime().halt(0);
             }
             Scheduler s = running.get();
             if (s != null) {
@@ -40,7 +49,8 @@ public final class Main {
                 Runtime.getRuntime().halt(RunSummary.INTERRUPTED_EXIT);
             }
         }, "gpusched-shutdown"));
-        int code = new Cli(System.out, System.err, running::set).run(args);
+        int code = new Cli(System.out, System.err, running::set, detach::set).run(args);
+        detach.set(null);
         cliReturned.countDown();
         exiting.set(true);
         running.set(null);

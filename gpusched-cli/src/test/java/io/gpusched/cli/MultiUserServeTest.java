@@ -76,15 +76,54 @@ class MultiUserServeTest {
                 socket.toString(), request);
     }
 
-    /** Root's daemon on {@code socket}, once it listens. */
-    private Process daemon(Path socket) throws Exception {
+    /** The CLI's classes and jars, copied where the test's users can read them (the build's are root's). */
+    private static String userClasspath(Path dir) throws Exception {
+        List<String> entries = new ArrayList<>();
+        int n = 0;
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path from = Path.of(e);
+            String name = from.getFileName().toString();
+            boolean classes = Files.isDirectory(from) && e.endsWith("target" + java.io.File.separator + "classes");
+            if (!classes && !(name.endsWith(".jar") && (name.startsWith("gpusched-") || name.startsWith("jackson-core")))) {
+                continue;
+            }
+            Path to = dir.resolve("cp" + n++ + (classes ? "" : ".jar"));
+            try (var files = Files.walk(from)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    Files.copy(f, to.resolve(from.relativize(f).toString()));
+                }
+            }
+            entries.add(to.toString());
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    private record Result(int code, String out, String err) {
+    }
+
+    /** {@code gpusched ARGS} run as {@code user} in {@code cwd}: a real client process of theirs. */
+    private static Result asUser(String user, String classpath, Path cwd, String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user,
+                "--init-groups", ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+                "-cp", classpath, Main.class.getName()));
+        argv.addAll(List.of(args));
+        return toResult(ServeDaemon.result(new ProcessBuilder(argv).directory(cwd.toFile()).start()));
+    }
+
+    private static Result toResult(ServeDaemon.Result r) {
+        return new Result(r.code(), r.out(), r.err());
+    }
+
+    private Process serve(Path socket) throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process daemon = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
                 "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "--socket", socket.toString(),
                 "--log-dir", dir.resolve("logs").toString())
                 .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.log").toFile()).start();
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !Files.exists(socket); Thread.sleep(50)) {
+        // Until it answers, not until the file exists: the socket is made 0666 just after it is bound.
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+             ServeDaemon.cli("queue", "--socket", socket.toString()).code() != 0; Thread.sleep(50)) {
             assertTrue(System.nanoTime() < end && daemon.isAlive(), Files.readString(dir.resolve("daemon.log")));
         }
         return daemon;
@@ -103,10 +142,84 @@ class MultiUserServeTest {
         }
     }
 
+    /** A directory of the user's own, as a home would be. */
+    private static Path ownDir(String user, Path path) throws Exception {
+        Files.createDirectories(path);
+        assertEquals(0, run("chown", user + ":" + user, path.toString()));
+        return path;
+    }
+
+    @Test
+    void aUsersJobLogIsHers_whereverItGoes_andNobodyElsesButAnAdmins() throws Exception {
+        Path socket = dir.resolve("run/gpusched.sock");
+        Process daemon = serve(socket);
+        try {
+            String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+            String s = socket.toString();
+            Path home = ownDir(ALICE, dir.resolve(ALICE));
+            Path outs = ownDir(ALICE, home.resolve("outs"));
+            assertEquals(new Result(0, "submitted job 1\n", ""), asUser(ALICE, cp, home, "submit", "--socket", s,
+                    "--vram", "1G", "--output", "outs/mine.log", "--", "echo via-output; /usr/bin/id -un"));
+            assertEquals(new Result(0, "submitted job 2\n", ""), asUser(ALICE, cp, home, "submit", "--socket", s,
+                    "--vram", "1G", "--", "echo default-log; /usr/bin/id -un"));
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                 !ServeDaemon.cli("queue", "--socket", s).out().contains("✓ job 2 ok"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
+            }
+            assertEquals(ALICE, Files.getOwner(outs.resolve("mine.log")).getName(), "she opened her --output file");
+            assertEquals(ALICE, Files.getOwner(home.resolve("gpusched-2.log")).getName());
+            assertTrue(!Files.exists(home.resolve("gpusched-1.log")), "job 1's output went where she said");
+
+            assertEquals(new Result(0, "via-output\n" + ALICE + "\n", ""), asUser(ALICE, cp, home, "logs", "--socket", s, "1"));
+            assertEquals(new Result(0, "default-log\n" + ALICE + "\n", ""),
+                    asUser(ALICE, cp, home, "logs", "--socket", s, "-f", "2"));
+            Result bob = asUser(BOB, cp, dir, "logs", "--socket", s, "2");
+            assertEquals(new Result(1, "", "gpusched: job 2 is gs-alice's; only gs-alice or an admin (root) may read its log\n"),
+                    bob, "the daemon does not tell bob where her output is");
+            assertEquals(toResult(ServeDaemon.cli("logs", "--socket", s, "1")),
+                    new Result(0, "via-output\n" + ALICE + "\n", ""), "root is an admin");
+        } finally {
+            stop(daemon);
+        }
+    }
+
+    @Test
+    void aUserCancelsAllHerJobsAtOnce_seesOnlyHersWithUserMe_andNobodyElseMayCancelThem() throws Exception {
+        Path socket = dir.resolve("run/gpusched.sock");
+        Process daemon = serve(socket);
+        try {
+            String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+            String s = socket.toString();
+            Path alice = ownDir(ALICE, dir.resolve(ALICE));
+            Path bob = ownDir(BOB, dir.resolve(BOB));
+            for (String[] job : new String[][] {{ALICE, alice.toString()}, {ALICE, alice.toString()}, {BOB, bob.toString()}}) {
+                String answer = as(job[0], socket, "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] sleep 30\",\"cwd\":\""
+                        + job[1] + "\"}");
+                assertTrue(answer.contains("\"ok\":true"), answer);
+            }
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                 !ServeDaemon.cli("queue", "--socket", s).out().startsWith("3 running"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
+            }
+            Result mine = asUser(ALICE, cp, alice, "queue", "--socket", s, "--user", "me");
+            assertTrue(mine.out().startsWith("2 running, 0 pending, 0 done\n") && mine.out().contains("▶ job 1 ")
+                    && mine.out().contains("▶ job 2 ") && !mine.out().contains("job 3"), mine.toString());
+
+            assertEquals(new Result(1, "", "gpusched: only gs-alice or an admin (root) may cancel gs-alice's jobs\n"),
+                    asUser(BOB, cp, bob, "cancel", "--socket", s, "--user", ALICE));
+            assertEquals(new Result(0, "job 1: stopping (SIGTERM to its session)\njob 2: stopping (SIGTERM to its session)\n",
+                    ""), asUser(ALICE, cp, alice, "cancel", "--socket", s, "--user", "me"), "hers, not bob's");
+            assertEquals(new Result(0, "job 3: stopping (SIGTERM to its session)\n", ""),
+                    toResult(ServeDaemon.cli("cancel", "--socket", s, "--user", BOB)), "root is an admin");
+        } finally {
+            stop(daemon);
+        }
+    }
+
     @Test
     void eachJobRunsAsItsSubmitter_andUsersActOnlyOnTheirOwnJobs() throws Exception {
         Path socket = dir.resolve("run/gpusched.sock");
-        Process daemon = daemon(socket);
+        Process daemon = serve(socket);
         try {
             assertEquals("rw-rw-rw-", PosixFilePermissions.toString(Files.getPosixFilePermissions(socket)));
             Path home = Files.createDirectories(dir.resolve("alice"));
@@ -150,7 +263,7 @@ class MultiUserServeTest {
     @Test
     void aSubmittersCondaEnvironmentAndSetupRunAsThem_withTheirPath_andAFailedSetupIsSaidInTheirLog() throws Exception {
         Path socket = dir.resolve("run/gpusched.sock");
-        Process daemon = daemon(socket);
+        Process daemon = serve(socket);
         try {
             Path home = Files.createDirectories(dir.resolve("alice"));
             Path bin = FakeConda.install(home.resolve("condabin"), home.resolve("conda-argv"));

@@ -38,11 +38,6 @@ final class Controls {
         this.reporter = reporter;
     }
 
-    /**
-     * Cancels the job with this display number: a running one is stopped (it ends as cancelled), a
-     * pending one is journaled cancelled. A file line cancelled this way stays cancelled, as if its line
-     * said {@code cancel}.
-     */
     /** @return where the job of this number is: running, pending, ended, or unknown to the journal */
     String state(int no) {
         if (running.all().stream().anyMatch(r -> r.no == no)) {
@@ -66,6 +61,24 @@ final class Controls {
         return Optional.empty();
     }
 
+    /**
+     * @return the file the job of this number writes its output to, when that is not the log
+     *     directory's ({@link JobOutput}); empty too when the journal knows no such number
+     */
+    Optional<java.nio.file.Path> outputFile(int no) {
+        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
+            if (e.getValue().no().orElse(0) == no) {
+                return durability.state().submission(e.getKey()).flatMap(JobOutput::file);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Cancels the job with this display number: a running one is stopped (it ends as cancelled), a
+     * pending one is journaled cancelled. A file line cancelled this way stays cancelled, as if its line
+     * said {@code cancel}.
+     */
     CancelOutcome cancel(int no) {
         Optional<RunningJob> rj = running.all().stream().filter(r -> r.no == no).findFirst();
         if (rj.isPresent()) {
@@ -120,6 +133,30 @@ final class Controls {
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * Cancels every job of this owner that has not ended, as {@link #cancel(int)} cancels one: running
+     * ones, pending ones (waiting to run again too), and orphans of a dead scheduler.
+     *
+     * @return each job's number and what happened, by number; empty when the owner has no such job
+     */
+    java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner) {
+        java.util.SortedSet<Integer> nos = new java.util.TreeSet<>();
+        for (RunningJob rj : running.all()) {
+            if (owner.equals(Submissions.owner(durability.state(), rj.key()))) {
+                nos.add(rj.no);
+            }
+        }
+        for (JobSpec j : source.jobs()) {
+            JobRecord r = durability.state().record(j.key());
+            if (!r.terminal() && !j.cancel() && owner.equals(Submissions.owner(durability.state(), j.key()))) {
+                r.no().ifPresent(nos::add);
+            }
+        }
+        java.util.SortedMap<Integer, CancelOutcome> outcomes = new java.util.TreeMap<>();
+        nos.forEach(no -> outcomes.put(no, cancel(no)));
+        return outcomes;
     }
 
     /**

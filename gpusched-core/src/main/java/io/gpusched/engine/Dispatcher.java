@@ -32,10 +32,6 @@ import java.util.function.IntSupplier;
  * job can run that a restarted scheduler would not know to look for.
  */
 final class Dispatcher {
-    /** The user this scheduler runs as. */
-    static final String SCHEDULER_USER = System.getProperty("user.name", "?");
-    /** Whether submissions run as their owners: only a scheduler running as root can, and does. */
-    static final boolean RUNS_AS_OWNERS = "root".equals(SCHEDULER_USER);
     private final QueuePolicy policy;
     private final FairShare fairShare;
     private final Stops stops;
@@ -190,23 +186,23 @@ final class Dispatcher {
         RunExecutor.Started started;
         Optional<JournalEvent.Submitted> submitted = durability.state().submission(p.spec().key());
         Optional<Path> workDir = submitted.map(s -> Path.of(s.cwd()));
-        // A root scheduler runs another user's submission as that user, writing its log where it was
-        // submitted from (as Slurm writes slurm-<N>.out); that log is the job's from here on.
-        Optional<RunExecutor.RunAs> runAs = submitted
-                .filter(s -> RUNS_AS_OWNERS && !s.owner().equals(SCHEDULER_USER))
-                .map(s -> new RunExecutor.RunAs(s.owner(), Path.of(s.cwd()).resolve("gpusched-" + p.no() + ".log")));
-        Path jobLog = runAs.map(RunExecutor.RunAs::log).orElse(log);
+        Path jobLog = submitted.flatMap(JobOutput::file).orElse(log);
+        // A root scheduler runs another user's submission as that user, who opens the job's output file;
+        // the log directory's file then gets only what the wrapper says (setpriv's errors).
+        Optional<RunExecutor.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
+                .map(s -> new RunExecutor.RunAs(s.owner(), jobLog));
+        Path wrapperLog = runAs.isPresent() ? log : jobLog;
         // A lease's command is its client's, run in the client's terminal: the grant goes to the client.
         boolean lease = submitted.filter(Submissions::isLease).isPresent();
         try {
             started = (lease ? leases : executor).start(new RunExecutor.Launch(EnvironmentScript.of(p.spec()), gpus,
-                    snap, log, Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
+                    snap, wrapperLog, Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
                     names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
                     runAs));
         } catch (IOException e) {
             durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
             String where = workDir.filter(d -> !java.nio.file.Files.isDirectory(d))
-                    .map(d -> " in " + d + ", which is no longer a directory").orElse(" (log " + log + ")");
+                    .map(d -> " in " + d + ", which is no longer a directory").orElse(" (log " + jobLog + ")");
             reporter.warnOnce("cannot start job " + p.no() + where + ": " + e.getMessage()
                     + " — it stays pending; running jobs are unaffected");
             return Optional.empty();

@@ -60,7 +60,7 @@ final class EndedJobs {
      * The first time in this run a job found ended had ended before the run: its earlier outcome, kept
      * for the summary and board. Empty for a job that ended in this run or was already reported.
      */
-    Optional<JobResult> firstSightOfEarlier(JobSpec j, JobRecord r, int no) {
+    Optional<JobResult> firstSightOfEarlier(JobSpec j, JobRecord r, int no, String owner) {
         endedSpecs.putIfAbsent(j.key(), j);
         if (!endedBefore.remove(j.key())) {
             return Optional.empty();
@@ -71,7 +71,8 @@ final class EndedJobs {
                 : r.gpus().isEmpty() || status == JobStatus.INFEASIBLE ? Measurement.NOT_RUN : Measurement.NONE_SEEN;
         // Judged in its own run; the declaration may have been edited since, so it is not judged again.
         JobResult result = new JobResult(j.key(), no, j.command(), r.gpus(), status, r.returncode().orElse(0), declared,
-                r.peakMib(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, measured);
+                r.peakMib(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, measured, Optional.empty(),
+                Optional.of(owner));
         earlier.put(j.key(), result);
         changes++;
         return Optional.of(result);

@@ -155,6 +155,15 @@ public final class Engine {
     }
 
     /**
+     * Cancels every job of an owner that has not ended, from any thread.
+     *
+     * @return each job's number and what happened, by number
+     */
+    public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.CancelOutcome>> cancelAll(String owner) {
+        return inbox.call(() -> controls.cancelAll(owner));
+    }
+
+    /**
      * Where a job is, from any thread, as the loop knows it now.
      *
      * @param no the job's display number
@@ -172,6 +181,16 @@ public final class Engine {
      */
     public CompletableFuture<Optional<String>> owner(int no) {
         return inbox.call(() -> controls.owner(no));
+    }
+
+    /**
+     * Where a job's output goes when not to the log directory, from any thread.
+     *
+     * @param no the job's display number
+     * @return its own output file; empty for log-directory logs or an unknown number
+     */
+    public CompletableFuture<Optional<Path>> outputFile(int no) {
+        return inbox.call(() -> controls.outputFile(no));
     }
 
     /**

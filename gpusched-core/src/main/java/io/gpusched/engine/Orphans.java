@@ -3,7 +3,6 @@ package io.gpusched.engine;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
-import io.gpusched.journal.JournalEvent;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,9 +93,6 @@ final class Orphans {
 
     /** Where the run writes: as the dispatcher chose when it started it. */
     private Path log(String key, int no, List<Integer> gpus) {
-        Optional<JournalEvent.Submitted> s = durability.state().submission(key);
-        return s.filter(x -> Dispatcher.RUNS_AS_OWNERS && !x.owner().equals(Dispatcher.SCHEDULER_USER))
-                .map(x -> Path.of(x.cwd()).resolve("gpusched-" + no + ".log"))
-                .orElse(names.log(no, gpus));
+        return durability.state().submission(key).flatMap(JobOutput::file).orElse(names.log(no, gpus));
     }
 }

@@ -102,9 +102,18 @@ final class Outcomes {
         return rows;
     }
 
-    /** Someone waits for this job's result. */
+    /** Someone waits for this job's result; a repeated submission's handle waits alongside the first's. */
     void awaited(String key, CompletableFuture<JobResult> result) {
-        futures.put(key, result);
+        CompletableFuture<JobResult> first = futures.putIfAbsent(key, result);
+        if (first != null) {
+            first.whenComplete((r, e) -> {
+                if (e != null) {
+                    result.completeExceptionally(e);
+                } else {
+                    result.complete(r);
+                }
+            });
+        }
     }
 
     /** A waited-for job had ended in an earlier run: that is its result. */
@@ -191,7 +200,8 @@ final class Outcomes {
                 ? new SchedulerEvent.DependencyFailed(reporter.now(), p.no(), p.spec().command(), reason)
                 : new SchedulerEvent.JobInfeasible(reporter.now(), p.no(), p.spec().command(), reason));
         complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
-                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
+                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
+                owner(p.spec().key())));
     }
 
     /** A job whose line says {@code cancel} before it ever started. */
@@ -199,7 +209,8 @@ final class Outcomes {
         durability.record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
         endedJobs.ended(j);
         complete(new JobResult(j.key(), no, j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
-                Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO));
+                Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
+                owner(j.key())));
     }
 
     /**
@@ -304,7 +315,13 @@ final class Outcomes {
                 : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
         before.ifPresent(f -> reporter.warnOnce("job " + end.no() + ": " + f.cause() + " — " + f.fix()));
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
-                peaks, verdict, end.avgUtil(), end.took(), measured, before.map(EnvironmentScript.Failure::cause)));
+                peaks, verdict, end.avgUtil(), end.took(), measured, before.map(EnvironmentScript.Failure::cause),
+                owner(key)));
+    }
+
+    /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */
+    private Optional<String> owner(String key) {
+        return Optional.of(Submissions.owner(durability.state(), key));
     }
 
     private static JobStatus status(Ending end, boolean oom) {

@@ -208,7 +208,7 @@ final class PendingQueue {
                 continue;
             }
             if (r.terminal()) {
-                ended.firstSightOfEarlier(j, r, no(j.key())).ifPresent(this::endedEarlier);
+                ended.firstSightOfEarlier(j, r, no(j.key()), ownerOf(j.key())).ifPresent(this::endedEarlier);
                 if (ended.edited(j)) {
                     reporter.emit(new SchedulerEvent.EndedJobEdited(reporter.now(), no(j.key()), j.command(),
                             EndedJobs.status(r)));

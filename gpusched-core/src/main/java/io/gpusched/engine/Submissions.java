@@ -5,6 +5,7 @@ import io.gpusched.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -70,6 +71,11 @@ final class Submissions {
      */
     void accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
                 CompletableFuture<Integer> accepted, Optional<CompletableFuture<io.gpusched.Grant>> lease) {
+        Optional<JournalEvent.Submitted> first = context.requestId().flatMap(id -> submitted(context.owner(), id));
+        if (first.isPresent()) {
+            repeat(first.get(), result, accepted);
+            return;
+        }
         List<String> unknown = queue.unknownDependencies(spec);
         if (!unknown.isEmpty()) {
             // The file's names are learned each round; this may come before the first.
@@ -89,7 +95,7 @@ final class Submissions {
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
-                Optional.of(spec.toLine()));
+                Optional.of(spec.toLine()), context.output().map(Path::toString), context.requestId());
         durability.record(List.of(event));
         source.submit(spec.withKey(key));
         queue.learnNames(List.of(spec.withKey(key)));
@@ -99,6 +105,32 @@ final class Submissions {
             leases.register(key, no, w, result);
         });
         durability.afterDurable(() -> accepted.complete(no));
+    }
+
+    /** The submission the journal holds with this owner's request id (a scan: a few thousand at most). */
+    private Optional<JournalEvent.Submitted> submitted(String owner, String requestId) {
+        for (JournalEvent.Submitted s : durability.state().submissions()) {
+            if (s.requestId().filter(requestId::equals).isPresent() && s.owner().equals(owner)) {
+                return Optional.of(s);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A submission its client sent again (it never got the answer, e.g. the daemon died first): nothing
+     * new is queued; the answer is the first's number, once that is durable, and the first's result.
+     */
+    private void repeat(JournalEvent.Submitted first, CompletableFuture<JobResult> result,
+                        CompletableFuture<Integer> accepted) {
+        if (!durability.state().record(first.key()).terminal()) {
+            outcomes.awaited(first.key(), result);
+        } else {
+            outcomes.results().stream().filter(r -> r.key().equals(first.key())).findFirst().ifPresentOrElse(result::complete,
+                    () -> result.completeExceptionally(new io.gpusched.GpuschedException("job " + first.no()
+                            + " ended before this run started; the journal holds its outcome")));
+        }
+        durability.afterDurable(() -> accepted.complete(first.no()));
     }
 
     /**

@@ -54,6 +54,12 @@ public final class JournalCodec {
                 if (s.line().isPresent()) {
                     g.writeStringField("line", s.line().get());
                 }
+                if (s.output().isPresent()) {
+                    g.writeStringField("output", s.output().get());
+                }
+                if (s.requestId().isPresent()) {
+                    g.writeStringField("request_id", s.requestId().get());
+                }
                 if (s.env().isPresent()) {
                     g.writeObjectFieldStart("env");
                     for (Map.Entry<String, String> v : s.env().get().entrySet()) {
@@ -148,7 +154,8 @@ public final class JournalCodec {
      *   <li>{@code submitted}: {@code no} as for {@code seen}, {@code command}, {@code source}, {@code owner},
      *       {@code cwd} strings, {@code vram} null or MiB, {@code gpus} in [1, 1024], {@code timeout_ns}
      *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0, {@code env}
-     *       absent or an object of strings, and {@code line} absent or a string;</li>
+     *       absent or an object of strings, {@code line} and {@code request_id} absent or strings, and
+     *       {@code output} absent or an absolute path;</li>
      *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
      *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
@@ -178,7 +185,8 @@ public final class JournalCodec {
                         f.nullableWhole("timeout_ns", 1, Long.MAX_VALUE), (int) f.whole("retries", 0, 1000),
                         f.string("source"), f.string("owner"), f.string("cwd"),
                         f.whole("submitted_at_ms", 0, Long.MAX_VALUE), f.optionalStringMap("env"),
-                        f.optionalString("line")));
+                        f.optionalString("line"), absolute(f.optionalString("output"), "output"),
+                        f.optionalString("request_id")));
             case "launching":
                 return Optional.of(new JournalEvent.Launching(k, f.whole("run", 1, Long.MAX_VALUE - 1),
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));
@@ -214,5 +222,13 @@ public final class JournalCodec {
             default:
                 return Optional.empty();
         }
+    }
+
+    /** A path field that must be absolute when present: a job's output is never relative to the daemon's directory. */
+    private static Optional<String> absolute(Optional<String> path, String name) {
+        if (path.isPresent() && !path.get().startsWith("/")) {
+            throw new IllegalArgumentException("\"" + name + "\" must be an absolute path");
+        }
+        return path;
     }
 }

@@ -61,10 +61,16 @@ public sealed interface JournalEvent {
      *     the scheduler's own
      * @param line the job as a jobs-file line ({@code JobSpec.toLine()}), which also carries what the
      *     other fields do not (priority, pinning, dependencies, ...); absent in lines of older versions
+     * @param output the absolute path its output goes to ({@code gpusched submit --output}); absent: the
+     *     default ({@code <cwd>/gpusched-<no>.log} for a job a root scheduler runs as its owner, else the
+     *     log directory's {@code job<NNN>_gpu<i>.log}). Older versions ignore it
+     * @param requestId the client's name for this submission ({@code request_id}): a repeat from the same
+     *     owner is answered with this job's number instead of queueing another; older versions ignore it
      */
     record Submitted(String key, int no, String command, OptionalLong vramMib, int gpus, OptionalLong timeoutNanos,
                      int retries, String source, String owner, String cwd, long submittedAtMillis,
-                     Optional<Map<String, String>> env, Optional<String> line) implements JournalEvent {
+                     Optional<Map<String, String>> env, Optional<String> line, Optional<String> output,
+                     Optional<String> requestId) implements JournalEvent {
         /**
          * Checks for nulls and copies the environment (sorted by name, so its line is reproducible).
          *
@@ -81,6 +87,8 @@ public sealed interface JournalEvent {
          * @param submittedAtMillis see {@link #submittedAtMillis()}
          * @param env see {@link #env()}
          * @param line see {@link #line()}
+         * @param output see {@link #output()}
+         * @param requestId see {@link #requestId()}
          */
         public Submitted {
             Objects.requireNonNull(key);
@@ -91,7 +99,33 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(owner);
             Objects.requireNonNull(cwd);
             Objects.requireNonNull(line);
+            Objects.requireNonNull(output);
+            Objects.requireNonNull(requestId);
             env = env.map(m -> java.util.Collections.unmodifiableMap(new TreeMap<>(m)));
+        }
+
+        /**
+         * A submission with the default output and no request id, as versions before those wrote them.
+         *
+         * @param key see {@link #key()}
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param vramMib see {@link #vramMib()}
+         * @param gpus see {@link #gpus()}
+         * @param timeoutNanos see {@link #timeoutNanos()}
+         * @param retries see {@link #retries()}
+         * @param source see {@link #source()}
+         * @param owner see {@link #owner()}
+         * @param cwd see {@link #cwd()}
+         * @param submittedAtMillis see {@link #submittedAtMillis()}
+         * @param env see {@link #env()}
+         * @param line see {@link #line()}
+         */
+        public Submitted(String key, int no, String command, OptionalLong vramMib, int gpus, OptionalLong timeoutNanos,
+                         int retries, String source, String owner, String cwd, long submittedAtMillis,
+                         Optional<Map<String, String>> env, Optional<String> line) {
+            this(key, no, command, vramMib, gpus, timeoutNanos, retries, source, owner, cwd, submittedAtMillis, env, line,
+                    Optional.empty(), Optional.empty());
         }
     }
 

@@ -87,11 +87,89 @@ public final class GpuschedClient implements AutoCloseable {
      * @return its display number, once the service has journaled it
      */
     public int submit(String line, Path workDir, Optional<Map<String, String>> environment) {
+        return submit(new Submission(line, workDir, environment, Optional.empty(), Optional.empty()));
+    }
+
+    /**
+     * A job to submit, as {@code gpusched submit} sends it.
+     *
+     * @param line the job as a jobs-file line, e.g. {@code [vram=8G priority=2] python eval.py}
+     * @param workDir where it runs (made absolute against this process's directory)
+     * @param environment the environment it runs with; empty for the daemon's
+     * @param output the file its output goes to, relative to {@code workDir} unless absolute; empty for
+     *     the daemon's default ({@code PROTOCOL.md})
+     * @param requestId this client's name for the submission, unique per user: sent again after an
+     *     {@code unreachable} (the daemon may have journaled it before going away), it is answered with
+     *     the first's number instead of queueing the job twice
+     */
+    public record Submission(String line, Path workDir, Optional<Map<String, String>> environment,
+                             Optional<Path> output, Optional<String> requestId) {
+        /**
+         * Checks for nulls.
+         *
+         * @param line see {@link #line()}
+         * @param workDir see {@link #workDir()}
+         * @param environment see {@link #environment()}
+         * @param output see {@link #output()}
+         * @param requestId see {@link #requestId()}
+         */
+        public Submission {
+            java.util.Objects.requireNonNull(line, "line");
+            java.util.Objects.requireNonNull(workDir, "workDir");
+            java.util.Objects.requireNonNull(environment, "environment");
+            java.util.Objects.requireNonNull(output, "output");
+            java.util.Objects.requireNonNull(requestId, "requestId");
+        }
+
+        /**
+         * A job run in {@code workDir} with the daemon's environment and default output.
+         *
+         * @param line see {@link #line()}
+         * @param workDir see {@link #workDir()}
+         */
+        public Submission(String line, Path workDir) {
+            this(line, workDir, Optional.empty(), Optional.empty(), Optional.empty());
+        }
+
+        /**
+         * @param env the whole environment the job gets, e.g. {@code System.getenv()}
+         * @return this submission with that environment
+         */
+        public Submission withEnvironment(Map<String, String> env) {
+            return new Submission(line, workDir, Optional.of(env), output, requestId);
+        }
+
+        /**
+         * @param file where the job's output goes, relative to {@link #workDir()} unless absolute
+         * @return this submission with that output file
+         */
+        public Submission withOutput(Path file) {
+            return new Submission(line, workDir, environment, Optional.of(file), requestId);
+        }
+
+        /**
+         * @param id this client's name for the submission (see {@link #requestId()})
+         * @return this submission with that request id
+         */
+        public Submission withRequestId(String id) {
+            return new Submission(line, workDir, environment, output, Optional.of(id));
+        }
+    }
+
+    /**
+     * Submits a job.
+     *
+     * @param s the job and how it runs
+     * @return its display number, once the service has journaled it
+     */
+    public int submit(Submission s) {
         Map<String, Object> req = new LinkedHashMap<>();
         req.put("op", "submit");
-        req.put("line", line);
-        req.put("cwd", workDir.toAbsolutePath().toString());
-        environment.ifPresent(e -> req.put("env", e));
+        req.put("line", s.line());
+        req.put("cwd", s.workDir().toAbsolutePath().toString());
+        s.environment().ifPresent(e -> req.put("env", e));
+        s.output().ifPresent(o -> req.put("output", o.toString()));
+        s.requestId().ifPresent(id -> req.put("request_id", id));
         return (int) whole(call(req), "no");
     }
 
@@ -119,6 +197,25 @@ public final class GpuschedClient implements AutoCloseable {
      */
     public CancelOutcome cancel(int no) {
         return CancelOutcome.valueOf(string(call(Map.of("op", "cancel", "no", no)), "outcome").toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * Cancels every job of a user that has not ended (running, pending, waiting to run again).
+     *
+     * @param user whose jobs; a user who is not an admin may name only themselves ({@link #user()})
+     * @return each job's number and what happened, in number order; empty when they had none
+     * @throws ServiceException {@code forbidden} for another user's jobs without being an admin
+     */
+    public java.util.SortedMap<Integer, CancelOutcome> cancelAll(String user) {
+        java.util.SortedMap<Integer, CancelOutcome> out = new java.util.TreeMap<>();
+        if (call(Map.of("op", "cancel", "user", user)).get("jobs") instanceof java.util.List<?> jobs) {
+            for (Object j : jobs) {
+                Map<?, ?> m = (Map<?, ?>) j;
+                out.put(((Long) m.get("no")).intValue(),
+                        CancelOutcome.valueOf(String.valueOf(m.get("outcome")).toUpperCase(Locale.ROOT)));
+            }
+        }
+        return out;
     }
 
     /**

@@ -56,7 +56,7 @@ final class Requests {
                 case "submit" -> submit(req, peer);
                 case "queue" -> queue();
                 case "cancel" -> cancel(req, peer);
-                case "logs" -> logs(req);
+                case "logs" -> logs(req, peer);
                 case "pause", "resume" -> pause(req, peer);
                 default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
                         + " pause, resume, logs, srun, srun_attach");
@@ -114,7 +114,14 @@ final class Requests {
         if (!cwd.isAbsolute()) {
             throw new BadRequest("\"cwd\" must be an absolute path, got " + cwd);
         }
-        return Map.entry(spec, new SubmitContext(peer, cwd, env));
+        SubmitContext context = new SubmitContext(peer, cwd, env);
+        if (req.get("output") != null) {
+            context = context.withOutput(Path.of(string(req, "output")));
+        }
+        if (req.get("request_id") != null) {
+            context = context.withRequestId(string(req, "request_id"));
+        }
+        return Map.entry(spec, context);
     }
 
     private String queue() {
@@ -124,20 +131,56 @@ final class Requests {
     }
 
     private String cancel(Map<String, Object> req, String peer) {
-        int no = (int) whole(req, "no");
-        if (shared && !admin(peer)) {
-            scheduler.owner(no).filter(o -> !o.equals(peer)).ifPresent(o -> {
-                throw new Forbidden("job " + no + " is " + o + "'s; only " + o + " or an admin (root"
-                        + adminGroup.map(g -> ", group " + g).orElse("") + ") may cancel it");
-            });
+        if (req.get("user") != null) {
+            return cancelAll(req, peer);
         }
+        int no = (int) whole(req, "no");
+        requireOwnerOrAdmin(no, peer, "cancel it");
         CancelOutcome o = scheduler.cancel(no);
         return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
     }
 
-    /** A job's log files (one per attempt on other GPUs), oldest first, and whether it may still write. */
-    private String logs(Map<String, Object> req) {
+    /** Every job of a user that has not ended: theirs to cancel, or an admin's. */
+    private String cancelAll(Map<String, Object> req, String peer) {
+        if (req.get("no") != null) {
+            throw new BadRequest("cancel takes \"no\" (one job) or \"user\" (all of theirs), not both");
+        }
+        String user = string(req, "user");
+        if (shared && !user.equals(peer) && !admin(peer)) {
+            throw new Forbidden("only " + user + " or " + admins() + " may cancel " + user + "'s jobs");
+        }
+        java.util.List<Map<String, Object>> jobs = new java.util.ArrayList<>();
+        scheduler.cancelAll(user).forEach((no, o) -> jobs.add(Map.of("no", no, "outcome",
+                o.name().toLowerCase(java.util.Locale.ROOT))));
+        return ok(Map.of("jobs", jobs));
+    }
+
+    /**
+     * A job's log files, oldest first, and whether it may still write: its own output file when it has
+     * one (a root daemon's job, or {@code --output}), else the log directory's, one per attempt on other
+     * GPUs. Only its owner and admins learn where another user's output is: a root daemon would
+     * otherwise point anyone at it.
+     */
+    private String logs(Map<String, Object> req, String peer) {
         int no = (int) whole(req, "no");
+        requireOwnerOrAdmin(no, peer, "read its log");
+        java.util.List<String> paths = new java.util.ArrayList<>();
+        Optional<Path> own = scheduler.outputFile(no);
+        if (own.isPresent()) {
+            if (Files.exists(own.get())) {
+                paths.add(own.get().toString());
+            }
+        } else {
+            paths.addAll(logDirFiles(no));
+        }
+        // Asked of the loop, not read from a snapshot: a snapshot a round old would call a job that just
+        // started (its log already there) ended, and a follower would stop.
+        String state = scheduler.state(no);
+        return ok(Map.of("paths", paths, "state", state));
+    }
+
+    /** The log directory's {@code job<NNN>_gpu<i>.log} files of a job, oldest first. */
+    private java.util.List<String> logDirFiles(int no) {
         String prefix = String.format("job%03d_gpu", no);
         java.util.List<String> paths = new java.util.ArrayList<>();
         try (var files = Files.list(scheduler.logDir())) {
@@ -147,10 +190,21 @@ final class Requests {
         } catch (IOException e) {
             throw new GpuschedException("cannot list " + scheduler.logDir() + ": " + e.getMessage());
         }
-        // Asked of the loop, not read from a snapshot: a snapshot a round old would call a job that just
-        // started (its log already there) ended, and a follower would stop.
-        String state = scheduler.state(no);
-        return ok(Map.of("paths", paths, "state", state));
+        return paths;
+    }
+
+    /** On a shared daemon, refuses a caller who is neither the job's owner nor an admin. */
+    private void requireOwnerOrAdmin(int no, String peer, String what) {
+        if (shared && !admin(peer)) {
+            scheduler.owner(no).filter(o -> !o.equals(peer)).ifPresent(o -> {
+                throw new Forbidden("job " + no + " is " + o + "'s; only " + o + " or " + admins() + " may " + what);
+            });
+        }
+    }
+
+    /** Who counts as an admin, in words: {@code an admin (root, group lab)}. */
+    private String admins() {
+        return "an admin (root" + adminGroup.map(g -> ", group " + g).orElse("") + ")";
     }
 
     private static java.nio.file.attribute.FileTime modified(Path f) {

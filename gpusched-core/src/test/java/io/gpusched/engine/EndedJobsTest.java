@@ -62,12 +62,13 @@ class EndedJobsTest {
         JobSpec b = spec("echo b");
         JournalState s = ended(Map.of(a, "failed", b, "cancelled"));
         EndedJobs ended = new EndedJobs(s.records(), false);
-        var first = ended.firstSightOfEarlier(a, s.record(a.key()), 1).orElseThrow();
+        var first = ended.firstSightOfEarlier(a, s.record(a.key()), 1, "ada").orElseThrow();
         assertEquals(JobStatus.FAILED, first.status());
+        assertEquals(java.util.Optional.of("ada"), first.owner());
         assertEquals(3, first.exitCode());
         assertEquals(Measurement.NOT_RUN, first.measurement());
-        assertTrue(ended.firstSightOfEarlier(a, s.record(a.key()), 1).isEmpty(), "said once");
-        ended.firstSightOfEarlier(b, s.record(b.key()), 2);
+        assertTrue(ended.firstSightOfEarlier(a, s.record(a.key()), 1, "ada").isEmpty(), "said once");
+        ended.firstSightOfEarlier(b, s.record(b.key()), 2, "ada");
         assertEquals(2, ended.earlierCount());
         long changes = ended.changes();
         ended.retainQueue(List.of(b));

@@ -131,6 +131,45 @@ class SubmissionsTest {
     }
 
     @Test
+    void aRepeatedRequestIdQueuesNothing_andGetsTheFirstsNumberAndResult_evenAfterARestart() throws Exception {
+        Path ledger = dir.resolve("ran");
+        JobSpec job = JobSpec.parse("[vram=1G] sleep 0.3; echo once >> " + ledger);
+        SubmitContext first = SubmitContext.current().withRequestId("client-7");
+        Scheduler s = builder().options(FAST.withWatch(true)).build();
+        CompletableFuture<RunSummary> run = CompletableFuture.supplyAsync(s::run);
+        try {
+            await(() -> events.stream().anyMatch(e -> e instanceof SchedulerEvent.RunStarted));
+            JobHandle a = s.submit(job, first);
+            JobHandle again = s.submit(job, first);
+            assertEquals(1, again.number().get(), "the same job");
+            assertEquals(JobStatus.OK, again.result().get(20, TimeUnit.SECONDS).status(), "its result is the first's");
+            assertEquals(a.result().get(), again.result().get());
+            // (Run as root, the scheduler would run it as that user, who does not exist: it only has to be queued.)
+            JobHandle otherOwner = s.submit(JobSpec.parse("[vram=1G] true"), new SubmitContext("someone-else",
+                    first.workDir(), Optional.empty()).withRequestId("client-7"));
+            assertEquals(2, otherOwner.number().get(), "request ids are per user");
+            otherOwner.result().get(20, TimeUnit.SECONDS);
+        } finally {
+            s.close();
+            run.get(20, TimeUnit.SECONDS);
+        }
+        Scheduler restarted = builder().options(FAST.withWatch(true)).build();
+        CompletableFuture<RunSummary> run2 = CompletableFuture.supplyAsync(restarted::run);
+        try {
+            await(() -> events.stream().filter(e -> e instanceof SchedulerEvent.RunStarted).count() == 2);
+            JobHandle late = restarted.submit(job, first);
+            assertEquals(1, late.number().get(), "the journal remembers the request id");
+            ExecutionException ended = assertThrows(ExecutionException.class, () -> late.result().get(5, TimeUnit.SECONDS));
+            assertTrue(ended.getCause().getMessage().contains("job 1 ended before this run started"), ended.getMessage());
+        } finally {
+            restarted.close();
+            run2.get(20, TimeUnit.SECONDS);
+        }
+        assertEquals(List.of("once"), Files.readAllLines(ledger), "job 1 ran once");
+        assertTrue(Files.readString(logs().resolve("journal.jsonl")).contains("\"request_id\":\"client-7\""));
+    }
+
+    @Test
     void aSubmissionRebuiltAfterACrashRunsWhereAndAsItWasSubmitted() throws Exception {
         Path work = Files.createDirectories(dir.resolve("w"));
         Path out = dir.resolve("seen");

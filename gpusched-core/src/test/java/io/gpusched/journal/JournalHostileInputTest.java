@@ -64,6 +64,11 @@ class JournalHostileInputTest {
             SUBMITTED.replace("ENV", "\"env\": {\"A\": null}"),
             SUBMITTED.replace("ENV", "\"env\": \"A=1\""),
             SUBMITTED.replace("ENV", "\"env\": null"),
+            // submitted: an output that is not an absolute path
+            SUBMITTED.replace("ENV", "\"output\": \"out.log\""),
+            SUBMITTED.replace("ENV", "\"output\": \"\""),
+            SUBMITTED.replace("ENV", "\"output\": 5"),
+            SUBMITTED.replace("ENV", "\"output\": null"),
             // started
             "{\"key\": \"k#0\", \"event\": \"started\", \"pgid\": 1e30, \"gpus\": [0]}",
             "{\"key\": \"k#0\", \"event\": \"started\", \"pgid\": 1, \"gpus\": [0]}",
@@ -186,6 +191,16 @@ class JournalHostileInputTest {
                 SUBMITTED.replace(", ENV", "")).orElseThrow();
         assertEquals(java.util.Optional.empty(), without.env());
         assertEquals(with, codec.decode(codec.encode(with)).orElseThrow());
+    }
+
+    @Test
+    void aSubmissionsOutputIsReadWhenPresent_andALineWithoutItHasTheDefault() {
+        JournalEvent.Submitted with = (JournalEvent.Submitted) codec.decode(
+                SUBMITTED.replace("ENV", "\"output\": \"/home/a/run.log\"")).orElseThrow();
+        assertEquals(java.util.Optional.of("/home/a/run.log"), with.output());
+        assertEquals(with, codec.decode(codec.encode(with)).orElseThrow());
+        assertEquals(java.util.Optional.empty(),
+                ((JournalEvent.Submitted) codec.decode(SUBMITTED.replace(", ENV", "")).orElseThrow()).output());
     }
 
     @Test

@@ -147,6 +147,9 @@ class ServiceServerTest {
             assertTrue(badJob.contains("\"code\":\"bad_job\"") && badJob.contains("did you mean 'vram'"), badJob);
             assertTrue(exchange(ch, "{\"v\":1,\"op\":\"submit\",\"line\":\"true\",\"cwd\":\"relative\"}")
                     .contains("must be an absolute path"));
+            String both = exchange(ch, "{\"v\":1,\"op\":\"cancel\",\"no\":1,\"user\":\"ada\"}");
+            assertTrue(both.contains("\"code\":\"bad_request\"") && both.contains("not both"), both);
+            assertTrue(exchange(ch, "{\"v\":1,\"op\":\"cancel\",\"user\":7}").contains("\"user\\\" must be a string"));
             assertTrue(exchange(ch, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"));
         }
     }

@@ -70,6 +70,8 @@ final class JournalLines {
                 r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(Gen.longs(1, Long.MAX_VALUE).next(r, size)),
                 Gen.ints(0, 1000).next(r, size), texts().next(r, size), texts().next(r, size), texts().next(r, size),
                 Gen.longs(0, Long.MAX_VALUE).next(r, size), env(r, size),
+                r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of(texts().next(r, size)),
+                r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of("/" + texts().next(r, size)),
                 r.nextBoolean() ? java.util.Optional.empty() : java.util.Optional.of(texts().next(r, size)));
         Gen<OptionalLong> nextVram = Gen.<OptionalLong>weighted()
                 .add(1, Gen.constant(OptionalLong.empty()))
@@ -115,6 +117,8 @@ final class JournalLines {
             f.add(new Field("cwd", string(s.cwd(), ascii)));
             f.add(new Field("submitted_at_ms", Long.toString(s.submittedAtMillis())));
             s.line().ifPresent(line -> f.add(new Field("line", string(line, ascii))));
+            s.output().ifPresent(out -> f.add(new Field("output", string(out, ascii))));
+            s.requestId().ifPresent(id -> f.add(new Field("request_id", string(id, ascii))));
             s.env().ifPresent(env -> {
                 List<String> entries = new ArrayList<>();
                 env.forEach((name, value) -> entries.add(string(name, ascii) + ": " + string(value, ascii)));

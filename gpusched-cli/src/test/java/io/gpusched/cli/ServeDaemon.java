@@ -1,0 +1,144 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@code gpusched serve} daemon as a real process on simulated GPUs, its socket and log directory in a
+ * test's directory, and its clients: the CLI in-process ({@link #verb}) or as a process of its own
+ * ({@link #client}), for what only a process shows (its working directory, signals, exit code).
+ */
+final class ServeDaemon implements AutoCloseable {
+    /** What a CLI run printed and returned. */
+    record Result(int code, String out, String err) {
+    }
+
+    private final Path dir;
+    private final List<String> options;
+    private Process process;
+
+    /**
+     * @param dir the test's directory: {@code run/gpusched.sock}, {@code logs/}, {@code daemon.log} go there
+     * @param options the run options after {@code serve}, e.g. {@code --sim 1 --poll 0.1}
+     */
+    ServeDaemon(Path dir, String... options) {
+        this.dir = dir;
+        this.options = List.of(options);
+    }
+
+    Path socket() {
+        return dir.resolve("run/gpusched.sock");
+    }
+
+    Path logs() {
+        return dir.resolve("logs");
+    }
+
+    Process process() {
+        return process;
+    }
+
+    /** Starts the daemon on the same socket and log directory, and waits until it answers {@code queue}. */
+    ServeDaemon start() throws Exception {
+        List<String> argv = new ArrayList<>(List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "serve"));
+        argv.addAll(options);
+        argv.addAll(List.of("--socket", socket().toString(), "--log-dir", logs().toString()));
+        process = new ProcessBuilder(argv).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("daemon.log").toFile())).start();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); verb("queue").code() != 0; Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end && process.isAlive(), "the daemon did not come up: " + log());
+        }
+        return this;
+    }
+
+    /** SIGTERM, as Ctrl-C or systemd stops it; @return its exit code */
+    int stop() throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-TERM", String.valueOf(process.pid())).start().waitFor());
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the daemon did not stop: " + log());
+        return process.exitValue();
+    }
+
+    /** SIGKILL: no chance to say or journal anything more. */
+    void kill() throws Exception {
+        process.destroyForcibly().waitFor();
+    }
+
+    String log() throws IOException {
+        Path f = dir.resolve("daemon.log");
+        return Files.exists(f) ? Files.readString(f) : "";
+    }
+
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+
+    /** {@code gpusched VERB --socket S ARGS...}, in this JVM (its working directory is the module's). */
+    Result verb(String verb, String... args) {
+        List<String> argv = new ArrayList<>(List.of(verb, "--socket", socket().toString()));
+        argv.addAll(List.of(args));
+        return cli(argv.toArray(String[]::new));
+    }
+
+    static Result cli(String... argv) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = new Cli(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                s -> { }).run(argv);
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * {@code gpusched VERB --socket S ARGS...} as a process of its own, started in {@code cwd}, its
+     * stdout and stderr piped.
+     */
+    Process client(Path cwd, String verb, String... args) throws IOException {
+        List<String> argv = new ArrayList<>(List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), verb, "--socket", socket().toString()));
+        argv.addAll(List.of(args));
+        return new ProcessBuilder(argv).directory(cwd.toFile()).start();
+    }
+
+    /** Waits for a client process to end; @return what it printed and returned */
+    static Result result(Process p) throws Exception {
+        // Both pipes drained at once, so neither can fill up and stall the client.
+        var err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the client hangs");
+        return new Result(p.exitValue(), out, err.get(60, TimeUnit.SECONDS));
+    }
+
+    /** Waits until {@code gpusched queue ARGS} shows {@code text}; @return that queue */
+    String awaitQueue(String text, String... args) throws Exception {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); ; Thread.sleep(50)) {
+            String q = verb("queue", args).out();
+            if (q.contains(text)) {
+                return q;
+            }
+            assertTrue(System.nanoTime() < end, "queue never showed '" + text + "':\n" + q);
+        }
+    }
+
+    static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+}
