@@ -217,6 +217,45 @@ class MultiUserServeTest {
     }
 
     @Test
+    void aUsersSrunRunsAsHerInHerTerminal_isHersInTheQueue_andNobodyElseCanTakeUpHerGrant() throws Exception {
+        Path socket = dir.resolve("run/gpusched.sock");
+        Process daemon = serve(socket);
+        try {
+            String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+            String s = socket.toString();
+            Path home = ownDir(ALICE, dir.resolve(ALICE));
+            Path go = home.resolve("go");
+            java.util.concurrent.CompletableFuture<Result> srun = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return asUser(ALICE, cp, home, "srun", "--socket", s, "--quiet", "--vram", "1G", "--",
+                            "/usr/bin/id -un; echo gpus=$CUDA_VISIBLE_DEVICES; while [ ! -e " + go + " ]; do sleep 0.1; done");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                 !ServeDaemon.cli("queue", "--socket", s).out().contains("▶ job 1"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
+            }
+            assertTrue(ServeDaemon.cli("queue", "--socket", s).out().contains("[" + ALICE + "]"), "the grant is hers");
+            // The run token is no secret (a journal path and a number): the kernel's word on who asks is what counts.
+            String token = dir.resolve("logs/journal.jsonl").toAbsolutePath() + "#1";
+            String bob = as(BOB, socket, "{\"v\":1,\"op\":\"srun_attach\",\"no\":1,\"token\":\"" + token + "\"}");
+            assertTrue(bob.contains("\"code\":\"not_held\""), bob);
+            String bobCancels = as(BOB, socket, "{\"v\":1,\"op\":\"cancel\",\"no\":1}");
+            assertTrue(bobCancels.contains("\"code\":\"forbidden\""), bobCancels);
+            Files.writeString(go, "");
+            assertEquals(new Result(0, ALICE + "\ngpus=0\n", ""), srun.get(60, TimeUnit.SECONDS));
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                 !ServeDaemon.cli("queue", "--socket", s).out().contains("✓ job 1 ok"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
+            }
+        } finally {
+            stop(daemon);
+        }
+    }
+
+    @Test
     void eachJobRunsAsItsSubmitter_andUsersActOnlyOnTheirOwnJobs() throws Exception {
         Path socket = dir.resolve("run/gpusched.sock");
         Process daemon = serve(socket);

@@ -257,6 +257,24 @@ class SrunEndToEndTest {
     }
 
     @Test
+    void srunWorksAgainstAJobsFileRunThroughItsLogDirectory() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=1G] sleep 2\n");
+        Path logs = dir.resolve("run-logs");
+        Process run = new ProcessBuilder(JAVA, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                jobs.toString(), "--sim", "1", "--poll", "0.1", "--log-dir", logs.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("run.log").toFile()).start();
+        clients.add(run);
+        await(() -> cli("queue", "--log-dir", logs.toString()).code() == 0 ? "" : null, "the run's socket");
+        Result r = cli("srun", "--log-dir", logs.toString(), "--quiet", "--vram", "1G", "--", "true");
+        assertEquals(new Result(0, "", ""), r);
+        assertTrue(run.waitFor(60, TimeUnit.SECONDS), "the run drains once the file's job and the srun ended");
+        assertEquals(0, run.exitValue(), Files.readString(dir.resolve("run.log")));
+        assertTrue(Files.readString(dir.resolve("run.log")).contains("job 2 started on gpu [0]"),
+                Files.readString(dir.resolve("run.log")));
+    }
+
+    @Test
     void aWaitingSrunIsWithdrawnWhenItsClientDies() throws Exception {
         startDaemon();
         assertEquals(0, cli("submit", "--socket", socket(), "--vram", "20G", "--", "sleep", "60").code());
