@@ -134,6 +134,14 @@ class MultiUserServeTest {
         assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
     }
 
+    /** Waits until the queue, as root's {@code gpusched queue} prints it, passes {@code test}. */
+    private static void awaitQueue(String socket, java.util.function.Predicate<String> test) throws Exception {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+             !test.test(ServeDaemon.cli("queue", "--socket", socket).out()); Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", socket).out());
+        }
+    }
+
     /** Waits until a file exists and is not blank. */
     private void awaitFile(Path file, String what) throws Exception {
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -162,10 +170,7 @@ class MultiUserServeTest {
                     "--vram", "1G", "--output", "outs/mine.log", "--", "echo via-output; /usr/bin/id -un"));
             assertEquals(new Result(0, "submitted job 2\n", ""), asUser(ALICE, cp, home, "submit", "--socket", s,
                     "--vram", "1G", "--", "echo default-log; /usr/bin/id -un"));
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                 !ServeDaemon.cli("queue", "--socket", s).out().contains("✓ job 2 ok"); Thread.sleep(50)) {
-                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
-            }
+            awaitQueue(s, q -> q.contains("✓ job 2 ok"));
             assertEquals(ALICE, Files.getOwner(outs.resolve("mine.log")).getName(), "she opened her --output file");
             assertEquals(ALICE, Files.getOwner(home.resolve("gpusched-2.log")).getName());
             assertTrue(!Files.exists(home.resolve("gpusched-1.log")), "job 1's output went where she said");
@@ -197,10 +202,7 @@ class MultiUserServeTest {
                         + job[1] + "\"}");
                 assertTrue(answer.contains("\"ok\":true"), answer);
             }
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                 !ServeDaemon.cli("queue", "--socket", s).out().startsWith("3 running"); Thread.sleep(50)) {
-                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
-            }
+            awaitQueue(s, q -> q.startsWith("3 running"));
             Result mine = asUser(ALICE, cp, alice, "queue", "--socket", s, "--user", "me");
             assertTrue(mine.out().startsWith("2 running, 0 pending, 0 done\n") && mine.out().contains("▶ job 1 ")
                     && mine.out().contains("▶ job 2 ") && !mine.out().contains("job 3"), mine.toString());
@@ -233,10 +235,7 @@ class MultiUserServeTest {
                     throw new IllegalStateException(e);
                 }
             });
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                 !ServeDaemon.cli("queue", "--socket", s).out().contains("▶ job 1"); Thread.sleep(50)) {
-                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
-            }
+            awaitQueue(s, q -> q.contains("▶ job 1"));
             assertTrue(ServeDaemon.cli("queue", "--socket", s).out().contains("[" + ALICE + "]"), "the grant is hers");
             // The run token is no secret (a journal path and a number): the kernel's word on who asks is what counts.
             String token = dir.resolve("logs/journal.jsonl").toAbsolutePath() + "#1";
@@ -246,10 +245,7 @@ class MultiUserServeTest {
             assertTrue(bobCancels.contains("\"code\":\"forbidden\""), bobCancels);
             Files.writeString(go, "");
             assertEquals(new Result(0, ALICE + "\ngpus=0\n", ""), srun.get(60, TimeUnit.SECONDS));
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                 !ServeDaemon.cli("queue", "--socket", s).out().contains("✓ job 1 ok"); Thread.sleep(50)) {
-                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
-            }
+            awaitQueue(s, q -> q.contains("✓ job 1 ok"));
         } finally {
             stop(daemon);
         }

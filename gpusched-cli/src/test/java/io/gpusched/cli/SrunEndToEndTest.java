@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,15 +35,8 @@ class SrunEndToEndTest {
     private Process daemon;
     private final List<Process> clients = new ArrayList<>();
 
-    private record Result(int code, String out, String err) {
-    }
-
-    private Result cli(String... argv) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = new Cli(new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                s -> { }).run(argv);
-        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static ServeDaemon.Result cli(String... argv) {
+        return ServeDaemon.cli(argv);
     }
 
     private String socket() {
@@ -176,8 +168,8 @@ class SrunEndToEndTest {
                 + " declared"), screen);
         assertTrue(journal().stream().anyMatch(l -> l.contains("\"event\":\"done\"") && l.contains("\"returncode\":7")
                 && l.contains("\"peak_mib\":{\"0\":1500}")), String.join("\n", journal()));
-        Result quiet = cli("srun", "--socket", socket(), "--quiet", "true");
-        assertEquals(new Result(0, "", ""), quiet, "--quiet prints only what the command prints");
+        ServeDaemon.Result quiet = cli("srun", "--socket", socket(), "--quiet", "true");
+        assertEquals(new ServeDaemon.Result(0, "", ""), quiet, "--quiet prints only what the command prints");
     }
 
     @Test
@@ -214,10 +206,12 @@ class SrunEndToEndTest {
         startDaemon();
         Path marker = dir.resolve("go");
         Process srun = new ProcessBuilder("sh", "-c", srunLine("--vram", "4G", "--",
-                "$GPUSCHED_SIMJOB --vram 3000 --ramp 0.1 --hold 60 & while [ ! -e " + marker + " ]; do sleep 0.1; done;"
-                        + " kill $!; exit 5")).redirectErrorStream(true).redirectOutput(dir.resolve("srun.out").toFile()).start();
+                "$GPUSCHED_SIMJOB --vram 3000 --ramp 0.1 --hold 60 & touch " + dir.resolve("started") + "; while [ ! -e "
+                        + marker + " ]; do sleep 0.1; done; kill $!; exit 5")).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("srun.out").toFile()).start();
         clients.add(srun);
         awaitQueue("▶ job 1");
+        await(() -> Files.exists(dir.resolve("started")) ? "" : null, "the command to start"); // the grant reached srun
         daemon.destroyForcibly().waitFor();
         startDaemon();
         // The grant holds across the restart: a job needing the GPU's rest waits behind it.
@@ -241,10 +235,11 @@ class SrunEndToEndTest {
         startDaemon();
         Path marker = dir.resolve("go");
         Process srun = new ProcessBuilder(JAVA, "-cp", System.getProperty("java.class.path"), Main.class.getName(), "srun",
-                "--socket", socket(), "--", "while [ ! -e " + marker + " ]; do sleep 0.1; done")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("srun.out").toFile()).start();
+                "--socket", socket(), "--", "touch " + dir.resolve("started") + "; while [ ! -e " + marker + " ]; do sleep 0.1;"
+                + " done").redirectErrorStream(true).redirectOutput(dir.resolve("srun.out").toFile()).start();
         clients.add(srun);
         awaitQueue("▶ job 1");
+        await(() -> Files.exists(dir.resolve("started")) ? "" : null, "the command to start"); // not just the grant
         srun.destroyForcibly().waitFor();
         Thread.sleep(1000);
         assertTrue(cli("queue", "--socket", socket()).out().contains("▶ job 1"),
@@ -266,8 +261,8 @@ class SrunEndToEndTest {
                 .redirectErrorStream(true).redirectOutput(dir.resolve("run.log").toFile()).start();
         clients.add(run);
         await(() -> cli("queue", "--log-dir", logs.toString()).code() == 0 ? "" : null, "the run's socket");
-        Result r = cli("srun", "--log-dir", logs.toString(), "--quiet", "--vram", "1G", "--", "true");
-        assertEquals(new Result(0, "", ""), r);
+        ServeDaemon.Result r = cli("srun", "--log-dir", logs.toString(), "--quiet", "--vram", "1G", "--", "true");
+        assertEquals(new ServeDaemon.Result(0, "", ""), r);
         assertTrue(run.waitFor(60, TimeUnit.SECONDS), "the run drains once the file's job and the srun ended");
         assertEquals(0, run.exitValue(), Files.readString(dir.resolve("run.log")));
         assertTrue(Files.readString(dir.resolve("run.log")).contains("job 2 started on gpu [0]"),

@@ -329,6 +329,7 @@ public final class GpuschedClient implements AutoCloseable {
         return call(Map.of("op", "exited", "status", status));
     }
 
+    /** The service's next line: an answer, or a session's next event. */
     private Map<String, Object> next() {
         Optional<String> answer;
         try {
@@ -369,14 +370,10 @@ public final class GpuschedClient implements AutoCloseable {
                 }
                 return answerOf(answer.get());
             }
-            answer = lines.read();
         } catch (IOException e) {
             throw new ServiceException("unreachable", "the gpusched service at " + socket + " went away: " + e.getMessage());
         }
-        if (answer.isEmpty()) {
-            throw new ServiceException("unreachable", "the gpusched service at " + socket + " closed the connection");
-        }
-        return answerOf(answer.get());
+        return next();
     }
 
     private static Map<String, Object> answerOf(String line) {
