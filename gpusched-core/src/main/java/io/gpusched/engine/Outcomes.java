@@ -301,7 +301,7 @@ final class Outcomes {
             OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
             durability.record(List.of(new JournalEvent.Oom(key, attempts, next)));
             Instant now = reporter.now();
-            timelines.oomRetry(end.no(), now.minus(end.took()), next, now);
+            timelines.oomRetry(end.no(), end.run().orElse(-1), now.minus(end.took()), end.declaredMib(), next, now);
             end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
             reporter.emit(new SchedulerEvent.RequeuedAfterOom(reporter.now(), end.no(), attempts, allowed + 1,
                     end.declaredMib(), next));
@@ -313,7 +313,8 @@ final class Outcomes {
                 : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil(),
-                JournalEvent.VramPoint.of(timelines.ended(end.no())))));
+                JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), reporter.now().minus(end.took()),
+                        end.declaredMib())))));
         endedJobs.ended(end.spec());
         end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
         Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED

@@ -31,21 +31,20 @@ final class Timelines {
      * Loop thread: job {@code no}'s attempt, started at {@code started}, failed with CUDA OOM and is
      * retried. Marked even when it ended before its first sample.
      */
-    void oomRetry(int no, Instant started, OptionalLong next, Instant now) {
-        tracks.computeIfAbsent(no, n -> new VramTrack(n, started)).oomRetry(next, now);
+    void oomRetry(int no, long run, Instant started, OptionalLong declared, OptionalLong next, Instant now) {
+        tracks.computeIfAbsent(no, n -> new VramTrack(n, started)).oomRetry(run, started, declared, next, now);
     }
 
     /**
-     * Loop thread: job {@code no} ended for good.
+     * Loop thread: job {@code no} ended for good, its last attempt (run {@code run}, started at
+     * {@code started}, declared {@code declared}) with it; that attempt is kept even if never sampled.
      *
      * @return its timeline's summary for the journal, at most {@link #SUMMARY_POINTS} points, each
      *     {@code {ms since its start, MiB}}; empty when it was never sampled
      */
-    List<long[]> ended(int no) {
-        VramTrack t = tracks.get(no);
-        if (t == null) {
-            return List.of();
-        }
+    List<long[]> ended(int no, long run, Instant started, OptionalLong declared) {
+        VramTrack t = tracks.computeIfAbsent(no, n -> new VramTrack(n, started));
+        t.attempt(run, started, declared);
         ended.remove(no);
         ended.add(no);
         while (ended.size() > KEEP_ENDED) {

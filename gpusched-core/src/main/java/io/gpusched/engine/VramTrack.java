@@ -29,10 +29,7 @@ final class VramTrack {
 
     /** A sample of a running attempt: its largest per-GPU use now. */
     synchronized void sample(RunningJob rj, Instant now) {
-        if (rj.run != run) {
-            run = rj.run;
-            attempts.add(new VramTimeline.Attempt(attempts.size() + 1, since(rj.startedAt), rj.declaredMib));
-        }
+        attempt(rj.run, rj.startedAt, rj.declaredMib);
         long mib = 0;
         for (long m : rj.currentMib.values()) {
             mib = Math.max(mib, m);
@@ -41,9 +38,21 @@ final class VramTrack {
         ring.add(since(now).toMillis(), mib);
     }
 
-    /** The current attempt failed with CUDA OOM and goes back to the queue. */
-    synchronized void oomRetry(OptionalLong next, Instant now) {
-        ooms.add(new VramTimeline.OomRetry(since(now), Math.max(1, attempts.size()), next));
+    /**
+     * An attempt failed with CUDA OOM and goes back to the queue; one that ended before its first sample is
+     * added as an attempt here, so its declaration shows too.
+     */
+    synchronized void oomRetry(long run, Instant started, OptionalLong declared, OptionalLong next, Instant now) {
+        attempt(run, started, declared);
+        ooms.add(new VramTimeline.OomRetry(since(now), attempts.size(), next));
+    }
+
+    /** The attempt of run {@code run}: a new one unless it is the one seen last. */
+    synchronized void attempt(long run, Instant started, OptionalLong declared) {
+        if (run != this.run) {
+            this.run = run;
+            attempts.add(new VramTimeline.Attempt(attempts.size() + 1, since(started), declared));
+        }
     }
 
     synchronized VramTimeline snapshot() {

@@ -87,7 +87,12 @@ class TimelineTest {
         s.run();
         VramTimeline t = s.timeline(1).orElseThrow();
         assertEquals(1, t.oomRetries().size(), t.toString());
-        assertEquals(OptionalLong.of(t.oomRetries().get(0).nextMib().orElseThrow()), t.oomRetries().get(0).nextMib());
+        assertEquals(1, t.oomRetries().get(0).attempt());
+        assertTrue(t.oomRetries().get(0).nextMib().orElseThrow() > 100, t.toString());
+        // Neither attempt lived to its first sample; both are there with their declarations.
+        assertEquals(2, t.attempts().size(), t.toString());
+        assertEquals(OptionalLong.of(100), t.attempts().get(0).declaredMib());
+        assertEquals(t.oomRetries().get(0).nextMib(), t.attempts().get(1).declaredMib());
     }
 
     private static void awaitPoints(Scheduler s, long mib, int n) throws InterruptedException {
