@@ -193,6 +193,18 @@ class DashboardEndToEndTest {
     }
 
     @Test
+    void aPortInUseIsAOneLineErrorBeforeAnythingRuns() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            ServeDaemon.Result r = ServeDaemon.cli("serve", "--sim", "1", "--dashboard", String.valueOf(taken.getLocalPort()),
+                    "--socket", dir.resolve("s.sock").toString(), "--log-dir", dir.resolve("logs").toString());
+            assertEquals(2, r.code());
+            assertTrue(r.err().matches("gpusched: --dashboard 127\\.0\\.0\\.1:" + taken.getLocalPort()
+                    + ": cannot listen there \\(.+\\); pick another port, or 0 for any free one\n"), r.err());
+            assertTrue(!Files.exists(dir.resolve("s.sock")), "the daemon did not start");
+        }
+    }
+
+    @Test
     void aJobsFileRunHasTheDashboardToo() throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "[vram=1G] true\n");
         ServeDaemon.Result r = ServeDaemon.cli(jobs.toString(), "--sim", "1", "--poll", "0.1", "--dashboard", "0",
