@@ -337,6 +337,19 @@ public final class Scheduler implements AutoCloseable {
         return engine.snapshot();
     }
 
+    /**
+     * A job's GPU memory over time, readable from any thread without waiting for the loop: sampled where
+     * the scheduler measures peaks (every {@link SchedulerOptions#sampleInterval()} while it runs), kept
+     * for running jobs and the last 256 that ended in this run.
+     *
+     * @param no the job's display number
+     * @return its timeline; empty for a job not sampled in this run (pending, ended in an earlier run,
+     *     or long ago)
+     */
+    public java.util.Optional<VramTimeline> timeline(int no) {
+        return engine.timeline(no);
+    }
+
     private <T> T await(java.util.function.Supplier<CompletableFuture<T>> call) {
         synchronized (this) {
             if (!started) {

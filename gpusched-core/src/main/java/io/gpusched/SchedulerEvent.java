@@ -65,9 +65,13 @@ public sealed interface SchedulerEvent {
      * @param pid the job's process id (also its session and process-group id)
      * @param log its log file
      * @param attempt which attempt this is, from 1 (above 1 after a CUDA-OOM retry)
+     * @param waited how long it waited in the queue before this start: since it was submitted (a
+     *     submission) or first seen by this scheduler (a jobs-file line), or since it went to the back of
+     *     the queue after a time slice; zero when not known
      */
     record JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
-                      int dispatched, int total, long pid, Path log, int attempt) implements SchedulerEvent {
+                      int dispatched, int total, long pid, Path log, int attempt, Duration waited)
+            implements SchedulerEvent {
         /**
          * Copies the list.
          *
@@ -82,9 +86,31 @@ public sealed interface SchedulerEvent {
          * @param pid see {@link #pid()}
          * @param log see {@link #log()}
          * @param attempt see {@link #attempt()}
+         * @param waited see {@link #waited()}
          */
         public JobStarted {
             gpus = List.copyOf(gpus);
+            java.util.Objects.requireNonNull(waited, "waited");
+        }
+
+        /**
+         * A start whose wait is not known (zero).
+         *
+         * @param at see {@link #at()}
+         * @param no see {@link #no()}
+         * @param key see {@link #key()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param dispatched see {@link #dispatched()}
+         * @param total see {@link #total()}
+         * @param pid see {@link #pid()}
+         * @param log see {@link #log()}
+         * @param attempt see {@link #attempt()}
+         */
+        public JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
+                          int dispatched, int total, long pid, Path log, int attempt) {
+            this(at, no, key, command, gpus, declaredMib, dispatched, total, pid, log, attempt, Duration.ZERO);
         }
     }
 

@@ -127,9 +127,11 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param attempts attempts already made (non-zero after an OOM)
      * @param reason why it waits, from the allocator (or why it was not tried this round)
      * @param owner the user it runs for, when known
+     * @param held whether it is held back by its dependencies ({@code after=}): not placed at all until they
+     *     end, unlike a job that waits for room
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                          java.util.Optional<String> owner) {
+                          java.util.Optional<String> owner, boolean held) {
         /**
          * Checks for nulls.
          *
@@ -139,9 +141,25 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param attempts see {@link #attempts()}
          * @param reason see {@link #reason()}
          * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
          */
         public Pending {
             java.util.Objects.requireNonNull(owner, "owner");
+        }
+
+        /**
+         * A pending job not held by dependencies.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner) {
+            this(no, command, declaredMib, attempts, reason, owner, false);
         }
 
         /**
@@ -154,7 +172,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param reason see {@link #reason()}
          */
         public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason) {
-            this(no, command, declaredMib, attempts, reason, java.util.Optional.empty());
+            this(no, command, declaredMib, attempts, reason, java.util.Optional.empty(), false);
         }
     }
 }

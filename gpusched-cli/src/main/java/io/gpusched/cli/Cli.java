@@ -10,6 +10,9 @@ import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuBackends;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.dashboard.Dashboard;
+import io.gpusched.dashboard.DashboardAddress;
+import io.gpusched.dashboard.Metrics;
 import io.gpusched.service.ServiceServer;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -150,6 +153,9 @@ public final class Cli {
             java.util.concurrent.atomic.AtomicReference<Optional<ServiceServer>> runService =
                     new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
             Scheduler[] built = new Scheduler[1];
+            Optional<Metrics> metrics = args.dashboard().map(d -> new Metrics(
+                    () -> built[0] == null ? Optional.empty() : built[0].snapshot()));
+            metrics.ifPresent(builder::listener);
             if (!serve) {
                 builder.listener(e -> {
                     if (e instanceof SchedulerEvent.RunStarted) {
@@ -166,22 +172,19 @@ public final class Cli {
             }
             Scheduler scheduler = builder.build();
             built[0] = scheduler;
-            onStart.accept(scheduler);
-            if (!serve) {
-                try {
-                    return scheduler.run().exitCode();
-                } finally {
-                    runService.get().ifPresent(ServiceServer::close);
+            Optional<Dashboard> dashboard = Optional.empty();
+            if (args.dashboard().isPresent()) {
+                dashboard = Optional.of(Dashboard.start(scheduler, args.dashboard().get(), metrics.orElseThrow()));
+                log.println("dashboard on " + dashboard.get().url() + " (read-only; /metrics, /api/queue, /api/jobs/N)");
+                if (!args.dashboard().get().loopback()) {
+                    log.println(DashboardAddress.riskWarning(dashboard.get().url()));
                 }
             }
-            Path socket = args.socket().orElseGet(ClientCommand::serveSocket);
-            boolean root = "root".equals(System.getProperty("user.name"));
-            try (ServiceServer service = ServiceServer.start(scheduler, socket,
-                    root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup())) {
-                log.println("serving " + (root ? "every user (jobs run as their submitters)"
-                        : System.getProperty("user.name", "?")) + " on " + service.socket()
-                        + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");
-                return scheduler.run().exitCode();
+            onStart.accept(scheduler);
+            try {
+                return runOrServe(serve, scheduler, args, runService, log);
+            } finally {
+                dashboard.ifPresent(Dashboard::close);
             }
         } catch (GpuschedException e) {
             // Tested with instanceof rather than caught by type, so --version and --help never load it.
@@ -189,6 +192,28 @@ public final class Cli {
             err.println("gpusched: " + e.getMessage() + (e instanceof JournalException
                     ? " — no job was started; pick a writable directory with --log-dir" : ""));
             return USAGE;
+        }
+    }
+
+    /** A jobs-file run (with its socket for the client verbs), or the daemon on its socket. */
+    private static int runOrServe(boolean serve, Scheduler scheduler, CliArgs args,
+                                  java.util.concurrent.atomic.AtomicReference<Optional<ServiceServer>> runService,
+                                  PrintStream log) {
+        if (!serve) {
+            try {
+                return scheduler.run().exitCode();
+            } finally {
+                runService.get().ifPresent(ServiceServer::close);
+            }
+        }
+        Path socket = args.socket().orElseGet(ClientCommand::serveSocket);
+        boolean root = "root".equals(System.getProperty("user.name"));
+        try (ServiceServer service = ServiceServer.start(scheduler, socket,
+                root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup())) {
+            log.println("serving " + (root ? "every user (jobs run as their submitters)"
+                    : System.getProperty("user.name", "?")) + " on " + service.socket()
+                    + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");
+            return scheduler.run().exitCode();
         }
     }
 

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
-               Optional<String> adminGroup) {
+               Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -66,6 +66,10 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --nvml-library PATH    load NVML from this file [libnvidia-ml.so.1 from the system]",
             "  --events FILE          also write every event as one JSON object per line to FILE",
             "                         ('-' = stdout, then the human log goes to stderr) [off]",
+            "  --dashboard [HOST:]PORT  a read-only web dashboard with /metrics (Prometheus) and a JSON API",
+            "                         at http://HOST:PORT/; HOST defaults to 127.0.0.1; port 0 takes a free one [off]",
+            "  --dashboard-public     allow --dashboard on an address other machines reach (it has no",
+            "                         authentication: anyone reaching it sees every job's command, user, paths)",
             "  --version              print the version",
             "  -h, --help             print this help",
             "",
@@ -100,6 +104,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<String> backend = Optional.empty();
         Optional<Path> nvml = Optional.empty();
         Optional<String> events = Optional.empty();
+        Optional<String> dashboard = Optional.empty();
+        boolean dashboardPublic = false;
         while (!args.isEmpty()) {
             String a = args.poll();
             String inline = null;
@@ -144,6 +150,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
                     case "--events" -> events = Optional.of(value(a, inline, args));
                     case "--on-finish" -> onFinish = Optional.of(value(a, inline, args));
+                    case "--dashboard" -> dashboard = Optional.of(value(a, inline, args));
+                    case "--dashboard-public" -> dashboardPublic = true;
                     case "--admin-group" -> {
                         if (!serve) {
                             throw new UsageException("--admin-group is an option of gpusched serve");
@@ -188,7 +196,24 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup);
+                adminGroup, dashboard(dashboard, dashboardPublic));
+    }
+
+    /** {@code --dashboard}'s address, refused beyond loopback without {@code --dashboard-public}. */
+    private static Optional<io.gpusched.dashboard.DashboardAddress> dashboard(Optional<String> text, boolean allowPublic) {
+        if (text.isEmpty()) {
+            if (allowPublic) {
+                throw new UsageException("--dashboard-public goes with --dashboard HOST:PORT (see gpusched --help)");
+            }
+            return Optional.empty();
+        }
+        try {
+            io.gpusched.dashboard.DashboardAddress address = io.gpusched.dashboard.DashboardAddress.parse(text.get());
+            address.requireAllowed(allowPublic);
+            return Optional.of(address);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
     }
 
     /**

@@ -32,9 +32,12 @@ final class BoardRows {
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
         if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf) {
             List<StatusBoard.Pending> waiting = new ArrayList<>();
+            java.util.Set<String> held = new java.util.HashSet<>();
+            queue.held().forEach(h -> held.add(h.spec().key()));
             for (PendingQueue.PendingJob p : queue.pending()) {
                 waiting.add(new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(),
-                        queue.waitReasons().getOrDefault(p.spec().key(), ""), java.util.Optional.of(p.owner())));
+                        queue.waitReasons().getOrDefault(p.spec().key(), ""), java.util.Optional.of(p.owner()),
+                        held.contains(p.spec().key())));
             }
             pending = List.copyOf(waiting);
             pendingOf = queue.pending();

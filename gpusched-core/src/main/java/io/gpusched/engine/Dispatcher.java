@@ -163,6 +163,12 @@ final class Dispatcher {
     }
 
 
+    /** Queued to started; a submission's time is the wall clock's, so a clock step could make it negative. */
+    private static java.time.Duration waited(Instant since, Instant started) {
+        java.time.Duration d = java.time.Duration.between(since, started);
+        return d.isNegative() ? java.time.Duration.ZERO : d;
+    }
+
     /** Intent, spawn, record; empty when the job could not start (said once; it stays pending). */
     private Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, GpuSnapshot snap, int total,
                                         List<SchedulerEvent> reports) {
@@ -216,7 +222,7 @@ final class Dispatcher {
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 p.declaredMib(), endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
-                p.attempts() + 1));
+                p.attempts() + 1, waited(p.since(), rj.startedAt)));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         return Optional.of(rj);
     }

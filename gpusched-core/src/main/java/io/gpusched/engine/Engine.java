@@ -49,6 +49,7 @@ public final class Engine {
     private final Inbox inbox = new Inbox();
     private final Reporter reporter;
     private final RunningJobs running = new RunningJobs(procFs);
+    private final Timelines timelines = new Timelines();
     private final Measurer measurer;
     private final Leftovers leftovers;
     private final GpuReader reader;
@@ -100,7 +101,7 @@ public final class Engine {
         this.fresh = fresh;
         this.source = source;
         this.reporter = new Reporter(listener, clock);
-        this.measurer = new Measurer(options, procFs, running, reporter);
+        this.measurer = new Measurer(options, procFs, running, reporter, timelines);
         this.leftovers = new Leftovers(signals, running, reporter);
         this.reader = new GpuReader(gpus, options, measurer, reporter);
     }
@@ -210,6 +211,16 @@ public final class Engine {
         return Optional.ofNullable(snapshot);
     }
 
+    /**
+     * A job's memory timeline, from any thread, without waiting for the loop.
+     *
+     * @param no the job's display number
+     * @return its timeline; empty for a job never sampled in this run, or one of the oldest ended
+     */
+    public Optional<io.gpusched.VramTimeline> timeline(int no) {
+        return timelines.timeline(no);
+    }
+
     /** @return whether the caller is the loop's own thread (a listener), which must never wait for the loop */
     public boolean onLoopThread() {
         return Thread.currentThread() == loopThread;
@@ -278,7 +289,7 @@ public final class Engine {
         QueuePositions positions = new QueuePositions();
         FairShare fairShare = new FairShare(options.policy().fairShareHalfLife());
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
-                positions, fairShare);
+                positions, fairShare, timelines);
         stops = new Stops(options, running, signals, procFs, names, reporter);
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices());
@@ -417,8 +428,9 @@ public final class Engine {
 
     private void emitBoard() {
         io.gpusched.StatusBoard b = board.board(reporter.now(), running, queue, outcomes, ended);
-        snapshot = new io.gpusched.QueueSnapshot(reporter.now(), b, durability.state().pausedGpus(), queue.orphans(),
-                reader.lastGpus());
+        java.util.Set<Integer> paused = durability.state().pausedGpus();
+        snapshot = new io.gpusched.QueueSnapshot(reporter.now(), b, paused, queue.orphans(), reader.lastGpus(),
+                reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));
         reporter.emit(new SchedulerEvent.StatusUpdated(reporter.now(), b));
     }
 }

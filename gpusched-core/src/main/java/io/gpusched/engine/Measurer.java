@@ -27,6 +27,7 @@ final class Measurer {
     private final ProcFs procFs;
     private final RunningJobs running;
     private final Reporter reporter;
+    private final Timelines timelines;
     /** Observed peak of each process we did not launch, per GPU it uses; forgotten when it exits. */
     private final Map<ExternalProcess, Long> externalPeaks = new HashMap<>();
     private boolean pidsInvisible;
@@ -35,7 +36,8 @@ final class Measurer {
     private record ExternalProcess(int gpu, long pid) {
     }
 
-    Measurer(SchedulerOptions options, ProcFs procFs, RunningJobs running, Reporter reporter) {
+    Measurer(SchedulerOptions options, ProcFs procFs, RunningJobs running, Reporter reporter, Timelines timelines) {
+        this.timelines = timelines;
         this.options = options;
         this.procFs = procFs;
         this.running = running;
@@ -78,8 +80,11 @@ final class Measurer {
             reporter.warnOnce("GPU processes are reported with PIDs that do not exist in this PID namespace (a container"
                     + " without --pid=host?): per-job peaks will be n/a; placement still uses device totals");
         }
+        java.time.Instant now = reporter.now();
         for (RunningJob rj : running.all()) {
             track(rj, snap);
+            // Where the peaks are: one append per running job per sample, no allocation on most.
+            timelines.sample(rj, now);
         }
     }
 
@@ -124,6 +129,24 @@ final class Measurer {
             reporter.emit(new SchedulerEvent.ExceededDeclaration(reporter.now(), rj.no, gpu, rj.peakMib.get(gpu),
                     rj.declaredMib.getAsLong()));
         }
+    }
+
+    /** Each GPU's memory as placement counts it, with the running jobs on it by number: for snapshots. */
+    List<io.gpusched.QueueSnapshot.GpuMemory> memory(GpuSnapshot snap, Set<Integer> paused) {
+        Map<String, RunningJob> byKey = new HashMap<>();
+        running.all().forEach(rj -> byKey.put(rj.key(), rj));
+        List<io.gpusched.QueueSnapshot.GpuMemory> out = new ArrayList<>();
+        for (GpuView v : views(snap, paused)) {
+            List<io.gpusched.QueueSnapshot.JobMemory> jobs = new ArrayList<>();
+            for (Tenant t : v.tenants()) {
+                jobs.add(new io.gpusched.QueueSnapshot.JobMemory(byKey.get(t.key()).no, t.declaredMib(), t.currentMib(),
+                        t.peakMib(), io.gpusched.alloc.Headroom.budget(t, options.spikeBuffer())));
+            }
+            out.add(new io.gpusched.QueueSnapshot.GpuMemory(v.index(), v.totalMib(), v.usedMib(),
+                    io.gpusched.alloc.Headroom.effectiveExternal(v, options.spikeBuffer()),
+                    io.gpusched.alloc.Headroom.effective(v, options.spikeBuffer()), jobs));
+        }
+        return out;
     }
 
     /** Each GPU as the allocator sees it: totals, external peaks, the running jobs on it, paused or not. */

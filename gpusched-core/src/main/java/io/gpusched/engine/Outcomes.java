@@ -49,6 +49,7 @@ final class Outcomes {
     private final Measurer measurer;
     private final QueuePositions positions;
     private final FairShare fairShare;
+    private final Timelines timelines;
     /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
     static final int HISTORY = 1000;
     private final List<JobResult> results = new ArrayList<>();
@@ -67,7 +68,8 @@ final class Outcomes {
 
     Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
              Leftovers leftovers, ProcFs procFs, Reporter reporter, EndedJobs ended, Measurer measurer,
-             QueuePositions positions, FairShare fairShare) {
+             QueuePositions positions, FairShare fairShare, Timelines timelines) {
+        this.timelines = timelines;
         this.positions = positions;
         this.fairShare = fairShare;
         this.options = options;
@@ -298,6 +300,8 @@ final class Outcomes {
         if (oom && attempts <= allowed) {
             OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
             durability.record(List.of(new JournalEvent.Oom(key, attempts, next)));
+            Instant now = reporter.now();
+            timelines.oomRetry(end.no(), end.run().orElse(-1), now.minus(end.took()), end.declaredMib(), next, now);
             end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
             reporter.emit(new SchedulerEvent.RequeuedAfterOom(reporter.now(), end.no(), attempts, allowed + 1,
                     end.declaredMib(), next));
@@ -308,7 +312,9 @@ final class Outcomes {
                 ? Verdicts.verdict(end.declaredMib(), end.attributed(), peak, options.tolerance())
                 : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
-        durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil())));
+        durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil(),
+                JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), reporter.now().minus(end.took()),
+                        end.declaredMib())))));
         endedJobs.ended(end.spec());
         end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
         Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED

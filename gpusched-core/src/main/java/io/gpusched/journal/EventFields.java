@@ -139,6 +139,27 @@ final class EventFields {
     }
 
     /**
+     * An optional array of at most {@code maxItems} pairs {@code [a, b]} of whole numbers in [min, max]:
+     * empty when the field is absent.
+     */
+    List<long[]> optionalPairs(String name, int maxItems, long min, long max) {
+        if (!fields.containsKey(name)) {
+            return List.of();
+        }
+        if (!(fields.get(name) instanceof List<?> list) || list.size() > maxItems) {
+            throw bad(name, "an array of at most " + maxItems + " pairs");
+        }
+        List<long[]> out = new ArrayList<>(list.size());
+        for (Object x : list) {
+            if (!(x instanceof List<?> pair) || pair.size() != 2) {
+                throw bad(name, "an array of [a, b] pairs");
+            }
+            out.add(new long[] {wholeIn(pair.get(0), name, min, max), wholeIn(pair.get(1), name, min, max)});
+        }
+        return out;
+    }
+
+    /**
      * An object mapping index keys (canonical decimal: {@code "0"}, {@code "12"}, never {@code "01"}
      * or {@code "+1"}) in [0, maxKey] to whole numbers in [min, max]; it must be present.
      */

@@ -20,6 +20,8 @@ public final class JournalCodec {
     static final int MAX_NO = 1_000_000_000;
     /** Most attempts read back: far beyond any retry count, and counting on from it cannot overflow. */
     static final int MAX_ATTEMPTS = 1_000_000;
+    /** Most points of a {@code done} event's {@code vram_timeline} read back: we write at most 32. */
+    static final int MAX_TIMELINE_POINTS = 1024;
 
     private final JsonFactory json = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(40).maxNestingDepth(8).build())
@@ -114,6 +116,17 @@ public final class JournalCodec {
                 } else {
                     g.writeNull();
                 }
+                if (!d.vramTimeline().isEmpty()) {
+                    // Optional: older readers ignore it, and a journal without it reads as before.
+                    g.writeArrayFieldStart("vram_timeline");
+                    for (JournalEvent.VramPoint p : d.vramTimeline()) {
+                        g.writeStartArray();
+                        g.writeNumber(p.ms());
+                        g.writeNumber(p.mib());
+                        g.writeEndArray();
+                    }
+                    g.writeEndArray();
+                }
             }
             g.writeEndObject();
         } catch (IOException ex) {
@@ -160,7 +173,9 @@ public final class JournalCodec {
      *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
      *       {@code returncode} an {@code int}, {@code peak_mib} an object from index to MiB
-     *       ({@code long}, at least 0), {@code avg_util} null or a finite number (shown only, so any backend's value reads back).</li>
+     *       ({@code long}, at least 0), {@code avg_util} null or a finite number (shown only, so any backend's value reads back),
+     *       {@code vram_timeline} absent or an array of at most 1024 {@code [ms, MiB]} pairs of whole numbers
+     *       at least 0.</li>
      * </ul>
      * Whole numbers must be JSON integer literals, and nothing is rounded, truncated or wrapped.
      *
@@ -218,7 +233,9 @@ public final class JournalCodec {
                 }
                 return Optional.of(new JournalEvent.Done(k, status, (int) f.whole("returncode", Integer.MIN_VALUE, Integer.MAX_VALUE),
                         f.wholeByIndex("peak_mib", Integer.MAX_VALUE, 0, Long.MAX_VALUE),
-                        f.nullableNumber("avg_util", -Double.MAX_VALUE, Double.MAX_VALUE)));
+                        f.nullableNumber("avg_util", -Double.MAX_VALUE, Double.MAX_VALUE),
+                        f.optionalPairs("vram_timeline", MAX_TIMELINE_POINTS, 0, Long.MAX_VALUE).stream()
+                                .map(p -> new JournalEvent.VramPoint(p[0], p[1])).toList()));
             default:
                 return Optional.empty();
         }

@@ -328,11 +328,32 @@ public sealed interface JournalEvent {
      * @param returncode exit code
      * @param peakMib per-GPU peak MiB by GPU index
      * @param avgUtil average utilisation percent, when known
+     * @param vramTimeline a short summary of its memory over time (at most a few dozen points, the highest
+     *     kept), shown only; empty when it was never sampled, and in journals of older versions, which
+     *     neither write nor read it (the field {@code vram_timeline} is optional)
      */
-    record Done(String key, String status, int returncode, Map<Integer, Long> peakMib, OptionalDouble avgUtil)
-            implements JournalEvent {
+    record Done(String key, String status, int returncode, Map<Integer, Long> peakMib, OptionalDouble avgUtil,
+                java.util.List<VramPoint> vramTimeline) implements JournalEvent {
         /**
-         * Copies the map.
+         * Copies the map and list.
+         *
+         * @param key see {@link #key()}
+         * @param status see {@link #status()}
+         * @param returncode see {@link #returncode()}
+         * @param peakMib see {@link #peakMib()}
+         * @param avgUtil see {@link #avgUtil()}
+         * @param vramTimeline see {@link #vramTimeline()}
+         */
+        public Done {
+            Objects.requireNonNull(key);
+            Objects.requireNonNull(status);
+            Objects.requireNonNull(avgUtil);
+            peakMib = java.util.Collections.unmodifiableMap(new TreeMap<>(peakMib));
+            vramTimeline = java.util.List.copyOf(vramTimeline);
+        }
+
+        /**
+         * Without a timeline.
          *
          * @param key see {@link #key()}
          * @param status see {@link #status()}
@@ -340,11 +361,24 @@ public sealed interface JournalEvent {
          * @param peakMib see {@link #peakMib()}
          * @param avgUtil see {@link #avgUtil()}
          */
-        public Done {
-            Objects.requireNonNull(key);
-            Objects.requireNonNull(status);
-            Objects.requireNonNull(avgUtil);
-            peakMib = java.util.Collections.unmodifiableMap(new TreeMap<>(peakMib));
+        public Done(String key, String status, int returncode, Map<Integer, Long> peakMib, OptionalDouble avgUtil) {
+            this(key, status, returncode, peakMib, avgUtil, java.util.List.of());
+        }
+    }
+
+    /**
+     * One point of a {@link Done}'s memory timeline.
+     *
+     * @param ms milliseconds since the job's first attempt started, at least 0
+     * @param mib its largest per-GPU use then (the highest of the samples the point stands for), in MiB
+     */
+    record VramPoint(long ms, long mib) {
+        /**
+         * @param points pairs of {@code {ms, MiB}}
+         * @return them as points
+         */
+        public static java.util.List<VramPoint> of(java.util.List<long[]> points) {
+            return points.stream().map(p -> new VramPoint(p[0], p[1])).toList();
         }
     }
 }

@@ -91,8 +91,11 @@ final class JournalLines {
                     entries.forEach(e -> m.put(e.getKey(), e.getValue()));
                     return m;
                 });
+        Gen<List<JournalEvent.VramPoint>> timeline = Gen.listOf(Gen.longs(0, Long.MAX_VALUE)
+                .with(Gen.longs(0, Long.MAX_VALUE), JournalEvent.VramPoint::new), 0, 40);
         Gen<JournalEvent> done = (r, size) -> new JournalEvent.Done(keys().next(r, size), Gen.elements(STATUSES).next(r, size),
-                Gen.ints(Integer.MIN_VALUE, Integer.MAX_VALUE).next(r, size), peaks.next(r, size), util.next(r, size));
+                Gen.ints(Integer.MIN_VALUE, Integer.MAX_VALUE).next(r, size), peaks.next(r, size), util.next(r, size),
+                timeline.next(r, size));
         return Gen.oneOf(seen, submitted, launching, started, interrupted, retry, paused, oom, done);
     }
 
@@ -152,6 +155,12 @@ final class JournalLines {
             d.peakMib().forEach((gpu, mib) -> peaks.append(peaks.length() > 1 ? ", " : "").append('"').append(gpu).append("\": ").append(mib));
             f.add(new Field("peak_mib", peaks.append('}').toString()));
             f.add(new Field("avg_util", d.avgUtil().isPresent() ? Double.toString(d.avgUtil().getAsDouble()) : "null"));
+            if (!d.vramTimeline().isEmpty()) {
+                StringBuilder t = new StringBuilder("[");
+                d.vramTimeline().forEach(p -> t.append(t.length() > 1 ? ", " : "").append('[').append(p.ms()).append(", ")
+                        .append(p.mib()).append(']'));
+                f.add(new Field("vram_timeline", t.append(']').toString()));
+            }
         }
         return f;
     }

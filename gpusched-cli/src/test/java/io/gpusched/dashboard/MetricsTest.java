@@ -1,0 +1,82 @@
+package io.gpusched.dashboard;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.JobResult;
+import io.gpusched.JobStatus;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.StatusBoard;
+import io.gpusched.Verdict;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** The metrics listener, fed events as the loop would emit them. */
+class MetricsTest {
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+    private static SchedulerEvent.JobStarted started(double atS, double waitedS) {
+        return new SchedulerEvent.JobStarted(T0.plusMillis((long) (atS * 1000)), 1, "k", "x", List.of(0), OptionalLong.of(100),
+                1, 1, 42, Path.of("l"), 1, Duration.ofMillis((long) (waitedS * 1000)));
+    }
+
+    private static SchedulerEvent.JobFinished finished(double atS, JobStatus status, long peak, long declared, double tookS) {
+        return new SchedulerEvent.JobFinished(T0.plusMillis((long) (atS * 1000)), new JobResult("k", 1, "x", List.of(0), status,
+                0, OptionalLong.of(declared), Map.of(0, peak), Verdict.WITHIN, OptionalDouble.empty(),
+                Duration.ofMillis((long) (tookS * 1000))), 0.1);
+    }
+
+    @Test
+    void dispatchLatencyCountsFromTheLaterOfArrivalAndTheLastFreedCapacity() {
+        Metrics m = new Metrics(Optional::empty);
+        m.accept(started(1.0, 0.25));       // arrived at 0.75, nothing freed before: 0.25 s
+        m.accept(finished(10.0, JobStatus.OK, 80, 100, 9));
+        m.accept(started(10.04, 9.0));      // waited since 1.04 for the GPU freed at 10.0: 0.04 s
+        m.accept(started(30.0, 2.0));       // arrived at 28, after the last end: 2 s
+        Histogram.Snapshot l = m.exposition().latencies();
+        assertEquals(3, l.count());
+        assertEquals(0.25 + 0.04 + 2.0, l.sum(), 1e-9);
+        Histogram.Snapshot w = m.exposition().waits();
+        assertEquals(0.25 + 9.0 + 2.0, w.sum(), 1e-9);
+        assertEquals(3, m.exposition().started());
+    }
+
+    @Test
+    void finishedJobsAreCountedByStatus_runTimeOnlyForJobsThatRan_ratioOnlyForOkDeclaredMeasured() {
+        Metrics m = new Metrics(Optional::empty);
+        m.accept(finished(1, JobStatus.OK, 50, 100, 3));
+        m.accept(finished(2, JobStatus.FAILED, 90, 100, 4));
+        m.accept(new SchedulerEvent.JobFinished(T0, new JobResult("c", 2, "y", List.of(), JobStatus.CANCELLED, 0,
+                OptionalLong.empty(), Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO), 0.1));
+        Metrics.Exposition x = m.exposition();
+        assertEquals(1L, x.finished().get("ok"));
+        assertEquals(1L, x.finished().get("failed"));
+        assertEquals(1L, x.finished().get("cancelled"));
+        assertEquals(0L, x.finished().get("timeout"));
+        assertEquals(2, x.runs().count(), "the cancelled-before-start job did not run");
+        assertEquals(7.0, x.runs().sum(), 1e-9);
+        assertEquals(1, x.ratios().count());
+        assertEquals(0.5, x.ratios().sum(), 1e-9);
+    }
+
+    @Test
+    void queueLengthsComeFromTheBoard_heldApartFromPending() {
+        Metrics m = new Metrics(Optional::empty);
+        m.accept(new SchedulerEvent.StatusUpdated(T0, new StatusBoard(List.of(new StatusBoard.Running(1, "a", List.of(0),
+                Duration.ZERO, Map.of(), 0, Optional.empty())), List.of(
+                new StatusBoard.Pending(2, "b", OptionalLong.empty(), 0, "needs room", Optional.empty(), false),
+                new StatusBoard.Pending(3, "c", OptionalLong.empty(), 0, "after job 2", Optional.empty(), true),
+                new StatusBoard.Pending(4, "d", OptionalLong.empty(), 0, "after job 2", Optional.empty(), true)), List.of())));
+        String text = Metrics.render(m.exposition());
+        assertTrue(text.contains("gpusched_queue_jobs{state=\"running\"} 1\n"), text);
+        assertTrue(text.contains("gpusched_queue_jobs{state=\"pending\"} 1\n"), text);
+        assertTrue(text.contains("gpusched_queue_jobs{state=\"held\"} 2\n"), text);
+    }
+}
