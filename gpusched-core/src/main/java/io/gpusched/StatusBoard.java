@@ -79,10 +79,13 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param peakMib its largest per-GPU peak
      * @param stopping why it is being stopped, if it is
      * @param owner the user it runs for, when known
+     * @param declaredMib its per-GPU declaration for this attempt; empty for an undeclared job (it runs
+     *     alone on its GPUs)
+     * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
                           long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                          java.util.Optional<String> owner) {
+                          java.util.Optional<String> owner, OptionalLong declaredMib, int priority) {
         /**
          * Copies the collections.
          *
@@ -94,11 +97,32 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param peakMib see {@link #peakMib()}
          * @param stopping see {@link #stopping()}
          * @param owner see {@link #owner()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param priority see {@link #priority()}
          */
         public Running {
             gpus = List.copyOf(gpus);
             currentMib = Map.copyOf(currentMib);
             java.util.Objects.requireNonNull(owner, "owner");
+            java.util.Objects.requireNonNull(declaredMib, "declaredMib");
+        }
+
+        /**
+         * A running job whose declaration and priority are not given (undeclared, priority 0).
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
+         */
+        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
+                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
+                       java.util.Optional<String> owner) {
+            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, OptionalLong.empty(), 0);
         }
 
         /**
@@ -127,9 +151,10 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param attempts attempts already made (non-zero after an OOM)
      * @param reason why it waits, from the allocator (or why it was not tried this round)
      * @param owner the user it runs for, when known
+     * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                          java.util.Optional<String> owner) {
+                          java.util.Optional<String> owner, int priority) {
         /**
          * Checks for nulls.
          *
@@ -139,9 +164,25 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param attempts see {@link #attempts()}
          * @param reason see {@link #reason()}
          * @param owner see {@link #owner()}
+         * @param priority see {@link #priority()}
          */
         public Pending {
             java.util.Objects.requireNonNull(owner, "owner");
+        }
+
+        /**
+         * A pending job whose priority is not given (0).
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner) {
+            this(no, command, declaredMib, attempts, reason, owner, 0);
         }
 
         /**
