@@ -1,0 +1,384 @@
+package io.gpusched.cli;
+
+import io.gpusched.cli.ScreenLine.Style;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * {@code gpusched top}'s frame as a pure function of a snapshot, the terminal's size and the selected
+ * job: a title; a memory bar per GPU with its jobs under it; the running and pending jobs with owners,
+ * priorities and why each waits; the latest results with their verdicts; a status line. No line is
+ * wider than the terminal (text is cut, never wrapped) and the frame is never taller: when the
+ * height runs short, what goes first is blank lines, then the latest results, pending jobs, the lines
+ * under the bars, and last the running jobs and the bars themselves.
+ */
+final class TopRenderer {
+    /**
+     * The characters a frame is drawn with: block characters on a UTF-8 terminal, ASCII elsewhere.
+     *
+     * @param used a job's memory in use
+     * @param usedNext the same for the job after it on a GPU, so neighbours stay apart without colour
+     * @param declared memory a job declared beyond what it holds
+     * @param external memory other processes use
+     * @param ellipsis marks text that was cut
+     * @param dash separates and stands for "none"
+     * @param ok a result that went well
+     * @param failed one that did not
+     */
+    record Glyphs(String used, String usedNext, String declared, String external, String ellipsis, String dash,
+                  String ok, String failed) {
+        static final Glyphs UNICODE = new Glyphs("█", "▓", "░", "▒", "…", "—", "✓", "✗");
+        static final Glyphs ASCII = new Glyphs("#", "=", "-", "+", "~", "-", "+", "x");
+    }
+
+    /**
+     * @param width the terminal's columns
+     * @param height its rows; an interactive frame fills them, {@code --once} may use fewer
+     * @param selected the selected job's number
+     * @param status the status line (keys, a question, the daemon's answer), on the last row; none for
+     *     {@code --once}
+     * @param glyphs what to draw with
+     */
+    record View(int width, int height, OptionalInt selected, Optional<ScreenLine.Span> status, Glyphs glyphs) {
+    }
+
+    /** Running and pending jobs in the order the table lists them, which is also the order keys move in. */
+    static List<Integer> selectable(TopSnapshot s) {
+        List<Integer> out = new ArrayList<>();
+        s.running().forEach(r -> out.add(r.no()));
+        s.pending().forEach(p -> out.add(p.no()));
+        return out;
+    }
+
+    private final TopSnapshot snap;
+    private final View view;
+    private final Glyphs g;
+
+    private TopRenderer(TopSnapshot snap, View view) {
+        this.snap = snap;
+        this.view = view;
+        this.g = view.glyphs();
+    }
+
+    /**
+     * @param snap what to show
+     * @param view the terminal's size and what is selected
+     * @return the frame's lines: at most {@code view.height()}, each at most {@code view.width()}
+     *     columns; exactly {@code view.height()} with a status line, which is the last
+     */
+    static List<ScreenLine> render(TopSnapshot snap, View view) {
+        return new TopRenderer(snap, view).frame();
+    }
+
+    private List<ScreenLine> frame() {
+        if (view.height() <= 0) {
+            return List.of();
+        }
+        List<ScreenLine> bars = bars();
+        List<ScreenLine> details = details();
+        List<ScreenLine> rows = jobRows();
+        List<ScreenLine> results = results();
+        int running = snap.running().size();
+        int left = view.height() - 1 - (view.status().isPresent() ? 1 : 0);
+        int barRoom = Math.min(bars.size(), Math.max(0, left));
+        left -= barRoom;
+        boolean table = !rows.isEmpty() && left >= 2;
+        left -= table ? 1 : 0;
+        // Running jobs first, and room for the line that says how many more wait; at least two lines,
+        // so the selected job is in sight even in a window of one row and that line.
+        int rowRoom = table ? Math.min(Math.max(running + (rows.size() > running ? 1 : 0), Math.min(rows.size(), 2)), left) : 0;
+        left -= rowRoom;
+        boolean under = barRoom == bars.size() && !details.isEmpty() && left >= details.size();
+        left -= under ? details.size() : 0;
+        int more = Math.min(rows.size() - rowRoom, table ? left : 0);
+        rowRoom += more;
+        left -= more;
+        boolean recent = !results.isEmpty() && left >= 2;
+        int resultRoom = recent ? Math.min(results.size(), left - 1) : 0;
+        left -= recent ? 1 + resultRoom : 0;
+        boolean gap = left > 0 && (table || recent);
+        left -= gap ? 1 : 0;
+        boolean gap2 = left > 0 && table && recent;
+
+        List<ScreenLine> out = new ArrayList<>();
+        out.add(title());
+        List<ScreenLine> shownBars = cut(bars, barRoom, "gpus");
+        for (int i = 0; i < shownBars.size(); i++) {
+            out.add(shownBars.get(i));
+            if (under) {
+                out.add(details.get(i));
+            }
+        }
+        if (gap) {
+            out.add(ScreenLine.empty());
+        }
+        if (table) {
+            out.add(tableHead());
+            out.addAll(window(rows, rowRoom));
+        }
+        if (gap2) {
+            out.add(ScreenLine.empty());
+        }
+        if (recent) {
+            out.add(ScreenLine.of(DisplayWidth.fit("latest results", view.width(), g.ellipsis()), Style.BOLD));
+            out.addAll(results.subList(0, resultRoom));
+        }
+        if (view.status().isPresent() && view.height() > 1) {
+            while (out.size() < view.height() - 1) {
+                out.add(ScreenLine.empty());
+            }
+            ScreenLine.Span s = view.status().get();
+            out.add(line().add(s.text(), s.style()).build());
+        }
+        return out;
+    }
+
+    private ScreenLine.Builder line() {
+        return new ScreenLine.Builder(view.width(), g.ellipsis());
+    }
+
+    private ScreenLine title() {
+        return line().add("gpusched top", Style.BOLD).add(" " + g.dash() + " " + snap.running().size() + " running, "
+                + snap.pending().size() + " pending, " + snap.finished().size() + " done").build();
+    }
+
+    /** The first {@code room} lines, the last of them saying how many more there are when not all fit. */
+    private List<ScreenLine> cut(List<ScreenLine> lines, int room, String what) {
+        if (lines.size() <= room) {
+            return lines;
+        }
+        if (room <= 0) {
+            return List.of();
+        }
+        List<ScreenLine> out = new ArrayList<>(lines.subList(0, room - 1));
+        out.add(moreLine(lines.size() - room + 1, what));
+        return out;
+    }
+
+    private ScreenLine moreLine(int n, String what) {
+        return line().add("  " + g.ellipsis() + " " + n + " more " + what, Style.DIM).build();
+    }
+
+    /** The job rows that fit, scrolled so the selected one shows, and how many more there are. */
+    private List<ScreenLine> window(List<ScreenLine> rows, int room) {
+        if (rows.size() <= room) {
+            return rows;
+        }
+        int shown = room - 1;
+        if (shown <= 0) {
+            return room <= 0 ? List.of() : List.of(moreLine(rows.size(), "jobs"));
+        }
+        int at = view.selected().isPresent() ? selectable(snap).indexOf(view.selected().getAsInt()) : -1;
+        int start = at >= shown ? at - shown + 1 : 0;
+        List<ScreenLine> out = new ArrayList<>(rows.subList(start, start + shown));
+        out.add(moreLine(rows.size() - shown, "jobs"));
+        return out;
+    }
+
+    // --- GPUs
+
+    private List<ScreenLine> bars() {
+        if (snap.gpus().isEmpty()) {
+            return List.of(line().add("no GPU readings yet", Style.DIM).build());
+        }
+        int labelWidth = snap.gpus().stream().mapToInt(x -> ("gpu" + x.index()).length()).max().orElse(4);
+        List<String> suffixes = snap.gpus().stream().map(this::suffix).toList();
+        int suffixWidth = suffixes.stream().mapToInt(String::length).max().orElse(0);
+        // The marks take their room from the bar, never get cut: they are what must not be missed.
+        int marks = snap.gpus().stream().mapToInt(x -> (x.paused() ? 7 : 0) + (x.healthy() ? 0 : 10)).max().orElse(0);
+        int barWidth = Math.max(4, Math.min(60, view.width() - labelWidth - 3 - suffixWidth - marks));
+        List<ScreenLine> out = new ArrayList<>();
+        for (int i = 0; i < snap.gpus().size(); i++) {
+            TopSnapshot.Gpu gpu = snap.gpus().get(i);
+            ScreenLine.Builder b = line().add(DisplayWidth.padRight("gpu" + gpu.index(), labelWidth, g.ellipsis()), Style.BOLD)
+                    .add(" [");
+            for (ScreenLine.Span s : MemoryBar.cells(MemoryBar.segments(gpu, snap.running(), g), gpu.totalMib(), barWidth)) {
+                b.add(s.text(), s.style());
+            }
+            b.add("]").add(DisplayWidth.padRight(suffixes.get(i), suffixWidth, g.ellipsis()));
+            if (gpu.paused()) {
+                b.add(" PAUSED", Style.WARN);
+            }
+            if (!gpu.healthy()) {
+                b.add(" UNHEALTHY", Style.ERROR);
+            }
+            out.add(b.build());
+        }
+        return out;
+    }
+
+    /** What follows a bar: memory used of total and how busy the GPU is. */
+    private String suffix(TopSnapshot.Gpu gpu) {
+        return " " + mib(gpu.usedMib()) + "/" + mib(gpu.totalMib())
+                + (gpu.utilPercent().isPresent() ? String.format(Locale.ROOT, " %3d%% busy", gpu.utilPercent().getAsInt()) : "");
+    }
+
+    /** Under each bar: its jobs (glyph, number, owner, held/declared), others' use, and the headroom. */
+    private List<ScreenLine> details() {
+        int labelWidth = snap.gpus().stream().mapToInt(x -> ("gpu" + x.index()).length()).max().orElse(4);
+        List<ScreenLine> out = new ArrayList<>();
+        for (TopSnapshot.Gpu gpu : snap.gpus()) {
+            ScreenLine.Builder b = line().add(" ".repeat(labelWidth + 2));
+            int k = 0;
+            for (TopSnapshot.Running j : MemoryBar.onGpu(gpu, snap.running())) {
+                long used = j.currentMib().getOrDefault(gpu.index(), 0L);
+                b.add(k++ % 2 == 0 ? g.used() : g.usedNext(), Style.job(j.no()))
+                        .add(" " + j.no() + " " + (j.owner().isEmpty() ? "" : j.owner() + " "))
+                        .add(mib(used) + "/" + (j.declaredMib().isPresent() ? mib(j.declaredMib().getAsLong()) : g.dash()),
+                                over(used, j.declaredMib()) ? Style.WARN : Style.PLAIN)
+                        .add("  ");
+            }
+            long external = MemoryBar.external(gpu, snap.running());
+            if (external > 0) {
+                b.add(g.external(), Style.EXTERNAL).add(" others " + mib(external) + "  ");
+            }
+            b.add("free " + mib(MemoryBar.headroom(gpu, snap.running())), Style.DIM);
+            out.add(b.build());
+        }
+        return out;
+    }
+
+    // --- jobs
+
+    /** Column widths, from every row (not only those shown), so they hold still while the list scrolls. */
+    private record Columns(int no, int user, int priority, int gpus, int mem, int time) {
+    }
+
+    private Columns columns() {
+        int no = 3;
+        int user = 4;
+        int priority = 3;
+        int gpus = 3;
+        int mem = 3;
+        int time = 0;
+        for (TopSnapshot.Running r : snap.running()) {
+            no = Math.max(no, String.valueOf(r.no()).length());
+            user = Math.max(user, DisplayWidth.of(r.owner()));
+            priority = Math.max(priority, String.valueOf(r.priority()).length());
+            gpus = Math.max(gpus, gpuList(r).length());
+            mem = Math.max(mem, DisplayWidth.of(mem(r)));
+            time = Math.max(time, elapsed(r.elapsedSeconds()).length());
+        }
+        for (TopSnapshot.Pending p : snap.pending()) {
+            no = Math.max(no, String.valueOf(p.no()).length());
+            user = Math.max(user, DisplayWidth.of(p.owner()));
+            priority = Math.max(priority, String.valueOf(p.priority()).length());
+            mem = Math.max(mem, DisplayWidth.of(mem(p)));
+        }
+        // Narrow terminals keep the command readable: the time goes, and long names are cut.
+        return new Columns(no, Math.min(user, 10), priority, Math.min(gpus, 7), mem,
+                view.width() >= 100 ? Math.max(4, time) : 0);
+    }
+
+    private ScreenLine tableHead() {
+        Columns c = columns();
+        String e = g.ellipsis();
+        return line().add("  " + DisplayWidth.padLeft("JOB", c.no(), e) + " " + DisplayWidth.padRight("USER", c.user(), e) + " "
+                + DisplayWidth.padLeft("PRI", c.priority(), e) + " ST   " + DisplayWidth.padRight("GPU", c.gpus(), e) + " "
+                + DisplayWidth.padRight("MEM", c.mem(), e) + " " + (c.time() > 0 ? DisplayWidth.padLeft("TIME", c.time(), e) + " "
+                : "") + "COMMAND", Style.BOLD).build();
+    }
+
+    private List<ScreenLine> jobRows() {
+        Columns c = columns();
+        String e = g.ellipsis();
+        List<ScreenLine> out = new ArrayList<>();
+        for (TopSnapshot.Running r : snap.running()) {
+            ScreenLine.Builder b = line().selected(isSelected(r.no())).add(isSelected(r.no()) ? "> " : "  ")
+                    .add(DisplayWidth.padLeft(String.valueOf(r.no()), c.no(), e), Style.job(r.no()))
+                    .add(" " + DisplayWidth.padRight(r.owner(), c.user(), e) + " "
+                            + DisplayWidth.padLeft(String.valueOf(r.priority()), c.priority(), e) + " ")
+                    .add(r.stopping() ? "stop" : "run ", r.stopping() ? Style.WARN : Style.OK)
+                    .add(" " + DisplayWidth.padRight(gpuList(r), c.gpus(), e) + " ")
+                    .add(DisplayWidth.padRight(mem(r), c.mem(), e), over(r.usedMib(), r.declaredMib()) ? Style.WARN : Style.PLAIN)
+                    .add(" " + (c.time() > 0 ? DisplayWidth.padLeft(elapsed(r.elapsedSeconds()), c.time(), e) + " " : ""))
+                    .add(r.command());
+            out.add(b.build());
+        }
+        for (TopSnapshot.Pending p : snap.pending()) {
+            ScreenLine.Builder b = line().selected(isSelected(p.no())).add(isSelected(p.no()) ? "> " : "  ")
+                    .add(DisplayWidth.padLeft(String.valueOf(p.no()), c.no(), e) + " "
+                            + DisplayWidth.padRight(p.owner(), c.user(), e) + " "
+                            + DisplayWidth.padLeft(String.valueOf(p.priority()), c.priority(), e) + " ")
+                    .add("wait", Style.DIM)
+                    .add(" " + " ".repeat(c.gpus()) + " " + DisplayWidth.padRight(mem(p), c.mem(), e) + " "
+                            + (c.time() > 0 ? " ".repeat(c.time() + 1) : ""));
+            if (!p.reason().isEmpty()) {
+                b.add(p.reason() + " " + g.dash() + " ", Style.WARN);
+            }
+            out.add(b.add(p.command()).build());
+        }
+        return out;
+    }
+
+    private boolean isSelected(int no) {
+        return view.selected().isPresent() && view.selected().getAsInt() == no;
+    }
+
+    private static String gpuList(TopSnapshot.Running r) {
+        return String.join(",", r.gpus().stream().map(String::valueOf).toList());
+    }
+
+    /** A running job's memory: the most it holds on one of its GPUs, over its per-GPU declaration. */
+    private String mem(TopSnapshot.Running r) {
+        return mib(r.usedMib()) + "/" + (r.declaredMib().isPresent() ? mib(r.declaredMib().getAsLong()) : g.dash());
+    }
+
+    private String mem(TopSnapshot.Pending p) {
+        return g.dash() + "/" + (p.declaredMib().isPresent() ? mib(p.declaredMib().getAsLong()) : g.dash());
+    }
+
+    private static boolean over(long used, OptionalLong declared) {
+        return declared.isPresent() && used > declared.getAsLong();
+    }
+
+    // --- results
+
+    /** The finished jobs, newest first. */
+    private List<ScreenLine> results() {
+        Columns c = columns();
+        String e = g.ellipsis();
+        int status = Math.min(10, snap.finished().stream().mapToInt(f -> f.status().length()).max().orElse(2));
+        int no = Math.max(c.no(), snap.finished().stream().mapToInt(f -> String.valueOf(f.no()).length()).max().orElse(0));
+        List<ScreenLine> out = new ArrayList<>();
+        for (int i = snap.finished().size() - 1; i >= 0; i--) {
+            TopSnapshot.Finished f = snap.finished().get(i);
+            boolean ok = f.status().equals("ok");
+            String verdict = f.declaration().isEmpty() ? "" : f.declaration();
+            String peak = "peak " + (f.peakMib() > 0 ? mib(f.peakMib()) : g.dash()) + "/"
+                    + (f.declaredMib().isPresent() ? mib(f.declaredMib().getAsLong()) : g.dash());
+            out.add(line().add(ok ? g.ok() : g.failed(), ok ? Style.OK : Style.ERROR)
+                    .add(" " + DisplayWidth.padLeft(String.valueOf(f.no()), no, e) + " "
+                            + DisplayWidth.padRight(f.owner(), c.user(), e) + " ")
+                    .add(DisplayWidth.padRight(f.status().replace('_', '-'), status, e), ok ? Style.OK : Style.ERROR)
+                    .add(" ")
+                    .add(DisplayWidth.padRight(verdict, 14, e), verdict.equals("under-declared") ? Style.WARN : Style.PLAIN)
+                    .add(" " + peak + " " + g.dash() + " " + f.command())
+                    .build());
+        }
+        return out;
+    }
+
+    // --- units
+
+    /** MiB as the screen shows it: {@code 512M} below a GiB, else GiB with one decimal ({@code 23.4G}). */
+    static String mib(long mib) {
+        return mib < 1024 ? mib + "M" : String.format(Locale.ROOT, "%.1fG", mib / 1024.0);
+    }
+
+    /** Seconds as {@code 0:42}, {@code 12:05}, {@code 3:02:07}, {@code 2d04h}. */
+    static String elapsed(long seconds) {
+        long s = Math.max(0, seconds);
+        if (s >= 86_400) {
+            return String.format(Locale.ROOT, "%dd%02dh", s / 86_400, s % 86_400 / 3600);
+        }
+        if (s >= 3600) {
+            return String.format(Locale.ROOT, "%d:%02d:%02d", s / 3600, s % 3600 / 60, s % 60);
+        }
+        return String.format(Locale.ROOT, "%d:%02d", s / 60, s % 60);
+    }
+}
