@@ -176,7 +176,7 @@ final class TopCommand {
     private int watch(GpuschedClient c, Options o, TopRenderer.Glyphs glyphs) {
         Terminal t;
         try {
-            t = Terminal.open(out);
+            t = Terminal.open(glyphs == TopRenderer.Glyphs.UNICODE);
         } catch (IOException e) {
             err.println("gpusched: cannot take over the terminal: " + e.getMessage());
             return 1;
@@ -219,7 +219,8 @@ final class TopCommand {
     private int loop(GpuschedClient c, Options o, TopRenderer.Glyphs glyphs, Terminal t, BlockingQueue<Integer> keys,
                      boolean resizes) throws IOException {
         TopSession session = new TopSession(glyphs == TopRenderer.Glyphs.UNICODE);
-        boolean colour = Colour.enabled(out, System.getenv("NO_COLOR"), true);
+        String noColor = System.getenv("NO_COLOR");
+        boolean colour = noColor == null || noColor.isEmpty();
         Terminal.Size size = t.size();
         TopSnapshot snap = fetch(c, session);
         long nextPoll = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(o.intervalMillis());

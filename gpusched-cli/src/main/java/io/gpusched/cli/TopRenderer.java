@@ -199,7 +199,9 @@ final class TopRenderer {
             for (ScreenLine.Span s : MemoryBar.cells(MemoryBar.segments(gpu, snap.running(), g), gpu.totalMib(), barWidth)) {
                 b.add(s.text(), s.style());
             }
-            b.add("]").add(DisplayWidth.padRight(suffixes.get(i), suffixWidth, g.ellipsis()));
+            // Padded only where marks follow, to line them up: no trailing blanks in --once's output.
+            b.add("]").add(gpu.paused() || !gpu.healthy() ? DisplayWidth.padRight(suffixes.get(i), suffixWidth, g.ellipsis())
+                    : suffixes.get(i));
             if (gpu.paused()) {
                 b.add(" PAUSED", Style.WARN);
             }
@@ -344,20 +346,26 @@ final class TopRenderer {
         String e = g.ellipsis();
         int status = Math.min(10, snap.finished().stream().mapToInt(f -> f.status().length()).max().orElse(2));
         int no = Math.max(c.no(), snap.finished().stream().mapToInt(f -> String.valueOf(f.no()).length()).max().orElse(0));
+        int verdicts = snap.finished().stream().mapToInt(f -> f.declaration().length()).max().orElse(0);
         List<ScreenLine> out = new ArrayList<>();
         for (int i = snap.finished().size() - 1; i >= 0; i--) {
             TopSnapshot.Finished f = snap.finished().get(i);
             boolean ok = f.status().equals("ok");
+            boolean cancelled = f.status().equals("cancelled");
             String verdict = f.declaration().isEmpty() ? "" : f.declaration();
-            String peak = "peak " + (f.peakMib() > 0 ? mib(f.peakMib()) : g.dash()) + "/"
-                    + (f.declaredMib().isPresent() ? mib(f.declaredMib().getAsLong()) : g.dash());
-            out.add(line().add(ok ? g.ok() : g.failed(), ok ? Style.OK : Style.ERROR)
+            String peak = f.peakMib() == 0 && f.declaredMib().isEmpty() ? "" : "peak "
+                    + (f.peakMib() > 0 ? mib(f.peakMib()) : g.dash()) + "/"
+                    + (f.declaredMib().isPresent() ? mib(f.declaredMib().getAsLong()) : g.dash()) + " ";
+            // A cancelled job did what its owner asked: neither a tick nor a cross.
+            out.add(line().add(ok ? g.ok() : cancelled ? g.dash() : g.failed(), ok ? Style.OK : cancelled ? Style.DIM : Style.ERROR)
                     .add(" " + DisplayWidth.padLeft(String.valueOf(f.no()), no, e) + " "
                             + DisplayWidth.padRight(f.owner(), c.user(), e) + " ")
-                    .add(DisplayWidth.padRight(f.status().replace('_', '-'), status, e), ok ? Style.OK : Style.ERROR)
+                    .add(DisplayWidth.padRight(f.status().replace('_', '-'), status, e),
+                            ok ? Style.OK : cancelled ? Style.DIM : Style.ERROR)
                     .add(" ")
-                    .add(DisplayWidth.padRight(verdict, 14, e), verdict.equals("under-declared") ? Style.WARN : Style.PLAIN)
-                    .add(" " + peak + " " + g.dash() + " " + f.command())
+                    .add(verdicts == 0 ? "" : DisplayWidth.padRight(verdict, verdicts, e) + " ",
+                            verdict.equals("under-declared") ? Style.WARN : Style.PLAIN)
+                    .add(peak + g.dash() + " " + f.command())
                     .build());
         }
         return out;
