@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 
 /**
  * {@code gpusched top}'s frame as a pure function of a snapshot, the terminal's size and the selected
@@ -80,8 +79,9 @@ final class TopRenderer {
         }
         List<ScreenLine> bars = bars();
         List<ScreenLine> details = details();
-        List<ScreenLine> rows = jobRows();
-        List<ScreenLine> results = results();
+        TopTable jobs = new TopTable(snap, view);
+        List<ScreenLine> rows = jobs.rows();
+        List<ScreenLine> results = jobs.results();
         int running = snap.running().size();
         int left = view.height() - 1 - (view.status().isPresent() ? 1 : 0);
         int barRoom = Math.min(bars.size(), Math.max(0, left));
@@ -117,7 +117,7 @@ final class TopRenderer {
             out.add(ScreenLine.empty());
         }
         if (table) {
-            out.add(tableHead());
+            out.add(jobs.head());
             out.addAll(window(rows, rowRoom));
         }
         if (gap2) {
@@ -231,7 +231,7 @@ final class TopRenderer {
                 b.add(k++ % 2 == 0 ? g.used() : g.usedNext(), Style.job(j.no()))
                         .add(" " + j.no() + " " + (j.owner().isEmpty() ? "" : j.owner() + " "))
                         .add(mib(used) + "/" + (j.declaredMib().isPresent() ? mib(j.declaredMib().getAsLong()) : g.dash()),
-                                over(used, j.declaredMib()) ? Style.WARN : Style.PLAIN)
+                                TopTable.over(used, j.declaredMib()) ? Style.WARN : Style.PLAIN)
                         .add("  ");
             }
             long external = MemoryBar.external(gpu, snap.running());
@@ -240,133 +240,6 @@ final class TopRenderer {
             }
             b.add("free " + mib(MemoryBar.headroom(gpu, snap.running())), Style.DIM);
             out.add(b.build());
-        }
-        return out;
-    }
-
-    // --- jobs
-
-    /** Column widths, from every row (not only those shown), so they hold still while the list scrolls. */
-    private record Columns(int no, int user, int priority, int gpus, int mem, int time) {
-    }
-
-    private Columns columns() {
-        int no = 3;
-        int user = 4;
-        int priority = 3;
-        int gpus = 3;
-        int mem = 3;
-        int time = 0;
-        for (TopSnapshot.Running r : snap.running()) {
-            no = Math.max(no, String.valueOf(r.no()).length());
-            user = Math.max(user, DisplayWidth.of(r.owner()));
-            priority = Math.max(priority, String.valueOf(r.priority()).length());
-            gpus = Math.max(gpus, gpuList(r).length());
-            mem = Math.max(mem, DisplayWidth.of(mem(r)));
-            time = Math.max(time, elapsed(r.elapsedSeconds()).length());
-        }
-        for (TopSnapshot.Pending p : snap.pending()) {
-            no = Math.max(no, String.valueOf(p.no()).length());
-            user = Math.max(user, DisplayWidth.of(p.owner()));
-            priority = Math.max(priority, String.valueOf(p.priority()).length());
-            mem = Math.max(mem, DisplayWidth.of(mem(p)));
-        }
-        // Narrow terminals keep the command readable: the time goes, and long names are cut.
-        return new Columns(no, Math.min(user, 10), priority, Math.min(gpus, 7), mem,
-                view.width() >= 100 ? Math.max(4, time) : 0);
-    }
-
-    private ScreenLine tableHead() {
-        Columns c = columns();
-        String e = g.ellipsis();
-        return line().add("  " + DisplayWidth.padLeft("JOB", c.no(), e) + " " + DisplayWidth.padRight("USER", c.user(), e) + " "
-                + DisplayWidth.padLeft("PRI", c.priority(), e) + " ST   " + DisplayWidth.padRight("GPU", c.gpus(), e) + " "
-                + DisplayWidth.padRight("MEM", c.mem(), e) + " " + (c.time() > 0 ? DisplayWidth.padLeft("TIME", c.time(), e) + " "
-                : "") + "COMMAND", Style.BOLD).build();
-    }
-
-    private List<ScreenLine> jobRows() {
-        Columns c = columns();
-        String e = g.ellipsis();
-        List<ScreenLine> out = new ArrayList<>();
-        for (TopSnapshot.Running r : snap.running()) {
-            ScreenLine.Builder b = line().selected(isSelected(r.no())).add(isSelected(r.no()) ? "> " : "  ")
-                    .add(DisplayWidth.padLeft(String.valueOf(r.no()), c.no(), e), Style.job(r.no()))
-                    .add(" " + DisplayWidth.padRight(r.owner(), c.user(), e) + " "
-                            + DisplayWidth.padLeft(String.valueOf(r.priority()), c.priority(), e) + " ")
-                    .add(r.stopping() ? "stop" : "run ", r.stopping() ? Style.WARN : Style.OK)
-                    .add(" " + DisplayWidth.padRight(gpuList(r), c.gpus(), e) + " ")
-                    .add(DisplayWidth.padRight(mem(r), c.mem(), e), over(r.usedMib(), r.declaredMib()) ? Style.WARN : Style.PLAIN)
-                    .add(" " + (c.time() > 0 ? DisplayWidth.padLeft(elapsed(r.elapsedSeconds()), c.time(), e) + " " : ""))
-                    .add(r.command());
-            out.add(b.build());
-        }
-        for (TopSnapshot.Pending p : snap.pending()) {
-            ScreenLine.Builder b = line().selected(isSelected(p.no())).add(isSelected(p.no()) ? "> " : "  ")
-                    .add(DisplayWidth.padLeft(String.valueOf(p.no()), c.no(), e) + " "
-                            + DisplayWidth.padRight(p.owner(), c.user(), e) + " "
-                            + DisplayWidth.padLeft(String.valueOf(p.priority()), c.priority(), e) + " ")
-                    .add("wait", Style.DIM)
-                    .add(" " + " ".repeat(c.gpus()) + " " + DisplayWidth.padRight(mem(p), c.mem(), e) + " "
-                            + (c.time() > 0 ? " ".repeat(c.time() + 1) : ""));
-            if (!p.reason().isEmpty()) {
-                b.add(p.reason() + " " + g.dash() + " ", Style.WARN);
-            }
-            out.add(b.add(p.command()).build());
-        }
-        return out;
-    }
-
-    private boolean isSelected(int no) {
-        return view.selected().isPresent() && view.selected().getAsInt() == no;
-    }
-
-    private static String gpuList(TopSnapshot.Running r) {
-        return String.join(",", r.gpus().stream().map(String::valueOf).toList());
-    }
-
-    /** A running job's memory: the most it holds on one of its GPUs, over its per-GPU declaration. */
-    private String mem(TopSnapshot.Running r) {
-        return mib(r.usedMib()) + "/" + (r.declaredMib().isPresent() ? mib(r.declaredMib().getAsLong()) : g.dash());
-    }
-
-    private String mem(TopSnapshot.Pending p) {
-        return g.dash() + "/" + (p.declaredMib().isPresent() ? mib(p.declaredMib().getAsLong()) : g.dash());
-    }
-
-    private static boolean over(long used, OptionalLong declared) {
-        return declared.isPresent() && used > declared.getAsLong();
-    }
-
-    // --- results
-
-    /** The finished jobs, newest first. */
-    private List<ScreenLine> results() {
-        Columns c = columns();
-        String e = g.ellipsis();
-        int status = Math.min(10, snap.finished().stream().mapToInt(f -> f.status().length()).max().orElse(2));
-        int no = Math.max(c.no(), snap.finished().stream().mapToInt(f -> String.valueOf(f.no()).length()).max().orElse(0));
-        int verdicts = snap.finished().stream().mapToInt(f -> f.declaration().length()).max().orElse(0);
-        List<ScreenLine> out = new ArrayList<>();
-        for (int i = snap.finished().size() - 1; i >= 0; i--) {
-            TopSnapshot.Finished f = snap.finished().get(i);
-            boolean ok = f.status().equals("ok");
-            boolean cancelled = f.status().equals("cancelled");
-            String verdict = f.declaration().isEmpty() ? "" : f.declaration();
-            String peak = f.peakMib() == 0 && f.declaredMib().isEmpty() ? "" : "peak "
-                    + (f.peakMib() > 0 ? mib(f.peakMib()) : g.dash()) + "/"
-                    + (f.declaredMib().isPresent() ? mib(f.declaredMib().getAsLong()) : g.dash()) + " ";
-            // A cancelled job did what its owner asked: neither a tick nor a cross.
-            out.add(line().add(ok ? g.ok() : cancelled ? g.dash() : g.failed(), ok ? Style.OK : cancelled ? Style.DIM : Style.ERROR)
-                    .add(" " + DisplayWidth.padLeft(String.valueOf(f.no()), no, e) + " "
-                            + DisplayWidth.padRight(f.owner(), c.user(), e) + " ")
-                    .add(DisplayWidth.padRight(f.status().replace('_', '-'), status, e),
-                            ok ? Style.OK : cancelled ? Style.DIM : Style.ERROR)
-                    .add(" ")
-                    .add(verdicts == 0 ? "" : DisplayWidth.padRight(verdict, verdicts, e) + " ",
-                            verdict.equals("under-declared") ? Style.WARN : Style.PLAIN)
-                    .add(peak + g.dash() + " " + f.command())
-                    .build());
         }
         return out;
     }
