@@ -79,10 +79,13 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param peakMib its largest per-GPU peak
      * @param stopping why it is being stopped, if it is
      * @param owner the user it runs for, when known
+     * @param declaredMib its per-GPU declaration for this attempt; empty for an undeclared job (it runs
+     *     alone on its GPUs)
+     * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
                           long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                          java.util.Optional<String> owner) {
+                          java.util.Optional<String> owner, OptionalLong declaredMib, int priority) {
         /**
          * Copies the collections.
          *
@@ -94,11 +97,32 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param peakMib see {@link #peakMib()}
          * @param stopping see {@link #stopping()}
          * @param owner see {@link #owner()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param priority see {@link #priority()}
          */
         public Running {
             gpus = List.copyOf(gpus);
             currentMib = Map.copyOf(currentMib);
             java.util.Objects.requireNonNull(owner, "owner");
+            java.util.Objects.requireNonNull(declaredMib, "declaredMib");
+        }
+
+        /**
+         * A running job whose declaration and priority are not given (undeclared, priority 0).
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
+         */
+        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
+                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
+                       java.util.Optional<String> owner) {
+            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, OptionalLong.empty(), 0);
         }
 
         /**
@@ -129,9 +153,10 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param owner the user it runs for, when known
      * @param held whether it is held back by its dependencies ({@code after=}): not placed at all until they
      *     end, unlike a job that waits for room
+     * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                          java.util.Optional<String> owner, boolean held) {
+                          java.util.Optional<String> owner, boolean held, int priority) {
         /**
          * Checks for nulls.
          *
@@ -142,13 +167,14 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param reason see {@link #reason()}
          * @param owner see {@link #owner()}
          * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
          */
         public Pending {
             java.util.Objects.requireNonNull(owner, "owner");
         }
 
         /**
-         * A pending job not held by dependencies.
+         * A pending job not held by dependencies, whose priority is not given (0).
          *
          * @param no see {@link #no()}
          * @param command see {@link #command()}
@@ -159,7 +185,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          */
         public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
                        java.util.Optional<String> owner) {
-            this(no, command, declaredMib, attempts, reason, owner, false);
+            this(no, command, declaredMib, attempts, reason, owner, false, 0);
         }
 
         /**
@@ -172,7 +198,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param reason see {@link #reason()}
          */
         public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason) {
-            this(no, command, declaredMib, attempts, reason, java.util.Optional.empty(), false);
+            this(no, command, declaredMib, attempts, reason, java.util.Optional.empty(), false, 0);
         }
     }
 }

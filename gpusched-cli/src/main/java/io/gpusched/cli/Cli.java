@@ -79,6 +79,9 @@ public final class Cli {
         if (argv.length > 0 && argv[0].equals("srun")) {
             return new SrunCommand(out, err).run(argv);
         }
+        if (argv.length > 0 && argv[0].equals("top")) {
+            return new TopCommand(out, err, onInterrupt).run(argv);
+        }
         if (argv.length > 0 && ClientCommand.VERBS.contains(argv[0])) {
             return new ClientCommand(out, err, onInterrupt).run(argv);
         }

@@ -34,6 +34,7 @@ final class ClientCommand {
             "       gpusched cancel N...  |  gpusched cancel --user U|me   (every pending and running job of U)",
             "       gpusched logs N [-f]             a job's output; -f follows it until the job ends (Ctrl-C detaches)",
             "       gpusched pause GPU...  |  gpusched resume GPU...",
+            "       gpusched top [--interval S] [--once]   the GPUs and the queue, live (see gpusched top --help)",
             "       gpusched srun [submit's options] [-n N] -- CMD...   waits for GPUs, then runs CMD in this terminal",
             "                                        (see gpusched srun --help)",
             "",
@@ -275,7 +276,7 @@ final class ClientCommand {
     }
 
     /** One line per cancelled job, as {@code gpusched cancel} prints it. */
-    private static String cancelled(int no, CancelOutcome o) {
+    static String cancelled(int no, CancelOutcome o) {
         return "job " + no + ": " + switch (o) {
             case CANCELLED -> "cancelled before it started";
             case STOPPING -> "stopping (SIGTERM to its session)";

@@ -71,9 +71,9 @@ class MetricsTest {
         Metrics m = new Metrics(Optional::empty);
         m.accept(new SchedulerEvent.StatusUpdated(T0, new StatusBoard(List.of(new StatusBoard.Running(1, "a", List.of(0),
                 Duration.ZERO, Map.of(), 0, Optional.empty())), List.of(
-                new StatusBoard.Pending(2, "b", OptionalLong.empty(), 0, "needs room", Optional.empty(), false),
-                new StatusBoard.Pending(3, "c", OptionalLong.empty(), 0, "after job 2", Optional.empty(), true),
-                new StatusBoard.Pending(4, "d", OptionalLong.empty(), 0, "after job 2", Optional.empty(), true)), List.of())));
+                new StatusBoard.Pending(2, "b", OptionalLong.empty(), 0, "needs room", Optional.empty(), false, 0),
+                new StatusBoard.Pending(3, "c", OptionalLong.empty(), 0, "after job 2", Optional.empty(), true, 0),
+                new StatusBoard.Pending(4, "d", OptionalLong.empty(), 0, "after job 2", Optional.empty(), true, 0)), List.of())));
         String text = Metrics.render(m.exposition());
         assertTrue(text.contains("gpusched_queue_jobs{state=\"running\"} 1\n"), text);
         assertTrue(text.contains("gpusched_queue_jobs{state=\"pending\"} 1\n"), text);

@@ -27,7 +27,8 @@ final class BoardRows {
         List<StatusBoard.Running> rows = new ArrayList<>();
         for (RunningJob rj : running.all()) {
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, now),
-                    rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key()))));
+                    rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
+                    rj.spec.scheduling().priority()));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
         if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf) {
@@ -37,7 +38,7 @@ final class BoardRows {
             for (PendingQueue.PendingJob p : queue.pending()) {
                 waiting.add(new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(),
                         queue.waitReasons().getOrDefault(p.spec().key(), ""), java.util.Optional.of(p.owner()),
-                        held.contains(p.spec().key())));
+                        held.contains(p.spec().key()), p.spec().scheduling().priority()));
             }
             pending = List.copyOf(waiting);
             pendingOf = queue.pending();

@@ -97,6 +97,22 @@ class ControlsTest {
     }
 
     @Test
+    void boardRowsCarryEachJobsDeclarationAndPriority_forATopLikeView() throws Exception {
+        start(1);
+        scheduler.submit(JobSpec.parse("[vram=2G priority=4] sleep 30"));
+        scheduler.submit(JobSpec.parse("[vram=22G priority=-2] true")); // fits the GPU, not beside the first: waits
+        scheduler.submit(JobSpec.parse("sleep 30")); // undeclared: waits for the GPU to be idle
+        QueueSnapshot s = snapshotWhere(q -> q.board().running().size() == 1 && q.board().pending().size() == 2);
+        StatusBoard.Running r = s.board().running().get(0);
+        assertEquals(java.util.OptionalLong.of(2048), r.declaredMib());
+        assertEquals(4, r.priority());
+        assertEquals(List.of(-2, 0), s.board().pending().stream().map(StatusBoard.Pending::priority).sorted().toList());
+        String json = io.gpusched.JsonEventWriter.valueToJson(s.board());
+        assertTrue(json.contains("\"declared_mib\":2048,\"priority\":4}"), json);
+        assertTrue(json.contains("\"priority\":-2}"), json);
+    }
+
+    @Test
     void aPausedGpuTakesNoNewJobButRunningOnesContinueAndItNeverMakesAJobInfeasible() throws Exception {
         start(2);
         JobHandle running = scheduler.submit(JobSpec.parse("[vram=1G] sleep 0.5"));
