@@ -156,7 +156,12 @@ final class StatsCommand {
                 case "-h", "--help" -> {
                     return Optional.empty();
                 }
-                case "--json" -> json = true;
+                case "--json" -> {
+                    if (inline != null) {
+                        throw new UsageException("--json takes no value (see gpusched stats --help)");
+                    }
+                    json = true;
+                }
                 case "--log-dir" -> logDir = Path.of(nonEmpty(name, inline != null ? inline : value(name, argv, ++i)));
                 case "--since" -> {
                     String v = inline != null ? inline : value(name, argv, ++i);
