@@ -27,7 +27,7 @@ class JsonEventWriterTest {
         assertEquals(List.of("already_completed", "already_ended", "backend_failed", "backend_recovered", "dependency_failed",
                 "drained", "ended_job_edited", "exceeded_declaration", "gpu_pause_changed", "gpus_discovered", "job_finished",
                 "job_infeasible", "job_requeued", "job_started", "job_stopping", "jobs_file_rejected", "journal_compacted",
-                "kill_escalated", "orphan_found", "orphan_requeued", "requeued_after_oom", "reserved", "run_finished",
+                "kill_escalated", "orphan_adopted", "orphan_found", "orphan_requeued", "requeued_after_oom", "reserved", "run_finished",
                 "run_started", "status_updated", "stopping", "vram_grew", "warning"), names);
     }
 
