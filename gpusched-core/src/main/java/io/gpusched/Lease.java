@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
  * A request for GPUs whose command the requester runs itself ({@code gpusched srun}), from
  * {@link Scheduler#lease}: queued, ordered and placed like any job; when placed, {@link #granted()}
  * completes with the GPUs and the environment to run with. The holder then reports how the command
- * ended through {@link Scheduler#leaseEnded}; the job's {@link #result()} follows, with its measured
- * VRAM and verdict.
+ * ended through {@link Scheduler#leaseEnded}; the job's result ({@code job().result()}) follows, with its
+ * measured VRAM and verdict.
  */
 public final class Lease {
     private final JobHandle job;
