@@ -14,6 +14,27 @@ public enum Verdict {
     NOT_JUDGED;
 
     /**
+     * Judges a measured peak against a declaration: the rule of every verdict the scheduler gives, and of
+     * {@code gpusched stats}.
+     *
+     * @param declaredMib the declaration, in MiB per GPU
+     * @param peakMib the measured peak, in MiB (the largest of the job's GPUs)
+     * @param tolerance the band ({@code --tolerance}), a share of the declaration in [0, 1)
+     * @return {@link #OVER} above {@code declared × (1 + tolerance)}, {@link #UNDER} below
+     *     {@code declared × (1 − tolerance)}, else {@link #WITHIN}
+     */
+    public static Verdict judge(long declaredMib, long peakMib, double tolerance) {
+        double declared = declaredMib;
+        if (peakMib > declared * (1 + tolerance)) {
+            return OVER;
+        }
+        if (peakMib < declared * (1 - tolerance)) {
+            return UNDER;
+        }
+        return WITHIN;
+    }
+
+    /**
      * The verdict in the log's words, which speak of the declaration rather than of the peak: a peak
      * {@link #OVER} the declaration means the job was {@code under-declared}.
      *

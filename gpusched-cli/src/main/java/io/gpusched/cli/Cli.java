@@ -70,6 +70,9 @@ public final class Cli {
         if (argv.length > 0 && argv[0].equals("status")) {
             return new StatusCommand(out, err).run(java.util.Arrays.copyOfRange(argv, 1, argv.length));
         }
+        if (argv.length > 0 && argv[0].equals("stats")) {
+            return new StatsCommand(out, err).run(java.util.Arrays.copyOfRange(argv, 1, argv.length));
+        }
         if (argv.length > 0 && "simulate".equals(argv[0])) {
             return SimulateCommand.run(argv, out, err);
         }

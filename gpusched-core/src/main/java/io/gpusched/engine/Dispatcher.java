@@ -218,7 +218,7 @@ final class Dispatcher {
                 run, startTicks, lease ? Optional.of(names.entry(run)) : Optional.empty());
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
-        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus));
+        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, p.declaredMib()));
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 p.declaredMib(), endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,

@@ -63,6 +63,8 @@ public final class Engine {
     private Planner planner;
     private final BoardRows board = new BoardRows();
 
+    /** The loop's clock, which also dates every journal line. */
+    private final InstantSource clock;
     private final LoopTimers timers = new LoopTimers(System::nanoTime);
     /** The loop's thread was interrupted (an executor's shutdownNow): a stop, and the flag owed back. */
     private boolean interruptedWhileRunning;
@@ -101,6 +103,7 @@ public final class Engine {
         this.fresh = fresh;
         this.source = source;
         this.reporter = new Reporter(listener, clock);
+        this.clock = clock;
         this.measurer = new Measurer(options, procFs, running, reporter, timelines);
         this.leftovers = new Leftovers(signals, running, reporter);
         this.reader = new GpuReader(gpus, options, measurer, reporter);
@@ -250,7 +253,7 @@ public final class Engine {
             gpus.close();
             throw e;
         }
-        try (lock; Journal journal = Journal.open(logDir.resolve("journal.jsonl"), fresh)) {
+        try (lock; Journal journal = Journal.open(logDir.resolve("journal.jsonl"), fresh, clock)) {
             assemble(journal, setsid);
             journal.loadWarnings().forEach(reporter::warnOnce);
             outcomes.recoverLaunches();

@@ -28,14 +28,7 @@ final class Verdicts {
         if (declaredMib.isEmpty()) {
             return Verdict.NOT_JUDGED;
         }
-        double declared = declaredMib.getAsLong();
-        if (peakMib > declared * (1 + tolerance)) {
-            return Verdict.OVER;
-        }
-        if (peakMib < declared * (1 - tolerance)) {
-            return Verdict.UNDER;
-        }
-        return Verdict.WITHIN;
+        return Verdict.judge(declaredMib.getAsLong(), peakMib, tolerance);
     }
 
     static boolean looksLikeOom(String logTail) {

@@ -110,6 +110,16 @@ final class EventFields {
         return v == null ? OptionalLong.empty() : OptionalLong.of(wholeIn(v, name, min, max));
     }
 
+    /** A whole number in [min, max], or nothing when the field is absent. */
+    OptionalLong optionalWhole(String name, long min, long max) {
+        return fields.containsKey(name) ? OptionalLong.of(whole(name, min, max)) : OptionalLong.empty();
+    }
+
+    /** A whole number in [min, max], or nothing when the field is absent or {@code null}. */
+    OptionalLong optionalNullableWhole(String name, long min, long max) {
+        return fields.containsKey(name) ? nullableWhole(name, min, max) : OptionalLong.empty();
+    }
+
     /** A finite number in [min, max], or {@code null}; the field must be present. */
     OptionalDouble nullableNumber(String name, double min, double max) {
         requirePresent(name);

@@ -7,9 +7,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.InstantSource;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The append-only {@code journal.jsonl}: the scheduler's only persistent state. Loading tolerates a
@@ -25,8 +28,12 @@ public final class Journal implements AutoCloseable {
     private final List<String> loadWarnings = new ArrayList<>();
     private FileChannel channel;
 
-    private Journal(Path path) {
+    /** Stamps appended lines with their time; empty: lines say no time (tests, tools). */
+    private final Optional<InstantSource> clock;
+
+    private Journal(Path path, Optional<InstantSource> clock) {
         this.path = path;
+        this.clock = clock;
     }
 
     /**
@@ -38,7 +45,26 @@ public final class Journal implements AutoCloseable {
      * @throws JournalException if the file cannot be read, created or deleted
      */
     public static Journal open(Path path, boolean fresh) {
-        Journal j = new Journal(path);
+        return open(path, fresh, Optional.empty());
+    }
+
+    /**
+     * Opens as {@link #open(Path, boolean)}, and from now on every line appended says when it was written
+     * ({@code at_ms}, read from {@code clock}), which {@code gpusched stats} reads; a compaction's lines say
+     * no time, since what they fold happened at many.
+     *
+     * @param path the journal file, usually {@code <log-dir>/journal.jsonl}
+     * @param fresh delete the existing journal first ({@code --fresh})
+     * @param clock the scheduler's clock
+     * @return the open journal
+     * @throws JournalException if the file cannot be read, created or deleted
+     */
+    public static Journal open(Path path, boolean fresh, InstantSource clock) {
+        return open(path, fresh, Optional.of(clock));
+    }
+
+    private static Journal open(Path path, boolean fresh, Optional<InstantSource> clock) {
+        Journal j = new Journal(path, clock);
         try {
             if (path.getParent() != null) {
                 Files.createDirectories(path.getParent());
@@ -60,7 +86,7 @@ public final class Journal implements AutoCloseable {
 
     /** Folds the file's good events; bad lines only cost a warning. */
     private void load() throws IOException {
-        JournalReader.Result r = JournalReader.read(path, codec, state::apply);
+        JournalReader.Result r = JournalReader.read(path, codec, e -> state.apply(e.event()));
         loadWarnings.addAll(r.warnings());
         // A torn last line: start the next append on a fresh line so it is not glued to the fragment.
         pendingNewline = r.endsMidLine();
@@ -188,8 +214,9 @@ public final class Journal implements AutoCloseable {
             sb.append('\n');
             pendingNewline = false;
         }
+        OptionalLong at = clock.map(c -> OptionalLong.of(c.millis())).orElse(OptionalLong.empty());
         for (JournalEvent e : events) {
-            sb.append(codec.encode(e)).append('\n');
+            sb.append(codec.encode(new JournalEntry(e, at))).append('\n');
         }
         for (JournalEvent e : events) {
             state.apply(e);

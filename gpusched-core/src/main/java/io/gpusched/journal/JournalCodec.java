@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Journal events to and from single JSON lines, with jackson-core's streaming API (no databind). One
@@ -30,9 +31,19 @@ public final class JournalCodec {
 
     /**
      * @param e an event
-     * @return its JSON text, without a line end
+     * @return its JSON text, without a line end and without a time
      */
     public String encode(JournalEvent e) {
+        return encode(JournalEntry.untimed(e));
+    }
+
+    /**
+     * @param entry an event and, if present, when it is written: {@code at_ms}, the line's last field, so
+     *     every field an older reader looks for stays where it was
+     * @return its JSON text, without a line end
+     */
+    public String encode(JournalEntry entry) {
+        JournalEvent e = entry.event();
         StringWriter out = new StringWriter(128);
         try (JsonGenerator g = json.createGenerator(out)) {
             g.writeStartObject();
@@ -77,6 +88,9 @@ public final class JournalCodec {
                 g.writeStringField("event", "started");
                 g.writeNumberField("pgid", s.pgid());
                 writeGpus(g, s.gpus());
+                if (s.vramMib().isPresent()) {
+                    g.writeNumberField("vram", s.vramMib().getAsLong());
+                }
             } else if (e instanceof JournalEvent.Interrupted) {
                 g.writeStringField("event", "interrupted");
             } else if (e instanceof JournalEvent.Compacted c) {
@@ -128,6 +142,9 @@ public final class JournalCodec {
                     g.writeEndArray();
                 }
             }
+            if (entry.atMillis().isPresent()) {
+                g.writeNumberField("at_ms", entry.atMillis().getAsLong());
+            }
             g.writeEndObject();
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
@@ -156,10 +173,12 @@ public final class JournalCodec {
      * Reads one line strictly. Each event's fields must all be present with their type and range,
      * else the line is unreadable; fields this version does not know are ignored:
      * <ul>
-     *   <li>every event: {@code key} a non-empty string, {@code event} a string;</li>
+     *   <li>every event: {@code key} a non-empty string, {@code event} a string, {@code at_ms} absent or a
+     *       whole number at least 0 (read by {@link #decodeEntry});</li>
      *   <li>{@code seen}: {@code no} in [1, 10^9], {@code command} a string;</li>
      *   <li>{@code started}: {@code pgid} in [2, 2^31 − 1] (a {@code pid_t}; never init, 0 or a
-     *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1];</li>
+     *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1], {@code vram} absent, null or MiB in
+     *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code interrupted}, {@code retry}: no other field;</li>
      *   <li>{@code requeued}: {@code reason} {@code preempted} or {@code time_slice};</li>
      *   <li>{@code compacted}: {@code key} {@code journal}, {@code next_no} in [1, 10^9 + 1], {@code next_run} at least 1;</li>
@@ -185,7 +204,24 @@ public final class JournalCodec {
      *     key or a field of the wrong type or range); nothing else
      */
     public Optional<JournalEvent> decode(String line) {
+        return decodeEntry(line).map(JournalEntry::event);
+    }
+
+    /**
+     * Reads one line strictly, as {@link #decode}, with the time it was written.
+     *
+     * @param line one line of the journal
+     * @return the event and its {@code at_ms}; empty for a well-formed line of an event type this version
+     *     does not know
+     * @throws IllegalArgumentException when the line is not a journal event; nothing else
+     */
+    public Optional<JournalEntry> decodeEntry(String line) {
         EventFields f = EventFields.parse(json, line);
+        OptionalLong at = f.optionalWhole("at_ms", 0, Long.MAX_VALUE);
+        return event(f).map(e -> new JournalEntry(e, at));
+    }
+
+    private static Optional<JournalEvent> event(EventFields f) {
         String k = f.nonEmptyString("key");
         String ev = f.string("event");
         switch (ev) {
@@ -193,7 +229,7 @@ public final class JournalCodec {
                 return Optional.of(new JournalEvent.Seen(k, (int) f.whole("no", 1, MAX_NO), f.string("command")));
             case "started":
                 return Optional.of(new JournalEvent.Started(k, f.whole("pgid", 2, Integer.MAX_VALUE),
-                        f.wholeList("gpus", 0, Integer.MAX_VALUE)));
+                        f.wholeList("gpus", 0, Integer.MAX_VALUE), f.optionalNullableWhole("vram", 1, Units.MAX_MIB)));
             case "submitted":
                 return Optional.of(new JournalEvent.Submitted(k, (int) f.whole("no", 1, MAX_NO), f.string("command"),
                         f.nullableWhole("vram", 1, Units.MAX_MIB), (int) f.whole("gpus", 1, 1024),

@@ -160,18 +160,34 @@ public sealed interface JournalEvent {
      * @param key identity key
      * @param pgid its process group (and session) id
      * @param gpus its GPUs
+     * @param vramMib the run's declaration in MiB per GPU ({@code vram}), as the scheduler held it for this
+     *     run (an OOM retry's is the bumped one); empty when undeclared, and in lines of the original tool and
+     *     of versions before it was written, which {@code gpusched stats} then infers from the submission
      */
-    record Started(String key, long pgid, List<Integer> gpus) implements JournalEvent {
+    record Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib) implements JournalEvent {
         /**
          * Copies the list.
          *
          * @param key see {@link #key()}
          * @param pgid see {@link #pgid()}
          * @param gpus see {@link #gpus()}
+         * @param vramMib see {@link #vramMib()}
          */
         public Started {
             Objects.requireNonNull(key);
+            Objects.requireNonNull(vramMib);
             gpus = List.copyOf(gpus);
+        }
+
+        /**
+         * A launch without a declaration on its line, as the original tool and older versions wrote it.
+         *
+         * @param key see {@link #key()}
+         * @param pgid see {@link #pgid()}
+         * @param gpus see {@link #gpus()}
+         */
+        public Started(String key, long pgid, List<Integer> gpus) {
+            this(key, pgid, gpus, OptionalLong.empty());
         }
     }
 

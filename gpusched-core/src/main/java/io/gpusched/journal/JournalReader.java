@@ -41,7 +41,7 @@ final class JournalReader {
 
     private final String name;
     private final JournalCodec codec;
-    private final Consumer<JournalEvent> sink;
+    private final Consumer<JournalEntry> sink;
     private byte[] line = new byte[8 * 1024];
     private int lineLength;
     private long lineBytes;
@@ -52,7 +52,7 @@ final class JournalReader {
     private long firstTooLong;
     private long unknown;
 
-    private JournalReader(String name, JournalCodec codec, Consumer<JournalEvent> sink) {
+    private JournalReader(String name, JournalCodec codec, Consumer<JournalEntry> sink) {
         this.name = name;
         this.codec = codec;
         this.sink = sink;
@@ -65,13 +65,29 @@ final class JournalReader {
      * @return the warnings and whether the file ends mid-line
      * @throws IOException only if the file cannot be read
      */
-    static Result read(Path path, JournalCodec codec, Consumer<JournalEvent> sink) throws IOException {
+    static Result read(Path path, JournalCodec codec, Consumer<JournalEntry> sink) throws IOException {
         try (InputStream in = Files.newInputStream(path)) {
-            return new JournalReader(path.toString(), codec, sink).readAll(in);
+            return new JournalReader(path.toString(), codec, sink).readAll(in, false);
         }
     }
 
-    private Result readAll(InputStream in) throws IOException {
+    /**
+     * Reads as {@link #read}, but a last line without its line end is left out without a word: a reader
+     * beside a live scheduler may catch an append half-written, which is not damage.
+     *
+     * @param path the journal file
+     * @param codec decodes each line
+     * @param sink receives every good event of a whole line, in file order
+     * @return the warnings and whether the file ends mid-line
+     * @throws IOException only if the file cannot be read
+     */
+    static Result readWholeLines(Path path, JournalCodec codec, Consumer<JournalEntry> sink) throws IOException {
+        try (InputStream in = Files.newInputStream(path)) {
+            return new JournalReader(path.toString(), codec, sink).readAll(in, true);
+        }
+    }
+
+    private Result readAll(InputStream in, boolean wholeLinesOnly) throws IOException {
         byte[] chunk = new byte[CHUNK];
         int last = '\n';
         int n;
@@ -89,7 +105,7 @@ final class JournalReader {
                 last = chunk[n - 1];
             }
         }
-        if (lineBytes > 0) {
+        if (lineBytes > 0 && !wholeLinesOnly) {
             endLine();
         }
         return new Result(warnings(), last != '\n');
@@ -125,7 +141,7 @@ final class JournalReader {
             if (text.indexOf('\uFFFD') >= 0 && !strictUtf8(line, lineLength)) {
                 throw new IllegalArgumentException("not UTF-8");
             }
-            Optional<JournalEvent> event = codec.decode(text.strip());
+            Optional<JournalEntry> event = codec.decodeEntry(text.strip());
             if (event.isPresent()) {
                 sink.accept(event.get());
             } else {

@@ -54,7 +54,8 @@ final class JournalLines {
         Gen<JournalEvent> seen = (r, size) -> new JournalEvent.Seen(keys().next(r, size), Gen.ints(1, MAX_NO).next(r, size),
                 texts().next(r, size));
         Gen<JournalEvent> started = (r, size) -> new JournalEvent.Started(keys().next(r, size),
-                Gen.longs(2, Integer.MAX_VALUE).next(r, size), Gen.listOf(Gen.ints(0, Integer.MAX_VALUE), 0, 8).next(r, size));
+                Gen.longs(2, Integer.MAX_VALUE).next(r, size), Gen.listOf(Gen.ints(0, Integer.MAX_VALUE), 0, 8).next(r, size),
+                r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(Gen.longs(1, Units.MAX_MIB).next(r, size)));
         Gen<JournalEvent> launching = (r, size) -> new JournalEvent.Launching(keys().next(r, size),
                 Gen.longs(1, Long.MAX_VALUE - 1).next(r, size), Gen.listOf(Gen.ints(0, Integer.MAX_VALUE), 0, 8).next(r, size));
         Gen<JournalEvent> interrupted = (r, size) -> new JournalEvent.Interrupted(keys().next(r, size));
@@ -135,6 +136,7 @@ final class JournalLines {
             f.add(new Field("event", "\"started\""));
             f.add(new Field("pgid", Long.toString(s.pgid())));
             f.add(new Field("gpus", s.gpus().toString()));
+            s.vramMib().ifPresent(v -> f.add(new Field("vram", Long.toString(v))));
         } else if (e instanceof JournalEvent.Interrupted) {
             f.add(new Field("event", "\"interrupted\""));
         } else if (e instanceof JournalEvent.GpuPaused p) {
@@ -205,7 +207,7 @@ final class JournalLines {
             case "vram" -> List.of("0", "-1", "2147483648", "9750.5", "1e4", "9223372036854775808");
             case "timeout_ns" -> List.of("0", "-1", "1.5", "1e3", "9223372036854775808");
             case "retries" -> List.of("null", "-1", "1001", "1.0");
-            case "submitted_at_ms" -> List.of("null", "-1", "1.5", "9223372036854775808");
+            case "submitted_at_ms", "at_ms" -> List.of("null", "-1", "1.5", "1e3", "9223372036854775808");
             case "gpu" -> List.of("null", "-1", "1.5", "2147483648");
             case "paused" -> List.of("null", "1", "0", "\"true\"", "[]", "{}");
             case "source", "owner", "cwd" -> List.of();
@@ -224,7 +226,7 @@ final class JournalLines {
         switch (name) {
             case "key", "event", "command", "status", "source", "owner", "cwd" -> all.addAll(notString);
             case "no", "run", "pgid", "attempts", "next_vram", "returncode", "avg_util", "vram", "timeout_ns", "retries",
-                    "submitted_at_ms", "gpu" -> all.addAll(notNumber);
+                    "submitted_at_ms", "at_ms", "gpu" -> all.addAll(notNumber);
             default -> {
             }
         }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.gpusched.jobs.Units;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalCodec;
+import io.gpusched.journal.JournalEntry;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.JournalState;
 import io.gpusched.testkit.arbitraries.Gen;
@@ -58,6 +59,44 @@ class JournalPropertiesTest {
     }
 
     @Test
+    void everyLineReadsBackWithItsTime_orWithoutOne_whereverTheTimeIsInTheLine() {
+        Gen<OptionalLong> times = Gen.<OptionalLong>weighted()
+                .add(1, Gen.constant(OptionalLong.empty()))
+                .add(3, Gen.longs(0, Long.MAX_VALUE).map(OptionalLong::of))
+                .build();
+        Property.forAll(written().with(times, Map::entry)).tries(TRIES).check(c -> {
+            JournalEntry entry = new JournalEntry(c.getKey().event(), c.getValue());
+            assertEquals(Optional.of(entry), codec.decodeEntry(codec.encode(entry)), "codec's own line");
+            // Independently written: the time as one more field, anywhere in the line.
+            String line = c.getKey().line().strip();
+            if (c.getValue().isPresent()) {
+                int at = line.indexOf('{') + 1;
+                line = line.substring(0, at) + "\"at_ms\": " + c.getValue().getAsLong() + ", " + line.substring(at);
+            }
+            assertEquals(Optional.of(entry), codec.decodeEntry(line), line);
+            assertEquals(Optional.of(entry.event()), codec.decode(line), line);
+        });
+    }
+
+    @Test
+    void aLineWithAWrongTimeOrRunDeclarationIsRefused_notReadWithoutIt() {
+        Gen<String> broken = (r, size) -> {
+            JournalEvent e = JournalLines.events().next(r, size);
+            List<Field> fields = new ArrayList<>(JournalLines.fields(e, r.nextBoolean()));
+            boolean vram = e instanceof JournalEvent.Started && r.nextBoolean();
+            String name = vram ? "vram" : "at_ms";
+            fields.removeIf(f -> f.name().equals(name));
+            List<String> wrong = JournalLines.wrongValues(name);
+            fields.add(r.nextInt(fields.size() + 1), new Field(name, wrong.get(r.nextInt(wrong.size()))));
+            return JournalLines.render(fields, r.nextBoolean());
+        };
+        Property.forAll(broken).tries(TRIES).check(line -> {
+            assertThrows(IllegalArgumentException.class, () -> codec.decodeEntry(line), line);
+            assertThrows(IllegalArgumentException.class, () -> codec.decode(line), line);
+        });
+    }
+
+    @Test
     void aLineWithOneFieldWrongMissingOrRepeatedIsRefused_whicheverField() {
         Gen<String> broken = (r, size) -> {
             JournalEvent e = JournalLines.events().next(r, size);
@@ -89,10 +128,10 @@ class JournalPropertiesTest {
                     && v.compareTo(BigInteger.valueOf(slot.max)) <= 0);
             String line = slot.line(literal);
             if (oracle.isPresent()) {
-                JournalEvent e = codec.decode(line).orElseThrow();
+                JournalEntry e = codec.decodeEntry(line).orElseThrow();
                 assertEquals(Optional.of(oracle.get().longValueExact()), slot.read(e), line);
             } else if (slot.nullable && literal.equals("null")) {
-                assertEquals(Optional.empty(), slot.read(codec.decode(line).orElseThrow()), line);
+                assertEquals(Optional.empty(), slot.read(codec.decodeEntry(line).orElseThrow()), line);
             } else {
                 assertThrows(IllegalArgumentException.class, () -> codec.decode(line), line);
             }
@@ -357,7 +396,9 @@ class JournalPropertiesTest {
         ATTEMPTS("oom", 1, JournalLines.MAX_ATTEMPTS, false),
         NEXT_VRAM("oom", 1, Units.MAX_MIB, true),
         RETURNCODE("done", Integer.MIN_VALUE, Integer.MAX_VALUE, false),
-        PEAK("done", 0, Long.MAX_VALUE, false);
+        PEAK("done", 0, Long.MAX_VALUE, false),
+        STARTED_VRAM("started", 1, Units.MAX_MIB, true),
+        AT("interrupted", 0, Long.MAX_VALUE, false);
 
         final String event;
         final long min;
@@ -380,8 +421,17 @@ class JournalPropertiesTest {
                 case NEXT_VRAM -> "\"attempts\": 1, \"next_vram\": " + literal;
                 case RETURNCODE -> "\"status\": \"ok\", \"returncode\": " + literal + ", \"peak_mib\": {}, \"avg_util\": null";
                 case PEAK -> "\"status\": \"ok\", \"returncode\": 0, \"peak_mib\": {\"3\": " + literal + "}, \"avg_util\": null";
+                case STARTED_VRAM -> "\"pgid\": 4242, \"gpus\": [0], \"vram\": " + literal;
+                case AT -> "\"at_ms\": " + literal;
             };
             return "{\"key\": \"k#0\", \"event\": \"" + event + "\", " + body + "}";
+        }
+
+        Optional<Long> read(JournalEntry entry) {
+            if (this == AT) {
+                return entry.atMillis().isPresent() ? Optional.of(entry.atMillis().getAsLong()) : Optional.empty();
+            }
+            return read(entry.event());
         }
 
         Optional<Long> read(JournalEvent e) {
@@ -396,6 +446,11 @@ class JournalPropertiesTest {
                 }
                 case RETURNCODE -> Optional.of((long) ((JournalEvent.Done) e).returncode());
                 case PEAK -> Optional.ofNullable(((JournalEvent.Done) e).peakMib().get(3));
+                case STARTED_VRAM -> {
+                    OptionalLong v = ((JournalEvent.Started) e).vramMib();
+                    yield v.isPresent() ? Optional.of(v.getAsLong()) : Optional.empty();
+                }
+                case AT -> Optional.empty(); // a field of the line, not of the event: see read(JournalEntry)
             };
         }
     }

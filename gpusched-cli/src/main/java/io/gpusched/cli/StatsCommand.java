@@ -1,0 +1,224 @@
+package io.gpusched.cli;
+
+import io.gpusched.SchedulerOptions;
+import io.gpusched.jobs.Units;
+import io.gpusched.journal.JournalEntries;
+import io.gpusched.stats.JournalStats;
+import io.gpusched.stats.Stats;
+import io.gpusched.stats.StatsQuery;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.time.ZoneId;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
+
+/**
+ * {@code gpusched stats [--since 7d] [--user U] [--json] [--plot FILE.svg] [--log-dir DIR]}: figures from
+ * a scheduler's journal alone, whether or not it runs. The journal is only read: never locked, created or
+ * written, so this is safe beside a live scheduler.
+ */
+final class StatsCommand {
+    static final String HELP = String.join("\n",
+            "usage: gpusched stats [--since 7d] [--user U] [--json] [--plot FILE.svg] [--log-dir DIR]",
+            "",
+            "Figures from the journal of the scheduler that uses DIR, running or not (the journal is only read):",
+            "jobs by final status, GPU-hours (GPUs x run time), waits from submission (or a file line's first",
+            "sight) to first start, each GPU's share of the period held by jobs, and how good VRAM declarations",
+            "were, as the scheduler's verdicts judge them; in all, then per user. Jobs-file lines belong to the",
+            "journal file's owner (the user the scheduler ran as): only submissions name their owner.",
+            "",
+            "options (defaults in brackets):",
+            "  --log-dir DIR     the scheduler's log directory [gpusched_logs]",
+            "  --since DUR       only the last DUR: a number with s, m, h or d, as a jobs file's timeout (7d, 12h,",
+            "                    1.5h) [the whole journal, from its first time]",
+            "  --user U          only U's jobs; me: yours [everyone]",
+            "  --tolerance F     band of a within verdict, as the scheduler's --tolerance [0.10]",
+            "  --json            print the same as one JSON object (durations in seconds, shares in [0, 1])",
+            "  --plot FILE.svg   also write GPU memory over the period as an SVG chart: a lane per GPU, a bar",
+            "                    per job run as high as its peak (or declaration), coloured by owner",
+            "  -h, --help        print this help",
+            "",
+            "Runs written before gpusched recorded times in its journal lack them: they are left out, and said so.",
+            "",
+            "exit code: 0 printed; 1 no journal in DIR, or it or the plot file cannot be read or written;",
+            "2 bad command line.");
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final InstantSource clock;
+    private final ZoneId zone;
+    private final Function<Path, String> ownerOf;
+
+    StatsCommand(PrintStream out, PrintStream err) {
+        this(out, err, InstantSource.system(), ZoneId.systemDefault(), StatsCommand::fileOwner);
+    }
+
+    /**
+     * @param clock the period ends at its instant
+     * @param zone the zone text and plot times are shown in
+     * @param ownerOf the owner of a journal file: whom its jobs-file lines belong to
+     */
+    StatsCommand(PrintStream out, PrintStream err, InstantSource clock, ZoneId zone, Function<Path, String> ownerOf) {
+        this.out = out;
+        this.err = err;
+        this.clock = clock;
+        this.zone = zone;
+        this.ownerOf = ownerOf;
+    }
+
+    /** The parsed command line. */
+    private record Args(Path logDir, Optional<Duration> since, Optional<String> user, double tolerance, boolean json,
+                        Optional<Path> plot) {
+    }
+
+    int run(String... argv) {
+        Args a;
+        try {
+            Optional<Args> parsed = parse(argv);
+            if (parsed.isEmpty()) {
+                out.println(HELP);
+                return 0;
+            }
+            a = parsed.get();
+        } catch (UsageException e) {
+            err.println("gpusched stats: " + e.getMessage());
+            return Cli.USAGE;
+        }
+        Path journal = a.logDir().resolve("journal.jsonl");
+        if (!Files.isDirectory(a.logDir())) {
+            err.println("gpusched stats: " + (Files.exists(a.logDir()) ? a.logDir() + " is not a directory"
+                    : "no log directory " + a.logDir()) + "; give the scheduler's with --log-dir DIR");
+            return 1;
+        }
+        JournalEntries entries;
+        try {
+            entries = JournalEntries.read(journal);
+        } catch (NoSuchFileException e) {
+            err.println("gpusched stats: no journal in " + a.logDir() + " (" + journal + " is missing: no scheduler has"
+                    + " run there); give the scheduler's log directory with --log-dir DIR");
+            return 1;
+        } catch (AccessDeniedException e) {
+            err.println("gpusched stats: cannot read " + journal + ": permission denied; run as a user who may read it"
+                    + " (its owner, or root)");
+            return 1;
+        } catch (IOException e) {
+            err.println("gpusched stats: cannot read " + journal + ": " + e.getMessage() + "; check the file, or give"
+                    + " another log directory with --log-dir DIR");
+            return 1;
+        }
+        long now = clock.millis();
+        OptionalLong from = a.since().isPresent() ? OptionalLong.of(now - a.since().get().toMillis()) : OptionalLong.empty();
+        Optional<String> user = a.user().map(u -> u.equals("me") ? System.getProperty("user.name", "?") : u);
+        Stats stats = JournalStats.compute(entries.entries(),
+                new StatsQuery(from, now, user, a.tolerance(), ownerOf.apply(journal)));
+        if (a.plot().isPresent()) {
+            try {
+                Files.writeString(a.plot().get(), StatsPlot.render(stats, zone), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                err.println("gpusched stats: cannot write plot " + a.plot().get() + ": " + reason(e)
+                        + "; give --plot a path in a writable directory");
+                return 1;
+            }
+        }
+        entries.warnings().forEach(w -> err.println("gpusched stats: warning: " + w));
+        if (a.json()) {
+            out.println(StatsJson.render(stats, journal, a.plot(), entries.warnings()));
+        } else {
+            out.print(StatsText.render(stats, zone));
+            a.plot().ifPresent(p -> out.println("plot written to " + p + ": " + stats.gpus().size() + " GPU lane"
+                    + (stats.gpus().size() == 1 ? "" : "s") + ", " + stats.bars().size() + " bar"
+                    + (stats.bars().size() == 1 ? "" : "s")));
+        }
+        return 0;
+    }
+
+    /** @return the arguments; empty for {@code --help} */
+    private static Optional<Args> parse(String... argv) {
+        Path logDir = Path.of("gpusched_logs");
+        Optional<Duration> since = Optional.empty();
+        Optional<String> user = Optional.empty();
+        double tolerance = SchedulerOptions.defaults().tolerance();
+        boolean json = false;
+        Optional<Path> plot = Optional.empty();
+        for (int i = 0; i < argv.length; i++) {
+            String a = argv[i];
+            String name = a.contains("=") && a.startsWith("--") ? a.substring(0, a.indexOf('=')) : a;
+            String inline = a.contains("=") && a.startsWith("--") ? a.substring(a.indexOf('=') + 1) : null;
+            switch (name) {
+                case "-h", "--help" -> {
+                    return Optional.empty();
+                }
+                case "--json" -> {
+                    if (inline != null) {
+                        throw new UsageException("--json takes no value (see gpusched stats --help)");
+                    }
+                    json = true;
+                }
+                case "--log-dir" -> logDir = Path.of(nonEmpty(name, inline != null ? inline : value(name, argv, ++i)));
+                case "--since" -> {
+                    String v = inline != null ? inline : value(name, argv, ++i);
+                    since = Optional.of(Units.parseDuration(v).orElseThrow(() -> new UsageException("--since " + v
+                            + " is not a duration; give a number with s, m, h or d (up to 3650d), e.g. --since 7d")));
+                }
+                case "--user" -> user = Optional.of(nonEmpty(name, inline != null ? inline : value(name, argv, ++i)));
+                case "--tolerance" -> tolerance = tolerance(inline != null ? inline : value(name, argv, ++i));
+                case "--plot" -> plot = Optional.of(Path.of(nonEmpty(name, inline != null ? inline : value(name, argv, ++i))));
+                default -> throw new UsageException("unexpected argument " + a + " (see gpusched stats --help)");
+            }
+        }
+        return Optional.of(new Args(logDir, since, user, tolerance, json, plot));
+    }
+
+    private static String value(String option, String[] argv, int i) {
+        if (i >= argv.length) {
+            throw new UsageException(option + " needs a value (see gpusched stats --help)");
+        }
+        return argv[i];
+    }
+
+    private static String nonEmpty(String option, String v) {
+        if (v.isEmpty()) {
+            throw new UsageException(option + " needs a value (see gpusched stats --help)");
+        }
+        return v;
+    }
+
+    private static double tolerance(String v) {
+        try {
+            double t = Double.parseDouble(v);
+            if (t >= 0 && t < 1) {
+                return t;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new UsageException("--tolerance " + v + " is not a share in [0, 1); e.g. --tolerance 0.1");
+    }
+
+    /** The user a journal file belongs to: the scheduler that wrote it ran as them. */
+    private static String fileOwner(Path journal) {
+        try {
+            return Files.getOwner(journal).getName();
+        } catch (IOException | UnsupportedOperationException e) {
+            return System.getProperty("user.name", "?");
+        }
+    }
+
+    private static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such directory";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        return String.valueOf(e.getMessage());
+    }
+}
