@@ -143,6 +143,22 @@ class SrunEndToEndTest {
                 + cli("queue", "--socket", socket()).out());
     }
 
+    /** How many live processes carry this environment entry. */
+    private static long carriers(String entry) {
+        try (var procs = Files.list(Path.of("/proc"))) {
+            return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit)).filter(p -> {
+                try {
+                    return ("\0" + new String(Files.readAllBytes(p.resolve("environ")), StandardCharsets.UTF_8) + "\0")
+                            .contains("\0" + entry + "\0");
+                } catch (IOException e) {
+                    return false; // gone, or not ours to read
+                }
+            }).count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private List<String> journal() throws IOException {
         return Files.readAllLines(dir.resolve("logs/journal.jsonl"));
     }
@@ -267,6 +283,25 @@ class SrunEndToEndTest {
         assertEquals(0, run.exitValue(), Files.readString(dir.resolve("run.log")));
         assertTrue(Files.readString(dir.resolve("run.log")).contains("job 2 started on gpu [0]"),
                 Files.readString(dir.resolve("run.log")));
+    }
+
+    @Test
+    void aTimeoutAndACancelReachTheSrunCommandsProcessesAndEndTheJobAsForAnyJob() throws Exception {
+        startDaemon();
+        // The command forks a child that leaves the shell's process group: the run token still finds it.
+        ServeDaemon.Result timedOut = cli("srun", "--socket", socket(), "--quiet", "--timeout", "1s", "--",
+                "setsid sleep 30 & wait");
+        assertEquals(143, timedOut.code(), timedOut.toString());
+        awaitQueue("✗ job 1 timeout");
+        Path marker = dir.resolve("started");
+        java.util.concurrent.CompletableFuture<ServeDaemon.Result> cancelled = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> cli("srun", "--socket", socket(), "--quiet", "--", "touch " + marker + "; sleep 30"));
+        await(() -> Files.exists(marker) ? "" : null, "the command to start");
+        assertEquals("job 2: stopping (SIGTERM to its session)\n", cli("cancel", "--socket", socket(), "2").out());
+        assertEquals(143, cancelled.get(30, TimeUnit.SECONDS).code());
+        awaitQueue("✗ job 2 cancelled");
+        String token = "GPUSCHED_RUN=" + dir.resolve("logs/journal.jsonl").toAbsolutePath() + "#1";
+        await(() -> carriers(token) == 0 ? "" : null, "the timed-out run's escaped sleep to be killed");
     }
 
     @Test
