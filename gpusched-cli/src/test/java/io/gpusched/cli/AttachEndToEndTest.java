@@ -33,6 +33,9 @@ class AttachEndToEndTest {
     void stop() throws Exception {
         if (daemon != null) {
             daemon.close();
+            // A job outlives a killed daemon by design; one a failed test left waiting ends with its terminal.
+            new ProcessBuilder("tmux", "-L", io.gpusched.TtySession.of(daemon.logs(), 1).name(), "kill-server")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
         }
         new ProcessBuilder("tmux", "-L", outer, "kill-server").redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
