@@ -79,6 +79,9 @@ public final class Cli {
         if (argv.length > 0 && (argv[0].equals("help") || argv[0].equals("version"))) {
             return helpOrVersion(argv);
         }
+        if (argv.length > 0 && argv[0].equals("convert")) {
+            return ConvertCommand.run(argv, out, err);
+        }
         if (argv.length > 0 && argv[0].equals("srun")) {
             return new SrunCommand(out, err).run(argv);
         }

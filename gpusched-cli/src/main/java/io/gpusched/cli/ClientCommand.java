@@ -14,11 +14,11 @@ import java.util.Set;
 
 /**
  * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code info},
- * {@code cancel}, {@code logs}, {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
+ * {@code cancel}, {@code logs}, {@code attach}, {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
  * the system daemon's or this user's, in that order.
  */
 final class ClientCommand {
-    static final Set<String> VERBS = Set.of("submit", "queue", "info", "cancel", "pause", "resume", "logs");
+    static final Set<String> VERBS = Set.of("submit", "queue", "info", "cancel", "pause", "resume", "logs", "attach");
     /** The socket a jobs-file run answers on, in its log directory. */
     static final String RUN_SOCKET = "gpusched.sock";
 
@@ -26,13 +26,15 @@ final class ClientCommand {
             "usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user",
             "       gpusched submit [--vram 18G] [--gpus N] [--priority N] [--gpu-ids 0,1] [--timeout 2h]",
             "                       [--retries N] [--name X] [--after X] [--conda ENV] [--setup TEXT]",
-            "                       [--output PATH] [--follow] [--json] -- CMD...",
+            "                       [--tty] [--output PATH] [--follow] [--json] -- CMD...",
             "       gpusched queue [--user U|me] [--all] [--json]",
             "                                        the queue: running, pending (and why), the last 10 done;",
             "                                        --user: only U's jobs; --all: every finished job held",
             "       gpusched info [--json]           the GPUs: memory, utilisation, paused or not",
             "       gpusched cancel N...  |  gpusched cancel --user U|me   (every pending and running job of U)",
             "       gpusched logs N [-f]             a job's output; -f follows it until the job ends (Ctrl-C detaches)",
+            "       gpusched attach N                a [tty] job's terminal (Ctrl-b d detaches; the job goes on);",
+            "                                        a job without one: its log, followed as logs N -f",
             "       gpusched pause GPU...  |  gpusched resume GPU...",
             "       gpusched top [--interval S] [--once]   the GPUs and the queue, live (see gpusched top --help)",
             "       gpusched srun [submit's options] [-n N] -- CMD...   waits for GPUs, then runs CMD in this terminal",
@@ -50,7 +52,7 @@ final class ClientCommand {
             "XDG_RUNTIME_DIR). submit joins the words after -- into one command line run by /bin/sh -c, in",
             "this directory and with this environment, and prints the job's number; --conda ENV runs it through",
             "conda run in that environment, --setup TEXT runs TEXT first in the same shell (as the jobs-file",
-            "attributes conda= and setup=). Exit 0, 1 when the service refused (the reason is printed), 2 for a",
+            "attributes conda= and setup=); --tty runs it in a tmux session of its own (the attribute tty). Exit 0, 1 when the service refused (the reason is printed), 2 for a",
             "bad command line.");
 
     private final PrintStream out;
@@ -101,6 +103,12 @@ final class ClientCommand {
                         return 0;
                     }
                     case "--json" -> json = true;
+                    case "--tty" -> {
+                        if (!verb.equals("submit")) {
+                            throw new UsageException(a + " is an option of gpusched submit");
+                        }
+                        attrs.add("tty");
+                    }
                     case "-f", "--follow" -> {
                         if (!verb.equals("logs") && !verb.equals("submit")) {
                             throw new UsageException(a + " is an option of gpusched logs and gpusched submit");
@@ -146,8 +154,8 @@ final class ClientCommand {
             if (verb.equals("submit") && words.isEmpty()) {
                 throw new UsageException("submit needs a command after --: gpusched submit [options] -- CMD...");
             }
-            if (verb.equals("logs") && words.size() != 1) {
-                throw new UsageException("logs takes one job number, e.g. gpusched logs 3");
+            if ((verb.equals("logs") || verb.equals("attach")) && words.size() != 1) {
+                throw new UsageException(verb + " takes one job number, e.g. gpusched " + verb + " 3");
             }
             if (verb.equals("cancel") && user.isPresent() && !words.isEmpty()) {
                 throw new UsageException("cancel takes job numbers or --user, not both");
@@ -182,6 +190,9 @@ final class ClientCommand {
                 case "info" -> printInfo(c.queue(), json);
                 case "logs" -> {
                     return logs(c, number(words.get(0), "a job number"), follow);
+                }
+                case "attach" -> {
+                    return attach(c, number(words.get(0), "a job number"));
                 }
                 case "cancel" -> {
                     if (user.isPresent()) {
@@ -218,6 +229,35 @@ final class ClientCommand {
             err.println("gpusched: " + e.getMessage());
             return 1;
         }
+    }
+
+    /**
+     * Attaches to a running {@code [tty]} job's terminal; any other job's log is followed instead, as
+     * {@code logs N -f} does, after one line saying so.
+     */
+    private int attach(GpuschedClient c, int no) {
+        GpuschedClient.Logs logs = c.logs(no);
+        TmuxAttach.Result found = logs.tty().map(TmuxAttach::hasSession).orElse(TmuxAttach.Result.NO_SESSION);
+        if (found == TmuxAttach.Result.ATTACHED) {
+            try {
+                int rc = TmuxAttach.attach(logs.tty().get());
+                String state = c.logs(no).state();
+                err.println(state.equals("running") ? "detached: job " + no + " keeps running (gpusched attach " + no
+                        + " attaches again)" : "job " + no + " has " + state);
+                return rc == 0 ? 0 : 1;
+            } catch (java.io.IOException e) {
+                found = TmuxAttach.Result.NO_TMUX;
+            }
+        }
+        if (logs.state().equals("unknown")) {
+            err.println("gpusched: no job " + no + " in this queue");
+            return 1;
+        }
+        err.println("gpusched: job " + no + (found == TmuxAttach.Result.NO_TMUX
+                ? " may have a terminal, but there is no tmux here (install the package tmux)"
+                : " has no terminal to attach to (not a [tty] job, or not running)") + "; following its log as"
+                + " gpusched logs " + no + " -f does");
+        return logs(c, no, true);
     }
 
     /**

@@ -201,7 +201,7 @@ final class Dispatcher {
         // A lease's command is its client's, run in the client's terminal: the grant goes to the client.
         boolean lease = submitted.filter(Submissions::isLease).isPresent();
         try {
-            started = (lease ? leases : executor).start(new RunExecutor.Launch(EnvironmentScript.of(p.spec()), gpus,
+            started = (lease ? leases : executor).start(new RunExecutor.Launch(EnvironmentScript.of(p.spec(), names.tty(p.no())), gpus,
                     snap, wrapperLog, Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
                     names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
                     runAs));
@@ -216,6 +216,9 @@ final class Dispatcher {
         long startTicks = procFs.startTicks(started.sessionId()).orElse(0);
         RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, started.sessionId(), jobLog, reporter.now(),
                 run, startTicks, lease ? Optional.of(names.entry(run)) : Optional.empty());
+        if (p.spec().environment().tty()) {
+            rj.ttyEntry = Optional.of(names.entry(run));
+        }
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, p.declaredMib()));

@@ -34,7 +34,7 @@ final class EnvironmentScript {
      */
     static String of(JobSpec spec) {
         RunEnvironment env = spec.environment();
-        if (env.isDefault()) {
+        if (env.conda().isEmpty() && env.setup().isEmpty()) {
             return spec.command();
         }
         StringBuilder s = new StringBuilder();
@@ -53,6 +53,16 @@ final class EnvironmentScript {
             s.append(spec.command());
         }
         return s.toString();
+    }
+
+    /**
+     * @param spec a job
+     * @param tty where its terminal is, when it has one ({@code [tty]})
+     * @return the shell text its wrapper evaluates: {@link #of(JobSpec)}, run in that terminal if any
+     */
+    static String of(JobSpec spec, io.gpusched.TtySession tty) {
+        String script = of(spec);
+        return spec.environment().tty() ? TtyScript.of(script, tty) : script;
     }
 
     /**
@@ -82,6 +92,9 @@ final class EnvironmentScript {
         String setupFailed = "setup exited " + exitCode + "; the command did not run";
         if (env.setup().isPresent() && last.equals("gpusched: " + setupFailed)) {
             return Optional.of(new Failure(setupFailed, "the setup's output is in " + log));
+        }
+        if (env.tty() && exitCode == 127 && last.equals("gpusched: " + TtyScript.TMUX_MISSING + "; " + TtyScript.TMUX_FIX)) {
+            return Optional.of(new Failure(TtyScript.TMUX_MISSING, TtyScript.TMUX_FIX));
         }
         if (env.conda().isPresent() && exitCode == 127) {
             String missing = condaMissing(env.conda().get());

@@ -17,7 +17,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * Attribution: each GPU process's memory goes to the running job whose session it is in (so workers
+ * Attribution: each GPU process's memory goes to the running job whose session it is in, or for a lease or
+ * {@code [tty]} run whose token it carries (so workers
  * that start their own process group still count); the rest is external, and each external process's
  * peak is kept while it lives, for the headroom the allocator leaves it. Also the GPU views the
  * allocator places on.
@@ -89,13 +90,14 @@ final class Measurer {
     }
 
     /**
-     * The lease run a process belongs to, by the token in its environment: a lease's command runs in its
-     * client's terminal, not in a session of its own. Read only for GPU processes no session claimed,
-     * and only while a lease runs.
+     * The lease or {@code [tty]} run a process belongs to, by the token in its environment: a lease's
+     * command runs in its client's terminal, a tty job's in tmux's sessions, not in the run's own. Read
+     * only for GPU processes no session claimed, and only while such a run runs.
      */
     private Optional<RunningJob> lease(long pid) {
         for (RunningJob rj : running.all()) {
-            if (rj.leaseEntry.isPresent() && procFs.carries(pid, rj.leaseEntry.get())) {
+            Optional<String> entry = rj.leaseEntry.or(() -> rj.ttyEntry);
+            if (entry.isPresent() && procFs.carries(pid, entry.get())) {
                 return Optional.of(rj);
             }
         }

@@ -74,6 +74,9 @@ final class Orphans {
         Instant startedAt = startedAt(no, run);
         RunningJob rj = new RunningJob(spec, no, declared, r.gpus(), sid, log(spec.key(), no, r.gpus()), startedAt, run,
                 lease ? 0 : procFs.startTicks(sid).orElse(0), lease ? Optional.of(names.entry(run)) : Optional.empty());
+        if (spec.environment().tty()) {
+            rj.ttyEntry = Optional.of(names.entry(run));
+        }
         running.add(rj);
         CompletableFuture<Integer> exit = lease ? leases.adopt(spec.key(), no)
                 : leader.get().onExit().thenApply(h -> runFiles.exitCode(no, run).orElse(NO_STATUS));

@@ -33,6 +33,11 @@ final class RunNames {
         return logDir.resolve(String.format("job%03d_gpu%s.log", no, gpuTag));
     }
 
+    /** Where a {@code [tty]} job's terminal is, as {@code gpusched attach} derives it too. */
+    io.gpusched.TtySession tty(int no) {
+        return io.gpusched.TtySession.of(logDir, no);
+    }
+
     /** What finds a run's processes after its leader is gone: its session, token and start time. */
     ProcFs.Run leftovers(RunningJob rj) {
         return new ProcFs.Run(rj.pid, entry(rj.run), rj.startTicks);

@@ -39,6 +39,11 @@ final class RunningJob {
      * session in attribution and signals ({@link #pid} is then a stand-in no process has).
      */
     final Optional<String> leaseEntry;
+    /**
+     * For a {@code [tty]} run: the environment entry its processes carry. tmux starts its server and
+     * panes in sessions of their own, so the command's GPU memory is found by this entry instead.
+     */
+    Optional<String> ttyEntry = Optional.empty();
 
     RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, long pid, Path log, Instant startedAt,
                long run, long startTicks, Optional<String> leaseEntry) {

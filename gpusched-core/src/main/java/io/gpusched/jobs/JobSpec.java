@@ -199,6 +199,9 @@ public record JobSpec(
         SchedulingSyntax.write(scheduling, attrs);
         environment.conda().ifPresent(c -> attrs.add("conda=" + AttributeBlock.quote(c)));
         environment.setup().ifPresent(s -> attrs.add("setup=" + AttributeBlock.quote(s)));
+        if (environment.tty()) {
+            attrs.add("tty");
+        }
         // An empty block keeps a command that itself starts with '[' from being read as a block, and
         // one that starts with '#' from being read as a comment.
         if (attrs.isEmpty() && !command.startsWith("[") && !command.startsWith("#")) {

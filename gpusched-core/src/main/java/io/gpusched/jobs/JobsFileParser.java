@@ -20,8 +20,8 @@ import java.util.regex.Pattern;
  * Reads a jobs file: one shell command per line, blank lines and {@code #} comments skipped, and an
  * optional leading {@code [k=v ...]} block with keys {@code vram}, {@code gpus}, {@code timeout},
  * {@code retries}, {@code priority}, {@code gpu-ids}, {@code on-timeout}, {@code name}, {@code after},
- * {@code after-ok}, {@code after-any}, {@code conda}, {@code setup} and the bare words {@code cancel} and
- * {@code preemptible} (keys are case-insensitive, each at most once). A value may be quoted, so it can
+ * {@code after-ok}, {@code after-any}, {@code conda}, {@code setup} and the bare words {@code cancel},
+ * {@code preemptible} and {@code tty} (keys are case-insensitive, each at most once). A value may be quoted, so it can
  * hold spaces and {@code ]}: {@code setup='. venv/bin/activate'} (see {@code AttributeBlock}). Brackets
  * later in a command belong to the command. Any
  * malformed line raises a {@link JobSpecException}; nothing is skipped silently. The exception names
@@ -71,11 +71,11 @@ public final class JobsFileParser {
      * is this mistake, never a second name.
      */
     private static final Pattern COMMA_SEPARATOR = Pattern.compile(
-            ",\\s*(?=[A-Za-z][A-Za-z0-9_-]*=|(?i:cancel|preemptible)(?![^\\s,]))");
+            ",\\s*(?=[A-Za-z][A-Za-z0-9_-]*=|(?i:cancel|preemptible|tty)(?![^\\s,]))");
 
-    private static final List<String> BARE_WORDS = List.of("cancel", "preemptible");
+    private static final List<String> BARE_WORDS = List.of("cancel", "preemptible", "tty");
     private static final List<String> KEYS = List.of("vram", "gpus", "timeout", "retries", "cancel", "priority", "gpu-ids",
-            "preemptible", "on-timeout", "name", "after", "after-ok", "after-any", "conda", "setup");
+            "preemptible", "on-timeout", "name", "after", "after-ok", "after-any", "conda", "setup", "tty");
     private static final String KNOWN_KEYS = "known keys: " + String.join(", ", KEYS);
 
     private JobsFileParser() {
@@ -418,6 +418,8 @@ public final class JobsFileParser {
             checkOnce(seen, word, token, source, lineNo);
             if (word.equals("cancel")) {
                 p.cancel = true;
+            } else if (word.equals("tty")) {
+                p.tty = true;
             } else {
                 p.preemptible = true;
             }
@@ -446,7 +448,7 @@ public final class JobsFileParser {
             case "after", "after-ok", "after-any" -> SchedulingSyntax.after(key, value, token, source, lineNo, p.after);
             case "conda" -> p.conda = Optional.of(EnvironmentSyntax.conda(value, token, source, lineNo));
             case "setup" -> p.setup = Optional.of(EnvironmentSyntax.setup(value, token, source, lineNo));
-            case "cancel", "preemptible" -> throw new JobSpecException(source, lineNo, token, key + " takes no value:",
+            case "cancel", "preemptible", "tty" -> throw new JobSpecException(source, lineNo, token, key + " takes no value:",
                     "write the bare word " + key);
             default -> throw unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS);
         }
@@ -524,6 +526,7 @@ public final class JobsFileParser {
         final List<SchedulingSyntax.Dep> after = new ArrayList<>();
         Optional<String> conda = Optional.empty();
         Optional<String> setup = Optional.empty();
+        boolean tty;
 
         JobSpec toSpec(int lineNo, String key) {
             Scheduling s = priority == 0 && gpuIds.isEmpty() && !preemptible && onTimeout == Scheduling.OnTimeout.FAIL
@@ -532,6 +535,9 @@ public final class JobsFileParser {
                     : new Scheduling(priority, gpuIds, preemptible, onTimeout, name,
                             after.stream().map(SchedulingSyntax.Dep::toDependency).toList());
             RunEnvironment env = conda.isEmpty() && setup.isEmpty() ? RunEnvironment.DEFAULT : new RunEnvironment(conda, setup);
+            if (tty) {
+                env = env.withTty();
+            }
             return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s, env);
         }
     }

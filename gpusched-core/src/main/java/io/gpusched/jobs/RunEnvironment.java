@@ -19,21 +19,24 @@ import java.util.regex.Pattern;
  *     environment's prefix (starting with {@code /}, without control characters); empty means none
  * @param setup shell text run before the command by the same shell: not blank, one line without NUL,
  *     at most {@link JobsFileParser#MAX_LINE_BYTES} bytes of UTF-8; empty means none
+ * @param tty whether the command runs in a detached tmux session of its own ({@code [tty]}), which
+ *     {@code gpusched attach N} attaches to
  */
-public record RunEnvironment(Optional<String> conda, Optional<String> setup) {
+public record RunEnvironment(Optional<String> conda, Optional<String> setup, boolean tty) {
     /**
      * A conda environment's name: letters, digits, {@code _ . + -}, 1 to 128 of them, not starting
      * with {@code -} or {@code .} (conda would read the first as an option).
      */
     public static final Pattern CONDA_NAME = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}");
     /** No conda environment, no setup: the command runs on its own. */
-    public static final RunEnvironment DEFAULT = new RunEnvironment(Optional.empty(), Optional.empty());
+    public static final RunEnvironment DEFAULT = new RunEnvironment(Optional.empty(), Optional.empty(), false);
 
     /**
      * Validates the fields.
      *
      * @param conda see {@link #conda()}
      * @param setup see {@link #setup()}
+     * @param tty see {@link #tty()}
      * @throws IllegalArgumentException if one is not as described there
      */
     public RunEnvironment {
@@ -53,6 +56,16 @@ public record RunEnvironment(Optional<String> conda, Optional<String> setup) {
     }
 
     /**
+     * Without a terminal, as every line was before {@code [tty]}.
+     *
+     * @param conda see {@link #conda()}
+     * @param setup see {@link #setup()}
+     */
+    public RunEnvironment(Optional<String> conda, Optional<String> setup) {
+        this(conda, setup, false);
+    }
+
+    /**
      * @param conda see {@link #conda()}
      * @return an environment with this conda environment and no setup
      */
@@ -68,9 +81,14 @@ public record RunEnvironment(Optional<String> conda, Optional<String> setup) {
         return new RunEnvironment(Optional.empty(), Optional.of(setup));
     }
 
-    /** @return whether the command runs on its own: no conda environment, no setup */
+    /** @return whether the command runs on its own: no conda environment, no setup, no terminal */
     public boolean isDefault() {
-        return conda.isEmpty() && setup.isEmpty();
+        return conda.isEmpty() && setup.isEmpty() && !tty;
+    }
+
+    /** @return this environment with a terminal ({@code [tty]}) */
+    public RunEnvironment withTty() {
+        return new RunEnvironment(conda, setup, true);
     }
 
     /** @return whether {@link #conda()} is a prefix path ({@code conda run -p}) rather than a name ({@code -n}) */

@@ -225,16 +225,30 @@ public final class GpuschedClient implements AutoCloseable {
      *     first started
      * @param state {@code pending}, {@code running}, {@code ended}, or {@code unknown} for a number the
      *     queue does not know (nor its recent history)
+     * @param tty the tmux socket and session name its terminal has while it runs, if it is a
+     *     {@code [tty]} job ({@link io.gpusched.TtySession}); empty from a service that does not say
      */
-    public record Logs(java.util.List<Path> files, String state) {
+    public record Logs(java.util.List<Path> files, String state, Optional<String> tty) {
         /**
          * Copies the list.
          *
          * @param files see {@link #files()}
          * @param state see {@link #state()}
+         * @param tty see {@link #tty()}
          */
         public Logs {
             files = java.util.List.copyOf(files);
+            java.util.Objects.requireNonNull(tty, "tty");
+        }
+
+        /**
+         * Logs with no terminal named.
+         *
+         * @param files see {@link #files()}
+         * @param state see {@link #state()}
+         */
+        public Logs(java.util.List<Path> files, String state) {
+            this(files, state, Optional.empty());
         }
     }
 
@@ -248,7 +262,8 @@ public final class GpuschedClient implements AutoCloseable {
         if (r.get("paths") instanceof java.util.List<?> l) {
             l.forEach(p -> files.add(Path.of(String.valueOf(p))));
         }
-        return new Logs(files, string(r, "state"));
+        Optional<String> tty = r.get("tty") instanceof String t ? Optional.of(t) : Optional.empty();
+        return new Logs(files, string(r, "state"), tty);
     }
 
     /**

@@ -176,7 +176,9 @@ final class Requests {
         // Asked of the loop, not read from a snapshot: a snapshot a round old would call a job that just
         // started (its log already there) ended, and a follower would stop.
         String state = scheduler.state(no);
-        return ok(Map.of("paths", paths, "state", state));
+        // Derived, not looked up: the terminal exists only while a [tty] job runs, and attach asks tmux.
+        return ok(Map.of("paths", paths, "state", state,
+                "tty", io.gpusched.TtySession.of(scheduler.logDir(), no).name()));
     }
 
     /** The log directory's {@code job<NNN>_gpu<i>.log} files of a job, oldest first. */

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class JobsFileParserTest {
     private static final String KNOWN_KEYS =
-            "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup";
+            "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty";
 
     private static List<JobSpec> parse(String text) {
         return JobsFileParser.parse(text, "jobs.txt");
@@ -173,7 +173,7 @@ class JobsFileParserTest {
     @Test
     void misspeltBareCancelGetsCancelSuggested() {
         assertTrue(error("[cancle] x").getMessage().startsWith(
-                "jobs.txt:1: token without '=' in attribute block: 'cancle' — did you mean 'cancel'?; write key=value or a bare word (cancel, preemptible);"),
+                "jobs.txt:1: token without '=' in attribute block: 'cancle' — did you mean 'cancel'?; write key=value or a bare word (cancel, preemptible, tty);"),
                 error("[cancle] x").getMessage());
         assertFalse(error("[vram 8G] x").getMessage().contains("did you mean"), "a key without '=' is told otherwise");
     }
@@ -643,5 +643,20 @@ class JobsFileParserTest {
     void schedulingAttributesKeepTheKey() {
         String key = JobSpec.parse("python eval.py").key();
         assertEquals(key, JobSpec.parse("[priority=5 gpu-ids=1 preemptible name=e after=p] python eval.py").key());
+    }
+
+    @Test
+    void ttyIsABareWord_keptByToLine_notPartOfTheKey_andTakesNoValue() {
+        JobSpec spec = JobSpec.parse("[vram=2G tty] python train.py");
+        assertTrue(error("[vram=2G,tty] x").getMessage().contains("write [vram=2G tty]"), error("[vram=2G,tty] x").getMessage());
+        assertTrue(spec.environment().tty());
+        assertFalse(spec.environment().isDefault());
+        assertEquals("[vram=2048 tty] python train.py", spec.toLine());
+        assertTrue(JobSpec.parse(spec.toLine()).environment().tty());
+        assertEquals(JobSpec.parse("python train.py").key(), spec.key());
+        assertFalse(JobSpec.parse("[conda=torch] x").environment().tty());
+        assertEquals("jobs.txt:1: tty takes no value: 'tty=1'; write the bare word tty", error("[tty=1] x").getMessage());
+        assertEquals("jobs.txt:1: duplicate key tty in attribute block: 'TTY'; give each key once", error("[tty TTY] x").getMessage());
+        assertTrue(error("[name=tty] x").getMessage().startsWith("jobs.txt:1: bad name"), error("[name=tty] x").getMessage());
     }
 }

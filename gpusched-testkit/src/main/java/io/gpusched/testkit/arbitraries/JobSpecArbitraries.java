@@ -211,7 +211,8 @@ public final class JobSpecArbitraries {
     }
 
     /**
-     * What a job runs in: mostly nothing, else a conda environment, a setup, or both.
+     * What a job runs in: mostly nothing, else a conda environment, a setup, or both, or neither but a
+     * terminal ({@code tty}), which any of the others may have too.
      *
      * @return the generator
      */
@@ -220,10 +221,11 @@ public final class JobSpecArbitraries {
             if (random.nextInt(3) != 0) {
                 return RunEnvironment.DEFAULT;
             }
-            int which = random.nextInt(3);
-            Optional<String> conda = which != 1 ? Optional.of(condaEnvs().next(random, size)) : Optional.empty();
-            Optional<String> setup = which != 0 ? Optional.of(setups().next(random, size)) : Optional.empty();
-            return new RunEnvironment(conda, setup);
+            // 0 conda, 1 setup, 2 both, 3 neither: a terminal alone ([tty]); any of them may have one.
+            int which = random.nextInt(4);
+            Optional<String> conda = which == 0 || which == 2 ? Optional.of(condaEnvs().next(random, size)) : Optional.empty();
+            Optional<String> setup = which == 1 || which == 2 ? Optional.of(setups().next(random, size)) : Optional.empty();
+            return new RunEnvironment(conda, setup, which == 3 || random.nextInt(4) == 0);
         };
     }
 

@@ -443,7 +443,7 @@ class JobsFileParserPropertiesTest {
             assertEquals(spec.key(), JobSpec.parse(spec.toLine()).key());
             assertEquals(spec.key(), JobSpec.parse(cancelled.toLine()).key(), "with cancel");
             assertEquals(spec.key(), JobSpec.parse(sameCommandOtherAttributes.toLine()).key(),
-                    "other vram, gpus, timeout, retries, priority, pins, name, dependencies, conda, setup");
+                    "other vram, gpus, timeout, retries, priority, pins, name, dependencies, conda, setup, tty");
             assertEquals(spec.key(), JobSpec.parse("[ ]   " + spec.command()).key(), "empty block, extra spaces");
             JobSpec other = v.get(2);
             if (!other.command().equals(spec.command())) {

@@ -1,0 +1,107 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.gpusched.cli.ServeDaemon.Result;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gpusched attach} against a real {@code gpusched serve}: driven in a real terminal (a pane of a
+ * tmux server of the test's own), it shows a {@code [tty]} job's screen, and detaching (Ctrl-b d)
+ * leaves the job running; on a job without a terminal it follows the log and says so.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class AttachEndToEndTest {
+    @TempDir
+    Path dir;
+
+    private ServeDaemon daemon;
+    private final String outer = "gpusched-test-outer-" + ProcessHandle.current().pid();
+
+    @AfterEach
+    void stop() throws Exception {
+        if (daemon != null) {
+            daemon.close();
+            // A job outlives a killed daemon by design; one a failed test left waiting ends with its terminal.
+            new ProcessBuilder("tmux", "-L", io.gpusched.TtySession.of(daemon.logs(), 1).name(), "kill-server")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        }
+        new ProcessBuilder("tmux", "-L", outer, "kill-server").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+    }
+
+    @Test
+    void attachShowsTheJobsScreen_andDetachingLeavesItRunning() throws Exception {
+        assumeTrue(Tmux.present(), "tmux is not installed (Debian package tmux): gpusched attach is not tested");
+        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1").start();
+        Path go = dir.resolve("go");
+        assertEquals(0, daemon.verb("submit", "--tty", "--vram", "1G", "--", "echo on-the-job-screen; while [ ! -e "
+                + go + " ]; do sleep 0.05; done; echo after-detach").code());
+        daemon.awaitQueue("▶ job 1");
+        Path client = dir.resolve("attach.sh");
+        Files.writeString(client, "exec " + String.join(" ", clientArgv("attach", "1").stream().map(a -> "'" + a + "'").toList())
+                + "\n");
+        tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "sh " + client + "; echo client exited $?; sleep 600");
+        String screen = awaitScreen("on-the-job-screen");
+        assertTrue(screen.contains("on-the-job-screen"), screen);
+        tmux("send-keys", "-t", "t", "C-b", "d");
+        String after = awaitScreen("detached: job 1 keeps running");
+        assertTrue(after.contains("detached: job 1 keeps running (gpusched attach 1 attaches again)"), after);
+        assertTrue(daemon.verb("queue").out().contains("▶ job 1"), "the job runs on");
+        Files.writeString(go, "");
+        daemon.awaitQueue("✓ job 1 ok");
+        assertEquals(new Result(0, "on-the-job-screen\nafter-detach\n", ""), daemon.verb("logs", "1"));
+    }
+
+    @Test
+    void attachOnAJobWithoutATerminalFollowsItsLog() throws Exception {
+        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1").start();
+        assertEquals(0, daemon.verb("submit", "--vram", "1G", "--", "echo plain; sleep 0.5; echo end").code());
+        daemon.awaitQueue("▶ job 1");
+        Result r = daemon.verb("attach", "1");
+        // Without tmux here the client cannot ask tmux, and says so instead.
+        String why = Tmux.present() ? " has no terminal to attach to (not a [tty] job, or not running)"
+                : " may have a terminal, but there is no tmux here (install the package tmux)";
+        assertEquals(new Result(0, "plain\nend\n", "gpusched: job 1" + why + "; following its log as gpusched logs 1 -f"
+                + " does\n"), r);
+    }
+
+    private List<String> clientArgv(String... args) {
+        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName()));
+        argv.addAll(List.of(args));
+        argv.addAll(List.of("--socket", daemon.socket().toString()));
+        return argv;
+    }
+
+    private String tmux(String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of("tmux", "-L", outer, "-f", "/dev/null"));
+        argv.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
+        pb.environment().remove("TMUX");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), "tmux " + args[0] + ": " + out);
+        return out;
+    }
+
+    private String awaitScreen(String text) throws Exception {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); ; Thread.sleep(100)) {
+            String screen = tmux("capture-pane", "-p", "-t", "t");
+            if (screen.contains(text) || System.nanoTime() > end) {
+                return screen;
+            }
+        }
+    }
+}
