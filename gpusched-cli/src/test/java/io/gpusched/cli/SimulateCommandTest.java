@@ -69,8 +69,8 @@ class SimulateCommandTest {
     void simulate_everyBadLineIsItsOwnErrorLine() throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "[gpus=0] a # duration=1\nok # duration=1\n[gpus=0] b\n");
         assertEquals(Cli.USAGE, run("simulate", jobs.toString()));
-        assertEquals("gpusched: jobs.txt:1: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024\n"
-                + "gpusched: jobs.txt:3: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024\n", err.toString(StandardCharsets.UTF_8));
+        assertEquals("gpusched: jobs.txt:1: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024, or a share of one GPU between 0 and 1 such as 0.5\n"
+                + "gpusched: jobs.txt:3: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024, or a share of one GPU between 0 and 1 such as 0.5\n", err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

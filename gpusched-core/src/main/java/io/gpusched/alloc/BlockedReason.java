@@ -26,7 +26,9 @@ final class BlockedReason {
 
     private static String reason(Request request, GpuFilter.Need need, int eligible, List<Rejection> rejections) {
         int n = request.gpus();
-        String wants = need.declared()
+        String wants = request.share().isPresent()
+                ? "needs " + request.share().get() + " of one GPU's memory"
+                : need.declared()
                 ? "needs " + Allocator.plural(n, "GPU") + " with ≥ " + need.mib() + " MiB headroom"
                 : "needs " + Allocator.plural(n, "fully idle GPU") + " (no scheduled job, < " + need.idleThresholdMib() + " MiB in use)";
         if (eligible > 0) {
@@ -44,7 +46,8 @@ final class BlockedReason {
         if (nearest.isPresent()) {
             Rejection r = nearest.get();
             return wants + "; best is gpu" + r.gpu() + " with " + r.availableMib() + " MiB"
-                    + (r.check() == Rejection.Check.IDLE ? " in use" : "");
+                    + (r.check() == Rejection.Check.IDLE ? " in use" : "")
+                    + (request.share().isPresent() ? " free of the " + r.requiredMib() + " its share is there" : "");
         }
         // With no rejection left to name (every other GPU paused), the need alone is the reason.
         return rejections.isEmpty() ? wants : wants + "; " + rejections.get(0).describe();
