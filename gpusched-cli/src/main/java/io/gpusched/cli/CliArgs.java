@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
-               Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard) {
+               Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
+               Optional<String> simMib) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -65,6 +66,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --visible-devices uuid|index  what CUDA_VISIBLE_DEVICES names [uuid when known]",
             "  -v, --verbose          log each job's VRAM as its peak grows [off]",
             "  --sim N                run on N simulated 24000 MiB GPUs (no hardware) [off]",
+            "  --sim-mib SIZES        the simulated GPUs' memory: one size for all, or one per GPU, e.g. 24000,80G",
             "  --backend NAME         GPU backend by name (nvml, sim, or a plugin) [detect]",
             "  --nvml-library PATH    load NVML from this file [libnvidia-ml.so.1 from the system]",
             "  --events FILE          also write every event as one JSON object per line to FILE",
@@ -104,6 +106,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         boolean version = false;
         Path logDir = Path.of("gpusched_logs");
         Optional<Integer> sim = Optional.empty();
+        Optional<String> simMib = Optional.empty();
         Optional<String> backend = Optional.empty();
         Optional<Path> nvml = Optional.empty();
         Optional<String> events = Optional.empty();
@@ -149,6 +152,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                         }
                         sim = Optional.of((int) n);
                     }
+                    case "--sim-mib" -> simMib = Optional.of(value(a, inline, args));
                     case "--backend" -> backend = Optional.of(value(a, inline, args));
                     case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
                     case "--events" -> events = Optional.of(value(a, inline, args));
@@ -192,6 +196,9 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                 throw new UsageException(e.getMessage());
             }
         }
+        if (simMib.isPresent() && sim.isEmpty()) {
+            throw new UsageException("--sim-mib sizes simulated GPUs; give --sim N too");
+        }
         if (sim.isPresent() && backend.isPresent() && !backend.get().equals("sim")) {
             throw new UsageException("--sim and --backend " + backend.get() + " contradict each other; give one");
         }
@@ -199,7 +206,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup, dashboard(dashboard, dashboardPublic));
+                adminGroup, dashboard(dashboard, dashboardPublic), simMib);
     }
 
     /** {@code --dashboard}'s address, refused beyond loopback without {@code --dashboard-public}. */
