@@ -41,6 +41,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "",
             "options (defaults in brackets):",
             "  --gpus 0,1,3           only these GPU indices [all]",
+            "  --max-util PERCENT     a GPU busier than this (its mean utilisation over the last 30 s) takes no",
+            "                         new job; GPUs without a utilisation reading are never held back [off]",
             "  --idle-threshold MIB   MiB below which a GPU counts as idle for undeclared jobs [200]",
             "  --margin MIB           MiB of safety margin added to every declaration [512]",
             "  --tolerance F          band before flagging over/under-declaration [0.10]",
@@ -134,6 +136,13 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--fair-share-half-life" -> o = o.withPolicy(o.policy().withFairShareHalfLife(
                             policyDuration(a, value(a, inline, args))));
                     case "--gpus" -> o = o.withAllowedGpus(gpus(value(a, inline, args)));
+                    case "--max-util" -> {
+                        long pct = integer(a, value(a, inline, args));
+                        if (pct < 0 || pct > 100) {
+                            throw new UsageException("--max-util must be a percentage from 0 to 100, got " + pct);
+                        }
+                        o = o.withPolicy(o.policy().withMaxUtilPercent((int) pct));
+                    }
                     case "--idle-threshold" -> o = o.withIdleThresholdMib(integer(a, value(a, inline, args)));
                     case "--margin" -> o = o.withMarginMib(integer(a, value(a, inline, args)));
                     case "--tolerance" -> o = o.withTolerance(decimal(a, value(a, inline, args)));

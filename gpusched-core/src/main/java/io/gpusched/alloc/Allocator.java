@@ -16,7 +16,8 @@ import java.util.Set;
  *   <li><b>Infeasible</b> first: too few allowed GPUs (allowed by {@code --gpus} and, for a pinned job,
  *       among its {@code gpu-ids}), or (declared) too few whose <em>total</em> memory holds declaration +
  *       margin. Paused and reserved GPUs count here: pausing and reserving only ever block.</li>
- *   <li>Each GPU then passes the filters in order: allowed, pinned, healthy, not paused, not reserved
+ *   <li>Each GPU then passes the filters in order: allowed, pinned, healthy, not paused, (with {@code --max-util}) not busier than the
+ *       limit, not reserved
  *       for another job, not held by an undeclared job of
  *       ours, (with {@code --exclusive}) no job of ours, and either fully idle (undeclared request) or
  *       effective headroom ≥ declaration + margin (declared request), or ≥ the share of that GPU's own total
@@ -40,6 +41,9 @@ public final class Allocator {
         chain.add(GpuFilter.PINNED);
         chain.add(GpuFilter.HEALTHY);
         chain.add(GpuFilter.NOT_PAUSED);
+        if (policy.maxUtilPercent().isPresent()) {
+            chain.add(GpuFilter.notBusy(policy));
+        }
         chain.add(GpuFilter.NOT_RESERVED);
         chain.add(GpuFilter.NO_UNDECLARED_TENANT);
         if (policy.exclusive()) {

@@ -13,9 +13,17 @@ final class BlockedReason {
         // GPUs the job may never use are no part of why it waits.
         List<Rejection> relevant = rejections.stream().filter(r -> r.check() != Rejection.Check.PINNED).toList();
         List<Rejection> others = relevant.stream()
-                .filter(r -> r.check() != Rejection.Check.PAUSED && r.check() != Rejection.Check.RESERVED).toList();
+                .filter(r -> r.check() != Rejection.Check.PAUSED && r.check() != Rejection.Check.RESERVED
+                        && r.check() != Rejection.Check.BUSY).toList();
         return reason(request, need, eligible, others) + suffix(relevant, Rejection.Check.PAUSED, "paused")
-                + suffix(relevant, Rejection.Check.RESERVED, "reserved");
+                + busy(relevant) + suffix(relevant, Rejection.Check.RESERVED, "reserved");
+    }
+
+    /** {@code ; gpu1 is 97% busy (limit --max-util 80)}, or several GPUs before one limit. */
+    private static String busy(List<Rejection> rejections) {
+        List<Rejection> busy = rejections.stream().filter(r -> r.check() == Rejection.Check.BUSY).toList();
+        return busy.isEmpty() ? "" : "; " + busy.stream().map(r -> "gpu" + r.gpu() + " is " + r.availableMib() + "% busy")
+                .collect(java.util.stream.Collectors.joining(", ")) + " (limit --max-util " + busy.get(0).requiredMib() + ")";
     }
 
     private static String suffix(List<Rejection> rejections, Rejection.Check check, String word) {

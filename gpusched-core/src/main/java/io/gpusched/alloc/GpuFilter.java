@@ -33,6 +33,16 @@ interface GpuFilter {
                 ? Optional.empty() : reject(gpu, Rejection.Check.ALLOWED, 0, 0);
     }
 
+    /** A GPU busier than {@code --max-util} takes no new job; one without a reading is never blocked. */
+    static GpuFilter notBusy(PlacementPolicy policy) {
+        return (gpu, need) -> {
+            java.util.OptionalInt util = gpu.view().recentUtilPercent();
+            int limit = policy.maxUtilPercent().orElse(100);
+            return policy.maxUtilPercent().isPresent() && util.isPresent() && util.getAsInt() > limit
+                    ? reject(gpu, Rejection.Check.BUSY, limit, util.getAsInt()) : Optional.empty();
+        };
+    }
+
     GpuFilter PINNED = (gpu, need) -> need.request().mayUse(gpu.index())
             ? Optional.empty() : reject(gpu, Rejection.Check.PINNED, 0, 0);
 
