@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -68,9 +69,12 @@ public sealed interface SchedulerEvent {
      * @param waited how long it waited in the queue before this start: since it was submitted (a
      *     submission) or first seen by this scheduler (a jobs-file line), or since it went to the back of
      *     the queue after a time slice; zero when not known
+     * @param share for a job that asked for a share of one GPU ({@code gpus=0.5}), that share as written
+     *     ({@code "0.5"}); its {@code declaredMib} is then the MiB the share came to on the GPU it got.
+     *     Empty for other jobs, and for a share's OOM retry, which runs with a bumped fixed declaration
      */
     record JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
-                      int dispatched, int total, long pid, Path log, int attempt, Duration waited)
+                      int dispatched, int total, long pid, Path log, int attempt, Duration waited, Optional<String> share)
             implements SchedulerEvent {
         /**
          * Copies the list.
@@ -87,10 +91,33 @@ public sealed interface SchedulerEvent {
          * @param log see {@link #log()}
          * @param attempt see {@link #attempt()}
          * @param waited see {@link #waited()}
+         * @param share see {@link #share()}
          */
         public JobStarted {
             gpus = List.copyOf(gpus);
             java.util.Objects.requireNonNull(waited, "waited");
+            java.util.Objects.requireNonNull(share, "share");
+        }
+
+        /**
+         * A start of a job that did not ask for a share of one GPU.
+         *
+         * @param at see {@link #at()}
+         * @param no see {@link #no()}
+         * @param key see {@link #key()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param dispatched see {@link #dispatched()}
+         * @param total see {@link #total()}
+         * @param pid see {@link #pid()}
+         * @param log see {@link #log()}
+         * @param attempt see {@link #attempt()}
+         * @param waited see {@link #waited()}
+         */
+        public JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
+                          int dispatched, int total, long pid, Path log, int attempt, Duration waited) {
+            this(at, no, key, command, gpus, declaredMib, dispatched, total, pid, log, attempt, waited, Optional.empty());
         }
 
         /**

@@ -140,7 +140,7 @@ public record SchedulerOptions(
 
     /** @return the placement part of these options, for the {@link io.gpusched.alloc.Allocator} */
     public PlacementPolicy placement() {
-        return new PlacementPolicy(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus);
+        return new PlacementPolicy(marginMib, idleThresholdMib, spikeBuffer, exclusive, allowedGpus, policy.maxUtilPercent());
     }
 
     /** @return the effective sample interval: {@link #sampleInterval} capped at {@link #poll} */

@@ -248,6 +248,7 @@ public final class Cli {
     private static GpuBackend backend(CliArgs args) {
         Map<String, String> opts = new HashMap<>();
         args.sim().ifPresent(n -> opts.put("gpus", String.valueOf(n)));
+        args.simMib().ifPresent(m -> opts.put("mib", m));
         args.nvmlLibrary().ifPresent(p -> opts.put("library", p.toString()));
         BackendOptions options = new BackendOptions(opts);
         Optional<String> name = args.sim().isPresent() ? Optional.of("sim") : args.backend();

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
-               Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard) {
+               Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
+               Optional<String> simMib) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -41,6 +42,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "",
             "options (defaults in brackets):",
             "  --gpus 0,1,3           only these GPU indices [all]",
+            "  --max-util PERCENT     a GPU busier than this (its mean utilisation over the last 30 s) takes no",
+            "                         new job; GPUs without a utilisation reading are never held back [off]",
             "  --idle-threshold MIB   MiB below which a GPU counts as idle for undeclared jobs [200]",
             "  --margin MIB           MiB of safety margin added to every declaration [512]",
             "  --tolerance F          band before flagging over/under-declaration [0.10]",
@@ -66,6 +69,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --visible-devices uuid|index  what CUDA_VISIBLE_DEVICES names [uuid when known]",
             "  -v, --verbose          log each job's VRAM as its peak grows [off]",
             "  --sim N                run on N simulated 24000 MiB GPUs (no hardware) [off]",
+            "  --sim-mib SIZES        the simulated GPUs' memory: one size for all, or one per GPU, e.g. 24000,80G",
             "  --backend NAME         GPU backend by name (nvml, sim, or a plugin) [detect]",
             "  --nvml-library PATH    load NVML from this file [libnvidia-ml.so.1 from the system]",
             "  --events FILE          also write every event as one JSON object per line to FILE",
@@ -105,6 +109,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         boolean version = false;
         Path logDir = Path.of("gpusched_logs");
         Optional<Integer> sim = Optional.empty();
+        Optional<String> simMib = Optional.empty();
         Optional<String> backend = Optional.empty();
         Optional<Path> nvml = Optional.empty();
         Optional<String> events = Optional.empty();
@@ -132,6 +137,13 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--fair-share-half-life" -> o = o.withPolicy(o.policy().withFairShareHalfLife(
                             policyDuration(a, value(a, inline, args))));
                     case "--gpus" -> o = o.withAllowedGpus(gpus(value(a, inline, args)));
+                    case "--max-util" -> {
+                        long pct = integer(a, value(a, inline, args));
+                        if (pct < 0 || pct > 100) {
+                            throw new UsageException("--max-util must be a percentage from 0 to 100, got " + pct);
+                        }
+                        o = o.withPolicy(o.policy().withMaxUtilPercent((int) pct));
+                    }
                     case "--idle-threshold" -> o = o.withIdleThresholdMib(integer(a, value(a, inline, args)));
                     case "--margin" -> o = o.withMarginMib(integer(a, value(a, inline, args)));
                     case "--tolerance" -> o = o.withTolerance(decimal(a, value(a, inline, args)));
@@ -150,6 +162,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                         }
                         sim = Optional.of((int) n);
                     }
+                    case "--sim-mib" -> simMib = Optional.of(value(a, inline, args));
                     case "--backend" -> backend = Optional.of(value(a, inline, args));
                     case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
                     case "--events" -> events = Optional.of(value(a, inline, args));
@@ -193,6 +206,9 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                 throw new UsageException(e.getMessage());
             }
         }
+        if (simMib.isPresent() && sim.isEmpty()) {
+            throw new UsageException("--sim-mib sizes simulated GPUs; give --sim N too");
+        }
         if (sim.isPresent() && backend.isPresent() && !backend.get().equals("sim")) {
             throw new UsageException("--sim and --backend " + backend.get() + " contradict each other; give one");
         }
@@ -200,7 +216,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup, dashboard(dashboard, dashboardPublic));
+                adminGroup, dashboard(dashboard, dashboardPublic), simMib);
     }
 
     /** {@code --dashboard}'s address, refused beyond loopback without {@code --dashboard-public}. */

@@ -24,7 +24,7 @@ final class ClientCommand {
 
     static final String HELP = String.join("\n",
             "usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user",
-            "       gpusched submit [--vram 18G] [--gpus N] [--priority N] [--gpu-ids 0,1] [--timeout 2h]",
+            "       gpusched submit [--vram 18G] [--gpus N|0.5] [--priority N] [--gpu-ids 0,1] [--timeout 2h]",
             "                       [--retries N] [--name X] [--after X] [--conda ENV] [--setup TEXT]",
             "                       [--tty] [--output PATH] [--follow] [--json] -- CMD...",
             "       gpusched queue [--user U|me] [--all] [--json]",

@@ -18,7 +18,8 @@ import java.util.stream.Collectors;
 
 /**
  * Renders scheduler events as the original tool's log lines, e.g.
- * {@code [14:02:10] job 1 started on gpu [0] (1/3 dispatched, declared 18432 MiB/gpu) — CMD}.
+ * {@code [14:02:10] job 1 started on gpu [0] (1/3 dispatched, declared 18432 MiB/gpu) — CMD}; a share of one GPU
+ * adds what it came to, {@code declared 12000 MiB/gpu (0.5 of gpu1)}.
  */
 final class LogRenderer implements Consumer<SchedulerEvent> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
@@ -58,7 +59,9 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
             return "discovered GPUs: " + g.gpus();
         } else if (e instanceof SchedulerEvent.JobStarted s) {
             String declared = s.declaredMib().isPresent()
-                    ? ", declared " + s.declaredMib().getAsLong() + " MiB/gpu" : ", undeclared (exclusive idle GPU)";
+                    ? ", declared " + s.declaredMib().getAsLong() + " MiB/gpu"
+                    + s.share().map(f -> " (" + f + " of gpu" + s.gpus().get(0) + ")").orElse("")
+                    : ", undeclared (exclusive idle GPU)";
             return "job " + s.no() + " started on gpu [" + join(s.gpus()) + "] (" + s.dispatched() + "/" + s.total()
                     + " dispatched" + (s.attempt() > 1 ? ", attempt " + s.attempt() : "") + declared + ") — " + s.command();
         } else if (e instanceof SchedulerEvent.VramGrew v) {

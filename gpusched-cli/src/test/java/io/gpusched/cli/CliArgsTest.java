@@ -171,7 +171,7 @@ class CliArgsTest {
         assertEquals(String.join("\n",
                 "gpusched: jobs.txt:2: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; known keys: vram, gpus, timeout, "
                         + "retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty",
-                "gpusched: jobs.txt:4: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024",
+                "gpusched: jobs.txt:4: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024, or a share of one GPU between 0 and 1 such as 0.5",
                 "gpusched: jobs.txt:5: token without '=' in attribute block: 'oops'; write key=value or a bare word (cancel, preemptible, tty); "
                         + "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, "
                         + "after-ok, after-any, conda, setup, tty (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)",
@@ -189,7 +189,7 @@ class CliArgsTest {
         java.util.List<String> lines = err().lines().toList();
         assertEquals(21, lines.size(), err());
         for (int i = 1; i <= 20; i++) {
-            assertEquals("gpusched: jobs.txt:" + i + ": bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024", lines.get(i - 1));
+            assertEquals("gpusched: jobs.txt:" + i + ": bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024, or a share of one GPU between 0 and 1 such as 0.5", lines.get(i - 1));
         }
         assertEquals("gpusched: ... and 7 more bad lines", lines.get(20));
     }

@@ -34,6 +34,19 @@ class SimulateCommandTest {
         assertTrue(text.contains("gpu0"), text);
     }
 
+    @Test
+    void simulate_sharesOfOneGpuPackTwoHalvesOnEachCard_whateverItsSize() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[gpus=0.5] a # duration=1m\n[gpus=0.5] b # duration=1m\n[gpus=0.5] c # duration=1m\n"
+                + "[gpus=0.5] d # duration=1m\n[gpus=0.5] e # duration=1m\n");
+        assertEquals(0, run("simulate", jobs.toString(), "--gpus-spec", "1x24000,1x80000", "--jobs"));
+        String text = out.toString(StandardCharsets.UTF_8);
+        // Two halves on each card at once (12000 MiB each on gpu0, 40000 on gpu1); the fifth waits.
+        assertTrue(text.contains("makespan 120.00s"), text);
+        assertTrue(text.contains("job 1 on gpu [0]  0.00s -> 60.00s") && text.contains("job 2 on gpu [0]  0.00s -> 60.00s")
+                && text.contains("job 3 on gpu [1]  0.00s -> 60.00s") && text.contains("job 4 on gpu [1]  0.00s -> 60.00s"), text);
+    }
+
     /** Issue 11: a job with timeout=3 ran its whole 30.5 s in the replay. */
     @Test
     void simulate_stopsAJobAtItsTimeoutAndSaysSo() throws Exception {
@@ -69,8 +82,8 @@ class SimulateCommandTest {
     void simulate_everyBadLineIsItsOwnErrorLine() throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "[gpus=0] a # duration=1\nok # duration=1\n[gpus=0] b\n");
         assertEquals(Cli.USAGE, run("simulate", jobs.toString()));
-        assertEquals("gpusched: jobs.txt:1: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024\n"
-                + "gpusched: jobs.txt:3: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024\n", err.toString(StandardCharsets.UTF_8));
+        assertEquals("gpusched: jobs.txt:1: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024, or a share of one GPU between 0 and 1 such as 0.5\n"
+                + "gpusched: jobs.txt:3: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024, or a share of one GPU between 0 and 1 such as 0.5\n", err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -16,18 +16,18 @@ import java.util.Set;
  *   <li><b>Infeasible</b> first: too few allowed GPUs (allowed by {@code --gpus} and, for a pinned job,
  *       among its {@code gpu-ids}), or (declared) too few whose <em>total</em> memory holds declaration +
  *       margin. Paused and reserved GPUs count here: pausing and reserving only ever block.</li>
- *   <li>Each GPU then passes the filters in order: allowed, pinned, healthy, not paused, not reserved
+ *   <li>Each GPU then passes the filters in order: allowed, pinned, healthy, not paused, (with {@code --max-util}) not busier than the
+ *       limit, not reserved
  *       for another job, not held by an undeclared job of
  *       ours, (with {@code --exclusive}) no job of ours, and either fully idle (undeclared request) or
- *       effective headroom ≥ declaration + margin (declared request).</li>
- *   <li>Survivors are ordered: declared requests best-fit (smallest sufficient headroom first, ties by
+ *       effective headroom ≥ declaration + margin (declared request), or ≥ the share of that GPU's own total
+ *       ({@link GpuShare}, no margin).</li>
+ *   <li>Survivors are ordered: declared requests best-fit (least headroom left after the job first, ties by
  *       index) to keep large holes for large jobs; undeclared requests lowest index first. The first N
  *       are taken and returned in index order.</li>
  * </ol>
  */
 public final class Allocator {
-    private static final Comparator<GpuFilter.Load> BEST_FIT =
-            Comparator.comparingLong(GpuFilter.Load::headroomMib).thenComparingInt(GpuFilter.Load::index);
     private static final Comparator<GpuFilter.Load> LOWEST_INDEX = Comparator.comparingInt(GpuFilter.Load::index);
 
     private final PlacementPolicy policy;
@@ -41,6 +41,9 @@ public final class Allocator {
         chain.add(GpuFilter.PINNED);
         chain.add(GpuFilter.HEALTHY);
         chain.add(GpuFilter.NOT_PAUSED);
+        if (policy.maxUtilPercent().isPresent()) {
+            chain.add(GpuFilter.notBusy(policy));
+        }
         chain.add(GpuFilter.NOT_RESERVED);
         chain.add(GpuFilter.NO_UNDECLARED_TENANT);
         if (policy.exclusive()) {
@@ -100,7 +103,11 @@ public final class Allocator {
         if (eligible.size() < request.gpus()) {
             return new Placement.Blocked(BlockedReason.describe(request, need, eligible.size(), rejections), rejections);
         }
-        eligible.sort(need.declared() ? BEST_FIT : LOWEST_INDEX);
+        // Best fit is the least left over after the job: for a fixed declaration that is the smallest
+        // headroom; for a share, whose MiB differs per GPU, the headroom less that GPU's share.
+        eligible.sort(need.declared()
+                ? Comparator.<GpuFilter.Load>comparingLong(l -> l.headroomMib() - need.mibOn(l)).thenComparingInt(GpuFilter.Load::index)
+                : LOWEST_INDEX);
         return new Placement.Placed(eligible.subList(0, request.gpus()).stream()
                 .map(GpuFilter.Load::index).sorted().toList());
     }
@@ -145,6 +152,10 @@ public final class Allocator {
     }
 
     private GpuFilter.Need need(Request request, Set<Integer> reserved) {
+        if (request.share().isPresent()) {
+            // The share is the whole reservation: adding the margin would keep two halves off one card.
+            return new GpuFilter.Need(true, 0, policy.idleThresholdMib(), request, reserved);
+        }
         return request.vramMib().isPresent()
                 ? new GpuFilter.Need(true, request.vramMib().getAsLong() + policy.marginMib(), policy.idleThresholdMib(),
                         request, reserved)

@@ -13,9 +13,17 @@ final class BlockedReason {
         // GPUs the job may never use are no part of why it waits.
         List<Rejection> relevant = rejections.stream().filter(r -> r.check() != Rejection.Check.PINNED).toList();
         List<Rejection> others = relevant.stream()
-                .filter(r -> r.check() != Rejection.Check.PAUSED && r.check() != Rejection.Check.RESERVED).toList();
+                .filter(r -> r.check() != Rejection.Check.PAUSED && r.check() != Rejection.Check.RESERVED
+                        && r.check() != Rejection.Check.BUSY).toList();
         return reason(request, need, eligible, others) + suffix(relevant, Rejection.Check.PAUSED, "paused")
-                + suffix(relevant, Rejection.Check.RESERVED, "reserved");
+                + busy(relevant) + suffix(relevant, Rejection.Check.RESERVED, "reserved");
+    }
+
+    /** {@code ; gpu1 is 97% busy (limit --max-util 80)}, or several GPUs before one limit. */
+    private static String busy(List<Rejection> rejections) {
+        List<Rejection> busy = rejections.stream().filter(r -> r.check() == Rejection.Check.BUSY).toList();
+        return busy.isEmpty() ? "" : "; " + busy.stream().map(r -> "gpu" + r.gpu() + " is " + r.availableMib() + "% busy")
+                .collect(java.util.stream.Collectors.joining(", ")) + " (limit --max-util " + busy.get(0).requiredMib() + ")";
     }
 
     private static String suffix(List<Rejection> rejections, Rejection.Check check, String word) {
@@ -26,7 +34,9 @@ final class BlockedReason {
 
     private static String reason(Request request, GpuFilter.Need need, int eligible, List<Rejection> rejections) {
         int n = request.gpus();
-        String wants = need.declared()
+        String wants = request.share().isPresent()
+                ? "needs " + request.share().get() + " of one GPU's memory"
+                : need.declared()
                 ? "needs " + Allocator.plural(n, "GPU") + " with ≥ " + need.mib() + " MiB headroom"
                 : "needs " + Allocator.plural(n, "fully idle GPU") + " (no scheduled job, < " + need.idleThresholdMib() + " MiB in use)";
         if (eligible > 0) {
@@ -44,7 +54,8 @@ final class BlockedReason {
         if (nearest.isPresent()) {
             Rejection r = nearest.get();
             return wants + "; best is gpu" + r.gpu() + " with " + r.availableMib() + " MiB"
-                    + (r.check() == Rejection.Check.IDLE ? " in use" : "");
+                    + (r.check() == Rejection.Check.IDLE ? " in use" : "")
+                    + (request.share().isPresent() ? " free of the " + r.requiredMib() + " its share is there" : "");
         }
         // With no rejection left to name (every other GPU paused), the need alone is the reason.
         return rejections.isEmpty() ? wants : wants + "; " + rejections.get(0).describe();

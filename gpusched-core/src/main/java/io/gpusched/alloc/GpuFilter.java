@@ -22,11 +22,25 @@ interface GpuFilter {
      * is pinned to, and the GPUs reserved for another job that it may not use.
      */
     record Need(boolean declared, long mib, long idleThresholdMib, Request request, java.util.Set<Integer> reserved) {
+        /** The MiB needed on this GPU: a share is of the GPU's own total (no margin), else {@link #mib()}. */
+        long mibOn(Load gpu) {
+            return request.share().map(s -> s.mibOf(gpu.view().totalMib())).orElse(mib);
+        }
     }
 
     static GpuFilter allowed(PlacementPolicy policy) {
         return (gpu, need) -> policy.allows(gpu.index())
                 ? Optional.empty() : reject(gpu, Rejection.Check.ALLOWED, 0, 0);
+    }
+
+    /** A GPU busier than {@code --max-util} takes no new job; one without a reading is never blocked. */
+    static GpuFilter notBusy(PlacementPolicy policy) {
+        return (gpu, need) -> {
+            java.util.OptionalInt util = gpu.view().recentUtilPercent();
+            int limit = policy.maxUtilPercent().orElse(100);
+            return policy.maxUtilPercent().isPresent() && util.isPresent() && util.getAsInt() > limit
+                    ? reject(gpu, Rejection.Check.BUSY, limit, util.getAsInt()) : Optional.empty();
+        };
     }
 
     GpuFilter PINNED = (gpu, need) -> need.request().mayUse(gpu.index())
@@ -60,9 +74,9 @@ interface GpuFilter {
                 : reject(gpu, Rejection.Check.IDLE, need.idleThresholdMib(), gpu.effectiveExternalMib());
     };
 
-    GpuFilter ENOUGH_HEADROOM = (gpu, need) -> !need.declared() || gpu.headroomMib() >= need.mib()
+    GpuFilter ENOUGH_HEADROOM = (gpu, need) -> !need.declared() || gpu.headroomMib() >= need.mibOn(gpu)
             ? Optional.empty()
-            : reject(gpu, Rejection.Check.HEADROOM, need.mib(), gpu.headroomMib());
+            : reject(gpu, Rejection.Check.HEADROOM, need.mibOn(gpu), gpu.headroomMib());
 
     private static Optional<Rejection> reject(Load gpu, Rejection.Check check, long required, long available) {
         return Optional.of(new Rejection(gpu.index(), check, required, available));

@@ -15,9 +15,11 @@ import java.util.List;
  * @param paused true while an administrator has paused it: no new job is placed there, running ones
  *     continue, and it still counts for whether a job could ever fit (a paused GPU blocks, it never
  *     makes a job infeasible)
+ * @param recentUtilPercent the GPU's recent utilisation in percent (the mean of its readings over the last
+ *     30 s), for {@code --max-util}; empty when the backend gives no reading or no limit is set
  */
 public record GpuView(int index, long totalMib, long usedMib, long externalPeaksMib, List<Tenant> tenants, boolean healthy,
-                      boolean paused) {
+                      boolean paused, java.util.OptionalInt recentUtilPercent) {
     /**
      * Copies the tenant list and validates the numbers.
      *
@@ -28,12 +30,30 @@ public record GpuView(int index, long totalMib, long usedMib, long externalPeaks
      * @param tenants see {@link #tenants()}
      * @param healthy see {@link #healthy()}
      * @param paused see {@link #paused()}
+     * @param recentUtilPercent see {@link #recentUtilPercent()}
      */
     public GpuView {
         tenants = List.copyOf(tenants);
+        java.util.Objects.requireNonNull(recentUtilPercent, "recentUtilPercent");
         if (index < 0 || totalMib < 0 || usedMib < 0 || externalPeaksMib < 0) {
             throw new IllegalArgumentException("index and memory must be >= 0");
         }
+    }
+
+    /**
+     * A GPU without a utilisation reading.
+     *
+     * @param index see {@link #index()}
+     * @param totalMib see {@link #totalMib()}
+     * @param usedMib see {@link #usedMib()}
+     * @param externalPeaksMib see {@link #externalPeaksMib()}
+     * @param tenants see {@link #tenants()}
+     * @param healthy see {@link #healthy()}
+     * @param paused see {@link #paused()}
+     */
+    public GpuView(int index, long totalMib, long usedMib, long externalPeaksMib, List<Tenant> tenants, boolean healthy,
+                   boolean paused) {
+        this(index, totalMib, usedMib, externalPeaksMib, tenants, healthy, paused, java.util.OptionalInt.empty());
     }
 
     /**
@@ -55,7 +75,15 @@ public record GpuView(int index, long totalMib, long usedMib, long externalPeaks
      * @return this GPU, paused or not
      */
     public GpuView withPaused(boolean paused) {
-        return new GpuView(index, totalMib, usedMib, externalPeaksMib, tenants, healthy, paused);
+        return new GpuView(index, totalMib, usedMib, externalPeaksMib, tenants, healthy, paused, recentUtilPercent);
+    }
+
+    /**
+     * @param percent its recent utilisation in percent, or empty
+     * @return this GPU with that reading
+     */
+    public GpuView withRecentUtil(java.util.OptionalInt percent) {
+        return new GpuView(index, totalMib, usedMib, externalPeaksMib, tenants, healthy, paused, percent);
     }
 
     /**
@@ -73,7 +101,8 @@ public record GpuView(int index, long totalMib, long usedMib, long externalPeaks
             if (gpus.contains(v.index())) {
                 List<Tenant> tenants = new java.util.ArrayList<>(v.tenants());
                 tenants.add(tenant);
-                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy(), v.paused());
+                v = new GpuView(v.index(), v.totalMib(), v.usedMib(), v.externalPeaksMib(), tenants, v.healthy(), v.paused(),
+                        v.recentUtilPercent());
             }
             out.add(v);
         }

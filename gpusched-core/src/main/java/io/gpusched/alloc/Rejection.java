@@ -8,7 +8,8 @@ package io.gpusched.alloc;
  * @param requiredMib what the rule needed, in MiB (headroom for {@link Check#HEADROOM}, the idle
  *     threshold for {@link Check#IDLE}; 0 where no amount applies)
  * @param availableMib what the GPU offered, in MiB (headroom, or effective external use for
- *     {@link Check#IDLE}; 0 where no amount applies)
+ *     {@link Check#IDLE}; 0 where no amount applies); for {@link Check#BUSY} the recent utilisation in
+ *     percent, as {@code requiredMib} is the {@code --max-util} limit in percent
  */
 public record Rejection(int gpu, Check check, long requiredMib, long availableMib) {
 
@@ -22,6 +23,8 @@ public record Rejection(int gpu, Check check, long requiredMib, long availableMi
         HEALTHY,
         /** The GPU is paused: running jobs continue, nothing new goes there. */
         PAUSED,
+        /** The GPU's recent utilisation is above {@code --max-util}. */
+        BUSY,
         /** The GPU is reserved for a job that has waited long; only a job sure to end first may use it. */
         RESERVED,
         /** One of our undeclared jobs holds the GPU alone. */
@@ -44,6 +47,7 @@ public record Rejection(int gpu, Check check, long requiredMib, long availableMi
             case PINNED -> "gpu" + gpu + " is not in the job's gpu-ids";
             case PAUSED -> "gpu" + gpu + " is paused";
             case RESERVED -> "gpu" + gpu + " is reserved";
+            case BUSY -> "gpu" + gpu + " is " + availableMib + "% busy (limit --max-util " + requiredMib + ")";
             case NO_UNDECLARED_TENANT -> "gpu" + gpu + " is held by an undeclared job";
             case EXCLUSIVE -> "gpu" + gpu + " already runs a job (--exclusive)";
             case NO_TENANT -> "gpu" + gpu + " runs a scheduled job";

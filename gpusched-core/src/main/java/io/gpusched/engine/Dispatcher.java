@@ -23,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
@@ -91,7 +92,7 @@ final class Dispatcher {
         Map<String, PendingQueue.PendingJob> byKey = new HashMap<>();
         List<Candidate> candidates = new ArrayList<>(pending.size());
         for (PendingQueue.PendingJob p : pending) {
-            Request request = new Request(p.declaredMib(), p.spec().gpus());
+            Request request = request(p);
             if (p.spec().scheduling().pinned()) {
                 Pins.Resolved pins = Pins.resolve(p.spec().scheduling().gpuIds(), snap);
                 if (pins.unknown().isPresent()) {
@@ -120,7 +121,8 @@ final class Dispatcher {
                 reasons.put(d.key(), w.reason());
                 still.add(p);
             } else {
-                Optional<RunningJob> launched = launch(p, ((Decision.Start) d).gpus(), snap, total, started);
+                List<Integer> gpus = ((Decision.Start) d).gpus();
+                Optional<RunningJob> launched = launch(p, gpus, declaredOn(p, gpus, views), snap, total, started);
                 if (launched.isPresent()) {
                     RunningJob rj = launched.get();
                     views = GpuView.withTenant(views, rj.gpus, new Tenant(rj.key(), rj.declaredMib, 0, 0));
@@ -149,6 +151,30 @@ final class Dispatcher {
         return new Result(still, views);
     }
 
+    /**
+     * What a pending job asks the allocator for: its declaration (after any OOM bump), or, for a share
+     * of one GPU not yet bumped, that share.
+     */
+    static Request request(PendingQueue.PendingJob p) {
+        if (p.declaredMib().isEmpty() && p.spec().share().isPresent()) {
+            return Request.share(p.spec().share().get());
+        }
+        return new Request(p.declaredMib(), p.spec().gpus());
+    }
+
+    /**
+     * The declaration a job starts with: a share becomes the MiB it reserved on the GPU it got, which
+     * its verdict, the board and the journal's started line then use like any {@code vram=}.
+     */
+    static OptionalLong declaredOn(PendingQueue.PendingJob p, List<Integer> gpus, List<GpuView> views) {
+        Request r = request(p);
+        if (r.share().isEmpty()) {
+            return p.declaredMib();
+        }
+        return views.stream().filter(v -> v.index() == gpus.get(0)).findFirst()
+                .map(v -> r.declaredOn(v.totalMib())).orElse(p.declaredMib());
+    }
+
     /** @return when the last plan asked to be made again even if nothing changes */
     Optional<Instant> replanAt() {
         return replanAt;
@@ -170,8 +196,8 @@ final class Dispatcher {
     }
 
     /** Intent, spawn, record; empty when the job could not start (said once; it stays pending). */
-    private Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, GpuSnapshot snap, int total,
-                                        List<SchedulerEvent> reports) {
+    private Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, OptionalLong declared, GpuSnapshot snap,
+                                        int total, List<SchedulerEvent> reports) {
         if (durability.failing().isPresent()) {
             return Optional.empty();
         }
@@ -214,18 +240,18 @@ final class Dispatcher {
             return Optional.empty();
         }
         long startTicks = procFs.startTicks(started.sessionId()).orElse(0);
-        RunningJob rj = new RunningJob(p.spec(), p.no(), p.declaredMib(), gpus, started.sessionId(), jobLog, reporter.now(),
+        RunningJob rj = new RunningJob(p.spec(), p.no(), declared, gpus, started.sessionId(), jobLog, reporter.now(),
                 run, startTicks, lease ? Optional.of(names.entry(run)) : Optional.empty());
         if (p.spec().environment().tty()) {
             rj.ttyEntry = Optional.of(names.entry(run));
         }
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
-        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, p.declaredMib()));
+        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared));
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
-                p.declaredMib(), endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
-                p.attempts() + 1, waited(p.since(), rj.startedAt)));
+                declared, endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
+                p.attempts() + 1, waited(p.since(), rj.startedAt), request(p).share().map(io.gpusched.alloc.GpuShare::toString)));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         return Optional.of(rj);
     }

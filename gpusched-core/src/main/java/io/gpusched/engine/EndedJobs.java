@@ -133,7 +133,7 @@ final class EndedJobs {
     }
 
     private static boolean sameRequest(JobSpec a, JobSpec b) {
-        return a.vramMib().equals(b.vramMib()) && a.gpus() == b.gpus() && a.timeout().equals(b.timeout())
+        return a.vramMib().equals(b.vramMib()) && a.gpus() == b.gpus() && a.share().equals(b.share()) && a.timeout().equals(b.timeout())
                 && a.retries() == b.retries() && a.cancel() == b.cancel();
     }
 }

@@ -298,7 +298,8 @@ public final class Engine {
                 options.visibleDevices());
         leases = new Leases(local, runFiles, names, procFs, reporter);
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals, leases);
-        Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post);
+        Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post,
+                reader::lastGpus);
         queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, orphans);
         submissions = new Submissions(durability, source, outcomes, reporter, queue, leases);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),

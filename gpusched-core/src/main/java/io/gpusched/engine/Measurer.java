@@ -32,6 +32,8 @@ final class Measurer {
     /** Observed peak of each process we did not launch, per GPU it uses; forgotten when it exits. */
     private final Map<ExternalProcess, Long> externalPeaks = new HashMap<>();
     private boolean pidsInvisible;
+    /** Recent utilisation per GPU, for {@code --max-util}. */
+    private final UtilWindow util = new UtilWindow();
 
     /** A process we did not launch, on one GPU. */
     private record ExternalProcess(int gpu, long pid) {
@@ -82,6 +84,7 @@ final class Measurer {
                     + " without --pid=host?): per-job peaks will be n/a; placement still uses device totals");
         }
         java.time.Instant now = reporter.now();
+        util.record(now, snap);
         for (RunningJob rj : running.all()) {
             track(rj, snap);
             // Where the peaks are: one append per running job per sample, no allocation on most.
@@ -164,8 +167,11 @@ final class Measurer {
                             rj.peakMib.getOrDefault(g.index(), 0L)));
                 }
             }
+            // Only with a limit: a reading that changes every sample would otherwise make every round replan.
+            java.util.OptionalInt recent = options.policy().maxUtilPercent().isPresent()
+                    ? util.recent(g.index()) : java.util.OptionalInt.empty();
             out.add(new GpuView(g.index(), g.totalMib(), g.usedMib(), extPeaks.getOrDefault(g.index(), 0L), tenants,
-                    g.healthy(), paused.contains(g.index())));
+                    g.healthy(), paused.contains(g.index()), recent));
         }
         return out;
     }

@@ -37,9 +37,12 @@ final class Orphans {
     private final Durability durability;
     private final Reporter reporter;
     private final Consumer<Inbox.Message> inbox;
+    /** The GPUs of the last read, for what a share of one GPU came to on the GPU its run holds. */
+    private final java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus;
 
     Orphans(RunFiles runFiles, RunNames names, ProcFs procFs, Leases leases, RunningJobs running, Durability durability,
-            Reporter reporter, Consumer<Inbox.Message> inbox) {
+            Reporter reporter, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus) {
+        this.gpus = gpus;
         this.runFiles = runFiles;
         this.names = names;
         this.procFs = procFs;
@@ -71,6 +74,12 @@ final class Orphans {
             return false; // its client said how it ended while no scheduler ran: settled as an orphan
         }
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
+        if (r.nextVramMib().isEmpty() && spec.share().isPresent() && r.gpus().size() == 1) {
+            // A share's declaration is what it came to on its GPU, as when it started: the GPU stays held by it.
+            int gpu = r.gpus().get(0);
+            declared = gpus.get().stream().filter(g -> g.index() == gpu).findFirst()
+                    .map(g -> OptionalLong.of(spec.share().get().mibOf(g.totalMib()))).orElse(declared);
+        }
         Instant startedAt = startedAt(no, run);
         RunningJob rj = new RunningJob(spec, no, declared, r.gpus(), sid, log(spec.key(), no, r.gpus()), startedAt, run,
                 lease ? 0 : procFs.startTicks(sid).orElse(0), lease ? Optional.of(names.entry(run)) : Optional.empty());

@@ -1,5 +1,6 @@
 package io.gpusched.jobs;
 
+import io.gpusched.alloc.GpuShare;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,8 @@ import java.util.OptionalLong;
  * @param environment the conda environment and the setup text the command runs with
  *     ({@link RunEnvironment#DEFAULT} for a line without them); like the other attributes, not part of
  *     the job's identity
+ * @param share a share of one GPU's memory ({@code gpus=0.5}); when present, {@code gpus} is 1 and
+ *     {@code vramMib} is empty: the MiB reserved is that share of the total of the GPU the job gets
  */
 public record JobSpec(
         String command,
@@ -38,7 +41,8 @@ public record JobSpec(
         int line,
         String key,
         Scheduling scheduling,
-        RunEnvironment environment) {
+        RunEnvironment environment,
+        Optional<GpuShare> share) {
 
     /**
      * Validates the fields; the parser never builds an invalid spec, so this guards API users.
@@ -54,9 +58,14 @@ public record JobSpec(
      * @param scheduling see {@link #scheduling()}; {@code REQUEUE} on timeout needs a timeout, and a
      *     job pinned to some GPUs cannot ask for more {@code gpus} than it is pinned to
      * @param environment see {@link #environment()}
+     * @param share see {@link #share()}; only with one GPU and no {@code vramMib}
      */
     public JobSpec {
         Objects.requireNonNull(command, "command");
+        Objects.requireNonNull(share, "share");
+        if (share.isPresent() && (gpus != 1 || vramMib.isPresent())) {
+            throw new IllegalArgumentException("a GPU share (gpus=" + share.get() + ") is one GPU without vram");
+        }
         Objects.requireNonNull(scheduling, "scheduling");
         Objects.requireNonNull(environment, "environment");
         if (scheduling.onTimeout() == Scheduling.OnTimeout.REQUEUE && timeout.isEmpty()) {
@@ -94,6 +103,25 @@ public record JobSpec(
         if (line < 1) {
             throw new IllegalArgumentException("line must be >= 1, got " + line);
         }
+    }
+
+    /**
+     * A job of whole GPUs (no {@link #share()}).
+     *
+     * @param command see {@link #command()}
+     * @param vramMib see {@link #vramMib()}
+     * @param gpus see {@link #gpus()}
+     * @param timeout see {@link #timeout()}
+     * @param retries see {@link #retries()}
+     * @param cancel see {@link #cancel()}
+     * @param line see {@link #line()}
+     * @param key see {@link #key()}
+     * @param scheduling see {@link #scheduling()}
+     * @param environment see {@link #environment()}
+     */
+    public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
+                   int line, String key, Scheduling scheduling, RunEnvironment environment) {
+        this(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, environment, Optional.empty());
     }
 
     /**
@@ -136,7 +164,7 @@ public record JobSpec(
      * @return this job under another key (as a submission is keyed by its number)
      */
     public JobSpec withKey(String newKey) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling, environment);
+        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling, environment, share);
     }
 
     /**
@@ -144,7 +172,7 @@ public record JobSpec(
      * @return this job run with them instead
      */
     public JobSpec withEnvironment(RunEnvironment newEnvironment) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, newEnvironment);
+        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, newEnvironment, share);
     }
 
     /**
@@ -160,16 +188,16 @@ public record JobSpec(
         return JobsFileParser.parseLine(line, "<job>", 1);
     }
 
-    /** @return whether the job declared its VRAM */
+    /** @return whether the job declared its VRAM, as fixed MiB ({@code vram=}) or as a share of one GPU */
     public boolean declared() {
-        return vramMib.isPresent();
+        return vramMib.isPresent() || share.isPresent();
     }
 
     /**
      * The line as it would be written in a jobs file: a block holding every attribute that differs
      * from the default, then the command. Parsing it with {@link #parse(String)} gives back this spec,
      * line number aside (a file of such lines is checked as a whole too: see {@link JobsFileParser}).
-     * The attributes come in this order: {@code vram} (MiB), {@code gpus}, {@code timeout} (decimal
+     * The attributes come in this order: {@code vram} (MiB), {@code gpus} (a share as a decimal, {@code gpus=0.5}), {@code timeout} (decimal
      * seconds), {@code retries}, {@code cancel}, {@code priority}, {@code gpu-ids} (runs of three or
      * more consecutive indices as a range, {@code 0-3}), {@code preemptible}, {@code on-timeout=requeue},
      * {@code name}, {@code after} (the jobs that must end ok), {@code after-any} (the others),
@@ -186,7 +214,9 @@ public record JobSpec(
     public String toLine() {
         List<String> attrs = new ArrayList<>();
         vramMib.ifPresent(v -> attrs.add("vram=" + v));
-        if (gpus != 1) {
+        if (share.isPresent()) {
+            attrs.add("gpus=" + share.get());
+        } else if (gpus != 1) {
             attrs.add("gpus=" + gpus);
         }
         timeout.ifPresent(t -> attrs.add("timeout=" + Units.formatDuration(t)));

@@ -1,5 +1,6 @@
 package io.gpusched.jobs;
 
+import io.gpusched.alloc.GpuShare;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,6 +46,9 @@ import java.util.regex.Pattern;
 public final class JobsFileParser {
     /** The most GPUs one job may ask for; far more than one machine has, small enough to be safe. */
     public static final int MAX_GPUS = 1024;
+    /** What a bad {@code gpus=} is told to write instead. */
+    private static final String GPUS_FIX = "give a whole number of GPUs from 1 to " + MAX_GPUS
+            + ", or a share of one GPU between 0 and 1 such as 0.5";
     /** The most OOM retries one line may ask for. */
     public static final int MAX_RETRIES = 1000;
     /**
@@ -377,6 +381,12 @@ public final class JobsFileParser {
 
     /** What must hold between the attributes of one block. */
     private static void checkBlock(Parsed p, String source, int lineNo) {
+        if (p.share.isPresent() && p.vram.isPresent()) {
+            // Two answers to one question: a share is a different MiB on each card, vram the same on all.
+            throw JobSpecException.stated(source, lineNo, p.gpusToken, p.vramToken + " and " + p.gpusToken
+                    + " both say how much memory the job needs", "keep one: " + p.gpusToken
+                    + " (that share of whichever GPU it gets) or " + p.vramToken + " (the same MiB on any GPU)");
+        }
         if (p.onTimeout == Scheduling.OnTimeout.REQUEUE && p.timeout.isEmpty()) {
             throw JobSpecException.stated(source, lineNo, p.onTimeoutToken, p.onTimeoutToken + " needs a timeout on the same line",
                     "add one, e.g. [timeout=2h on-timeout=requeue]");
@@ -429,11 +439,24 @@ public final class JobsFileParser {
         String value = t.value().get();
         checkOnce(seen, key, token, source, lineNo);
         switch (key) {
-            case "vram" -> p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
+            case "vram" -> {
+                p.vramToken = token;
+                p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
                     new JobSpecException(source, lineNo, token, "bad vram", "give positive MiB like 18000, or a size like 18G, 1.5GiB, 512MiB (at most "
                             + Units.MAX_MIB + " MiB)")));
-            case "gpus" -> p.gpus = parseInt(value, 1, MAX_GPUS).orElseThrow(() ->
-                    new JobSpecException(source, lineNo, token, "bad gpus", "give a whole number of GPUs from 1 to " + MAX_GPUS));
+            }
+            case "gpus" -> {
+                p.gpusToken = token;
+                if (GpuShare.looksDecimal(value)) {
+                    // A decimal is a share of one GPU or a mistake: 1.5 GPUs cannot be placed.
+                    p.share = Optional.of(GpuShare.parse(value).orElseThrow(() -> JobSpecException.withNote(source, lineNo,
+                            token, "bad gpus", "(a fraction is a share of one GPU: above 0, below 1, at most "
+                                    + GpuShare.MAX_DIGITS + " decimals)", GPUS_FIX)));
+                } else {
+                    p.gpus = parseInt(value, 1, MAX_GPUS).orElseThrow(() ->
+                            new JobSpecException(source, lineNo, token, "bad gpus", GPUS_FIX));
+                }
+            }
             case "timeout" -> p.timeout = Optional.of(Units.parseDuration(value).orElseThrow(() ->
                     new JobSpecException(source, lineNo, token, "bad timeout", "give a positive duration like 90, 90s, 15m, 2h, 1.5d (at most 3650d)")));
             case "retries" -> p.retries = parseInt(value, 0, MAX_RETRIES).orElseThrow(() ->
@@ -513,6 +536,9 @@ public final class JobsFileParser {
     private static final class Parsed {
         String command;
         OptionalLong vram = OptionalLong.empty();
+        String vramToken = "";
+        Optional<GpuShare> share = Optional.empty();
+        String gpusToken = "";
         int gpus = 1;
         Optional<Duration> timeout = Optional.empty();
         int retries;
@@ -538,7 +564,7 @@ public final class JobsFileParser {
             if (tty) {
                 env = env.withTty();
             }
-            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s, env);
+            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s, env, share);
         }
     }
 }

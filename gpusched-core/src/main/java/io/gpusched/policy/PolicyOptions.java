@@ -13,17 +13,26 @@ import java.util.Objects;
  *     for it ({@code --reserve-after}, default 30 minutes); zero reserves at once
  * @param fairShareHalfLife how fast an owner's recent GPU time is forgotten ({@code --fair-share-half-life},
  *     default 4 hours); it only counts while several owners have jobs waiting. At least one second.
+ * @param maxUtilPercent a GPU whose recent utilisation (the mean of its readings over the last 30 s) is
+ *     above this many percent takes no new job ({@code --max-util}, 0 to 100); empty (the default) means
+ *     utilisation never blocks. GPUs without a reading are never blocked by it.
  */
-public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fairShareHalfLife) {
+public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fairShareHalfLife,
+                            java.util.OptionalInt maxUtilPercent) {
     /**
      * Validates the durations.
      *
      * @param ageStep see {@link #ageStep()}
      * @param reserveAfter see {@link #reserveAfter()}
      * @param fairShareHalfLife see {@link #fairShareHalfLife()}
+     * @param maxUtilPercent see {@link #maxUtilPercent()}
      */
     public PolicyOptions {
         Objects.requireNonNull(ageStep, "ageStep");
+        Objects.requireNonNull(maxUtilPercent, "maxUtilPercent");
+        if (maxUtilPercent.isPresent() && (maxUtilPercent.getAsInt() < 0 || maxUtilPercent.getAsInt() > 100)) {
+            throw new IllegalArgumentException("--max-util must be 0 to 100 (percent), got " + maxUtilPercent.getAsInt());
+        }
         Objects.requireNonNull(reserveAfter, "reserveAfter");
         Objects.requireNonNull(fairShareHalfLife, "fairShareHalfLife");
         if (ageStep.compareTo(Duration.ofSeconds(1)) < 0) {
@@ -39,7 +48,7 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
 
     /** @return age step 15 minutes, reserve after 30 minutes, fair-share half-life 4 hours */
     public static PolicyOptions defaults() {
-        return new PolicyOptions(Duration.ofMinutes(15), Duration.ofMinutes(30), Duration.ofHours(4));
+        return new PolicyOptions(Duration.ofMinutes(15), Duration.ofMinutes(30), Duration.ofHours(4), java.util.OptionalInt.empty());
     }
 
     /**
@@ -47,7 +56,7 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
      * @return these options with that age step
      */
     public PolicyOptions withAgeStep(Duration v) {
-        return new PolicyOptions(v, reserveAfter, fairShareHalfLife);
+        return new PolicyOptions(v, reserveAfter, fairShareHalfLife, maxUtilPercent);
     }
 
     /**
@@ -55,7 +64,7 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
      * @return these options with that reservation threshold
      */
     public PolicyOptions withReserveAfter(Duration v) {
-        return new PolicyOptions(ageStep, v, fairShareHalfLife);
+        return new PolicyOptions(ageStep, v, fairShareHalfLife, maxUtilPercent);
     }
 
     /**
@@ -63,6 +72,14 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
      * @return these options with that half-life
      */
     public PolicyOptions withFairShareHalfLife(Duration v) {
-        return new PolicyOptions(ageStep, reserveAfter, v);
+        return new PolicyOptions(ageStep, reserveAfter, v, maxUtilPercent);
+    }
+
+    /**
+     * @param percent see {@link #maxUtilPercent()}
+     * @return a copy with this utilisation limit
+     */
+    public PolicyOptions withMaxUtilPercent(int percent) {
+        return new PolicyOptions(ageStep, reserveAfter, fairShareHalfLife, java.util.OptionalInt.of(percent));
     }
 }

@@ -92,7 +92,7 @@ public final class QueuePolicy {
                 decisions.add(new Decision.Fail(c.key(), inf.reason()));
             } else if (p instanceof Placement.Placed placed) {
                 decisions.add(new Decision.Start(c.key(), placed.gpus()));
-                current = GpuView.withTenant(current, placed.gpus(), new Tenant(c.key(), c.request().vramMib(), 0, 0));
+                current = GpuView.withTenant(current, placed.gpus(), new Tenant(c.key(), declaredOn(c.request(), placed, current), 0, 0));
                 occupants.add(new Occupant(c.key(), c.no(), placed.gpus(), now, c.timeout(), c.priority(), false, false));
                 memo.clear();
             } else {
@@ -221,5 +221,15 @@ public final class QueuePolicy {
 
     /** One allocator question: a request, and the reserved GPUs closed to it. */
     private record Question(Request request, Set<Integer> closed) {
+    }
+
+    /** What a started job reserves where it went: a share of one GPU is of that GPU's total. */
+    private static java.util.OptionalLong declaredOn(Request request, Placement.Placed placed, List<GpuView> views) {
+        if (request.share().isEmpty()) {
+            return request.vramMib();
+        }
+        int gpu = placed.gpus().get(0);
+        return views.stream().filter(v -> v.index() == gpu).findFirst()
+                .map(v -> request.declaredOn(v.totalMib())).orElse(request.vramMib());
     }
 }

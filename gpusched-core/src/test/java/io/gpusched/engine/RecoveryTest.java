@@ -233,6 +233,34 @@ class RecoveryTest {
     }
 
     @Test
+    void anOrphanShareOfOneGpuTakenUpAgainHoldsWhatItsShareCameToOnItsGpu() throws Exception {
+        JobSpec big = JobSpec.parse("[gpus=0.9] sleep 30; echo ran >> " + dir.resolve("marker"));
+        JobSpec small = JobSpec.parse("[gpus=0.5] echo small >> " + dir.resolve("small"));
+        Process orphan = wrapped(big.command(), logs().resolve("runs/job001.run1.pid"),
+                logs().resolve("runs/job001.run1.exit"), token(1));
+        awaitFile(logs().resolve("runs/job001.run1.pid"));
+        deadSchedulerWrote(new JournalEvent.Seen(big.key(), 1, big.command()),
+                new JournalEvent.Launching(big.key(), 1, List.of(0)),
+                new JournalEvent.Started(big.key(), orphan.pid(), List.of(0)));
+        Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs())
+                .jobs(List.of(big, small)).listener(events::add).build();
+        java.util.concurrent.CompletableFuture<RunSummary> done = java.util.concurrent.CompletableFuture.supplyAsync(s::run);
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(20)) {
+            // 0.9 of the 24000 MiB card, not undeclared: the board shows the declaration it holds.
+            boolean held = s.snapshot().map(q -> q.board().running().stream()
+                    .anyMatch(r -> r.no() == 1 && r.declaredMib().equals(java.util.OptionalLong.of(21600)))).orElse(false);
+            if (held) {
+                break;
+            }
+            assertTrue(System.nanoTime() < end, "the taken-up share holds 21600 MiB: " + s.snapshot());
+        }
+        assertEquals(io.gpusched.CancelOutcome.STOPPING, s.cancel(1));
+        done.get(20, TimeUnit.SECONDS);
+        assertTrue(orphan.waitFor(5, TimeUnit.SECONDS));
+        assertEquals(0, runs(), "never started again");
+    }
+
+    @Test
     void spawnedJobFoundOnlyByItsRunTokenIsNotRelaunched() throws Exception {
         // The wrapper had not written its pid file yet (or could not): the run's environment entry
         // still identifies it.

@@ -187,6 +187,29 @@ class SubmissionsTest {
     }
 
     @Test
+    void aSubmittedShareOfOneGpuIsJournaledWholeAndReservesItsShareOfTheGpuItGets() throws Exception {
+        Scheduler s = builder().build();
+        JobHandle h = s.submit(JobSpec.parse("[gpus=0.5 priority=1] true"));
+        s.run();
+        io.gpusched.JobResult r = h.result().get(20, TimeUnit.SECONDS);
+        assertEquals(JobStatus.OK, r.status());
+        // Half of the stub's 24000 MiB card is the job's declaration.
+        assertEquals(OptionalLong.of(12000), r.declaredMib());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.JobStarted st
+                && st.share().equals(Optional.of("0.5")) && st.declaredMib().equals(OptionalLong.of(12000))), events.toString());
+        // The journal's line carries the share, so a restart rebuilds the same job (its gpus field is 1).
+        io.gpusched.journal.JournalCodec codec = new io.gpusched.journal.JournalCodec();
+        JournalEvent.Submitted sub = Files.readAllLines(logs().resolve("journal.jsonl")).stream()
+                .map(l -> codec.decode(l)).flatMap(Optional::stream)
+                .filter(e -> e instanceof JournalEvent.Submitted).map(e -> (JournalEvent.Submitted) e).findFirst().orElseThrow();
+        assertEquals(Optional.of("[gpus=0.5 priority=1] true"), sub.line());
+        assertEquals(1, sub.gpus());
+        JobSpec rebuilt = Submissions.spec(codec.decode(codec.encode(sub)).map(e -> (JournalEvent.Submitted) e).orElseThrow());
+        assertEquals(io.gpusched.alloc.GpuShare.parse("0.5"), rebuilt.share());
+        assertEquals("[gpus=0.5 priority=1] true", rebuilt.toLine());
+    }
+
+    @Test
     void aSubmissionWithoutACapturedEnvironmentGetsTheSchedulers() throws Exception {
         Path out = dir.resolve("seen");
         Scheduler s = builder().build();

@@ -1,11 +1,13 @@
 package io.gpusched.testkit.arbitraries;
 
+import io.gpusched.alloc.GpuShare;
 import io.gpusched.jobs.JobKeys;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobsFileParser;
 import io.gpusched.jobs.RunEnvironment;
 import io.gpusched.jobs.Scheduling;
 import io.gpusched.jobs.Units;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -280,6 +282,25 @@ public final class JobSpecArbitraries {
     }
 
     /**
+     * Shares of one GPU ({@code gpus=0.5}): the usual halves and quarters, and any decimal in (0, 1) with
+     * 1 to {@link GpuShare#MAX_DIGITS} digits after the point, down to the smallest.
+     *
+     * @return the generator
+     */
+    public static Gen<GpuShare> gpuShares() {
+        Gen<GpuShare> any = (random, size) -> {
+            int digits = random.nextInt(1, GpuShare.MAX_DIGITS + 1);
+            long scale = BigDecimal.TEN.pow(digits).longValueExact();
+            return new GpuShare(BigDecimal.valueOf(random.nextLong(1, scale), digits));
+        };
+        return Gen.<GpuShare>weighted()
+                .add(2, Gen.elements("0.5", "0.25", "0.75", "0.1", "0.333").map(t -> GpuShare.parse(t).orElseThrow()))
+                .add(3, any)
+                .add(1, Gen.elements(new GpuShare(new BigDecimal("0.000000001")), new GpuShare(new BigDecimal("0.999999999"))))
+                .build();
+    }
+
+    /**
      * Specs whose line is good or bad on its own in any file: every attribute of {@link #jobSpecs()}
      * but a name and dependencies.
      *
@@ -323,9 +344,12 @@ public final class JobSpecArbitraries {
                     ? Scheduling.OnTimeout.REQUEUE : Scheduling.OnTimeout.FAIL;
             Scheduling s = new Scheduling(priority.next(random, size), pinned, random.nextInt(5) == 0, onTimeout,
                     Optional.empty(), List.of());
-            return new JobSpec(command, vram.next(random, size), g, t, retries.next(random, size), random.nextInt(5) == 0, 1,
+            // One in six asks for a share of one GPU instead of whole GPUs and a vram (the parser refuses both).
+            Optional<GpuShare> share = random.nextInt(6) == 0 ? Optional.of(gpuShares().next(random, size)) : Optional.empty();
+            OptionalLong v = share.isPresent() ? OptionalLong.empty() : vram.next(random, size);
+            return new JobSpec(command, v, share.isPresent() ? 1 : g, t, retries.next(random, size), random.nextInt(5) == 0, 1,
                     JobKeys.key(command, 0), s.equals(Scheduling.DEFAULT) ? Scheduling.DEFAULT : s,
-                    environments().next(random, size));
+                    environments().next(random, size), share);
         };
     }
 
@@ -333,7 +357,7 @@ public final class JobSpecArbitraries {
         Scheduling s = spec.scheduling();
         Scheduling named = new Scheduling(s.priority(), s.gpuIds(), s.preemptible(), s.onTimeout(), name, after);
         return new JobSpec(spec.command(), spec.vramMib(), spec.gpus(), spec.timeout(), spec.retries(), spec.cancel(),
-                spec.line(), spec.key(), named, spec.environment());
+                spec.line(), spec.key(), named, spec.environment(), spec.share());
     }
 
     private static <T> void shuffle(List<T> list, RandomGenerator random) {

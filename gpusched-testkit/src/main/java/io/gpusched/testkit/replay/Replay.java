@@ -131,7 +131,7 @@ public final class Replay {
                     held.add(w);
                     continue;
                 }
-                Request r = new Request(j.declaredMib(), j.gpus());
+                Request r = j.share().map(Request::share).orElse(new Request(j.declaredMib(), j.gpus()));
                 if (j.scheduling().pinned()) {
                     r = r.pinnedTo(j.scheduling().gpuIds().stream().filter(id -> id.chars().allMatch(Character::isDigit))
                             .map(Integer::parseInt).collect(Collectors.toSet()));
@@ -260,7 +260,9 @@ public final class Replay {
                 if (a.run().gpus().contains(g)) {
                     ReplayJob j = a.run().job();
                     long peak = j.peakMib().orElse(0);
-                    OptionalLong declared = j.declaredMib();
+                    // A share reserves its part of this GPU's own total, as the engine counts it.
+                    OptionalLong declared = j.share().isPresent()
+                            ? OptionalLong.of(j.share().get().mibOf(gpuTotalsMib.get(g))) : j.declaredMib();
                     // The engine budgets the declaration from the start; a known overrun counts as observed.
                     long current = declared.isPresent() && peak <= declared.getAsLong() ? 0 : peak;
                     tenants.add(new Tenant(key(j), declared, current, current));

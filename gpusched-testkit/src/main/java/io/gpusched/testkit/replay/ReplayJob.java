@@ -1,5 +1,6 @@
 package io.gpusched.testkit.replay;
 
+import io.gpusched.alloc.GpuShare;
 import io.gpusched.jobs.Scheduling;
 import java.time.Duration;
 import java.util.Objects;
@@ -19,9 +20,11 @@ import java.util.OptionalLong;
  * @param timeout its {@code timeout=}, if any: a job that would run longer is stopped at this limit
  * @param arrival when it joins the queue, from the replay's start ({@code # at=DUR} on its line)
  * @param scheduling its priority, pinning ({@code gpu-ids} as indices) and preemptibility
+ * @param share a share of one GPU's memory ({@code gpus=0.5}) instead of {@code declaredMib}: it reserves
+ *     that share of the total of the GPU it gets
  */
 public record ReplayJob(int no, String command, OptionalLong declaredMib, int gpus, Duration duration, OptionalLong peakMib,
-                        Optional<Duration> timeout, Duration arrival, Scheduling scheduling) {
+                        Optional<Duration> timeout, Duration arrival, Scheduling scheduling, Optional<GpuShare> share) {
     /**
      * Validates the fields.
      *
@@ -34,9 +37,11 @@ public record ReplayJob(int no, String command, OptionalLong declaredMib, int gp
      * @param timeout see {@link #timeout()}
      * @param arrival see {@link #arrival()}
      * @param scheduling see {@link #scheduling()}
+     * @param share see {@link #share()}
      */
     public ReplayJob {
         Objects.requireNonNull(arrival, "arrival");
+        Objects.requireNonNull(share, "share");
         Objects.requireNonNull(scheduling, "scheduling");
         if (arrival.isNegative()) {
             throw new IllegalArgumentException("arrival must be >= 0, got " + arrival);
@@ -55,6 +60,24 @@ public record ReplayJob(int no, String command, OptionalLong declaredMib, int gp
         if (timeout.isPresent() && timeout.get().isNegative()) {
             throw new IllegalArgumentException("timeout must be >= 0, got " + timeout.get());
         }
+    }
+
+    /**
+     * A job of whole GPUs.
+     *
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param gpus see {@link #gpus()}
+     * @param duration see {@link #duration()}
+     * @param peakMib see {@link #peakMib()}
+     * @param timeout see {@link #timeout()}
+     * @param arrival see {@link #arrival()}
+     * @param scheduling see {@link #scheduling()}
+     */
+    public ReplayJob(int no, String command, OptionalLong declaredMib, int gpus, Duration duration, OptionalLong peakMib,
+                     Optional<Duration> timeout, Duration arrival, Scheduling scheduling) {
+        this(no, command, declaredMib, gpus, duration, peakMib, timeout, arrival, scheduling, Optional.empty());
     }
 
     /**

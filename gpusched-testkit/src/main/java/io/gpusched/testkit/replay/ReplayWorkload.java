@@ -104,7 +104,7 @@ public final class ReplayWorkload {
                         ? Optional.of(Duration.ZERO) : Optional.empty()).orElseThrow(() -> new IllegalArgumentException(
                         source + ":" + s.line() + ": bad arrival '" + am.group(1) + "' (use e.g. 0, 90, 1.5s, 2m, 3h)"));
             }
-            out.add(new ReplayJob(no, cmd, s.vramMib(), s.gpus(), d.get(), peak, s.timeout(), arrival, s.scheduling()));
+            out.add(new ReplayJob(no, cmd, s.vramMib(), s.gpus(), d.get(), peak, s.timeout(), arrival, s.scheduling(), s.share()));
         }
         return out;
     }

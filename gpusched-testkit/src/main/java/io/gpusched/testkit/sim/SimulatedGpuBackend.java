@@ -56,6 +56,8 @@ public final class SimulatedGpuBackend implements GpuBackend {
 
     private final int gpus;
     private final long totalMib;
+    /** Per-GPU totals that differ from {@link #totalMib}, so one box can mix 24 GB and 80 GB cards. */
+    private final SortedMap<Integer, Long> totalByGpu;
     private final SortedMap<Integer, Long> externalMib;
     private final Path directory;
     private final boolean ownsDirectory;
@@ -77,6 +79,13 @@ public final class SimulatedGpuBackend implements GpuBackend {
     private SimulatedGpuBackend(Builder b, Map<String, String> env) {
         this.gpus = b.gpus;
         this.totalMib = b.totalMib;
+        this.totalByGpu = new TreeMap<>(b.totalByGpu);
+        for (int gpu : totalByGpu.keySet()) {
+            if (gpu >= gpus) {
+                throw new IllegalArgumentException("a total names GPU " + gpu + " but there are only "
+                        + gpus + " simulated GPUs (0-" + (gpus - 1) + ")");
+            }
+        }
         this.externalMib = new TreeMap<>(b.externalMib);
         for (int gpu : externalMib.keySet()) {
             if (gpu >= gpus) {
@@ -120,9 +129,17 @@ public final class SimulatedGpuBackend implements GpuBackend {
         return gpus;
     }
 
-    /** @return the total memory of each GPU in MiB */
+    /** @return the total memory of each GPU in MiB that was not given its own ({@link #totalMib(int)}) */
     public long totalMib() {
         return totalMib;
+    }
+
+    /**
+     * @param gpu a GPU index
+     * @return that GPU's total memory in MiB
+     */
+    public long totalMib(int gpu) {
+        return totalByGpu.getOrDefault(gpu, totalMib);
     }
 
     /** @return GPU index to the static external usage on it in MiB; GPUs without any are absent */
@@ -180,8 +197,9 @@ public final class SimulatedGpuBackend implements GpuBackend {
         processes.sort(Comparator.comparingInt(GpuProcess::gpu).thenComparingLong(GpuProcess::pid));
         List<GpuStat> stats = new ArrayList<>(gpus);
         for (int i = 0; i < gpus; i++) {
-            stats.add(new GpuStat(i, Optional.empty(), "simulated", Optional.empty(), totalMib,
-                    Math.min(used[i], totalMib), OptionalInt.of(busy[i] ? BUSY_UTIL_PERCENT : 0), true));
+            long total = totalMib(i);
+            stats.add(new GpuStat(i, Optional.empty(), "simulated", Optional.empty(), total,
+                    Math.min(used[i], total), OptionalInt.of(busy[i] ? BUSY_UTIL_PERCENT : 0), true));
         }
         return new GpuSnapshot(stats, processes, List.copyOf(warnings));
     }
@@ -189,7 +207,10 @@ public final class SimulatedGpuBackend implements GpuBackend {
     /** @return e.g. {@code sim (2 GPUs x 24000 MiB, usage in /tmp/gpusched-sim-123)} */
     @Override
     public String describe() {
-        return "sim (" + gpus + (gpus == 1 ? " GPU" : " GPUs") + " x " + totalMib + " MiB, usage in " + directory + ")";
+        String sizes = totalByGpu.isEmpty() ? " x " + totalMib + " MiB"
+                : " of " + java.util.stream.IntStream.range(0, gpus).mapToObj(g -> String.valueOf(totalMib(g)))
+                        .collect(java.util.stream.Collectors.joining(", ")) + " MiB";
+        return "sim (" + gpus + (gpus == 1 ? " GPU" : " GPUs") + sizes + ", usage in " + directory + ")";
     }
 
     /**
@@ -225,6 +246,7 @@ public final class SimulatedGpuBackend implements GpuBackend {
     public static final class Builder {
         private final int gpus;
         private long totalMib = DEFAULT_TOTAL_MIB;
+        private final SortedMap<Integer, Long> totalByGpu = new TreeMap<>();
         private final SortedMap<Integer, Long> externalMib = new TreeMap<>();
         private Optional<Path> directory = Optional.empty();
 
@@ -245,6 +267,21 @@ public final class SimulatedGpuBackend implements GpuBackend {
                 throw new IllegalArgumentException("GPU total memory must be at least 1 MiB, got " + mib);
             }
             this.totalMib = mib;
+            return this;
+        }
+
+        /**
+         * @param gpu GPU index, below the GPU count (checked by {@link #build()})
+         * @param mib that GPU's total memory in MiB, at least 1; others keep {@link #totalMib(long)}'s
+         * @return this builder
+         * @throws IllegalArgumentException if {@code gpu} is negative or {@code mib < 1}
+         */
+        public Builder totalMib(int gpu, long mib) {
+            if (gpu < 0 || mib < 1) {
+                throw new IllegalArgumentException("a GPU total needs gpu >= 0 and at least 1 MiB, got GPU " + gpu
+                        + " with " + mib + " MiB");
+            }
+            totalByGpu.put(gpu, mib);
             return this;
         }
 

@@ -19,7 +19,8 @@ import java.util.TreeSet;
  * <p>Options:
  * <ul>
  *   <li>{@code gpus} — how many GPUs (required, at least 1);
- *   <li>{@code mib} — total memory per GPU, MiB or with a {@code G} suffix (default 24000);
+ *   <li>{@code mib} — total memory per GPU, MiB or with a {@code G} suffix (default 24000); or one size
+ *       per GPU, comma-separated, for GPUs of different sizes ({@code mib=24000,80G});
  *   <li>{@code external} — static external usage, e.g. {@code 0=1200,1=300} (MiB per GPU index);
  *   <li>{@code dir} — the usage directory (default {@code $GPUSCHED_SIM_DIR}, else a private
  *       temporary directory).
@@ -91,8 +92,22 @@ public final class SimulatedGpuBackendProvider implements GpuBackendProvider {
                 () -> new BackendException("sim: option gpus=N is required (N >= 1), e.g. --sim 2"));
         int gpus = parseGpuCount(gpusText);
         SimulatedGpuBackend.Builder b = SimulatedGpuBackend.builder(gpus);
-        options.get("mib").ifPresent(text -> b.totalMib(Units.parseMib(text.strip()).orElseThrow(
-                () -> new BackendException("sim: mib=" + text + " is not a memory size; use e.g. mib=24000 or mib=80G"))));
+        options.get("mib").ifPresent(text -> {
+            String[] sizes = text.split(",", -1);
+            if (sizes.length != 1 && sizes.length != gpus) {
+                throw new BackendException("sim: mib=" + text + " gives " + sizes.length + " sizes for " + gpus
+                        + " GPUs; give one for all or one per GPU, e.g. mib=24000,80G");
+            }
+            for (int i = 0; i < sizes.length; i++) {
+                long mib = Units.parseMib(sizes[i].strip()).orElseThrow(() -> new BackendException("sim: mib=" + text
+                        + " is not a memory size; use e.g. mib=24000, mib=80G or mib=24000,80G"));
+                if (sizes.length == 1) {
+                    b.totalMib(mib);
+                } else {
+                    b.totalMib(i, mib);
+                }
+            }
+        });
         options.get("external").ifPresent(text -> parseExternal(text, gpus, b));
         options.get("dir").ifPresent(text -> {
             try {

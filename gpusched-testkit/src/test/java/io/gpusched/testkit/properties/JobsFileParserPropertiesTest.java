@@ -132,10 +132,22 @@ class JobsFileParserPropertiesTest {
         Property.forAll(hostileValues()).tries(TRIES).check(value -> {
             Optional<BigInteger> exact = UnitsOracle.integer(value);
             Optional<JobSpec> gpus = tryParse("[gpus=" + value + "] python x.py");
-            gpus.ifPresent(s -> assertEquals(exact.orElseThrow(() -> new AssertionError("accepted gpus=" + value)),
-                    BigInteger.valueOf(s.gpus()), "gpus=" + value));
-            if (exact.isEmpty() || exact.get().compareTo(BigInteger.ONE) < 0
-                    || exact.get().compareTo(BigInteger.valueOf(JobsFileParser.MAX_GPUS)) > 0) {
+            // A decimal strictly between 0 and 1 (at most 9 digits after the point) is a share of one GPU.
+            Optional<java.math.BigDecimal> share = value.matches("[0-9]*\\.[0-9]+|[0-9]+\\.[0-9]*")
+                    ? Optional.of(new java.math.BigDecimal(value.endsWith(".") ? value + "0" : value))
+                    .filter(d -> d.signum() > 0 && d.compareTo(java.math.BigDecimal.ONE) < 0 && d.stripTrailingZeros().scale() <= 9)
+                    : Optional.empty();
+            if (share.isPresent()) {
+                assertEquals(share.get().stripTrailingZeros(), gpus.orElseThrow(() -> new AssertionError("refused gpus=" + value))
+                        .share().orElseThrow().fraction(), "gpus=" + value);
+                assertEquals(1, gpus.get().gpus());
+            } else {
+                gpus.ifPresent(s -> assertEquals(exact.orElseThrow(() -> new AssertionError("accepted gpus=" + value)),
+                        BigInteger.valueOf(s.gpus()), "gpus=" + value));
+                assertTrue(gpus.isEmpty() || gpus.get().share().isEmpty(), "gpus=" + value);
+            }
+            if (share.isEmpty() && (exact.isEmpty() || exact.get().compareTo(BigInteger.ONE) < 0
+                    || exact.get().compareTo(BigInteger.valueOf(JobsFileParser.MAX_GPUS)) > 0)) {
                 assertTrue(gpus.isEmpty(), "accepted out-of-range gpus=" + value);
             }
             Optional<JobSpec> retries = tryParse("[retries=" + value + "] python x.py");
@@ -361,7 +373,7 @@ class JobsFileParserPropertiesTest {
                 lines.add(j.toLine());
                 int occurrence = seen.merge(j.command(), 1, Integer::sum) - 1;
                 expected.add(new JobSpec(j.command(), j.vramMib(), j.gpus(), j.timeout(), j.retries(), j.cancel(),
-                        lines.size(), sha1Prefix(j.command()) + "#" + occurrence, j.scheduling(), j.environment()));
+                        lines.size(), sha1Prefix(j.command()) + "#" + occurrence, j.scheduling(), j.environment(), j.share()));
             }
             String lf = String.join("\n", lines);
             assertEquals(expected, JobsFileParser.parse(lf, "jobs.txt"), "LF file:\n" + lf);
@@ -503,7 +515,7 @@ class JobsFileParserPropertiesTest {
 
     private static JobSpec withCommand(JobSpec s, String command) {
         return new JobSpec(command, s.vramMib(), s.gpus(), s.timeout(), s.retries(), s.cancel(), 1, sha1Prefix(command) + "#0",
-                s.scheduling(), s.environment());
+                s.scheduling(), s.environment(), s.share());
     }
 
     static String sha1Prefix(String command) {
