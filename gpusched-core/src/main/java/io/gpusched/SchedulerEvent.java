@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -68,9 +69,11 @@ public sealed interface SchedulerEvent {
      * @param waited how long it waited in the queue before this start: since it was submitted (a
      *     submission) or first seen by this scheduler (a jobs-file line), or since it went to the back of
      *     the queue after a time slice; zero when not known
+     * @param rule the requirement rule ({@code --requirements}) its declaration came from, by name
+     *     ({@code default} for the file's default); empty when the line declared it, or no rule applied
      */
     record JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
-                      int dispatched, int total, long pid, Path log, int attempt, Duration waited)
+                      int dispatched, int total, long pid, Path log, int attempt, Duration waited, Optional<String> rule)
             implements SchedulerEvent {
         /**
          * Copies the list.
@@ -87,10 +90,33 @@ public sealed interface SchedulerEvent {
          * @param log see {@link #log()}
          * @param attempt see {@link #attempt()}
          * @param waited see {@link #waited()}
+         * @param rule see {@link #rule()}
          */
         public JobStarted {
             gpus = List.copyOf(gpus);
             java.util.Objects.requireNonNull(waited, "waited");
+            java.util.Objects.requireNonNull(rule, "rule");
+        }
+
+        /**
+         * A start whose declaration came from no requirement rule.
+         *
+         * @param at see {@link #at()}
+         * @param no see {@link #no()}
+         * @param key see {@link #key()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param dispatched see {@link #dispatched()}
+         * @param total see {@link #total()}
+         * @param pid see {@link #pid()}
+         * @param log see {@link #log()}
+         * @param attempt see {@link #attempt()}
+         * @param waited see {@link #waited()}
+         */
+        public JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
+                          int dispatched, int total, long pid, Path log, int attempt, Duration waited) {
+            this(at, no, key, command, gpus, declaredMib, dispatched, total, pid, log, attempt, waited, Optional.empty());
         }
 
         /**
@@ -110,7 +136,7 @@ public sealed interface SchedulerEvent {
          */
         public JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
                           int dispatched, int total, long pid, Path log, int attempt) {
-            this(at, no, key, command, gpus, declaredMib, dispatched, total, pid, log, attempt, Duration.ZERO);
+            this(at, no, key, command, gpus, declaredMib, dispatched, total, pid, log, attempt, Duration.ZERO, Optional.empty());
         }
     }
 

@@ -58,7 +58,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
             return "discovered GPUs: " + g.gpus();
         } else if (e instanceof SchedulerEvent.JobStarted s) {
             String declared = s.declaredMib().isPresent()
-                    ? ", declared " + s.declaredMib().getAsLong() + " MiB/gpu" : ", undeclared (exclusive idle GPU)";
+                    ? ", declared " + s.declaredMib().getAsLong() + " MiB/gpu" + s.rule().map(r -> " (rule \"" + r + "\")").orElse("")
+                    : ", undeclared (exclusive idle GPU)";
             return "job " + s.no() + " started on gpu [" + join(s.gpus()) + "] (" + s.dispatched() + "/" + s.total()
                     + " dispatched" + (s.attempt() > 1 ? ", attempt " + s.attempt() : "") + declared + ") — " + s.command();
         } else if (e instanceof SchedulerEvent.VramGrew v) {
