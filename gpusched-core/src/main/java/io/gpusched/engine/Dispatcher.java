@@ -224,10 +224,12 @@ final class Dispatcher {
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, p.declaredMib()));
+        // After an OOM the declaration is the bump's, not the rule's.
+        rj.rule = p.spec().vramMib().equals(p.declaredMib()) ? ruleOf.apply(rj.key()) : Optional.empty();
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 p.declaredMib(), endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
-                p.attempts() + 1, waited(p.since(), rj.startedAt), ruleOf.apply(rj.key())));
+                p.attempts() + 1, waited(p.since(), rj.startedAt), rj.rule));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         return Optional.of(rj);
     }

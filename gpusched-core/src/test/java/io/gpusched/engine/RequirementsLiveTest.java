@@ -80,4 +80,31 @@ class RequirementsLiveTest {
         assertEquals(OptionalLong.of(1024), fixed.vramMib());
         assertEquals(Optional.of("default"), source.ruleOf(fixed.key()));
     }
+
+    @Test
+    void theBoardNamesTheRuleAPendingJobsDeclarationComesFrom() {
+        String rows = StatusBoardWriter.render(List.of(
+                new io.gpusched.StatusBoard.Pending(3, "python serve.py --llm qwen2.5-7b", OptionalLong.of(16384), 0, "",
+                        Optional.empty(), false, 0, Optional.of("qwen2.5-7b")),
+                new io.gpusched.StatusBoard.Pending(4, "python other.py", OptionalLong.of(8192), 0, "")), List.of());
+        assertTrue(rows.contains("job 3   pending vram 16384 (rule \"qwen2.5-7b\") — python serve.py"), rows);
+        assertTrue(rows.contains("job 4   pending vram 8192 — python other.py"), rows);
+    }
+
+    @Test
+    void aSubmissionGetsTheSameRulesAsALine() throws IOException {
+        Path rules = dir.resolve("requirements.json");
+        write(rules, "{\"rules\": [{\"name\": \"qwen2.5-7b\", \"match\": \"--llm qwen2.5-7b\", \"vram\": \"16G\", "
+                + "\"timeout\": \"2h\"}]}");
+        JobsSource source = new JobsSource(Optional.empty(), List.of(), Optional.of(rules), RequirementsParser.read(rules),
+                QUIET, ticker::get);
+        source.submit(JobSpec.parse("python serve.py --llm qwen2.5-7b").withKey("s1"));
+        source.submit(JobSpec.parse("[vram=20G] python serve.py --llm qwen2.5-7b").withKey("s2"));
+        source.refresh();
+        assertEquals(OptionalLong.of(16384), source.jobs().get(0).vramMib());
+        assertEquals(Optional.of("qwen2.5-7b"), source.ruleOf("s1"));
+        // Attribute by attribute: the submission's vram, the rule's timeout.
+        assertEquals(OptionalLong.of(20480), source.jobs().get(1).vramMib());
+        assertEquals(Optional.of(Duration.ofHours(2)), source.jobs().get(1).timeout());
+    }
 }
