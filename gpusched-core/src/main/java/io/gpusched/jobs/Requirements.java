@@ -2,10 +2,12 @@ package io.gpusched.jobs;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -23,6 +25,20 @@ import java.util.regex.Pattern;
  * @param fallback the default's attributes, named {@code default}; {@link Rule#NONE}'s when there is none
  */
 public record Requirements(List<Rule> rules, Rule fallback) {
+
+    /**
+     * Compiled expressions by text. A record keeps no derived state, and the queue is re-derived on every
+     * change (10,000 queued jobs times each rule), so compiling per match would dominate; live edits may
+     * add patterns, so the cache is emptied past a bound rather than kept forever.
+     */
+    private static final Map<String, Pattern> COMPILED = new ConcurrentHashMap<>();
+
+    private static Pattern compiled(String regex) {
+        if (COMPILED.size() > 1024) {
+            COMPILED.clear();
+        }
+        return COMPILED.computeIfAbsent(regex, Pattern::compile);
+    }
 
     /** No rules and an empty default: {@link #apply} changes nothing. */
     public static final Requirements NONE = new Requirements(List.of(), Rule.NONE);
@@ -98,8 +114,7 @@ public record Requirements(List<Rule> rules, Rule fallback) {
          * @return whether this rule's pattern is in it
          */
         public boolean matches(String command) {
-            // Patterns are compiled per call: rule files are short, and a record keeps no derived state.
-            return regex ? Pattern.compile(pattern).matcher(command).find() : command.contains(pattern);
+            return regex ? compiled(pattern).matcher(command).find() : command.contains(pattern);
         }
 
         /** @return whether the rule sets no attribute at all */
