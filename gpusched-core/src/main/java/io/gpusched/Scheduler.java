@@ -66,7 +66,8 @@ public final class Scheduler implements AutoCloseable {
             }
         };
         this.logDir = b.logDir;
-        this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs, fanOut);
+        this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs,
+                b.requirementsFile, b.requirements, fanOut);
         this.closeWait = b.options.killGrace().plusSeconds(5);
     }
 
@@ -396,6 +397,8 @@ public final class Scheduler implements AutoCloseable {
     public static final class Builder {
         private GpuBackend backend;
         private Optional<Path> jobsFile = Optional.empty();
+        private Optional<Path> requirementsFile = Optional.empty();
+        private io.gpusched.jobs.Requirements requirements = io.gpusched.jobs.Requirements.NONE;
         private List<JobSpec> jobs = List.of();
         private SchedulerOptions options = SchedulerOptions.defaults();
         private Path logDir = Path.of("gpusched_logs");
@@ -421,6 +424,22 @@ public final class Scheduler implements AutoCloseable {
          */
         public Builder jobsFile(Path file) {
             this.jobsFile = Optional.of(file);
+            return this;
+        }
+
+        /**
+         * Requirement rules ({@code gpusched --requirements FILE}): each job's undeclared attributes come
+         * from the first rule matching its command, or the file's default; the file is read now and
+         * re-read live, as the jobs file is. Submissions get the same rules.
+         *
+         * @param file a requirements file (see {@link io.gpusched.jobs.RequirementsParser})
+         * @return this
+         * @throws io.gpusched.jobs.RequirementsParser.RequirementsException if it is missing or malformed,
+         *     with a one-line message naming the file, the line and the fix
+         */
+        public Builder requirementsFile(Path file) {
+            this.requirements = io.gpusched.jobs.RequirementsParser.read(file);
+            this.requirementsFile = Optional.of(file);
             return this;
         }
 

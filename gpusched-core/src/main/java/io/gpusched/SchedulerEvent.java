@@ -72,9 +72,12 @@ public sealed interface SchedulerEvent {
      * @param share for a job that asked for a share of one GPU ({@code gpus=0.5}), that share as written
      *     ({@code "0.5"}); its {@code declaredMib} is then the MiB the share came to on the GPU it got.
      *     Empty for other jobs, and for a share's OOM retry, which runs with a bumped fixed declaration
+     * @param rule the requirement rule ({@code --requirements}) its declaration came from, by name
+     *     ({@code default} for the file's default); empty when the line declared it, or no rule applied
      */
     record JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
-                      int dispatched, int total, long pid, Path log, int attempt, Duration waited, Optional<String> share)
+                      int dispatched, int total, long pid, Path log, int attempt, Duration waited, Optional<String> share,
+                      Optional<String> rule)
             implements SchedulerEvent {
         /**
          * Copies the list.
@@ -92,15 +95,17 @@ public sealed interface SchedulerEvent {
          * @param attempt see {@link #attempt()}
          * @param waited see {@link #waited()}
          * @param share see {@link #share()}
+         * @param rule see {@link #rule()}
          */
         public JobStarted {
             gpus = List.copyOf(gpus);
             java.util.Objects.requireNonNull(waited, "waited");
             java.util.Objects.requireNonNull(share, "share");
+            java.util.Objects.requireNonNull(rule, "rule");
         }
 
         /**
-         * A start of a job that did not ask for a share of one GPU.
+         * A start of a job that did not ask for a share of one GPU, whose declaration came from no rule.
          *
          * @param at see {@link #at()}
          * @param no see {@link #no()}
@@ -117,7 +122,8 @@ public sealed interface SchedulerEvent {
          */
         public JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
                           int dispatched, int total, long pid, Path log, int attempt, Duration waited) {
-            this(at, no, key, command, gpus, declaredMib, dispatched, total, pid, log, attempt, waited, Optional.empty());
+            this(at, no, key, command, gpus, declaredMib, dispatched, total, pid, log, attempt, waited, Optional.empty(),
+                    Optional.empty());
         }
 
         /**

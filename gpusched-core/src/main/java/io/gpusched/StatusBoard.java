@@ -82,10 +82,12 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param declaredMib its per-GPU declaration for this attempt; empty for an undeclared job (it runs
      *     alone on its GPUs)
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
+     * @param rule the requirement rule ({@code --requirements}) its declaration came from; empty when none
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
                           long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                          java.util.Optional<String> owner, OptionalLong declaredMib, int priority) {
+                          java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
+                          java.util.Optional<String> rule) {
         /**
          * Copies the collections.
          *
@@ -99,12 +101,35 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param owner see {@link #owner()}
          * @param declaredMib see {@link #declaredMib()}
          * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
          */
         public Running {
             gpus = List.copyOf(gpus);
             currentMib = Map.copyOf(currentMib);
             java.util.Objects.requireNonNull(owner, "owner");
             java.util.Objects.requireNonNull(declaredMib, "declaredMib");
+            java.util.Objects.requireNonNull(rule, "rule");
+        }
+
+        /**
+         * A running job whose declaration came from no requirement rule.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param priority see {@link #priority()}
+         */
+        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
+                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
+                       java.util.Optional<String> owner, OptionalLong declaredMib, int priority) {
+            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority,
+                    java.util.Optional.empty());
         }
 
         /**
@@ -154,9 +179,10 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param held whether it is held back by its dependencies ({@code after=}): not placed at all until they
      *     end, unlike a job that waits for room
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
+     * @param rule the requirement rule ({@code --requirements}) its declaration comes from; empty when none
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                          java.util.Optional<String> owner, boolean held, int priority) {
+                          java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule) {
         /**
          * Checks for nulls.
          *
@@ -168,9 +194,28 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param owner see {@link #owner()}
          * @param held see {@link #held()}
          * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
          */
         public Pending {
             java.util.Objects.requireNonNull(owner, "owner");
+            java.util.Objects.requireNonNull(rule, "rule");
+        }
+
+        /**
+         * A pending job whose declaration comes from no requirement rule.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner, boolean held, int priority) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, java.util.Optional.empty());
         }
 
         /**

@@ -35,7 +35,7 @@ class JsonEventWriterTest {
     void fieldsAreSnakeCaseWithUnitsAndNulls() {
         assertEquals("{\"event\":\"job_started\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":1,\"key\":\"k#0\",\"command\":\"x\","
                         + "\"gpus\":[0,1],\"declared_mib\":null,\"dispatched\":1,\"total\":2,\"pid\":42,\"log\":\"l.log\","
-                        + "\"attempt\":1,\"waited_s\":2.5,\"share\":null}",
+                        + "\"attempt\":1,\"waited_s\":2.5,\"share\":null,\"rule\":null}",
                 JsonEventWriter.toJson(new SchedulerEvent.JobStarted(T, 1, "k#0", "x", List.of(0, 1), OptionalLong.empty(), 1, 2,
                         42, Path.of("l.log"), 1, Duration.ofMillis(2500))));
         assertEquals("{\"event\":\"job_stopping\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":3,\"why\":\"timeout\","

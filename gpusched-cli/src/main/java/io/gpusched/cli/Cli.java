@@ -108,10 +108,12 @@ public final class Cli {
                 requireJobsFile(jobsFile.get());
                 JobsFileParser.parse(jobsFile.get());
             }
+            // A bad rules file is refused before any job starts, as a bad jobs file is.
+            args.requirements().ifPresent(io.gpusched.jobs.RequirementsParser::read);
         } catch (JobSpecException e) {
             printBadLines(e, err);
             return USAGE;
-        } catch (UsageException | UncheckedIOException e) {
+        } catch (UsageException | UncheckedIOException | io.gpusched.jobs.RequirementsParser.RequirementsException e) {
             err.println("gpusched: " + e.getMessage());
             return USAGE;
         }
@@ -151,6 +153,7 @@ public final class Cli {
                     backend.close();
                 }
             });
+            args.requirements().ifPresent(builder::requirementsFile);
             if (jobsFile.isPresent()) {
                 builder.jobsFile(jobsFile.get());
             } else {

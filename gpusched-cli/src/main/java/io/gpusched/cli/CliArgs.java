@@ -21,7 +21,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
-               Optional<String> simMib) {
+               Optional<String> simMib, Optional<Path> requirements) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -52,6 +52,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --sample S             seconds between VRAM samples while jobs run [0.25]",
             "  --kill-grace S         seconds between SIGTERM and SIGKILL on timeout/cancel [10]",
             "  --backend-timeout S    seconds to wait for one GPU query before it counts as failed [10]",
+            "  --requirements FILE    requirement rules (JSON): what a command implies (vram, gpus, timeout,",
+            "                         retries) when its line does not say; re-read live [off]",
             "  --exclusive            one scheduled job per GPU, even when declarations fit [off]",
             "  --watch                keep running after the queue drains; pick up appended lines [off]",
             "  --oom-retries N        default CUDA-OOM retries; [retries=N] on a line may raise it [0]",
@@ -114,6 +116,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<Path> nvml = Optional.empty();
         Optional<String> events = Optional.empty();
         Optional<String> dashboard = Optional.empty();
+        Optional<Path> requirements = Optional.empty();
         boolean dashboardPublic = false;
         while (!args.isEmpty()) {
             String a = args.poll();
@@ -165,6 +168,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--sim-mib" -> simMib = Optional.of(value(a, inline, args));
                     case "--backend" -> backend = Optional.of(value(a, inline, args));
                     case "--nvml-library" -> nvml = Optional.of(Path.of(value(a, inline, args)));
+                    case "--requirements" -> requirements = Optional.of(Path.of(value(a, inline, args)));
                     case "--events" -> events = Optional.of(value(a, inline, args));
                     case "--on-finish" -> onFinish = Optional.of(value(a, inline, args));
                     case "--dashboard" -> dashboard = Optional.of(value(a, inline, args));
@@ -216,7 +220,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup, dashboard(dashboard, dashboardPublic), simMib);
+                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements);
     }
 
     /** {@code --dashboard}'s address, refused beyond loopback without {@code --dashboard-public}. */

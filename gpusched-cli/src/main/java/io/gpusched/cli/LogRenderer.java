@@ -61,6 +61,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
             String declared = s.declaredMib().isPresent()
                     ? ", declared " + s.declaredMib().getAsLong() + " MiB/gpu"
                     + s.share().map(f -> " (" + f + " of gpu" + s.gpus().get(0) + ")").orElse("")
+                    + s.rule().map(r -> " (rule \"" + r + "\")").orElse("")
                     : ", undeclared (exclusive idle GPU)";
             return "job " + s.no() + " started on gpu [" + join(s.gpus()) + "] (" + s.dispatched() + "/" + s.total()
                     + " dispatched" + (s.attempt() > 1 ? ", attempt " + s.attempt() : "") + declared + ") — " + s.command();

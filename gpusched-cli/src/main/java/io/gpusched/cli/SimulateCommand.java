@@ -45,6 +45,8 @@ final class SimulateCommand {
             "  --idle-threshold MIB   idle threshold for undeclared jobs [200]",
             "  --spike-buffer F       buffer over peaks that exceed declarations [0.10]",
             "  --exclusive            one job per GPU",
+            "  --requirements FILE    requirement rules, as for a run: what a command implies when its line",
+            "                         does not say (see gpusched --help)",
             "  --default-duration D   duration of lines that state none [none: such a line is an error]",
             "  --age-step D           as for a run: one priority level per D waited [15m]",
             "  --reserve-after D|never  as for a run: reserve GPUs for the head of the queue after D [30m]",
@@ -67,6 +69,7 @@ final class SimulateCommand {
         boolean exclusive = false;
         boolean listJobs = false;
         Optional<Duration> defaultDuration = Optional.empty();
+        Optional<Path> requirements = Optional.empty();
         try {
             for (int i = 1; i < argv.length; i++) {
                 String a = argv[i];
@@ -84,7 +87,7 @@ final class SimulateCommand {
                     case "--exclusive" -> exclusive = true;
                     case "--jobs" -> listJobs = true;
                     case "--gpus-spec", "--margin", "--idle-threshold", "--spike-buffer", "--default-duration",
-                            "--age-step", "--reserve-after" -> {
+                            "--age-step", "--reserve-after", "--requirements" -> {
                         if (v == null) {
                             if (i + 1 >= argv.length) {
                                 throw new UsageException(a + " needs a value");
@@ -98,6 +101,7 @@ final class SimulateCommand {
                             case "--spike-buffer" -> spike = parseDouble(a, v);
                             case "--age-step" -> queue = queue.withAgeStep(CliArgs.policyDuration(a, v));
                             case "--reserve-after" -> queue = queue.withReserveAfter(CliArgs.policyDuration(a, v));
+                            case "--requirements" -> requirements = Optional.of(Path.of(v));
                             default -> {
                                 String val = v;
                                 defaultDuration = Optional.of(Units.parseDuration(v).orElseThrow(() ->
@@ -120,15 +124,29 @@ final class SimulateCommand {
             List<Long> gpus = GpuSpec.parse(spec);
             PlacementPolicy policy = new PlacementPolicy(margin, idle, spike, exclusive, Optional.empty());
             List<ReplayJob> jobs = ReplayWorkload.fromJobsFile(file, defaultDuration);
+            if (requirements.isPresent()) {
+                jobs = withRules(jobs, io.gpusched.jobs.RequirementsParser.read(requirements.get()));
+            }
             print(new Replay(policy, queue, gpus).run(jobs), jobs.size(), gpus, policy, listJobs, out);
             return 0;
         } catch (JobSpecException e) {
             Cli.printBadLines(e, err);
             return Cli.USAGE;
-        } catch (UsageException | UncheckedIOException | IllegalArgumentException e) {
+        } catch (UsageException | UncheckedIOException | IllegalArgumentException
+                 | io.gpusched.jobs.RequirementsParser.RequirementsException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
+    }
+
+    /** The replay's jobs with the rules applied as a run applies them: the line's own attributes win. */
+    private static List<ReplayJob> withRules(List<ReplayJob> jobs, io.gpusched.jobs.Requirements rules) {
+        return jobs.stream().map(j -> {
+            io.gpusched.jobs.JobSpec spec = rules.apply(new io.gpusched.jobs.JobSpec(j.command(), j.declaredMib(), j.gpus(),
+                    j.timeout(), 0, false, 1, "replay#" + j.no(), j.scheduling())).spec();
+            return new ReplayJob(j.no(), j.command(), spec.vramMib(), spec.gpus(), j.duration(), j.peakMib(), spec.timeout(),
+                    j.arrival(), j.scheduling());
+        }).toList();
     }
 
     private static long parseLong(String flag, String v) throws UsageException {

@@ -47,6 +47,27 @@ class SimulateCommandTest {
                 && text.contains("job 3 on gpu [1]  0.00s -> 60.00s") && text.contains("job 4 on gpu [1]  0.00s -> 60.00s"), text);
     }
 
+    /** A rule's vram packs undeclared lines that would otherwise each hold a GPU alone. */
+    @Test
+    void simulate_appliesRequirementRules() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "python eval.py --llm qwen2.5-7b --task a # duration=1m\n"
+                + "python eval.py --llm qwen2.5-7b --task b # duration=1m\n"
+                + "[vram=70G] python eval.py --llm qwen2.5-7b --task c # duration=1m\n");
+        Path rules = dir.resolve("requirements.json");
+        Files.writeString(rules, "{\"rules\": [{\"match\": \"--llm qwen2.5-7b\", \"vram\": \"16G\"}]}");
+        assertEquals(0, run("simulate", jobs.toString(), "--gpus-spec", "1x80G"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("makespan 180.00s"), out.toString(StandardCharsets.UTF_8));
+        out.reset();
+        // a and b pack (16G each); c keeps its own 70G and waits for them.
+        assertEquals(0, run("simulate", jobs.toString(), "--gpus-spec", "1x80G", "--requirements", rules.toString()));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("makespan 120.00s"), out.toString(StandardCharsets.UTF_8));
+        Files.writeString(rules, "{\"rules\": [{\"match\": \"x\"}]}");
+        assertEquals(2, run("simulate", jobs.toString(), "--requirements", rules.toString()));
+        assertEquals("gpusched: requirements.json:1: rule 1: \"x\" sets nothing; give it vram, gpus, timeout or retries",
+                err.toString(StandardCharsets.UTF_8).strip());
+    }
+
     /** Issue 11: a job with timeout=3 ran its whole 30.5 s in the replay. */
     @Test
     void simulate_stopsAJobAtItsTimeoutAndSaysSo() throws Exception {

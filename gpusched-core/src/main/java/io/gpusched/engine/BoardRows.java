@@ -28,7 +28,7 @@ final class BoardRows {
         for (RunningJob rj : running.all()) {
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, now),
                     rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
-                    rj.spec.scheduling().priority()));
+                    rj.spec.scheduling().priority(), rj.rule));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
         if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf) {
@@ -38,7 +38,8 @@ final class BoardRows {
             for (PendingQueue.PendingJob p : queue.pending()) {
                 waiting.add(new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(),
                         queue.waitReasons().getOrDefault(p.spec().key(), ""), java.util.Optional.of(p.owner()),
-                        held.contains(p.spec().key()), p.spec().scheduling().priority()));
+                        held.contains(p.spec().key()), p.spec().scheduling().priority(),
+                        queue.ruleOf(p)));
             }
             pending = List.copyOf(waiting);
             pendingOf = queue.pending();

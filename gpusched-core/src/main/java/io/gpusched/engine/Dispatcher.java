@@ -49,6 +49,8 @@ final class Dispatcher {
     private final Outcomes outcomes;
     private final IntSupplier endedEarlier;
     private final Consumer<Inbox.Message> inbox;
+    /** The requirement rule each job's declaration came from, by key, for its start event. */
+    private final java.util.function.Function<String, Optional<String>> ruleOf;
 
     /** What a dispatch leaves: the jobs still waiting, and the GPU views after its launches. */
     record Result(List<PendingQueue.PendingJob> stillPending, List<GpuView> views) {
@@ -59,10 +61,13 @@ final class Dispatcher {
      * @param executor how a job's command runs: a local process
      * @param leases how a lease's runs: in its client's terminal
      * @param inbox where each launched job's exit is posted
+     * @param ruleOf the requirement rule a job's declaration came from, by key
      */
     Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, RunFiles runFiles,
                RunExecutor executor, RunExecutor leases, RunNames names, RunningJobs running, ProcFs procFs, Reporter reporter, Outcomes outcomes,
-               IntSupplier endedEarlier, Consumer<Inbox.Message> inbox) {
+               IntSupplier endedEarlier, Consumer<Inbox.Message> inbox,
+               java.util.function.Function<String, Optional<String>> ruleOf) {
+        this.ruleOf = ruleOf;
         this.policy = policy;
         this.fairShare = fairShare;
         this.stops = stops;
@@ -248,10 +253,13 @@ final class Dispatcher {
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared));
+        Optional<String> share = request(p).share().map(io.gpusched.alloc.GpuShare::toString);
+        // After an OOM the declaration is the bump's, not the rule's; a share's is its share's.
+        rj.rule = share.isEmpty() && p.spec().vramMib().equals(p.declaredMib()) ? ruleOf.apply(rj.key()) : Optional.empty();
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
-                p.attempts() + 1, waited(p.since(), rj.startedAt), request(p).share().map(io.gpusched.alloc.GpuShare::toString)));
+                p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         return Optional.of(rj);
     }

@@ -89,8 +89,27 @@ public final class Engine {
      */
     public Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
                   Optional<Path> jobsFile, List<JobSpec> jobs, Consumer<SchedulerEvent> listener) {
-        this(backend, options, clock, logDir, fresh,
-                new JobsSource(jobsFile, jobs, JobsSource.quietFor(options.poll()), System::nanoTime), listener);
+        this(backend, options, clock, logDir, fresh, jobsFile, jobs, Optional.empty(),
+                io.gpusched.jobs.Requirements.NONE, listener);
+    }
+
+    /**
+     * @param backend GPU state source
+     * @param options tunables
+     * @param clock time source for durations, timeouts and kill deadlines
+     * @param logDir per-job logs and the journal
+     * @param fresh remove the journal before starting
+     * @param jobsFile live jobs file, if any
+     * @param jobs fixed jobs (when there is no file)
+     * @param requirementsFile the live requirements file ({@code --requirements}), if any
+     * @param requirements its rules as read at start
+     * @param listener receives every event on this thread
+     */
+    public Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
+                  Optional<Path> jobsFile, List<JobSpec> jobs, Optional<Path> requirementsFile,
+                  io.gpusched.jobs.Requirements requirements, Consumer<SchedulerEvent> listener) {
+        this(backend, options, clock, logDir, fresh, new JobsSource(jobsFile, jobs, requirementsFile, requirements,
+                JobsSource.quietFor(options.poll()), System::nanoTime), listener);
     }
 
     /** As the public constructor, with the jobs source given, so tests can step its quiet period by hand. */
@@ -304,7 +323,7 @@ public final class Engine {
         submissions = new Submissions(durability, source, outcomes, reporter, queue, leases);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
                 fairShare, stops, durability, runFiles, local, leases, names, running, procFs, reporter, outcomes,
-                ended::earlierCount, this::post);
+                ended::earlierCount, this::post, source::ruleOf);
         planner = new Planner(queue, dispatcher, durability, reader, reporter);
     }
 

@@ -4,6 +4,8 @@ import io.gpusched.jobs.JobKeys;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.Requirements;
+import io.gpusched.jobs.RequirementsParser;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,6 +68,12 @@ final class JobsSource {
     private String lastError;
     private long version;
     private List<JobSpec> all;
+    // Requirement rules (--requirements): re:read live by the same stability rule as the jobs file.
+    private final Optional<StableReader> rulesReader;
+    private final String rulesName;
+    private Requirements rules;
+    private String lastRulesError;
+    private Map<String, String> ruleOf = Map.of();
 
     /**
      * A source with the default quiet period on the system's monotonic clock.
@@ -84,6 +92,22 @@ final class JobsSource {
      * @param ticker monotonic nanoseconds, as {@link System#nanoTime}
      */
     JobsSource(Optional<Path> file, List<JobSpec> fixed, Duration quiet, LongSupplier ticker) {
+        this(file, fixed, Optional.empty(), Requirements.NONE, quiet, ticker);
+    }
+
+    /**
+     * @param file live jobs file, if any
+     * @param fixed fixed jobs (when there is no file)
+     * @param rulesFile the live requirements file, if any
+     * @param rules its rules as read at start ({@link Requirements#NONE} without one)
+     * @param quiet how long a changed file must stay the same before it is taken (zero: at once)
+     * @param ticker monotonic nanoseconds, as {@link System#nanoTime}
+     */
+    JobsSource(Optional<Path> file, List<JobSpec> fixed, Optional<Path> rulesFile, Requirements rules, Duration quiet,
+               LongSupplier ticker) {
+        this.rulesReader = rulesFile.map(f -> new StableReader(f, quiet, ticker));
+        this.rulesName = rulesFile.map(f -> String.valueOf(f.getFileName())).orElse("");
+        this.rules = rules;
         this.reader = file.map(f -> new StableReader(f, quiet, ticker));
         this.name = file.map(f -> String.valueOf(f.getFileName())).orElse("");
         this.parser = new JobsFileParser.Incremental(name);
@@ -109,6 +133,73 @@ final class JobsSource {
      * @return a new error to report once, if the file could not be read or parsed
      */
     Optional<String> refresh() {
+        if (reader.isEmpty()) {
+            return refreshRules();
+        }
+        Optional<String> jobsError = refreshJobs();
+        Optional<String> rulesError = refreshRules();
+        return jobsError.isPresent() ? jobsError : rulesError;
+    }
+
+    /**
+     * Takes an edited requirements file once it is stable. A bad edit keeps the previous rules and is
+     * reported once, as a bad jobs file keeps the previous queue.
+     *
+     * @return a new error to report once
+     */
+    private Optional<String> refreshRules() {
+        if (rulesReader.isEmpty()) {
+            return Optional.empty();
+        }
+        StableReader r = rulesReader.get();
+        StableReader.Look look = r.look();
+        if (look instanceof StableReader.Trouble t) {
+            return t.report() ? rulesError(t.message().replace("jobs file", "requirements file")
+                    .replace("previous queue", "previous rules")) : Optional.empty();
+        }
+        // A JSON file is taken whole only: its complete lines alone are not a document.
+        if (!(look instanceof StableReader.Take take) || !take.whole()) {
+            return Optional.empty();
+        }
+        Requirements parsed;
+        try {
+            parsed = RequirementsParser.parse(take.bytes(), rulesName);
+        } catch (RequirementsParser.RequirementsException e) {
+            r.refused(take);
+            return rulesError(e.getMessage() + " — keeping the previous rules until the file is fixed");
+        }
+        r.taken(take);
+        lastRulesError = null;
+        if (!parsed.equals(rules)) {
+            rules = parsed;
+            changed();
+        }
+        return Optional.empty();
+    }
+
+    private Optional<String> rulesError(String message) {
+        if (Objects.equals(message, lastRulesError)) {
+            return Optional.empty();
+        }
+        lastRulesError = message;
+        return Optional.of(message);
+    }
+
+    /**
+     * @param key a job's key
+     * @return the name of the requirement rule (or {@code default}) its declaration came from, if any
+     */
+    Optional<String> ruleOf(String key) {
+        jobs();
+        return Optional.ofNullable(ruleOf.get(key));
+    }
+
+    /** @return the requirement rules now in force */
+    Requirements rules() {
+        return rules;
+    }
+
+    private Optional<String> refreshJobs() {
         if (reader.isEmpty()) {
             return Optional.empty();
         }
@@ -178,6 +269,14 @@ final class JobsSource {
         if (all == null) {
             List<JobSpec> list = new ArrayList<>(reader.isPresent() ? fromFile : fixed);
             list.addAll(submitted);
+            // Rules are applied here, to the lines as written, so an edit of either file re-derives them.
+            Map<String, String> from = new HashMap<>();
+            for (int i = 0; i < list.size(); i++) {
+                Requirements.Applied a = rules.apply(list.get(i));
+                list.set(i, a.spec());
+                a.rule().ifPresent(rule -> from.put(a.spec().key(), rule));
+            }
+            ruleOf = Map.copyOf(from);
             all = List.copyOf(list);
         }
         return all;

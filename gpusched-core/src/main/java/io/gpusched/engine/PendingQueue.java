@@ -243,6 +243,15 @@ final class PendingQueue {
     }
 
     /** @return who the job of this key runs for */
+    /**
+     * @param p a pending job
+     * @return the requirement rule its next declaration comes from; empty when the line (or, after an
+     *     OOM, the bump) decided it
+     */
+    java.util.Optional<String> ruleOf(PendingJob p) {
+        return p.spec().vramMib().equals(p.declaredMib()) ? source.ruleOf(p.spec().key()) : java.util.Optional.empty();
+    }
+
     String ownerOf(String key) {
         return Submissions.owner(durability.state(), key);
     }

@@ -15,6 +15,8 @@ final class RunningJob {
     final JobSpec spec;
     final int no;
     final OptionalLong declaredMib;
+    /** The requirement rule its declaration came from, set at launch; empty when none. */
+    java.util.Optional<String> rule = java.util.Optional.empty();
     final List<Integer> gpus;
     /** The run's session (and process group) id; its leader's pid. */
     final long pid;

@@ -115,8 +115,10 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             padRight(out, String.valueOf(r.no()), 3);
             out.append(" gpu[").append(join(r.gpus())).append("] ");
             padLeft(out, String.valueOf(r.elapsed().toSeconds()), 5);
-            out.append("s  ").append(usage(r.currentMib())).append(" MiB (peak ").append(r.peakMib()).append(')')
-                    .append(state).append(" — ").append(r.command()).append(System.lineSeparator());
+            out.append("s  ").append(usage(r.currentMib())).append(" MiB (peak ").append(r.peakMib()).append(')');
+            r.rule().ifPresent(rule -> out.append(" declared ").append(r.declaredMib().orElse(0)).append(" (rule \"")
+                    .append(rule).append("\")"));
+            out.append(state).append(" — ").append(r.command()).append(System.lineSeparator());
         }
         for (StatusBoard.Interrupted r : b.interrupted()) {
             out.append("⏹ job ");
@@ -150,7 +152,8 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
 
     private static String pendingRow(StatusBoard.Pending p) {
         String mark = p.attempts() > 0 ? "↻" : "·";
-        String vram = p.declaredMib().isPresent() ? " vram " + p.declaredMib().getAsLong() : "";
+        String vram = p.declaredMib().isPresent() ? " vram " + p.declaredMib().getAsLong()
+                + p.rule().map(r -> " (rule \"" + r + "\")").orElse("") : "";
         String retry = p.attempts() > 0 ? " retry " + p.attempts() : "";
         String reason = p.reason().isEmpty() ? "" : " [" + p.reason() + "]";
         return String.format("%s job %-3d pending%s%s%s — %s%n", mark, p.no(), vram, retry, reason, p.command());

@@ -108,8 +108,8 @@ class ControlsTest {
         assertEquals(4, r.priority());
         assertEquals(List.of(-2, 0), s.board().pending().stream().map(StatusBoard.Pending::priority).sorted().toList());
         String json = io.gpusched.JsonEventWriter.valueToJson(s.board());
-        assertTrue(json.contains("\"declared_mib\":2048,\"priority\":4}"), json);
-        assertTrue(json.contains("\"priority\":-2}"), json);
+        assertTrue(json.contains("\"declared_mib\":2048,\"priority\":4,\"rule\":null}"), json);
+        assertTrue(json.contains("\"priority\":-2,\"rule\":null}"), json);
     }
 
     @Test

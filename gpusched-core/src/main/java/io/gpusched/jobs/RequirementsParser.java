@@ -1,0 +1,229 @@
+package io.gpusched.jobs;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import io.gpusched.GpuschedException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * Reads a requirements file ({@code --requirements FILE}) with jackson-core's streaming API:
+ * <pre>{@code
+ * {
+ *   "rules": [
+ *     {"name": "qwen2.5-7b", "match": "--llm qwen2.5-7b", "vram": "16G"},
+ *     {"name": "70b", "match": "re:(?i)llama.*70b", "vram": "80G", "gpus": 2, "timeout": "12h"}
+ *   ],
+ *   "default": {"vram": "8G"}
+ * }
+ * }</pre>
+ * A rule's {@code match} is a literal substring of the command, or {@code re:} and a Java regular
+ * expression; {@code vram} (MiB, or {@code G}/{@code M} suffixes), {@code gpus}, {@code timeout}
+ * (seconds, or {@code s}/{@code m}/{@code h}/{@code d}) and {@code retries} take the jobs file's units,
+ * as a JSON string or number; {@code name} (defaults to the match text) and {@code comment} are free
+ * text. Every mistake is one line naming the file, the line, the rule's position and the fix.
+ */
+public final class RequirementsParser {
+    /** The largest file read, in bytes: a rule list is small; a stray binary costs an error, not memory. */
+    public static final int MAX_BYTES = 1 << 20;
+
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final List<String> TOP_KEYS = List.of("rules", "default", "comment");
+    private static final List<String> RULE_KEYS = List.of("name", "match", "vram", "gpus", "timeout", "retries", "comment");
+
+    private RequirementsParser() {
+    }
+
+    /**
+     * A malformed requirements file: its message is one line, {@code FILE:LINE: what; the fix}.
+     */
+    public static final class RequirementsException extends GpuschedException {
+        private static final long serialVersionUID = 1L;
+
+        /** @param message the one-line message */
+        public RequirementsException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * @param file the requirements file
+     * @return its rules
+     * @throws RequirementsException if it is missing, unreadable, too large or malformed
+     */
+    public static Requirements read(Path file) {
+        String name = String.valueOf(file.getFileName());
+        byte[] bytes;
+        try {
+            if (Files.size(file) > MAX_BYTES) {
+                throw new RequirementsException(name + ": file is over " + MAX_BYTES + " bytes; a requirements file "
+                        + "is a short JSON list of rules — check that --requirements names the right file");
+            }
+            bytes = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new RequirementsException(name + ": cannot read " + file + " (" + e.getClass().getSimpleName()
+                    + "); check the path given to --requirements");
+        }
+        return parse(bytes, name);
+    }
+
+    /**
+     * @param json the file's bytes, UTF-8
+     * @param name the file's name, for messages
+     * @return its rules
+     * @throws RequirementsException if malformed
+     */
+    public static Requirements parse(byte[] json, String name) {
+        try (JsonParser p = JSON.createParser(json)) {
+            return new Reader(p, name).file();
+        } catch (JsonProcessingException e) {
+            int line = e.getLocation() == null ? 1 : Math.max(1, e.getLocation().getLineNr());
+            throw new RequirementsException(name + ":" + line + ": not valid JSON: " + e.getOriginalMessage()
+                    .replaceAll("\\s+", " ") + "; fix the syntax (a missing comma, quote or bracket?)");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** One parse: the parser and where messages point. */
+    private record Reader(JsonParser p, String name) {
+        Requirements file() throws IOException {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw error(null, "the file must be a JSON object", "write {\"rules\": [{\"match\": \"...\", \"vram\": \"16G\"}], "
+                        + "\"default\": {...}}");
+            }
+            List<Requirements.Rule> rules = new ArrayList<>();
+            Requirements.Rule fallback = Requirements.Rule.NONE;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String key = p.currentName();
+                p.nextToken();
+                switch (key) {
+                    case "rules" -> {
+                        if (p.currentToken() != JsonToken.START_ARRAY) {
+                            throw error(null, "\"rules\" must be a list", "write \"rules\": [{...}, {...}]");
+                        }
+                        while (p.nextToken() != JsonToken.END_ARRAY) {
+                            rules.add(rule("rule " + (rules.size() + 1), false));
+                        }
+                    }
+                    case "default" -> fallback = rule("default", true);
+                    case "comment" -> p.skipChildren();
+                    default -> throw error(null, "unknown key '" + key + "' at the top" + didYouMean(key, TOP_KEYS),
+                            "known keys: " + String.join(", ", TOP_KEYS));
+                }
+            }
+            if (p.nextToken() != null) {
+                throw error(null, "text after the closing }", "the file holds one JSON object");
+            }
+            return new Requirements(rules, fallback);
+        }
+
+        private Requirements.Rule rule(String where, boolean isDefault) throws IOException {
+            if (p.currentToken() != JsonToken.START_OBJECT) {
+                throw error(where, "must be an object", "write {\"match\": \"--llm qwen2.5-7b\", \"vram\": \"16G\"}");
+            }
+            int line = p.currentLocation().getLineNr();
+            Optional<String> ruleName = Optional.empty();
+            Optional<String> match = Optional.empty();
+            OptionalLong vram = OptionalLong.empty();
+            OptionalInt gpus = OptionalInt.empty();
+            Optional<Duration> timeout = Optional.empty();
+            OptionalInt retries = OptionalInt.empty();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String key = p.currentName();
+                JsonToken t = p.nextToken();
+                if (key.equals("comment")) {
+                    p.skipChildren();
+                    continue;
+                }
+                if (!RULE_KEYS.contains(key)) {
+                    throw error(where, "unknown key '" + key + "'" + didYouMean(key, RULE_KEYS),
+                            "known keys: " + String.join(", ", RULE_KEYS));
+                }
+                if (t != JsonToken.VALUE_STRING && t != JsonToken.VALUE_NUMBER_INT && t != JsonToken.VALUE_NUMBER_FLOAT) {
+                    throw error(where, "\"" + key + "\" must be a string or a number", "e.g. \"" + key + "\": "
+                            + example(key));
+                }
+                String v = p.getText().strip();
+                switch (key) {
+                    case "name" -> ruleName = Optional.of(v);
+                    case "match" -> match = Optional.of(v);
+                    case "vram" -> vram = OptionalLong.of(Units.parseMib(v).orElseThrow(() ->
+                            error(where, "bad vram '" + v + "'", "write MiB or a size, e.g. \"vram\": \"16G\", \"1.5GiB\" or 18000")));
+                    case "gpus" -> gpus = OptionalInt.of(integer(v, 1, JobsFileParser.MAX_GPUS).orElseThrow(() ->
+                            error(where, "bad gpus '" + v + "'", "write a whole number from 1 to " + JobsFileParser.MAX_GPUS)));
+                    case "timeout" -> timeout = Optional.of(Units.parseDuration(v).orElseThrow(() ->
+                            error(where, "bad timeout '" + v + "'", "write seconds or a duration, e.g. \"timeout\": \"2h\", \"90m\" or 3600")));
+                    case "retries" -> retries = OptionalInt.of(integer(v, 0, 1000).orElseThrow(() ->
+                            error(where, "bad retries '" + v + "'", "write a whole number from 0 to 1000")));
+                    default -> throw new IllegalStateException(key);
+                }
+            }
+            if (isDefault) {
+                if (match.isPresent()) {
+                    throw error(where, "the default has a \"match\"", "the default applies to every command no rule "
+                            + "matches; remove its \"match\", or make it a rule in \"rules\"", line);
+                }
+                return new Requirements.Rule(ruleName.orElse("default"), "", false, vram, gpus, timeout, retries);
+            }
+            if (match.isEmpty() || match.get().isEmpty() || match.get().equals("re:")) {
+                throw error(where, "has no \"match\"", "give the command text it applies to, e.g. \"match\": "
+                        + "\"--llm qwen2.5-7b\", or \"re:\" and a regular expression", line);
+            }
+            boolean regex = match.get().startsWith("re:");
+            String pattern = regex ? match.get().substring(3) : match.get();
+            if (vram.isEmpty() && gpus.isEmpty() && timeout.isEmpty() && retries.isEmpty()) {
+                throw error(where, "\"" + match.get() + "\" sets nothing", "give it vram, gpus, timeout or retries", line);
+            }
+            try {
+                return new Requirements.Rule(ruleName.orElse(pattern), pattern, regex, vram, gpus, timeout, retries);
+            } catch (PatternSyntaxException e) {
+                throw error(where, "\"" + match.get() + "\" is not a valid regular expression (" + e.getDescription()
+                        + " near index " + e.getIndex() + ")", "fix it, or drop \"re:\" to match the text literally", line);
+            }
+        }
+
+        private RequirementsException error(String where, String problem, String fix) {
+            return error(where, problem, fix, p.currentLocation().getLineNr());
+        }
+
+        private RequirementsException error(String where, String problem, String fix, int line) {
+            return new RequirementsException(name + ":" + Math.max(1, line) + ": " + (where == null ? "" : where + ": ")
+                    + problem + "; " + fix);
+        }
+    }
+
+    private static String example(String key) {
+        return switch (key) {
+            case "vram" -> "\"16G\"";
+            case "gpus", "retries" -> "2";
+            case "timeout" -> "\"2h\"";
+            default -> "\"...\"";
+        };
+    }
+
+    private static String didYouMean(String typed, List<String> known) {
+        return DidYouMean.suggest(typed, known).map(k -> " — did you mean '" + k + "'?").orElse("");
+    }
+
+    private static OptionalInt integer(String v, int min, int max) {
+        if (!v.matches("[0-9]{1,12}")) {
+            return OptionalInt.empty();
+        }
+        BigInteger n = new BigInteger(v);
+        return n.compareTo(BigInteger.valueOf(min)) < 0 || n.compareTo(BigInteger.valueOf(max)) > 0
+                ? OptionalInt.empty() : OptionalInt.of(n.intValueExact());
+    }
+}
