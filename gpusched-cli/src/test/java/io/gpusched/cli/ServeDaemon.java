@@ -81,8 +81,25 @@ final class ServeDaemon implements AutoCloseable {
 
     @Override
     public void close() {
-        if (process != null && process.isAlive()) {
-            process.destroyForcibly();
+        stopGracefully(process);
+    }
+
+    /**
+     * SIGTERM first, so the daemon stops its jobs (each in a session of its own, which a SIGKILLed daemon
+     * would leave running after the test), then SIGKILL if it has not gone within 15 s.
+     */
+    static void stopGracefully(Process daemon) {
+        if (daemon == null || !daemon.isAlive()) {
+            return;
+        }
+        daemon.destroy();
+        try {
+            if (!daemon.waitFor(15, TimeUnit.SECONDS)) {
+                daemon.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            daemon.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -58,9 +58,7 @@ class ServeEndToEndTest {
 
     @AfterEach
     void killDaemon() {
-        if (daemon != null && daemon.isAlive()) {
-            daemon.destroyForcibly();
-        }
+        ServeDaemon.stopGracefully(daemon);
     }
 
     private void awaitQueue(String text) throws Exception {

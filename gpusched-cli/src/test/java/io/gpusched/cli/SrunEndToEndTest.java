@@ -58,9 +58,7 @@ class SrunEndToEndTest {
     void killAll() {
         clients.forEach(p -> p.descendants().forEach(ProcessHandle::destroyForcibly));
         clients.forEach(Process::destroyForcibly);
-        if (daemon != null) {
-            daemon.destroyForcibly();
-        }
+        ServeDaemon.stopGracefully(daemon);
     }
 
     /** The srun command line, as the shell {@code script} starts would run it. */
