@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -77,6 +78,20 @@ class RecoveryTest {
             Files.createDirectories(logs().resolve("runs"));
             Files.writeString(logs().resolve("runs/job001.run1.exit"), exitFileText.get());
         }
+    }
+
+    /**
+     * What a scheduler killed while run 1 of {@code job} ran leaves when the run goes on: its journal
+     * (seen, launching, started) and the run itself, still running in its wrapper.
+     */
+    private Process deadSchedulerLeftRunning(JobSpec job) throws Exception {
+        Process orphan = wrapped(job.command(), logs().resolve("runs/job001.run1.pid"),
+                logs().resolve("runs/job001.run1.exit"), token(1));
+        awaitFile(logs().resolve("runs/job001.run1.pid"));
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)),
+                new JournalEvent.Started(job.key(), orphan.pid(), List.of(0)));
+        return orphan;
     }
 
     private static long deadPid() throws Exception {
@@ -203,16 +218,11 @@ class RecoveryTest {
     void anOrphanStillRunningIsTakenUpAgain_itsDeclarationHoldsItsGpuAndCancelStopsIt() throws Exception {
         JobSpec big = JobSpec.parse("[vram=20G] sleep 30; echo ran >> " + dir.resolve("marker"));
         JobSpec small = JobSpec.parse("[vram=10G] echo small >> " + dir.resolve("small"));
-        Process orphan = wrapped(big.command(), logs().resolve("runs/job001.run1.pid"),
-                logs().resolve("runs/job001.run1.exit"), token(1));
-        awaitFile(logs().resolve("runs/job001.run1.pid"));
-        deadSchedulerWrote(new JournalEvent.Seen(big.key(), 1, big.command()),
-                new JournalEvent.Launching(big.key(), 1, List.of(0)),
-                new JournalEvent.Started(big.key(), orphan.pid(), List.of(0)));
+        Process orphan = deadSchedulerLeftRunning(big);
         // The stub GPU shows no memory in use: only the orphan's declaration can keep the small job off it.
         Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs())
                 .jobs(List.of(big, small)).listener(events::add).build();
-        java.util.concurrent.CompletableFuture<RunSummary> done = java.util.concurrent.CompletableFuture.supplyAsync(s::run);
+        CompletableFuture<RunSummary> done = CompletableFuture.supplyAsync(s::run);
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(20)) {
             boolean waits = s.snapshot().map(q -> q.board().pending().stream().anyMatch(p -> p.no() == 2)
                     && q.board().running().stream().anyMatch(r -> r.no() == 1)).orElse(false);
@@ -236,15 +246,10 @@ class RecoveryTest {
     void anOrphanShareOfOneGpuTakenUpAgainHoldsWhatItsShareCameToOnItsGpu() throws Exception {
         JobSpec big = JobSpec.parse("[gpus=0.9] sleep 30; echo ran >> " + dir.resolve("marker"));
         JobSpec small = JobSpec.parse("[gpus=0.5] echo small >> " + dir.resolve("small"));
-        Process orphan = wrapped(big.command(), logs().resolve("runs/job001.run1.pid"),
-                logs().resolve("runs/job001.run1.exit"), token(1));
-        awaitFile(logs().resolve("runs/job001.run1.pid"));
-        deadSchedulerWrote(new JournalEvent.Seen(big.key(), 1, big.command()),
-                new JournalEvent.Launching(big.key(), 1, List.of(0)),
-                new JournalEvent.Started(big.key(), orphan.pid(), List.of(0)));
+        Process orphan = deadSchedulerLeftRunning(big);
         Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs())
                 .jobs(List.of(big, small)).listener(events::add).build();
-        java.util.concurrent.CompletableFuture<RunSummary> done = java.util.concurrent.CompletableFuture.supplyAsync(s::run);
+        CompletableFuture<RunSummary> done = CompletableFuture.supplyAsync(s::run);
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(20)) {
             // 0.9 of the 24000 MiB card, not undeclared: the board shows the declaration it holds.
             boolean held = s.snapshot().map(q -> q.board().running().stream()
