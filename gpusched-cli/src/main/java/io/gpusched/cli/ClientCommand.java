@@ -57,13 +57,13 @@ final class ClientCommand {
 
     private final PrintStream out;
     private final PrintStream err;
-    private final java.util.function.Consumer<Runnable> onInterrupt;
+    private final JobOutputReader jobOutput;
 
     /** @param onInterrupt told what Ctrl-C does while a log is followed (detach), and {@code null} after */
     ClientCommand(PrintStream out, PrintStream err, java.util.function.Consumer<Runnable> onInterrupt) {
         this.out = out;
         this.err = err;
-        this.onInterrupt = onInterrupt;
+        this.jobOutput = new JobOutputReader(out, err, onInterrupt);
     }
 
     /**
@@ -176,7 +176,7 @@ final class ClientCommand {
                             Optional.of(System.getenv()), output, Optional.empty()));
                     out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
                     if (follow) {
-                        return logs(c, no, true);
+                        return jobOutput.logs(c, no, true);
                     }
                 }
                 case "queue" -> {
@@ -184,15 +184,15 @@ final class ClientCommand {
                     if (json) {
                         out.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("snapshot", shown.snapshot())));
                     } else {
-                        printQueue(shown);
+                        QueueText.printQueue(out, shown);
                     }
                 }
-                case "info" -> printInfo(c.queue(), json);
+                case "info" -> QueueText.printInfo(out, c.queue(), json);
                 case "logs" -> {
-                    return logs(c, number(words.get(0), "a job number"), follow);
+                    return jobOutput.logs(c, number(words.get(0), "a job number"), follow);
                 }
                 case "attach" -> {
-                    return attach(c, number(words.get(0), "a job number"));
+                    return jobOutput.attach(c, number(words.get(0), "a job number"));
                 }
                 case "cancel" -> {
                     if (user.isPresent()) {
@@ -231,90 +231,6 @@ final class ClientCommand {
         }
     }
 
-    /**
-     * Attaches to a running {@code [tty]} job's terminal; any other job's log is followed instead, as
-     * {@code logs N -f} does, after one line saying so.
-     */
-    private int attach(GpuschedClient c, int no) {
-        GpuschedClient.Logs logs = c.logs(no);
-        TmuxAttach.Result found = logs.tty().map(TmuxAttach::hasSession).orElse(TmuxAttach.Result.NO_SESSION);
-        if (found == TmuxAttach.Result.ATTACHED) {
-            try {
-                int rc = TmuxAttach.attach(logs.tty().get());
-                String state = c.logs(no).state();
-                err.println(state.equals("running") ? "detached: job " + no + " keeps running (gpusched attach " + no
-                        + " attaches again)" : "job " + no + " has " + state);
-                return rc == 0 ? 0 : 1;
-            } catch (java.io.IOException e) {
-                found = TmuxAttach.Result.NO_TMUX;
-            }
-        }
-        if (logs.state().equals("unknown")) {
-            err.println("gpusched: no job " + no + " in this queue");
-            return 1;
-        }
-        err.println("gpusched: job " + no + (found == TmuxAttach.Result.NO_TMUX
-                ? " may have a terminal, but there is no tmux here (install the package tmux)"
-                : " has no terminal to attach to (not a [tty] job, or not running)") + "; following its log as"
-                + " gpusched logs " + no + " -f does");
-        return logs(c, no, true);
-    }
-
-    /**
-     * Prints a job's output: every attempt's log in turn; with {@code follow}, then what the newest one
-     * gains until the job has ended (polling: the file is the job's, written by it).
-     */
-    private int logs(GpuschedClient c, int no, boolean follow) {
-        GpuschedClient.Logs logs = c.logs(no);
-        if (!follow) {
-            if (logs.files().isEmpty()) {
-                err.println("gpusched: " + (logs.state().equals("unknown") ? "no job " + no + " in this queue"
-                        : "job " + no + " has no log yet (" + logs.state() + ")"));
-                return 1;
-            }
-            logs.files().forEach(f -> copy(f, 0));
-            return 0;
-        }
-        // Ctrl-C stops following, not the job: Main's shutdown hook says so and exits 0.
-        onInterrupt.accept(() -> err.println("detached: job " + no + " keeps running (gpusched logs " + no
-                + " -f follows it again)"));
-        try {
-            return follow(c, no, logs);
-        } finally {
-            onInterrupt.accept(null);
-        }
-    }
-
-    /** Copies every attempt's log in turn, then what the newest gains, until the job has ended. */
-    private int follow(GpuschedClient c, int no, GpuschedClient.Logs first) {
-        GpuschedClient.Logs logs = first;
-        int index = 0;
-        long offset = 0;
-        while (true) {
-            // Read the state before copying: once it says ended, what is copied after is the job's last word.
-            boolean ended = logs.state().equals("ended") || logs.state().equals("unknown");
-            List<Path> files = logs.files();
-            while (index < files.size()) {
-                offset = copy(files.get(index), offset);
-                if (index + 1 >= files.size()) {
-                    break;
-                }
-                index++; // an attempt on other GPUs started: its log follows
-                offset = 0;
-            }
-            if (ended) {
-                return 0;
-            }
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return 0;
-            }
-            logs = c.logs(no);
-        }
-    }
-
     /** One line per cancelled job, as {@code gpusched cancel} prints it. */
     static String cancelled(int no, CancelOutcome o) {
         return "job " + no + ": " + switch (o) {
@@ -323,26 +239,6 @@ final class ClientCommand {
             case ALREADY_ENDED -> "had already ended";
             case NOT_FOUND -> "no such job";
         };
-    }
-
-    /** Copies a file from a byte offset to stdout; @return the offset after what was copied. */
-    private long copy(Path f, long from) {
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f)) {
-            ch.position(from);
-            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(64 * 1024);
-            long at = from;
-            int n;
-            while ((n = ch.read(buf)) > 0) {
-                out.write(buf.array(), 0, n);
-                at += n;
-                buf.clear();
-            }
-            out.flush();
-            return at;
-        } catch (java.io.IOException e) {
-            err.println("gpusched: cannot read " + f + ": " + e.getMessage());
-            return from;
-        }
     }
 
     private static String value(List<String> args, int i, String option) {
@@ -357,56 +253,6 @@ final class ClientCommand {
             return Integer.parseInt(w);
         } catch (NumberFormatException e) {
             throw new UsageException("'" + w + "' is not " + what);
-        }
-    }
-
-    /** The row's owner, at the end of its line: {@code   [alice]}; nothing when not known. */
-    private static String owner(Map<String, Object> row) {
-        return row.get("owner") == null ? "" : "   [" + row.get("owner") + "]";
-    }
-
-    @SuppressWarnings("unchecked")
-    private void printInfo(Map<String, Object> snapshot, boolean json) {
-        List<Map<String, Object>> gpus = (List<Map<String, Object>>) snapshot.get("gpus");
-        List<?> paused = (List<?>) snapshot.get("paused_gpus");
-        if (json) {
-            out.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("gpus", gpus, "paused_gpus", paused)));
-            return;
-        }
-        for (Map<String, Object> g : gpus) {
-            Object util = g.get("util_percent");
-            out.println("gpu" + g.get("index") + "  " + g.get("name") + "  " + g.get("used_mib") + "/" + g.get("total_mib")
-                    + " MiB used" + (util == null ? "" : ", " + util + "% busy") + (paused.contains(g.get("index"))
-                    ? "  PAUSED" : "") + (Boolean.FALSE.equals(g.get("healthy")) ? "  UNHEALTHY" : ""));
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private void printQueue(QueueView.Shown shown) {
-        Map<String, Object> snapshot = shown.snapshot();
-        Map<String, Object> board = (Map<String, Object>) snapshot.get("board");
-        List<Map<String, Object>> running = (List<Map<String, Object>>) board.get("running");
-        List<Map<String, Object>> pending = (List<Map<String, Object>>) board.get("pending");
-        List<Map<String, Object>> done = new ArrayList<>((List<Map<String, Object>>) board.get("earlier"));
-        done.addAll((List<Map<String, Object>>) board.get("done"));
-        out.println(running.size() + " running, " + pending.size() + " pending, " + shown.finished() + " done"
-                + (((List<?>) snapshot.get("paused_gpus")).isEmpty() ? "" : "; paused gpus " + snapshot.get("paused_gpus")));
-        for (Map<String, Object> r : running) {
-            out.println("▶ job " + r.get("no") + " gpu" + r.get("gpus") + " " + Math.round(((Number) r.get("elapsed_s"))
-                    .doubleValue()) + "s, peak " + r.get("peak_mib") + " MiB — " + r.get("command") + owner(r));
-        }
-        for (Map<String, Object> p : pending) {
-            Object mib = p.get("declared_mib");
-            out.println("… job " + p.get("no") + " " + (mib == null ? "undeclared" : mib + " MiB")
-                    + ", waits: " + p.get("reason") + " — " + p.get("command") + owner(p));
-        }
-        if (shown.leftOut() > 0) {
-            out.println("  (" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")
-                    + " not shown: gpusched queue --all)");
-        }
-        for (Map<String, Object> d : done) {
-            out.println(("ok".equals(d.get("status")) ? "✓" : "✗") + " job " + d.get("no") + " " + d.get("status")
-                    + " — " + d.get("command") + owner(d));
         }
     }
 }

@@ -1,0 +1,129 @@
+package io.gpusched.cli;
+
+import io.gpusched.service.GpuschedClient;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * A job's output for {@code gpusched logs N [-f]} and {@code gpusched attach N}: the log files the
+ * daemon names (the job's own, so the client reads them directly), copied or followed while the job
+ * runs, or its {@code [tty]} terminal through tmux.
+ */
+final class JobOutputReader {
+    private final PrintStream out;
+    private final PrintStream err;
+    private final Consumer<Runnable> onInterrupt;
+
+    /** @param onInterrupt told what Ctrl-C does while a log is followed (detach), and {@code null} after */
+    JobOutputReader(PrintStream out, PrintStream err, Consumer<Runnable> onInterrupt) {
+        this.out = out;
+        this.err = err;
+        this.onInterrupt = onInterrupt;
+    }
+
+    /**
+     * Attaches to a running {@code [tty]} job's terminal; any other job's log is followed instead, as
+     * {@code logs N -f} does, after one line saying so.
+     */
+    int attach(GpuschedClient c, int no) {
+        GpuschedClient.Logs logs = c.logs(no);
+        TmuxAttach.Result found = logs.tty().map(TmuxAttach::hasSession).orElse(TmuxAttach.Result.NO_SESSION);
+        if (found == TmuxAttach.Result.ATTACHED) {
+            try {
+                int rc = TmuxAttach.attach(logs.tty().get());
+                String state = c.logs(no).state();
+                err.println(state.equals("running") ? "detached: job " + no + " keeps running (gpusched attach " + no
+                        + " attaches again)" : "job " + no + " has " + state);
+                return rc == 0 ? 0 : 1;
+            } catch (java.io.IOException e) {
+                found = TmuxAttach.Result.NO_TMUX;
+            }
+        }
+        if (logs.state().equals("unknown")) {
+            err.println("gpusched: no job " + no + " in this queue");
+            return 1;
+        }
+        err.println("gpusched: job " + no + (found == TmuxAttach.Result.NO_TMUX
+                ? " may have a terminal, but there is no tmux here (install the package tmux)"
+                : " has no terminal to attach to (not a [tty] job, or not running)") + "; following its log as"
+                + " gpusched logs " + no + " -f does");
+        return logs(c, no, true);
+    }
+
+    /**
+     * Prints a job's output: every attempt's log in turn; with {@code follow}, then what the newest one
+     * gains until the job has ended (polling: the file is the job's, written by it).
+     */
+    int logs(GpuschedClient c, int no, boolean follow) {
+        GpuschedClient.Logs logs = c.logs(no);
+        if (!follow) {
+            if (logs.files().isEmpty()) {
+                err.println("gpusched: " + (logs.state().equals("unknown") ? "no job " + no + " in this queue"
+                        : "job " + no + " has no log yet (" + logs.state() + ")"));
+                return 1;
+            }
+            logs.files().forEach(f -> copy(f, 0));
+            return 0;
+        }
+        // Ctrl-C stops following, not the job: Main's shutdown hook says so and exits 0.
+        onInterrupt.accept(() -> err.println("detached: job " + no + " keeps running (gpusched logs " + no
+                + " -f follows it again)"));
+        try {
+            return follow(c, no, logs);
+        } finally {
+            onInterrupt.accept(null);
+        }
+    }
+
+    /** Copies every attempt's log in turn, then what the newest gains, until the job has ended. */
+    private int follow(GpuschedClient c, int no, GpuschedClient.Logs first) {
+        GpuschedClient.Logs logs = first;
+        int index = 0;
+        long offset = 0;
+        while (true) {
+            // Read the state before copying: once it says ended, what is copied after is the job's last word.
+            boolean ended = logs.state().equals("ended") || logs.state().equals("unknown");
+            List<Path> files = logs.files();
+            while (index < files.size()) {
+                offset = copy(files.get(index), offset);
+                if (index + 1 >= files.size()) {
+                    break;
+                }
+                index++; // an attempt on other GPUs started: its log follows
+                offset = 0;
+            }
+            if (ended) {
+                return 0;
+            }
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 0;
+            }
+            logs = c.logs(no);
+        }
+    }
+
+    /** Copies a file from a byte offset to stdout; @return the offset after what was copied. */
+    private long copy(Path f, long from) {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f)) {
+            ch.position(from);
+            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(64 * 1024);
+            long at = from;
+            int n;
+            while ((n = ch.read(buf)) > 0) {
+                out.write(buf.array(), 0, n);
+                at += n;
+                buf.clear();
+            }
+            out.flush();
+            return at;
+        } catch (java.io.IOException e) {
+            err.println("gpusched: cannot read " + f + ": " + e.getMessage());
+            return from;
+        }
+    }
+}
