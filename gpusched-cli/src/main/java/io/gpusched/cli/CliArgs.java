@@ -16,6 +16,9 @@ import java.util.regex.Pattern;
 /**
  * The parsed command line of {@code gpusched JOBS_FILE [options]}, or of {@code gpusched serve [options]}
  * ({@code serve}: a jobs file only through {@code --jobs}, {@code --socket} where to listen, always watching).
+ *
+ * <p>Why one long file: every option of a run is parsed and checked in one loop, so a new option's
+ * clashes with the others (and its one-line errors) are written where the others are.
  */
 record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh, Path logDir, Optional<Integer> sim,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,

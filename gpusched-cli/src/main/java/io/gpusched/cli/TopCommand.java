@@ -21,6 +21,9 @@ import java.util.function.Consumer;
  * {@code gpusched top}: the daemon's (or a jobs-file run's) GPUs and queue, redrawn from its
  * {@code queue} answer every {@code --interval}, with keys to select, cancel, pause and resume; or,
  * with {@code --once}, one frame on stdout.
+ *
+ * <p>Why a little over 300 lines: its options, the refresh loop and the keys' questions share the
+ * session's state; the drawing is {@link TopRenderer}'s and the terminal {@link Terminal}'s.
  */
 final class TopCommand {
     static final String HELP = String.join("\n",

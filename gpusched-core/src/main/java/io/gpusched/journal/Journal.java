@@ -20,6 +20,10 @@ import java.util.OptionalLong;
  * Appends are written and forced to disk before {@link #append} returns, so anything the scheduler
  * reported having done survives a crash. When the disk refuses a write, the events are still folded
  * and kept queued in memory, and written first when the disk accepts writes again. Owned by one thread.
+ *
+ * <p>Why this file is longer than most: opening (recovering a torn tail), appending, retrying after a
+ * refused write and compacting all move the same file and its in-memory state; split, each part would
+ * need the others' invariants.
  */
 public final class Journal implements AutoCloseable {
     private final Path path;

@@ -15,6 +15,9 @@ import java.util.Optional;
  * A connection to a gpusched service ({@code gpusched serve}), for the CLI's verbs and for other JVM
  * tools. One request at a time per client; not thread-safe. Every method throws {@link ServiceException}
  * with the service's error code when it refuses, or {@code unreachable} when the connection fails.
+ *
+ * <p>Why one long file: it is the protocol's whole client API, a method per op with its Javadoc, for
+ * embedders to find in one place; the work in each is a line or two over one shared {@code call}.
  */
 public final class GpuschedClient implements AutoCloseable {
     private final Path socket;

@@ -22,6 +22,9 @@ import java.util.concurrent.TimeoutException;
  * The answer to each request line of {@code PROTOCOL.md}, for a caller the kernel named: parsed, checked
  * (version, fields, who may do what) and carried out through the scheduler's thread-safe API. Knows
  * nothing of sockets; {@link ServiceServer} feeds it lines.
+ *
+ * <p>Why one file of this length: every op's checks of who may do what sit side by side, so a reader
+ * sees the whole access rule of the service in one place.
  */
 final class Requests {
     private final Scheduler scheduler;

@@ -38,6 +38,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     GpuSnapshot now = gpus.snapshot();
  * }
  * }</pre>
+ *
+ * <p>Why one long file: the builder, the per-GPU sizes and the reading of the jobs' usage files are
+ * one pretend device, and its public builder is the API tests and embedders use.
  */
 public final class SimulatedGpuBackend implements GpuBackend {
     /** Total memory of a simulated GPU unless set, in MiB: the original's {@code --sim} default. */
