@@ -81,8 +81,13 @@ class SrunEndToEndTest {
         final ByteArrayOutputStream screen = new ByteArrayOutputStream();
 
         Terminal(String... srunArgs) throws IOException {
-            script = new ProcessBuilder("script", "-qefc", srunLine(srunArgs), "/dev/null")
-                    .redirectErrorStream(true).start();
+            // script runs $SHELL -c LINE. dash forks for it rather than exec'ing, shares the terminal's Ctrl-C and,
+            // once srun exits, kills itself with that SIGINT (exit 130 whatever srun returned). exec takes the shell
+            // out, as bin/gpusched's own exec does for a user; SHELL is fixed so the test is the same everywhere.
+            ProcessBuilder pb = new ProcessBuilder("script", "-qefc", "exec " + srunLine(srunArgs), "/dev/null")
+                    .redirectErrorStream(true);
+            pb.environment().put("SHELL", "/bin/sh");
+            script = pb.start();
             clients.add(script);
             Thread t = new Thread(() -> {
                 try {
