@@ -31,6 +31,9 @@ import java.util.TreeMap;
  *     empty otherwise, and for outcomes of an earlier run (the journal does not keep it)
  * @param owner the user it ran for (its submitter, or the scheduler's user for a jobs-file line), when
  *     known
+ * @param learned for a job whose declaration was learned ({@code vram=auto}), what it was learned from,
+ *     e.g. {@code learned: job 3 peaked at 1500 MiB, +10%}, or that nothing was learned yet; empty for
+ *     other jobs, and for outcomes of an earlier run
  */
 public record JobResult(
         String key,
@@ -46,7 +49,8 @@ public record JobResult(
         Duration duration,
         Measurement measurement,
         Optional<String> cause,
-        Optional<String> owner) {
+        Optional<String> owner,
+        Optional<String> learned) {
 
     /**
      * Copies the collections (peaks sorted by GPU index).
@@ -65,6 +69,7 @@ public record JobResult(
      * @param measurement see {@link #measurement()}
      * @param cause see {@link #cause()}
      * @param owner see {@link #owner()}
+     * @param learned see {@link #learned()}
      */
     public JobResult {
         Objects.requireNonNull(key, "key");
@@ -77,8 +82,35 @@ public record JobResult(
         Objects.requireNonNull(measurement, "measurement");
         Objects.requireNonNull(cause, "cause");
         Objects.requireNonNull(owner, "owner");
+        Objects.requireNonNull(learned, "learned");
         gpus = List.copyOf(gpus);
         peakMib = java.util.Collections.unmodifiableMap(new TreeMap<>(peakMib));
+    }
+
+    /**
+     * A result whose declaration was not learned.
+     *
+     * @param key see {@link #key()}
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param gpus see {@link #gpus()}
+     * @param status see {@link #status()}
+     * @param exitCode see {@link #exitCode()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param peakMib see {@link #peakMib()}
+     * @param verdict see {@link #verdict()}
+     * @param avgUtilPercent see {@link #avgUtilPercent()}
+     * @param duration see {@link #duration()}
+     * @param measurement see {@link #measurement()}
+     * @param cause see {@link #cause()}
+     * @param owner see {@link #owner()}
+     */
+    public JobResult(String key, int no, String command, List<Integer> gpus, JobStatus status, int exitCode,
+                     OptionalLong declaredMib, Map<Integer, Long> peakMib, Verdict verdict,
+                     OptionalDouble avgUtilPercent, Duration duration, Measurement measurement, Optional<String> cause,
+                     Optional<String> owner) {
+        this(key, no, command, gpus, status, exitCode, declaredMib, peakMib, verdict, avgUtilPercent, duration, measurement,
+                cause, owner, Optional.empty());
     }
 
     /**

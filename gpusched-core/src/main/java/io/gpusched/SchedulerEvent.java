@@ -74,10 +74,13 @@ public sealed interface SchedulerEvent {
      *     Empty for other jobs, and for a share's OOM retry, which runs with a bumped fixed declaration
      * @param rule the requirement rule ({@code --requirements}) its declaration came from, by name
      *     ({@code default} for the file's default); empty when the line declared it, or no rule applied
+     * @param learned for a job that learns its declaration ({@code vram=auto}), what it learned, e.g.
+     *     {@code learned: job 3 peaked at 1500 MiB, +10%}, or that nothing was learned yet (it then runs
+     *     undeclared); empty for other jobs
      */
     record JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
                       int dispatched, int total, long pid, Path log, int attempt, Duration waited, Optional<String> share,
-                      Optional<String> rule)
+                      Optional<String> rule, Optional<String> learned)
             implements SchedulerEvent {
         /**
          * Copies the list.
@@ -96,12 +99,39 @@ public sealed interface SchedulerEvent {
          * @param waited see {@link #waited()}
          * @param share see {@link #share()}
          * @param rule see {@link #rule()}
+         * @param learned see {@link #learned()}
          */
         public JobStarted {
             gpus = List.copyOf(gpus);
             java.util.Objects.requireNonNull(waited, "waited");
             java.util.Objects.requireNonNull(share, "share");
             java.util.Objects.requireNonNull(rule, "rule");
+            java.util.Objects.requireNonNull(learned, "learned");
+        }
+
+        /**
+         * A start of a job whose declaration was not learned.
+         *
+         * @param at see {@link #at()}
+         * @param no see {@link #no()}
+         * @param key see {@link #key()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param dispatched see {@link #dispatched()}
+         * @param total see {@link #total()}
+         * @param pid see {@link #pid()}
+         * @param log see {@link #log()}
+         * @param attempt see {@link #attempt()}
+         * @param waited see {@link #waited()}
+         * @param share see {@link #share()}
+         * @param rule see {@link #rule()}
+         */
+        public JobStarted(Instant at, int no, String key, String command, List<Integer> gpus, OptionalLong declaredMib,
+                          int dispatched, int total, long pid, Path log, int attempt, Duration waited, Optional<String> share,
+                          Optional<String> rule) {
+            this(at, no, key, command, gpus, declaredMib, dispatched, total, pid, log, attempt, waited, share, rule,
+                    Optional.empty());
         }
 
         /**

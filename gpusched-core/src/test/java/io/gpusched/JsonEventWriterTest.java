@@ -35,7 +35,7 @@ class JsonEventWriterTest {
     void fieldsAreSnakeCaseWithUnitsAndNulls() {
         assertEquals("{\"event\":\"job_started\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":1,\"key\":\"k#0\",\"command\":\"x\","
                         + "\"gpus\":[0,1],\"declared_mib\":null,\"dispatched\":1,\"total\":2,\"pid\":42,\"log\":\"l.log\","
-                        + "\"attempt\":1,\"waited_s\":2.5,\"share\":null,\"rule\":null}",
+                        + "\"attempt\":1,\"waited_s\":2.5,\"share\":null,\"rule\":null,\"learned\":null}",
                 JsonEventWriter.toJson(new SchedulerEvent.JobStarted(T, 1, "k#0", "x", List.of(0, 1), OptionalLong.empty(), 1, 2,
                         42, Path.of("l.log"), 1, Duration.ofMillis(2500))));
         assertEquals("{\"event\":\"job_stopping\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":3,\"why\":\"timeout\","
@@ -47,7 +47,7 @@ class JsonEventWriterTest {
         assertEquals("{\"event\":\"run_finished\",\"at\":\"2026-01-02T03:04:05Z\",\"summary\":{\"results\":[{\"key\":\"k#0\","
                         + "\"no\":1,\"command\":\"x\",\"gpus\":[0],\"status\":\"failed_oom\",\"exit_code\":1,\"declared_mib\":100,"
                         + "\"peak_mib\":{\"0\":90},\"verdict\":\"not_judged\",\"avg_util_percent\":null,\"duration_s\":2.0,"
-                        + "\"measurement\":\"measured\",\"cause\":null,\"owner\":null,\"declaration\":null}],\"earlier\":[],"
+                        + "\"measurement\":\"measured\",\"cause\":null,\"owner\":null,\"learned\":null,\"declaration\":null}],\"earlier\":[],"
                         + "\"interrupted\":false,\"exit_code\":1}}",
                 JsonEventWriter.toJson(new SchedulerEvent.RunFinished(T, new RunSummary(List.of(r), false))));
     }
@@ -60,9 +60,9 @@ class JsonEventWriterTest {
             String json = JsonEventWriter.valueToJson(r);
             String expected = switch (v) {
                 case OVER -> "\"verdict\":\"over\",\"avg_util_percent\":null,\"duration_s\":2.0,\"measurement\":\"measured\","
-                        + "\"cause\":null,\"owner\":null,\"declaration\":\"under_declared\"}";
+                        + "\"cause\":null,\"owner\":null,\"learned\":null,\"declaration\":\"under_declared\"}";
                 case UNDER -> "\"verdict\":\"under\",\"avg_util_percent\":null,\"duration_s\":2.0,\"measurement\":\"measured\","
-                        + "\"cause\":null,\"owner\":null,\"declaration\":\"over_declared\"}";
+                        + "\"cause\":null,\"owner\":null,\"learned\":null,\"declaration\":\"over_declared\"}";
                 case WITHIN -> "\"declaration\":\"within\"}";
                 case UNATTRIBUTED, NOT_JUDGED -> "\"declaration\":null}";
             };

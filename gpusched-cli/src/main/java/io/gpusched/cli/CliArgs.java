@@ -57,6 +57,9 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --backend-timeout S    seconds to wait for one GPU query before it counts as failed [10]",
             "  --requirements FILE    requirement rules (JSON): what a command implies (vram, gpus, timeout,",
             "                         retries) when its line does not say; re-read live [off]",
+            "  --auto-vram            every line without vram= learns it, as [vram=auto] does: the latest",
+            "                         peak of the same command (else of its rule) + the spike buffer, from the",
+            "                         journal; with no history, its rule's figure, else it runs alone [off]",
             "  --exclusive            one scheduled job per GPU, even when declarations fit [off]",
             "  --watch                keep running after the queue drains; pick up appended lines [off]",
             "  --oom-retries N        default CUDA-OOM retries; [retries=N] on a line may raise it [0]",
@@ -134,6 +137,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--version" -> version = true;
                     case "-v", "--verbose" -> o = o.withVerbose(true);
                     case "--exclusive" -> o = o.withExclusive(true);
+                    case "--auto-vram" -> o = o.withPolicy(o.policy().withAutoVram(true));
                     case "--watch" -> o = o.withWatch(true);
                     case "--fresh" -> fresh = true;
                     case "--retry-failed" -> o = o.withRetryFailed(true);

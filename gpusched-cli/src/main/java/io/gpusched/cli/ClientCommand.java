@@ -52,8 +52,9 @@ final class ClientCommand {
             "XDG_RUNTIME_DIR). submit joins the words after -- into one command line run by /bin/sh -c, in",
             "this directory and with this environment, and prints the job's number; --conda ENV runs it through",
             "conda run in that environment, --setup TEXT runs TEXT first in the same shell (as the jobs-file",
-            "attributes conda= and setup=); --tty runs it in a tmux session of its own (the attribute tty). Exit 0, 1 when the service refused (the reason is printed), 2 for a",
-            "bad command line.");
+            "attributes conda= and setup=); --tty runs it in a tmux session of its own (the attribute tty);",
+            "--vram auto learns the job's memory from the same command's (or rule's) last peak, as vram=auto.",
+            "Exit 0, 1 when the service refused (the reason is printed), 2 for a bad command line.");
 
     private final PrintStream out;
     private final PrintStream err;

@@ -62,7 +62,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     ? ", declared " + s.declaredMib().getAsLong() + " MiB/gpu"
                     + s.share().map(f -> " (" + f + " of gpu" + s.gpus().get(0) + ")").orElse("")
                     + s.rule().map(r -> " (rule \"" + r + "\")").orElse("")
-                    : ", undeclared (exclusive idle GPU)";
+                    + s.learned().map(l -> " (" + l + ")").orElse("")
+                    : ", undeclared (exclusive idle GPU" + s.learned().map(l -> "; " + l).orElse("") + ")";
             return "job " + s.no() + " started on gpu [" + join(s.gpus()) + "] (" + s.dispatched() + "/" + s.total()
                     + " dispatched" + (s.attempt() > 1 ? ", attempt " + s.attempt() : "") + declared + ") — " + s.command();
         } else if (e instanceof SchedulerEvent.VramGrew v) {
@@ -195,16 +196,21 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         OptionalLong est = r.declaredMib();
         if (est.isPresent() && r.status() == JobStatus.OK && r.attributed()) {
             long d = est.getAsLong();
+            // What a learned declaration was learned from goes with its verdict: the next run learns from this one.
+            String from = r.learned().map(l -> " (" + l + ")").orElse("");
             double peak = r.overallPeakMib();
             if (r.verdict() == Verdict.OVER) {
-                line.append(" | declared ").append(d).append(" MiB → UNDER-DECLARED (+")
+                line.append(" | declared ").append(d).append(" MiB").append(from).append(" → UNDER-DECLARED (+")
                         .append(Math.round(100 * (peak / d - 1))).append("%); raise it");
             } else if (r.verdict() == Verdict.UNDER) {
-                line.append(" | declared ").append(d).append(" MiB → over-declared (-")
+                line.append(" | declared ").append(d).append(" MiB").append(from).append(" → over-declared (-")
                         .append(Math.round(100 * (1 - peak / d))).append("%); lowering it frees packing headroom");
             } else {
-                line.append(" | declared ").append(d).append(" MiB → within ±").append(Math.round(tolerance * 100)).append("%");
+                line.append(" | declared ").append(d).append(" MiB").append(from).append(" → within ±").append(Math.round(tolerance * 100)).append("%");
             }
+        }
+        if (r.status() == JobStatus.OK && r.attributed() && r.learned().isPresent() && est.isEmpty()) {
+            line.append(" | vram=auto: next run declares ").append(r.overallPeakMib()).append(" MiB + spike buffer");
         }
         r.avgUtilPercent().ifPresent(u -> line.append(" | avg gpu util ").append(Math.round(u)).append("%"));
         return line.toString();

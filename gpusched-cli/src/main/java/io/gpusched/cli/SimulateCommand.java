@@ -47,6 +47,11 @@ final class SimulateCommand {
             "  --exclusive            one job per GPU",
             "  --requirements FILE    requirement rules, as for a run: what a command implies when its line",
             "                         does not say (see gpusched --help)",
+            "  --auto-vram            as for a run: every line without vram= learns it, as [vram=auto] does",
+            "  --learn-from JOURNAL   the peaks learning lines learn from: a run's journal.jsonl, or one a",
+            "                         replay saved [none: learning lines ask for their rule's figure or run alone]",
+            "  --save-journal FILE    write this replay's jobs and peaks as a journal (FILE must not exist), for",
+            "                         the next replay's --learn-from",
             "  --default-duration D   duration of lines that state none [none: such a line is an error]",
             "  --age-step D           as for a run: one priority level per D waited [15m]",
             "  --reserve-after D|never  as for a run: reserve GPUs for the head of the queue after D [30m]",
@@ -70,6 +75,9 @@ final class SimulateCommand {
         boolean listJobs = false;
         Optional<Duration> defaultDuration = Optional.empty();
         Optional<Path> requirements = Optional.empty();
+        Optional<Path> learnFrom = Optional.empty();
+        Optional<Path> saveJournal = Optional.empty();
+        boolean autoVram = false;
         try {
             for (int i = 1; i < argv.length; i++) {
                 String a = argv[i];
@@ -86,8 +94,9 @@ final class SimulateCommand {
                     }
                     case "--exclusive" -> exclusive = true;
                     case "--jobs" -> listJobs = true;
+                    case "--auto-vram" -> autoVram = true;
                     case "--gpus-spec", "--margin", "--idle-threshold", "--spike-buffer", "--default-duration",
-                            "--age-step", "--reserve-after", "--requirements" -> {
+                            "--age-step", "--reserve-after", "--requirements", "--learn-from", "--save-journal" -> {
                         if (v == null) {
                             if (i + 1 >= argv.length) {
                                 throw new UsageException(a + " needs a value");
@@ -102,6 +111,8 @@ final class SimulateCommand {
                             case "--age-step" -> queue = queue.withAgeStep(CliArgs.policyDuration(a, v));
                             case "--reserve-after" -> queue = queue.withReserveAfter(CliArgs.policyDuration(a, v));
                             case "--requirements" -> requirements = Optional.of(Path.of(v));
+                            case "--learn-from" -> learnFrom = Optional.of(Path.of(v));
+                            case "--save-journal" -> saveJournal = Optional.of(Path.of(v));
                             default -> {
                                 String val = v;
                                 defaultDuration = Optional.of(Units.parseDuration(v).orElseThrow(() ->
@@ -124,10 +135,23 @@ final class SimulateCommand {
             List<Long> gpus = GpuSpec.parse(spec);
             PlacementPolicy policy = new PlacementPolicy(margin, idle, spike, exclusive, Optional.empty());
             List<ReplayJob> jobs = ReplayWorkload.fromJobsFile(file, defaultDuration);
-            if (requirements.isPresent()) {
-                jobs = withRules(jobs, io.gpusched.jobs.RequirementsParser.read(requirements.get()));
+            if (saveJournal.isPresent() && java.nio.file.Files.exists(saveJournal.get())) {
+                throw new UsageException("--save-journal " + saveJournal.get() + " exists; give a new path (a replay never"
+                        + " writes over a journal)");
             }
-            print(new Replay(policy, queue, gpus).run(jobs), jobs.size(), gpus, policy, listJobs, out);
+            ReplayDeclarations declarations = new ReplayDeclarations(requirements.isPresent()
+                    ? io.gpusched.jobs.RequirementsParser.read(requirements.get()) : io.gpusched.jobs.Requirements.NONE,
+                    autoVram, learnFrom.map(ReplayDeclarations::learnFrom).orElseGet(io.gpusched.journal.PeakHistory::new),
+                    spike);
+            jobs = declarations.declare(jobs, io.gpusched.jobs.JobsFileParser.parse(file));
+            ReplayResult result = new Replay(policy, queue, gpus).run(jobs);
+            print(result, jobs.size(), gpus, policy, listJobs, out);
+            declarations.summary().ifPresent(out::println);
+            if (saveJournal.isPresent()) {
+                declarations.save(saveJournal.get(), result);
+                out.println("journal of this replay: " + saveJournal.get() + " (learn from it: --learn-from "
+                        + saveJournal.get() + ")");
+            }
             return 0;
         } catch (JobSpecException e) {
             Cli.printBadLines(e, err);
@@ -137,16 +161,6 @@ final class SimulateCommand {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
-    }
-
-    /** The replay's jobs with the rules applied as a run applies them: the line's own attributes win. */
-    private static List<ReplayJob> withRules(List<ReplayJob> jobs, io.gpusched.jobs.Requirements rules) {
-        return jobs.stream().map(j -> {
-            io.gpusched.jobs.JobSpec spec = rules.apply(new io.gpusched.jobs.JobSpec(j.command(), j.declaredMib(), j.gpus(),
-                    j.timeout(), 0, false, 1, "replay#" + j.no(), j.scheduling())).spec();
-            return new ReplayJob(j.no(), j.command(), spec.vramMib(), spec.gpus(), j.duration(), j.peakMib(), spec.timeout(),
-                    j.arrival(), j.scheduling());
-        }).toList();
     }
 
     private static long parseLong(String flag, String v) throws UsageException {

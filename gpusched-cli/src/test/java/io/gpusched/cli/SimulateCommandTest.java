@@ -68,6 +68,32 @@ class SimulateCommandTest {
                 err.toString(StandardCharsets.UTF_8).strip());
     }
 
+    /** A sweep replayed twice: the first runs its undeclared lines alone and saves a journal; the second learns from it. */
+    @Test
+    void simulate_aSecondReplayPacksByWhatTheFirstSaved() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "eval a # duration=1m peak=20G\neval b # duration=1m peak=20G\n[vram=auto] eval c # duration=1m peak=30G\n");
+        Path journal = dir.resolve("replay.jsonl");
+        assertEquals(0, run("simulate", jobs.toString(), "--gpus-spec", "1x80G", "--auto-vram", "--save-journal",
+                journal.toString()));
+        String first = out.toString(StandardCharsets.UTF_8);
+        assertTrue(first.contains("makespan 180.00s") && first.contains("vram=auto: 0 of 3 learning jobs"), first);
+        out.reset();
+        assertEquals(0, run("simulate", jobs.toString(), "--gpus-spec", "1x80G", "--auto-vram", "--learn-from",
+                journal.toString()));
+        String second = out.toString(StandardCharsets.UTF_8);
+        // 22528 + 22528 + 33792 MiB, each with the 512 MiB margin, fit one 80 GiB card together.
+        assertTrue(second.contains("makespan 60.00s") && second.contains("vram=auto: 3 of 3 learning jobs declared"), second);
+        out.reset();
+        // Without --auto-vram only the [vram=auto] line learns; the other two still run alone.
+        assertEquals(0, run("simulate", jobs.toString(), "--gpus-spec", "1x80G", "--learn-from", journal.toString()));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("vram=auto: 1 of 1 learning jobs"),
+                out.toString(StandardCharsets.UTF_8));
+        assertEquals(2, run("simulate", jobs.toString(), "--save-journal", journal.toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--save-journal " + journal + " exists; give a new path"),
+                err.toString(StandardCharsets.UTF_8));
+    }
+
     /** Issue 11: a job with timeout=3 ran its whole 30.5 s in the replay. */
     @Test
     void simulate_stopsAJobAtItsTimeoutAndSaysSo() throws Exception {

@@ -49,6 +49,9 @@ final class Dispatcher {
     private final Outcomes outcomes;
     private final IntSupplier endedEarlier;
     private final Consumer<Inbox.Message> inbox;
+    /** What a job that learns its declaration says when no earlier run of its command or rule taught anything. */
+    static final String NOTHING_LEARNED = "vram=auto: nothing learned yet, so it runs alone; its peak teaches the next run";
+
     /** The requirement rule each job's declaration came from, by key, for its start event. */
     private final java.util.function.Function<String, Optional<String>> ruleOf;
 
@@ -252,14 +255,18 @@ final class Dispatcher {
         }
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
-        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared));
+        // The rule it matched goes in the journal whatever decided this declaration: its peak teaches the rule's next job.
+        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared, ruleOf.apply(rj.key())));
         Optional<String> share = request(p).share().map(io.gpusched.alloc.GpuShare::toString);
-        // After an OOM the declaration is the bump's, not the rule's; a share's is its share's.
-        rj.rule = share.isEmpty() && p.spec().vramMib().equals(p.declaredMib()) ? ruleOf.apply(rj.key()) : Optional.empty();
+        // After an OOM the declaration is the bump's, not the rule's; a share's is its share's; a learned one is learned.
+        rj.rule = share.isEmpty() && p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib())
+                ? ruleOf.apply(rj.key()) : Optional.empty();
+        rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
+                .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NOTHING_LEARNED) : Optional.empty());
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
-                p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule));
+                p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         return Optional.of(rj);
     }

@@ -109,7 +109,7 @@ public final class Engine {
                   Optional<Path> jobsFile, List<JobSpec> jobs, Optional<Path> requirementsFile,
                   io.gpusched.jobs.Requirements requirements, Consumer<SchedulerEvent> listener) {
         this(backend, options, clock, logDir, fresh, new JobsSource(jobsFile, jobs, requirementsFile, requirements,
-                JobsSource.quietFor(options.poll()), System::nanoTime), listener);
+                JobsSource.quietFor(options.poll()), System::nanoTime, options.policy().autoVram()), listener);
     }
 
     /** As the public constructor, with the jobs source given, so tests can step its quiet period by hand. */
@@ -319,7 +319,8 @@ public final class Engine {
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals, leases);
         Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post,
                 reader::lastGpus);
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, orphans);
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, orphans,
+                options.spikeBuffer());
         submissions = new Submissions(durability, source, outcomes, reporter, queue, leases);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
                 fairShare, stops, durability, runFiles, local, leases, names, running, procFs, reporter, outcomes,

@@ -81,6 +81,9 @@ final class JobsSource {
      * @param file live jobs file, if any
      * @param fixed fixed jobs (when there is no file)
      */
+    /** Whether a job that declares no memory learns it ({@code --auto-vram}). */
+    private final boolean learnUndeclared;
+
     JobsSource(Optional<Path> file, List<JobSpec> fixed) {
         this(file, fixed, DEFAULT_QUIET, System::nanoTime);
     }
@@ -105,6 +108,21 @@ final class JobsSource {
      */
     JobsSource(Optional<Path> file, List<JobSpec> fixed, Optional<Path> rulesFile, Requirements rules, Duration quiet,
                LongSupplier ticker) {
+        this(file, fixed, rulesFile, rules, quiet, ticker, false);
+    }
+
+    /**
+     * @param file live jobs file, if any
+     * @param fixed fixed jobs (when there is no file)
+     * @param rulesFile the live requirements file, if any
+     * @param rules its rules as read at start ({@link Requirements#NONE} without one)
+     * @param quiet how long a changed file must stay the same before it is taken (zero: at once)
+     * @param ticker monotonic nanoseconds, as {@link System#nanoTime}
+     * @param learnUndeclared whether a job that declares no memory learns it ({@code --auto-vram})
+     */
+    JobsSource(Optional<Path> file, List<JobSpec> fixed, Optional<Path> rulesFile, Requirements rules, Duration quiet,
+               LongSupplier ticker, boolean learnUndeclared) {
+        this.learnUndeclared = learnUndeclared;
         this.rulesReader = rulesFile.map(f -> new StableReader(f, quiet, ticker));
         this.rulesName = rulesFile.map(f -> String.valueOf(f.getFileName())).orElse("");
         this.rules = rules;
@@ -272,7 +290,8 @@ final class JobsSource {
             // Rules are applied here, to the lines as written, so an edit of either file re-derives them.
             Map<String, String> from = new HashMap<>();
             for (int i = 0; i < list.size(); i++) {
-                Requirements.Applied a = rules.apply(list.get(i));
+                JobSpec line = list.get(i);
+                Requirements.Applied a = rules.apply(learnUndeclared && !line.declared() ? line.learningVram() : line);
                 list.set(i, a.spec());
                 a.rule().ifPresent(rule -> from.put(a.spec().key(), rule));
             }

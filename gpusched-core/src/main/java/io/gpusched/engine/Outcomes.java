@@ -60,7 +60,8 @@ final class Outcomes {
     /** How one attempt ended, whether the scheduler watched it or found it finished on restart. */
     private record Ending(JobSpec spec, int no, List<Integer> gpus, OptionalLong declaredMib, int exitCode,
                           Optional<StopReason> stopping, Path log, boolean attributed, Map<Integer, Long> peakMib,
-                          OptionalDouble avgUtil, Duration took, OptionalLong run, boolean watched) {
+                          OptionalDouble avgUtil, Duration took, OptionalLong run, boolean watched,
+                          Optional<String> learned) {
         long peak() {
             return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
         }
@@ -174,7 +175,8 @@ final class Outcomes {
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
-                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, reporter.now()), OptionalLong.of(rj.run), true));
+                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, reporter.now()), OptionalLong.of(rj.run), true,
+                rj.learned));
     }
 
     /** Jobs the stop's last resort left nothing of: interrupted, so a restart runs them again. */
@@ -282,7 +284,7 @@ final class Outcomes {
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
         settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), names.log(no, r.gpus()), false,
                 Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.run().getAsLong()).orElse(Duration.ZERO), r.run(),
-                false));
+                false, Optional.empty()));
     }
 
     /** Journals and reports an attempt's end: an OOM retry, or the job's final outcome. */
@@ -322,7 +324,7 @@ final class Outcomes {
         before.ifPresent(f -> reporter.warnOnce("job " + end.no() + ": " + f.cause() + " — " + f.fix()));
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
                 peaks, verdict, end.avgUtil(), end.took(), measured, before.map(EnvironmentScript.Failure::cause),
-                owner(key)));
+                owner(key), end.learned()));
     }
 
     /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */

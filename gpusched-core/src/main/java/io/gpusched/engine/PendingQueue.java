@@ -6,6 +6,7 @@ import io.gpusched.SchedulerEvent;
 import io.gpusched.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.LearnedVram;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.policy.Dependencies;
 import java.time.Instant;
@@ -48,16 +49,21 @@ final class PendingQueue {
      * @param position its place among equal effective priorities: source order, then requeued time slices
      * @param since since when it waits
      * @param owner who it runs for
+     * @param learned where its declaration was learned, when it was ({@code vram=auto} with a history)
      */
     record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts, long position, Instant since,
-                      String owner) {
+                      String owner, Optional<LearnedVram> learned) {
     }
+
+    private final double spikeBuffer;
 
     private final Orphans adoption;
 
     PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions, Orphans orphans) {
+                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions, Orphans orphans,
+                 double spikeBuffer) {
         this.adoption = orphans;
+        this.spikeBuffer = spikeBuffer;
         this.positions = positions;
         this.durability = durability;
         this.source = source;
@@ -218,11 +224,16 @@ final class PendingQueue {
             if (j.cancel()) {
                 continue;
             }
-            OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
+            // An OOM's bump first (this job's own lesson), then what earlier runs taught, then the line or its rule.
+            Optional<LearnedVram> learned = r.nextVramMib().isEmpty() && j.learnVram()
+                    ? LearnedVram.learn(j.command(), source.ruleOf(j.key()), durability.state().peaks(), spikeBuffer)
+                    : Optional.empty();
+            OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib()
+                    : learned.isPresent() ? OptionalLong.of(learned.get().mib()) : j.vramMib();
             Instant waitingSince = positions.since(j.key(), k -> durability.state().submission(k)
                     .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
             PendingJob p = new PendingJob(j, no(j.key()), declared, r.attempts(), positions.position(j.key(), position),
-                    waitingSince, Submissions.owner(durability.state(), j.key()));
+                    waitingSince, Submissions.owner(durability.state(), j.key()), learned);
             Dependencies.Verdict v = dependencies.check(j.scheduling().after(), this::known);
             if (v instanceof Dependencies.Failed f) {
                 outcomes.fail(p, JobStatus.DEPENDENCY_FAILED, f.reason());
@@ -249,7 +260,8 @@ final class PendingQueue {
      *     OOM, the bump) decided it
      */
     java.util.Optional<String> ruleOf(PendingJob p) {
-        return p.spec().vramMib().equals(p.declaredMib()) ? source.ruleOf(p.spec().key()) : java.util.Optional.empty();
+        return p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib()) ? source.ruleOf(p.spec().key())
+                : java.util.Optional.empty();
     }
 
     String ownerOf(String key) {

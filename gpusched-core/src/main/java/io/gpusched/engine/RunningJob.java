@@ -17,6 +17,8 @@ final class RunningJob {
     final OptionalLong declaredMib;
     /** The requirement rule its declaration came from, set at launch; empty when none. */
     java.util.Optional<String> rule = java.util.Optional.empty();
+    /** Where its declaration was learned ({@code vram=auto}), set at launch; empty when it was not. */
+    java.util.Optional<String> learned = java.util.Optional.empty();
     final List<Integer> gpus;
     /** The run's session (and process group) id; its leader's pid. */
     final long pid;

@@ -30,6 +30,10 @@ import java.util.OptionalLong;
  *     the job's identity
  * @param share a share of one GPU's memory ({@code gpus=0.5}); when present, {@code gpus} is 1 and
  *     {@code vramMib} is empty: the MiB reserved is that share of the total of the GPU the job gets
+ * @param learnVram whether the job's declaration is learned ({@code vram=auto}, or the scheduler's
+ *     {@code --auto-vram} for a line that declares none): from the latest peak of the same command, else
+ *     of the same requirement rule; else it is {@code vramMib} (a rule's figure, filled in by
+ *     {@link Requirements}) or undeclared. Never with a {@code share}
  */
 public record JobSpec(
         String command,
@@ -42,7 +46,8 @@ public record JobSpec(
         String key,
         Scheduling scheduling,
         RunEnvironment environment,
-        Optional<GpuShare> share) {
+        Optional<GpuShare> share,
+        boolean learnVram) {
 
     /**
      * Validates the fields; the parser never builds an invalid spec, so this guards API users.
@@ -59,12 +64,16 @@ public record JobSpec(
      *     job pinned to some GPUs cannot ask for more {@code gpus} than it is pinned to
      * @param environment see {@link #environment()}
      * @param share see {@link #share()}; only with one GPU and no {@code vramMib}
+     * @param learnVram see {@link #learnVram()}; not with a {@code share}
      */
     public JobSpec {
         Objects.requireNonNull(command, "command");
         Objects.requireNonNull(share, "share");
         if (share.isPresent() && (gpus != 1 || vramMib.isPresent())) {
             throw new IllegalArgumentException("a GPU share (gpus=" + share.get() + ") is one GPU without vram");
+        }
+        if (share.isPresent() && learnVram) {
+            throw new IllegalArgumentException("a GPU share (gpus=" + share.get() + ") is a declaration: nothing to learn");
         }
         Objects.requireNonNull(scheduling, "scheduling");
         Objects.requireNonNull(environment, "environment");
@@ -103,6 +112,26 @@ public record JobSpec(
         if (line < 1) {
             throw new IllegalArgumentException("line must be >= 1, got " + line);
         }
+    }
+
+    /**
+     * A job whose declaration is not learned.
+     *
+     * @param command see {@link #command()}
+     * @param vramMib see {@link #vramMib()}
+     * @param gpus see {@link #gpus()}
+     * @param timeout see {@link #timeout()}
+     * @param retries see {@link #retries()}
+     * @param cancel see {@link #cancel()}
+     * @param line see {@link #line()}
+     * @param key see {@link #key()}
+     * @param scheduling see {@link #scheduling()}
+     * @param environment see {@link #environment()}
+     * @param share see {@link #share()}
+     */
+    public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
+                   int line, String key, Scheduling scheduling, RunEnvironment environment, Optional<GpuShare> share) {
+        this(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, environment, share, false);
     }
 
     /**
@@ -164,7 +193,8 @@ public record JobSpec(
      * @return this job under another key (as a submission is keyed by its number)
      */
     public JobSpec withKey(String newKey) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling, environment, share);
+        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling, environment, share,
+                learnVram);
     }
 
     /**
@@ -172,7 +202,32 @@ public record JobSpec(
      * @return this job run with them instead
      */
     public JobSpec withEnvironment(RunEnvironment newEnvironment) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, newEnvironment, share);
+        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, newEnvironment, share,
+                learnVram);
+    }
+
+    /**
+     * @param newVramMib the declaration, e.g. a requirement rule's figure
+     * @param newGpus how many GPUs
+     * @param newTimeout the time limit
+     * @param newRetries the OOM retries
+     * @return this job with them instead (a share, if any, is kept only while no {@code vram} is given)
+     */
+    public JobSpec withRequirements(OptionalLong newVramMib, int newGpus, Optional<Duration> newTimeout, int newRetries) {
+        Optional<GpuShare> keptShare = newVramMib.isPresent() ? Optional.empty() : share;
+        return new JobSpec(command, newVramMib, newGpus, newTimeout, newRetries, cancel, line, key, scheduling, environment,
+                keptShare, learnVram && keptShare.isEmpty());
+    }
+
+    /**
+     * @return this job with its declaration learned ({@code vram=auto}); itself when it has a share, which
+     *     is a declaration
+     */
+    public JobSpec learningVram() {
+        if (learnVram || share.isPresent()) {
+            return this;
+        }
+        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, environment, share, true);
     }
 
     /**
@@ -197,7 +252,8 @@ public record JobSpec(
      * The line as it would be written in a jobs file: a block holding every attribute that differs
      * from the default, then the command. Parsing it with {@link #parse(String)} gives back this spec,
      * line number aside (a file of such lines is checked as a whole too: see {@link JobsFileParser}).
-     * The attributes come in this order: {@code vram} (MiB), {@code gpus} (a share as a decimal, {@code gpus=0.5}), {@code timeout} (decimal
+     * The attributes come in this order: {@code vram} (MiB, or {@code auto} when learned, whatever figure a
+     * rule filled in), {@code gpus} (a share as a decimal, {@code gpus=0.5}), {@code timeout} (decimal
      * seconds), {@code retries}, {@code cancel}, {@code priority}, {@code gpu-ids} (runs of three or
      * more consecutive indices as a range, {@code 0-3}), {@code preemptible}, {@code on-timeout=requeue},
      * {@code name}, {@code after} (the jobs that must end ok), {@code after-any} (the others),
@@ -213,7 +269,11 @@ public record JobSpec(
      */
     public String toLine() {
         List<String> attrs = new ArrayList<>();
-        vramMib.ifPresent(v -> attrs.add("vram=" + v));
+        if (learnVram) {
+            attrs.add("vram=auto");
+        } else {
+            vramMib.ifPresent(v -> attrs.add("vram=" + v));
+        }
         if (share.isPresent()) {
             attrs.add("gpus=" + share.get());
         } else if (gpus != 1) {

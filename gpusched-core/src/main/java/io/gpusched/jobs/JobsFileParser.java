@@ -381,7 +381,7 @@ public final class JobsFileParser {
 
     /** What must hold between the attributes of one block. */
     private static void checkBlock(Parsed p, String source, int lineNo) {
-        if (p.share.isPresent() && p.vram.isPresent()) {
+        if (p.share.isPresent() && (p.vram.isPresent() || p.learnVram)) {
             // Two answers to one question: a share is a different MiB on each card, vram the same on all.
             throw JobSpecException.stated(source, lineNo, p.gpusToken, p.vramToken + " and " + p.gpusToken
                     + " both say how much memory the job needs", "keep one: " + p.gpusToken
@@ -441,9 +441,13 @@ public final class JobsFileParser {
         switch (key) {
             case "vram" -> {
                 p.vramToken = token;
-                p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
-                    new JobSpecException(source, lineNo, token, "bad vram", "give positive MiB like 18000, or a size like 18G, 1.5GiB, 512MiB (at most "
-                            + Units.MAX_MIB + " MiB)")));
+                if (value.equalsIgnoreCase("auto")) {
+                    p.learnVram = true;
+                } else {
+                    p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
+                        new JobSpecException(source, lineNo, token, "bad vram", "give positive MiB like 18000, a size like 18G,"
+                                + " 1.5GiB, 512MiB (at most " + Units.MAX_MIB + " MiB), or auto to learn it from earlier runs")));
+                }
             }
             case "gpus" -> {
                 p.gpusToken = token;
@@ -536,6 +540,7 @@ public final class JobsFileParser {
     private static final class Parsed {
         String command;
         OptionalLong vram = OptionalLong.empty();
+        boolean learnVram;
         String vramToken = "";
         Optional<GpuShare> share = Optional.empty();
         String gpusToken = "";
@@ -564,7 +569,7 @@ public final class JobsFileParser {
             if (tty) {
                 env = env.withTty();
             }
-            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s, env, share);
+            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s, env, share, learnVram);
         }
     }
 }

@@ -19,7 +19,9 @@ import java.util.regex.Pattern;
  * pattern matches the command; else the default; else the line's own default. A line "declares" an
  * attribute when it differs from the default a line without it gets: {@code vram} and {@code timeout}
  * when present, {@code gpus} other than 1, {@code retries} other than 0 (a line's {@code [gpus=1]}
- * reads the same as none, so a rule's {@code gpus} applies to it).
+ * reads the same as none, so a rule's {@code gpus} applies to it); a share ({@code gpus=0.5}) declares
+ * both {@code vram} and {@code gpus}. A line that learns its {@code vram} ({@code vram=auto}) still gets
+ * the rule's figure here: it is what the job asks for until a run teaches better.
  *
  * @param rules the rules, in the order they are tried
  * @param fallback the default's attributes, named {@code default}; {@link Rule#NONE}'s when there is none
@@ -168,11 +170,12 @@ public record Requirements(List<Rule> rules, Rule fallback) {
         Optional<Duration> timeout = spec.timeout();
         int retries = spec.retries();
         boolean used = false;
-        if (vram.isEmpty() && r.vramMib().isPresent()) {
+        // A share is the line's declaration as much as vram is.
+        if (vram.isEmpty() && spec.share().isEmpty() && r.vramMib().isPresent()) {
             vram = r.vramMib();
             used = true;
         }
-        if (gpus == 1 && r.gpus().isPresent() && r.gpus().getAsInt() != 1) {
+        if (gpus == 1 && spec.share().isEmpty() && r.gpus().isPresent() && r.gpus().getAsInt() != 1) {
             // A job pinned to fewer GPUs than the rule asks for keeps its pins' limit: the line wins.
             if (!spec.scheduling().pinned() || r.gpus().getAsInt() <= spec.scheduling().gpuIds().size()) {
                 gpus = r.gpus().getAsInt();
@@ -190,7 +193,6 @@ public record Requirements(List<Rule> rules, Rule fallback) {
         if (!used) {
             return new Applied(spec, Optional.empty());
         }
-        return new Applied(new JobSpec(spec.command(), vram, gpus, timeout, retries,
-                spec.cancel(), spec.line(), spec.key(), spec.scheduling(), spec.environment()), Optional.of(r.name()));
+        return new Applied(spec.withRequirements(vram, gpus, timeout, retries), Optional.of(r.name()));
     }
 }

@@ -11,10 +11,14 @@ import java.util.Set;
 /**
  * The folded state of a journal written back as the fewest events that fold to it again: per job its
  * first sight (or submission) and, as it stands, its outcome, its OOM retry state, or its run in
- * flight; the paused GPUs; and a first line that keeps the next display and run numbers. Submissions
+ * flight; the paused GPUs; the peaks {@code vram=auto} learns from; and a first line that keeps the next
+ * display and run numbers. Submissions
  * that ended are history, not queue: only the most recent {@code keepEndedSubmissions} are kept. Pure.
  */
 public final class Compaction {
+    /** How many commands' learned peaks a compaction keeps, the most recent: a bound for a scheduler that runs for months. */
+    static final int KEEP_LEARNED_COMMANDS = 10_000;
+
     private Compaction() {
     }
 
@@ -47,6 +51,8 @@ public final class Compaction {
                 out.addAll(job(e.getKey(), e.getValue(), null));
             }
         }
+        // Last, and whatever the jobs above say: the learned peaks outlive the submissions dropped here.
+        out.addAll(state.peaks().lines(KEEP_LEARNED_COMMANDS));
         return out;
     }
 

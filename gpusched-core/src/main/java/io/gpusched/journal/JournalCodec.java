@@ -91,6 +91,9 @@ public final class JournalCodec {
                 if (s.vramMib().isPresent()) {
                     g.writeNumberField("vram", s.vramMib().getAsLong());
                 }
+                if (s.rule().isPresent()) {
+                    g.writeStringField("rule", s.rule().get());
+                }
             } else if (e instanceof JournalEvent.Interrupted) {
                 g.writeStringField("event", "interrupted");
             } else if (e instanceof JournalEvent.Compacted c) {
@@ -101,6 +104,10 @@ public final class JournalCodec {
                 g.writeStringField("event", "gpu_paused");
                 g.writeNumberField("gpu", p.gpu());
                 g.writeBooleanField("paused", p.paused());
+            } else if (e instanceof JournalEvent.Learned l) {
+                g.writeStringField("event", "learned");
+                g.writeNumberField("no", l.no());
+                g.writeNumberField("peak_mib", l.peakMib());
             } else if (e instanceof JournalEvent.Retry) {
                 g.writeStringField("event", "retry");
             } else if (e instanceof JournalEvent.Requeued q) {
@@ -178,7 +185,9 @@ public final class JournalCodec {
      *   <li>{@code seen}: {@code no} in [1, 10^9], {@code command} a string;</li>
      *   <li>{@code started}: {@code pgid} in [2, 2^31 − 1] (a {@code pid_t}; never init, 0 or a
      *       negative group), {@code gpus} an array of indices in [0, 2^31 − 1], {@code vram} absent, null or MiB in
-     *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
+     *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}], {@code rule} absent or a string;</li>
+     *   <li>{@code learned}: {@code key} {@code cmd:<hash>} or {@code rule:<name>}, {@code no} as for
+     *       {@code seen}, {@code peak_mib} at least 1;</li>
      *   <li>{@code interrupted}, {@code retry}: no other field;</li>
      *   <li>{@code requeued}: {@code reason} {@code preempted} or {@code time_slice};</li>
      *   <li>{@code compacted}: {@code key} {@code journal}, {@code next_no} in [1, 10^9 + 1], {@code next_run} at least 1;</li>
@@ -229,7 +238,8 @@ public final class JournalCodec {
                 return Optional.of(new JournalEvent.Seen(k, (int) f.whole("no", 1, MAX_NO), f.string("command")));
             case "started":
                 return Optional.of(new JournalEvent.Started(k, f.whole("pgid", 2, Integer.MAX_VALUE),
-                        f.wholeList("gpus", 0, Integer.MAX_VALUE), f.optionalNullableWhole("vram", 1, Units.MAX_MIB)));
+                        f.wholeList("gpus", 0, Integer.MAX_VALUE), f.optionalNullableWhole("vram", 1, Units.MAX_MIB),
+                        f.optionalString("rule")));
             case "submitted":
                 return Optional.of(new JournalEvent.Submitted(k, (int) f.whole("no", 1, MAX_NO), f.string("command"),
                         f.nullableWhole("vram", 1, Units.MAX_MIB), (int) f.whole("gpus", 1, 1024),
@@ -255,6 +265,12 @@ public final class JournalCodec {
                     throw new IllegalArgumentException("\"key\" of a gpu_paused event must be gpu" + gpu);
                 }
                 return Optional.of(new JournalEvent.GpuPaused(k, gpu, f.bool("paused")));
+            case "learned":
+                if (!JournalEvent.Learned.isKey(k)) {
+                    throw new IllegalArgumentException("\"key\" of a learned event must be cmd:<hash> or rule:<name>");
+                }
+                return Optional.of(new JournalEvent.Learned(k, (int) f.whole("no", 1, MAX_NO), f.whole("peak_mib", 1,
+                        Long.MAX_VALUE)));
             case "retry":
                 return Optional.of(new JournalEvent.Retry(k));
             case "requeued":

@@ -163,8 +163,11 @@ public sealed interface JournalEvent {
      * @param vramMib the run's declaration in MiB per GPU ({@code vram}), as the scheduler held it for this
      *     run (an OOM retry's is the bumped one); empty when undeclared, and in lines of the original tool and
      *     of versions before it was written, which {@code gpusched stats} then infers from the submission
+     * @param rule the requirement rule the job matched ({@code rule}), so a later job of the same rule can
+     *     learn from its peak; empty when none did, and in older lines
      */
-    record Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib) implements JournalEvent {
+    record Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib, Optional<String> rule)
+            implements JournalEvent {
         /**
          * Copies the list.
          *
@@ -172,11 +175,25 @@ public sealed interface JournalEvent {
          * @param pgid see {@link #pgid()}
          * @param gpus see {@link #gpus()}
          * @param vramMib see {@link #vramMib()}
+         * @param rule see {@link #rule()}
          */
         public Started {
             Objects.requireNonNull(key);
             Objects.requireNonNull(vramMib);
+            Objects.requireNonNull(rule);
             gpus = List.copyOf(gpus);
+        }
+
+        /**
+         * A launch that matched no requirement rule.
+         *
+         * @param key see {@link #key()}
+         * @param pgid see {@link #pgid()}
+         * @param gpus see {@link #gpus()}
+         * @param vramMib see {@link #vramMib()}
+         */
+        public Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib) {
+            this(key, pgid, gpus, vramMib, Optional.empty());
         }
 
         /**
@@ -311,6 +328,48 @@ public sealed interface JournalEvent {
             if (!KEY.equals(key)) {
                 throw new IllegalArgumentException("a compaction marker's key is " + KEY + ", got " + key);
             }
+        }
+    }
+
+    /**
+     * What a compaction keeps of the peaks that {@code vram=auto} learns from ({@link PeakHistory}), since it
+     * drops the records of submissions that ended long ago. Not a job's event: its key names what was
+     * learned, {@code cmd:} and a command's hash ({@link io.gpusched.jobs.JobKeys#hash}) or {@code rule:}
+     * and a requirement rule's name, which no job key can be. The original tool never writes it.
+     *
+     * @param key {@code cmd:<hash>} or {@code rule:<name>}
+     * @param no the display number of the job whose peak it is
+     * @param peakMib that job's peak, the largest over its GPUs, in MiB (at least 1)
+     */
+    record Learned(String key, int no, long peakMib) implements JournalEvent {
+        /** The key prefix of a command's peak. */
+        public static final String COMMAND = "cmd:";
+        /** The key prefix of a rule's peak. */
+        public static final String RULE = "rule:";
+
+        /**
+         * Checks the key's form and the peak.
+         *
+         * @param key see {@link #key()}
+         * @param no see {@link #no()}
+         * @param peakMib see {@link #peakMib()}
+         */
+        public Learned {
+            if (!isKey(key)) {
+                throw new IllegalArgumentException("a learned peak's key is cmd:<hash> or rule:<name>, got " + key);
+            }
+            if (no < 1 || peakMib < 1) {
+                throw new IllegalArgumentException("a learned peak needs a job number and a peak of at least 1 MiB");
+            }
+        }
+
+        /**
+         * @param key a journal line's key
+         * @return whether it names a learned peak
+         */
+        public static boolean isKey(String key) {
+            return key.startsWith(COMMAND) && key.length() > COMMAND.length()
+                    || key.startsWith(RULE) && key.length() > RULE.length();
         }
     }
 

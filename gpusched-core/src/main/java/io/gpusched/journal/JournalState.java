@@ -11,6 +11,7 @@ public final class JournalState {
     private final Map<String, JobRecord> records = new HashMap<>();
     private final Map<String, JournalEvent.Submitted> submissions = new java.util.LinkedHashMap<>();
     private final java.util.Set<Integer> pausedGpus = new java.util.TreeSet<>();
+    private final PeakHistory peaks = new PeakHistory();
     private int nextNo = 1;
     private long nextRun = 1;
 
@@ -33,7 +34,13 @@ public final class JournalState {
             }
             return;
         }
-        records.put(e.key(), record(e.key()).apply(e));
+        if (e instanceof JournalEvent.Learned l) {
+            peaks.apply(l);
+            return;
+        }
+        JobRecord r = record(e.key()).apply(e);
+        records.put(e.key(), r);
+        peaks.apply(e, r);
         if (e instanceof JournalEvent.Seen s) {
             nextNo = Math.max(nextNo, s.no() + 1);
         } else if (e instanceof JournalEvent.Submitted s) {
@@ -78,6 +85,11 @@ public final class JournalState {
     /** @return the GPUs paused now, by index (a read-only view) */
     public java.util.Set<Integer> pausedGpus() {
         return java.util.Collections.unmodifiableSet(pausedGpus);
+    }
+
+    /** @return the peaks {@code vram=auto} learns from (a live view: do not keep it past the state's thread) */
+    public PeakHistory peaks() {
+        return peaks;
     }
 
     /** @return every key's record (a read-only view) */

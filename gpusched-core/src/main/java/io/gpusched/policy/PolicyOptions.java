@@ -16,9 +16,11 @@ import java.util.Objects;
  * @param maxUtilPercent a GPU whose recent utilisation (the mean of its readings over the last 30 s) is
  *     above this many percent takes no new job ({@code --max-util}, 0 to 100); empty (the default) means
  *     utilisation never blocks. GPUs without a reading are never blocked by it.
+ * @param autoVram whether every job that declares no memory learns it, as {@code vram=auto} on its line
+ *     would ({@code --auto-vram}; default off: such a job runs alone on an idle GPU)
  */
 public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fairShareHalfLife,
-                            java.util.OptionalInt maxUtilPercent) {
+                            java.util.OptionalInt maxUtilPercent, boolean autoVram) {
     /**
      * Validates the durations.
      *
@@ -26,6 +28,7 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
      * @param reserveAfter see {@link #reserveAfter()}
      * @param fairShareHalfLife see {@link #fairShareHalfLife()}
      * @param maxUtilPercent see {@link #maxUtilPercent()}
+     * @param autoVram see {@link #autoVram()}
      */
     public PolicyOptions {
         Objects.requireNonNull(ageStep, "ageStep");
@@ -48,7 +51,7 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
 
     /** @return age step 15 minutes, reserve after 30 minutes, fair-share half-life 4 hours */
     public static PolicyOptions defaults() {
-        return new PolicyOptions(Duration.ofMinutes(15), Duration.ofMinutes(30), Duration.ofHours(4), java.util.OptionalInt.empty());
+        return new PolicyOptions(Duration.ofMinutes(15), Duration.ofMinutes(30), Duration.ofHours(4), java.util.OptionalInt.empty(), false);
     }
 
     /**
@@ -56,7 +59,7 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
      * @return these options with that age step
      */
     public PolicyOptions withAgeStep(Duration v) {
-        return new PolicyOptions(v, reserveAfter, fairShareHalfLife, maxUtilPercent);
+        return new PolicyOptions(v, reserveAfter, fairShareHalfLife, maxUtilPercent, autoVram);
     }
 
     /**
@@ -64,7 +67,7 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
      * @return these options with that reservation threshold
      */
     public PolicyOptions withReserveAfter(Duration v) {
-        return new PolicyOptions(ageStep, v, fairShareHalfLife, maxUtilPercent);
+        return new PolicyOptions(ageStep, v, fairShareHalfLife, maxUtilPercent, autoVram);
     }
 
     /**
@@ -72,7 +75,7 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
      * @return these options with that half-life
      */
     public PolicyOptions withFairShareHalfLife(Duration v) {
-        return new PolicyOptions(ageStep, reserveAfter, v, maxUtilPercent);
+        return new PolicyOptions(ageStep, reserveAfter, v, maxUtilPercent, autoVram);
     }
 
     /**
@@ -80,6 +83,14 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
      * @return a copy with this utilisation limit
      */
     public PolicyOptions withMaxUtilPercent(int percent) {
-        return new PolicyOptions(ageStep, reserveAfter, fairShareHalfLife, java.util.OptionalInt.of(percent));
+        return new PolicyOptions(ageStep, reserveAfter, fairShareHalfLife, java.util.OptionalInt.of(percent), autoVram);
+    }
+
+    /**
+     * @param v see {@link #autoVram()}
+     * @return these options with it
+     */
+    public PolicyOptions withAutoVram(boolean v) {
+        return new PolicyOptions(ageStep, reserveAfter, fairShareHalfLife, maxUtilPercent, v);
     }
 }

@@ -106,8 +106,9 @@ final class History {
             if (entry.atMillis().isPresent()) {
                 first = Math.min(first, entry.atMillis().getAsLong());
             }
-            // Not jobs: a GPU's pause and a compaction's numbers.
-            if (e instanceof JournalEvent.GpuPaused || e instanceof JournalEvent.Compacted) {
+            // Not jobs: a GPU's pause, a compaction's numbers and the peaks it kept.
+            if (e instanceof JournalEvent.GpuPaused || e instanceof JournalEvent.Compacted
+                    || e instanceof JournalEvent.Learned) {
                 continue;
             }
             Job job = jobs.computeIfAbsent(e.key(), k -> new Job(k, fileJobsOwner));

@@ -347,9 +347,11 @@ public final class JobSpecArbitraries {
             // One in six asks for a share of one GPU instead of whole GPUs and a vram (the parser refuses both).
             Optional<GpuShare> share = random.nextInt(6) == 0 ? Optional.of(gpuShares().next(random, size)) : Optional.empty();
             OptionalLong v = share.isPresent() ? OptionalLong.empty() : vram.next(random, size);
+            // One undeclared line in four learns its vram ([vram=auto]).
+            boolean learn = share.isEmpty() && v.isEmpty() && random.nextInt(4) == 0;
             return new JobSpec(command, v, share.isPresent() ? 1 : g, t, retries.next(random, size), random.nextInt(5) == 0, 1,
                     JobKeys.key(command, 0), s.equals(Scheduling.DEFAULT) ? Scheduling.DEFAULT : s,
-                    environments().next(random, size), share);
+                    environments().next(random, size), share, learn);
         };
     }
 
@@ -357,7 +359,7 @@ public final class JobSpecArbitraries {
         Scheduling s = spec.scheduling();
         Scheduling named = new Scheduling(s.priority(), s.gpuIds(), s.preemptible(), s.onTimeout(), name, after);
         return new JobSpec(spec.command(), spec.vramMib(), spec.gpus(), spec.timeout(), spec.retries(), spec.cancel(),
-                spec.line(), spec.key(), named, spec.environment(), spec.share());
+                spec.line(), spec.key(), named, spec.environment(), spec.share(), spec.learnVram());
     }
 
     private static <T> void shuffle(List<T> list, RandomGenerator random) {

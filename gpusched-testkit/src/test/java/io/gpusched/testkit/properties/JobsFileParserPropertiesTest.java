@@ -373,7 +373,8 @@ class JobsFileParserPropertiesTest {
                 lines.add(j.toLine());
                 int occurrence = seen.merge(j.command(), 1, Integer::sum) - 1;
                 expected.add(new JobSpec(j.command(), j.vramMib(), j.gpus(), j.timeout(), j.retries(), j.cancel(),
-                        lines.size(), sha1Prefix(j.command()) + "#" + occurrence, j.scheduling(), j.environment(), j.share()));
+                        lines.size(), sha1Prefix(j.command()) + "#" + occurrence, j.scheduling(), j.environment(), j.share(),
+                        j.learnVram()));
             }
             String lf = String.join("\n", lines);
             assertEquals(expected, JobsFileParser.parse(lf, "jobs.txt"), "LF file:\n" + lf);
@@ -515,7 +516,7 @@ class JobsFileParserPropertiesTest {
 
     private static JobSpec withCommand(JobSpec s, String command) {
         return new JobSpec(command, s.vramMib(), s.gpus(), s.timeout(), s.retries(), s.cancel(), 1, sha1Prefix(command) + "#0",
-                s.scheduling(), s.environment(), s.share());
+                s.scheduling(), s.environment(), s.share(), s.learnVram());
     }
 
     static String sha1Prefix(String command) {

@@ -64,6 +64,14 @@ class RequirementsPropertiesTest {
             if (in.vramMib().isPresent()) {
                 assertEquals(in.vramMib(), out.vramMib());
             }
+            // A share declares the job's memory and its one GPU; no rule replaces it.
+            assertEquals(in.share(), out.share());
+            if (in.share().isPresent()) {
+                assertEquals(OptionalLong.empty(), out.vramMib());
+                assertEquals(1, out.gpus());
+            }
+            // A learning line still learns: the rule's figure is only what it asks for until a run teaches.
+            assertEquals(in.learnVram(), out.learnVram());
             if (in.gpus() != 1) {
                 assertEquals(in.gpus(), out.gpus());
             }
@@ -90,7 +98,7 @@ class RequirementsPropertiesTest {
             Requirements.Rule expected = first.orElse(c.rules().fallback());
             Requirements.Applied applied = c.rules().apply(in);
             JobSpec out = applied.spec();
-            if (in.vramMib().isEmpty()) {
+            if (in.vramMib().isEmpty() && in.share().isEmpty()) {
                 assertEquals(expected.vramMib(), out.vramMib());
             }
             if (in.timeout().isEmpty()) {
@@ -99,7 +107,7 @@ class RequirementsPropertiesTest {
             if (in.retries() == 0) {
                 assertEquals(expected.retries().orElse(0), out.retries());
             }
-            if (in.gpus() == 1 && expected.gpus().isPresent()) {
+            if (in.gpus() == 1 && in.share().isEmpty() && expected.gpus().isPresent()) {
                 boolean fitsPins = !in.scheduling().pinned() || expected.gpus().getAsInt() <= in.scheduling().gpuIds().size();
                 assertEquals(fitsPins ? expected.gpus().getAsInt() : 1, out.gpus());
             }
@@ -120,7 +128,7 @@ class RequirementsPropertiesTest {
             JobSpec in = c.spec();
             JobSpec out = rules.apply(in).spec();
             Requirements.Rule d = rules.fallback();
-            assertEquals(in.vramMib().isPresent() ? in.vramMib() : d.vramMib(), out.vramMib());
+            assertEquals(in.vramMib().isPresent() || in.share().isPresent() ? in.vramMib() : d.vramMib(), out.vramMib());
             assertEquals(in.timeout().isPresent() ? in.timeout() : d.timeout(), out.timeout());
             assertTrue(rules.ruleFor(in.command()) == d);
         });
