@@ -70,6 +70,8 @@ public final class Engine {
     private boolean interruptedWhileRunning;
     private boolean drainedAnnounced;
     private boolean dirty = true;
+    /** Submissions the next round must plan, and when it is due (at once, unless the queue is large). */
+    private final SubmitBurst burst = new SubmitBurst();
     private volatile Thread loopThread;
     private volatile io.gpusched.QueueSnapshot snapshot;
     private Controls controls;
@@ -288,6 +290,7 @@ public final class Engine {
         } finally {
             inbox.close();
             gpus.close();
+            spawnd.ifPresent(SpawnServer::close);
             if (interruptedWhileRunning) {
                 Thread.currentThread().interrupt();
             }
@@ -313,8 +316,9 @@ public final class Engine {
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
                 positions, fairShare, timelines);
         stops = new Stops(options, running, signals, procFs, names, reporter);
+        spawnd = SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
-                options.visibleDevices());
+                options.visibleDevices(), spawnd);
         leases = new Leases(local, runFiles, names, procFs, reporter);
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals, leases);
         Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post,
@@ -328,6 +332,9 @@ public final class Engine {
         planner = new Planner(queue, dispatcher, durability, reader, reporter);
     }
 
+    /** The native spawn server the launcher uses, while the run lasts; empty where it cannot run. */
+    private Optional<SpawnServer> spawnd = Optional.empty();
+
     private RunSummary loop() {
         long sampleNanos = options.effectiveSampleInterval().toNanos();
         long pollNanos = options.poll().toNanos();
@@ -335,7 +342,9 @@ public final class Engine {
             // While stopping no round, sample or sweep runs: their times stay in the past and would make
             // every wait zero. Exits and kill deadlines alone wake a stopping loop.
             boolean stopping = stops.stopping();
-            drainInbox(timers.waitNanos(timers.now(), stops.deadlineWait(), !stopping, !stopping && !running.isEmpty(),
+            // While stopping no round runs, so a waiting submission must not cut the wait short.
+            long cap = stopping ? stops.deadlineWait() : Math.min(stops.deadlineWait(), burst.dueIn(timers.now(), queued()));
+            drainInbox(timers.waitNanos(timers.now(), cap, !stopping, !stopping && !running.isEmpty(),
                     !stopping && !leftovers.isEmpty()));
             if (stops.stopping()) {
                 if (stops.stopDone()) {
@@ -351,8 +360,9 @@ public final class Engine {
                 stops.enforceDeadlines();
                 timers.schedule(Timer.SAMPLE, sampleNanos);
             }
-            if (dirty || timers.due(Timer.ROUND, now)) {
+            if (dirty || timers.due(Timer.ROUND, now) || burst.dueIn(now, queued()) == 0) {
                 dirty = false;
+                burst.planned();
                 round();
                 // A jobs-file change waiting to settle is looked at again as soon as it can be decided.
                 timers.schedule(Timer.ROUND, Math.min(pollNanos, source.settleNanos().orElse(pollNanos)));
@@ -364,6 +374,7 @@ public final class Engine {
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
             if (queue.pending().isEmpty() && running.isEmpty() && queue.liveOrphans() == 0 && inbox.isEmpty() && !dirty
+                    && !burst.pending()
                     && source.settleNanos().isEmpty()) {
                 if (!options.watch()) {
                     reporter.emit(new SchedulerEvent.Drained(reporter.now(), false));
@@ -404,13 +415,18 @@ public final class Engine {
         }
     }
 
+    /** @return how many jobs the last round found queued, pending or held */
+    private int queued() {
+        return queue.pending().size() + queue.held().size();
+    }
+
     private void handle(Inbox.Message m) {
         if (m instanceof Inbox.Exited e) {
             outcomes.reap(e.job(), e.exitCode());
             dirty = true;
         } else if (m instanceof Inbox.Submitted s) {
             submissions.accept(s.spec(), s.context(), s.result(), s.accepted(), s.lease());
-            dirty = true;
+            burst.submitted(timers.now());
         } else if (m instanceof Inbox.Control c) {
             c.action().run();
             dirty = true;

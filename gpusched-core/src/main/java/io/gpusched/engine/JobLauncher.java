@@ -81,8 +81,16 @@ final class JobLauncher implements RunExecutor {
     private final Path workDir;
     private final Map<String, String> extraEnv;
     private final VisibleDevices visibleDevices;
+    /** The native spawn server, when it runs here: a run then needs no {@code setsid} exec. */
+    private final Optional<SpawnServer> spawnd;
 
     JobLauncher(Path setsid, Path workDir, Map<String, String> extraEnv, VisibleDevices visibleDevices) {
+        this(setsid, workDir, extraEnv, visibleDevices, Optional.empty());
+    }
+
+    JobLauncher(Path setsid, Path workDir, Map<String, String> extraEnv, VisibleDevices visibleDevices,
+                Optional<SpawnServer> spawnd) {
+        this.spawnd = spawnd;
         this.setsid = setsid;
         this.workDir = workDir;
         this.extraEnv = Map.copyOf(extraEnv);
@@ -106,9 +114,8 @@ final class JobLauncher implements RunExecutor {
 
     @Override
     public Started start(Launch l) throws IOException {
-        Process p = launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files(),
+        return launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files(),
                 l.workDir().orElse(workDir), l.environment(), l.runAs());
-        return new Started(p.pid(), p.onExit().thenApply(Process::exitValue));
     }
 
     /**
@@ -120,11 +127,11 @@ final class JobLauncher implements RunExecutor {
      * @param runAs the user to run the command as, and its log; {@code log} then gets only what the
      *     wrapper itself says (setpriv's errors)
      */
-    Process launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
+    Started launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
                    String runToken, RunFiles.Paths run, Path dir, Optional<Map<String, String>> environment,
                    Optional<RunExecutor.RunAs> runAs) throws IOException {
         Files.createDirectories(log.getParent());
-        List<String> argv = new java.util.ArrayList<>(List.of(setsid.toString(), "/bin/sh", "-c"));
+        List<String> argv = new java.util.ArrayList<>(List.of("/bin/sh", "-c"));
         boolean inFile = !argumentEncoding.canEncode(command) || command.length() > MAX_ARGUMENT_CHARS;
         argv.add(runAs.isPresent() ? (inFile ? WRAPPER_AS_FROM_FILE : WRAPPER_AS) : (inFile ? WRAPPER_FROM_FILE : WRAPPER));
         argv.add("sh");
@@ -140,6 +147,20 @@ final class JobLauncher implements RunExecutor {
             argv.add(as.user());
             argv.add(as.log().toString());
         });
+        if (spawnd.isPresent() && spawnd.get().alive()) {
+            Map<String, String> env = new java.util.LinkedHashMap<>(environment.orElseGet(System::getenv));
+            env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+            env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
+            try {
+                return spawnd.get().spawn(argv, env, dir, log, run.exit());
+            } catch (IOException e) {
+                if (spawnd.get().alive()) {
+                    throw e; // this run could not start (a missing directory, ...): as from the JVM's spawn
+                }
+                // The server died: this run and the next go through the JVM's spawn.
+            }
+        }
+        argv.add(0, setsid.toString());
         ProcessBuilder pb = new ProcessBuilder(argv);
         pb.directory(dir.toFile());
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
@@ -152,7 +173,8 @@ final class JobLauncher implements RunExecutor {
         });
         env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
         env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
-        return pb.start();
+        Process p = pb.start();
+        return new Started(p.pid(), p.onExit().thenApply(Process::exitValue));
     }
 
     /**

@@ -1,0 +1,268 @@
+/*
+ * gpusched-spawnd: the scheduler's spawn server (issue #18). One per scheduler, started once; it forks
+ * each job's wrapper as the leader of a new session and reports when it exits, so a job costs one fork
+ * of this small process and one exec (the wrapper's /bin/sh), where `setsid /bin/sh -c WRAPPER` from the
+ * JVM costs the JVM's spawn, an exec of setsid and then the exec of sh.
+ *
+ * Requests, on stdin, each a run of NUL-terminated fields:
+ *   ID CWD STDIN_PATH LOG_PATH ARGC ARG... ENVC ENV...
+ * The child leads a new session (setsid), starts in CWD, reads STDIN_PATH, appends stdout and stderr
+ * to LOG_PATH (created 0644 if missing) and execs ARG... with exactly ENV... as its environment.
+ * Replies, on stdout, one line each:
+ *   started ID PID          the exec succeeded (PID leads the job's session)
+ *   failed ID ERRNO TEXT    it did not; nothing of the job runs
+ *   exit PID STATUS         a started job's leader ended: its exit code, or 128 + the signal
+ * At end of stdin (the scheduler stopped or died) it exits at once and leaves its jobs running: the
+ * wrapper writes each one's exit status to its run's exit file, which a restarted scheduler reads.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int sigpipe_fds[2];
+
+static void on_child(int sig) {
+    (void) sig;
+    int saved = errno;
+    char b = 1;
+    (void) !write(sigpipe_fds[1], &b, 1);
+    errno = saved;
+}
+
+static void reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void reply(const char *fmt, ...) {
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        return;
+    }
+    size_t len = (size_t) n < sizeof line ? (size_t) n : sizeof line - 1;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(STDOUT_FILENO, line + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            _exit(0); /* the scheduler is gone */
+        }
+        off += (size_t) w;
+    }
+}
+
+/* Input buffer: requests arrive in pieces; fields are NUL-terminated. */
+static char *buf;
+static size_t buf_len, buf_cap;
+
+/* Parses one whole request from the buffer if it holds one; returns its length, or 0. */
+static size_t parse(char **fields, size_t max_fields, size_t *count) {
+    size_t pos = 0, n = 0;
+    size_t need = 5; /* ID CWD IN LOG ARGC, then more once known */
+    int stage = 0;   /* 0: fixed fields and argc; 1: args and envc; 2: env */
+    size_t argc = 0, envc = 0;
+    while (n < need) {
+        char *end = memchr(buf + pos, '\0', buf_len - pos);
+        if (end == NULL) {
+            return 0;
+        }
+        if (n >= max_fields) {
+            reply("failed ? %d request has too many fields\n", E2BIG);
+            _exit(2);
+        }
+        fields[n++] = buf + pos;
+        pos = (size_t) (end - buf) + 1;
+        if (stage == 0 && n == 5) {
+            argc = strtoul(fields[4], NULL, 10);
+            need = 5 + argc + 1;
+            stage = 1;
+        } else if (stage == 1 && n == 5 + argc + 1) {
+            envc = strtoul(fields[5 + argc], NULL, 10);
+            need = 5 + argc + 1 + envc;
+            stage = 2;
+        }
+    }
+    *count = n;
+    return pos;
+}
+
+static void spawn(char **f, size_t count) {
+    size_t argc = strtoul(f[4], NULL, 10);
+    size_t envc = count - 5 - argc - 1;
+    char **argv = calloc(argc + 1, sizeof *argv);
+    char **envp = calloc(envc + 1, sizeof *envp);
+    if (argv == NULL || envp == NULL || argc == 0) {
+        reply("failed %s %d bad request\n", f[0], EINVAL);
+        free(argv);
+        free(envp);
+        return;
+    }
+    memcpy(argv, f + 5, argc * sizeof *argv);
+    memcpy(envp, f + 5 + argc + 1, envc * sizeof *envp);
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) < 0) {
+        reply("failed %s %d pipe: %s\n", f[0], errno, strerror(errno));
+        free(argv);
+        free(envp);
+        return;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        /* What this server ignores, a job must not: an ignored signal survives exec, and a shell may
+           not trap a signal that was ignored when it started (a job's `trap ... TERM` would be void). */
+        signal(SIGCHLD, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
+        int err = 0;
+        int in = -1, out = -1;
+        if (setsid() < 0) {
+            err = errno;
+        } else if (chdir(f[1]) < 0) {
+            err = errno;
+        } else if ((in = open(f[2], O_RDONLY)) < 0) {
+            err = errno;
+        } else if ((out = open(f[3], O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0) {
+            err = errno;
+        } else if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
+            err = errno;
+        }
+        if (err == 0) {
+            if (in > 2) {
+                close(in);
+            }
+            if (out > 2) {
+                close(out);
+            }
+            execve(argv[0], argv, envp);
+            err = errno;
+        }
+        (void) !write(report[1], &err, sizeof err);
+        _exit(127);
+    }
+    close(report[1]);
+    if (pid < 0) {
+        reply("failed %s %d fork: %s\n", f[0], errno, strerror(errno));
+        close(report[0]);
+    } else {
+        int err = 0;
+        ssize_t r;
+        do {
+            r = read(report[0], &err, sizeof err);
+        } while (r < 0 && errno == EINTR);
+        close(report[0]);
+        if (r == (ssize_t) sizeof err) {
+            /* the exec failed: reap it here, it never was a job */
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+            reply("failed %s %d %s\n", f[0], err, strerror(err));
+        } else {
+            reply("started %s %ld\n", f[0], (long) pid);
+        }
+    }
+    free(argv);
+    free(envp);
+}
+
+static void reap(void) {
+    int status;
+    pid_t pid;
+    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
+        reply("exit %ld %d\n", (long) pid, code);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc == 2 && strcmp(argv[1], "--probe") == 0) {
+        puts("gpusched-spawnd 1");
+        return 0;
+    }
+    if (pipe2(sigpipe_fds, O_CLOEXEC | O_NONBLOCK) < 0) {
+        perror("gpusched-spawnd: pipe");
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    /* The scheduler's stop signals are for the scheduler: its jobs' spawner outlives them until stdin ends. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_child;
+    sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, NULL);
+    buf_cap = 1 << 16;
+    buf = malloc(buf_cap);
+    char **fields = NULL;
+    size_t max_fields = 0;
+    for (;;) {
+        struct pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {sigpipe_fds[0], POLLIN, 0}};
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return 1;
+        }
+        if (p[1].revents & POLLIN) {
+            char drain[64];
+            while (read(sigpipe_fds[0], drain, sizeof drain) > 0) {
+            }
+            reap();
+        }
+        if (p[0].revents & (POLLIN | POLLHUP)) {
+            if (buf_len == buf_cap) {
+                buf_cap *= 2;
+                buf = realloc(buf, buf_cap);
+                if (buf == NULL) {
+                    return 1;
+                }
+            }
+            ssize_t r = read(STDIN_FILENO, buf + buf_len, buf_cap - buf_len);
+            if (r == 0) {
+                return 0; /* the scheduler is gone: its jobs go on */
+            }
+            if (r < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                return 1;
+            }
+            buf_len += (size_t) r;
+            for (;;) {
+                if (max_fields < buf_len + 8) {
+                    max_fields = buf_len + 8;
+                    fields = realloc(fields, max_fields * sizeof *fields);
+                    if (fields == NULL) {
+                        return 1;
+                    }
+                }
+                size_t count = 0;
+                size_t used = parse(fields, max_fields, &count);
+                if (used == 0) {
+                    break;
+                }
+                spawn(fields, count);
+                memmove(buf, buf + used, buf_len - used);
+                buf_len -= used;
+            }
+        }
+    }
+}
