@@ -12,6 +12,7 @@ module io.gpusched.testkit {
     exports io.gpusched.testkit.fake;
     exports io.gpusched.testkit.contract;
     exports io.gpusched.testkit.arbitraries;
+    exports io.gpusched.testkit.slurm;
 
     // JUnit instantiates the contract test's subclasses reflectively.
     opens io.gpusched.testkit.contract;
