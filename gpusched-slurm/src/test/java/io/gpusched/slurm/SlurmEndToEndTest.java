@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class SlurmEndToEndTest {
     /** 1000 MiB shards, 8 per GPU, as the local cluster's gres.conf has them. */
-    private static final SlurmOptions OPTIONS = SlurmOptions.defaults().withShards(1000, LocalSlurm.SHARDS_PER_GPU)
+    static final SlurmOptions OPTIONS = SlurmOptions.defaults().withShards(1000, LocalSlurm.SHARDS_PER_GPU)
             .withPoll(Duration.ofMillis(200)).withBackend("sim", Map.of("gpus", "2"));
 
     @TempDir
@@ -150,5 +150,42 @@ class SlurmEndToEndTest {
         Ran ran = running.get(40, TimeUnit.SECONDS);
         assertEquals(JobStatus.CANCELLED, ran.result(1).status(), ran.events().toString());
         assertTrue(ran.notes().stream().anyMatch(n -> n.startsWith("job 1: scancel ")), ran.notes().toString());
+    }
+
+    @Test
+    void aRestartedSubmitterFollowsTheSlurmJobsItsKilledPredecessorSubmitted_andSubmitsNoneTwice() throws Exception {
+        String job = sim("--vram 700 --hold 3");
+        Path f = jobs(job + " # one", job + " # two");
+        Path logs = work.resolve("logs");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Process first = new ProcessBuilder(java, "-cp", cp, SubmitterMain.class.getName(), f.toString(), logs.toString(),
+                slurm.env().get("SLURM_CONF")).redirectErrorStream(true)
+                .redirectOutput(work.resolve("first.out").toFile()).start();
+        Path journal = logs.resolve("journal.jsonl");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (submitted(journal) < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        first.destroyForcibly().waitFor();
+        assertEquals(2, submitted(journal), Files.readString(work.resolve("first.out")));
+
+        Ran ran = run(f, OPTIONS);
+        assertEquals(0, ran.summary().exitCode(), ran.events().toString());
+        assertEquals(2, ran.notes().stream().filter(n -> n.contains("followed again, not submitted twice")).count(),
+                ran.notes().toString());
+        assertTrue(ran.notes().stream().noneMatch(n -> n.contains("submitted to Slurm")), ran.notes().toString());
+        assertEquals(2, submitted(journal), "no attempt submitted twice");
+        String prefix = "gs" + Integer.toHexString(logs.toAbsolutePath().toString().hashCode() & 0xFFFFFF) + "-";
+        CommandRunner.Result q = commands(slurm).run(List.of("squeue", "-h", "-t", "all", "-o", "%j"));
+        assertEquals(2, q.stdout().lines().filter(n -> n.startsWith(prefix)).count(), q.stdout());
+        for (JobResult r : ran.summary().results()) {
+            assertEquals(700L, r.overallPeakMib(), "measured inside the job while no submitter watched");
+        }
+    }
+
+    private static long submitted(Path journal) throws IOException {
+        return Files.exists(journal) ? Files.readString(journal).lines().filter(l -> l.contains("\"slurm_submitted\""))
+                .count() : 0;
     }
 }
