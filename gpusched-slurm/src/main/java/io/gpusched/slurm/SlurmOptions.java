@@ -59,10 +59,10 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
         }
     }
 
-    /** @return no partition or account, 10240 MiB shards, 8 per GPU, 5 s polls, 2 OOM retries, ±10%, detected backend */
+    /** @return no partition or account, 10240 MiB shards, 8 per GPU, 5 s polls, no OOM retries beyond a line's, ±10%, detected backend */
     public static SlurmOptions defaults() {
         return new SlurmOptions(Optional.empty(), Optional.empty(), DEFAULT_SHARD_MIB, DEFAULT_GPU_SHARDS,
-                Duration.ofSeconds(5), 2, 0.10, Optional.empty(), Map.of(), false);
+                Duration.ofSeconds(5), 0, 0.10, Optional.empty(), Map.of(), false);
     }
 
     /**
