@@ -1,5 +1,6 @@
 /**
- * gpusched testkit: simulated GPUs (provider {@code sim}) and the simulated job, a scripted fake
+ * gpusched testkit: simulated GPUs (provider {@code sim}) and the simulated job, a one-node local Slurm
+ * ({@link io.gpusched.testkit.slurm.LocalSlurm}) for integration tests, a scripted fake
  * backend, the public backend contract test (needs JUnit Jupiter on the path), and random generators.
  *
  * @provides io.gpusched.gpu.GpuBackendProvider provider {@code sim}
