@@ -167,8 +167,10 @@ public final class SlurmExecutor {
         private final Map<String, Tracked> jobs = new LinkedHashMap<>();
         private final List<JobResult> results = new ArrayList<>();
         private final List<JobResult> earlier = new ArrayList<>();
+        private final List<String> resumed = new ArrayList<>();
+        /** Jobs counted as dispatched: a job's retries are not new jobs (the start line's {@code k/n}). */
+        private final java.util.Set<String> counted = new java.util.HashSet<>();
         private long jobsFileModified;
-        private int dispatched;
 
         Run(Journal journal, List<JobSpec> specs) {
             this.journal = journal;
@@ -195,9 +197,12 @@ public final class SlurmExecutor {
                 if (t.slurmId.isPresent()) {
                     t.started = "running".equals(rec.status());
                     t.request = Optional.of(mapped(t));
-                    events.accept(new SchedulerEvent.OrphanAdopted(Instant.now(), no, OptionalLong.empty()));
-                    notes.accept("job " + no + " is Slurm job " + t.slurmId.getAsLong() + " (journal) — followed again,"
-                            + " not submitted twice");
+                    // Said after the run's first line; not an orphan event, whose words speak of local sessions.
+                    resumed.add("job " + no + " is Slurm job " + t.slurmId.getAsLong() + " (journal) — followed again,"
+                            + " not submitted twice; the wrapper inside it measured it meanwhile");
+                    if (t.started) {
+                        counted.add(s.key());
+                    }
                 }
                 jobs.put(s.key(), t);
             }
@@ -209,6 +214,7 @@ public final class SlurmExecutor {
         RunSummary loop() {
             events.accept(new SchedulerEvent.RunStarted(Instant.now(), jobs.size(), false, options.poll(),
                     Optional.empty(), "slurm (" + options.backend().orElse("detected") + " inside each job)"));
+            resumed.forEach(notes);
             while (true) {
                 readCancels();
                 Map<Long, SlurmClient.Queued> queue = slurm.queue();
@@ -327,10 +333,10 @@ public final class SlurmExecutor {
             SlurmRequest.Mapped req = t.request.orElseGet(() -> mapped(t));
             long pgid = r.session() >= 2 ? r.session() : t.slurmId.getAsLong();
             journal.append(new JournalEvent.Started(t.spec.key(), pgid, r.gpus(), req.declaredMib()));
-            dispatched++;
+            counted.add(t.spec.key());
             Duration waited = Duration.between(t.queuedAt, Instant.ofEpochMilli(r.startedMs()));
             events.accept(new SchedulerEvent.JobStarted(Instant.now(), t.no, t.spec.key(), t.spec.command(), r.gpus(),
-                    req.declaredMib(), dispatched, jobs.size(), r.session(), attemptDir(t).resolve(WrapReport.LOG),
+                    req.declaredMib(), counted.size(), jobs.size(), r.session(), attemptDir(t).resolve(WrapReport.LOG),
                     t.attempt, waited.isNegative() ? Duration.ZERO : waited,
                     t.spec.share().map(Object::toString), Optional.empty()));
         }

@@ -152,7 +152,8 @@ class SlurmExecutorTest {
         RunSummary s = run(slurm, line);
         assertEquals(0, slurm.sbatch.size(), "never submitted twice");
         assertEquals(900L, s.results().get(0).overallPeakMib());
-        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted), events.toString());
+        assertTrue(notes.get(0).startsWith("job 1 is Slurm job 55 (journal) — followed again, not submitted twice"),
+                notes.toString());
     }
 
     @Test
