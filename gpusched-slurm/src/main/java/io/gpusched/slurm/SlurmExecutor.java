@@ -38,9 +38,11 @@ import java.util.function.Consumer;
  * loop only submits, watches and records.
  *
  * <p>Resuming: an attempt is journalled ({@code slurm_submitted}) as soon as {@code sbatch} answers, and each
- * Slurm job is named {@code gs<log dir hash>-<job>-<attempt>}, so a restarted run finds its attempts again by
- * id, or by name when it died between {@code sbatch} and the journal line, and never submits one twice. Jobs
- * keep running in Slurm while no submitter watches.
+ * Slurm job is named {@code gs-<random token>}, the token written to the attempt's directory
+ * ({@code submit.token}) before {@code sbatch} runs, so a restarted run finds its attempts again by id, or by
+ * that name when it died between {@code sbatch} and the journal line, and never submits one twice. A token is
+ * trusted only for a job the journal knew before this run, so a wiped or {@code --fresh} journal never adopts
+ * an older run's Slurm jobs. Jobs keep running in Slurm while no submitter watches.
  *
  * <p>One thread: {@link #run()} owns all state; {@link #stop()} only wakes it.
  */
@@ -53,7 +55,7 @@ public final class SlurmExecutor {
     private final Consumer<SchedulerEvent> events;
     private final Consumer<String> notes;
     private final SlurmMapping mapping;
-    private final String namePrefix;
+    private final java.security.SecureRandom random = new java.security.SecureRandom();
     private final CountDownLatch stopped = new CountDownLatch(1);
 
     /**
@@ -78,7 +80,6 @@ public final class SlurmExecutor {
         this.events = events;
         this.notes = notes;
         this.mapping = new SlurmMapping(options.shardMib(), options.gpuShards());
-        this.namePrefix = "gs" + Integer.toHexString(this.logDir.toString().hashCode() & 0xFFFFFF) + "-";
     }
 
     /**
@@ -147,6 +148,8 @@ public final class SlurmExecutor {
         OptionalLong slurmId = OptionalLong.empty();
         Optional<SlurmRequest.Mapped> request = Optional.empty();
         boolean started;
+        /** Whether the journal knew the job before this run: only then may an attempt's token be adopted. */
+        boolean knownBefore;
         boolean cancelRequested;
         boolean ended;
         int missingPolls;
@@ -177,7 +180,8 @@ public final class SlurmExecutor {
             JournalState state = journal.state();
             for (JobSpec s : specs) {
                 JobRecord rec = state.record(s.key());
-                if (rec.no().isEmpty()) {
+                boolean known = rec.no().isPresent();
+                if (!known) {
                     journal.append(new JournalEvent.Seen(s.key(), state.nextNo(), s.command()));
                     rec = state.record(s.key());
                 }
@@ -193,6 +197,7 @@ public final class SlurmExecutor {
                 }
                 Tracked t = new Tracked(s, no, rec.attempts() + 1,
                         rec.nextVramMib().isPresent() ? rec.nextVramMib() : s.vramMib(), Instant.now());
+                t.knownBefore = known;
                 t.slurmId = state.slurmJob(s.key());
                 if (t.slurmId.isPresent()) {
                     t.started = "running".equals(rec.status());
@@ -271,18 +276,38 @@ public final class SlurmExecutor {
         }
 
         private void submit(Tracked t, Map<Long, SlurmClient.Queued> queue) {
-            String name = namePrefix + t.no + "-" + t.attempt;
-            Optional<SlurmClient.Queued> already = queue.values().stream().filter(q -> q.name().equals(name)).findFirst();
+            Path dir = attemptDir(t);
+            Path tokenFile = dir.resolve(TOKEN);
+            Optional<String> oldName = Optional.empty();
+            try {
+                if (t.knownBefore && Files.isRegularFile(tokenFile)) {
+                    oldName = Optional.of("gs-" + Files.readString(tokenFile).strip());
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + tokenFile + ": " + e.getMessage(), e);
+            }
+            Optional<String> adopt = oldName;
+            Optional<SlurmClient.Queued> already = queue.values().stream()
+                    .filter(q -> adopt.isPresent() && q.name().equals(adopt.get())).findFirst();
             SlurmRequest.Mapped req = mapped(t);
             long id;
             if (already.isPresent()) {
                 // Submitted by a run that died before its journal line: the same attempt, not a second one.
                 id = already.get().id();
-                notes.accept("job " + t.no + " is Slurm job " + id + " (found by name " + name + ") — not submitted twice");
+                notes.accept("job " + t.no + " is Slurm job " + id + " (found by name " + already.get().name()
+                        + ") — not submitted twice");
             } else {
-                Path dir = attemptDir(t);
+                String token = java.util.HexFormat.of().formatHex(randomBytes());
+                String name = "gs-" + token;
                 try {
                     Files.createDirectories(dir);
+                    // An older run's files in this directory (a wiped or --fresh journal) must not be read as this
+                    // attempt's: its result, or an OOM in its log.
+                    for (String f : List.of(WrapReport.STARTED, WrapReport.RESULT, WrapReport.LOG, "slurm.out")) {
+                        Files.deleteIfExists(dir.resolve(f));
+                    }
+                    // Before sbatch, so that a run dying right after it can still find the job by this name.
+                    WrapReport.writeAtomically(dir, TOKEN, token + "\n");
                 } catch (IOException e) {
                     throw new UncheckedIOException("cannot create " + dir + ": " + e.getMessage(), e);
                 }
@@ -447,6 +472,15 @@ public final class SlurmExecutor {
         private Path attemptDir(Tracked t) {
             return logDir.resolve("slurm").resolve(String.format("job%03d-%d", t.no, t.attempt));
         }
+    }
+
+    /** The file in an attempt's directory holding its Slurm job name's token. */
+    static final String TOKEN = "submit.token";
+
+    private byte[] randomBytes() {
+        byte[] b = new byte[6];
+        random.nextBytes(b);
+        return b;
     }
 
     /** Slurm states in which the job may still start or is running. */

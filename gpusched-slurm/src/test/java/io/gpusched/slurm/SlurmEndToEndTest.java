@@ -176,9 +176,12 @@ class SlurmEndToEndTest {
                 ran.notes().toString());
         assertTrue(ran.notes().stream().noneMatch(n -> n.contains("submitted to Slurm")), ran.notes().toString());
         assertEquals(2, submitted(journal), "no attempt submitted twice");
-        String prefix = "gs" + Integer.toHexString(logs.toAbsolutePath().toString().hashCode() & 0xFFFFFF) + "-";
+        List<String> names = new ArrayList<>();
+        for (String attempt : List.of("job001-1", "job002-1")) {
+            names.add("gs-" + Files.readString(logs.resolve("slurm").resolve(attempt).resolve(SlurmExecutor.TOKEN)).strip());
+        }
         CommandRunner.Result q = commands(slurm).run(List.of("squeue", "-h", "-t", "all", "-o", "%j"));
-        assertEquals(2, q.stdout().lines().filter(n -> n.startsWith(prefix)).count(), q.stdout());
+        assertEquals(2, q.stdout().lines().filter(names::contains).count(), "each submitted once: " + q.stdout());
         for (JobResult r : ran.summary().results()) {
             assertEquals(700L, r.overallPeakMib(), "measured inside the job while no submitter watched");
         }

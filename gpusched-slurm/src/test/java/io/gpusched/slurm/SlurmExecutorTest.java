@@ -82,7 +82,9 @@ class SlurmExecutorTest {
     static void ran(Path attempt, int exit, long peakMib, String log) {
         try {
             Files.createDirectories(attempt);
-            Files.writeString(attempt.resolve(WrapReport.LOG), log);
+            // appended, as the wrapper does
+            Files.writeString(attempt.resolve(WrapReport.LOG), log, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
@@ -104,8 +106,18 @@ class SlurmExecutorTest {
         return new SlurmExecutor(jobs, dir.resolve("logs"), o, slurm, List.of("wrap"), events::add, notes::add).run();
     }
 
-    private String prefix() {
-        return "gs" + Integer.toHexString(dir.resolve("logs").toAbsolutePath().toString().hashCode() & 0xFFFFFF) + "-";
+    /** A journal that has seen the line's job, as a run before this one left it. */
+    private void seen(String line) throws IOException {
+        Files.createDirectories(dir.resolve("logs"));
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            j.append(new JournalEvent.Seen(JobSpec.parse(line).key(), 1, JobSpec.parse(line).command()));
+        }
+    }
+
+    /** An attempt directory whose submission token names a Slurm job. */
+    private void token(String attempt, String token) throws IOException {
+        Files.createDirectories(dir.resolve("logs/slurm/" + attempt));
+        Files.writeString(dir.resolve("logs/slurm/" + attempt + "/" + SlurmExecutor.TOKEN), token + "\n");
     }
 
     @Test
@@ -130,12 +142,29 @@ class SlurmExecutorTest {
     void anAttemptSlurmAlreadyHoldsUnderItsNameIsFollowed_notSubmittedAgain() throws Exception {
         // a submitter died between sbatch's answer and its journal line
         InstantSlurm slurm = new InstantSlurm();
-        slurm.jobs.put(7L, new String[] {prefix() + "1-1", "COMPLETED"});
+        slurm.jobs.put(7L, new String[] {"gs-abc123", "COMPLETED"});
+        seen("[vram=1000] echo hi");
+        token("job001-1", "abc123");
         ran(dir.resolve("logs/slurm/job001-1"), 0, 500, "");
         RunSummary s = run(slurm, "[vram=1000] echo hi");
         assertEquals(0, slurm.sbatch.size(), "nothing submitted");
         assertEquals(JobStatus.OK, s.results().get(0).status());
-        assertTrue(notes.get(0).contains("is Slurm job 7 (found by name"), notes.toString());
+        assertTrue(notes.get(0).contains("is Slurm job 7 (found by name gs-abc123)"), notes.toString());
+    }
+
+    @Test
+    void anOlderRunsSlurmJobIsNotAdoptedByAJournalThatNeverSawTheJob() throws Exception {
+        // the log directory's journal was wiped (or --fresh) but its attempt directories and Slurm's record remain
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.jobs.put(7L, new String[] {"gs-abc123", "COMPLETED"});
+        token("job001-1", "abc123");
+        ran(dir.resolve("logs/slurm/job001-1"), 1, 500, "CUDA out of memory\n");
+        slurm.next.add(new Object[] {1, 600L, "KeyError\n", "FAILED"});
+        RunSummary s = run(slurm, "[vram=1000 retries=2] echo hi");
+        assertEquals(1, slurm.sbatch.size(), "submitted afresh, and the older run's OOM is not this one's");
+        assertEquals(JobStatus.FAILED, s.results().get(0).status());
+        assertEquals(600L, s.results().get(0).overallPeakMib(), "this attempt's result, not the older one's");
+        assertTrue(!option(slurm.sbatch.get(0), "--job-name=").equals("gs-abc123"), "under a new name");
     }
 
     @Test
@@ -203,8 +232,9 @@ class SlurmExecutorTest {
     @Test
     void aJobThatLeftNoWrapperResultFailsAfterAFewPolls_sayingWhereToLook() throws Exception {
         InstantSlurm slurm = new InstantSlurm();
-        slurm.jobs.put(9L, new String[] {prefix() + "1-1", "FAILED"});
-        Files.createDirectories(dir.resolve("logs/slurm/job001-1"));
+        slurm.jobs.put(9L, new String[] {"gs-feed", "FAILED"});
+        seen("echo hi");
+        token("job001-1", "feed");
         RunSummary s = run(slurm, "echo hi");
         assertEquals(JobStatus.FAILED, s.results().get(0).status());
         assertTrue(notes.stream().anyMatch(n -> n.contains("ended FAILED without a wrapper result — see ")
