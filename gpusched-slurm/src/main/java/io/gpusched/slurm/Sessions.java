@@ -12,7 +12,10 @@ final class Sessions {
     private Sessions() {
     }
 
-    /** @return the pids whose session id is {@code session} (the field after the process group in {@code stat}) */
+    /**
+     * @return the live pids whose session id is {@code session} (the field after the process group in {@code stat});
+     *     zombies, which hold no memory and cannot be signalled, are left out
+     */
     static Set<Long> members(long session) {
         Set<Long> out = new HashSet<>();
         try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
@@ -34,6 +37,9 @@ final class Sessions {
             String stat = Files.readString(proc.resolve("stat"));
             // the command name may hold spaces and parentheses: the fields start after the last ')'
             String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            if (f[0].equals("Z")) {
+                return java.util.OptionalLong.empty();
+            }
             return java.util.OptionalLong.of(Long.parseLong(f[3]));
         } catch (IOException | RuntimeException e) {
             return java.util.OptionalLong.empty(); // it exited while we looked
