@@ -174,6 +174,7 @@ public final class SlurmExecutor {
         /** Jobs counted as dispatched: a job's retries are not new jobs (the start line's {@code k/n}). */
         private final java.util.Set<String> counted = new java.util.HashSet<>();
         private long jobsFileModified;
+        private int queueFailures;
 
         Run(Journal journal, List<JobSpec> specs) {
             this.journal = journal;
@@ -222,10 +223,10 @@ public final class SlurmExecutor {
             resumed.forEach(notes);
             while (true) {
                 readCancels();
-                Map<Long, SlurmClient.Queued> queue = slurm.queue();
+                Optional<Map<Long, SlurmClient.Queued>> queue = queue();
                 for (Tracked t : jobs.values()) {
-                    if (!t.ended) {
-                        step(t, queue);
+                    if (!t.ended && queue.isPresent()) {
+                        step(t, queue.get());
                     }
                 }
                 if (jobs.values().stream().allMatch(t -> t.ended)) {
@@ -244,6 +245,25 @@ public final class SlurmExecutor {
             RunSummary summary = new RunSummary(results, earlier, interrupted);
             events.accept(new SchedulerEvent.RunFinished(Instant.now(), summary));
             return summary;
+        }
+
+        /**
+         * Slurm's queue, or empty after a failed {@code squeue} (slurmctld restarting, a network hiccup): the jobs
+         * keep running in Slurm, so a few failures only skip polls; {@value #MAX_QUEUE_FAILURES} in a row end the run.
+         */
+        private Optional<Map<Long, SlurmClient.Queued>> queue() {
+            try {
+                Map<Long, SlurmClient.Queued> q = slurm.queue();
+                queueFailures = 0;
+                return Optional.of(q);
+            } catch (SlurmException e) {
+                if (++queueFailures >= MAX_QUEUE_FAILURES) {
+                    throw e;
+                }
+                events.accept(new SchedulerEvent.Warning(Instant.now(), e.getMessage() + " (attempt " + queueFailures
+                        + " of " + MAX_QUEUE_FAILURES + "; the jobs keep running in Slurm)"));
+                return Optional.empty();
+            }
         }
 
         /** One job, one poll: submit it, notice its start, or take its outcome. */
@@ -473,6 +493,9 @@ public final class SlurmExecutor {
             return logDir.resolve("slurm").resolve(String.format("job%03d-%d", t.no, t.attempt));
         }
     }
+
+    /** Failed {@code squeue} calls in a row that end a run. */
+    static final int MAX_QUEUE_FAILURES = 10;
 
     /** The file in an attempt's directory holding its Slurm job name's token. */
     static final String TOKEN = "submit.token";

@@ -43,6 +43,8 @@ class SlurmExecutorTest {
         final List<Object[]> next = new ArrayList<>();
         long nextId = 100;
         int sbatchExit = 0;
+        /** How many squeue calls fail before they answer. */
+        int squeueFailures = 0;
 
         @Override
         public Result run(List<String> argv) {
@@ -61,6 +63,9 @@ class SlurmExecutorTest {
                     return new Result(0, id + "\n", "");
                 }
                 case "squeue" -> {
+                    if (squeueFailures-- > 0) {
+                        return new Result(1, "", "squeue: error: Unable to contact slurm controller (connect failure)\n");
+                    }
                     StringBuilder b = new StringBuilder();
                     jobs.forEach((id, j) -> b.append(id).append('|').append(j[0]).append('|').append(j[1]).append('\n'));
                     return new Result(0, b.toString(), "");
@@ -259,6 +264,20 @@ class SlurmExecutorTest {
         assertEquals(0, slurm.sbatch.size());
         assertTrue(e.getMessage().startsWith("jobs.txt:2: priority=5 cannot be honoured on Slurm"), e.getMessage());
         assertTrue(e.getMessage().endsWith("(and 1 more line Slurm cannot run)"), e.getMessage());
+    }
+
+    @Test
+    void aFewFailedSqueuesOnlySkipPolls_butTenInARowEndTheRunWithSlurmsReason() throws Exception {
+        InstantSlurm flaky = new InstantSlurm();
+        flaky.squeueFailures = 3;
+        RunSummary s = run(flaky, "echo hi");
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertEquals(3, events.stream().filter(e -> e instanceof SchedulerEvent.Warning).count(), events.toString());
+
+        InstantSlurm down = new InstantSlurm();
+        down.squeueFailures = SlurmExecutor.MAX_QUEUE_FAILURES;
+        SlurmException e = assertThrows(SlurmException.class, () -> run(down, "echo again"));
+        assertTrue(e.getMessage().contains("Unable to contact slurm controller"), e.getMessage());
     }
 
     @Test
