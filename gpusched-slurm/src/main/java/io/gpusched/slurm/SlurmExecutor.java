@@ -269,8 +269,7 @@ public final class SlurmExecutor {
         /** One job, one poll: submit it, notice its start, or take its outcome. */
         private void step(Tracked t, Map<Long, SlurmClient.Queued> queue) {
             if (t.cancelRequested && t.slurmId.isEmpty()) {
-                end(t, JobStatus.CANCELLED, 0, Map.of(), OptionalDouble.empty(), Duration.ZERO, List.of(),
-                        Measurement.NOT_RUN);
+                end(t, JobStatus.CANCELLED, 0, AttemptEnd.Measured.of(Optional.empty()));
                 return;
             }
             if (t.slurmId.isEmpty()) {
@@ -387,67 +386,44 @@ public final class SlurmExecutor {
         }
 
         private void finish(Tracked t, String slurmState, Optional<WrapReport> result) {
-            Map<Integer, Long> peaks = result.map(WrapReport::peakMib).orElse(Map.of());
-            OptionalDouble util = result.map(WrapReport::avgUtil).orElse(OptionalDouble.empty());
-            Duration took = result.filter(r -> r.endedMs().isPresent())
-                    .map(r -> Duration.ofMillis(Math.max(0, r.endedMs().getAsLong() - r.startedMs())))
-                    .orElse(Duration.ZERO);
-            List<Integer> gpus = result.map(WrapReport::gpus).orElse(List.of());
-            Measurement measured = !peaks.isEmpty() ? Measurement.MEASURED : result.isEmpty() ? Measurement.NOT_RUN
-                    : result.get().measurement().isPresent() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
-            int exit = result.flatMap(r -> r.exitCode().isPresent() ? Optional.of(r.exitCode().getAsInt())
-                    : Optional.empty()).orElse(1);
-            if (t.cancelRequested || slurmState.equals("CANCELLED") && result.map(r -> r.exitCode().orElse(0) != 0)
-                    .orElse(true)) {
-                end(t, JobStatus.CANCELLED, exit, peaks, util, took, gpus, measured);
-            } else if (slurmState.equals("TIMEOUT")) {
-                end(t, JobStatus.TIMEOUT, RunSummary.TIMEOUT_EXIT, peaks, util, took, gpus, measured);
-            } else if (result.isEmpty()) {
-                notes.accept("job " + t.no + ": Slurm job " + t.slurmId.getAsLong() + " ended " + slurmState
-                        + " without a wrapper result — see " + attemptDir(t).resolve("slurm.out"));
-                end(t, JobStatus.FAILED, exit, peaks, util, took, gpus, measured);
-            } else if (exit == 0) {
-                end(t, JobStatus.OK, 0, peaks, util, took, gpus, measured);
-            } else if (OomCheck.looksLikeOom(OomCheck.tail(attemptDir(t).resolve(WrapReport.LOG)))) {
-                oom(t, exit, peaks, util, took, gpus, measured);
-            } else {
-                end(t, JobStatus.FAILED, exit, peaks, util, took, gpus, measured);
-            }
-        }
-
-        private void oom(Tracked t, int exit, Map<Integer, Long> peaks, OptionalDouble util, Duration took,
-                         List<Integer> gpus, Measurement measured) {
             int maxAttempts = 1 + Math.max(t.spec.retries(), options.oomRetries());
-            if (t.attempt >= maxAttempts) {
-                end(t, JobStatus.FAILED_OOM, exit, peaks, util, took, gpus, measured);
+            OptionalLong declared = declared(t);
+            AttemptEnd e = AttemptEnd.judge(slurmState, result, t.cancelRequested,
+                    () -> OomCheck.tail(attemptDir(t).resolve(WrapReport.LOG)), t.attempt, maxAttempts, declared);
+            if (e instanceof AttemptEnd.OomRetry r) {
+                journal.append(new JournalEvent.Oom(t.spec.key(), t.attempt, r.nextMib()));
+                events.accept(new SchedulerEvent.RequeuedAfterOom(Instant.now(), t.no, t.attempt, maxAttempts, declared,
+                        r.nextMib()));
+                if (r.nextMib().isPresent()) {
+                    t.vramMib = r.nextMib();
+                }
+                t.attempt++;
+                t.slurmId = OptionalLong.empty();
+                t.request = Optional.empty();
+                t.started = false;
+                t.missingPolls = 0;
+                t.queuedAt = Instant.now();
                 return;
             }
-            OptionalLong old = t.request.map(SlurmRequest.Mapped::declaredMib).orElse(t.vramMib);
-            long peak = peaks.values().stream().mapToLong(Long::longValue).max().orElse(0);
-            // An undeclared job has a whole GPU already: it is retried on one again, as it was declared.
-            OptionalLong next = old.isPresent() ? OomCheck.bump(old, peak) : OptionalLong.empty();
-            journal.append(new JournalEvent.Oom(t.spec.key(), t.attempt, next));
-            events.accept(new SchedulerEvent.RequeuedAfterOom(Instant.now(), t.no, t.attempt, maxAttempts, old, next));
-            if (next.isPresent()) {
-                t.vramMib = next;
+            AttemptEnd.Ended end = (AttemptEnd.Ended) e;
+            if (!end.measured().reported() && end.status() == JobStatus.FAILED) {
+                notes.accept("job " + t.no + ": Slurm job " + t.slurmId.getAsLong() + " ended " + slurmState
+                        + " without a wrapper result — see " + attemptDir(t).resolve("slurm.out"));
             }
-            t.attempt++;
-            t.slurmId = OptionalLong.empty();
-            t.request = Optional.empty();
-            t.started = false;
-            t.missingPolls = 0;
-            t.queuedAt = Instant.now();
+            end(t, end.status(), end.exitCode(), end.measured());
         }
 
-        private void end(Tracked t, JobStatus status, int exit, Map<Integer, Long> peaks, OptionalDouble util,
-                         Duration took, List<Integer> gpus, Measurement measured) {
-            OptionalLong declared = t.request.map(SlurmRequest.Mapped::declaredMib).orElse(t.vramMib);
-            long peak = peaks.values().stream().mapToLong(Long::longValue).max().orElse(0);
-            Verdict verdict = peaks.isEmpty() ? Verdict.UNATTRIBUTED : declared.isEmpty() ? Verdict.NOT_JUDGED
-                    : Verdict.judge(declared.getAsLong(), peak, options.tolerance());
-            journal.append(new JournalEvent.Done(t.spec.key(), status.journalName(), exit, peaks, util));
-            JobResult r = new JobResult(t.spec.key(), t.no, t.spec.command(), gpus, status, exit, declared, peaks, verdict,
-                    util, took, measured);
+        private OptionalLong declared(Tracked t) {
+            return t.request.map(SlurmRequest.Mapped::declaredMib).orElse(t.vramMib);
+        }
+
+        private void end(Tracked t, JobStatus status, int exit, AttemptEnd.Measured m) {
+            OptionalLong declared = declared(t);
+            Verdict verdict = m.peakMib().isEmpty() ? Verdict.UNATTRIBUTED : declared.isEmpty() ? Verdict.NOT_JUDGED
+                    : Verdict.judge(declared.getAsLong(), m.peak(), options.tolerance());
+            journal.append(new JournalEvent.Done(t.spec.key(), status.journalName(), exit, m.peakMib(), m.avgUtil()));
+            JobResult r = new JobResult(t.spec.key(), t.no, t.spec.command(), m.gpus(), status, exit, declared, m.peakMib(),
+                    verdict, m.avgUtil(), m.took(), m.measurement());
             results.add(r);
             t.ended = true;
             events.accept(new SchedulerEvent.JobFinished(Instant.now(), r, options.tolerance()));
