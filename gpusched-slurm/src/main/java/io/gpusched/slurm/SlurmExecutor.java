@@ -13,6 +13,7 @@ import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.JournalState;
+import io.gpusched.journal.LearnedVram;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -148,6 +149,8 @@ public final class SlurmExecutor {
         OptionalLong slurmId = OptionalLong.empty();
         Optional<SlurmRequest.Mapped> request = Optional.empty();
         boolean started;
+        /** Where a {@code vram=auto} declaration came from, said on the start and finish lines. */
+        Optional<String> learned = Optional.empty();
         /** Whether the journal knew the job before this run: only then may an attempt's token be adopted. */
         boolean knownBefore;
         boolean cancelRequested;
@@ -198,6 +201,9 @@ public final class SlurmExecutor {
                 }
                 Tracked t = new Tracked(s, no, rec.attempts() + 1,
                         rec.nextVramMib().isPresent() ? rec.nextVramMib() : s.vramMib(), Instant.now());
+                if (s.learnVram() && rec.nextVramMib().isEmpty()) {
+                    learn(t, state);
+                }
                 t.knownBefore = known;
                 t.slurmId = state.slurmJob(s.key());
                 if (t.slurmId.isPresent()) {
@@ -215,6 +221,23 @@ public final class SlurmExecutor {
             // Long.MIN_VALUE: the first poll reads the file's cancel words too, so a line cancelled before
             // this run started is scancelled (or never submitted).
             jobsFileModified = Long.MIN_VALUE;
+        }
+
+        /**
+         * {@code vram=auto}: the declaration learned from the journal's peaks of the same command, as a local run
+         * learns it (the latest ok or timed-out peak plus the default spike buffer); a whole GPU while nothing was
+         * learned. Slurm runs teach local ones and the other way round when they share a log directory.
+         */
+        private void learn(Tracked t, JournalState state) {
+            Optional<LearnedVram> learned = LearnedVram.learn(t.spec.command(), Optional.empty(), state.peaks(),
+                    io.gpusched.SchedulerOptions.defaults().spikeBuffer());
+            if (learned.isPresent()) {
+                t.vramMib = OptionalLong.of(learned.get().mib());
+                t.learned = Optional.of(learned.get().describe());
+            } else {
+                t.learned = Optional.of("vram=auto: nothing learned yet, so it runs on a whole GPU; its peak teaches the"
+                        + " next run");
+            }
         }
 
         RunSummary loop() {
@@ -382,7 +405,7 @@ public final class SlurmExecutor {
             events.accept(new SchedulerEvent.JobStarted(Instant.now(), t.no, t.spec.key(), t.spec.command(), r.gpus(),
                     req.declaredMib(), counted.size(), jobs.size(), r.session(), attemptDir(t).resolve(WrapReport.LOG),
                     t.attempt, waited.isNegative() ? Duration.ZERO : waited,
-                    t.spec.share().map(Object::toString), Optional.empty()));
+                    t.spec.share().map(Object::toString), Optional.empty(), t.learned));
         }
 
         private void finish(Tracked t, String slurmState, Optional<WrapReport> result) {
@@ -423,7 +446,7 @@ public final class SlurmExecutor {
                     : Verdict.judge(declared.getAsLong(), m.peak(), options.tolerance());
             journal.append(new JournalEvent.Done(t.spec.key(), status.journalName(), exit, m.peakMib(), m.avgUtil()));
             JobResult r = new JobResult(t.spec.key(), t.no, t.spec.command(), m.gpus(), status, exit, declared, m.peakMib(),
-                    verdict, m.avgUtil(), m.took(), m.measurement());
+                    verdict, m.avgUtil(), m.took(), m.measurement(), Optional.empty(), Optional.empty(), t.learned);
             results.add(r);
             t.ended = true;
             events.accept(new SchedulerEvent.JobFinished(Instant.now(), r, options.tolerance()));

@@ -19,10 +19,12 @@ import java.util.OptionalLong;
  *   <li>{@code vram=V gpus=N} with N &gt; 1 → {@code --gres=gpu:N}: shards never span GPUs, so whole GPUs, and
  *       V must fit one GPU;</li>
  *   <li>a share {@code gpus=F} → {@code --gres=shard:K}, K = ⌈F × shards per GPU⌉;</li>
- *   <li>{@code timeout} → {@code --time=M}, whole minutes rounded up (Slurm's unit).</li>
+ *   <li>{@code timeout} → {@code --time=M}, whole minutes rounded up (Slurm's unit);</li>
+ *   <li>{@code vram=auto} → as {@code vram=} with the declaration the executor learned from the journal's peaks
+ *       (given to {@link #map(JobSpec, OptionalLong, String)}), or a whole GPU while nothing was learned.</li>
  * </ul>
  * What Slurm cannot express ({@code gpu-ids}, {@code tty}, {@code preemptible}, {@code on-timeout=requeue},
- * {@code priority}, {@code after}, {@code conda}, {@code setup}, {@code vram=auto}) is refused with one line
+ * {@code priority}, {@code after}, {@code conda}, {@code setup}) is refused with one line
  * naming the file, the line and the fix; nothing is silently dropped.
  *
  * <p>Shards do not fence memory: the declaration only packs jobs, and the verdict is judged on what the
@@ -155,10 +157,6 @@ public final class SlurmMapping {
         if (spec.environment().conda().isPresent() || spec.environment().setup().isPresent()) {
             return "conda=/setup= cannot be honoured on Slurm by gpusched yet; put the activation in the command"
                     + " (. venv/bin/activate && python train.py)," + without;
-        }
-        if (spec.learnVram()) {
-            return "vram=auto cannot be honoured on Slurm yet (it learns from local runs' peaks); declare vram=<MiB>,"
-                    + without;
         }
         return "";
     }

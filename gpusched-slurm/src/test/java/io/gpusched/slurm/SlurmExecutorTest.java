@@ -281,6 +281,38 @@ class SlurmExecutorTest {
     }
 
     @Test
+    void vramAutoAsksForTheJournalsLatestPeakOfTheSameCommandPlusTheSpikeBuffer() throws Exception {
+        String line = "[vram=auto] python eval.py";
+        String first = JobSpec.parse(line).key();
+        Files.createDirectories(dir.resolve("logs"));
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            j.append(List.of(new JournalEvent.Seen(first, 1, "python eval.py"),
+                    new JournalEvent.Done(first, "ok", 0, Map.of(0, 1500L), OptionalDouble.empty())));
+        }
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.next.add(new Object[] {0, 1600L, "", "COMPLETED"});
+        // the same command again (its second occurrence): it learns from the first's 1500 MiB
+        RunSummary s = run(slurm, line, line);
+        assertEquals(1, slurm.sbatch.size(), "the first already ended ok");
+        assertTrue(slurm.sbatch.get(0).contains("--gres=shard:2"), "⌈(1500 + 10%) ÷ 1000⌉: " + slurm.sbatch.get(0));
+        JobResult r = s.results().get(0);
+        assertEquals(OptionalLong.of(1650), r.declaredMib());
+        assertEquals(Optional.of("learned: job 1 peaked at 1500 MiB, +10%"), r.learned());
+        assertEquals(Verdict.WITHIN, r.verdict());
+    }
+
+    @Test
+    void vramAutoWithNothingLearnedRunsOnAWholeGpu_andTeachesTheNextRun() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        RunSummary s = run(slurm, "[vram=auto] python eval.py");
+        assertTrue(slurm.sbatch.get(0).contains("--gres=gpu:1"), slurm.sbatch.get(0).toString());
+        assertTrue(s.results().get(0).learned().orElseThrow().startsWith("vram=auto: nothing learned yet"));
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            assertTrue(j.state().peaks().ofCommand("python eval.py").isPresent(), "its peak is there to learn from");
+        }
+    }
+
+    @Test
     void theWrappersReportReadsBackAsWritten() {
         WrapReport r = new WrapReport(12, List.of(0, 1), "n", 5, OptionalLong.of(9), OptionalInt.of(-1),
                 Map.of(1, 30L, 0, 20L), OptionalDouble.of(42.5), Optional.of("no backend"));

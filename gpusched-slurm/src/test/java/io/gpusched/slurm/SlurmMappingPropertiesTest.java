@@ -41,7 +41,7 @@ class SlurmMappingPropertiesTest {
         Scheduling sc = s.scheduling();
         return !sc.gpuIds().isEmpty() || s.environment().tty() || sc.preemptible()
                 || sc.onTimeout() == Scheduling.OnTimeout.REQUEUE || sc.priority() != 0 || !sc.after().isEmpty()
-                || s.environment().conda().isPresent() || s.environment().setup().isPresent() || s.learnVram();
+                || s.environment().conda().isPresent() || s.environment().setup().isPresent();
     }
 
     private static long shardsFor(long vram, long shardMib) {
