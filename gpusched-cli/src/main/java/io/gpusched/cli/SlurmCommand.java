@@ -27,7 +27,7 @@ final class SlurmCommand {
     static final String USAGE = String.join("\n",
             "usage: gpusched JOBS --executor slurm [--partition P] [--account A] [--shard-mib MiB] [--gpu-shards N]",
             "                     [--poll S] [--log-dir DIR] [--oom-retries N] [--tolerance F] [--fresh]",
-            "                     [--backend NAME | --sim N [--sim-mib MiB]]",
+            "                     [--requirements FILE] [--backend NAME | --sim N [--sim-mib MiB]]",
             "  --shard-mib MiB   MiB one GPU shard stands for on the cluster [10240]",
             "  --gpu-shards N    shards per GPU in the cluster's gres.conf [8]",
             "  --backend NAME    the GPU backend the wrapper samples inside each job [detect: nvml]",
@@ -73,6 +73,7 @@ final class SlurmCommand {
         int gpuShards = SlurmOptions.DEFAULT_GPU_SHARDS;
         int retries = o.oomRetries();
         double tolerance = o.tolerance();
+        io.gpusched.jobs.Requirements rules = io.gpusched.jobs.Requirements.NONE;
         try {
             for (int i = 0; i < argv.length; i++) {
                 String a = argv[i];
@@ -117,6 +118,7 @@ final class SlurmCommand {
                         backendOptions.put("gpus", String.valueOf(number(opt, v)));
                     }
                     case "--sim-mib" -> backendOptions.put("mib", v);
+                    case "--requirements" -> rules = io.gpusched.jobs.RequirementsParser.read(Path.of(v));
                     default -> throw new UsageException(opt + " is not supported with --executor slurm (Slurm does that"
                             + " part); see gpusched --executor slurm --help");
                 }
@@ -134,7 +136,7 @@ final class SlurmCommand {
             if (backend.isPresent()) {
                 o = o.withBackend(backend.get(), backendOptions);
             }
-        } catch (UsageException | IllegalArgumentException e) {
+        } catch (UsageException | IllegalArgumentException | io.gpusched.jobs.RequirementsParser.RequirementsException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
@@ -144,7 +146,7 @@ final class SlurmCommand {
                     out.println("[" + java.time.LocalTime.now().format(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss")) + "] "
                             + note);
                     out.flush();
-                });
+                }, rules);
         try {
             RunSummary summary = executorRun.run();
             return summary.exitCode();

@@ -45,6 +45,20 @@ class SlurmExecutorCliTest {
     }
 
     @Test
+    void aRequirementsFileThatCannotBeReadIsAOneLineUsageError() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "echo hi\n");
+        Path rules = dir.resolve("rules.json");
+        Files.writeString(rules, "{\"rules\": [{\"name\": \"x\"}]}");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8), s -> { })
+                .run(jobs.toString(), "--executor", "slurm", "--requirements", rules.toString()));
+        String err = bytes.toString(StandardCharsets.UTF_8).strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.startsWith("gpusched: ") && err.contains("rules.json"), err);
+    }
+
+    @Test
     void onSlurmAJobFinishesWithTheSameVerdictLineAsTheSameJobRunLocally() throws Exception {
         Assumptions.assumeTrue(LocalSlurm.available(), LocalSlurm.SKIPPED);
         String job = CliRun.job("vram=1500", 1500, 0.2, 1.0);

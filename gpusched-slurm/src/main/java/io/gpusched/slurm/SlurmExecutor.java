@@ -9,6 +9,7 @@ import io.gpusched.Verdict;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.Requirements;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalEvent;
@@ -56,6 +57,7 @@ public final class SlurmExecutor {
     private final Consumer<SchedulerEvent> events;
     private final Consumer<String> notes;
     private final SlurmMapping mapping;
+    private final Requirements rules;
     private final java.security.SecureRandom random = new java.security.SecureRandom();
     private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -73,6 +75,25 @@ public final class SlurmExecutor {
      */
     public SlurmExecutor(Path jobsFile, Path logDir, SlurmOptions options, CommandRunner commands, List<String> wrapper,
                          Consumer<SchedulerEvent> events, Consumer<String> notes) {
+        this(jobsFile, logDir, options, commands, wrapper, events, notes, Requirements.NONE);
+    }
+
+    /**
+     * As the constructor without rules, with requirement rules ({@code --requirements FILE}) applied to every line
+     * before it is mapped, as a local run applies them.
+     *
+     * @param jobsFile the jobs file
+     * @param logDir where the journal and the attempts' directories go
+     * @param options how to use the cluster
+     * @param commands runs {@code sbatch}, {@code squeue} and {@code scancel}
+     * @param wrapper the command prefix that starts {@link SlurmWrap} on a compute node
+     * @param events the run's events
+     * @param notes what only Slurm runs say, one line each
+     * @param rules the requirement rules ({@link Requirements#NONE} for none)
+     */
+    public SlurmExecutor(Path jobsFile, Path logDir, SlurmOptions options, CommandRunner commands, List<String> wrapper,
+                         Consumer<SchedulerEvent> events, Consumer<String> notes, Requirements rules) {
+        this.rules = Objects.requireNonNull(rules, "rules");
         this.jobsFile = jobsFile;
         this.logDir = logDir.toAbsolutePath();
         this.options = Objects.requireNonNull(options, "options");
@@ -128,7 +149,13 @@ public final class SlurmExecutor {
      * @throws SlurmException for a line Slurm cannot run, or when Slurm's commands fail
      */
     public RunSummary run() {
-        List<JobSpec> specs = JobsFileParser.parse(jobsFile);
+        Map<String, Optional<String>> ruleOf = new java.util.HashMap<>();
+        List<JobSpec> specs = new ArrayList<>();
+        for (JobSpec line : JobsFileParser.parse(jobsFile)) {
+            Requirements.Applied a = rules.apply(line);
+            specs.add(a.spec());
+            ruleOf.put(a.spec().key(), a.rule());
+        }
         check(specs);
         try {
             Files.createDirectories(logDir.resolve("slurm"));
@@ -136,7 +163,7 @@ public final class SlurmExecutor {
             throw new UncheckedIOException("cannot create " + logDir + ": " + e.getMessage(), e);
         }
         try (Journal journal = Journal.open(logDir.resolve("journal.jsonl"), options.fresh())) {
-            return new Run(journal, specs).loop();
+            return new Run(journal, specs, ruleOf).loop();
         }
     }
 
@@ -151,6 +178,8 @@ public final class SlurmExecutor {
         boolean started;
         /** Where a {@code vram=auto} declaration came from, said on the start and finish lines. */
         Optional<String> learned = Optional.empty();
+        /** The requirement rule that filled in its attributes, if one did. */
+        Optional<String> rule = Optional.empty();
         /** Whether the journal knew the job before this run: only then may an attempt's token be adopted. */
         boolean knownBefore;
         boolean cancelRequested;
@@ -179,7 +208,7 @@ public final class SlurmExecutor {
         private long jobsFileModified;
         private int queueFailures;
 
-        Run(Journal journal, List<JobSpec> specs) {
+        Run(Journal journal, List<JobSpec> specs, Map<String, Optional<String>> ruleOf) {
             this.journal = journal;
             JournalState state = journal.state();
             for (JobSpec s : specs) {
@@ -201,6 +230,7 @@ public final class SlurmExecutor {
                 }
                 Tracked t = new Tracked(s, no, rec.attempts() + 1,
                         rec.nextVramMib().isPresent() ? rec.nextVramMib() : s.vramMib(), Instant.now());
+                t.rule = ruleOf.getOrDefault(s.key(), Optional.empty());
                 if (s.learnVram() && rec.nextVramMib().isEmpty()) {
                     learn(t, state);
                 }
@@ -229,7 +259,7 @@ public final class SlurmExecutor {
          * learned. Slurm runs teach local ones and the other way round when they share a log directory.
          */
         private void learn(Tracked t, JournalState state) {
-            Optional<LearnedVram> learned = LearnedVram.learn(t.spec.command(), Optional.empty(), state.peaks(),
+            Optional<LearnedVram> learned = LearnedVram.learn(t.spec.command(), t.rule, state.peaks(),
                     io.gpusched.SchedulerOptions.defaults().spikeBuffer());
             if (learned.isPresent()) {
                 t.vramMib = OptionalLong.of(learned.get().mib());
@@ -399,13 +429,15 @@ public final class SlurmExecutor {
             t.started = true;
             SlurmRequest.Mapped req = t.request.orElseGet(() -> mapped(t));
             long pgid = r.session() >= 2 ? r.session() : t.slurmId.getAsLong();
-            journal.append(new JournalEvent.Started(t.spec.key(), pgid, r.gpus(), req.declaredMib()));
+            journal.append(new JournalEvent.Started(t.spec.key(), pgid, r.gpus(), req.declaredMib(), t.rule));
             counted.add(t.spec.key());
             Duration waited = Duration.between(t.queuedAt, Instant.ofEpochMilli(r.startedMs()));
             events.accept(new SchedulerEvent.JobStarted(Instant.now(), t.no, t.spec.key(), t.spec.command(), r.gpus(),
                     req.declaredMib(), counted.size(), jobs.size(), r.session(), attemptDir(t).resolve(WrapReport.LOG),
                     t.attempt, waited.isNegative() ? Duration.ZERO : waited,
-                    t.spec.share().map(Object::toString), Optional.empty(), t.learned));
+                    t.spec.share().map(Object::toString),
+                    // the rule's figure is said while it is the declaration: not after an OOM's bump, nor when learned
+                    t.attempt == 1 && t.learned.isEmpty() ? t.rule : Optional.empty(), t.learned));
         }
 
         private void finish(Tracked t, String slurmState, Optional<WrapReport> result) {

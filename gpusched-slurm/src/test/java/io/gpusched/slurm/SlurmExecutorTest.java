@@ -313,6 +313,25 @@ class SlurmExecutorTest {
     }
 
     @Test
+    void requirementRulesFillInWhatALineDidNotDeclare_andTheStartedLineNamesTheRule() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "python train.py --llm big\n");
+        io.gpusched.jobs.Requirements rules = io.gpusched.jobs.RequirementsParser.parse(
+                "{\"rules\": [{\"name\": \"big\", \"match\": \"--llm big\", \"vram\": \"3000\", \"timeout\": \"2m\"}]}"
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8), "rules.json");
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.next.add(new Object[] {0, 2900L, "", "COMPLETED"});
+        RunSummary s = new SlurmExecutor(jobs, dir.resolve("logs"), SlurmOptions.defaults().withShards(1000, 8)
+                .withPoll(Duration.ofMillis(5)), slurm, List.of("wrap"), events::add, notes::add, rules).run();
+        assertTrue(slurm.sbatch.get(0).containsAll(List.of("--gres=shard:3", "--time=2")), slurm.sbatch.get(0).toString());
+        assertEquals(Verdict.WITHIN, s.results().get(0).verdict());
+        assertTrue(Files.readString(dir.resolve("logs/journal.jsonl")).contains("\"rule\":\"big\""));
+        SchedulerEvent.JobStarted started = events.stream().filter(e -> e instanceof SchedulerEvent.JobStarted)
+                .map(e -> (SchedulerEvent.JobStarted) e).findFirst().orElseThrow();
+        assertEquals(Optional.of("big"), started.rule());
+    }
+
+    @Test
     void theWrappersReportReadsBackAsWritten() {
         WrapReport r = new WrapReport(12, List.of(0, 1), "n", 5, OptionalLong.of(9), OptionalInt.of(-1),
                 Map.of(1, 30L, 0, 20L), OptionalDouble.of(42.5), Optional.of("no backend"));
