@@ -27,7 +27,7 @@ final class SlurmCommand {
     static final String USAGE = String.join("\n",
             "usage: gpusched JOBS --executor slurm [--partition P] [--account A] [--shard-mib MiB] [--gpu-shards N]",
             "                     [--poll S] [--log-dir DIR] [--oom-retries N] [--tolerance F] [--fresh]",
-            "                     [--requirements FILE] [--backend NAME | --sim N [--sim-mib MiB]]",
+            "                     [--requirements FILE] [--events FILE|-] [--backend NAME | --sim N [--sim-mib MiB]]",
             "  --shard-mib MiB   MiB one GPU shard stands for on the cluster [10240]",
             "  --gpu-shards N    shards per GPU in the cluster's gres.conf [8]",
             "  --backend NAME    the GPU backend the wrapper samples inside each job [detect: nvml]",
@@ -74,6 +74,7 @@ final class SlurmCommand {
         int retries = o.oomRetries();
         double tolerance = o.tolerance();
         io.gpusched.jobs.Requirements rules = io.gpusched.jobs.Requirements.NONE;
+        Optional<String> eventsTo = Optional.empty();
         try {
             for (int i = 0; i < argv.length; i++) {
                 String a = argv[i];
@@ -118,6 +119,7 @@ final class SlurmCommand {
                         backendOptions.put("gpus", String.valueOf(number(opt, v)));
                     }
                     case "--sim-mib" -> backendOptions.put("mib", v);
+                    case "--events" -> eventsTo = Optional.of(v);
                     case "--requirements" -> rules = io.gpusched.jobs.RequirementsParser.read(Path.of(v));
                     default -> throw new UsageException(opt + " is not supported with --executor slurm (Slurm does that"
                             + " part); see gpusched --executor slurm --help");
@@ -140,12 +142,22 @@ final class SlurmCommand {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
-        LogRenderer log = new LogRenderer(out, o.tolerance());
+        io.gpusched.JsonEventWriter json;
+        try {
+            json = EventsOption.open(eventsTo, out);
+        } catch (UsageException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        }
+        // As a local run: with --events -, the JSON stream has stdout and the log lines move to stderr.
+        PrintStream human = EventsOption.toStdout(eventsTo) ? err : out;
+        LogRenderer log = new LogRenderer(human, o.tolerance());
+        java.util.function.Consumer<io.gpusched.SchedulerEvent> events = json == null ? log : log.andThen(json);
         SlurmExecutor executorRun = new SlurmExecutor(jobs.get(), logDir, o, CommandRunner.system(),
-                SlurmExecutor.defaultWrapper(), log, note -> {
-                    out.println("[" + java.time.LocalTime.now().format(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss")) + "] "
-                            + note);
-                    out.flush();
+                SlurmExecutor.defaultWrapper(), events, note -> {
+                    human.println("[" + java.time.LocalTime.now().format(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss"))
+                            + "] " + note);
+                    human.flush();
                 }, rules);
         try {
             RunSummary summary = executorRun.run();
@@ -156,6 +168,8 @@ final class SlurmCommand {
         } catch (SlurmException | UncheckedIOException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
+        } finally {
+            EventsOption.closing(json).close();
         }
     }
 

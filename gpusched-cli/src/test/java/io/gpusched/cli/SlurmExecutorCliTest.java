@@ -76,7 +76,7 @@ class SlurmExecutorCliTest {
             String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
             List<String> cmd = new ArrayList<>(List.of(java, "-cp", cp, Main.class.getName(), jobs.toString(),
                     "--executor", "slurm", "--sim", "2", "--shard-mib", "1000", "--gpu-shards", "8", "--poll", "0.2",
-                    "--log-dir", slurmDir.resolve("logs").toString()));
+                    "--log-dir", slurmDir.resolve("logs").toString(), "--events", slurmDir.resolve("events.jsonl").toString()));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
             pb.environment().putAll(slurm.env());
             Process p = pb.start();
@@ -87,6 +87,8 @@ class SlurmExecutorCliTest {
         assertTrue(out.contains("(--gres=shard:2)"), out);
         assertEquals(finishedLine(local.output()), finishedLine(out), "local:\n" + local.output() + "\nslurm:\n" + out);
         assertTrue(finishedLine(out).contains("peak vram gpu0:1500 MiB | declared 1500 MiB → within ±10%"), out);
+        String events = Files.readString(slurmDir.resolve("events.jsonl"));
+        assertTrue(events.contains("\"event\":\"job_finished\"") && events.contains("\"event\":\"run_finished\""), events);
     }
 
     /**
