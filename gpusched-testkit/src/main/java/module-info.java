@@ -1,5 +1,6 @@
 /**
- * gpusched testkit: simulated GPUs (provider {@code sim}) and the simulated job, a scripted fake
+ * gpusched testkit: simulated GPUs (provider {@code sim}) and the simulated job, a one-node local Slurm
+ * ({@link io.gpusched.testkit.slurm.LocalSlurm}) for integration tests, a scripted fake
  * backend, the public backend contract test (needs JUnit Jupiter on the path), and random generators.
  *
  * @provides io.gpusched.gpu.GpuBackendProvider provider {@code sim}
@@ -12,6 +13,7 @@ module io.gpusched.testkit {
     exports io.gpusched.testkit.fake;
     exports io.gpusched.testkit.contract;
     exports io.gpusched.testkit.arbitraries;
+    exports io.gpusched.testkit.slurm;
 
     // JUnit instantiates the contract test's subclasses reflectively.
     opens io.gpusched.testkit.contract;

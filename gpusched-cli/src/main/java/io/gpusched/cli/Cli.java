@@ -67,6 +67,17 @@ public final class Cli {
      * @return the exit code: 0 all ok, the largest failing job's code, 2 usage, 130 interrupted
      */
     public int run(String... argv) {
+        if (argv.length > 0 && argv[0].equals("slurm-wrap")) {
+            // hidden: what each Slurm job of --executor slurm runs on its compute node
+            return io.gpusched.slurm.SlurmWrap.run(java.util.List.of(argv).subList(1, argv.length), err);
+        }
+        if (SlurmCommand.wanted(argv)) {
+            java.util.Optional<String[]> local = SlurmCommand.local(argv);
+            if (local.isEmpty()) {
+                return new SlurmCommand(out, err).run(argv);
+            }
+            argv = local.get();
+        }
         if (argv.length > 0 && argv[0].equals("status")) {
             return new StatusCommand(out, err).run(java.util.Arrays.copyOfRange(argv, 1, argv.length));
         }

@@ -83,6 +83,9 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
             // A fresh set of attempts, but an OOM's bumped declaration stays: it is what was learned.
             return new JobRecord(no, command, 0, "pending", OptionalInt.empty(), nextVramMib, OptionalLong.empty(),
                     Map.of(), OptionalLong.empty(), gpus);
+        } else if (e instanceof JournalEvent.SlurmSubmitted) {
+            // Where an attempt runs, not what became of it: JournalState keeps the id.
+            return this;
         } else if (e instanceof JournalEvent.Oom o) {
             return new JobRecord(no, command, o.attempts(), "pending", returncode,
                     o.nextVramMib().isPresent() ? o.nextVramMib() : nextVramMib, OptionalLong.empty(), peakMib,

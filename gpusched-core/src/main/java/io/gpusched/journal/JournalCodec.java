@@ -21,6 +21,8 @@ public final class JournalCodec {
     static final int MAX_NO = 1_000_000_000;
     /** Most attempts read back: far beyond any retry count, and counting on from it cannot overflow. */
     static final int MAX_ATTEMPTS = 1_000_000;
+    /** Largest Slurm job id read back: Slurm's ids are unsigned 32-bit. */
+    static final long MAX_SLURM_JOB = 0xFFFF_FFFFL;
     /** Most points of a {@code done} event's {@code vram_timeline} read back: we write at most 32. */
     static final int MAX_TIMELINE_POINTS = 1024;
 
@@ -113,6 +115,10 @@ public final class JournalCodec {
             } else if (e instanceof JournalEvent.Requeued q) {
                 g.writeStringField("event", "requeued");
                 g.writeStringField("reason", q.reason());
+            } else if (e instanceof JournalEvent.SlurmSubmitted u) {
+                g.writeStringField("event", "slurm_submitted");
+                g.writeNumberField("slurm_job", u.slurmJob());
+                g.writeStringField("gres", u.gres());
             } else if (e instanceof JournalEvent.Oom o) {
                 g.writeStringField("event", "oom");
                 g.writeNumberField("attempts", o.attempts());
@@ -197,6 +203,8 @@ public final class JournalCodec {
      *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0, {@code env}
      *       absent or an object of strings, {@code line} and {@code request_id} absent or strings, and
      *       {@code output} absent or an absolute path;</li>
+     *   <li>{@code slurm_submitted}: {@code slurm_job} in [1, 2^32 − 1] (Slurm's job ids are 32-bit),
+     *       {@code gres} a string;</li>
      *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
      *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
@@ -275,6 +283,9 @@ public final class JournalCodec {
                 return Optional.of(new JournalEvent.Retry(k));
             case "requeued":
                 return Optional.of(new JournalEvent.Requeued(k, f.string("reason")));
+            case "slurm_submitted":
+                return Optional.of(new JournalEvent.SlurmSubmitted(k, f.whole("slurm_job", 1, MAX_SLURM_JOB),
+                        f.string("gres")));
             case "oom":
                 return Optional.of(new JournalEvent.Oom(k, (int) f.whole("attempts", 1, MAX_ATTEMPTS),
                         f.nullableWhole("next_vram", 1, Units.MAX_MIB)));

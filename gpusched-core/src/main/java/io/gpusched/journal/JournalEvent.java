@@ -374,6 +374,34 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * An attempt of a job was handed to Slurm ({@code gpusched --executor slurm}) as Slurm job {@code slurmJob}:
+     * a restarted submitter finds the attempt again by that id instead of submitting it twice. Not an outcome:
+     * the job's record is unchanged ({@link JobRecord#apply} keeps it), and {@link JournalState#slurmJob} names
+     * the id until the attempt's outcome ({@code oom}, {@code done}) or an {@code interrupted}, {@code requeued}
+     * or {@code retry} line. The original tool and the local executor never write it; older versions skip it.
+     *
+     * @param key identity key
+     * @param slurmJob the Slurm job id {@code sbatch --parsable} printed, at least 1
+     * @param gres what was asked of Slurm for the attempt's GPUs, e.g. {@code shard:2} or {@code gpu:1}
+     */
+    record SlurmSubmitted(String key, long slurmJob, String gres) implements JournalEvent {
+        /**
+         * Checks the id.
+         *
+         * @param key see {@link #key()}
+         * @param slurmJob see {@link #slurmJob()}
+         * @param gres see {@link #gres()}
+         */
+        public SlurmSubmitted {
+            Objects.requireNonNull(key);
+            Objects.requireNonNull(gres);
+            if (slurmJob < 1) {
+                throw new IllegalArgumentException("a Slurm job id is at least 1, got " + slurmJob);
+            }
+        }
+    }
+
+    /**
      * A job hit CUDA OOM and will be retried.
      *
      * @param key identity key

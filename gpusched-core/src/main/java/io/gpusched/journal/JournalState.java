@@ -12,6 +12,8 @@ public final class JournalState {
     private final Map<String, JournalEvent.Submitted> submissions = new java.util.LinkedHashMap<>();
     private final java.util.Set<Integer> pausedGpus = new java.util.TreeSet<>();
     private final PeakHistory peaks = new PeakHistory();
+    /** The Slurm job of each key's attempt in flight ({@link JournalEvent.SlurmSubmitted}). */
+    private final Map<String, Long> slurmJobs = new HashMap<>();
     private int nextNo = 1;
     private long nextRun = 1;
 
@@ -37,6 +39,12 @@ public final class JournalState {
         if (e instanceof JournalEvent.Learned l) {
             peaks.apply(l);
             return;
+        }
+        if (e instanceof JournalEvent.SlurmSubmitted s) {
+            slurmJobs.put(s.key(), s.slurmJob());
+        } else if (e instanceof JournalEvent.Oom || e instanceof JournalEvent.Done || e instanceof JournalEvent.Interrupted
+                || e instanceof JournalEvent.Requeued || e instanceof JournalEvent.Retry) {
+            slurmJobs.remove(e.key());
         }
         JobRecord r = record(e.key()).apply(e);
         records.put(e.key(), r);
@@ -80,6 +88,16 @@ public final class JournalState {
      */
     public java.util.Optional<JournalEvent.Submitted> submission(String key) {
         return java.util.Optional.ofNullable(submissions.get(key));
+    }
+
+    /**
+     * @param key a job's key
+     * @return the Slurm job its attempt in flight was submitted as, when a {@code slurm_submitted} line names
+     *     one and no outcome followed it
+     */
+    public java.util.OptionalLong slurmJob(String key) {
+        Long id = slurmJobs.get(key);
+        return id == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(id);
     }
 
     /** @return the GPUs paused now, by index (a read-only view) */

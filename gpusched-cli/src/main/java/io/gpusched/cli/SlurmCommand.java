@@ -1,0 +1,195 @@
+package io.gpusched.cli;
+
+import io.gpusched.RunSummary;
+import io.gpusched.jobs.JobSpecException;
+import io.gpusched.slurm.CommandRunner;
+import io.gpusched.slurm.SlurmException;
+import io.gpusched.slurm.SlurmExecutor;
+import io.gpusched.slurm.SlurmOptions;
+import io.gpusched.slurm.SlurmWrap;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code gpusched JOBS --executor slurm [...]}: the jobs file on Slurm ({@link SlurmExecutor}), with the local
+ * run's log lines; and the hidden verb {@code gpusched slurm-wrap} each Slurm job runs ({@link SlurmWrap}).
+ * Takes only the options that mean something on Slurm, and refuses the others by name.
+ */
+final class SlurmCommand {
+    static final String USAGE = String.join("\n",
+            "usage: gpusched JOBS --executor slurm [--partition P] [--account A] [--shard-mib MiB] [--gpu-shards N]",
+            "                     [--poll S] [--log-dir DIR] [--oom-retries N] [--tolerance F] [--fresh]",
+            "                     [--requirements FILE] [--events FILE|-] [--backend NAME | --sim N [--sim-mib MiB]]",
+            "  --shard-mib MiB   MiB one GPU shard stands for on the cluster [10240]",
+            "  --gpu-shards N    shards per GPU in the cluster's gres.conf [8]",
+            "  --backend NAME    the GPU backend the wrapper samples inside each job [detect: nvml]",
+            "  --sim N           simulated GPUs inside each job (tests and demos)");
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    SlurmCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    /** @return whether the command line asks for an executor ({@code --executor NAME} or {@code --executor=NAME}) */
+    static boolean wanted(String... argv) {
+        return Arrays.stream(argv).anyMatch(a -> a.equals("--executor") || a.startsWith("--executor="));
+    }
+
+    /** @return {@code argv} without {@code --executor local}, for the local path; empty when another executor is named */
+    static Optional<String[]> local(String... argv) {
+        List<String> rest = new java.util.ArrayList<>();
+        boolean local = false;
+        for (int i = 0; i < argv.length; i++) {
+            if (argv[i].equals("--executor") && i + 1 < argv.length && argv[i + 1].equals("local")
+                    || argv[i].equals("--executor=local")) {
+                local = true;
+                i += argv[i].equals("--executor") ? 1 : 0;
+                continue;
+            }
+            rest.add(argv[i]);
+        }
+        return local ? Optional.of(rest.toArray(String[]::new)) : Optional.empty();
+    }
+
+    int run(String... argv) {
+        Optional<Path> jobs = Optional.empty();
+        Optional<String> executor = Optional.empty();
+        SlurmOptions o = SlurmOptions.defaults();
+        Path logDir = Path.of("gpusched_logs");
+        Optional<String> backend = Optional.empty();
+        Map<String, String> backendOptions = new LinkedHashMap<>();
+        long shardMib = SlurmOptions.DEFAULT_SHARD_MIB;
+        int gpuShards = SlurmOptions.DEFAULT_GPU_SHARDS;
+        int retries = o.oomRetries();
+        double tolerance = o.tolerance();
+        io.gpusched.jobs.Requirements rules = io.gpusched.jobs.Requirements.NONE;
+        Optional<String> eventsTo = Optional.empty();
+        try {
+            for (int i = 0; i < argv.length; i++) {
+                String a = argv[i];
+                String opt = a.contains("=") && a.startsWith("--") ? a.substring(0, a.indexOf('=')) : a;
+                boolean inline = !opt.equals(a);
+                if (!a.startsWith("-")) {
+                    if (jobs.isPresent()) {
+                        throw new UsageException("one jobs file, got " + jobs.get() + " and " + a);
+                    }
+                    jobs = Optional.of(Path.of(a));
+                    continue;
+                }
+                if (opt.equals("--fresh")) {
+                    o = o.withFresh(true);
+                    continue;
+                }
+                if (opt.equals("-h") || opt.equals("--help")) {
+                    out.println(USAGE);
+                    return 0;
+                }
+                String v;
+                if (inline) {
+                    v = a.substring(opt.length() + 1);
+                } else if (i + 1 < argv.length) {
+                    v = argv[++i];
+                } else {
+                    throw new UsageException(opt + " needs a value");
+                }
+                switch (opt) {
+                    case "--executor" -> executor = Optional.of(v);
+                    case "--partition" -> o = o.withPartition(v);
+                    case "--account" -> o = o.withAccount(v);
+                    case "--shard-mib" -> shardMib = number(opt, v);
+                    case "--gpu-shards" -> gpuShards = (int) number(opt, v);
+                    case "--poll" -> o = o.withPoll(Duration.ofMillis(Math.round(decimal(opt, v) * 1000)));
+                    case "--log-dir" -> logDir = Path.of(v);
+                    case "--oom-retries" -> retries = (int) number(opt, v);
+                    case "--tolerance" -> tolerance = decimal(opt, v);
+                    case "--backend" -> backend = Optional.of(v);
+                    case "--sim" -> {
+                        backend = Optional.of("sim");
+                        backendOptions.put("gpus", String.valueOf(number(opt, v)));
+                    }
+                    case "--sim-mib" -> backendOptions.put("mib", v);
+                    case "--events" -> eventsTo = Optional.of(v);
+                    case "--requirements" -> rules = io.gpusched.jobs.RequirementsParser.read(Path.of(v));
+                    default -> throw new UsageException(opt + " is not supported with --executor slurm (Slurm does that"
+                            + " part); see gpusched --executor slurm --help");
+                }
+            }
+            if (!executor.orElse("").equals("slurm")) {
+                throw new UsageException("--executor is local or slurm, got '" + executor.orElse("") + "'");
+            }
+            if (jobs.isEmpty()) {
+                throw new UsageException("--executor slurm needs a jobs file; " + USAGE.lines().findFirst().orElse(""));
+            }
+            if (!Files.isRegularFile(jobs.get())) {
+                throw new UsageException("jobs file not found: " + jobs.get());
+            }
+            o = o.withShards(shardMib, gpuShards).withJudging(retries, tolerance);
+            if (backend.isPresent()) {
+                o = o.withBackend(backend.get(), backendOptions);
+            }
+        } catch (UsageException | IllegalArgumentException | io.gpusched.jobs.RequirementsParser.RequirementsException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        }
+        io.gpusched.JsonEventWriter json;
+        try {
+            json = EventsOption.open(eventsTo, out);
+        } catch (UsageException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        }
+        // As a local run: with --events -, the JSON stream has stdout and the log lines move to stderr.
+        PrintStream human = EventsOption.toStdout(eventsTo) ? err : out;
+        LogRenderer log = new LogRenderer(human, o.tolerance());
+        java.util.function.Consumer<io.gpusched.SchedulerEvent> events = json == null ? log : log.andThen(json);
+        SlurmExecutor executorRun = new SlurmExecutor(jobs.get(), logDir, o, CommandRunner.system(),
+                SlurmExecutor.defaultWrapper(), events, note -> {
+                    human.println("[" + java.time.LocalTime.now().format(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss"))
+                            + "] " + note);
+                    human.flush();
+                }, rules);
+        try {
+            RunSummary summary = executorRun.run();
+            return summary.exitCode();
+        } catch (JobSpecException e) {
+            Cli.printBadLines(e, err);
+            return Cli.USAGE;
+        } catch (SlurmException | UncheckedIOException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        } finally {
+            EventsOption.closing(json).close();
+        }
+    }
+
+    private static long number(String option, String v) {
+        try {
+            long n = Long.parseLong(v);
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " wants a whole number at least 0, got '" + v + "'");
+        }
+    }
+
+    private static double decimal(String option, String v) {
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException(option + " wants a number, got '" + v + "'");
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.testkit.slurm.LocalSlurm;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code gpusched JOBS --executor slurm}: its refusals, and its log lines against a local run's. */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class SlurmExecutorCliTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aLineSlurmCannotExpressIsAOneLineErrorNamingFileLineAndFix_andNothingIsSubmitted() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=1G] echo fine\n[gpu-ids=1] echo pinned\n");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        // no Slurm is needed: the file is refused before any sbatch
+        assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8), s -> { })
+                .run(jobs.toString(), "--executor", "slurm", "--log-dir", dir.resolve("logs").toString()));
+        String err = bytes.toString(StandardCharsets.UTF_8).strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.startsWith("gpusched: jobs.txt:2: gpu-ids=1 cannot be honoured on Slurm"), err);
+        assertTrue(err.contains("remove gpu-ids from the line"), err);
+        assertTrue(Files.notExists(dir.resolve("logs/journal.jsonl")), "nothing journalled");
+    }
+
+    @Test
+    void anOptionOnlyALocalRunHasIsRefusedByName() throws Exception {
+        CliRun run = new CliRun(dir, "echo hi\n");
+        assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(new java.io.ByteArrayOutputStream()), s -> { })
+                .run(run.jobs.toString(), "--executor", "slurm", "--exclusive"));
+        assertEquals(Cli.USAGE, new Cli(System.out, System.err, s -> { }).run(run.jobs.toString(), "--executor", "pbs"));
+    }
+
+    @Test
+    void aRequirementsFileThatCannotBeReadIsAOneLineUsageError() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "echo hi\n");
+        Path rules = dir.resolve("rules.json");
+        Files.writeString(rules, "{\"rules\": [{\"name\": \"x\"}]}");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8), s -> { })
+                .run(jobs.toString(), "--executor", "slurm", "--requirements", rules.toString()));
+        String err = bytes.toString(StandardCharsets.UTF_8).strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.startsWith("gpusched: ") && err.contains("rules.json"), err);
+    }
+
+    @Test
+    void onSlurmAJobFinishesWithTheSameVerdictLineAsTheSameJobRunLocally() throws Exception {
+        Assumptions.assumeTrue(LocalSlurm.available(), LocalSlurm.SKIPPED);
+        String job = CliRun.job("vram=1500", 1500, 0.2, 1.0);
+        Files.createDirectories(dir.resolve("local"));
+        CliRun local = new CliRun(dir.resolve("local"), job);
+        assertEquals(0, local.runToEnd("--sim", "2"), local.errors());
+
+        Path slurmDir = dir.resolve("slurm");
+        Files.createDirectories(slurmDir);
+        Path jobs = slurmDir.resolve("jobs.txt");
+        Files.writeString(jobs, job);
+        String out;
+        try (LocalSlurm slurm = LocalSlurm.start(Files.createDirectories(dir.resolve("cluster")))) {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+            List<String> cmd = new ArrayList<>(List.of(java, "-cp", cp, Main.class.getName(), jobs.toString(),
+                    "--executor", "slurm", "--sim", "2", "--shard-mib", "1000", "--gpu-shards", "8", "--poll", "0.2",
+                    "--log-dir", slurmDir.resolve("logs").toString(), "--events", slurmDir.resolve("events.jsonl").toString()));
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+            pb.environment().putAll(slurm.env());
+            Process p = pb.start();
+            out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), out);
+        }
+        assertTrue(out.contains("job 1 submitted to Slurm as job "), out);
+        assertTrue(out.contains("(--gres=shard:2)"), out);
+        assertEquals(finishedLine(local.output()), finishedLine(out), "local:\n" + local.output() + "\nslurm:\n" + out);
+        assertTrue(finishedLine(out).contains("peak vram gpu0:1500 MiB | declared 1500 MiB → within ±10%"), out);
+        String events = Files.readString(slurmDir.resolve("events.jsonl"));
+        assertTrue(events.contains("\"event\":\"job_finished\"") && events.contains("\"event\":\"run_finished\""), events);
+    }
+
+    /**
+     * The job's finished line without its time stamp, duration and mean utilisation, which depend on when the
+     * samples fell (a local run's first samples may precede the job's first report).
+     */
+    private static String finishedLine(String log) {
+        return log.lines().filter(l -> l.contains("job 1 finished")).findFirst().orElse("(no finished line)")
+                .replaceFirst("^\\[[0-9:]+\\] ", "").replaceFirst(" in [0-9.]+s", " in Xs")
+                .replaceFirst(" \\| avg gpu util [0-9]+%$", " | avg gpu util N%");
+    }
+}

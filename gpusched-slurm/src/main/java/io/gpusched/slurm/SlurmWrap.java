@@ -1,0 +1,300 @@
+package io.gpusched.slurm;
+
+import io.gpusched.gpu.BackendOptions;
+import io.gpusched.gpu.GpuBackend;
+import io.gpusched.gpu.GpuBackends;
+import io.gpusched.gpu.GpuProcess;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The wrapper each Slurm job runs ({@code gpusched slurm-wrap}): starts the command in a session of its own with
+ * its output appended to {@code DIR/job.log}, samples the GPU backend on the compute node for that session's
+ * processes, and writes {@code DIR/started.json} when it starts and {@code DIR/result.json} (peak VRAM per GPU,
+ * mean utilisation, exit status) when it ends. Its exit status is the command's.
+ *
+ * <pre>{@code gpusched slurm-wrap --out DIR [--backend nvml|sim] [--backend-option k=v]... [--sample S] -- CMD...}</pre>
+ *
+ * <p>A SIGTERM (Slurm's {@code scancel}, or its time limit) is passed to the whole session, and the result is
+ * still written, so the submitting side knows the peak of a cancelled or timed-out job too.
+ */
+public final class SlurmWrap {
+    private static final String USAGE = "usage: gpusched slurm-wrap --out DIR [--backend NAME] [--backend-option k=v]..."
+            + " [--sample SECONDS] -- COMMAND...";
+
+    private SlurmWrap() {
+    }
+
+    /**
+     * Runs the wrapper as a program.
+     *
+     * @param args as {@link #run(List, PrintStream)} takes them
+     */
+    public static void main(String[] args) {
+        System.exit(run(List.of(args), System.err));
+    }
+
+    /**
+     * Runs the command under measurement and waits for it.
+     *
+     * @param args {@code --out DIR}, optional {@code --backend NAME} (default: detect),
+     *     {@code --backend-option key=value} (repeatable), {@code --sample SECONDS} (default 0.2), then
+     *     {@code --} and the command
+     * @param err where the wrapper's own complaints go (Slurm's output file)
+     * @return the command's exit status; 2 for a bad command line
+     */
+    public static int run(List<String> args, PrintStream err) {
+        Path out = null;
+        Optional<String> backend = Optional.empty();
+        Map<String, String> backendOptions = new LinkedHashMap<>();
+        Duration sample = Duration.ofMillis(200);
+        List<String> command = List.of();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (a.equals("--")) {
+                command = List.copyOf(args.subList(i + 1, args.size()));
+                break;
+            }
+            if (i + 1 >= args.size()) {
+                err.println("gpusched slurm-wrap: " + a + " needs a value; " + USAGE);
+                return 2;
+            }
+            String v = args.get(++i);
+            switch (a) {
+                case "--out" -> out = Path.of(v);
+                case "--backend" -> backend = Optional.of(v);
+                case "--backend-option" -> {
+                    int eq = v.indexOf('=');
+                    if (eq < 1) {
+                        err.println("gpusched slurm-wrap: --backend-option wants key=value, got '" + v + "'");
+                        return 2;
+                    }
+                    backendOptions.put(v.substring(0, eq), v.substring(eq + 1));
+                }
+                case "--sample" -> sample = Duration.ofMillis(Math.max(10, Math.round(Double.parseDouble(v) * 1000)));
+                default -> {
+                    err.println("gpusched slurm-wrap: unknown option " + a + "; " + USAGE);
+                    return 2;
+                }
+            }
+        }
+        if (out == null || command.isEmpty()) {
+            err.println("gpusched slurm-wrap: needs --out and a command; " + USAGE);
+            return 2;
+        }
+        return new Wrapped(out, backend, new BackendOptions(backendOptions), sample, command, err).run();
+    }
+
+    /** One wrapped command: its process, its samples and its peaks. */
+    private static final class Wrapped {
+        private final Path dir;
+        private final Optional<String> backendName;
+        private final BackendOptions backendOptions;
+        private final Duration sample;
+        private final List<String> command;
+        private final PrintStream err;
+        private final Map<Integer, Long> peaks = new TreeMap<>();
+        private final List<Integer> gpus = visibleGpus();
+        private double utilSum;
+        private int utilSamples;
+        private Optional<String> measurement = Optional.empty();
+
+        Wrapped(Path dir, Optional<String> backendName, BackendOptions backendOptions, Duration sample,
+                List<String> command, PrintStream err) {
+            this.dir = dir;
+            this.backendName = backendName;
+            this.backendOptions = backendOptions;
+            this.sample = sample;
+            this.command = command;
+            this.err = err;
+        }
+
+        int run() {
+            try {
+                Files.createDirectories(dir);
+            } catch (IOException e) {
+                err.println("gpusched slurm-wrap: cannot create " + dir + ": " + e.getMessage());
+                return 2;
+            }
+            String host = hostName();
+            long started = System.currentTimeMillis();
+            List<String> argv = new ArrayList<>();
+            // setsid: the command leads a session of its own, so its processes are found by session id
+            // (as a local run finds its job's) and one signal to the group reaches them all.
+            argv.add("setsid");
+            argv.addAll(command);
+            try (GpuBackend backend = openBackend()) {
+                return runWith(backend, argv, host, started);
+            }
+        }
+
+        private int runWith(GpuBackend backend, List<String> argv, String host, long started) {
+            Process p;
+            try {
+                ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(WrapReport.LOG).toFile()))
+                        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                // what the backend tells its jobs (the simulated GPUs' usage directory), as a local run does
+                pb.environment().putAll(backend.jobEnvironment());
+                p = pb.start();
+            } catch (IOException e) {
+                err.println("gpusched slurm-wrap: cannot start " + command.get(0) + ": " + e.getMessage());
+                writeResult(0, host, started, 127);
+                return 127;
+            }
+            long session = p.pid();
+            WrapReport.writeAtomically(dir, WrapReport.STARTED, new WrapReport(session, gpus, host, started,
+                    java.util.OptionalLong.empty(), OptionalInt.empty(), Map.of(), OptionalDouble.empty(),
+                    Optional.empty()).encode());
+            // scancel and Slurm's time limit send SIGTERM: pass it on to the session and still report.
+            Thread hook = new Thread(() -> {
+                if (p.isAlive()) {
+                    signalSession(session);
+                    try {
+                        p.waitFor(5, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    writeResult(session, host, started, p.isAlive() ? 143 : p.exitValue());
+                }
+            }, "gpusched-slurm-wrap-term");
+            Runtime.getRuntime().addShutdownHook(hook);
+            int exit;
+            try {
+                exit = sampleUntilExit(p, session, backend);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 130;
+            }
+            writeResult(session, host, started, exit);
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs already, and writes the same result
+            }
+            return exit;
+        }
+
+        private GpuBackend openBackend() {
+            try {
+                return backendName.isPresent() ? GpuBackends.load(backendName.get(), backendOptions)
+                        : GpuBackends.detect(backendOptions);
+            } catch (RuntimeException e) {
+                measurement = Optional.of("no GPU backend on " + hostName() + ": " + e.getMessage());
+                err.println("gpusched slurm-wrap: " + measurement.get() + "; the job runs unmeasured");
+                return new GpuBackend() {
+                    @Override
+                    public GpuSnapshot snapshot() {
+                        return new GpuSnapshot(List.of(), List.of());
+                    }
+
+                    @Override
+                    public String describe() {
+                        return "none";
+                    }
+
+                    @Override
+                    public void close() {
+                    }
+                };
+            }
+        }
+
+        private int sampleUntilExit(Process p, long session, GpuBackend backend) throws InterruptedException {
+            while (true) {
+                sampleOnce(session, backend);
+                if (p.waitFor(sample.toMillis(), TimeUnit.MILLISECONDS)) {
+                    sampleOnce(session, backend);
+                    return p.exitValue();
+                }
+            }
+        }
+
+        private void sampleOnce(long session, GpuBackend backend) {
+            GpuSnapshot snap;
+            try {
+                snap = backend.snapshot();
+            } catch (RuntimeException e) {
+                return; // one failed query loses one sample, not the job
+            }
+            Set<Long> members = Sessions.members(session);
+            Map<Integer, Long> now = new HashMap<>();
+            for (GpuProcess gp : snap.processes()) {
+                if (members.contains(gp.pid())) {
+                    now.merge(gp.gpu(), gp.usedMib(), Long::sum);
+                }
+            }
+            now.forEach((gpu, mib) -> peaks.merge(gpu, mib, Math::max));
+            if (!now.isEmpty()) {
+                double util = 0;
+                int n = 0;
+                for (GpuStat g : snap.gpus()) {
+                    if (now.containsKey(g.index()) && g.utilPercent().isPresent()) {
+                        util += g.utilPercent().getAsInt();
+                        n++;
+                    }
+                }
+                if (n > 0) {
+                    utilSum += util / n;
+                    utilSamples++;
+                }
+            }
+        }
+
+        private synchronized void writeResult(long session, String host, long started, int exit) {
+            if (Files.exists(dir.resolve(WrapReport.RESULT))) {
+                return;
+            }
+            WrapReport r = new WrapReport(session, gpus, host, started,
+                    java.util.OptionalLong.of(System.currentTimeMillis()), OptionalInt.of(exit), peaks,
+                    utilSamples == 0 ? OptionalDouble.empty() : OptionalDouble.of(utilSum / utilSamples), measurement);
+            try {
+                WrapReport.writeAtomically(dir, WrapReport.RESULT, r.encode());
+            } catch (UncheckedIOException e) {
+                err.println("gpusched slurm-wrap: " + e.getMessage());
+            }
+        }
+
+        private static void signalSession(long session) {
+            for (long pid : Sessions.members(session)) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
+            }
+        }
+
+        private static List<Integer> visibleGpus() {
+            String v = System.getenv().getOrDefault("CUDA_VISIBLE_DEVICES", "");
+            List<Integer> out = new ArrayList<>();
+            for (String s : v.split(",")) {
+                if (s.matches("[0-9]{1,9}")) {
+                    out.add(Integer.parseInt(s));
+                }
+            }
+            return out;
+        }
+
+        private static String hostName() {
+            try {
+                return Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+            } catch (IOException e) {
+                return System.getenv().getOrDefault("SLURMD_NODENAME", "unknown");
+            }
+        }
+    }
+}

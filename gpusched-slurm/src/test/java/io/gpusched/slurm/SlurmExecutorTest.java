@@ -1,0 +1,341 @@
+package io.gpusched.slurm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.JobResult;
+import io.gpusched.JobStatus;
+import io.gpusched.RunSummary;
+import io.gpusched.SchedulerEvent;
+import io.gpusched.Verdict;
+import io.gpusched.journal.Journal;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.jobs.JobSpec;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The executor's decisions against a fake cluster whose jobs end the moment they are submitted: what it
+ * submits, what it follows instead, and how it reads a job's end. No Slurm, no processes.
+ */
+class SlurmExecutorTest {
+    @TempDir
+    Path dir;
+
+    /** A cluster in which every job has already run when sbatch returns, as {@link #next} says. */
+    private final class InstantSlurm implements CommandRunner {
+        final List<List<String>> sbatch = new ArrayList<>();
+        final Map<Long, String[]> jobs = new LinkedHashMap<>();
+        /** How the next submitted job ends: its exit, peak MiB on gpu 0, log text and Slurm state. */
+        final List<Object[]> next = new ArrayList<>();
+        long nextId = 100;
+        int sbatchExit = 0;
+        /** How many squeue calls fail before they answer. */
+        int squeueFailures = 0;
+
+        @Override
+        public Result run(List<String> argv) {
+            switch (argv.get(0)) {
+                case "sbatch" -> {
+                    if (sbatchExit != 0) {
+                        return new Result(sbatchExit, "", "sbatch: error: Invalid generic resource (gres) specification\n");
+                    }
+                    sbatch.add(argv);
+                    long id = nextId++;
+                    String name = option(argv, "--job-name=");
+                    Path out = Path.of(option(argv, "--output=")).getParent();
+                    Object[] end = next.isEmpty() ? new Object[] {0, 1000L, "", "COMPLETED"} : next.remove(0);
+                    ran(out, (int) end[0], (long) end[1], (String) end[2]);
+                    jobs.put(id, new String[] {name, (String) end[3]});
+                    return new Result(0, id + "\n", "");
+                }
+                case "squeue" -> {
+                    if (squeueFailures-- > 0) {
+                        return new Result(1, "", "squeue: error: Unable to contact slurm controller (connect failure)\n");
+                    }
+                    StringBuilder b = new StringBuilder();
+                    jobs.forEach((id, j) -> b.append(id).append('|').append(j[0]).append('|').append(j[1]).append('\n'));
+                    return new Result(0, b.toString(), "");
+                }
+                case "scancel" -> {
+                    jobs.get(Long.parseLong(argv.get(1)))[1] = "CANCELLED";
+                    return new Result(0, "", "");
+                }
+                default -> throw new AssertionError("unexpected command " + argv);
+            }
+        }
+    }
+
+    private static String option(List<String> argv, String prefix) {
+        return argv.stream().filter(a -> a.startsWith(prefix)).findFirst().orElseThrow().substring(prefix.length());
+    }
+
+    /** What the wrapper leaves behind in an attempt's directory after its command ran. */
+    static void ran(Path attempt, int exit, long peakMib, String log) {
+        try {
+            Files.createDirectories(attempt);
+            // appended, as the wrapper does
+            Files.writeString(attempt.resolve(WrapReport.LOG), log, java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        WrapReport started = new WrapReport(4242, List.of(0), "node1", 1_000, OptionalLong.empty(), OptionalInt.empty(),
+                Map.of(), OptionalDouble.empty(), Optional.empty());
+        WrapReport.writeAtomically(attempt, WrapReport.STARTED, started.encode());
+        WrapReport done = new WrapReport(4242, List.of(0), "node1", 1_000, OptionalLong.of(3_500), OptionalInt.of(exit),
+                peakMib > 0 ? Map.of(0, peakMib) : Map.of(), OptionalDouble.of(90), Optional.empty());
+        WrapReport.writeAtomically(attempt, WrapReport.RESULT, done.encode());
+    }
+
+    private final List<SchedulerEvent> events = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+
+    private RunSummary run(InstantSlurm slurm, String... lines) throws IOException {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, String.join("\n", lines) + "\n");
+        SlurmOptions o = SlurmOptions.defaults().withShards(1000, 8).withPoll(Duration.ofMillis(5));
+        return new SlurmExecutor(jobs, dir.resolve("logs"), o, slurm, List.of("wrap"), events::add, notes::add).run();
+    }
+
+    /** A journal that has seen the line's job, as a run before this one left it. */
+    private void seen(String line) throws IOException {
+        Files.createDirectories(dir.resolve("logs"));
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            j.append(new JournalEvent.Seen(JobSpec.parse(line).key(), 1, JobSpec.parse(line).command()));
+        }
+    }
+
+    /** An attempt directory whose submission token names a Slurm job. */
+    private void token(String attempt, String token) throws IOException {
+        Files.createDirectories(dir.resolve("logs/slurm/" + attempt));
+        Files.writeString(dir.resolve("logs/slurm/" + attempt + "/" + SlurmExecutor.TOKEN), token + "\n");
+    }
+
+    @Test
+    void aJobIsSubmittedOnceWithItsShardsAndTimeUnderTheWrapper_andJudgedOnTheWrappersPeak() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.next.add(new Object[] {0, 1950L, "done\n", "COMPLETED"});
+        RunSummary s = run(slurm, "[vram=2000 timeout=90s] python train.py");
+        assertEquals(1, slurm.sbatch.size());
+        List<String> argv = slurm.sbatch.get(0);
+        assertTrue(argv.containsAll(List.of("sbatch", "--parsable", "--gres=shard:2", "--time=2")), argv.toString());
+        assertTrue(argv.get(argv.size() - 1).startsWith("--wrap='wrap' '--out' "), argv.toString());
+        assertTrue(argv.get(argv.size() - 1).endsWith("'--' '/bin/sh' '-c' 'python train.py'"), argv.toString());
+        JobResult r = s.results().get(0);
+        assertEquals(JobStatus.OK, r.status());
+        assertEquals(Map.of(0, 1950L), r.peakMib());
+        assertEquals(Verdict.WITHIN, r.verdict());
+        assertEquals(Duration.ofMillis(2_500), r.duration(), "the wrapper's start and end");
+        assertEquals(0, s.exitCode());
+    }
+
+    @Test
+    void anAttemptSlurmAlreadyHoldsUnderItsNameIsFollowed_notSubmittedAgain() throws Exception {
+        // a submitter died between sbatch's answer and its journal line
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.jobs.put(7L, new String[] {"gs-abc123", "COMPLETED"});
+        seen("[vram=1000] echo hi");
+        token("job001-1", "abc123");
+        ran(dir.resolve("logs/slurm/job001-1"), 0, 500, "");
+        RunSummary s = run(slurm, "[vram=1000] echo hi");
+        assertEquals(0, slurm.sbatch.size(), "nothing submitted");
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertTrue(notes.get(0).contains("is Slurm job 7 (found by name gs-abc123)"), notes.toString());
+    }
+
+    @Test
+    void anOlderRunsSlurmJobIsNotAdoptedByAJournalThatNeverSawTheJob() throws Exception {
+        // the log directory's journal was wiped (or --fresh) but its attempt directories and Slurm's record remain
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.jobs.put(7L, new String[] {"gs-abc123", "COMPLETED"});
+        token("job001-1", "abc123");
+        ran(dir.resolve("logs/slurm/job001-1"), 1, 500, "CUDA out of memory\n");
+        slurm.next.add(new Object[] {1, 600L, "KeyError\n", "FAILED"});
+        RunSummary s = run(slurm, "[vram=1000 retries=2] echo hi");
+        assertEquals(1, slurm.sbatch.size(), "submitted afresh, and the older run's OOM is not this one's");
+        assertEquals(JobStatus.FAILED, s.results().get(0).status());
+        assertEquals(600L, s.results().get(0).overallPeakMib(), "this attempt's result, not the older one's");
+        assertTrue(!option(slurm.sbatch.get(0), "--job-name=").equals("gs-abc123"), "under a new name");
+    }
+
+    @Test
+    void aJobTheJournalSaysWasSubmittedIsFollowedByItsSlurmId() throws Exception {
+        String line = "[vram=1000] echo hi";
+        String key = JobSpec.parse(line).key();
+        Files.createDirectories(dir.resolve("logs"));
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            j.append(List.of(new JournalEvent.Seen(key, 1, "echo hi"), new JournalEvent.SlurmSubmitted(key, 55, "shard:1")));
+        }
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.jobs.put(55L, new String[] {"anything", "COMPLETED"});
+        ran(dir.resolve("logs/slurm/job001-1"), 0, 900, "");
+        RunSummary s = run(slurm, line);
+        assertEquals(0, slurm.sbatch.size(), "never submitted twice");
+        assertEquals(900L, s.results().get(0).overallPeakMib());
+        assertTrue(notes.get(0).startsWith("job 1 is Slurm job 55 (journal) — followed again, not submitted twice"),
+                notes.toString());
+    }
+
+    @Test
+    void aCudaOomInTheLogTailIsResubmittedWithTheBumpedDeclaration_untilTheRetriesRunOut() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        String oom = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n";
+        slurm.next.add(new Object[] {1, 1900L, oom, "FAILED"});
+        slurm.next.add(new Object[] {1, 2400L, oom, "FAILED"});
+        RunSummary s = run(slurm, "[vram=2000 retries=1] python train.py");
+        assertEquals(List.of("--gres=shard:2", "--gres=shard:3"), slurm.sbatch.stream()
+                .map(a -> a.stream().filter(o -> o.startsWith("--gres=")).findFirst().orElseThrow()).toList());
+        assertEquals(JobStatus.FAILED_OOM, s.results().get(0).status());
+        SchedulerEvent.RequeuedAfterOom o = events.stream().filter(e -> e instanceof SchedulerEvent.RequeuedAfterOom)
+                .map(e -> (SchedulerEvent.RequeuedAfterOom) e).findFirst().orElseThrow();
+        assertEquals(OptionalLong.of(2500), o.nextMib());
+        assertTrue(Files.exists(dir.resolve("logs/slurm/job001-2/result.json")), "the retry has a directory of its own");
+    }
+
+    @Test
+    void aFailureWithoutAnOomSignatureIsNotRetried() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.next.add(new Object[] {3, 100L, "Traceback: KeyError\n", "FAILED"});
+        RunSummary s = run(slurm, "[vram=2000 retries=3] python train.py");
+        assertEquals(1, slurm.sbatch.size());
+        assertEquals(JobStatus.FAILED, s.results().get(0).status());
+        assertEquals(3, s.results().get(0).exitCode());
+    }
+
+    @Test
+    void aJobSlurmEndedForItsTimeLimitIsATimeout() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.next.add(new Object[] {143, 100L, "", "TIMEOUT"});
+        RunSummary s = run(slurm, "[timeout=1m] sleep 100");
+        assertEquals(JobStatus.TIMEOUT, s.results().get(0).status());
+        assertEquals(RunSummary.TIMEOUT_EXIT, s.exitCode());
+    }
+
+    @Test
+    void aCancelledLineIsNeverSubmitted() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        RunSummary s = run(slurm, "[cancel] echo no");
+        assertEquals(0, slurm.sbatch.size());
+        assertEquals(JobStatus.CANCELLED, s.results().get(0).status());
+        assertTrue(s.results().get(0).gpus().isEmpty(), "cancelled before start");
+    }
+
+    @Test
+    void aJobThatLeftNoWrapperResultFailsAfterAFewPolls_sayingWhereToLook() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.jobs.put(9L, new String[] {"gs-feed", "FAILED"});
+        seen("echo hi");
+        token("job001-1", "feed");
+        RunSummary s = run(slurm, "echo hi");
+        assertEquals(JobStatus.FAILED, s.results().get(0).status());
+        assertTrue(notes.stream().anyMatch(n -> n.contains("ended FAILED without a wrapper result — see ")
+                && n.endsWith("job001-1/slurm.out")), notes.toString());
+    }
+
+    @Test
+    void sbatchRefusingAJobIsAOneLineErrorWithItsReason() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.sbatchExit = 1;
+        SlurmException e = assertThrows(SlurmException.class, () -> run(slurm, "echo hi"));
+        assertTrue(e.getMessage().startsWith("sbatch failed (exit 1): sbatch: error: Invalid generic resource"),
+                e.getMessage());
+        assertTrue(!e.getMessage().contains("\n"));
+    }
+
+    @Test
+    void aLineSlurmCannotRunStopsTheRunBeforeAnythingIsSubmitted() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        SlurmException e = assertThrows(SlurmException.class, () -> run(slurm, "echo ok", "[priority=5] echo a",
+                "[tty] echo b"));
+        assertEquals(0, slurm.sbatch.size());
+        assertTrue(e.getMessage().startsWith("jobs.txt:2: priority=5 cannot be honoured on Slurm"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("(and 1 more line Slurm cannot run)"), e.getMessage());
+    }
+
+    @Test
+    void aFewFailedSqueuesOnlySkipPolls_butTenInARowEndTheRunWithSlurmsReason() throws Exception {
+        InstantSlurm flaky = new InstantSlurm();
+        flaky.squeueFailures = 3;
+        RunSummary s = run(flaky, "echo hi");
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertEquals(3, events.stream().filter(e -> e instanceof SchedulerEvent.Warning).count(), events.toString());
+
+        InstantSlurm down = new InstantSlurm();
+        down.squeueFailures = SlurmExecutor.MAX_QUEUE_FAILURES;
+        SlurmException e = assertThrows(SlurmException.class, () -> run(down, "echo again"));
+        assertTrue(e.getMessage().contains("Unable to contact slurm controller"), e.getMessage());
+    }
+
+    @Test
+    void vramAutoAsksForTheJournalsLatestPeakOfTheSameCommandPlusTheSpikeBuffer() throws Exception {
+        String line = "[vram=auto] python eval.py";
+        String first = JobSpec.parse(line).key();
+        Files.createDirectories(dir.resolve("logs"));
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            j.append(List.of(new JournalEvent.Seen(first, 1, "python eval.py"),
+                    new JournalEvent.Done(first, "ok", 0, Map.of(0, 1500L), OptionalDouble.empty())));
+        }
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.next.add(new Object[] {0, 1600L, "", "COMPLETED"});
+        // the same command again (its second occurrence): it learns from the first's 1500 MiB
+        RunSummary s = run(slurm, line, line);
+        assertEquals(1, slurm.sbatch.size(), "the first already ended ok");
+        assertTrue(slurm.sbatch.get(0).contains("--gres=shard:2"), "⌈(1500 + 10%) ÷ 1000⌉: " + slurm.sbatch.get(0));
+        JobResult r = s.results().get(0);
+        assertEquals(OptionalLong.of(1650), r.declaredMib());
+        assertEquals(Optional.of("learned: job 1 peaked at 1500 MiB, +10%"), r.learned());
+        assertEquals(Verdict.WITHIN, r.verdict());
+    }
+
+    @Test
+    void vramAutoWithNothingLearnedRunsOnAWholeGpu_andTeachesTheNextRun() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        RunSummary s = run(slurm, "[vram=auto] python eval.py");
+        assertTrue(slurm.sbatch.get(0).contains("--gres=gpu:1"), slurm.sbatch.get(0).toString());
+        assertTrue(s.results().get(0).learned().orElseThrow().startsWith("vram=auto: nothing learned yet"));
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            assertTrue(j.state().peaks().ofCommand("python eval.py").isPresent(), "its peak is there to learn from");
+        }
+    }
+
+    @Test
+    void requirementRulesFillInWhatALineDidNotDeclare_andTheStartedLineNamesTheRule() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "python train.py --llm big\n");
+        io.gpusched.jobs.Requirements rules = io.gpusched.jobs.RequirementsParser.parse(
+                "{\"rules\": [{\"name\": \"big\", \"match\": \"--llm big\", \"vram\": \"3000\", \"timeout\": \"2m\"}]}"
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8), "rules.json");
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.next.add(new Object[] {0, 2900L, "", "COMPLETED"});
+        RunSummary s = new SlurmExecutor(jobs, dir.resolve("logs"), SlurmOptions.defaults().withShards(1000, 8)
+                .withPoll(Duration.ofMillis(5)), slurm, List.of("wrap"), events::add, notes::add, rules).run();
+        assertTrue(slurm.sbatch.get(0).containsAll(List.of("--gres=shard:3", "--time=2")), slurm.sbatch.get(0).toString());
+        assertEquals(Verdict.WITHIN, s.results().get(0).verdict());
+        assertTrue(Files.readString(dir.resolve("logs/journal.jsonl")).contains("\"rule\":\"big\""));
+        SchedulerEvent.JobStarted started = events.stream().filter(e -> e instanceof SchedulerEvent.JobStarted)
+                .map(e -> (SchedulerEvent.JobStarted) e).findFirst().orElseThrow();
+        assertEquals(Optional.of("big"), started.rule());
+    }
+
+    @Test
+    void theWrappersReportReadsBackAsWritten() {
+        WrapReport r = new WrapReport(12, List.of(0, 1), "n", 5, OptionalLong.of(9), OptionalInt.of(-1),
+                Map.of(1, 30L, 0, 20L), OptionalDouble.of(42.5), Optional.of("no backend"));
+        assertEquals(r, WrapReport.decode(r.encode()));
+        assertThrows(IllegalArgumentException.class, () -> WrapReport.decode("{\"session\": 1"));
+    }
+}
