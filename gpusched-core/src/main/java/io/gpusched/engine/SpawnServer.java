@@ -43,6 +43,9 @@ final class SpawnServer implements AutoCloseable {
     private final OutputStream requests;
     private final AtomicLong ids = new AtomicLong();
     private final Map<Long, CompletableFuture<Long>> starting = new ConcurrentHashMap<>();
+    /** Runs asked for and not yet answered, by request id: the reader moves each to {@link #runs}. */
+    private final Map<Long, Run> pendingExit = new ConcurrentHashMap<>();
+    /** Started runs, by pid, until their exit is read. */
     private final Map<Long, Run> runs = new ConcurrentHashMap<>();
     private volatile boolean dead;
 
@@ -152,8 +155,6 @@ final class SpawnServer implements AutoCloseable {
             pendingExit.remove(id);
         }
     }
-
-    private final Map<Long, Run> pendingExit = new ConcurrentHashMap<>();
 
     private static void field(ByteArrayOutputStream out, String s) {
         if (s.indexOf('\0') >= 0) {
