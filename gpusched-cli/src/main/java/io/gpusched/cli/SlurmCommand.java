@@ -168,6 +168,10 @@ final class SlurmCommand {
         } catch (SlurmException | UncheckedIOException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
+        } catch (io.gpusched.GpuschedException e) {
+            // The log directory: in use by another scheduler, or not writable. Nothing was submitted.
+            err.println("gpusched: " + e.getMessage() + " — nothing was submitted to Slurm");
+            return Cli.USAGE;
         } finally {
             EventsOption.closing(json).close();
         }

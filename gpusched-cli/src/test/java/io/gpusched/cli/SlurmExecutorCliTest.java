@@ -37,6 +37,23 @@ class SlurmExecutorCliTest {
     }
 
     @Test
+    void aLogDirectoryAnotherSchedulerUsesIsAOneLineError_andNothingIsSubmitted() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=1G] echo fine\n");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        io.gpusched.engine.LogDirLock held = io.gpusched.engine.LogDirLock.acquire(dir.resolve("logs"));
+        try (held) {
+            // no Slurm is needed: the lock is taken before any sbatch
+            assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8), s -> { })
+                    .run(jobs.toString(), "--executor", "slurm", "--log-dir", dir.resolve("logs").toString()));
+        }
+        String err = bytes.toString(StandardCharsets.UTF_8).strip();
+        assertEquals(1, err.lines().count(), err);
+        assertTrue(err.startsWith("gpusched: ") && err.endsWith("nothing was submitted to Slurm"), err);
+        assertTrue(Files.notExists(dir.resolve("logs/journal.jsonl")), "nothing journalled");
+    }
+
+    @Test
     void anOptionOnlyALocalRunHasIsRefusedByName() throws Exception {
         CliRun run = new CliRun(dir, "echo hi\n");
         assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(new java.io.ByteArrayOutputStream()), s -> { })

@@ -19,9 +19,13 @@ import java.util.OptionalLong;
  * gets. The kernel drops the lock when its process dies however it dies, so a stale file never blocks;
  * the file itself is left in place (removing it could let a third scheduler lock a fresh file while a
  * second still holds the old one).
+ *
+ * <p>Public for the other executors of a log directory (the Slurm executor takes the same lock, so a
+ * local run and a Slurm run, or two of either, never share one journal at once).
  */
-final class LogDirLock implements AutoCloseable {
-    static final String FILE = "gpusched.lock";
+public final class LogDirLock implements AutoCloseable {
+    /** The lock file's name in the log directory. */
+    public static final String FILE = "gpusched.lock";
     private final FileChannel channel;
     private final FileLock lock;
 
@@ -36,7 +40,7 @@ final class LogDirLock implements AutoCloseable {
      * @throws LogDirInUseException if another scheduler (in any process, this one included) holds it
      * @throws JournalException if the directory or lock file cannot be created
      */
-    static LogDirLock acquire(Path logDir) {
+    public static LogDirLock acquire(Path logDir) {
         Path file = logDir.resolve(FILE);
         FileChannel ch;
         try {
@@ -90,6 +94,7 @@ final class LogDirLock implements AutoCloseable {
         }
     }
 
+    /** Releases the lock; the file stays. */
     @Override
     public void close() {
         try {

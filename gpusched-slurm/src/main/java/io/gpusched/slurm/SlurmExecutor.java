@@ -147,6 +147,8 @@ public final class SlurmExecutor {
      * @return the outcomes, this run's and the journal's earlier ones
      * @throws JobSpecException for a malformed jobs file
      * @throws SlurmException for a line Slurm cannot run, or when Slurm's commands fail
+     * @throws io.gpusched.LogDirInUseException when another scheduler (local or Slurm) uses the log directory;
+     *     nothing is submitted
      */
     public RunSummary run() {
         Map<String, Optional<String>> ruleOf = new java.util.HashMap<>();
@@ -162,7 +164,9 @@ public final class SlurmExecutor {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + logDir + ": " + e.getMessage(), e);
         }
-        try (Journal journal = Journal.open(logDir.resolve("journal.jsonl"), options.fresh())) {
+        // The same lock as a local run's: two submitters on one journal would each submit its jobs.
+        io.gpusched.engine.LogDirLock lock = io.gpusched.engine.LogDirLock.acquire(logDir);
+        try (lock; Journal journal = Journal.open(logDir.resolve("journal.jsonl"), options.fresh())) {
             return new Run(journal, specs, ruleOf).loop();
         }
     }

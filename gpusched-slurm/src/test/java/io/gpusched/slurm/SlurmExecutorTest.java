@@ -144,6 +144,18 @@ class SlurmExecutorTest {
     }
 
     @Test
+    void aLogDirectoryAnotherSchedulerHoldsIsRefused_andNothingIsSubmitted() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        io.gpusched.engine.LogDirLock held = io.gpusched.engine.LogDirLock.acquire(dir.resolve("logs"));
+        try (held) {
+            io.gpusched.LogDirInUseException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.gpusched.LogDirInUseException.class, () -> run(slurm, "[vram=1000] echo hi"));
+            assertTrue(e.getMessage().contains(dir.resolve("logs").toString()), e.getMessage());
+        }
+        assertEquals(0, slurm.sbatch.size(), "nothing submitted");
+    }
+
+    @Test
     void anAttemptSlurmAlreadyHoldsUnderItsNameIsFollowed_notSubmittedAgain() throws Exception {
         // a submitter died between sbatch's answer and its journal line
         InstantSlurm slurm = new InstantSlurm();
