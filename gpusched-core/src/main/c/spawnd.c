@@ -14,6 +14,7 @@
  *   exit PID STATUS         a started job's leader ended: its exit code, or 128 + the signal
  * At end of stdin (the scheduler stopped or died) it exits at once and leaves its jobs running: the
  * wrapper writes each one's exit status to its run's exit file, which a restarted scheduler reads.
+ * A child execs only after its "started" line is written: one the scheduler was never told of never runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -111,9 +112,21 @@ static void spawn(char **f, size_t count) {
     }
     memcpy(argv, f + 5, argc * sizeof *argv);
     memcpy(envp, f + 5 + argc + 1, envc * sizeof *envp);
-    int report[2];
+    /* report: the child says whether it is ready (0) or why not (errno). go: the child execs only once
+       this server has told the scheduler the run started; if the server dies first, the child reads
+       end-of-file and exits without running anything, so a run the scheduler never heard of never runs
+       (and cannot run a second time beside the retry the scheduler then makes). */
+    int report[2], go[2];
     if (pipe2(report, O_CLOEXEC) < 0) {
         reply("failed %s %d pipe: %s\n", f[0], errno, strerror(errno));
+        free(argv);
+        free(envp);
+        return;
+    }
+    if (pipe2(go, O_CLOEXEC) < 0) {
+        reply("failed %s %d pipe: %s\n", f[0], errno, strerror(errno));
+        close(report[0]);
+        close(report[1]);
         free(argv);
         free(envp);
         return;
@@ -130,6 +143,8 @@ static void spawn(char **f, size_t count) {
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        close(go[1]);
+        close(report[0]);
         int err = 0;
         int in = -1, out = -1;
         if (setsid() < 0) {
@@ -143,23 +158,34 @@ static void spawn(char **f, size_t count) {
         } else if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
             err = errno;
         }
-        if (err == 0) {
-            if (in > 2) {
-                close(in);
-            }
-            if (out > 2) {
-                close(out);
-            }
-            execve(argv[0], argv, envp);
-            err = errno;
+        if (in > 2) {
+            close(in);
+        }
+        if (out > 2) {
+            close(out);
         }
         (void) !write(report[1], &err, sizeof err);
+        if (err != 0) {
+            _exit(127);
+        }
+        char b;
+        ssize_t r;
+        do {
+            r = read(go[0], &b, 1);
+        } while (r < 0 && errno == EINTR);
+        if (r != 1) {
+            _exit(127);
+        }
+        execve(argv[0], argv, envp);
+        dprintf(2, "gpusched-spawnd: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
     close(report[1]);
+    close(go[0]);
     if (pid < 0) {
         reply("failed %s %d fork: %s\n", f[0], errno, strerror(errno));
         close(report[0]);
+        close(go[1]);
     } else {
         int err = 0;
         ssize_t r;
@@ -167,13 +193,17 @@ static void spawn(char **f, size_t count) {
             r = read(report[0], &err, sizeof err);
         } while (r < 0 && errno == EINTR);
         close(report[0]);
-        if (r == (ssize_t) sizeof err) {
-            /* the exec failed: reap it here, it never was a job */
+        if (r != (ssize_t) sizeof err || err != 0) {
+            /* it could not get ready: reap it here, it never was a job */
+            close(go[1]);
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
             }
-            reply("failed %s %d %s\n", f[0], err, strerror(err));
+            int why = r == (ssize_t) sizeof err ? err : EIO;
+            reply("failed %s %d %s\n", f[0], why, strerror(why));
         } else {
             reply("started %s %ld\n", f[0], (long) pid);
+            (void) !write(go[1], "g", 1);
+            close(go[1]);
         }
     }
     free(argv);

@@ -86,6 +86,11 @@ class SpawnServerTest {
     void runsOutliveTheServer_andTheirExitsAreThenReadFromTheirExitFiles() throws Exception {
         Path go = dir.resolve("go");
         RunExecutor.Started s = wrapped("while [ ! -e " + go + " ]; do sleep 0.05; done; exit 5", dir.resolve("j.log"));
+        // Once its wrapper runs (its pid file is written): until the server lets it go, a child it forked
+        // would end unrun with the server, by design.
+        for (int i = 0; i < 500 && !Files.exists(dir.resolve("run.pid")); i++) {
+            Thread.sleep(10);
+        }
         ProcessHandle spawnd = ProcessHandle.of(server.pid()).orElseThrow();
         spawnd.destroyForcibly();
         spawnd.onExit().get(20, TimeUnit.SECONDS);
