@@ -31,9 +31,6 @@ import java.util.OptionalDouble;
  * next replay of the same sweep learns from this one.
  */
 final class ReplayDeclarations {
-    /** A session id no process has: the replay ran nothing (the same one compaction writes). */
-    private static final long NO_SESSION = Integer.MAX_VALUE;
-
     private final Requirements rules;
     private final boolean autoVram;
     private final PeakHistory history;
@@ -133,7 +130,7 @@ final class ReplayDeclarations {
             Map<Integer, Long> peaks = new HashMap<>();
             j.peakMib().ifPresent(p -> run.gpus().forEach(g -> peaks.put(g, p)));
             for (JournalEvent e : List.of(new JournalEvent.Seen(key, j.no(), j.command()),
-                    new JournalEvent.Started(key, NO_SESSION, run.gpus(), j.declaredMib(),
+                    new JournalEvent.Started(key, JournalEvent.Started.NO_SESSION, run.gpus(), j.declaredMib(),
                             Optional.ofNullable(ruleOf.get(j.no()))),
                     new JournalEvent.Done(key, run.timedOut() ? "timeout" : "ok", run.timedOut() ? 143 : 0, peaks, OptionalDouble.empty()))) {
                 text.append(codec.encode(e)).append('\n');

@@ -147,10 +147,10 @@ final class JobLauncher implements RunExecutor {
             argv.add(as.user());
             argv.add(as.log().toString());
         });
+        Map<String, String> env = new java.util.LinkedHashMap<>(environment.orElseGet(System::getenv));
+        env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
         if (spawnd.isPresent() && spawnd.get().alive()) {
-            Map<String, String> env = new java.util.LinkedHashMap<>(environment.orElseGet(System::getenv));
-            env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-            env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
             try {
                 return spawnd.get().spawn(argv, env, dir, log, run.exit());
             } catch (IOException e) {
@@ -166,13 +166,8 @@ final class JobLauncher implements RunExecutor {
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         pb.redirectErrorStream(true);
-        Map<String, String> env = pb.environment();
-        environment.ifPresent(captured -> {
-            env.clear();
-            env.putAll(captured);
-        });
-        env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-        env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
+        pb.environment().clear();
+        pb.environment().putAll(env);
         Process p = pb.start();
         return new Started(p.pid(), p.onExit().thenApply(Process::exitValue));
     }

@@ -53,6 +53,10 @@ import java.util.function.LongSupplier;
  * <p>Limits: a writer that pauses longer than the quiet period in the middle of a save cannot be
  * told from one that finished, so its partial file is taken (and replaced when the save ends). A
  * write that keeps size, mtime (to the file system's granularity) and inode is not noticed.
+ *
+ * <p>Why one file over 300 lines: the file, the submissions, the requirement rules and {@code --auto-vram}
+ * make one queue here, under one version that moves with any of them, so the engine can skip work over
+ * an unchanged queue; split, each part would need to keep that version right on its own.
  */
 final class JobsSource {
     /** The quiet period unless the poll is shorter. */

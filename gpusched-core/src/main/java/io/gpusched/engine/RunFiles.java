@@ -69,7 +69,15 @@ final class RunFiles {
     }
 
     OptionalInt exitCode(int no, long run) {
-        OptionalLong v = number(exitFile(no, run));
+        return exitCode(exitFile(no, run));
+    }
+
+    /**
+     * @param exitFile a run's exit file
+     * @return the status in it, when the wrapper wrote its whole line (0 to 255)
+     */
+    static OptionalInt exitCode(Path exitFile) {
+        OptionalLong v = number(exitFile);
         return v.isPresent() && v.getAsLong() >= 0 && v.getAsLong() <= 255
                 ? OptionalInt.of((int) v.getAsLong()) : OptionalInt.empty();
     }

@@ -209,13 +209,9 @@ final class SpawnServer implements AutoCloseable {
         }
     }
 
-    /** A wrapper's status as its exit file says; 137 (killed) when it wrote none. */
+    /** A wrapper's status as its exit file says; 137 (killed) when it wrote none, or not all of its line. */
     private static int exitStatus(Path exitFile) {
-        try {
-            return Integer.parseInt(Files.readString(exitFile).strip());
-        } catch (IOException | NumberFormatException e) {
-            return 137;
-        }
+        return RunFiles.exitCode(exitFile).orElse(137);
     }
 
     /** Ends the server: the runs it started go on (a scheduler that stops has settled them already). */

@@ -34,6 +34,9 @@ import java.util.OptionalLong;
  *     {@code --auto-vram} for a line that declares none): from the latest peak of the same command, else
  *     of the same requirement rule; else it is {@code vramMib} (a rule's figure, filled in by
  *     {@link Requirements}) or undeclared. Never with a {@code share}
+ *
+ * <p>Why a little over 300 lines: the value's checks, the shorter constructors API callers use (each with
+ * its Javadoc, which is most of the length) and the line it writes back belong to the one record.
  */
 public record JobSpec(
         String command,

@@ -71,9 +71,6 @@ public final class Compaction {
         return out;
     }
 
-    /** A session id above Linux's pid_max (2^22): it names the last attempt's GPUs, and matches no process. */
-    private static final long NO_SESSION = Integer.MAX_VALUE;
-
     /**
      * The events that bring a seen job to where its record stands: its attempts and OOM-raised
      * declaration, the GPUs of its last attempt, and its outcome or its run in flight.
@@ -90,7 +87,7 @@ public final class Compaction {
             return out;
         }
         if (!r.gpus().isEmpty()) {
-            out.add(new JournalEvent.Started(key, NO_SESSION, r.gpus()));
+            out.add(new JournalEvent.Started(key, JournalEvent.Started.NO_SESSION, r.gpus()));
             if (!r.terminal()) {
                 out.add(new JournalEvent.Interrupted(key));
             }

@@ -15,6 +15,9 @@ import java.util.OptionalLong;
 /**
  * Journal events to and from single JSON lines, with jackson-core's streaming API (no databind). One
  * shared, thread-safe {@link JsonFactory}.
+ *
+ * <p>Why one file a little over 300 lines: the writer and the strict reader of every event sit side by
+ * side, with the reader's rules in one Javadoc list, so a field added to one cannot be missed by the other.
  */
 public final class JournalCodec {
     /** Largest display number read back: a billion jobs, leaving int room for the numbers after it. */

@@ -169,6 +169,12 @@ public sealed interface JournalEvent {
     record Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib, Optional<String> rule)
             implements JournalEvent {
         /**
+         * A session id above Linux's pid_max (2^22), for a {@code started} line that names a run's GPUs
+         * but no live session: compaction's last attempt, a replay's run. It matches no process.
+         */
+        public static final long NO_SESSION = Integer.MAX_VALUE;
+
+        /**
          * Copies the list.
          *
          * @param key see {@link #key()}

@@ -47,6 +47,11 @@ import java.util.function.Consumer;
  * an older run's Slurm jobs. Jobs keep running in Slurm while no submitter watches.
  *
  * <p>One thread: {@link #run()} owns all state; {@link #stop()} only wakes it.
+ *
+ * <p>Why one long file: like the local engine's loop, submitting, following, judging, cancelling and
+ * resuming all change the same per-job state in an order the journal depends on; the pure parts are
+ * elsewhere ({@link SlurmMapping}, {@link AttemptEnd}, {@link WrapReport}, {@link SlurmClient}). Its
+ * inner {@code Run} is the candidate for a split when it grows again.
  */
 public final class SlurmExecutor {
     private final Path jobsFile;
