@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * Who submitted a job and where and how it runs: the owner recorded with it, the directory its command
@@ -11,13 +12,16 @@ import java.util.Optional;
  * so a job rebuilt after a crash runs exactly as submitted.
  *
  * @param owner the submitting user's name, as recorded in the journal and shown to readers; a scheduler
- *     running as root runs the job as this user ({@code setpriv}: the user's uid, primary group and
- *     groups), its output going to {@code workDir/gpusched-<number>.log}, written as that user
+ *     running as root runs the job as this user (its uid, primary group and groups, set by
+ *     {@code gpusched-runas} before anything of the submission is used), its output going to
+ *     {@code workDir/gpusched-<number>.log}, opened as that user
  * @param workDir an absolute path; the job's command starts there. If it no longer exists when the job
  *     is placed, the job cannot start and stays pending with a warning naming the directory
  * @param environment the whole environment the command gets (the scheduler still sets
  *     {@code CUDA_VISIBLE_DEVICES}, {@code GPUSCHED_*} and its own extra variables over it); empty means
- *     the scheduler's own environment, as for a jobs-file line
+ *     the scheduler's own environment, as for a jobs-file line, except for a job a root scheduler runs
+ *     as its owner: that one gets the owner's login basics ({@code HOME}, {@code USER}, {@code LOGNAME},
+ *     {@code SHELL} from the passwd entry and {@code PATH=/usr/local/bin:/usr/bin:/bin}), never root's
  * @param output the file the job's stdout and stderr are appended to (created if missing; every attempt
  *     appends to it), as Slurm's {@code --output}; an absolute path. Empty means the default:
  *     {@code workDir/gpusched-<number>.log} for a job a root scheduler runs as its owner, else
@@ -27,9 +31,12 @@ import java.util.Optional;
  *     got: a submission with the request id of one the journal holds from the same owner queues nothing
  *     and gets that job's number (and waits for its result). The journal keeps every submission that
  *     has not ended and the last 1000 that have, so a repeat is recognised at least that long
+ * @param umask the file-mode creation mask the command runs with, 0 to 0777 (a client sends its own, so
+ *     a {@code umask 077} user's outputs stay private); empty means the scheduler's for a job it runs
+ *     as its own user, and {@code 077} for one a root scheduler runs as its owner
  */
 public record SubmitContext(String owner, Path workDir, Optional<Map<String, String>> environment,
-                            Optional<Path> output, Optional<String> requestId) {
+                            Optional<Path> output, Optional<String> requestId, OptionalInt umask) {
     /** The longest request id, in characters. */
     public static final int MAX_REQUEST_ID = 200;
 
@@ -41,9 +48,14 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @param environment see {@link #environment()}; no name empty or holding {@code =}, no NUL anywhere
      * @param output see {@link #output()}; absolute when present
      * @param requestId see {@link #requestId()}; not blank, at most {@link #MAX_REQUEST_ID} characters
+     * @param umask see {@link #umask()}; 0 to 0777
      * @throws IllegalArgumentException if one is not as described
      */
     public SubmitContext {
+        Objects.requireNonNull(umask, "umask");
+        if (umask.isPresent() && (umask.getAsInt() < 0 || umask.getAsInt() > 0777)) {
+            throw new IllegalArgumentException("umask must be 0 to 0777 (octal 000 to 777), got " + umask.getAsInt());
+        }
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(workDir, "workDir");
         Objects.requireNonNull(environment, "environment");
@@ -78,7 +90,22 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @throws IllegalArgumentException as the canonical constructor
      */
     public SubmitContext(String owner, Path workDir, Optional<Map<String, String>> environment) {
-        this(owner, workDir, environment, Optional.empty(), Optional.empty());
+        this(owner, workDir, environment, Optional.empty(), Optional.empty(), OptionalInt.empty());
+    }
+
+    /**
+     * A context with the scheduler's umask.
+     *
+     * @param owner see {@link #owner()}
+     * @param workDir see {@link #workDir()}
+     * @param environment see {@link #environment()}
+     * @param output see {@link #output()}
+     * @param requestId see {@link #requestId()}
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public SubmitContext(String owner, Path workDir, Optional<Map<String, String>> environment, Optional<Path> output,
+                         Optional<String> requestId) {
+        this(owner, workDir, environment, output, requestId, OptionalInt.empty());
     }
 
     /**
@@ -97,7 +124,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @return this context with another working directory (made absolute)
      */
     public SubmitContext withWorkDir(Path dir) {
-        return new SubmitContext(owner, dir.toAbsolutePath().normalize(), environment, output, requestId);
+        return new SubmitContext(owner, dir.toAbsolutePath().normalize(), environment, output, requestId, umask);
     }
 
     /**
@@ -105,7 +132,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @return this context with that environment captured
      */
     public SubmitContext withEnvironment(Map<String, String> env) {
-        return new SubmitContext(owner, workDir, Optional.of(env), output, requestId);
+        return new SubmitContext(owner, workDir, Optional.of(env), output, requestId, umask);
     }
 
     /**
@@ -114,7 +141,7 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @return this context with that output file
      */
     public SubmitContext withOutput(Path file) {
-        return new SubmitContext(owner, workDir, environment, Optional.of(workDir.resolve(file).normalize()), requestId);
+        return new SubmitContext(owner, workDir, environment, Optional.of(workDir.resolve(file).normalize()), requestId, umask);
     }
 
     /**
@@ -123,6 +150,15 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      * @throws IllegalArgumentException if it is blank or too long
      */
     public SubmitContext withRequestId(String id) {
-        return new SubmitContext(owner, workDir, environment, output, Optional.of(id));
+        return new SubmitContext(owner, workDir, environment, output, Optional.of(id), umask);
+    }
+
+    /**
+     * @param mask the file-mode creation mask the job runs with (see {@link #umask()})
+     * @return this context with that umask
+     * @throws IllegalArgumentException if it is not 0 to 0777
+     */
+    public SubmitContext withUmask(int mask) {
+        return new SubmitContext(owner, workDir, environment, output, requestId, OptionalInt.of(mask));
     }
 }

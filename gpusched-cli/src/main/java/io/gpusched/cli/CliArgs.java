@@ -26,6 +26,9 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
                Optional<String> simMib, Optional<Path> requirements) {
 
+    /** Where {@code gpusched serve} run by root keeps its journal without {@code --log-dir} (made 0700). */
+    static final Path ROOT_STATE_DIR = Path.of("/var/lib/gpusched");
+
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
             "       gpusched status [--log-dir DIR] [--json]   (see gpusched status --help)",
@@ -71,7 +74,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "                         waited D; later jobs then use them only if sure to end first [30m]",
             "  --fair-share-half-life D  how fast an owner's recent GPU time is forgotten, when several",
             "                         owners have jobs waiting [4h]",
-            "  --log-dir DIR          per-job logs, journal, status board [gpusched_logs]",
+            "  --log-dir DIR          per-job logs, journal, status board [gpusched_logs; serve as root: /var/lib/gpusched]",
             "  --on-finish CMD        run sh -c CMD when a job ends, with GPUSCHED_JOB_NO, _STATUS, _EXIT_CODE,",
             "                         _PEAK_MIB, _COMMAND set; never waited for; output to LOG_DIR/on-finish.log",
             "  --visible-devices uuid|index  what CUDA_VISIBLE_DEVICES names [uuid when known]",
@@ -117,6 +120,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         boolean help = false;
         boolean version = false;
         Path logDir = Path.of("gpusched_logs");
+        boolean logDirGiven = false;
         Optional<Integer> sim = Optional.empty();
         Optional<String> simMib = Optional.empty();
         Optional<String> backend = Optional.empty();
@@ -164,7 +168,10 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--kill-grace" -> o = o.withKillGrace(seconds(a, value(a, inline, args)));
                     case "--backend-timeout" -> o = o.withBackendTimeout(seconds(a, value(a, inline, args)));
                     case "--oom-retries" -> o = o.withOomRetries((int) integer(a, value(a, inline, args)));
-                    case "--log-dir" -> logDir = directory(a, value(a, inline, args));
+                    case "--log-dir" -> {
+                        logDir = directory(a, value(a, inline, args));
+                        logDirGiven = true;
+                    }
                     case "--visible-devices" -> o = o.withVisibleDevices(visible(value(a, inline, args)));
                     case "--sim" -> {
                         long n = integer(a, value(a, inline, args));
@@ -226,6 +233,10 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         }
         if (!help && !version && file.isEmpty() && !serve) {
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
+        }
+        // Root's daemon keeps every user's journal: in the system's state directory unless told otherwise.
+        if (serve && !logDirGiven && "root".equals(System.getProperty("user.name"))) {
+            logDir = ROOT_STATE_DIR;
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
                 adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements);

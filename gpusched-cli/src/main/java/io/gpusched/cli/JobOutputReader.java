@@ -59,12 +59,13 @@ final class JobOutputReader {
     int logs(GpuschedClient c, int no, boolean follow) {
         GpuschedClient.Logs logs = c.logs(no);
         if (!follow) {
-            if (logs.files().isEmpty()) {
+            List<Path> files = existing(logs);
+            if (files.isEmpty()) {
                 err.println("gpusched: " + (logs.state().equals("unknown") ? "no job " + no + " in this queue"
                         : "job " + no + " has no log yet (" + logs.state() + ")"));
                 return 1;
             }
-            logs.files().forEach(f -> copy(f, 0));
+            files.forEach(f -> copy(f, 0));
             return 0;
         }
         // Ctrl-C stops following, not the job: Main's shutdown hook says so and exits 0.
@@ -85,7 +86,7 @@ final class JobOutputReader {
         while (true) {
             // Read the state before copying: once it says ended, what is copied after is the job's last word.
             boolean ended = logs.state().equals("ended") || logs.state().equals("unknown");
-            List<Path> files = logs.files();
+            List<Path> files = existing(logs);
             while (index < files.size()) {
                 offset = copy(files.get(index), offset);
                 if (index + 1 >= files.size()) {
@@ -105,6 +106,15 @@ final class JobOutputReader {
             }
             logs = c.logs(no);
         }
+    }
+
+    /**
+     * The files of the answer that exist, as this user sees them: the daemon names a job's own output
+     * without looking (it may be root, and must not probe a user's path), so one not yet created is
+     * skipped here.
+     */
+    private static List<Path> existing(GpuschedClient.Logs logs) {
+        return logs.files().stream().filter(java.nio.file.Files::exists).toList();
     }
 
     /** Copies a file from a byte offset to stdout; @return the offset after what was copied. */

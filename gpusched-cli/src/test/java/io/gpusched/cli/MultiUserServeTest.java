@@ -1,5 +1,14 @@
 package io.gpusched.cli;
 
+import static io.gpusched.cli.UnixUsers.as;
+import static io.gpusched.cli.UnixUsers.asUser;
+import static io.gpusched.cli.UnixUsers.output;
+import static io.gpusched.cli.UnixUsers.ownDir;
+import static io.gpusched.cli.UnixUsers.run;
+import static io.gpusched.cli.UnixUsers.toResult;
+import static io.gpusched.cli.UnixUsers.userClasspath;
+import io.gpusched.cli.UnixUsers.Result;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,19 +43,6 @@ class MultiUserServeTest {
     @TempDir
     Path dir;
 
-    private static int run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor();
-    }
-
-    private static String output(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor();
-        return out.strip();
-    }
-
     @BeforeAll
     static void users() throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create users and serve them");
@@ -66,52 +62,6 @@ class MultiUserServeTest {
         for (String u : CREATED) {
             run("/usr/sbin/userdel", u);
         }
-    }
-
-    /** One request as a user, through a plain socket client run as that user; the answer line. */
-    private String as(String user, Path socket, String request) throws Exception {
-        String py = "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]);"
-                + " s.sendall(sys.argv[2].encode()+b'\\n'); print(s.makefile().readline().strip())";
-        return output("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups", "/usr/bin/python3", "-c", py,
-                socket.toString(), request);
-    }
-
-    /** The CLI's classes and jars, copied where the test's users can read them (the build's are root's). */
-    private static String userClasspath(Path dir) throws Exception {
-        List<String> entries = new ArrayList<>();
-        int n = 0;
-        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-            Path from = Path.of(e);
-            String name = from.getFileName().toString();
-            boolean classes = Files.isDirectory(from) && e.endsWith("target" + java.io.File.separator + "classes");
-            if (!classes && !(name.endsWith(".jar") && (name.startsWith("gpusched-") || name.startsWith("jackson-core")))) {
-                continue;
-            }
-            Path to = dir.resolve("cp" + n++ + (classes ? "" : ".jar"));
-            try (var files = Files.walk(from)) {
-                for (Path f : (Iterable<Path>) files::iterator) {
-                    Files.copy(f, to.resolve(from.relativize(f).toString()));
-                }
-            }
-            entries.add(to.toString());
-        }
-        return String.join(java.io.File.pathSeparator, entries);
-    }
-
-    private record Result(int code, String out, String err) {
-    }
-
-    /** {@code gpusched ARGS} run as {@code user} in {@code cwd}: a real client process of theirs. */
-    private static Result asUser(String user, String classpath, Path cwd, String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user,
-                "--init-groups", ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-                "-cp", classpath, Main.class.getName()));
-        argv.addAll(List.of(args));
-        return toResult(ServeDaemon.result(new ProcessBuilder(argv).directory(cwd.toFile()).start()));
-    }
-
-    private static Result toResult(ServeDaemon.Result r) {
-        return new Result(r.code(), r.out(), r.err());
     }
 
     private Process serve(Path socket) throws Exception {
@@ -148,13 +98,6 @@ class MultiUserServeTest {
              !Files.exists(file) || Files.readString(file).isBlank(); Thread.sleep(50)) {
             assertTrue(System.nanoTime() < end, what + ": " + Files.readString(dir.resolve("daemon.log")));
         }
-    }
-
-    /** A directory of the user's own, as a home would be. */
-    private static Path ownDir(String user, Path path) throws Exception {
-        Files.createDirectories(path);
-        assertEquals(0, run("chown", user + ":" + user, path.toString()));
-        return path;
     }
 
     @Test
@@ -273,7 +216,9 @@ class MultiUserServeTest {
             Path log = home.resolve("gpusched-1.log");
             assertEquals(ALICE, Files.getOwner(log).getName(), "alice's job wrote its own log");
             assertEquals(ALICE, Files.getOwner(home.resolve("uid")).getName());
-            assertTrue(Files.readString(log).contains("to-the-log"));
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); !Files.readString(log).contains("to-the-log"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, "log: " + Files.readString(log) + " daemon: " + Files.readString(dir.resolve("daemon.log")));
+            }
 
             ByteArrayOutputStream queue = new ByteArrayOutputStream();
             new Cli(new PrintStream(queue, true, StandardCharsets.UTF_8), System.err, s -> { })

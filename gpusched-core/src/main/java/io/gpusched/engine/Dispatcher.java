@@ -228,14 +228,21 @@ final class Dispatcher {
         Optional<Path> workDir = submitted.map(s -> Path.of(s.cwd()));
         Path jobLog = submitted.flatMap(JobOutput::file).orElse(log);
         // A root scheduler runs another user's submission as that user, who opens the job's output file;
-        // the log directory's file then gets only what the wrapper says (setpriv's errors).
+        // the log directory's file then gets only what the root wrapper says (why it could not start).
         Optional<RunExecutor.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
-                .map(s -> new RunExecutor.RunAs(s.owner(), jobLog));
+                .map(s -> new RunExecutor.RunAs(s.owner(), jobLog, s.umask().orElse(OwnerLaunch.DEFAULT_UMASK)));
+        String script = EnvironmentScript.of(p.spec(), names.tty(p.no()));
+        // A submission run as the scheduler's own user still gets its client's umask.
+        java.util.OptionalInt umask = runAs.isPresent() ? java.util.OptionalInt.empty()
+                : submitted.map(JournalEvent.Submitted::umask).orElse(java.util.OptionalInt.empty());
+        if (umask.isPresent()) {
+            script = "umask " + String.format("%03o", umask.getAsInt()) + "\n" + script;
+        }
         Path wrapperLog = runAs.isPresent() ? log : jobLog;
         // A lease's command is its client's, run in the client's terminal: the grant goes to the client.
         boolean lease = submitted.filter(Submissions::isLease).isPresent();
         try {
-            started = (lease ? leases : executor).start(new RunExecutor.Launch(EnvironmentScript.of(p.spec(), names.tty(p.no())), gpus,
+            started = (lease ? leases : executor).start(new RunExecutor.Launch(script, gpus,
                     snap, wrapperLog, Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
                     names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
                     runAs));

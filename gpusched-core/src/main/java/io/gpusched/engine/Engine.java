@@ -269,6 +269,7 @@ public final class Engine {
                 "setsid not found: gpusched needs util-linux's setsid to give each job its own session; install util-linux"));
         LogDirLock lock;
         try {
+            StateDirectory.secure(logDir).forEach(reporter::warnOnce);
             lock = LogDirLock.acquire(logDir);
         } catch (RuntimeException e) {
             gpus.close();
@@ -313,12 +314,24 @@ public final class Engine {
         ended = new EndedJobs(journal.state().records(), options.retryFailed());
         QueuePositions positions = new QueuePositions();
         FairShare fairShare = new FairShare(options.policy().fairShareHalfLife());
+        try {
+            runFiles.createDirectory();
+        } catch (IOException e) {
+            reporter.warnOnce("cannot create " + runFiles.dir() + ": " + e.getMessage() + " — jobs cannot start until it can be");
+        }
+        // Only a root scheduler runs submissions as their owners; it extracts the program that does.
+        Optional<Path> runas = JobOutput.RUNS_AS_OWNERS ? NativeBinary.extract(OwnerLaunch.RESOURCE, runFiles.dir())
+                : Optional.empty();
+        if (JobOutput.RUNS_AS_OWNERS && runas.isEmpty()) {
+            reporter.warnOnce("this build has no gpusched-runas (built without a C compiler): other users' submissions"
+                    + " cannot start and stay pending; rebuild gpusched with gcc");
+        }
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
-                positions, fairShare, timelines);
+                positions, fairShare, timelines, runas);
         stops = new Stops(options, running, signals, procFs, names, reporter);
         spawnd = SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
-                options.visibleDevices(), spawnd);
+                options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter);
         controls = new Controls(durability, running, stops, outcomes, source, reporter, signals, leases);
         Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post,

@@ -45,23 +45,6 @@ final class JobLauncher implements RunExecutor {
     // argument (MAX_ARGUMENT_CHARS).
     static final String WRAPPER_FROM_FILE = wrapper(". \"$__gs_c\"");
 
-    // As its owner: $4 the user, $5 the log the command writes as that user. setpriv (util-linux) sets the
-    // user's uid, primary gid and groups and execs; the inner shell opens the log as the user, so the
-    // file is theirs. The wrapper itself stays the scheduler's user, writing the run's pid and exit files.
-    static final String WRAPPER_AS = wrapperAs("$__gs_c");
-
-    // The same, with $3 naming a file holding the command (read by the wrapper, which can read it).
-    static final String WRAPPER_AS_FROM_FILE = wrapperAs("$(cat \"$__gs_c\")");
-
-    private static String wrapperAs(String command) {
-        // setpriv and id are found on the system's PATH, not the submitter's; the command gets theirs back.
-        return "trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3 __gs_u=$4 __gs_l=$5; shift 5; __gs_path=$PATH; "
-                + "PATH=/usr/bin:/bin:/usr/sbin:/sbin; printf '%s\\n' $$ >\"$__gs_p\"; "
-                + "( trap 'exit 143' TERM; exec setpriv --reuid=\"$__gs_u\" --regid=\"$(id -g \"$__gs_u\")\" --init-groups "
-                + "/bin/sh -c 'PATH=$3; exec >>\"$1\" 2>&1; eval \"$2\"' sh \"$__gs_l\" \"" + command + "\" \"$__gs_path\" ); "
-                + "__gs_rc=$?; printf '%s\\n' $__gs_rc >\"$__gs_e\"; exit $__gs_rc";
-    }
-
     private static String wrapper(String runCommand) {
         return "trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3; shift 3; "
                 + "printf '%s\\n' $$ >\"$__gs_p\"; "
@@ -83,14 +66,17 @@ final class JobLauncher implements RunExecutor {
     private final VisibleDevices visibleDevices;
     /** The native spawn server, when it runs here: a run then needs no {@code setsid} exec. */
     private final Optional<SpawnServer> spawnd;
+    /** {@code gpusched-runas}, where this build has it: what runs a submission as its owner. */
+    private final Optional<Path> runas;
 
     JobLauncher(Path setsid, Path workDir, Map<String, String> extraEnv, VisibleDevices visibleDevices) {
-        this(setsid, workDir, extraEnv, visibleDevices, Optional.empty());
+        this(setsid, workDir, extraEnv, visibleDevices, Optional.empty(), Optional.empty());
     }
 
     JobLauncher(Path setsid, Path workDir, Map<String, String> extraEnv, VisibleDevices visibleDevices,
-                Optional<SpawnServer> spawnd) {
+                Optional<SpawnServer> spawnd, Optional<Path> runas) {
         this.spawnd = spawnd;
+        this.runas = runas;
         this.setsid = setsid;
         this.workDir = workDir;
         this.extraEnv = Map.copyOf(extraEnv);
@@ -125,15 +111,19 @@ final class JobLauncher implements RunExecutor {
      * @param dir where the command starts
      * @param environment the environment it starts from instead of the scheduler's, when captured
      * @param runAs the user to run the command as, and its log; {@code log} then gets only what the
-     *     wrapper itself says (setpriv's errors)
+     *     root wrapper and gpusched-runas say (why the command could not start)
      */
     Started launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
                    String runToken, RunFiles.Paths run, Path dir, Optional<Map<String, String>> environment,
                    Optional<RunExecutor.RunAs> runAs) throws IOException {
         Files.createDirectories(log.getParent());
+        if (runAs.isPresent()) {
+            return launchAsOwner(command, runAs.get(), log, run, dir, environment,
+                    runEnvironment(gpus, snapshot, jobVars, runToken), runToken);
+        }
         List<String> argv = new java.util.ArrayList<>(List.of("/bin/sh", "-c"));
         boolean inFile = !argumentEncoding.canEncode(command) || command.length() > MAX_ARGUMENT_CHARS;
-        argv.add(runAs.isPresent() ? (inFile ? WRAPPER_AS_FROM_FILE : WRAPPER_AS) : (inFile ? WRAPPER_FROM_FILE : WRAPPER));
+        argv.add(inFile ? WRAPPER_FROM_FILE : WRAPPER);
         argv.add("sh");
         argv.add(run.pid().toString());
         argv.add(run.exit().toString());
@@ -143,16 +133,46 @@ final class JobLauncher implements RunExecutor {
         } else {
             argv.add(command);
         }
-        runAs.ifPresent(as -> {
-            argv.add(as.user());
-            argv.add(as.log().toString());
-        });
         Map<String, String> env = new java.util.LinkedHashMap<>(environment.orElseGet(System::getenv));
         env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
         env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
+        return spawn(argv, env, dir, log, run.exit());
+    }
+
+    /**
+     * A submission run as its owner ({@link OwnerLaunch}): the root wrapper gets a fixed environment and
+     * starts in {@code /}; everything of the submitter's goes to gpusched-runas in the run's spec file.
+     */
+    private Started launchAsOwner(String command, RunExecutor.RunAs as, Path wrapperLog, RunFiles.Paths run, Path dir,
+                                  Optional<Map<String, String>> environment, Map<String, String> runVariables,
+                                  String runToken) throws IOException {
+        Path helper = runas.orElseThrow(() -> new IOException("this build has no gpusched-runas (it was built without a C"
+                + " compiler), which runs a submission as its owner; rebuild gpusched with gcc"));
+        Map<String, String> over = new java.util.LinkedHashMap<>();
+        if (environment.map(e -> !e.containsKey("CUDA_DEVICE_ORDER")).orElse(true)) {
+            over.put("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        }
+        over.putAll(runVariables);
+        byte[] spec;
+        try {
+            spec = OwnerLaunch.spec(as.user(), dir, as.log(), as.umask(), environment, over, command);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        OwnerLaunch.write(run.spec(), spec);
+        List<String> argv = List.of("/bin/sh", "-c", OwnerLaunch.WRAPPER, "sh", run.pid().toString(), run.exit().toString(),
+                helper.toString(), run.spec().toString());
+        Map<String, String> env = new java.util.LinkedHashMap<>(OwnerLaunch.ROOT_ENVIRONMENT);
+        env.put(RUN_VARIABLE, runToken);
+        return spawn(argv, env, Path.of("/"), wrapperLog, run.exit());
+    }
+
+    /** Starts argv as a session leader: through the spawn server while it lives, else the JVM's {@code setsid}. */
+    private Started spawn(List<String> wrapperArgv, Map<String, String> env, Path dir, Path log, Path exitFile)
+            throws IOException {
         if (spawnd.isPresent() && spawnd.get().alive()) {
             try {
-                return spawnd.get().spawn(argv, env, dir, log, run.exit());
+                return spawnd.get().spawn(wrapperArgv, env, dir, log, exitFile);
             } catch (IOException e) {
                 if (spawnd.get().alive()) {
                     throw e; // this run could not start (a missing directory, ...): as from the JVM's spawn
@@ -160,6 +180,7 @@ final class JobLauncher implements RunExecutor {
                 // The server died: this run and the next go through the JVM's spawn.
             }
         }
+        List<String> argv = new java.util.ArrayList<>(wrapperArgv);
         argv.add(0, setsid.toString());
         ProcessBuilder pb = new ProcessBuilder(argv);
         pb.directory(dir.toFile());

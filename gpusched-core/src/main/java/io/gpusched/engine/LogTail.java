@@ -10,6 +10,47 @@ final class LogTail {
     private LogTail() {
     }
 
+    /** How long reading a job's output as its owner may take: the loop waits for it. */
+    private static final long AS_OWNER_MILLIS = 2000;
+
+    /**
+     * The end of a log that another user owns, read as that user by {@code gpusched-runas --tail} (never
+     * through a symbolic link, never a FIFO, never a file of anyone else's), so root opens no path a user
+     * chose.
+     *
+     * @param runas the gpusched-runas binary
+     * @param user whose file it is
+     * @param log the file
+     * @param maxBytes how much of its end
+     * @return its last bytes; empty when it cannot be read so within {@link #AS_OWNER_MILLIS}
+     */
+    static String readAs(Path runas, String user, Path log, int maxBytes) {
+        try {
+            Process p = new ProcessBuilder(runas.toString(), "--tail", user, log.toString(), Integer.toString(maxBytes))
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            p.getOutputStream().close();
+            java.util.concurrent.CompletableFuture<byte[]> out = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return p.getInputStream().readNBytes(maxBytes);
+                } catch (IOException e) {
+                    return new byte[0];
+                }
+            });
+            if (!p.waitFor(AS_OWNER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly();
+                return "";
+            }
+            byte[] bytes = out.get(AS_OWNER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            return p.exitValue() == 0 ? new String(bytes, StandardCharsets.UTF_8) : "";
+        } catch (IOException | java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
     static String read(Path log, int maxBytes) {
         try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
             long len = f.length();

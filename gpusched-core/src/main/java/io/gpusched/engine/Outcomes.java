@@ -69,7 +69,8 @@ final class Outcomes {
 
     Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
              Leftovers leftovers, ProcFs procFs, Reporter reporter, EndedJobs ended, Measurer measurer,
-             QueuePositions positions, FairShare fairShare, Timelines timelines) {
+             QueuePositions positions, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
+        this.runas = runas;
         this.timelines = timelines;
         this.positions = positions;
         this.fairShare = fairShare;
@@ -287,14 +288,27 @@ final class Outcomes {
                 false, Optional.empty()));
     }
 
+    /** gpusched-runas, for a root scheduler: reads a job's output as its owner. */
+    private final Optional<Path> runas;
+
     /** Journals and reports an attempt's end: an OOM retry, or the job's final outcome. */
     private void settle(Ending end) {
         String key = end.spec().key();
         JobRecord rec = durability.state().record(key);
-        String tail = end.exitCode() != 0 && end.stopping().isEmpty() ? LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES) : "";
-        // A setup that failed, or a conda that is missing, means the command never ran: not an OOM.
+        // A job run as its owner wrote its output where its owner chose: read as them, never as root.
+        Optional<String> asOwner = durability.state().submission(key).filter(JobOutput::runsAsOwner)
+                .map(JournalEvent.Submitted::owner);
+        boolean failed = end.exitCode() != 0 && end.stopping().isEmpty();
+        String tail = !failed ? "" : asOwner.isPresent()
+                ? runas.map(r -> LogTail.readAs(r, asOwner.get(), end.log(), Verdicts.OOM_TAIL_BYTES)).orElse("")
+                : LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES);
+        // A setup that failed, or a conda that is missing, means the command never ran: not an OOM. Nor
+        // does a run as its owner that gpusched-runas refused (its one line is in the wrapper's log).
         Optional<EnvironmentScript.Failure> before = EnvironmentScript.failure(end.spec().environment(), end.exitCode(),
-                end.log(), tail);
+                end.log(), tail).or(() -> asOwner.isPresent() && failed
+                ? OwnerLaunch.failure(end.exitCode(), LogTail.read(names.log(end.no(), end.gpus()), 4096))
+                        .map(why -> new EnvironmentScript.Failure(why, "the command did not run"))
+                : Optional.empty());
         boolean oom = !tail.isEmpty() && before.isEmpty() && Verdicts.looksLikeOom(tail);
         int allowed = Math.max(end.spec().retries(), options.oomRetries());
         int attempts = rec.attempts() + 1;

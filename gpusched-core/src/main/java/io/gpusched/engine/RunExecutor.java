@@ -37,12 +37,13 @@ interface RunExecutor {
     }
 
     /**
-     * A command run as another user (a root daemon running a user's submission).
+     * A command run as another user (a root daemon running a user's submission, {@link OwnerLaunch}).
      *
      * @param user the user's name, as the kernel named the submitter
-     * @param log the file its output goes to, opened by the command as that user
+     * @param log the file its output goes to, opened as that user
+     * @param umask the creation mask it runs with, 0 to 0777
      */
-    record RunAs(String user, Path log) {
+    record RunAs(String user, Path log, int umask) {
     }
 
     /**

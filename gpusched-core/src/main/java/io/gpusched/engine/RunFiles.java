@@ -33,6 +33,20 @@ final class RunFiles {
         return dir;
     }
 
+    /**
+     * Creates {@code runs/} readable by the scheduler's user only: it holds command files and, for runs
+     * as their owners, spec files with the submitter's environment until gpusched-runas reads them.
+     */
+    void createDirectory() throws IOException {
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> only = java.nio.file.attribute.PosixFilePermissions
+                .fromString("rwx------");
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(only));
+        } else if (!Files.getPosixFilePermissions(dir).equals(only)) {
+            Files.setPosixFilePermissions(dir, only); // an older version made it 0755
+        }
+    }
+
     Path pidFile(int no, long run) {
         return dir.resolve(String.format("job%03d.run%d.pid", no, run));
     }
@@ -45,12 +59,17 @@ final class RunFiles {
         return dir.resolve(String.format("job%03d.run%d.cmd", no, run));
     }
 
+    /** The spec file a run as its owner hands gpusched-runas ({@link OwnerLaunch}); it removes it once read. */
+    Path specFile(int no, long run) {
+        return dir.resolve(String.format("job%03d.run%d.as", no, run));
+    }
+
     /** A run's files, for the launcher. */
-    record Paths(Path pid, Path exit, Path command) {
+    record Paths(Path pid, Path exit, Path command, Path spec) {
     }
 
     Paths paths(int no, long run) {
-        return new Paths(pidFile(no, run), exitFile(no, run), commandFile(no, run));
+        return new Paths(pidFile(no, run), exitFile(no, run), commandFile(no, run), specFile(no, run));
     }
 
     /**
@@ -58,7 +77,7 @@ final class RunFiles {
      * number again, and the old files must not speak for the new run.
      */
     void prepare(int no, long run) throws IOException {
-        Files.createDirectories(dir);
+        createDirectory();
         Files.deleteIfExists(pidFile(no, run));
         Files.deleteIfExists(exitFile(no, run));
     }
@@ -104,6 +123,7 @@ final class RunFiles {
             Files.deleteIfExists(pidFile(no, run));
             Files.deleteIfExists(exitFile(no, run));
             Files.deleteIfExists(commandFile(no, run));
+            Files.deleteIfExists(specFile(no, run));
         } catch (IOException ignored) {
             // a leftover file is harmless: prepare() clears it before its run number is used again
         }
@@ -114,7 +134,7 @@ final class RunFiles {
         if (!Files.isDirectory(dir)) {
             return;
         }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "job*.run*.{pid,exit,cmd}")) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "job*.run*.{pid,exit,cmd,as}")) {
             for (Path f : files) {
                 Files.deleteIfExists(f);
             }

@@ -9,8 +9,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -71,23 +69,14 @@ final class SpawnServer implements AutoCloseable {
         if (System.getenv("GPUSCHED_NO_SPAWND") != null) {
             return Optional.empty();
         }
-        try (InputStream in = SpawnServer.class.getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                return Optional.empty();
-            }
-            byte[] binary = in.readAllBytes();
-            String hash = HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(binary), 0, 6);
-            Path exe = dir.resolve(RESOURCE + "-" + hash);
-            if (!Files.isExecutable(exe) || Files.size(exe) != binary.length) {
-                Files.createDirectories(dir);
-                Path tmp = Files.createTempFile(dir, RESOURCE, ".tmp");
-                Files.write(tmp, binary);
-                Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
-                Files.move(tmp, exe, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            }
-            Process p = new ProcessBuilder(exe.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Optional<Path> exe = NativeBinary.extract(RESOURCE, dir);
+        if (exe.isEmpty()) {
+            return Optional.empty();
+        }
+        try {
+            Process p = new ProcessBuilder(exe.get().toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             return Optional.of(new SpawnServer(p));
-        } catch (IOException | java.security.NoSuchAlgorithmException | UnsupportedOperationException e) {
+        } catch (IOException | UnsupportedOperationException e) {
             return Optional.empty();
         }
     }

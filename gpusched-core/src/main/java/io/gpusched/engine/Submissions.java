@@ -95,7 +95,7 @@ final class Submissions {
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
-                Optional.of(spec.toLine()), context.output().map(Path::toString), context.requestId());
+                Optional.of(spec.toLine()), context.output().map(Path::toString), context.requestId(), context.umask());
         durability.record(List.of(event));
         source.submit(spec.withKey(key));
         queue.learnNames(List.of(spec.withKey(key)));

@@ -81,11 +81,23 @@ public final class Journal implements AutoCloseable {
             if (Files.exists(path)) {
                 j.load();
             }
-            j.channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            j.channel = openForAppend(path);
         } catch (IOException e) {
             throw new JournalException("cannot open journal " + path + ": " + e.getMessage(), e);
         }
         return j;
+    }
+
+    /**
+     * A journal is created readable and writable by its owner only: it holds every submitter's
+     * environment (API tokens included), which no other user may read.
+     */
+    private static final java.nio.file.attribute.FileAttribute<?> PRIVATE = java.nio.file.attribute.PosixFilePermissions
+            .asFileAttribute(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+
+    private static FileChannel openForAppend(Path path) throws IOException {
+        return FileChannel.open(path, java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.APPEND), PRIVATE);
     }
 
     /** Folds the file's good events; bad lines only cost a warning. */
@@ -144,8 +156,8 @@ public final class Journal implements AutoCloseable {
             folded.apply(e);
         }
         try {
-            try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                    StandardOpenOption.WRITE)) {
+            try (FileChannel out = FileChannel.open(tmp, java.util.Set.of(StandardOpenOption.CREATE,
+                    StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE), PRIVATE)) {
                 ByteBuffer buf = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
                 while (buf.hasRemaining()) {
                     out.write(buf);
@@ -170,7 +182,7 @@ public final class Journal implements AutoCloseable {
                     dir.force(true);
                 }
             }
-            channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            channel = openForAppend(path);
         } catch (IOException e) {
             throw new JournalException("cannot reopen " + path + " after compacting it: " + e.getMessage(), e);
         }

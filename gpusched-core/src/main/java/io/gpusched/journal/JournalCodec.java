@@ -78,6 +78,9 @@ public final class JournalCodec {
                 if (s.requestId().isPresent()) {
                     g.writeStringField("request_id", s.requestId().get());
                 }
+                if (s.umask().isPresent()) {
+                    g.writeNumberField("umask", s.umask().getAsInt());
+                }
                 if (s.env().isPresent()) {
                     g.writeObjectFieldStart("env");
                     for (Map.Entry<String, String> v : s.env().get().entrySet()) {
@@ -166,6 +169,10 @@ public final class JournalCodec {
             throw new UncheckedIOException(ex);
         }
         return out.toString();
+    }
+
+    private static java.util.OptionalInt umask(OptionalLong v) {
+        return v.isPresent() ? java.util.OptionalInt.of((int) v.getAsLong()) : java.util.OptionalInt.empty();
     }
 
     private static void writeGpus(JsonGenerator g, java.util.List<Integer> gpus) throws IOException {
@@ -258,7 +265,7 @@ public final class JournalCodec {
                         f.string("source"), f.string("owner"), f.string("cwd"),
                         f.whole("submitted_at_ms", 0, Long.MAX_VALUE), f.optionalStringMap("env"),
                         f.optionalString("line"), absolute(f.optionalString("output"), "output"),
-                        f.optionalString("request_id")));
+                        f.optionalString("request_id"), umask(f.optionalWhole("umask", 0, 0777))));
             case "launching":
                 return Optional.of(new JournalEvent.Launching(k, f.whole("run", 1, Long.MAX_VALUE - 1),
                         f.wholeList("gpus", 0, Integer.MAX_VALUE)));

@@ -66,11 +66,13 @@ public sealed interface JournalEvent {
      *     log directory's {@code job<NNN>_gpu<i>.log}). Older versions ignore it
      * @param requestId the client's name for this submission ({@code request_id}): a repeat from the same
      *     owner is answered with this job's number instead of queueing another; older versions ignore it
+     * @param umask the file-mode creation mask its command runs with (0 to 0777), as its client sent it
+     *     ({@code umask}); empty for one written before it was recorded, or sent without it
      */
     record Submitted(String key, int no, String command, OptionalLong vramMib, int gpus, OptionalLong timeoutNanos,
                      int retries, String source, String owner, String cwd, long submittedAtMillis,
                      Optional<Map<String, String>> env, Optional<String> line, Optional<String> output,
-                     Optional<String> requestId) implements JournalEvent {
+                     Optional<String> requestId, java.util.OptionalInt umask) implements JournalEvent {
         /**
          * Checks for nulls and copies the environment (sorted by name, so its line is reproducible).
          *
@@ -89,8 +91,13 @@ public sealed interface JournalEvent {
          * @param line see {@link #line()}
          * @param output see {@link #output()}
          * @param requestId see {@link #requestId()}
+         * @param umask see {@link #umask()}
          */
         public Submitted {
+            Objects.requireNonNull(umask);
+            if (umask.isPresent() && (umask.getAsInt() < 0 || umask.getAsInt() > 0777)) {
+                throw new IllegalArgumentException("umask must be 0 to 0777, got " + umask.getAsInt());
+            }
             Objects.requireNonNull(key);
             Objects.requireNonNull(command);
             Objects.requireNonNull(vramMib);
@@ -126,6 +133,33 @@ public sealed interface JournalEvent {
                          Optional<Map<String, String>> env, Optional<String> line) {
             this(key, no, command, vramMib, gpus, timeoutNanos, retries, source, owner, cwd, submittedAtMillis, env, line,
                     Optional.empty(), Optional.empty());
+        }
+
+        /**
+         * A submission without a recorded umask, as versions before it wrote them.
+         *
+         * @param key see {@link #key()}
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param vramMib see {@link #vramMib()}
+         * @param gpus see {@link #gpus()}
+         * @param timeoutNanos see {@link #timeoutNanos()}
+         * @param retries see {@link #retries()}
+         * @param source see {@link #source()}
+         * @param owner see {@link #owner()}
+         * @param cwd see {@link #cwd()}
+         * @param submittedAtMillis see {@link #submittedAtMillis()}
+         * @param env see {@link #env()}
+         * @param line see {@link #line()}
+         * @param output see {@link #output()}
+         * @param requestId see {@link #requestId()}
+         */
+        public Submitted(String key, int no, String command, OptionalLong vramMib, int gpus, OptionalLong timeoutNanos,
+                         int retries, String source, String owner, String cwd, long submittedAtMillis,
+                         Optional<Map<String, String>> env, Optional<String> line, Optional<String> output,
+                         Optional<String> requestId) {
+            this(key, no, command, vramMib, gpus, timeoutNanos, retries, source, owner, cwd, submittedAtMillis, env, line,
+                    output, requestId, java.util.OptionalInt.empty());
         }
     }
 

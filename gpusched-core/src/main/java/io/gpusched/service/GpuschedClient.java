@@ -46,7 +46,55 @@ public final class GpuschedClient implements AutoCloseable {
             throw new ServiceException("unreachable", "no gpusched service at " + socket + " (" + e.getMessage()
                     + "); start one with gpusched serve, or point --socket / GPUSCHED_SOCKET at it");
         }
+        try {
+            requireTrustedServer(socket, ch);
+        } catch (ServiceException e) {
+            try {
+                ch.close();
+            } catch (IOException ignored) {
+                // refused either way
+            }
+            throw e;
+        }
         return new GpuschedClient(socket, new LineChannel(ch));
+    }
+
+    /**
+     * Before a byte is sent (a submission carries the whole environment): the process that listens must
+     * run as this user or as root, as the kernel says ({@code SO_PEERCRED} on this end names the
+     * listener). Anyone else's, say one that swapped a socket into a directory it could write, is refused.
+     */
+    private static void requireTrustedServer(Path socket, SocketChannel ch) {
+        String server;
+        try {
+            server = ch.getOption(jdk.net.ExtendedSocketOptions.SO_PEERCRED).user().getName();
+        } catch (IOException | UnsupportedOperationException e) {
+            throw new ServiceException("untrusted", "cannot tell who serves " + socket + " (" + e.getMessage()
+                    + "); nothing was sent");
+        }
+        String me = System.getProperty("user.name", "");
+        if (!server.equals(me) && !server.equals("root")) {
+            throw new ServiceException("untrusted", socket + " is served by user " + server + ", not by you (" + me
+                    + ") or root; nothing was sent. Someone else's process listens there: remove it or use your own"
+                    + " --socket");
+        }
+    }
+
+    /**
+     * @return this process's file-mode creation mask, as Linux reports it in {@code /proc/self/status};
+     *     empty where it does not (the daemon then uses its default)
+     */
+    public static java.util.OptionalInt processUmask() {
+        try {
+            for (String l : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (l.startsWith("Umask:")) {
+                    return java.util.OptionalInt.of(Integer.parseInt(l.substring(6).strip(), 8));
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or an older kernel: the daemon's default applies
+        }
+        return java.util.OptionalInt.empty();
     }
 
     /**
@@ -173,6 +221,7 @@ public final class GpuschedClient implements AutoCloseable {
         s.environment().ifPresent(e -> req.put("env", e));
         s.output().ifPresent(o -> req.put("output", o.toString()));
         s.requestId().ifPresent(id -> req.put("request_id", id));
+        processUmask().ifPresent(m -> req.put("umask", m));
         return (int) whole(call(req), "no");
     }
 

@@ -124,6 +124,13 @@ final class Requests {
         if (req.get("request_id") != null) {
             context = context.withRequestId(string(req, "request_id"));
         }
+        if (req.get("umask") != null) {
+            long mask = whole(req, "umask");
+            if (mask > 0777) {
+                throw new BadRequest("\"umask\" must be 0 to 511 (octal 0 to 0777), got " + mask);
+            }
+            context = context.withUmask((int) mask);
+        }
         return Map.entry(spec, context);
     }
 
@@ -170,9 +177,9 @@ final class Requests {
         java.util.List<String> paths = new java.util.ArrayList<>();
         Optional<Path> own = scheduler.outputFile(no);
         if (own.isPresent()) {
-            if (Files.exists(own.get())) {
-                paths.add(own.get().toString());
-            }
+            // Named, not probed: this process may be root, and whether a path exists is for its owner's
+            // client to find out with its own rights (a root probe would tell anyone what root can see).
+            paths.add(own.get().toString());
         } else {
             paths.addAll(logDirFiles(no));
         }

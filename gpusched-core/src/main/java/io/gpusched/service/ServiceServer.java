@@ -97,11 +97,7 @@ public final class ServiceServer implements AutoCloseable {
                     + System.getProperty("user.name") + ", serve yourself only");
         }
         try {
-            Path dir = abs.getParent();
-            if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
-                        PosixFilePermissions.fromString(shared ? "rwxr-xr-x" : "rwx------")));
-            }
+            RuntimeDirectory.prepare(abs.getParent(), shared);
             if (Files.exists(abs)) {
                 if (answers(abs)) {
                     throw new ServiceException("in_use", abs + " is already served by a running gpusched; stop it or use"

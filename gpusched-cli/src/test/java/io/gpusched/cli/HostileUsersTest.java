@@ -1,0 +1,340 @@
+package io.gpusched.cli;
+
+import static io.gpusched.cli.UnixUsers.as;
+import static io.gpusched.cli.UnixUsers.output;
+import static io.gpusched.cli.UnixUsers.ownDir;
+import static io.gpusched.cli.UnixUsers.run;
+import static io.gpusched.cli.UnixUsers.userClasspath;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A root daemon against a hostile local user (issue #28): each test is an attack that worked before
+ * and must not now. Real Unix users the test creates; needs root, useradd, setpriv, python3 and gcc.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class HostileUsersTest {
+    private static final String MALLORY = "gs-mallory";
+    private static final String VICTIM = "gs-victim";
+    private static final List<String> CREATED = new ArrayList<>();
+
+    @TempDir
+    Path dir;
+    private Process daemon;
+
+    @BeforeAll
+    static void users() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create users and serve them");
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv (package util-linux)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 for the users' raw client");
+        assumeTrue(run("sh", "-c", "command -v gcc") == 0, "needs gcc to build the LD_PRELOAD library");
+        for (String u : List.of(MALLORY, VICTIM)) {
+            if (run("id", u) != 0) {
+                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--home-dir", "/home/" + u, "--user-group",
+                        "--shell", "/bin/sh", u));
+                CREATED.add(u);
+            }
+        }
+    }
+
+    @AfterAll
+    static void removeUsers() throws Exception {
+        for (String u : CREATED) {
+            run("/usr/sbin/userdel", u);
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (daemon != null && daemon.isAlive()) {
+            new ProcessBuilder("kill", "-TERM", String.valueOf(daemon.pid())).start().waitFor();
+            assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
+        }
+    }
+
+    private Path socket() {
+        return dir.resolve("run/gpusched.sock");
+    }
+
+    private Path logs() {
+        return dir.resolve("logs");
+    }
+
+    /** Root's daemon, with a variable of its own that no job may see. */
+    private void serve() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        ProcessBuilder pb = new ProcessBuilder(ServeDaemon.java(), "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "serve", "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "--socket",
+                socket().toString(), "--log-dir", logs().toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.log").toFile());
+        pb.environment().put("GS_DAEMON_SECRET", "root-only-value");
+        daemon = pb.start();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+             ServeDaemon.cli("queue", "--socket", socket().toString()).code() != 0; Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end && daemon.isAlive(), daemonLog());
+        }
+    }
+
+    private String daemonLog() throws Exception {
+        return Files.readString(dir.resolve("daemon.log"));
+    }
+
+    /** The CLI as {@code user}, with {@code env} added to its environment (set as them) and their umask. */
+    private static UnixUsers.Result cliAs(String user, String cp, Path cwd, Map<String, String> env, String umask,
+                                          String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user,
+                "--init-groups", "/bin/sh", "-c", "umask " + umask + "; exec \"$@\"", "sh", "/usr/bin/env"));
+        env.forEach((k, v) -> argv.add(k + "=" + v));
+        argv.addAll(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-cp", cp,
+                Main.class.getName()));
+        argv.addAll(List.of(args));
+        return UnixUsers.toResult(ServeDaemon.result(new ProcessBuilder(argv).directory(cwd.toFile()).start()));
+    }
+
+    private static void await(Path file, String what, Process daemon, Path log) throws Exception {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+             !Files.exists(file) || Files.readString(file).isBlank(); Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end, what + ": " + Files.readString(log));
+        }
+    }
+
+    private void awaitQueue(java.util.function.Predicate<String> test) throws Exception {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+             !test.test(ServeDaemon.cli("queue", "--socket", socket().toString()).out()); Thread.sleep(100)) {
+            assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", socket().toString()).out() + daemonLog());
+        }
+    }
+
+    @Test
+    void anLdPreloadASubmitterSendsIsNeverLoadedByARootProcess_throughTheCliOrTheRawProtocol() throws Exception {
+        Path mark = dir.resolve("loaded-as-root");
+        Path lib = Files.createDirectories(dir.resolve("lib"));
+        Files.writeString(lib.resolve("evil.c"), "#include <stdio.h>\n#include <unistd.h>\n"
+                + "__attribute__((constructor)) static void mark(void) {\n"
+                + "  if (geteuid() == 0) { FILE *f = fopen(\"" + mark + "\", \"a\"); if (f) { fprintf(f, \"pid %d\\n\", getpid());"
+                + " fclose(f); } }\n}\n");
+        assertEquals(0, run("gcc", "-shared", "-fPIC", "-o", lib.resolve("evil.so").toString(), lib.resolve("evil.c").toString()));
+        String so = lib.resolve("evil.so").toString();
+        serve();
+        Path home = ownDir(MALLORY, dir.resolve(MALLORY));
+        String raw = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] echo \\\"$LD_PRELOAD\\\" > raw\",\"cwd\":\"" + home
+                + "\",\"env\":{\"LD_PRELOAD\":\"" + so + "\",\"PATH\":\"/usr/bin:/bin\"}}";
+        assertTrue(as(MALLORY, socket(), raw).contains("\"ok\":true"));
+        String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+        UnixUsers.Result cli = cliAs(MALLORY, cp, home, Map.of("LD_PRELOAD", so), "022", "submit", "--socket",
+                socket().toString(), "--vram", "1G", "--", "echo \"$LD_PRELOAD\" > cli");
+        assertEquals(0, cli.code(), cli.toString());
+        await(home.resolve("raw"), "the raw submission never ran", daemon, dir.resolve("daemon.log"));
+        await(home.resolve("cli"), "the CLI submission never ran", daemon, dir.resolve("daemon.log"));
+        assertEquals(so, Files.readString(home.resolve("raw")).strip(), "her own processes keep her LD_PRELOAD");
+        assertEquals(so, Files.readString(home.resolve("cli")).strip());
+        awaitQueue(q -> q.contains("✓ job 2 ok") && q.contains("✓ job 1 ok"));
+        assertFalse(Files.exists(mark), () -> "her library ran as root: " + read(mark));
+    }
+
+    private static String read(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+
+    @Test
+    void aSubmissionWithoutEnvironmentRunsWithTheSubmittersLoginBasics_neverTheDaemons() throws Exception {
+        serve();
+        Path home = ownDir(MALLORY, dir.resolve(MALLORY));
+        String raw = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] env > env.txt\",\"cwd\":\"" + home + "\"}";
+        assertTrue(as(MALLORY, socket(), raw).contains("\"ok\":true"));
+        await(home.resolve("env.txt"), "the job never ran", daemon, dir.resolve("daemon.log"));
+        awaitQueue(q -> q.contains("✓ job 1 ok"));
+        List<String> env = Files.readAllLines(home.resolve("env.txt"));
+        assertTrue(env.contains("HOME=/home/" + MALLORY), env.toString());
+        assertTrue(env.contains("USER=" + MALLORY) && env.contains("LOGNAME=" + MALLORY), env.toString());
+        assertTrue(env.contains("SHELL=/bin/sh"), env.toString());
+        assertTrue(env.contains("PATH=/usr/local/bin:/usr/bin:/bin"), env.toString());
+        assertTrue(env.contains("CUDA_VISIBLE_DEVICES=0"), env.toString());
+        assertFalse(env.stream().anyMatch(l -> l.startsWith("GS_DAEMON_SECRET=") || l.equals("HOME=/root")), env.toString());
+    }
+
+    @Test
+    void noUserReadsAnothersEnvironment_throughAnythingTheDaemonWrites() throws Exception {
+        serve();
+        Path home = ownDir(VICTIM, dir.resolve(VICTIM));
+        Files.setPosixFilePermissions(home, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+        UnixUsers.Result r = cliAs(VICTIM, cp, home, Map.of("GS_API_TOKEN", "hunter2-token"), "022", "submit", "--socket",
+                socket().toString(), "--vram", "1G", "--", "sleep 30");
+        assertEquals(0, r.code(), r.toString());
+        awaitQueue(q -> q.contains("sleep 30") && q.contains("running"));
+        assertTrue(output("grep", "-rl", "hunter2-token", logs().toString()).contains("journal.jsonl"),
+                "the journal holds it, for the job's restart");
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(logs())));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(logs().resolve("journal.jsonl"))));
+        // Everything under the test's directory, as the other user sees it.
+        String found = output("/usr/bin/setpriv", "--reuid=" + MALLORY, "--regid=" + MALLORY, "--init-groups", "grep", "-rls",
+                "hunter2-token", dir.toString());
+        assertEquals("", found, "another user found the token in " + found);
+        assertNotEquals(0, run("/usr/bin/setpriv", "--reuid=" + MALLORY, "--regid=" + MALLORY, "--init-groups", "cat",
+                logs().resolve("journal.jsonl").toString()));
+    }
+
+    @Test
+    void aUmask077SubmittersOutputsStayPrivate() throws Exception {
+        serve();
+        Path home = ownDir(VICTIM, dir.resolve(VICTIM));
+        String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+        UnixUsers.Result r = cliAs(VICTIM, cp, home, Map.of(), "077", "submit", "--socket", socket().toString(), "--vram",
+                "1G", "--", "echo out; echo made > made.txt");
+        assertEquals(new UnixUsers.Result(0, "submitted job 1\n", ""), r);
+        awaitQueue(q -> q.contains("✓ job 1 ok"));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(home.resolve("made.txt"))));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(home.resolve("gpusched-1.log"))));
+    }
+
+    @Test
+    void anOutputFileAnotherUserPlanted_orALinkTheyMade_isNeverWrittenTo() throws Exception {
+        serve();
+        Path shared = Files.createDirectories(dir.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertEquals(0, run("chmod", "+t", shared.toString()));
+        Path trap = shared.resolve("gpusched-1.log");
+        Path hers = shared.resolve("mallory-owned.txt");
+        String plant = "touch " + trap + " " + hers + " && chmod 666 " + trap + " " + hers + " && ln -s " + hers + " "
+                + shared.resolve("gpusched-2.log");
+        assertEquals(0, run("/usr/bin/setpriv", "--reuid=" + MALLORY, "--regid=" + MALLORY, "--init-groups", "sh", "-c", plant));
+        for (int i = 0; i < 2; i++) {
+            String submit = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] echo victim-secret-output\",\"cwd\":\"" + shared
+                    + "\"}";
+            assertTrue(as(VICTIM, socket(), submit).contains("\"ok\":true"));
+        }
+        awaitQueue(q -> q.contains("job 1 failed") && q.contains("job 2 failed"));
+        assertEquals("", Files.readString(trap), "her planted file got the victim's output");
+        assertEquals("", Files.readString(hers), "her link's target got the victim's output");
+        String log = daemonLog();
+        assertTrue(log.contains("job 1: output " + trap + " belongs to uid " + output("id", "-u", MALLORY) + ", not to "
+                + VICTIM), log);
+        assertTrue(log.contains("job 2: output " + shared.resolve("gpusched-2.log") + " is a symbolic link"), log);
+    }
+
+    @Test
+    void aSocketDirectoryAnotherUserMade_isRefusedByTheUsersDaemon_andItsSocketByTheirClient() throws Exception {
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertEquals(0, run("chmod", "+t", tmp.toString()));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path planted = tmp.resolve("gpusched-" + VICTIM);
+        Path heard = dir.resolve("heard.txt");
+        assertEquals(0, run("touch", heard.toString()));
+        assertEquals(0, run("chown", MALLORY, heard.toString()));
+        // Mallory's fake daemon where the victim's would listen: it answers hello and writes down what it hears.
+        String fake = "import os,socket,sys\nd=sys.argv[1]\nos.makedirs(d,exist_ok=True); os.chmod(d,0o777)\n"
+                + "s=socket.socket(socket.AF_UNIX); s.bind(d+'/gpusched.sock'); os.chmod(d+'/gpusched.sock',0o777); s.listen()\n"
+                + "print('up',flush=True)\n"
+                + "while True:\n c,_=s.accept(); f=c.makefile('rwb')\n for line in f:\n"
+                + "  open(sys.argv[2],'ab').write(line)\n"
+                + "  f.write(b'{\"v\":1,\"ok\":true,\"user\":\"" + VICTIM + "\",\"no\":4242}\\n'); f.flush()\n";
+        Process server = new ProcessBuilder("/usr/bin/setpriv", "--reuid=" + MALLORY, "--regid=" + MALLORY, "--init-groups",
+                "/usr/bin/python3", "-c", fake, planted.toString(), heard.toString()).redirectErrorStream(true).start();
+        try {
+            assertEquals("up", new java.io.BufferedReader(new java.io.InputStreamReader(server.getInputStream(),
+                    StandardCharsets.UTF_8)).readLine());
+            String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+            Path home = ownDir(VICTIM, dir.resolve(VICTIM));
+            List<String> java = List.of("/usr/bin/setpriv", "--reuid=" + VICTIM, "--regid=" + VICTIM, "--init-groups",
+                    "/usr/bin/env", "-u", "XDG_RUNTIME_DIR", "-u", "GPUSCHED_SOCKET", "GS_API_TOKEN=hunter2-token",
+                    ServeDaemon.java(), "-Djava.io.tmpdir=" + tmp, "-XX:TieredStopAtLevel=1", "-cp", cp, Main.class.getName());
+            List<String> submit = new ArrayList<>(java);
+            submit.addAll(List.of("submit", "--vram", "1G", "--", "true"));
+            ServeDaemon.Result client = ServeDaemon.result(new ProcessBuilder(submit).directory(home.toFile()).start());
+            assertEquals(1, client.code(), client.toString());
+            assertFalse(client.out().contains("4242"), client.toString());
+            assertTrue(client.err().contains(planted.resolve("gpusched.sock") + " is served by user " + MALLORY
+                    + ", not by you (" + VICTIM + ") or root; nothing was sent"), client.err());
+            assertEquals("", Files.readString(heard), "the fake daemon heard the victim");
+
+            List<String> serve = new ArrayList<>(java);
+            serve.addAll(List.of("serve", "--sim", "1", "--log-dir", home.resolve("logs").toString()));
+            ServeDaemon.Result refused = ServeDaemon.result(new ProcessBuilder(serve).directory(home.toFile()).start());
+            assertNotEquals(0, refused.code());
+            assertTrue(refused.err().contains("socket directory " + planted + " belongs to uid " + output("id", "-u", MALLORY)
+                    + " (" + MALLORY + "), not to you"), refused.err());
+        } finally {
+            server.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void aRootDaemonRefusesALogDirectoryAnotherUserOwns_andRunsNoForgedLine() throws Exception {
+        Path mark = dir.resolve("forged-ran");
+        Path theirs = ownDir(MALLORY, dir.resolve("mallory-logs"));
+        String forged = "{\"key\":\"s1\",\"event\":\"submitted\",\"no\":1,\"command\":\"id -u > " + mark + "\",\"vram\":1024,"
+                + "\"gpus\":1,\"timeout_ns\":null,\"retries\":0,\"source\":\"api\",\"owner\":\"root\",\"cwd\":\"/\","
+                + "\"submitted_at_ms\":1}\n";
+        Files.writeString(theirs.resolve("journal.jsonl"), forged);
+        assertEquals(0, run("chown", MALLORY, theirs.resolve("journal.jsonl").toString()));
+        ServeDaemon.Result r = ServeDaemon.cli("serve", "--sim", "1", "--poll", "0.1", "--socket",
+                dir.resolve("r.sock").toString(), "--log-dir", theirs.toString());
+        assertEquals(2, r.code(), r.toString());
+        assertEquals("gpusched: " + theirs + " belongs to uid " + output("id", "-u", MALLORY) + " (" + MALLORY + "), not root:"
+                + " a root scheduler trusts only state that no other user can change; use a root-owned directory such as"
+                + " /var/lib/gpusched (--log-dir), or chown root " + theirs + "\n", r.err());
+        assertFalse(Files.exists(mark), "the forged line ran");
+
+        // Root's, but writable by a group: refused as well.
+        Path groupWritable = Files.createDirectories(dir.resolve("group-logs"));
+        Files.setPosixFilePermissions(groupWritable, PosixFilePermissions.fromString("rwxrwxr-x"));
+        ServeDaemon.Result g = ServeDaemon.cli("serve", "--sim", "1", "--socket", dir.resolve("g.sock").toString(),
+                "--log-dir", groupWritable.toString());
+        assertEquals(2, g.code(), g.toString());
+        assertTrue(g.err().contains(groupWritable + " is writable by its group"), g.err());
+    }
+
+    @Test
+    void theDaemonNeverProbesAUsersPathAsRoot_soAnswersDoNotTellWhatRootCanSee() throws Exception {
+        Path secret = Files.createDirectories(dir.resolve("root-only"));
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rwx------"));
+        Files.createDirectories(secret.resolve("exists"));
+        serve();
+        Path home = ownDir(MALLORY, dir.resolve(MALLORY));
+        List<String> answers = new ArrayList<>();
+        for (String d : List.of("exists", "missing")) {
+            String submit = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] true\",\"cwd\":\"" + home + "\",\"output\":\""
+                    + secret.resolve(d).resolve("out.log") + "\"}";
+            answers.add(as(MALLORY, socket(), submit).replaceAll("\"no\":\\d+", "\"no\":N"));
+        }
+        assertEquals(answers.get(0), answers.get(1), "the answers differ by whether root sees the directory");
+        assertEquals("{\"v\":1,\"ok\":true,\"no\":N}", answers.get(0));
+        awaitQueue(q -> q.contains("job 1 failed") && q.contains("job 2 failed"));
+        // The tmux session name carries the job's number; the rest must not tell the two apart.
+        String logs1 = as(MALLORY, socket(), "{\"v\":1,\"op\":\"logs\",\"no\":1}").replace("exists", "X")
+                .replaceAll("\"tty\":\"[^\"]*\"", "tty");
+        String logs2 = as(MALLORY, socket(), "{\"v\":1,\"op\":\"logs\",\"no\":2}").replace("missing", "X")
+                .replaceAll("\"tty\":\"[^\"]*\"", "tty");
+        assertEquals(logs1, logs2);
+        String log = daemonLog();
+        assertTrue(log.contains("job 1: cannot open output " + secret.resolve("exists/out.log") + " as " + MALLORY
+                + ": Permission denied"), log);
+        assertTrue(log.contains("job 2: cannot open output " + secret.resolve("missing/out.log") + " as " + MALLORY
+                + ": Permission denied"), log);
+    }
+}
