@@ -303,9 +303,10 @@ class RecoveryTest {
         assertEquals("[][0][sh]", Files.readString(out).strip());
         assertEquals(3, s.results().get(0).exitCode());
         assertEquals(JobStatus.FAILED, s.results().get(0).status());
-        // The spawner's binary lives there too (SpawnServer); it is not a run's file.
+        // The native helpers live there too (SpawnServer, OwnerLaunch); they are not a run's files.
         try (var left = Files.list(logs().resolve("runs"))
-                .filter(f -> !f.getFileName().toString().startsWith(SpawnServer.RESOURCE))) {
+                .filter(f -> !f.getFileName().toString().startsWith(SpawnServer.RESOURCE)
+                        && !f.getFileName().toString().startsWith(OwnerLaunch.RESOURCE))) {
             assertEquals(List.of(), left.toList(), "a journaled outcome leaves no run files behind");
         }
     }
