@@ -11,8 +11,10 @@ import io.gpusched.gpu.GpuBackends;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
 import io.gpusched.dashboard.Dashboard;
+import io.gpusched.dashboard.DashboardAccess;
 import io.gpusched.dashboard.DashboardAddress;
 import io.gpusched.dashboard.Metrics;
+import io.gpusched.service.DashboardLinks;
 import io.gpusched.service.ServiceServer;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -114,6 +116,7 @@ public final class Cli {
             return printHelpOrVersion(args.help());
         }
         Optional<Path> jobsFile = args.jobsFile();
+        Optional<DashboardAccess> dashboardAccess;
         try {
             if (jobsFile.isPresent()) {
                 requireJobsFile(jobsFile.get());
@@ -121,6 +124,7 @@ public final class Cli {
             }
             // A bad rules file is refused before any job starts, as a bad jobs file is.
             args.requirements().ifPresent(io.gpusched.jobs.RequirementsParser::read);
+            dashboardAccess = args.dashboard().map(d -> dashboardAccess(serve, args));
         } catch (JobSpecException e) {
             printBadLines(e, err);
             return USAGE;
@@ -175,6 +179,9 @@ public final class Cli {
             // cannot be made (a path too long for a UNIX socket), the run goes on without it and says so.
             java.util.concurrent.atomic.AtomicReference<Optional<ServiceServer>> runService =
                     new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
+            // Started before the run, so its links are there when the run's socket opens.
+            java.util.concurrent.atomic.AtomicReference<Optional<Dashboard>> dashboard =
+                    new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
             Scheduler[] built = new Scheduler[1];
             Optional<Metrics> metrics = args.dashboard().map(d -> new Metrics(
                     () -> built[0] == null ? Optional.empty() : built[0].snapshot()));
@@ -184,7 +191,8 @@ public final class Cli {
                     if (e instanceof SchedulerEvent.RunStarted) {
                         try {
                             runService.set(Optional.of(ServiceServer.start(built[0],
-                                    args.logDir().resolve(ClientCommand.RUN_SOCKET))));
+                                    args.logDir().resolve(ClientCommand.RUN_SOCKET), ServiceServer.Access.OWNER_ONLY,
+                                    Optional.empty(), links(dashboard.get()))));
                         } catch (GpuschedException x) {
                             log.println("gpusched: the client verbs cannot reach this run: " + x.getMessage());
                         }
@@ -195,19 +203,22 @@ public final class Cli {
             }
             Scheduler scheduler = builder.build();
             built[0] = scheduler;
-            Optional<Dashboard> dashboard = Optional.empty();
             if (args.dashboard().isPresent()) {
-                dashboard = Optional.of(Dashboard.start(scheduler, args.dashboard().get(), metrics.orElseThrow()));
-                log.println("dashboard on " + dashboard.get().url() + " (read-only; /metrics, /api/queue, /api/jobs/N)");
+                Dashboard d = Dashboard.start(scheduler, args.dashboard().get(), metrics.orElseThrow(),
+                        dashboardAccess.orElseThrow());
+                dashboard.set(Optional.of(d));
+                // Without a token: a daemon's log may be read by others (journald's adm group).
+                log.println("dashboard on " + d.url() + " (read-only; /metrics, /api/queue, /api/jobs/N; your URL with its"
+                        + " token: gpusched dashboard" + (serve ? "" : " --log-dir " + args.logDir()) + ")");
                 if (!args.dashboard().get().loopback()) {
-                    log.println(DashboardAddress.riskWarning(dashboard.get().url()));
+                    log.println(DashboardAddress.riskWarning(d.url()));
                 }
             }
             onStart.accept(scheduler);
             try {
-                return runOrServe(serve, scheduler, args, runService, log);
+                return runOrServe(serve, scheduler, args, runService, links(dashboard.get()), log);
             } finally {
-                dashboard.ifPresent(Dashboard::close);
+                dashboard.get().ifPresent(Dashboard::close);
             }
         } catch (GpuschedException e) {
             // Tested with instanceof rather than caught by type, so --version and --help never load it.
@@ -218,10 +229,32 @@ public final class Cli {
         }
     }
 
+    /**
+     * Who reads the dashboard: whom the socket serves (every user of a root daemon, else this user alone),
+     * and the scraper of {@code --metrics-token-file}.
+     *
+     * @throws UsageException with one line when the token file is unreadable, open to others or short
+     */
+    private static DashboardAccess dashboardAccess(boolean serve, CliArgs args) {
+        DashboardAccess access = serve && "root".equals(System.getProperty("user.name")) ? DashboardAccess.everyUser()
+                : DashboardAccess.ownerOnly(System.getProperty("user.name", "?"));
+        try {
+            return args.metricsTokenFile().map(f -> access.withMetricsToken(DashboardAccess.readMetricsToken(f)))
+                    .orElse(access);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /** The socket's {@code dashboard} op: each caller's own URL. */
+    private static Optional<DashboardLinks> links(Optional<Dashboard> dashboard) {
+        return dashboard.map(d -> d::urlFor);
+    }
+
     /** A jobs-file run (with its socket for the client verbs), or the daemon on its socket. */
     private static int runOrServe(boolean serve, Scheduler scheduler, CliArgs args,
                                   java.util.concurrent.atomic.AtomicReference<Optional<ServiceServer>> runService,
-                                  PrintStream log) {
+                                  Optional<DashboardLinks> links, PrintStream log) {
         if (!serve) {
             try {
                 return scheduler.run().exitCode();
@@ -232,7 +265,7 @@ public final class Cli {
         Path socket = args.socket().orElseGet(ClientCommand::serveSocket);
         boolean root = "root".equals(System.getProperty("user.name"));
         try (ServiceServer service = ServiceServer.start(scheduler, socket,
-                root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup())) {
+                root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup(), links)) {
             log.println("serving " + (root ? "every user (jobs run as their submitters)"
                     : System.getProperty("user.name", "?")) + " on " + service.socket()
                     + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");

@@ -24,7 +24,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
-               Optional<String> simMib, Optional<Path> requirements) {
+               Optional<String> simMib, Optional<Path> requirements, Optional<Path> metricsTokenFile) {
 
     /** Where {@code gpusched serve} run by root keeps its journal without {@code --log-dir} (made 0700). */
     static final Path ROOT_STATE_DIR = Path.of("/var/lib/gpusched");
@@ -39,7 +39,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "           replays the placement over JOBS_FILE on a pretend clock, runs nothing, prints the makespan",
             "       gpusched serve [--socket PATH] [--jobs FILE] [--admin-group G] [options]: a daemon on a UNIX",
             "           socket, for this user; run by root, for every user (jobs run as their submitters)",
-            "       gpusched submit|queue|cancel|logs|attach|pause|resume ...   talk to it (see gpusched submit --help)",
+            "       gpusched submit|queue|cancel|logs|attach|pause|resume|dashboard ...   talk to it (see gpusched",
+            "           submit --help)",
             "       gpusched top                               watch it live (see gpusched top --help)",
             "       gpusched convert --from gpu_scheduler FILE   another tool's jobs file as ours, on stdout",
             "",
@@ -87,9 +88,13 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --events FILE          also write every event as one JSON object per line to FILE",
             "                         ('-' = stdout, then the human log goes to stderr) [off]",
             "  --dashboard [HOST:]PORT  a read-only web dashboard with /metrics (Prometheus) and a JSON API",
-            "                         at http://HOST:PORT/; HOST defaults to 127.0.0.1; port 0 takes a free one [off]",
-            "  --dashboard-public     allow --dashboard on an address other machines reach (it has no",
-            "                         authentication: anyone reaching it sees every job's command, user, paths)",
+            "                         at http://HOST:PORT/; HOST defaults to 127.0.0.1; port 0 takes a free one;",
+            "                         only the socket's users read it, each with the URL gpusched dashboard",
+            "                         prints (it carries their token) [off]",
+            "  --dashboard-public     allow --dashboard on an address other machines reach (plain HTTP: the",
+            "                         tokens and every job's command, user and paths cross the network)",
+            "  --metrics-token-file FILE  /metrics also answers Authorization: Bearer with FILE's first line",
+            "                         (a Prometheus scraper's secret; FILE mode 0600) [only users' tokens]",
             "  --version              print the version",
             "  -h, --help             print this help",
             "",
@@ -128,6 +133,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<String> events = Optional.empty();
         Optional<String> dashboard = Optional.empty();
         Optional<Path> requirements = Optional.empty();
+        Optional<Path> metricsTokenFile = Optional.empty();
         boolean dashboardPublic = false;
         while (!args.isEmpty()) {
             String a = args.poll();
@@ -188,6 +194,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--on-finish" -> onFinish = Optional.of(value(a, inline, args));
                     case "--dashboard" -> dashboard = Optional.of(value(a, inline, args));
                     case "--dashboard-public" -> dashboardPublic = true;
+                    case "--metrics-token-file" -> metricsTokenFile = Optional.of(Path.of(value(a, inline, args)));
                     case "--admin-group" -> {
                         if (!serve) {
                             throw new UsageException("--admin-group is an option of gpusched serve");
@@ -231,6 +238,9 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         if (sim.isPresent() && backend.isPresent() && !backend.get().equals("sim")) {
             throw new UsageException("--sim and --backend " + backend.get() + " contradict each other; give one");
         }
+        if (metricsTokenFile.isPresent() && dashboard.isEmpty()) {
+            throw new UsageException("--metrics-token-file opens the dashboard's /metrics; give --dashboard PORT too");
+        }
         if (!help && !version && file.isEmpty() && !serve) {
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
@@ -239,7 +249,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             logDir = ROOT_STATE_DIR;
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements);
+                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, metricsTokenFile);
     }
 
     /** {@code --dashboard}'s address, refused beyond loopback without {@code --dashboard-public}. */

@@ -14,11 +14,12 @@ import java.util.Set;
 
 /**
  * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code info},
- * {@code cancel}, {@code logs}, {@code attach}, {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
+ * {@code cancel}, {@code logs}, {@code attach}, {@code pause}, {@code resume}, {@code dashboard}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
  * the system daemon's or this user's, in that order.
  */
 final class ClientCommand {
-    static final Set<String> VERBS = Set.of("submit", "queue", "info", "cancel", "pause", "resume", "logs", "attach");
+    static final Set<String> VERBS = Set.of("submit", "queue", "info", "cancel", "pause", "resume", "logs", "attach",
+            "dashboard");
     /** The socket a jobs-file run answers on, in its log directory. */
     static final String RUN_SOCKET = "gpusched.sock";
 
@@ -36,6 +37,9 @@ final class ClientCommand {
             "       gpusched attach N                a [tty] job's terminal (Ctrl-b d detaches; the job goes on);",
             "                                        a job without one: its log, followed as logs N -f",
             "       gpusched pause GPU...  |  gpusched resume GPU...",
+            "       gpusched dashboard [--json]     your URL of the daemon's web dashboard (serve --dashboard): it",
+            "                                        carries your token, so keep it to yourself; valid until the",
+            "                                        daemon restarts",
             "       gpusched top [--interval S] [--once]   the GPUs and the queue, live (see gpusched top --help)",
             "       gpusched srun [submit's options] [-n N] -- CMD...   waits for GPUs, then runs CMD in this terminal",
             "                                        (see gpusched srun --help)",
@@ -158,6 +162,9 @@ final class ClientCommand {
             if ((verb.equals("logs") || verb.equals("attach")) && words.size() != 1) {
                 throw new UsageException(verb + " takes one job number, e.g. gpusched " + verb + " 3");
             }
+            if (verb.equals("dashboard") && !words.isEmpty()) {
+                throw new UsageException("dashboard takes no arguments: gpusched dashboard [--json]");
+            }
             if (verb.equals("cancel") && user.isPresent() && !words.isEmpty()) {
                 throw new UsageException("cancel takes job numbers or --user, not both");
             }
@@ -189,6 +196,10 @@ final class ClientCommand {
                     }
                 }
                 case "info" -> QueueText.printInfo(out, c.queue(), json);
+                case "dashboard" -> {
+                    String url = c.dashboardUrl();
+                    out.println(json ? io.gpusched.JsonEventWriter.valueToJson(Map.of("url", url)) : url);
+                }
                 case "logs" -> {
                     return jobOutput.logs(c, number(words.get(0), "a job number"), follow);
                 }

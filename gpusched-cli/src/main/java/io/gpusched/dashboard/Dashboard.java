@@ -24,6 +24,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * scheduler's loop): {@code /} the page (one file, no external assets), {@code /events} its live updates
  * (Server-Sent Events), {@code /api/queue} the queue snapshot, {@code /api/jobs/N} one job with its
  * memory timeline, {@code /metrics} Prometheus text. Only GET and HEAD are answered: it changes nothing.
+ *
+ * <p>Only the people its daemon's socket serves read it ({@link DashboardAccess}): every request carries
+ * its user's token ({@code ?token=}, or {@code Authorization: Bearer}), which the socket hands out
+ * ({@link #urlFor}); one without is answered 401, one with a token this daemon did not issue to a user it
+ * serves 403, each with one line saying to run {@code gpusched dashboard}. A request whose {@code Host}
+ * is not the dashboard's own address ({@link AllowedHosts}) is answered 403 before anything else.
  */
 public final class Dashboard implements AutoCloseable {
     private final HttpServer server;
@@ -31,14 +37,29 @@ public final class Dashboard implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final EventStream events;
     private final String url;
+    private final DashboardAccess access;
+    private final Tokens tokens;
 
     private Dashboard(HttpServer server, ExecutorService http, ScheduledExecutorService ticker, EventStream events,
-                      String url) {
+                      String url, DashboardAccess access, Tokens tokens) {
         this.server = server;
         this.http = http;
         this.ticker = ticker;
         this.events = events;
         this.url = url;
+        this.access = access;
+        this.tokens = tokens;
+    }
+
+    /** Who a request is from, once its token was checked. */
+    private sealed interface Caller {
+        /** A user the socket serves, by the token it gave them. */
+        record User(String name) implements Caller {
+        }
+
+        /** The holder of {@code --metrics-token-file}'s token: admitted to {@code /metrics} only. */
+        record Scraper() implements Caller {
+        }
     }
 
     /**
@@ -48,10 +69,11 @@ public final class Dashboard implements AutoCloseable {
      *     {@link Scheduler#timeline(int)}, which never wait for the loop)
      * @param address where to listen; the caller has checked it ({@link DashboardAddress#requireAllowed})
      * @param metrics what {@code /metrics} shows; a listener of the same scheduler
+     * @param access who may read it: its daemon's socket's users, each by the token {@link #urlFor} gives them
      * @return the running dashboard
      * @throws GpuschedException with a one-line message when it cannot listen there
      */
-    public static Dashboard start(Scheduler scheduler, DashboardAddress address, Metrics metrics) {
+    public static Dashboard start(Scheduler scheduler, DashboardAddress address, Metrics metrics, DashboardAccess access) {
         HttpServer server;
         try {
             server = HttpServer.create(address.socketAddress(), 50);
@@ -60,26 +82,36 @@ public final class Dashboard implements AutoCloseable {
                     + e.getMessage() + "); pick another port, or 0 for any free one");
         }
         byte[] page = page();
+        Tokens tokens = Tokens.fresh();
+        AllowedHosts hosts = AllowedHosts.of(address, server.getAddress());
         EventStream events = new EventStream(scheduler);
         ExecutorService http = Executors.newFixedThreadPool(4, daemon("gpusched-dashboard-http"));
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon("gpusched-dashboard-events"));
         server.setExecutor(http);
         server.createContext("/", ex -> {
             try (ex) {
+                Optional<Caller> caller = admit(ex, hosts, tokens, access);
+                if (caller.isEmpty()) {
+                    return;
+                }
                 if (!ex.getRequestMethod().equals("GET") && !ex.getRequestMethod().equals("HEAD")) {
                     ex.getResponseHeaders().set("Allow", "GET, HEAD");
                     send(ex, 405, "text/plain; charset=utf-8", "the dashboard is read-only: GET or HEAD\n");
                     return;
                 }
-                route(ex, scheduler, metrics, events, page);
+                route(ex, caller.get(), scheduler, metrics, events, page);
             } catch (RuntimeException e) {
                 send(ex, 500, "text/plain; charset=utf-8", "gpusched dashboard: " + e + "\n");
             }
         });
         server.createContext("/events", ex -> {
             try {
+                if (admit(ex, hosts, tokens, access).isEmpty()) {
+                    ex.close();
+                    return;
+                }
                 events.subscribe(ex);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
                 ex.close();
             }
         });
@@ -94,12 +126,27 @@ public final class Dashboard implements AutoCloseable {
         InetSocketAddress bound = server.getAddress();
         String host = bound.getAddress().getHostAddress();
         String url = "http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + bound.getPort() + "/";
-        return new Dashboard(server, http, ticker, events, url);
+        return new Dashboard(server, http, ticker, events, url, access, tokens);
     }
 
-    /** @return where it listens, e.g. {@code http://127.0.0.1:8765/} (with the port taken when 0 was asked) */
+    /**
+     * @return where it listens, e.g. {@code http://127.0.0.1:8765/} (with the port taken when 0 was asked),
+     *     without a token: what a daemon may print in its log
+     */
     public String url() {
         return url;
+    }
+
+    /**
+     * A user's own address of the dashboard, for the socket's {@code dashboard} op
+     * ({@code io.gpusched.service.DashboardLinks}).
+     *
+     * @param user the caller, as the kernel named them to the socket
+     * @return {@link #url()} with {@code ?token=} that user's token, which holds until the daemon stops;
+     *     empty for a user this dashboard does not serve (another user of a user's daemon)
+     */
+    public Optional<String> urlFor(String user) {
+        return access.serves(user) ? Optional.of(url + "?token=" + tokens.issue(user)) : Optional.empty();
     }
 
     /** Stops listening, ends the open event streams, and its threads. */
@@ -111,9 +158,64 @@ public final class Dashboard implements AutoCloseable {
         http.shutdownNow();
     }
 
-    private static void route(HttpExchange ex, Scheduler scheduler, Metrics metrics, EventStream events, byte[] page)
+    /**
+     * Checks a request's {@code Host} and token; answers the refusal itself.
+     *
+     * @return who asks; empty when the request was refused
+     */
+    private static Optional<Caller> admit(HttpExchange ex, AllowedHosts hosts, Tokens tokens, DashboardAccess access)
             throws IOException {
+        Optional<String> host = Optional.ofNullable(ex.getRequestHeaders().getFirst("Host"));
+        if (!hosts.allows(host)) {
+            send(ex, 403, "text/plain; charset=utf-8", "gpusched dashboard: Host '" + host.orElse("")
+                    + "' is not this dashboard's address; open the URL gpusched dashboard prints\n");
+            return Optional.empty();
+        }
+        Optional<String> token = token(ex);
+        if (token.isEmpty()) {
+            ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"gpusched\"");
+            send(ex, 401, "text/plain; charset=utf-8", "gpusched dashboard: this needs your token; run gpusched dashboard "
+                    + "for your URL\n");
+            return Optional.empty();
+        }
+        // The scraper's token opens /metrics alone: elsewhere it is refused as any unknown token.
+        if (access.metricsToken().isPresent() && ex.getRequestURI().getPath().equals("/metrics")
+                && Tokens.same(access.metricsToken().get(), token.get())) {
+            return Optional.of(new Caller.Scraper());
+        }
+        Optional<String> user = tokens.user(token.get()).filter(access::serves);
+        if (user.isEmpty()) {
+            send(ex, 403, "text/plain; charset=utf-8", "gpusched dashboard: this token is not valid here (mistyped, "
+                    + "another daemon's, or from before this daemon started); run gpusched dashboard for your URL\n");
+            return Optional.empty();
+        }
+        return Optional.of(new Caller.User(user.get()));
+    }
+
+    /** The token a request carries: {@code ?token=}, else {@code Authorization: Bearer}. */
+    private static Optional<String> token(HttpExchange ex) {
+        String query = ex.getRequestURI().getRawQuery();
+        if (query != null) {
+            for (String pair : query.split("&")) {
+                if (pair.startsWith("token=")) {
+                    return Optional.of(java.net.URLDecoder.decode(pair.substring("token=".length()), StandardCharsets.UTF_8))
+                            .filter(t -> !t.isEmpty());
+                }
+            }
+        }
+        String auth = ex.getRequestHeaders().getFirst("Authorization");
+        if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return Optional.of(auth.substring(7).strip()).filter(t -> !t.isEmpty());
+        }
+        return Optional.empty();
+    }
+
+    private static void route(HttpExchange ex, Caller caller, Scheduler scheduler, Metrics metrics, EventStream events,
+                              byte[] page) throws IOException {
         String path = ex.getRequestURI().getPath();
+        // The caller (a user by their token, or the scraper on /metrics) is shown the whole queue, as the
+        // socket's queue op shows it to every user (PROTOCOL.md); where that op comes to hide something
+        // per user, this is where to match it.
         Optional<QueueSnapshot> snap = scheduler.snapshot();
         if (path.equals("/") || path.equals("/index.html")) {
             send(ex, 200, "text/html; charset=utf-8", page);
@@ -174,6 +276,8 @@ public final class Dashboard implements AutoCloseable {
     private static void send(HttpExchange ex, int status, String type, byte[] body) throws IOException {
         ex.getResponseHeaders().set("Content-Type", type);
         ex.getResponseHeaders().set("Cache-Control", "no-store");
+        // The page's URL carries its user's token: no other site hears of it.
+        ex.getResponseHeaders().set("Referrer-Policy", "no-referrer");
         boolean head = ex.getRequestMethod().equals("HEAD");
         ex.sendResponseHeaders(status, head ? -1 : body.length == 0 ? -1 : body.length);
         if (!head) {

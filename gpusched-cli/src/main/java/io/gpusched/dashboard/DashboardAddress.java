@@ -76,8 +76,9 @@ public record DashboardAddress(String host, int port, InetAddress address) {
     public void requireAllowed(boolean allowPublic) {
         if (!loopback() && !allowPublic) {
             throw new IllegalArgumentException("--dashboard " + host + ":" + port + " is not a loopback address: the "
-                    + "dashboard has no authentication and shows every job's command, user and paths to anyone who can "
-                    + "reach the port; add --dashboard-public if that is what you want, or use 127.0.0.1:" + port);
+                    + "dashboard speaks plain HTTP, so its users' tokens and every job's command, user and paths would "
+                    + "cross the network unencrypted; add --dashboard-public if that is what you want, or use 127.0.0.1:"
+                    + port);
         }
     }
 
@@ -86,7 +87,7 @@ public record DashboardAddress(String host, int port, InetAddress address) {
      * @return the one line a daemon prints when it listens beyond loopback
      */
     public static String riskWarning(String url) {
-        return "gpusched: warning: the dashboard at " + url + " is reachable from other machines and has no "
-                + "authentication: anyone who can reach the port sees every job's command, user and paths";
+        return "gpusched: warning: the dashboard at " + url + " is reachable from other machines over plain HTTP: "
+                + "anyone who sees a user's token on the network reads what that user's gpusched queue shows";
     }
 }

@@ -29,13 +29,14 @@ class DashboardBrowserTest {
                 + "(apt-get install -y chromium) to run the dashboard's browser test");
         try (ServeDaemon daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.2", "--sample", "0.1", "--dashboard",
                 "127.0.0.1:0").start()) {
-            String base = DashboardEndToEndTest.url(daemon);
+            // The URL gpusched dashboard prints: the page passes its token on to its stream and API calls.
+            String link = DashboardEndToEndTest.link(daemon);
             // Job 1 ends before the page opens: its first attempt fails with CUDA OOM, its retry runs.
             assertEquals(0, daemon.verb("submit", "--vram", "2G", "--retries", "1", "--",
                     "$GPUSCHED_SIMJOB --vram 1800 --ramp 0.6 --hold 0.6 --oom-once " + dir.resolve("oom-marker")).code());
             daemon.awaitQueue("✓ job 1 ok");
             try (Chromium browser = Chromium.start(exe.get(), dir, 1280, 900)) {
-                browser.navigate(base);
+                browser.navigate(link);
                 browser.await("document.getElementById('result-1') !== null", 30);
                 browser.await("document.querySelector('#chart-1 line.oom') !== null", 30); // its OOM retry, marked
                 assertEquals("live", browser.eval("document.getElementById('conn').textContent"));
@@ -62,6 +63,11 @@ class DashboardBrowserTest {
                 byte[] bytes = Files.readAllBytes(png);
                 assertTrue(bytes.length > 10_000 && bytes[1] == 'P' && bytes[2] == 'N' && bytes[3] == 'G', "a PNG");
                 System.out.println("dashboard screenshot: " + png.toAbsolutePath());
+
+                // The address without its token: the browser shows the one line saying how to get it.
+                browser.navigate(DashboardEndToEndTest.url(daemon));
+                browser.await("document.body !== null && document.body.textContent.includes('run gpusched dashboard for your URL')",
+                        30);
             }
         }
     }

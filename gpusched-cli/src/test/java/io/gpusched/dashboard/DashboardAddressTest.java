@@ -22,9 +22,9 @@ class DashboardAddressTest {
     void beyondLoopbackIsRefusedWithoutThePublicFlag_inOneLineThatSaysWhyAndWhatToDo() {
         DashboardAddress any = DashboardAddress.parse("0.0.0.0:8765");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> any.requireAllowed(false));
-        assertEquals("--dashboard 0.0.0.0:8765 is not a loopback address: the dashboard has no authentication and shows "
-                + "every job's command, user and paths to anyone who can reach the port; add --dashboard-public if that is "
-                + "what you want, or use 127.0.0.1:8765", e.getMessage());
+        assertEquals("--dashboard 0.0.0.0:8765 is not a loopback address: the dashboard speaks plain HTTP, so its users' "
+                + "tokens and every job's command, user and paths would cross the network unencrypted; add "
+                + "--dashboard-public if that is what you want, or use 127.0.0.1:8765", e.getMessage());
         any.requireAllowed(true);
         DashboardAddress.parse("127.0.0.1:1").requireAllowed(false);
     }

@@ -244,6 +244,15 @@ public final class GpuschedClient implements AutoCloseable {
     }
 
     /**
+     * @return this user's address of the daemon's web dashboard, with their token (a secret: it reads
+     *     what {@code queue} shows them); it holds until the daemon restarts
+     * @throws ServiceException {@code not_served} when the daemon runs no dashboard
+     */
+    public String dashboardUrl() {
+        return string(call(Map.of("op", "dashboard")), "url");
+    }
+
+    /**
      * @param no a job's display number
      * @return what happened
      */

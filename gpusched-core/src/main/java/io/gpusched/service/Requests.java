@@ -30,15 +30,18 @@ final class Requests {
     private final Scheduler scheduler;
     private final boolean shared;
     private final Optional<String> adminGroup;
+    private final Optional<DashboardLinks> dashboard;
 
     /**
      * @param shared whether the service serves every user (then users act on their own jobs only)
      * @param adminGroup with {@code shared}: members act on every job and on GPUs
+     * @param dashboard the web dashboard's links, when one runs beside the service
      */
-    Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup) {
+    Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup, Optional<DashboardLinks> dashboard) {
         this.scheduler = scheduler;
         this.shared = shared;
         this.adminGroup = adminGroup;
+        this.dashboard = dashboard;
     }
 
     String answer(String line, String peer) {
@@ -61,8 +64,9 @@ final class Requests {
                 case "cancel" -> cancel(req, peer);
                 case "logs" -> logs(req, peer);
                 case "pause", "resume" -> pause(req, peer);
+                case "dashboard" -> dashboard(peer);
                 default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
-                        + " pause, resume, logs, srun, srun_attach");
+                        + " pause, resume, logs, dashboard, srun, srun_attach");
             };
         } catch (Forbidden e) {
             return error("forbidden", e.getMessage());
@@ -138,6 +142,14 @@ final class Requests {
         return scheduler.snapshot()
                 .map(s -> ok(Map.of("snapshot", new Json.RawJson(JsonEventWriter.valueToJson(s)))))
                 .orElseGet(() -> error("not_ready", "the scheduler has not made its first round yet; try again"));
+    }
+
+    /** The caller's own dashboard URL (its token is theirs: the kernel named them). */
+    private String dashboard(String peer) {
+        return dashboard.flatMap(d -> d.urlFor(peer))
+                .map(url -> ok(Map.of("url", url)))
+                .orElseGet(() -> error("not_served", "this gpusched runs no dashboard for " + peer
+                        + "; start it with gpusched serve --dashboard PORT"));
     }
 
     private String cancel(Map<String, Object> req, String peer) {

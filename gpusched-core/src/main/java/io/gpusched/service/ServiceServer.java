@@ -53,12 +53,12 @@ public final class ServiceServer implements AutoCloseable {
     private final Scheduler scheduler;
 
     private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server, boolean shared,
-                          java.util.Optional<String> adminGroup) {
+                          java.util.Optional<String> adminGroup, Optional<DashboardLinks> dashboard) {
         this.socket = socket;
         this.server = server;
         this.user = System.getProperty("user.name", "?");
         this.shared = shared;
-        this.requests = new Requests(scheduler, shared, adminGroup);
+        this.requests = new Requests(scheduler, shared, adminGroup, dashboard);
         this.scheduler = scheduler;
         this.acceptor = new Thread(this::accept, "gpusched-service");
         acceptor.setDaemon(true);
@@ -90,6 +90,23 @@ public final class ServiceServer implements AutoCloseable {
      *     {@link #start(Scheduler, Path)}
      */
     public static ServiceServer start(Scheduler scheduler, Path socket, Access access, java.util.Optional<String> adminGroup) {
+        return start(scheduler, socket, access, adminGroup, Optional.empty());
+    }
+
+    /**
+     * As {@link #start(Scheduler, Path, Access, Optional)}, with a web dashboard beside it: the
+     * {@code dashboard} op answers each caller their own URL from {@code dashboard}.
+     *
+     * @param scheduler the scheduler to serve
+     * @param socket where to listen
+     * @param access who may use it
+     * @param adminGroup with {@code EVERY_USER}: members act on every job and pause GPUs, as root does
+     * @param dashboard each user's dashboard URL; empty when none runs ({@code dashboard} answers
+     *     {@code not_served})
+     * @return the running service
+     */
+    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, java.util.Optional<String> adminGroup,
+                                      Optional<DashboardLinks> dashboard) {
         Path abs = socket.toAbsolutePath();
         boolean shared = access == Access.EVERY_USER;
         if (shared && !"root".equals(System.getProperty("user.name"))) {
@@ -108,7 +125,7 @@ public final class ServiceServer implements AutoCloseable {
             ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             ch.bind(UnixDomainSocketAddress.of(abs));
             Files.setPosixFilePermissions(abs, PosixFilePermissions.fromString(shared ? "rw-rw-rw-" : "rw-------"));
-            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup);
+            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup, dashboard);
             s.acceptor.start();
             return s;
         } catch (IOException e) {

@@ -1,0 +1,245 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Finding 9 of #28, with real Unix users the test creates: the dashboard is read by the people its
+ * daemon's socket serves, each with the URL {@code gpusched dashboard} gives them over the socket, and by
+ * nobody else: not without a token, not with a token changed, not under another {@code Host}, and a
+ * user's daemon not by another user even holding a token of a daemon that does serve them. Needs root,
+ * useradd, setpriv (util-linux) and python3 (the users' HTTP client).
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class DashboardUsersTest {
+    private static final String ADA = "gs-da-a";
+    private static final String BOB = "gs-da-b";
+    private static final List<String> CREATED = new ArrayList<>();
+    /** GET a URL; print the status, then the body (urllib raises on 4xx: its status and body are printed alike). */
+    private static final String FETCH = "import sys,urllib.request,urllib.error\n"
+            + "try:\n r=urllib.request.urlopen(sys.argv[1]); print(r.status); print(r.read().decode(),end='')\n"
+            + "except urllib.error.HTTPError as e:\n print(e.code); print(e.read().decode(),end='')\n";
+
+    @TempDir
+    Path dir;
+
+    private static int run(String... cmd) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        return p.waitFor();
+    }
+
+    @BeforeAll
+    static void users() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create users and serve them");
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv (package util-linux)");
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 for the users' HTTP client");
+        for (String u : List.of(ADA, BOB)) {
+            if (run("id", u) != 0) {
+                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", u));
+                CREATED.add(u);
+            }
+        }
+    }
+
+    @AfterAll
+    static void removeUsers() throws Exception {
+        for (String u : CREATED) {
+            run("/usr/sbin/userdel", u);
+        }
+    }
+
+    private static List<String> as(String user, String... cmd) {
+        List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups"));
+        argv.addAll(List.of(cmd));
+        return argv;
+    }
+
+    /** {@code gpusched ARGS} as {@code user}: a client process of theirs. */
+    private static ServeDaemon.Result gpusched(String user, String classpath, Path cwd, String... args) throws Exception {
+        List<String> argv = as(user, ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+                "-cp", classpath, Main.class.getName());
+        argv.addAll(List.of(args));
+        return ServeDaemon.result(new ProcessBuilder(argv).directory(cwd.toFile()).start());
+    }
+
+    /** A GET as {@code user} (python's urllib, as a browser of theirs would send it): status, then the body. */
+    private static String fetch(String user, String url) throws Exception {
+        Process p = new ProcessBuilder(as(user, "/usr/bin/python3", "-c", FETCH, url)).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        return out;
+    }
+
+    /** The CLI's classes and jars, copied where the test's users can read them (the build's are root's). */
+    private static String userClasspath(Path dir) throws Exception {
+        List<String> entries = new ArrayList<>();
+        int n = 0;
+        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path from = Path.of(e);
+            String name = from.getFileName().toString();
+            boolean classes = Files.isDirectory(from) && e.endsWith("target" + java.io.File.separator + "classes");
+            if (!classes && !(name.endsWith(".jar") && (name.startsWith("gpusched-") || name.startsWith("jackson-core")))) {
+                continue;
+            }
+            Path to = dir.resolve("cp" + n++ + (classes ? "" : ".jar"));
+            try (var files = Files.walk(from)) {
+                for (Path f : (Iterable<Path>) files::iterator) {
+                    Files.copy(f, to.resolve(from.relativize(f).toString()));
+                }
+            }
+            entries.add(to.toString());
+        }
+        return String.join(java.io.File.pathSeparator, entries);
+    }
+
+    /** A directory of the user's own, as a home would be. */
+    private static Path ownDir(String user, Path path) throws Exception {
+        Files.createDirectories(path);
+        assertEquals(0, run("chown", user + ":" + user, path.toString()));
+        return path;
+    }
+
+    /**
+     * {@code gpusched serve --dashboard 127.0.0.1:0} as {@code user} (root: every user's daemon), until its
+     * socket answers its owner; @return the process
+     */
+    private Process serve(String user, String classpath, Path socket, Path logs, Path log) throws Exception {
+        List<String> argv = as(user, ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath,
+                Main.class.getName(), "serve", "--sim", "1", "--poll", "0.1", "--dashboard", "127.0.0.1:0",
+                "--socket", socket.toString(), "--log-dir", logs.toString());
+        Process daemon = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); ; Thread.sleep(100)) {
+            assertTrue(System.nanoTime() < end && daemon.isAlive(), "the daemon did not come up: " + Files.readString(log));
+            if (Files.readString(log).contains("serving ")) {
+                return daemon;
+            }
+        }
+    }
+
+    /** The dashboard's address as the daemon logged it (no token there). */
+    private static String base(Path log) throws Exception {
+        Matcher m = Pattern.compile("dashboard on (http://\\S+/) \\(read-only").matcher(Files.readString(log));
+        assertTrue(m.find(), Files.readString(log));
+        return m.group(1);
+    }
+
+    private static void stop(Process daemon) throws Exception {
+        ServeDaemon.stopGracefully(daemon);
+        assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
+    }
+
+    private static String token(String url) {
+        return url.substring(url.indexOf("?token=") + "?token=".length());
+    }
+
+    @Test
+    void aRootDaemonsDashboardShowsEachUserTheQueueByTheirOwnUrl_andNobodyWithoutOneOrUnderAnotherHost() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+        Path socket = dir.resolve("run/gpusched.sock");
+        Path log = dir.resolve("daemon.log");
+        Process daemon = serve("root", System.getProperty("java.class.path"), socket, dir.resolve("logs"), log);
+        try {
+            String s = socket.toString();
+            String base = base(log);
+            assertTrue(!Files.readString(log).contains("token="), "the daemon's log holds no token");
+            Path home = ownDir(ADA, dir.resolve(ADA));
+            assertEquals(0, gpusched(ADA, cp, home, "submit", "--socket", s, "--vram", "1G", "--", "echo ada-job").code());
+
+            ServeDaemon.Result ada = gpusched(ADA, cp, home, "dashboard", "--socket", s);
+            assertEquals(0, ada.code(), ada.err());
+            String adaUrl = ada.out().strip();
+            assertTrue(adaUrl.startsWith(base + "?token="), adaUrl);
+            String queue = fetch(ADA, DashboardEndToEndTest.at(adaUrl, "api/queue"));
+            assertTrue(queue.startsWith("200\n") && queue.contains("\"owner\":\"" + ADA + "\"") && queue.contains("echo ada-job"),
+                    queue);
+            assertTrue(fetch(ADA, adaUrl).startsWith("200\n<!DOCTYPE html>"), "her page");
+
+            // Bob is served by this socket too: his own token, the queue as gpusched queue shows it to him.
+            ServeDaemon.Result bob = gpusched(BOB, cp, dir, "dashboard", "--socket", s);
+            assertEquals(0, bob.code(), bob.err());
+            assertNotEquals(token(adaUrl), token(bob.out().strip()));
+            assertTrue(gpusched(BOB, cp, dir, "queue", "--socket", s).out().contains("echo ada-job"));
+            assertTrue(fetch(BOB, DashboardEndToEndTest.at(bob.out().strip(), "api/queue")).contains("echo ada-job"));
+
+            // Without a token, or with hers changed by one character: refused, saying what to run.
+            assertEquals("401\ngpusched dashboard: this needs your token; run gpusched dashboard for your URL\n",
+                    fetch(BOB, base + "api/queue"));
+            String t = token(adaUrl);
+            String mangled = t.substring(0, t.length() - 2) + (t.charAt(t.length() - 2) == 'x' ? 'y' : 'x') + t.charAt(t.length() - 1);
+            assertEquals("403\ngpusched dashboard: this token is not valid here (mistyped, another daemon's, or from before "
+                    + "this daemon started); run gpusched dashboard for your URL\n", fetch(BOB, base + "api/queue?token=" + mangled));
+            assertTrue(fetch(BOB, base + "events?token=" + mangled).startsWith("403\n"), "the stream too");
+
+            // Her valid token under another Host (a page that rebound its name to 127.0.0.1): refused.
+            int port = java.net.URI.create(base).getPort();
+            String rebound = DashboardEndToEndTest.raw(base, "GET /api/queue?token=" + t + " HTTP/1.1\r\nHost: attacker.example:"
+                    + port + "\r\nConnection: close\r\n\r\n");
+            assertTrue(rebound.startsWith("HTTP/1.1 403 ") && !rebound.contains("ada-job"), rebound);
+        } finally {
+            stop(daemon);
+        }
+    }
+
+    @Test
+    void aUsersDaemonsDashboardServesHerAlone_evenToAnotherUserHoldingATokenOfADaemonThatServesHim() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+        Path home = ownDir(ADA, dir.resolve(ADA));
+        Path adaSocket = home.resolve("run/gpusched.sock");
+        Path adaLog = home.resolve("daemon.log");
+        Process adas = serve(ADA, cp, adaSocket, home.resolve("logs"), adaLog);
+        Path rootSocket = dir.resolve("run/gpusched.sock");
+        Process roots = serve("root", System.getProperty("java.class.path"), rootSocket, dir.resolve("logs"),
+                dir.resolve("daemon.log"));
+        try {
+            String base = base(adaLog);
+            assertEquals(0, gpusched(ADA, cp, home, "submit", "--socket", adaSocket.toString(), "--vram", "1G", "--",
+                    "echo her-private-job").code());
+            ServeDaemon.Result ada = gpusched(ADA, cp, home, "dashboard", "--socket", adaSocket.toString());
+            assertEquals(0, ada.code(), ada.err());
+            assertTrue(fetch(ADA, DashboardEndToEndTest.at(ada.out().strip(), "api/queue")).contains("her-private-job"));
+
+            // Her socket does not serve him, so it gives him no URL...
+            ServeDaemon.Result asked = gpusched(BOB, cp, dir, "dashboard", "--socket", adaSocket.toString());
+            assertEquals(1, asked.code());
+            assertEquals("", asked.out());
+            // ... nor root, whom her socket refuses as well (the kernel names the caller).
+            ServeDaemon.Result rootAsked = ServeDaemon.cli("dashboard", "--socket", adaSocket.toString());
+            assertEquals(new ServeDaemon.Result(1, "", rootAsked.err()), rootAsked);
+
+            // ... and the port, which he can reach, reads nothing without her token.
+            String none = fetch(BOB, base + "api/queue");
+            assertTrue(none.startsWith("401\n") && !none.contains("her-private-job"), none);
+            ServeDaemon.Result bobs = gpusched(BOB, cp, dir, "dashboard", "--socket", rootSocket.toString());
+            assertEquals(0, bobs.code(), bobs.err());
+            String foreign = fetch(BOB, base + "api/queue?token=" + token(bobs.out().strip()));
+            assertTrue(foreign.startsWith("403\n") && !foreign.contains("her-private-job"), "the root daemon's token for him: "
+                    + foreign);
+            assertTrue(fetch(BOB, base + "events?token=" + token(bobs.out().strip())).startsWith("403\n"));
+            assertTrue(fetch(BOB, base + "metrics?token=" + token(bobs.out().strip())).startsWith("403\n"));
+        } finally {
+            stop(adas);
+            stop(roots);
+        }
+    }
+}
