@@ -31,8 +31,10 @@ public final class JobHandle {
     }
 
     /**
-     * @return completes with the job's display number once the submission is journaled (already
-     *     complete when {@code submit} returned during a run); exceptionally if the scheduler ended first
+     * @return completes with the job's display number once the submission is journaled and forced to
+     *     disk (already complete when {@code submit} returned during a run, unless refused); exceptionally
+     *     if the scheduler ended first, or with a {@link JournalUnwritableException} if the journal could
+     *     not be written (then no number was used up)
      */
     public CompletableFuture<Integer> number() {
         return number;

@@ -118,6 +118,9 @@ public final class Scheduler implements AutoCloseable {
      * <p>While {@link #run()} runs, this returns once the submission is in the journal (forced to disk),
      * so a scheduler killed right after runs it on restart; before {@code run()} it returns at once and
      * the submission is journaled as the run starts. After the run ended, the handle's futures fail.
+     * While the journal cannot be written (disk full, file made read-only), the submission is refused:
+     * the handle's futures fail with a {@link JournalUnwritableException}, nothing is queued and no
+     * number is used up; once the disk takes writes again, submissions are taken again.
      *
      * <p>The job is owned by this JVM's user and runs in its working directory with the scheduler's
      * environment ({@link SubmitContext#current()}); see {@link #submit(JobSpec, SubmitContext)}.
@@ -182,7 +185,7 @@ public final class Scheduler implements AutoCloseable {
                 if (e.getCause() instanceof IllegalArgumentException refused) {
                     throw new IllegalArgumentException(refused.getMessage(), refused);
                 }
-                // otherwise the run ended first: the handle's futures say so
+                // otherwise the run ended first, or the journal refused it: the handle's futures say so
             }
         }
         return new JobHandle(spec.command(), accepted, result, this::cancel);

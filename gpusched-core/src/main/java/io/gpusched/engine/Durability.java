@@ -8,6 +8,7 @@ import io.gpusched.journal.JournalState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The loop's journal writes. Inside a group (one drain of the inbox) appends are not forced one by
@@ -15,6 +16,10 @@ import java.util.Optional;
  * {@link #endGroup()} forces them all at once. When the disk refuses a write, that is said once, every
  * event stays folded and queued in order, and {@link #failing()} tells the planner to start nothing
  * until a write succeeds. Also counts changes to the journal, which the planner compares to skip work.
+ *
+ * <p>A submission is different: it is written only if the disk takes its line ({@link #recordSubmission}),
+ * else refused with nothing recorded and its number still free; and its number is given only once its
+ * line is forced ({@link #acknowledge}).
  */
 final class Durability {
     private final Journal journal;
@@ -23,8 +28,14 @@ final class Durability {
     private final Runnable onFailure;
     private boolean grouping;
     private final List<Runnable> afterForce = new ArrayList<>();
+    /** Submissions' numbers to give once the journal is forced: this group's, or held while forcing fails. */
+    private final List<Acknowledgement> unacknowledged = new ArrayList<>();
+    /** Whether the last submission was refused (said once, until one is taken again). */
+    private boolean refusingSubmissions;
     /** Why the journal cannot be written, while it cannot. */
     private Optional<String> failing = Optional.empty();
+    /** ... and the operating system's words for it, e.g. {@code No space left on device}. */
+    private String failingCause = "";
     private long changes;
     /** The journal's size right after the last compaction, in bytes. */
     private long compactedBytes;
@@ -120,6 +131,91 @@ final class Durability {
     }
 
     /**
+     * Journals a submission's line only if the disk takes it whole now (forced with the group, or at
+     * once outside one). While earlier writes wait for the disk it first tries them again; if the disk
+     * still refuses, the submission is refused without being tried (it may not overtake them).
+     *
+     * @return empty when written; else the refusal to fail the submission with: then nothing of it is in
+     *     the journal or its state, so its display number stays free for the next
+     */
+    Optional<io.gpusched.JournalUnwritableException> recordSubmission(JournalEvent.Submitted event) {
+        assert Thread.currentThread() == owner : "journal written from " + Thread.currentThread().getName();
+        retry();
+        if (failing.isPresent()) {
+            return Optional.of(refused(failingCause));
+        }
+        try {
+            journal.appendOrNothing(event);
+        } catch (JournalException e) {
+            return Optional.of(refused(e.getCause() == null ? e.getMessage() : String.valueOf(e.getCause().getMessage())));
+        }
+        changes++;
+        if (refusingSubmissions) {
+            refusingSubmissions = false;
+            reporter.emit(new SchedulerEvent.Warning(reporter.now(), "journal " + journal.path()
+                    + " takes submissions again"));
+        }
+        if (!grouping) {
+            force();
+        }
+        return Optional.empty();
+    }
+
+    private io.gpusched.JournalUnwritableException refused(String cause) {
+        io.gpusched.JournalUnwritableException e = new io.gpusched.JournalUnwritableException(journal.path(), cause);
+        if (!refusingSubmissions) {
+            refusingSubmissions = true;
+            reporter.emit(new SchedulerEvent.Warning(reporter.now(), "journal " + journal.path() + " cannot be written ("
+                    + cause + "): submissions are refused until it can be; running jobs are not affected"));
+        }
+        return e;
+    }
+
+    /**
+     * Gives a submission its number once its line is forced to disk: after the group's fsync, or at once
+     * outside a group when nothing is left unforced. While the disk refuses to force it (the line was
+     * written but the fsync failed), the number is held until a {@link #retry()} forces it; the
+     * submission stays queued, as its line may well be in the file.
+     */
+    void acknowledge(CompletableFuture<Integer> accepted, int no) {
+        assert Thread.currentThread() == owner : "loop state touched from " + Thread.currentThread().getName();
+        unacknowledged.add(new Acknowledgement(accepted, no));
+        if (!grouping) {
+            acknowledgeIfForced();
+        }
+    }
+
+    private void acknowledgeIfForced() {
+        if (journal.hasUnforced() || unacknowledged.isEmpty()) {
+            return;
+        }
+        List<Acknowledgement> forced = List.copyOf(unacknowledged);
+        unacknowledged.clear();
+        forced.forEach(a -> a.accepted().complete(a.no()));
+    }
+
+    /**
+     * The scheduler stops with numbers still held (their lines never forced): their submitters learn
+     * that they were not told a number, rather than wait on a scheduler that is gone.
+     */
+    void abandonUnacknowledged() {
+        if (!unacknowledged.isEmpty()) {
+            force();
+            acknowledgeIfForced();
+        }
+        for (Acknowledgement a : unacknowledged) {
+            a.accepted().completeExceptionally(new io.gpusched.GpuschedException("the scheduler stopped before job "
+                    + a.no() + "'s line could be forced to " + journal.path() + "; after a restart, gpusched queue shows"
+                    + " whether it is queued"));
+        }
+        unacknowledged.clear();
+    }
+
+    /** A submission's number, to give once its line is forced. */
+    private record Acknowledgement(CompletableFuture<Integer> accepted, int no) {
+    }
+
+    /**
      * A run's pid and exit files prove its outcome to a restarted scheduler until the journal does:
      * they go only once the line that records the outcome is on disk, and stay while the disk refuses
      * writes.
@@ -144,6 +240,7 @@ final class Durability {
         List<Runnable> held = List.copyOf(afterForce);
         afterForce.clear();
         held.forEach(Runnable::run);
+        acknowledgeIfForced();
     }
 
     /**
@@ -185,6 +282,7 @@ final class Durability {
         }
         failing = Optional.empty();
         changes++;
+        acknowledgeIfForced();
         reporter.emit(new SchedulerEvent.Warning(reporter.now(), "journal " + journal.path() + " is writable again;"
                 + " every queued event was written and dispatch resumes"));
     }
@@ -196,6 +294,7 @@ final class Durability {
     private void failed(JournalException e) {
         if (failing.isEmpty()) {
             failing = Optional.of(e.getMessage());
+            failingCause = e.getCause() == null ? e.getMessage() : String.valueOf(e.getCause().getMessage());
             onFailure.run();
             reporter.emit(new SchedulerEvent.Warning(reporter.now(), e.getMessage() + " — running jobs keep running and"
                     + " are tracked; no new job starts until the journal can be written; nothing recorded is lost meanwhile"));

@@ -453,6 +453,7 @@ public final class Engine {
         emitBoard(); // the last board: nothing running any more, and what the stop interrupted
         RunSummary summary = new RunSummary(outcomes.results(), ended.earlierResults(), interrupted);
         outcomes.abandonAwaited();
+        durability.abandonUnacknowledged();
         inbox.close();
         reporter.emit(new SchedulerEvent.RunFinished(reporter.now(), summary));
         return summary;

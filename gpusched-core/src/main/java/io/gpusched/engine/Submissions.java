@@ -66,8 +66,8 @@ final class Submissions {
 
     /**
      * Journals a submission and queues it. {@code accepted} gets its display number once the journal
-     * line is forced (or, while the disk refuses writes, once it is queued in memory: the same exception
-     * as for every event then).
+     * line is forced. When the disk refuses the line, {@code accepted} and {@code result} fail with a
+     * {@link io.gpusched.JournalUnwritableException} and nothing is queued: the number stays free.
      */
     void accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
                 CompletableFuture<Integer> accepted, Optional<CompletableFuture<io.gpusched.Grant>> lease) {
@@ -96,7 +96,12 @@ final class Submissions {
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
                 Optional.of(spec.toLine()), context.output().map(Path::toString), context.requestId(), context.umask());
-        durability.record(List.of(event));
+        Optional<io.gpusched.JournalUnwritableException> refused = durability.recordSubmission(event);
+        if (refused.isPresent()) {
+            accepted.completeExceptionally(refused.get());
+            result.completeExceptionally(refused.get());
+            return;
+        }
         source.submit(spec.withKey(key));
         queue.learnNames(List.of(spec.withKey(key)));
         outcomes.awaited(key, result);
@@ -104,7 +109,7 @@ final class Submissions {
             Leases.Waiter w = new Leases.Waiter(granted);
             leases.register(key, no, w, result);
         });
-        durability.afterDurable(() -> accepted.complete(no));
+        durability.acknowledge(accepted, no);
     }
 
     /** The submission the journal holds with this owner's request id (a scan: a few thousand at most). */
@@ -130,7 +135,7 @@ final class Submissions {
                     () -> result.completeExceptionally(new io.gpusched.GpuschedException("job " + first.no()
                             + " ended before this run started; the journal holds its outcome")));
         }
-        durability.afterDurable(() -> accepted.complete(first.no()));
+        durability.acknowledge(accepted, first.no());
     }
 
     /**

@@ -225,20 +225,66 @@ public final class Journal implements AutoCloseable {
         if (events.isEmpty()) {
             return;
         }
+        ByteBuffer bytes = lines(events);
+        pendingNewline = false;
+        for (JournalEvent e : events) {
+            state.apply(e);
+        }
+        backlog.add(bytes);
+        writeBacklog();
+    }
+
+    /**
+     * Appends one event only if the file takes its whole line now, without forcing it (as
+     * {@link #appendUnforced}): what a caller promises nothing about until it is written, such as a
+     * submission that can still be refused. When the disk refuses, the file is cut back to where it was
+     * and the event is neither folded nor queued: the journal and its state are as if it had never been
+     * appended (its display number, say, stays free).
+     *
+     * @param event the event
+     * @throws JournalException if the disk refuses the line, or earlier events still wait for the disk
+     *     ({@link #behind()}: this one may not overtake them); then nothing changed
+     */
+    public void appendOrNothing(JournalEvent event) {
+        if (behind()) {
+            throw new JournalException("cannot write journal " + path + ": earlier events still wait for the disk", null);
+        }
+        ByteBuffer bytes = lines(List.of(event));
+        long size;
+        try {
+            size = channel.size();
+        } catch (IOException e) {
+            throw new JournalException("cannot write journal " + path + ": " + e.getMessage(), e);
+        }
+        try {
+            while (bytes.hasRemaining()) {
+                channel.write(bytes);
+            }
+        } catch (IOException e) {
+            try {
+                channel.truncate(size);
+            } catch (IOException cut) {
+                // The line's head stays: the next line starts on a fresh one, and loading skips the fragment.
+                pendingNewline = true;
+            }
+            throw new JournalException("cannot write journal " + path + ": " + e.getMessage(), e);
+        }
+        pendingNewline = false;
+        unforced = true;
+        state.apply(event);
+    }
+
+    /** Encodes events as lines, after the newline a torn last line needs; stamped with the clock's time. */
+    private ByteBuffer lines(List<? extends JournalEvent> events) {
         StringBuilder sb = new StringBuilder();
         if (pendingNewline) {
             sb.append('\n');
-            pendingNewline = false;
         }
         OptionalLong at = clock.map(c -> OptionalLong.of(c.millis())).orElse(OptionalLong.empty());
         for (JournalEvent e : events) {
             sb.append(codec.encode(new JournalEntry(e, at))).append('\n');
         }
-        for (JournalEvent e : events) {
-            state.apply(e);
-        }
-        backlog.add(ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8)));
-        writeBacklog();
+        return ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
     }
 
     /**

@@ -87,6 +87,9 @@ final class Requests {
         try {
             return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof io.gpusched.JournalUnwritableException refused) {
+                return error("journal_unwritable", refused.getMessage());
+            }
             throw new GpuschedException(e.getCause().getMessage());
         } catch (TimeoutException e) {
             throw new GpuschedException("the scheduler did not take the job within 30 s; it may be stopping");

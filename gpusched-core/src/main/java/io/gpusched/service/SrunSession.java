@@ -76,6 +76,10 @@ final class SrunSession {
             lines.write(Requests.error("bad_job", e.getMessage()));
             return;
         } catch (ExecutionException | TimeoutException e) {
+            if (e.getCause() instanceof io.gpusched.JournalUnwritableException refused) {
+                lines.write(Requests.error("journal_unwritable", refused.getMessage()));
+                return;
+            }
             lines.write(Requests.error("failed", "the scheduler did not take the request: "
                     + (e.getCause() == null ? "it may be stopping" : e.getCause().getMessage())));
             return;
