@@ -232,12 +232,33 @@ public final class Cli {
         Path socket = args.socket().orElseGet(ClientCommand::serveSocket);
         boolean root = "root".equals(System.getProperty("user.name"));
         try (ServiceServer service = ServiceServer.start(scheduler, socket,
-                root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup())) {
+                root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup(),
+                args.limits())) {
+            fileLimitWarning(args.limits()).ifPresent(log::println);
             log.println("serving " + (root ? "every user (jobs run as their submitters)"
                     : System.getProperty("user.name", "?")) + " on " + service.socket()
                     + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");
             return scheduler.run().exitCode();
         }
+    }
+
+    /**
+     * A warning when {@code --max-connections} needs more open files than this process may have (each
+     * connection is one; the JVM already raised its soft limit to the hard one): past the limit, new
+     * connections wait in the kernel instead of being answered.
+     */
+    static Optional<String> fileLimitWarning(ServiceServer.Limits limits) {
+        if (!(java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.UnixOperatingSystemMXBean os)) {
+            return Optional.empty();
+        }
+        // Room for the journal, logs, jobs' pipes and the JVM's own files besides the connections.
+        long needed = limits.connections() + 256L;
+        long max = os.getMaxFileDescriptorCount();
+        return max >= needed ? Optional.empty() : Optional.of("gpusched: WARN --max-connections " + limits.connections()
+                + " needs about " + needed + " open files, but this process may open " + max + "; raise the limit"
+                + " (ulimit -n " + needed + ", or LimitNOFILE=" + needed + " in its systemd unit) or lower"
+                + " --max-connections");
     }
 
     /**

@@ -24,7 +24,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
-               Optional<String> simMib, Optional<Path> requirements) {
+               Optional<String> simMib, Optional<Path> requirements, io.gpusched.service.ServiceServer.Limits limits) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -87,6 +87,11 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "                         at http://HOST:PORT/; HOST defaults to 127.0.0.1; port 0 takes a free one [off]",
             "  --dashboard-public     allow --dashboard on an address other machines reach (it has no",
             "                         authentication: anyone reaching it sees every job's command, user, paths)",
+            "  --max-connections N    serve: the most client connections at once (root's beyond it) [1024]",
+            "  --max-connections-per-user N  serve as root: the most one user may hold open (an srun",
+            "                         holds one until it ends) [64]",
+            "  --idle-timeout S       serve: close a connection that sends no whole request for S seconds",
+            "                         (a waiting or running srun excepted) [60]",
             "  --version              print the version",
             "  -h, --help             print this help",
             "",
@@ -125,6 +130,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<String> dashboard = Optional.empty();
         Optional<Path> requirements = Optional.empty();
         boolean dashboardPublic = false;
+        io.gpusched.service.ServiceServer.Limits limits = io.gpusched.service.ServiceServer.Limits.DEFAULTS;
         while (!args.isEmpty()) {
             String a = args.poll();
             String inline = null;
@@ -187,6 +193,12 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                         }
                         adminGroup = Optional.of(value(a, inline, args));
                     }
+                    case "--max-connections", "--max-connections-per-user", "--idle-timeout" -> {
+                        if (!serve) {
+                            throw new UsageException(a + " is an option of gpusched serve");
+                        }
+                        limits = limits(limits, a, value(a, inline, args));
+                    }
                     case "--socket" -> {
                         if (!serve) {
                             throw new UsageException("--socket is an option of gpusched serve and the client verbs");
@@ -228,7 +240,22 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements);
+                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, limits);
+    }
+
+    /** {@code serve}'s limits with one of them set from its option. */
+    private static io.gpusched.service.ServiceServer.Limits limits(io.gpusched.service.ServiceServer.Limits l,
+                                                                   String option, String v) {
+        if (option.equals("--idle-timeout")) {
+            return new io.gpusched.service.ServiceServer.Limits(l.connections(), l.connectionsPerUser(), seconds(option, v));
+        }
+        long n = integer(option, v);
+        if (n < 1 || n > 1_000_000) {
+            throw new UsageException(option + " must be 1 to 1000000 connections, got " + v);
+        }
+        return option.equals("--max-connections")
+                ? new io.gpusched.service.ServiceServer.Limits((int) n, l.connectionsPerUser(), l.idleTimeout())
+                : new io.gpusched.service.ServiceServer.Limits(l.connections(), (int) n, l.idleTimeout());
     }
 
     /** {@code --dashboard}'s address, refused beyond loopback without {@code --dashboard-public}. */

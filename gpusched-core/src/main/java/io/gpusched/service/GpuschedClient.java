@@ -21,13 +21,23 @@ import java.util.Optional;
  */
 public final class GpuschedClient implements AutoCloseable {
     private final Path socket;
-    private final LineChannel lines;
+    /** Replaced when the service closed the connection for idleness ({@link #call}). */
+    private LineChannel lines;
     private final String user;
 
     private GpuschedClient(Path socket, LineChannel lines) {
         this.socket = socket;
         this.lines = lines;
         this.user = string(call(Map.of("op", "hello")), "user");
+    }
+
+    private static LineChannel open(Path socket) {
+        try {
+            return new LineChannel(SocketChannel.open(UnixDomainSocketAddress.of(socket)));
+        } catch (IOException e) {
+            throw new ServiceException("unreachable", "no gpusched service at " + socket + " (" + e.getMessage()
+                    + "); start one with gpusched serve, or point --socket / GPUSCHED_SOCKET at it");
+        }
     }
 
     /**
@@ -39,14 +49,7 @@ public final class GpuschedClient implements AutoCloseable {
      *     (e.g. {@code forbidden} for another user's daemon)
      */
     public static GpuschedClient connect(Path socket) {
-        SocketChannel ch;
-        try {
-            ch = SocketChannel.open(UnixDomainSocketAddress.of(socket));
-        } catch (IOException e) {
-            throw new ServiceException("unreachable", "no gpusched service at " + socket + " (" + e.getMessage()
-                    + "); start one with gpusched serve, or point --socket / GPUSCHED_SOCKET at it");
-        }
-        return new GpuschedClient(socket, new LineChannel(ch));
+        return new GpuschedClient(socket, open(socket));
     }
 
     /**
@@ -371,7 +374,30 @@ public final class GpuschedClient implements AutoCloseable {
         call(Map.of("op", "resume", "gpu", gpu));
     }
 
+    /**
+     * One request and its answer. A connection the service closed for idleness (it sent
+     * {@code idle_timeout} instead of reading the request, so nothing of it was done) is opened again
+     * once and the request sent on the new one: a client that waited long between requests (a user's
+     * {@code gpusched attach} session, an embedding tool) goes on as if nothing happened.
+     */
     private Map<String, Object> call(Map<String, Object> request) {
+        try {
+            return send(request);
+        } catch (ServiceException e) {
+            if (!"idle_timeout".equals(e.code())) {
+                throw e;
+            }
+            try {
+                lines.close();
+            } catch (IOException closing) {
+                // already closed by the service
+            }
+            lines = open(socket);
+            return send(request);
+        }
+    }
+
+    private Map<String, Object> send(Map<String, Object> request) {
         Map<String, Object> req = new LinkedHashMap<>();
         req.put("v", Protocol.VERSION);
         req.putAll(request);
