@@ -41,15 +41,48 @@ public final class GpuschedClient implements AutoCloseable {
     }
 
     /**
-     * Connects and says hello.
+     * Connects and says hello. A service at its connection limit ({@code too_many_connections}) is tried
+     * again for up to 10 s, so a burst of clients (a script submitting in
+     * parallel) waits its turn rather than failing.
      *
      * @param socket the service's socket
      * @return a connected client
      * @throws ServiceException {@code unreachable} when no service listens there, or the service's refusal
-     *     (e.g. {@code forbidden} for another user's daemon)
+     *     (e.g. {@code forbidden} for another user's daemon, {@code too_many_connections} when it stays full)
      */
     public static GpuschedClient connect(Path socket) {
-        return new GpuschedClient(socket, open(socket));
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(FULL_RETRY_SECONDS);
+        long pauseMillis = 20;
+        while (true) {
+            LineChannel lines = open(socket);
+            try {
+                return new GpuschedClient(socket, lines);
+            } catch (ServiceException e) {
+                closeQuietly(lines);
+                if (!"too_many_connections".equals(e.code())
+                        || System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(pauseMillis) > deadline) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(pauseMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ServiceException("unreachable", "interrupted while " + socket + " was at its connection limit");
+            }
+            pauseMillis = Math.min(pauseMillis * 2, 500);
+        }
+    }
+
+    /** How long {@link #connect} tries again a service at its connection limit. */
+    private static final int FULL_RETRY_SECONDS = 10;
+
+    private static void closeQuietly(LineChannel lines) {
+        try {
+            lines.close();
+        } catch (IOException e) {
+            // already closed
+        }
     }
 
     /**
@@ -387,11 +420,7 @@ public final class GpuschedClient implements AutoCloseable {
             if (!"idle_timeout".equals(e.code())) {
                 throw e;
             }
-            try {
-                lines.close();
-            } catch (IOException closing) {
-                // already closed by the service
-            }
+            closeQuietly(lines);
             lines = open(socket);
             return send(request);
         }

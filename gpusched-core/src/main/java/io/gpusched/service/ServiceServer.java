@@ -71,10 +71,10 @@ public final class ServiceServer implements AutoCloseable {
      * How much of a service its clients may hold ({@code gpusched serve}'s {@code --max-connections},
      * {@code --max-connections-per-user}, {@code --idle-timeout}).
      *
-     * @param connections the most connections open at once; a daemon serving every user lets root
-     *     connect beyond it (within its per-user cap), so an admin can always reach a full daemon
-     * @param connectionsPerUser the most connections one user may hold open at once, on a daemon serving
-     *     every user (a user's own daemon has only {@code connections})
+     * @param connections the most connections open at once; a daemon serving every user never refuses
+     *     root (trusted), so an admin can always reach a full daemon
+     * @param connectionsPerUser the most connections one user other than root may hold open at once, on a
+     *     daemon serving every user (a user's own daemon has only {@code connections})
      * @param idleTimeout how long a connection may go without sending a whole request before it is
      *     closed (a partial line counts as nothing sent); an {@code srun} waiting for or holding its grant
      *     is exempt, and so is a connection whose answer is being worked out
@@ -144,6 +144,8 @@ public final class ServiceServer implements AutoCloseable {
     private int open;
     /** Bytes of input buffers beyond {@link #OWN_BYTES} each, over all connections. */
     private long sharedInUse;
+    /** Bytes of all connections' input buffers; written by the selector thread, read by tests. */
+    private volatile long inputBytes;
     private long nextSweep;
     private long acceptPausedUntil;
 
@@ -360,7 +362,10 @@ public final class ServiceServer implements AutoCloseable {
             return Optional.of(Requests.error("forbidden", "this gpusched serves " + user + " only; " + peer
                     + " needs a daemon of their own (gpusched serve)"));
         }
-        if (open >= limits.connections() && !(shared && peer.equals("root"))) {
+        if (shared && peer.equals("root")) {
+            return Optional.empty(); // trusted, and so an admin can always reach a full daemon
+        }
+        if (open >= limits.connections()) {
             return Optional.of(Requests.error("too_many_connections", "this gpusched has " + open
                     + " connections open, its limit (gpusched serve --max-connections " + limits.connections()
                     + "); try again once some close"));
@@ -391,10 +396,10 @@ public final class ServiceServer implements AutoCloseable {
             c.eof = true;
         } else if (n > 0) {
             readBuffer.flip();
-            long before = charged(c);
+            int before = c.capacity();
             c.append(readBuffer, sharedInUse < SHARED_BYTES ? Protocol.MAX_LINE_BYTES + READ_CHUNK
                     : Math.max(OWN_BYTES, c.capacity()));
-            sharedInUse += charged(c) - before;
+            recharge(c, before);
         }
         pump(c);
     }
@@ -410,9 +415,32 @@ public final class ServiceServer implements AutoCloseable {
         return Math.min(READ_CHUNK, Math.max(0, Math.max(OWN_BYTES, c.capacity()) - c.buffered()));
     }
 
-    /** What a connection's input buffer takes of {@link #SHARED_BYTES}. */
-    private static long charged(Connection c) {
-        return Math.max(0, c.capacity() - OWN_BYTES);
+    /** What an input buffer of this size takes of {@link #SHARED_BYTES}. */
+    private static long charged(int capacity) {
+        return Math.max(0, capacity - OWN_BYTES);
+    }
+
+    /** Counts a connection's input buffer again after it changed from {@code before} bytes. */
+    private void recharge(Connection c, int before) {
+        inputBytes += c.capacity() - before;
+        long delta = charged(c.capacity()) - charged(before);
+        sharedInUse += delta;
+        if (delta < 0 && !starved.isEmpty()) {
+            // Memory came back: those waiting for it read again, oldest first, as many as it may serve.
+            long left = SHARED_BYTES - sharedInUse;
+            for (Connection s : new ArrayList<>(starved)) {
+                if (left <= 0) {
+                    break;
+                }
+                interest(s);
+                left -= READ_CHUNK;
+            }
+        }
+    }
+
+    /** @return bytes the input buffers of all connections take now: unfinished lines and room for them */
+    long unfinishedBytes() {
+        return inputBytes;
     }
 
     /**
@@ -458,25 +486,10 @@ public final class ServiceServer implements AutoCloseable {
     }
 
     private Optional<String> takeLine(Connection c) {
-        long before = charged(c);
+        int before = c.capacity();
         Optional<String> line = c.takeLine(OWN_BYTES);
-        release(charged(c) - before);
+        recharge(c, before);
         return line;
-    }
-
-    private void release(long delta) {
-        sharedInUse += delta;
-        if (delta < 0 && !starved.isEmpty()) {
-            // Memory came back: those waiting for it read again, oldest first, as many as it may serve.
-            long left = SHARED_BYTES - sharedInUse;
-            for (Connection s : new ArrayList<>(starved)) {
-                if (left <= 0) {
-                    break;
-                }
-                interest(s);
-                left -= READ_CHUNK;
-            }
-        }
     }
 
     private void deliver(Connection c, Optional<String> line) {
@@ -647,8 +660,9 @@ public final class ServiceServer implements AutoCloseable {
     private void lastWords(Connection c, String answer) {
         c.state = Connection.State.BUSY;
         c.endAfterWrite = true;
-        release(-charged(c));
+        int before = c.capacity();
         c.dropInput();
+        recharge(c, before);
         queue(c, (answer + "\n").getBytes(StandardCharsets.UTF_8));
     }
 
@@ -676,9 +690,9 @@ public final class ServiceServer implements AutoCloseable {
         perUser.computeIfPresent(c.peer, (u, n) -> n > 1 ? n - 1 : null);
         starved.remove(c);
         c.out.clear();
-        long charged = charged(c);
+        int before = c.capacity();
         c.dropInput();
-        release(-charged);
+        recharge(c, before);
         if (c.reader != null && !closing) {
             // A session hears its client is gone. Not when the service stops: its leases are the
             // scheduler's to settle, as after a crash, and a client comes back with srun_attach.
