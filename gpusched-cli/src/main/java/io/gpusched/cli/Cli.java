@@ -255,7 +255,7 @@ public final class Cli {
         // Room for the journal, logs, jobs' pipes and the JVM's own files besides the connections.
         long needed = limits.connections() + 256L;
         long max = os.getMaxFileDescriptorCount();
-        return max >= needed ? Optional.empty() : Optional.of("gpusched: WARN --max-connections " + limits.connections()
+        return max >= needed ? Optional.empty() : Optional.of("gpusched: warning: --max-connections " + limits.connections()
                 + " needs about " + needed + " open files, but this process may open " + max + "; raise the limit"
                 + " (ulimit -n " + needed + ", or LimitNOFILE=" + needed + " in its systemd unit) or lower"
                 + " --max-connections");

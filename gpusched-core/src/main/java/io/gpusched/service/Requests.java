@@ -43,22 +43,12 @@ final class Requests {
     }
 
     /**
-     * The answer to one request line: at once for most ops; for {@code submit}, once the scheduler's loop
-     * has numbered the job, completed on the thread that learns it, so no thread waits for the number.
-     * Call it on a thread that may wait for the scheduler's loop, unless {@link #immediate} says the
-     * request never does. The future never fails: an unexpected fault is thrown here instead.
+     * The answer to one request, parsed from its line: at once for most ops; for {@code submit}, once the
+     * scheduler's loop has numbered the job, completed on the thread that learns it, so no thread waits
+     * for the number. Call it on a thread that may wait for the scheduler's loop, unless
+     * {@link #immediate} says the request never does. The future never fails: an unexpected fault is
+     * thrown here instead.
      */
-    CompletableFuture<String> answer(String line, String peer) {
-        Map<String, Object> req;
-        try {
-            req = Json.parseObject(line);
-        } catch (IllegalArgumentException e) {
-            return done(error("bad_request", "not a request: " + e.getMessage()));
-        }
-        return answer(req, peer);
-    }
-
-    /** As {@link #answer(String, String)}, for a line already parsed. */
     CompletableFuture<String> answer(Map<String, Object> req, String peer) {
         Object v = req.get("v");
         if (!(v instanceof Long version) || version != Protocol.VERSION) {
