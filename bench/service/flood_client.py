@@ -63,6 +63,6 @@ for s in socks:
     except OSError:
         pass
 print(f"connected {len(socks)} (connect failed {failed}), refused by the daemon {refused}, "
-      f"partial-line bytes the daemon took {sent / 2**20:.1f} MiB", flush=True)
+      f"partial-line bytes sent (kernel buffers included) {sent / 2**20:.1f} MiB", flush=True)
 print("ready", flush=True)
 sys.stdin.read()

@@ -272,7 +272,14 @@ public final class ServiceServer implements AutoCloseable {
                 for (var it = selector.selectedKeys().iterator(); it.hasNext(); ) {
                     SelectionKey k = it.next();
                     it.remove();
-                    ready(k);
+                    try {
+                        ready(k);
+                    } catch (RuntimeException e) {
+                        // A fault with one connection ends that connection, never the service.
+                        if (k.attachment() instanceof Connection c) {
+                            close(c);
+                        }
+                    }
                 }
                 runTasks();
                 now = System.nanoTime();
@@ -307,7 +314,11 @@ public final class ServiceServer implements AutoCloseable {
 
     private void runTasks() {
         for (Runnable r; (r = tasks.poll()) != null; ) {
-            r.run();
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                // one answer or session step lost; the service goes on
+            }
         }
     }
 
@@ -495,7 +506,11 @@ public final class ServiceServer implements AutoCloseable {
     private void deliver(Connection c, Optional<String> line) {
         Consumer<Optional<String>> r = c.reader;
         c.reader = null;
-        r.accept(line);
+        try {
+            r.accept(line);
+        } catch (RuntimeException e) {
+            finish(c); // the session failed: its connection ends
+        }
     }
 
     /** Says what the selector waits for on a connection: its answers to be writable, its next bytes. */
