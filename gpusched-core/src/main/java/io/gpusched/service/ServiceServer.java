@@ -57,6 +57,10 @@ import jdk.net.ExtendedSocketOptions;
  * is closed, and unfinished request lines together hold at most {@link #OWN_BYTES} each plus
  * {@link #SHARED_BYTES}: past that, a connection is not read until memory is freed (its bytes wait in
  * the kernel, its sender blocks) or its idle timeout closes it.
+ *
+ * <p>Why one file of this length: everything the selector thread does to a connection (admit, read,
+ * hand out, write, time out, close) and the memory it counts sits together, so a reader checks the
+ * one-thread ownership and the bounds in one place; what a connection holds is {@link Connection}'s.
  */
 public final class ServiceServer implements AutoCloseable {
     /** Who may use a service. */
