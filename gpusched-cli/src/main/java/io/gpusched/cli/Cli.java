@@ -192,7 +192,7 @@ public final class Cli {
                         try {
                             runService.set(Optional.of(ServiceServer.start(built[0],
                                     args.logDir().resolve(ClientCommand.RUN_SOCKET), ServiceServer.Access.OWNER_ONLY,
-                                    Optional.empty(), links(dashboard.get()))));
+                                    Optional.empty(), links(dashboard.get()), ServiceServer.Limits.DEFAULTS)));
                         } catch (GpuschedException x) {
                             log.println("gpusched: the client verbs cannot reach this run: " + x.getMessage());
                         }
@@ -265,12 +265,33 @@ public final class Cli {
         Path socket = args.socket().orElseGet(ClientCommand::serveSocket);
         boolean root = "root".equals(System.getProperty("user.name"));
         try (ServiceServer service = ServiceServer.start(scheduler, socket,
-                root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup(), links)) {
+                root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup(), links,
+                args.limits())) {
+            fileLimitWarning(args.limits()).ifPresent(log::println);
             log.println("serving " + (root ? "every user (jobs run as their submitters)"
                     : System.getProperty("user.name", "?")) + " on " + service.socket()
                     + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");
             return scheduler.run().exitCode();
         }
+    }
+
+    /**
+     * A warning when {@code --max-connections} needs more open files than this process may have (each
+     * connection is one; the JVM already raised its soft limit to the hard one): past the limit, new
+     * connections wait in the kernel instead of being answered.
+     */
+    static Optional<String> fileLimitWarning(ServiceServer.Limits limits) {
+        if (!(java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.UnixOperatingSystemMXBean os)) {
+            return Optional.empty();
+        }
+        // Room for the journal, logs, jobs' pipes and the JVM's own files besides the connections.
+        long needed = limits.connections() + 256L;
+        long max = os.getMaxFileDescriptorCount();
+        return max >= needed ? Optional.empty() : Optional.of("gpusched: warning: --max-connections " + limits.connections()
+                + " needs about " + needed + " open files, but this process may open " + max + "; raise the limit"
+                + " (ulimit -n " + needed + ", or LimitNOFILE=" + needed + " in its systemd unit) or lower"
+                + " --max-connections");
     }
 
     /**

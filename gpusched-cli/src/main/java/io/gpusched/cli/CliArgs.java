@@ -24,7 +24,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
-               Optional<String> simMib, Optional<Path> requirements, Optional<Path> metricsTokenFile) {
+               Optional<String> simMib, Optional<Path> requirements, Optional<Path> metricsTokenFile,
+               io.gpusched.service.ServiceServer.Limits limits) {
 
     /** Where {@code gpusched serve} run by root keeps its journal without {@code --log-dir} (made 0700). */
     static final Path ROOT_STATE_DIR = Path.of("/var/lib/gpusched");
@@ -95,6 +96,12 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "                         tokens and every job's command, user and paths cross the network)",
             "  --metrics-token-file FILE  /metrics also answers Authorization: Bearer with FILE's first line",
             "                         (a Prometheus scraper's secret; FILE mode 0600) [only users' tokens]",
+            "  --max-connections N    serve: the most client connections at once (a root daemon never",
+            "                         refuses root) [1024]",
+            "  --max-connections-per-user N  serve as root: the most one user may hold open (an srun",
+            "                         holds one until it ends) [64]",
+            "  --idle-timeout S       serve: close a connection that sends no whole request for S seconds",
+            "                         (a waiting or running srun excepted) [60]",
             "  --version              print the version",
             "  -h, --help             print this help",
             "",
@@ -135,6 +142,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<Path> requirements = Optional.empty();
         Optional<Path> metricsTokenFile = Optional.empty();
         boolean dashboardPublic = false;
+        io.gpusched.service.ServiceServer.Limits limits = io.gpusched.service.ServiceServer.Limits.DEFAULTS;
         while (!args.isEmpty()) {
             String a = args.poll();
             String inline = null;
@@ -201,6 +209,12 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                         }
                         adminGroup = Optional.of(value(a, inline, args));
                     }
+                    case "--max-connections", "--max-connections-per-user", "--idle-timeout" -> {
+                        if (!serve) {
+                            throw new UsageException(a + " is an option of gpusched serve");
+                        }
+                        limits = limits(limits, a, value(a, inline, args));
+                    }
                     case "--socket" -> {
                         if (!serve) {
                             throw new UsageException("--socket is an option of gpusched serve and the client verbs");
@@ -249,7 +263,22 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             logDir = ROOT_STATE_DIR;
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, metricsTokenFile);
+                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, metricsTokenFile, limits);
+    }
+
+    /** {@code serve}'s limits with one of them set from its option. */
+    private static io.gpusched.service.ServiceServer.Limits limits(io.gpusched.service.ServiceServer.Limits l,
+                                                                   String option, String v) {
+        if (option.equals("--idle-timeout")) {
+            return new io.gpusched.service.ServiceServer.Limits(l.connections(), l.connectionsPerUser(), seconds(option, v));
+        }
+        long n = integer(option, v);
+        if (n < 1 || n > 1_000_000) {
+            throw new UsageException(option + " must be 1 to 1000000 connections, got " + v);
+        }
+        return option.equals("--max-connections")
+                ? new io.gpusched.service.ServiceServer.Limits((int) n, l.connectionsPerUser(), l.idleTimeout())
+                : new io.gpusched.service.ServiceServer.Limits(l.connections(), (int) n, l.idleTimeout());
     }
 
     /** {@code --dashboard}'s address, refused beyond loopback without {@code --dashboard-public}. */

@@ -51,6 +51,28 @@ class CliArgsTest {
     }
 
     @Test
+    void serveTakesItsConnectionLimits_whichDefaultTo1024And64AndAMinuteIdle() {
+        assertEquals(io.gpusched.service.ServiceServer.Limits.DEFAULTS, CliArgs.parse(true).limits());
+        assertEquals(new io.gpusched.service.ServiceServer.Limits(10, 2, Duration.ofMillis(500)), CliArgs.parse(true,
+                "--max-connections", "10", "--max-connections-per-user=2", "--idle-timeout", "0.5").limits());
+        assertEquals(2, run("serve", "--max-connections", "0"));
+        assertEquals("gpusched: --max-connections must be 1 to 1000000 connections, got 0\n", err());
+        err.reset();
+        assertEquals(2, run("jobs.txt", "--idle-timeout", "5"));
+        assertEquals("gpusched: --idle-timeout is an option of gpusched serve\n", err());
+    }
+
+    @Test
+    void serveWarnsWhenItsOpenFileLimitIsBelowItsConnectionLimit() {
+        String warning = Cli.fileLimitWarning(new io.gpusched.service.ServiceServer.Limits(Integer.MAX_VALUE - 300, 64,
+                Duration.ofSeconds(60))).orElseThrow();
+        assertTrue(warning.startsWith("gpusched: warning: --max-connections " + (Integer.MAX_VALUE - 300) + " needs about ")
+                && warning.contains("LimitNOFILE="), warning);
+        assertEquals(Optional.empty(), Cli.fileLimitWarning(new io.gpusched.service.ServiceServer.Limits(1, 1,
+                Duration.ofSeconds(60))));
+    }
+
+    @Test
     void backendTimeoutDefaultsToTenSecondsAndTakesSeconds() {
         assertEquals(Duration.ofSeconds(10), CliArgs.parse("j").options().backendTimeout());
         assertEquals(Duration.ofMillis(2500), CliArgs.parse("j", "--backend-timeout", "2.5").options().backendTimeout());

@@ -21,7 +21,8 @@ import java.util.Optional;
  */
 public final class GpuschedClient implements AutoCloseable {
     private final Path socket;
-    private final LineChannel lines;
+    /** Replaced when the service closed the connection for idleness ({@link #call}). */
+    private LineChannel lines;
     private final String user;
 
     private GpuschedClient(Path socket, LineChannel lines) {
@@ -30,15 +31,7 @@ public final class GpuschedClient implements AutoCloseable {
         this.user = string(call(Map.of("op", "hello")), "user");
     }
 
-    /**
-     * Connects and says hello.
-     *
-     * @param socket the service's socket
-     * @return a connected client
-     * @throws ServiceException {@code unreachable} when no service listens there, or the service's refusal
-     *     (e.g. {@code forbidden} for another user's daemon)
-     */
-    public static GpuschedClient connect(Path socket) {
+    private static LineChannel open(Path socket) {
         SocketChannel ch;
         try {
             ch = SocketChannel.open(UnixDomainSocketAddress.of(socket));
@@ -56,7 +49,52 @@ public final class GpuschedClient implements AutoCloseable {
             }
             throw e;
         }
-        return new GpuschedClient(socket, new LineChannel(ch));
+        return new LineChannel(ch);
+    }
+
+    /**
+     * Connects and says hello. A service at its connection limit ({@code too_many_connections}) is tried
+     * again for up to 10 s, so a burst of clients (a script submitting in
+     * parallel) waits its turn rather than failing.
+     *
+     * @param socket the service's socket
+     * @return a connected client
+     * @throws ServiceException {@code unreachable} when no service listens there, or the service's refusal
+     *     (e.g. {@code forbidden} for another user's daemon, {@code too_many_connections} when it stays full)
+     */
+    public static GpuschedClient connect(Path socket) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(FULL_RETRY_SECONDS);
+        long pauseMillis = 20;
+        while (true) {
+            LineChannel lines = open(socket);
+            try {
+                return new GpuschedClient(socket, lines);
+            } catch (ServiceException e) {
+                closeQuietly(lines);
+                if (!"too_many_connections".equals(e.code())
+                        || System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(pauseMillis) > deadline) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(pauseMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ServiceException("unreachable", "interrupted while " + socket + " was at its connection limit");
+            }
+            pauseMillis = Math.min(pauseMillis * 2, 500);
+        }
+    }
+
+    /** How long {@link #connect} tries again a service at its connection limit. */
+    private static final int FULL_RETRY_SECONDS = 10;
+
+    private static void closeQuietly(LineChannel lines) {
+        try {
+            lines.close();
+        } catch (IOException e) {
+            // already closed
+        }
     }
 
     /**
@@ -429,7 +467,26 @@ public final class GpuschedClient implements AutoCloseable {
         call(Map.of("op", "resume", "gpu", gpu));
     }
 
+    /**
+     * One request and its answer. A connection the service closed for idleness (it sent
+     * {@code idle_timeout} instead of reading the request, so nothing of it was done) is opened again
+     * once and the request sent on the new one: a client that waited long between requests (a user's
+     * {@code gpusched attach} session, an embedding tool) goes on as if nothing happened.
+     */
     private Map<String, Object> call(Map<String, Object> request) {
+        try {
+            return send(request);
+        } catch (ServiceException e) {
+            if (!"idle_timeout".equals(e.code())) {
+                throw e;
+            }
+            closeQuietly(lines);
+            lines = open(socket);
+            return send(request);
+        }
+    }
+
+    private Map<String, Object> send(Map<String, Object> request) {
         Map<String, Object> req = new LinkedHashMap<>();
         req.put("v", Protocol.VERSION);
         req.putAll(request);

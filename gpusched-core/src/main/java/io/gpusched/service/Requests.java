@@ -14,7 +14,8 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -44,22 +45,25 @@ final class Requests {
         this.dashboard = dashboard;
     }
 
-    String answer(String line, String peer) {
-        Map<String, Object> req;
-        try {
-            req = Json.parseObject(line);
-        } catch (IllegalArgumentException e) {
-            return error("bad_request", "not a request: " + e.getMessage());
-        }
+    /**
+     * The answer to one request, parsed from its line: at once for most ops; for {@code submit}, once the
+     * scheduler's loop has numbered the job, completed on the thread that learns it, so no thread waits
+     * for the number. Call it on a thread that may wait for the scheduler's loop, unless
+     * {@link #immediate} says the request never does. The future never fails: an unexpected fault is
+     * thrown here instead.
+     */
+    CompletableFuture<String> answer(Map<String, Object> req, String peer) {
         Object v = req.get("v");
         if (!(v instanceof Long version) || version != Protocol.VERSION) {
-            return error("unsupported_version", "this gpusched speaks protocol version " + Protocol.VERSION + ", the request"
-                    + " says " + v + "; use a client of the same release");
+            return done(error("unsupported_version", "this gpusched speaks protocol version " + Protocol.VERSION
+                    + ", the request says " + v + "; use a client of the same release"));
         }
         try {
-            return switch (String.valueOf(req.get("op"))) {
+            if ("submit".equals(req.get("op"))) {
+                return submit(req, peer);
+            }
+            return done(switch (String.valueOf(req.get("op"))) {
                 case "hello" -> ok(Map.of("server", "gpusched", "user", peer));
-                case "submit" -> submit(req, peer);
                 case "queue" -> queue();
                 case "cancel" -> cancel(req, peer);
                 case "logs" -> logs(req, peer);
@@ -67,36 +71,58 @@ final class Requests {
                 case "dashboard" -> dashboard(peer);
                 default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
                         + " pause, resume, logs, dashboard, srun, srun_attach");
-            };
-        } catch (Forbidden e) {
-            return error("forbidden", e.getMessage());
-        } catch (BadRequest e) {
-            return error("bad_request", e.getMessage());
-        } catch (JobSpecException e) {
-            return error("bad_job", e.getMessage());
-        } catch (IllegalArgumentException e) {
-            return error("bad_request", e.getMessage());
-        } catch (GpuschedException e) {
-            return error("failed", e.getMessage());
+            });
+        } catch (GpuschedException | IllegalArgumentException e) {
+            return done(errorOf(e));
         }
     }
 
-    private String submit(Map<String, Object> req, String peer) {
+    /**
+     * Whether a request is answered from what is at hand, never waiting for the scheduler's loop or
+     * another process ({@code hello}, {@code queue}, a wrong version): the service answers these on
+     * threads of their own, so they stay quick while the loop is busy.
+     */
+    static boolean immediate(Map<String, Object> req) {
+        return !Long.valueOf(Protocol.VERSION).equals(req.get("v")) || "hello".equals(req.get("op"))
+                || "queue".equals(req.get("op"));
+    }
+
+    /**
+     * The error answer for what a request's checks or the scheduler refused, with the code
+     * {@code PROTOCOL.md} gives it: {@code submit} and {@code srun} answer the same.
+     */
+    static String errorOf(RuntimeException e) {
+        if (e instanceof Forbidden) {
+            return error("forbidden", e.getMessage());
+        }
+        if (e instanceof JobSpecException) {
+            return error("bad_job", e.getMessage());
+        }
+        if (e instanceof IllegalArgumentException) {
+            return error("bad_request", e.getMessage());
+        }
+        return error("failed", e.getMessage());
+    }
+
+    private static CompletableFuture<String> done(String answer) {
+        return CompletableFuture.completedFuture(answer);
+    }
+
+    private CompletableFuture<String> submit(Map<String, Object> req, String peer) {
         Map.Entry<JobSpec, SubmitContext> job = submission(req, peer);
         JobHandle h = scheduler.submit(job.getKey(), job.getValue());
-        try {
-            return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof io.gpusched.JournalUnwritableException refused) {
+        // A copy, so the timeout fails only this answer, never the job's own future.
+        return h.number().copy().orTimeout(30, TimeUnit.SECONDS).handle((no, e) -> {
+            if (e == null) {
+                return ok(Map.of("no", no));
+            }
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof io.gpusched.JournalUnwritableException refused) {
                 return error("journal_unwritable", refused.getMessage());
             }
-            throw new GpuschedException(e.getCause().getMessage());
-        } catch (TimeoutException e) {
-            throw new GpuschedException("the scheduler did not take the job within 30 s; it may be stopping");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new GpuschedException("interrupted");
-        }
+            return error("failed", cause instanceof TimeoutException
+                    ? "the scheduler did not take the job within 30 s; it may be stopping" : cause.getMessage());
+        });
     }
 
     /**

@@ -4,23 +4,41 @@ import io.gpusched.Scheduler;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import jdk.net.ExtendedSocketOptions;
-import jdk.net.UnixDomainPrincipal;
 
 /**
- * A scheduler's service: answers {@code PROTOCOL.md} requests on a UNIX domain socket, one thread per
- * connection, each request through the scheduler's thread-safe API ({@code submit}, {@code cancel},
- * {@code pause}, {@code resume}, {@code snapshot}), so the scheduler's loop stays the only owner of its
- * state. The caller's user comes from the kernel ({@code SO_PEERCRED}), never from the request.
+ * A scheduler's service: answers {@code PROTOCOL.md} requests on a UNIX domain socket, each request
+ * through the scheduler's thread-safe API ({@code submit}, {@code cancel}, {@code pause}, {@code resume},
+ * {@code snapshot}), so the scheduler's loop stays the only owner of its state. The caller's user comes
+ * from the kernel ({@code SO_PEERCRED}), never from the request.
  *
  * <p>{@link Access#OWNER_ONLY}: it serves the user it runs as and refuses every other (a user's daemon,
  * and a jobs-file run's socket). {@link Access#EVERY_USER}, for a daemon run by root: it serves every
@@ -29,6 +47,20 @@ import jdk.net.UnixDomainPrincipal;
  * What each request does is {@link Requests}'; this class owns the socket and the connections. A bad
  * request gets a typed error and the connection goes on; a request over {@link Protocol#MAX_LINE_BYTES}
  * closes it; nothing a client sends can stop the daemon.
+ *
+ * <p>Bounded whatever clients do ({@link Limits}): a fixed set of threads (one selector thread reads,
+ * writes and accepts for every connection; two answer {@code hello} and {@code queue}; four run what
+ * waits for the scheduler's loop; one times {@code srun} updates), so an idle connection costs a file
+ * descriptor and a few hundred bytes, not a thread. An answer that comes later ({@code submit}'s
+ * number, an {@code srun}'s events) is written when its future completes, by the selector thread.
+ * Connections are capped overall and per user, one that sends no whole request for the idle timeout
+ * is closed, and unfinished request lines together hold at most {@link #OWN_BYTES} each plus
+ * {@link #SHARED_BYTES}: past that, a connection is not read until memory is freed (its bytes wait in
+ * the kernel, its sender blocks) or its idle timeout closes it.
+ *
+ * <p>Why one file of this length: everything the selector thread does to a connection (admit, read,
+ * hand out, write, time out, close) and the memory it counts sits together, so a reader checks the
+ * one-thread ownership and the bounds in one place; what a connection holds is {@link Connection}'s.
  */
 public final class ServiceServer implements AutoCloseable {
     /** Who may use a service. */
@@ -39,29 +71,111 @@ public final class ServiceServer implements AutoCloseable {
         EVERY_USER
     }
 
+    /**
+     * How much of a service its clients may hold ({@code gpusched serve}'s {@code --max-connections},
+     * {@code --max-connections-per-user}, {@code --idle-timeout}).
+     *
+     * @param connections the most connections open at once; a daemon serving every user never refuses
+     *     root (trusted), so an admin can always reach a full daemon
+     * @param connectionsPerUser the most connections one user other than root may hold open at once, on a
+     *     daemon serving every user (a user's own daemon has only {@code connections})
+     * @param idleTimeout how long a connection may go without sending a whole request before it is
+     *     closed (a partial line counts as nothing sent); an {@code srun} waiting for or holding its grant
+     *     is exempt, and so is a connection whose answer is being worked out
+     */
+    public record Limits(int connections, int connectionsPerUser, Duration idleTimeout) {
+        /** The defaults: 1024 connections, 64 per user, 60 s idle. */
+        public static final Limits DEFAULTS = new Limits(1024, 64, Duration.ofSeconds(60));
+
+        /**
+         * Checks the figures.
+         *
+         * @param connections see {@link #connections()}; at least 1
+         * @param connectionsPerUser see {@link #connectionsPerUser()}; at least 1
+         * @param idleTimeout see {@link #idleTimeout()}; positive
+         * @throws IllegalArgumentException for a figure out of range, naming it
+         */
+        public Limits {
+            if (connections < 1 || connectionsPerUser < 1) {
+                throw new IllegalArgumentException("connection limits must be at least 1, got " + connections + " and "
+                        + connectionsPerUser);
+            }
+            if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+                throw new IllegalArgumentException("the idle timeout must be positive, got " + idleTimeout);
+            }
+        }
+    }
+
+    /**
+     * Bytes of unfinished request lines any connection may hold whatever the others hold: every request
+     * but a submission with a big environment fits, so a flood of partial lines never delays them.
+     */
+    static final int OWN_BYTES = 8 * 1024;
+    /** Bytes of unfinished request lines all connections together may hold beyond {@link #OWN_BYTES} each. */
+    static final long SHARED_BYTES = 32L << 20;
+    /** The most bytes one read takes: the selector thread's one read buffer. */
+    private static final int READ_CHUNK = 64 * 1024;
+    /** Threads that answer {@code hello} and {@code queue}, which never wait for the scheduler's loop. */
+    private static final int ANSWERERS = 2;
+    /** Threads for requests that wait for the scheduler's loop (submit, cancel, logs, pause, srun's steps). */
+    private static final int WORKERS = 4;
+    /** How often connections are checked for the idle timeout, at most. */
+    private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    /** How long accepting pauses after accept failed (out of file descriptors), so the loop does not spin. */
+    private static final long ACCEPT_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
     private final Path socket;
     private final ServerSocketChannel server;
     private final String user;
-    private final ExecutorService connections = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "gpusched-client");
-        t.setDaemon(true);
-        return t;
-    });
-    private final Thread acceptor;
     private final boolean shared;
+    private final Limits limits;
     private final Requests requests;
     private final Scheduler scheduler;
+    private final Selector selector;
+    private final SelectionKey acceptKey;
+    private final Thread loop;
+    private final ExecutorService answerers = Executors.newFixedThreadPool(ANSWERERS, named("gpusched-answer"));
+    private final ExecutorService workers = Executors.newFixedThreadPool(WORKERS, named("gpusched-request"));
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(named("gpusched-srun-timer"));
+    /** Work other threads hand the selector thread: queue an answer, end a connection. */
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private volatile boolean closing;
+    // The selector thread's alone from here on.
+    private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(READ_CHUNK);
+    private final Map<String, Integer> perUser = new HashMap<>();
+    /** Connections that would read but wait for {@link #SHARED_BYTES} to free up, oldest first. */
+    private final Set<Connection> starved = new LinkedHashSet<>();
+    private int open;
+    /** Bytes of input buffers beyond {@link #OWN_BYTES} each, over all connections. */
+    private long sharedInUse;
+    /** Bytes of all connections' input buffers; written by the selector thread, read by tests. */
+    private volatile long inputBytes;
+    private long nextSweep;
+    private long acceptPausedUntil;
 
     private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server, boolean shared,
-                          java.util.Optional<String> adminGroup, Optional<DashboardLinks> dashboard) {
+                          Optional<String> adminGroup, Optional<DashboardLinks> dashboard, Limits limits) throws IOException {
         this.socket = socket;
         this.server = server;
         this.user = System.getProperty("user.name", "?");
         this.shared = shared;
+        this.limits = limits;
         this.requests = new Requests(scheduler, shared, adminGroup, dashboard);
         this.scheduler = scheduler;
-        this.acceptor = new Thread(this::accept, "gpusched-service");
-        acceptor.setDaemon(true);
+        this.selector = Selector.open();
+        server.configureBlocking(false);
+        this.acceptKey = server.register(selector, SelectionKey.OP_ACCEPT);
+        this.loop = new Thread(this::run, "gpusched-service");
+        loop.setDaemon(true);
+    }
+
+    private static ThreadFactory named(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /**
@@ -75,11 +189,11 @@ public final class ServiceServer implements AutoCloseable {
      *     {@code unreachable} when it cannot be created
      */
     public static ServiceServer start(Scheduler scheduler, Path socket) {
-        return start(scheduler, socket, Access.OWNER_ONLY, java.util.Optional.empty());
+        return start(scheduler, socket, Access.OWNER_ONLY, Optional.empty());
     }
 
     /**
-     * As {@link #start(Scheduler, Path)}, for the given users.
+     * As {@link #start(Scheduler, Path)}, for the given users, with the default {@link Limits}.
      *
      * @param scheduler the scheduler to serve
      * @param socket where to listen
@@ -89,12 +203,44 @@ public final class ServiceServer implements AutoCloseable {
      * @throws ServiceException {@code forbidden} for {@code EVERY_USER} without root, besides those of
      *     {@link #start(Scheduler, Path)}
      */
-    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, java.util.Optional<String> adminGroup) {
-        return start(scheduler, socket, access, adminGroup, Optional.empty());
+    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, Optional<String> adminGroup) {
+        return start(scheduler, socket, access, adminGroup, Optional.empty(), Limits.DEFAULTS);
     }
 
     /**
-     * As {@link #start(Scheduler, Path, Access, Optional)}, with a web dashboard beside it: the
+     * As {@link #start(Scheduler, Path, Access, Optional)}, within the given limits.
+     *
+     * @param scheduler the scheduler to serve
+     * @param socket where to listen
+     * @param access who may use it; {@link Access#EVERY_USER} needs this process to run as root
+     * @param adminGroup with {@code EVERY_USER}: members act on every job and pause GPUs, as root does
+     * @param limits how many connections, and how long one may stay idle
+     * @return the running service
+     * @throws ServiceException as {@link #start(Scheduler, Path, Access, Optional)}
+     */
+    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, Optional<String> adminGroup,
+                                      Limits limits) {
+        return start(scheduler, socket, access, adminGroup, Optional.empty(), limits);
+    }
+
+    /**
+     * As {@link #start(Scheduler, Path, Access, Optional, Optional, Limits)} with the default limits.
+     *
+     * @param scheduler the scheduler to serve
+     * @param socket where to listen
+     * @param access who may use it
+     * @param adminGroup with {@code EVERY_USER}: members act on every job and pause GPUs, as root does
+     * @param dashboard each user's dashboard URL; empty when none runs
+     * @return the running service
+     * @throws ServiceException as {@link #start(Scheduler, Path, Access, Optional)}
+     */
+    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, Optional<String> adminGroup,
+                                      Optional<DashboardLinks> dashboard) {
+        return start(scheduler, socket, access, adminGroup, dashboard, Limits.DEFAULTS);
+    }
+
+    /**
+     * As {@link #start(Scheduler, Path, Access, Optional, Limits)}, with a web dashboard beside it: the
      * {@code dashboard} op answers each caller their own URL from {@code dashboard}.
      *
      * @param scheduler the scheduler to serve
@@ -103,10 +249,12 @@ public final class ServiceServer implements AutoCloseable {
      * @param adminGroup with {@code EVERY_USER}: members act on every job and pause GPUs, as root does
      * @param dashboard each user's dashboard URL; empty when none runs ({@code dashboard} answers
      *     {@code not_served})
+     * @param limits how many connections, and how long one may stay idle
      * @return the running service
+     * @throws ServiceException as {@link #start(Scheduler, Path, Access, Optional)}
      */
-    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, java.util.Optional<String> adminGroup,
-                                      Optional<DashboardLinks> dashboard) {
+    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, Optional<String> adminGroup,
+                                      Optional<DashboardLinks> dashboard, Limits limits) {
         Path abs = socket.toAbsolutePath();
         boolean shared = access == Access.EVERY_USER;
         if (shared && !"root".equals(System.getProperty("user.name"))) {
@@ -123,10 +271,11 @@ public final class ServiceServer implements AutoCloseable {
                 Files.delete(abs);
             }
             ServerSocketChannel ch = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            ch.bind(UnixDomainSocketAddress.of(abs));
+            // A deep backlog: a burst of clients waits in the kernel while the selector thread admits them.
+            ch.bind(UnixDomainSocketAddress.of(abs), 4096);
             Files.setPosixFilePermissions(abs, PosixFilePermissions.fromString(shared ? "rw-rw-rw-" : "rw-------"));
-            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup, dashboard);
-            s.acceptor.start();
+            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup, dashboard, limits);
+            s.loop.start();
             return s;
         } catch (IOException e) {
             throw new ServiceException("unreachable", "cannot listen on " + abs + ": " + e.getMessage());
@@ -147,27 +296,499 @@ public final class ServiceServer implements AutoCloseable {
         return socket;
     }
 
-    private void accept() {
-        while (server.isOpen()) {
-            SocketChannel c;
-            try {
-                c = server.accept();
-            } catch (IOException e) {
-                if (!server.isOpen()) {
-                    return;
+    // ---- the selector thread ----
+
+    private void run() {
+        try {
+            while (!closing) {
+                long now = System.nanoTime();
+                long wait = Math.max(1, TimeUnit.NANOSECONDS.toMillis(Math.max(0, nextSweep - now)));
+                selector.select(wait);
+                for (var it = selector.selectedKeys().iterator(); it.hasNext(); ) {
+                    SelectionKey k = it.next();
+                    it.remove();
+                    try {
+                        ready(k);
+                    } catch (RuntimeException e) {
+                        // A fault with one connection ends that connection, never the service.
+                        if (k.attachment() instanceof Connection c) {
+                            close(c);
+                        }
+                    }
                 }
-                continue;
+                runTasks();
+                now = System.nanoTime();
+                if (now - nextSweep >= 0) {
+                    sweep(now);
+                    nextSweep = now + SWEEP_NANOS;
+                }
             }
+        } catch (IOException | ClosedSelectorException e) {
+            // the selector failed or was closed: the service ends
+        } finally {
+            shutDown();
+        }
+    }
+
+    private void ready(SelectionKey k) {
+        if (!k.isValid()) {
+            return;
+        }
+        if (k == acceptKey) {
+            accept();
+            return;
+        }
+        Connection c = (Connection) k.attachment();
+        if (k.isWritable()) {
+            write(c);
+        }
+        if (!c.closed && k.isValid() && k.isReadable()) {
+            read(c);
+        }
+    }
+
+    private void runTasks() {
+        for (Runnable r; (r = tasks.poll()) != null; ) {
             try {
-                connections.execute(() -> serve(c));
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                closeQuietly(c); // closing down: no new connection is served
-                return;
+                r.run();
+            } catch (RuntimeException e) {
+                // one answer or session step lost; the service goes on
             }
         }
     }
 
-    private static void closeQuietly(SocketChannel c) {
+    /** Hands work to the selector thread, from any thread. */
+    private void post(Runnable r) {
+        tasks.add(r);
+        selector.wakeup();
+    }
+
+    private void accept() {
+        // A bounded burst per wake-up, so a connect flood does not keep the thread from reading.
+        for (int i = 0; i < 64; i++) {
+            SocketChannel ch;
+            try {
+                ch = server.accept();
+            } catch (IOException e) {
+                // Out of file descriptors, most likely: the connection waits in the backlog a while.
+                acceptKey.interestOps(0);
+                acceptPausedUntil = System.nanoTime() + ACCEPT_PAUSE_NANOS;
+                return;
+            }
+            if (ch == null) {
+                return;
+            }
+            admit(ch);
+        }
+    }
+
+    private void admit(SocketChannel ch) {
+        try {
+            ch.configureBlocking(false);
+            String peer = ch.getOption(ExtendedSocketOptions.SO_PEERCRED).user().getName();
+            Optional<String> refusal = refusal(peer);
+            if (refusal.isPresent()) {
+                // One line into a new connection's empty socket buffer always fits: written at once.
+                ch.write(ByteBuffer.wrap((refusal.get() + "\n").getBytes(StandardCharsets.UTF_8)));
+                ch.close();
+                return;
+            }
+            Connection c = new Connection(ch, peer, System.nanoTime());
+            c.key = ch.register(selector, SelectionKey.OP_READ, c);
+            open++;
+            perUser.merge(peer, 1, Integer::sum);
+        } catch (IOException e) {
+            closeQuietly(ch);
+        }
+    }
+
+    /** Why a new connection of this user is refused, as the answer it gets; empty when it is served. */
+    private Optional<String> refusal(String peer) {
+        if (!shared && !peer.equals(user)) {
+            return Optional.of(Requests.error("forbidden", "this gpusched serves " + user + " only; " + peer
+                    + " needs a daemon of their own (gpusched serve)"));
+        }
+        if (shared && peer.equals("root")) {
+            return Optional.empty(); // trusted, and so an admin can always reach a full daemon
+        }
+        if (open >= limits.connections()) {
+            return Optional.of(Requests.error("too_many_connections", "this gpusched has " + open
+                    + " connections open, its limit (gpusched serve --max-connections " + limits.connections()
+                    + "); try again once some close"));
+        }
+        int mine = perUser.getOrDefault(peer, 0);
+        if (shared && mine >= limits.connectionsPerUser()) {
+            return Optional.of(Requests.error("too_many_connections", peer + " has " + mine
+                    + " connections open to this gpusched, the most one user may (gpusched serve"
+                    + " --max-connections-per-user " + limits.connectionsPerUser() + "); close some and try again"));
+        }
+        return Optional.empty();
+    }
+
+    private void read(Connection c) {
+        int allowed = allowance(c);
+        if (allowed == 0) {
+            interest(c); // others took the shared memory since: it waits for some to come back
+            return;
+        }
+        readBuffer.clear().limit(allowed);
+        int n;
+        try {
+            n = c.channel.read(readBuffer);
+        } catch (IOException e) {
+            n = -1;
+        }
+        if (n < 0) {
+            c.eof = true;
+        } else if (n > 0) {
+            readBuffer.flip();
+            int before = c.capacity();
+            c.append(readBuffer, sharedInUse < SHARED_BYTES ? Protocol.MAX_LINE_BYTES + READ_CHUNK
+                    : Math.max(OWN_BYTES, c.capacity()));
+            recharge(c, before);
+        }
+        pump(c);
+    }
+
+    /**
+     * How many bytes a connection may read now: a whole read while {@link #SHARED_BYTES} lasts, else only
+     * what fits its own {@link #OWN_BYTES} or the buffer it already has (no memory taken from others).
+     */
+    private int allowance(Connection c) {
+        if (sharedInUse < SHARED_BYTES) {
+            return READ_CHUNK;
+        }
+        return Math.min(READ_CHUNK, Math.max(0, Math.max(OWN_BYTES, c.capacity()) - c.buffered()));
+    }
+
+    /** What an input buffer of this size takes of {@link #SHARED_BYTES}. */
+    private static long charged(int capacity) {
+        return Math.max(0, capacity - OWN_BYTES);
+    }
+
+    /** Counts a connection's input buffer again after it changed from {@code before} bytes. */
+    private void recharge(Connection c, int before) {
+        inputBytes += c.capacity() - before;
+        long delta = charged(c.capacity()) - charged(before);
+        sharedInUse += delta;
+        if (delta < 0 && !starved.isEmpty()) {
+            // Memory came back: those waiting for it read again, oldest first, as many as it may serve.
+            long left = SHARED_BYTES - sharedInUse;
+            for (Connection s : new ArrayList<>(starved)) {
+                if (left <= 0) {
+                    break;
+                }
+                interest(s);
+                left -= READ_CHUNK;
+            }
+        }
+    }
+
+    /** @return bytes the input buffers of all connections take now: unfinished lines and room for them */
+    long unfinishedBytes() {
+        return inputBytes;
+    }
+
+    /**
+     * Moves a connection on with what it has: the next whole request to be answered, a line to the
+     * session waiting for one, or the end; then says what to wait for on it.
+     */
+    private void pump(Connection c) {
+        while (!c.closed && !c.endAfterWrite) {
+            if (c.state == Connection.State.BUSY || (c.state == Connection.State.IDLE && !c.out.isEmpty())) {
+                break; // one request at a time, and its answer read before the next is taken
+            }
+            if (c.state == Connection.State.SESSION && c.reader == null) {
+                break;
+            }
+            Optional<String> line = c.lineLength() > Protocol.MAX_LINE_BYTES ? Optional.empty() : takeLine(c);
+            if (line.isPresent()) {
+                if (c.state == Connection.State.SESSION) {
+                    deliver(c, line);
+                } else if (!line.get().isBlank()) {
+                    dispatch(c, line.get());
+                }
+                continue;
+            }
+            if (c.lineLength() > Protocol.MAX_LINE_BYTES) {
+                if (c.state == Connection.State.SESSION) {
+                    deliver(c, Optional.empty());
+                } else {
+                    lastWords(c, Requests.error("too_large", "request longer than " + Protocol.MAX_LINE_BYTES
+                            + " bytes; the connection is closed"));
+                }
+                continue;
+            }
+            if (c.eof) {
+                if (c.state == Connection.State.SESSION) {
+                    deliver(c, Optional.empty());
+                } else {
+                    close(c);
+                }
+            }
+            break;
+        }
+        interest(c);
+    }
+
+    private Optional<String> takeLine(Connection c) {
+        int before = c.capacity();
+        Optional<String> line = c.takeLine(OWN_BYTES);
+        recharge(c, before);
+        return line;
+    }
+
+    private void deliver(Connection c, Optional<String> line) {
+        Consumer<Optional<String>> r = c.reader;
+        c.reader = null;
+        try {
+            r.accept(line);
+        } catch (RuntimeException e) {
+            finish(c); // the session failed: its connection ends
+        }
+    }
+
+    /** Says what the selector waits for on a connection: its answers to be writable, its next bytes. */
+    private void interest(Connection c) {
+        if (c.closed) {
+            return;
+        }
+        int ops = c.out.isEmpty() ? 0 : SelectionKey.OP_WRITE;
+        boolean wantsInput = !c.eof && !c.endAfterWrite && !c.hasLine() && switch (c.state) {
+            case IDLE -> c.out.isEmpty();
+            case SESSION -> c.reader != null;
+            case BUSY -> false;
+        };
+        starved.remove(c);
+        if (wantsInput) {
+            if (allowance(c) > 0) {
+                ops |= SelectionKey.OP_READ;
+            } else {
+                starved.add(c);
+            }
+        }
+        c.key.interestOps(ops);
+    }
+
+    /** A whole request: answered off this thread, the answer queued back here when it is ready. */
+    private void dispatch(Connection c, String line) {
+        c.state = Connection.State.BUSY;
+        if (!execute(answerers, () -> answer(c, line))) {
+            close(c);
+        }
+    }
+
+    /** On an answering thread: the request parsed and answered, or handed to a worker when it must wait. */
+    private void answer(Connection c, String line) {
+        Map<String, Object> req;
+        try {
+            req = Json.parseObject(line);
+        } catch (IllegalArgumentException e) {
+            reply(c, CompletableFuture.completedFuture(Requests.error("bad_request", "not a request: " + e.getMessage())));
+            return;
+        }
+        if (SrunSession.wants(req)) {
+            boolean started = execute(workers, () -> SrunSession.start(scheduler, session(c), c.peer, req,
+                    Requests::submission, r -> execute(workers, r), timer));
+            if (!started) {
+                post(() -> close(c));
+            }
+        } else if (Requests.immediate(req)) {
+            reply(c, () -> requests.answer(req, c.peer));
+        } else if (!execute(workers, () -> reply(c, () -> requests.answer(req, c.peer)))) {
+            post(() -> close(c));
+        }
+    }
+
+    private void reply(Connection c, java.util.function.Supplier<CompletableFuture<String>> answer) {
+        CompletableFuture<String> f;
+        try {
+            f = answer.get();
+        } catch (RuntimeException e) {
+            // What cannot be answered: its connection ends, nothing else.
+            post(() -> close(c));
+            return;
+        }
+        reply(c, f);
+    }
+
+    /** Queues an answer when it is ready, from whichever thread completes it; the connection waits again. */
+    private void reply(Connection c, CompletableFuture<String> answer) {
+        answer.whenComplete((text, e) -> {
+            byte[] bytes = e == null ? (text + "\n").getBytes(StandardCharsets.UTF_8) : null;
+            post(() -> {
+                if (c.closed) {
+                    return;
+                }
+                if (bytes == null) {
+                    close(c);
+                    return;
+                }
+                c.state = Connection.State.IDLE;
+                queue(c, bytes); // and, once written, the next request
+
+            });
+        });
+    }
+
+    /** The connection as an {@code srun} session holds it: every call handed to the selector thread. */
+    private SrunSession.Client session(Connection c) {
+        return new SrunSession.Client() {
+            @Override
+            public void send(String line) {
+                byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
+                post(() -> {
+                    if (!c.closed) {
+                        queue(c, bytes);
+                        interest(c);
+                    }
+                });
+            }
+
+            @Override
+            public void end() {
+                post(() -> finish(c));
+            }
+
+            @Override
+            public void nextLine(Consumer<Optional<String>> then) {
+                post(() -> {
+                    if (c.closed) {
+                        then.accept(Optional.empty());
+                        return;
+                    }
+                    c.state = Connection.State.SESSION;
+                    c.reader = then;
+                    pump(c);
+                });
+            }
+        };
+    }
+
+    /** Queues bytes to write and writes what the socket takes now. */
+    private void queue(Connection c, byte[] bytes) {
+        if (c.out.isEmpty()) {
+            c.wroteAt = System.nanoTime();
+        }
+        c.out.add(ByteBuffer.wrap(bytes));
+        write(c);
+    }
+
+    private void write(Connection c) {
+        if (c.closed) {
+            return;
+        }
+        try {
+            while (!c.out.isEmpty()) {
+                ByteBuffer b = c.out.peek();
+                int n = c.channel.write(b);
+                if (n > 0) {
+                    c.wroteAt = System.nanoTime();
+                }
+                if (b.hasRemaining()) {
+                    break;
+                }
+                c.out.poll();
+            }
+        } catch (IOException e) {
+            close(c); // the client went away
+            return;
+        }
+        if (c.out.isEmpty()) {
+            if (c.endAfterWrite) {
+                close(c);
+                return;
+            }
+            c.idleSince = System.nanoTime();
+            pump(c);
+        } else {
+            interest(c);
+        }
+    }
+
+    /** The connection's last answer, then it closes. */
+    private void lastWords(Connection c, String answer) {
+        c.state = Connection.State.BUSY;
+        c.endAfterWrite = true;
+        int before = c.capacity();
+        c.dropInput();
+        recharge(c, before);
+        queue(c, (answer + "\n").getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Closes a connection once what is queued on it is written. */
+    private void finish(Connection c) {
+        if (c.closed) {
+            return;
+        }
+        c.endAfterWrite = true;
+        if (c.out.isEmpty()) {
+            close(c);
+        } else {
+            interest(c);
+        }
+    }
+
+    private void close(Connection c) {
+        if (c.closed) {
+            return;
+        }
+        c.closed = true;
+        c.key.cancel();
+        closeQuietly(c.channel);
+        open--;
+        perUser.computeIfPresent(c.peer, (u, n) -> n > 1 ? n - 1 : null);
+        starved.remove(c);
+        c.out.clear();
+        int before = c.capacity();
+        c.dropInput();
+        recharge(c, before);
+        if (c.reader != null && !closing) {
+            // A session hears its client is gone. Not when the service stops: its leases are the
+            // scheduler's to settle, as after a crash, and a client comes back with srun_attach.
+            deliver(c, Optional.empty());
+        }
+    }
+
+    /**
+     * Closes what the idle timeout says: a connection waiting for a request that sent no whole one in
+     * time, and one whose answers its client has not read for as long.
+     */
+    private void sweep(long now) {
+        if (acceptPausedUntil != 0 && now - acceptPausedUntil >= 0) {
+            acceptPausedUntil = 0;
+            acceptKey.interestOps(SelectionKey.OP_ACCEPT);
+        }
+        long timeout = limits.idleTimeout().toNanos();
+        for (SelectionKey k : new ArrayList<>(selector.keys())) {
+            if (!(k.attachment() instanceof Connection c) || c.closed) {
+                continue;
+            }
+            if (!c.out.isEmpty() && now - c.wroteAt > timeout) {
+                close(c); // its client does not read
+            } else if (c.state == Connection.State.IDLE && c.out.isEmpty() && !c.endAfterWrite
+                    && now - c.idleSince > timeout) {
+                lastWords(c, Requests.error("idle_timeout", "no request for " + seconds(limits.idleTimeout())
+                        + " (gpusched serve --idle-timeout); the connection is closed, connect again"));
+            }
+        }
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
+    }
+
+    /** Runs a task on a pool; false when the service is closing and the pool takes no more. */
+    private static boolean execute(ExecutorService pool, Runnable r) {
+        try {
+            pool.execute(r);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
+    private static void closeQuietly(java.nio.channels.Channel c) {
         try {
             c.close();
         } catch (IOException e) {
@@ -175,65 +796,45 @@ public final class ServiceServer implements AutoCloseable {
         }
     }
 
-    private void serve(SocketChannel c) {
-        try (LineChannel lines = new LineChannel(c)) {
-            String peer = peer(c);
-            if (!shared && !peer.equals(user)) {
-                lines.write(Requests.error("forbidden", "this gpusched serves " + user + " only; " + peer
-                        + " needs a daemon of their own (gpusched serve)"));
-                return;
-            }
-            while (true) {
-                Optional<String> line;
-                try {
-                    line = lines.read();
-                } catch (LineChannel.TooLong e) {
-                    lines.write(Requests.error("too_large", e.getMessage() + "; the connection is closed"));
-                    return;
-                }
-                if (line.isEmpty()) {
-                    return;
-                }
-                if (line.get().isBlank()) {
-                    continue;
-                }
-                Optional<Map<String, Object>> session = srunRequest(line.get());
-                if (session.isPresent()) {
-                    // An srun holds its connection to the end: the connection is how the daemon knows
-                    // the client is still there.
-                    SrunSession.serve(scheduler, lines, peer, session.get(), Requests::submission);
-                    return;
-                }
-                lines.write(requests.answer(line.get(), peer));
-            }
-        } catch (IOException | RuntimeException e) {
-            // The client went away or sent what cannot be answered: its connection ends, nothing else.
-        }
-    }
-
-    private static Optional<Map<String, Object>> srunRequest(String line) {
+    /** The selector thread's last act: answers already queued go out if the sockets take them at once. */
+    private void shutDown() {
+        runTasks();
+        List<Connection> all = new ArrayList<>();
         try {
-            Map<String, Object> req = Json.parseObject(line);
-            return SrunSession.wants(req) ? Optional.of(req) : Optional.empty();
-        } catch (IllegalArgumentException e) {
-            return Optional.empty(); // Requests answers it with the reason
+            for (SelectionKey k : selector.keys()) {
+                if (k.attachment() instanceof Connection c) {
+                    all.add(c);
+                }
+            }
+        } catch (ClosedSelectorException e) {
+            // nothing left to flush
         }
-    }
-
-    private static String peer(SocketChannel c) throws IOException {
-        UnixDomainPrincipal p = c.getOption(ExtendedSocketOptions.SO_PEERCRED);
-        return p.user().getName();
+        for (Connection c : all) {
+            write(c);
+            close(c);
+        }
+        closeQuietly(server);
+        try {
+            selector.close();
+        } catch (IOException e) {
+            // closing
+        }
     }
 
     /** Stops listening and removes the socket file; connections in progress end. */
     @Override
     public void close() {
+        closing = true;
+        selector.wakeup();
         try {
-            server.close();
-        } catch (IOException e) {
-            // closing: nothing to do
+            loop.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        connections.shutdownNow();
+        closeQuietly(server);
+        answerers.shutdownNow();
+        workers.shutdownNow();
+        timer.shutdownNow();
         try {
             Files.deleteIfExists(socket);
         } catch (IOException e) {

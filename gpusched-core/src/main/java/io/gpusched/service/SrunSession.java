@@ -1,5 +1,6 @@
 package io.gpusched.service;
 
+import io.gpusched.GpuschedException;
 import io.gpusched.Grant;
 import io.gpusched.JobResult;
 import io.gpusched.Lease;
@@ -9,16 +10,19 @@ import io.gpusched.Scheduler;
 import io.gpusched.StatusBoard;
 import io.gpusched.SubmitContext;
 import io.gpusched.jobs.JobSpec;
-import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * One {@code srun} (or {@code srun_attach}) over its connection, which it holds to the end: queue the
@@ -26,20 +30,67 @@ import java.util.concurrent.TimeoutException;
  * how its command ended. The connection itself is the client's liveness: closed before the grant, the
  * request is withdrawn (cancelled); closed after, the scheduler ends the run once no process of it is
  * left. See {@code PROTOCOL.md}.
+ *
+ * <p>A session holds no thread while it waits (an srun may wait and run for hours): it is state moved
+ * on by callbacks, from the scheduler's futures (granted, ended), the client's next line, and a timer
+ * for the waiting updates; a call that must wait for the scheduler's loop runs on the service's
+ * worker pool. The callbacks may come on any of those threads, so the state is guarded by this object.
  */
 final class SrunSession {
     /** How often a waiting client hears where it stands, when that changed. */
     private static final long UPDATE_MILLIS = 1000;
-    private final Scheduler scheduler;
-    private final LineChannel lines;
-    private final String peer;
-    /** The client's next line, read on a thread of its own so the session notices a close while it waits. */
-    private CompletableFuture<Optional<String>> next;
 
-    private SrunSession(Scheduler scheduler, LineChannel lines, String peer) {
+    /**
+     * The connection as a session holds it; thread-safe, and none of it waits.
+     */
+    interface Client {
+        /** Queues one line to the client. */
+        void send(String line);
+
+        /** Closes the connection once what was sent is written; nothing more is read. */
+        void end();
+
+        /**
+         * Calls {@code then}, once, with the client's next line; or with empty when the connection
+         * ends first (closed, a line over {@link Protocol#MAX_LINE_BYTES}, the service stopping).
+         */
+        void nextLine(Consumer<Optional<String>> then);
+    }
+
+    /** Where a session is. */
+    private enum Phase {
+        /** The request is being queued; nothing is read from the client yet. */
+        STARTING,
+        /** Queued: the client hears where it waits; a line or a close from it withdraws the request. */
+        WAITING,
+        /** The GPUs are the client's: its next line is how the command ended. */
+        GRANTED,
+        /** Ending: the last answer is on its way, the connection closes after it. */
+        DONE
+    }
+
+    private final Scheduler scheduler;
+    private final Client client;
+    private final String peer;
+    /** Runs what waits for the scheduler's loop (cancel, leaseEnded), off the caller's thread. */
+    private final Executor blocking;
+    private final ScheduledExecutorService timer;
+    // Guarded by this.
+    private Phase phase = Phase.STARTING;
+    private int no;
+    private Optional<Lease> lease = Optional.empty();
+    private String token = "";
+    /** The client's line once heard: empty inside when the connection ended instead. */
+    private Optional<Optional<String>> heard = Optional.empty();
+    private String said = "";
+    private Optional<ScheduledFuture<?>> updates = Optional.empty();
+
+    private SrunSession(Scheduler scheduler, Client client, String peer, Executor blocking, ScheduledExecutorService timer) {
         this.scheduler = scheduler;
-        this.lines = lines;
+        this.client = client;
         this.peer = peer;
+        this.blocking = blocking;
+        this.timer = timer;
     }
 
     /** @return whether a request line asks for a session rather than one answer */
@@ -48,10 +99,26 @@ final class SrunSession {
                 && ("srun".equals(request.get("op")) || "srun_attach".equals(request.get("op")));
     }
 
-    /** Serves the session on the calling thread until it ends; the caller closes the connection after. */
-    static void serve(Scheduler scheduler, LineChannel lines, String peer, Map<String, Object> request,
-                      Submission submission) throws IOException {
-        new SrunSession(scheduler, lines, peer).run(request, submission);
+    /**
+     * Starts a session; the caller's thread may wait for the scheduler's loop (queueing the lease), and
+     * returns once the session lives on callbacks. The session ends the connection when it ends.
+     *
+     * @param blocking runs the session's later calls that wait for the scheduler's loop
+     * @param timer schedules the waiting client's updates
+     */
+    static void start(Scheduler scheduler, Client client, String peer, Map<String, Object> request,
+                      Submission submission, Executor blocking, ScheduledExecutorService timer) {
+        SrunSession s = new SrunSession(scheduler, client, peer, blocking, timer);
+        try {
+            if ("srun_attach".equals(request.get("op"))) {
+                s.attach(request);
+            } else {
+                s.queue(request, submission);
+            }
+        } catch (RuntimeException e) {
+            // The scheduler is not running, or what cannot be answered: the connection ends, nothing else.
+            client.end();
+        }
     }
 
     /** A request's job, owner, directory and environment, as {@code submit} reads them. */
@@ -60,76 +127,136 @@ final class SrunSession {
         Map.Entry<JobSpec, SubmitContext> of(Map<String, Object> request, String peer);
     }
 
-    private void run(Map<String, Object> request, Submission submission) throws IOException {
-        if ("srun_attach".equals(request.get("op"))) {
-            attach(request);
-            return;
-        }
-        Map.Entry<JobSpec, SubmitContext> job;
-        Lease lease;
-        int no;
+    private void queue(Map<String, Object> request, Submission submission) {
+        Lease l;
         try {
-            job = submission.of(request, peer);
-            lease = scheduler.lease(job.getKey(), job.getValue());
-            no = lease.job().number().get(30, TimeUnit.SECONDS);
-        } catch (IllegalArgumentException e) {
-            lines.write(Requests.error("bad_job", e.getMessage()));
-            return;
-        } catch (ExecutionException | TimeoutException e) {
-            if (e.getCause() instanceof io.gpusched.JournalUnwritableException refused) {
-                lines.write(Requests.error("journal_unwritable", refused.getMessage()));
-                return;
-            }
-            lines.write(Requests.error("failed", "the scheduler did not take the request: "
-                    + (e.getCause() == null ? "it may be stopping" : e.getCause().getMessage())));
-            return;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            Map.Entry<JobSpec, SubmitContext> job = submission.of(request, peer);
+            l = scheduler.lease(job.getKey(), job.getValue());
+        } catch (GpuschedException | IllegalArgumentException e) {
+            // As submit answers the same request: a bad line is bad_job, a bad field bad_request.
+            refuse(Requests.errorOf(e));
             return;
         } catch (RuntimeException e) {
-            lines.write(Requests.error("failed", String.valueOf(e.getMessage())));
+            refuse(Requests.error("failed", String.valueOf(e.getMessage())));
             return;
         }
-        lines.write(event("queued", Map.of("no", no)));
-        readNext();
-        Optional<Grant> grant = awaitGrant(lease, no);
-        if (grant.isEmpty()) {
-            return;
-        }
-        Map<String, Object> g = new LinkedHashMap<>();
-        g.put("no", no);
-        g.put("gpus", grant.get().gpus());
-        g.put("env", grant.get().environment());
-        lines.write(event("granted", g));
-        held(no, grant.get().token(), Optional.of(lease.job().result()));
+        // A copy, so the timeout fails only this wait, never the job's own future.
+        l.job().number().copy().orTimeout(30, TimeUnit.SECONDS).whenComplete((n, e) -> {
+            if (e != null) {
+                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                if (cause instanceof io.gpusched.JournalUnwritableException refused) {
+                    refuse(Requests.error("journal_unwritable", refused.getMessage()));
+                    return;
+                }
+                refuse(Requests.error("failed", "the scheduler did not take the request: "
+                        + (cause instanceof TimeoutException ? "it may be stopping" : cause.getMessage())));
+                return;
+            }
+            queued(l, n);
+        });
     }
 
-    /** Waits for the grant, telling the client where it stands; empty when the session ended first. */
-    private Optional<Grant> awaitGrant(Lease lease, int no) throws IOException {
-        String said = "";
-        CompletableFuture<JobResult> result = lease.job().result();
-        while (true) {
-            CompletableFuture.anyOf(lease.granted(), result, next).completeOnTimeout(null, UPDATE_MILLIS,
-                    TimeUnit.MILLISECONDS).join();
-            if (lease.granted().isDone()) {
-                return Optional.of(lease.granted().join());
+    private void refuse(String error) {
+        client.send(error);
+        client.end();
+    }
+
+    private synchronized void queued(Lease l, int n) {
+        no = n;
+        lease = Optional.of(l);
+        phase = Phase.WAITING;
+        client.send(event("queued", Map.of("no", n)));
+        client.nextLine(this::heard);
+        l.granted().whenComplete((g, e) -> settle());
+        l.job().result().whenComplete((r, e) -> settle());
+        updates = Optional.of(timer.scheduleWithFixedDelay(this::update, UPDATE_MILLIS, UPDATE_MILLIS,
+                TimeUnit.MILLISECONDS));
+    }
+
+    /** The client spoke, or its connection ended. */
+    private synchronized void heard(Optional<String> line) {
+        heard = Optional.of(line);
+        if (phase == Phase.WAITING) {
+            settle();
+        } else if (phase == Phase.GRANTED) {
+            held(line);
+        }
+    }
+
+    /**
+     * While waiting, whatever happened first decides, in this order: the grant, the job's end before it,
+     * the client speaking out of turn or going away (the request is withdrawn).
+     */
+    private synchronized void settle() {
+        if (phase != Phase.WAITING) {
+            return;
+        }
+        Lease l = lease.orElseThrow();
+        CompletableFuture<JobResult> result = l.job().result();
+        if (l.granted().isDone()) {
+            stopUpdates();
+            Grant grant;
+            try {
+                grant = l.granted().join();
+            } catch (RuntimeException e) {
+                phase = Phase.DONE;
+                client.end();
+                return;
             }
-            if (result.isDone()) {
-                String how = result.isCompletedExceptionally() ? "the scheduler stopped"
-                        : result.join().status().journalName();
-                lines.write(Requests.error("ended", "job " + no + " ended before its GPUs were granted: " + how));
-                return Optional.empty();
+            phase = Phase.GRANTED;
+            token = grant.token();
+            Map<String, Object> g = new LinkedHashMap<>();
+            g.put("no", no);
+            g.put("gpus", grant.gpus());
+            g.put("env", grant.environment());
+            client.send(event("granted", g));
+            heard.ifPresent(this::held); // what the client said meanwhile is its report
+            return;
+        }
+        if (result.isDone()) {
+            stopUpdates();
+            phase = Phase.DONE;
+            String how = result.isCompletedExceptionally() ? "the scheduler stopped"
+                    : result.join().status().journalName();
+            refuse(Requests.error("ended", "job " + no + " ended before its GPUs were granted: " + how));
+            return;
+        }
+        if (heard.isPresent()) {
+            // The client went away or spoke out of turn: the request is withdrawn.
+            stopUpdates();
+            phase = Phase.DONE;
+            int n = no;
+            blocking.execute(() -> {
+                try {
+                    scheduler.cancel(n);
+                } catch (RuntimeException e) {
+                    // the scheduler stopped: a waiting lease is cancelled when it starts again
+                }
+                client.end();
+            });
+        }
+    }
+
+    private void stopUpdates() {
+        updates.ifPresent(u -> u.cancel(false));
+        updates = Optional.empty();
+    }
+
+    /** Tells a waiting client where it stands, when that changed (on the timer's thread). */
+    private void update() {
+        int n;
+        synchronized (this) {
+            if (phase != Phase.WAITING) {
+                return;
             }
-            if (next.isDone()) {
-                // The client went away or spoke out of turn: the request is withdrawn.
-                scheduler.cancel(no);
-                return Optional.empty();
-            }
-            Optional<Map<String, Object>> where = where(no);
+            n = no;
+        }
+        Optional<Map<String, Object>> where = where(n); // outside the lock: it reads the whole queue
+        synchronized (this) {
             String now = where.map(String::valueOf).orElse("");
-            if (where.isPresent() && !now.equals(said)) {
+            if (phase == Phase.WAITING && where.isPresent() && !now.equals(said)) {
                 said = now;
-                lines.write(event("waiting", where.get()));
+                client.send(event("waiting", where.get()));
             }
         }
     }
@@ -155,42 +282,70 @@ final class SrunSession {
     }
 
     /** A holder back after losing its connection (the daemon restarted): it must own the lease. */
-    private void attach(Map<String, Object> request) throws IOException {
+    private void attach(Map<String, Object> request) {
         if (!(request.get("no") instanceof Long n) || n < 1 || n > Integer.MAX_VALUE
-                || !(request.get("token") instanceof String token)) {
-            lines.write(Requests.error("bad_request", "srun_attach needs \"no\" (a job number) and \"token\" (a string)"));
+                || !(request.get("token") instanceof String t)) {
+            refuse(Requests.error("bad_request", "srun_attach needs \"no\" (a job number) and \"token\" (a string)"));
             return;
         }
-        int no = n.intValue();
-        if (!scheduler.owner(no).map(peer::equals).orElse(false) || !scheduler.leaseHeld(no, token)) {
-            lines.write(Requests.error("not_held", "job " + no + " holds no GPUs for you under that token (it ended, or"
+        int number = n.intValue();
+        if (!scheduler.owner(number).map(peer::equals).orElse(false) || !scheduler.leaseHeld(number, t)) {
+            refuse(Requests.error("not_held", "job " + number + " holds no GPUs for you under that token (it ended, or"
                     + " the scheduler lost it while it restarted)"));
             return;
         }
-        lines.write(event("held", Map.of("no", no)));
-        readNext();
-        held(no, token, Optional.empty());
+        synchronized (this) {
+            no = number;
+            token = t;
+            phase = Phase.GRANTED;
+            client.send(event("held", Map.of("no", number)));
+            client.nextLine(this::heard);
+        }
     }
 
-    /** The grant is the client's: wait for its command's exit status, record it, answer the job's outcome. */
-    private void held(int no, String token, Optional<CompletableFuture<JobResult>> result) throws IOException {
-        Optional<String> line = next.join();
+    /**
+     * The grant is the client's and it spoke (or went away): record its command's exit status, answer the
+     * job's outcome. Its result is known only to the session that queued the lease, not to an attach.
+     */
+    private synchronized void held(Optional<String> line) {
+        phase = Phase.DONE;
+        int n = no;
+        String t = token;
+        Optional<CompletableFuture<JobResult>> result = lease.map(l -> l.job().result());
         OptionalInt status = line.flatMap(SrunSession::exitStatus).map(OptionalInt::of).orElse(OptionalInt.empty());
+        blocking.execute(() -> {
+            try {
+                ended(n, t, line, status, result);
+            } catch (RuntimeException e) {
+                client.end(); // the scheduler stopped: nothing to answer
+            }
+        });
+    }
+
+    /** On a worker: the exit status to the scheduler, then the answer, once the outcome is known. */
+    private void ended(int n, String t, Optional<String> line, OptionalInt status,
+                       Optional<CompletableFuture<JobResult>> result) {
         if (status.isEmpty()) {
-            scheduler.leaseEnded(no, token, OptionalInt.empty());
+            scheduler.leaseEnded(n, t, OptionalInt.empty());
             if (line.isPresent()) {
-                lines.write(Requests.error("bad_request", "expected {\"v\":1,\"op\":\"exited\",\"status\":0..255};"
+                client.send(Requests.error("bad_request", "expected {\"v\":1,\"op\":\"exited\",\"status\":0..255};"
                         + " the grant ends once nothing of the run is left"));
             }
+            client.end();
             return;
         }
-        LeaseEnd end = scheduler.leaseEnded(no, token, status);
+        LeaseEnd end = scheduler.leaseEnded(n, t, status);
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("no", no);
+        m.put("no", n);
         m.put("recorded", end.name().toLowerCase(java.util.Locale.ROOT));
-        if (result.isPresent()) {
-            try {
-                JobResult r = result.get().get(15, TimeUnit.SECONDS);
+        if (result.isEmpty()) {
+            client.send(event("ended", m));
+            client.end();
+            return;
+        }
+        // Waited for on no thread: the answer goes out when the outcome is journaled, or after 15 s without.
+        result.get().copy().orTimeout(15, TimeUnit.SECONDS).whenComplete((r, e) -> {
+            if (e == null) {
                 m.put("status", r.status().journalName());
                 m.put("exit_code", r.exitCode());
                 if (r.attributed()) {
@@ -199,13 +354,10 @@ final class SrunSession {
                 r.declaredMib().ifPresent(d -> m.put("declared_mib", d));
                 m.put("verdict", r.verdict().name().toLowerCase(java.util.Locale.ROOT));
                 m.put("seconds", r.duration().toMillis() / 1000.0);
-            } catch (ExecutionException | TimeoutException e) {
-                // the outcome is journaled whatever happens here; the client just hears less
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        lines.write(event("ended", m));
+            } // else the outcome is journaled whatever happens here; the client just hears less
+            client.send(event("ended", m));
+            client.end();
+        });
     }
 
     private static Optional<Integer> exitStatus(String line) {
@@ -218,20 +370,6 @@ final class SrunSession {
             // not JSON: treated as no status
         }
         return Optional.empty();
-    }
-
-    private void readNext() {
-        next = new CompletableFuture<>();
-        CompletableFuture<Optional<String>> f = next;
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(lines.read());
-            } catch (IOException e) {
-                f.complete(Optional.empty());
-            }
-        }, "gpusched-srun-reader");
-        t.setDaemon(true);
-        t.start();
     }
 
     private static String event(String name, Map<String, ?> fields) {

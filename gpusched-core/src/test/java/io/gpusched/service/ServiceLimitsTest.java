@@ -1,0 +1,326 @@
+package io.gpusched.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.gpusched.RunSummary;
+import io.gpusched.Scheduler;
+import io.gpusched.SchedulerOptions;
+import io.gpusched.gpu.GpuBackend;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.io.IOException;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What no client can make the service hold without bound (issue #28, finding 11): threads, connections,
+ * idle connections, memory for unfinished lines; and {@code srun}'s error codes (finding 13). A real
+ * scheduler on a real socket, attacked by raw clients.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ServiceLimitsTest {
+    @TempDir
+    Path dir;
+
+    private Scheduler scheduler;
+    private CompletableFuture<RunSummary> run;
+    private ServiceServer server;
+    private final List<SocketChannel> opened = new ArrayList<>();
+
+    /** One empty 24000 MiB GPU. */
+    private static final class OneGpu implements GpuBackend {
+        @Override
+        public GpuSnapshot snapshot() {
+            return new GpuSnapshot(List.of(GpuStat.of(0, 24000, 0)), List.of());
+        }
+
+        @Override
+        public String describe() {
+            return "one gpu";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @BeforeEach
+    void schedule() throws Exception {
+        SchedulerOptions o = SchedulerOptions.defaults().withWatch(true).withPoll(Duration.ofMillis(50))
+                .withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
+        scheduler = Scheduler.builder().backend(new OneGpu()).options(o).logDir(dir.resolve("logs")).jobs(List.of()).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); scheduler.snapshot().isEmpty(); Thread.sleep(10)) {
+            assertTrue(System.nanoTime() < end, "no first round");
+        }
+    }
+
+    private void serve(ServiceServer.Limits limits) {
+        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
+                Optional.empty(), limits);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (SocketChannel c : opened) {
+            c.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+        scheduler.close();
+        run.get(20, TimeUnit.SECONDS);
+    }
+
+    private SocketChannel connect() throws IOException {
+        SocketChannel c = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()));
+        opened.add(c);
+        return c;
+    }
+
+    private static void send(SocketChannel c, String text) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+        while (b.hasRemaining()) {
+            c.write(b);
+        }
+    }
+
+    /** The next line from the service, waiting at most {@code seconds}; empty at its end of stream. */
+    private static Optional<String> line(SocketChannel c, double seconds) throws Exception {
+        CompletableFuture<Optional<String>> f = CompletableFuture.supplyAsync(() -> {
+            StringBuilder out = new StringBuilder();
+            ByteBuffer one = ByteBuffer.allocate(1);
+            try {
+                while (true) {
+                    one.clear();
+                    if (c.read(one) < 0) {
+                        return out.length() == 0 ? Optional.empty() : Optional.of(out.toString());
+                    }
+                    if (one.get(0) == '\n') {
+                        return Optional.of(out.toString());
+                    }
+                    out.append((char) one.get(0));
+                }
+            } catch (IOException e) {
+                return Optional.empty();
+            }
+        });
+        return f.get((long) (seconds * 1000), TimeUnit.MILLISECONDS);
+    }
+
+    private static String exchange(SocketChannel c, String request) throws Exception {
+        send(c, request + "\n");
+        return line(c, 10).orElseThrow();
+    }
+
+    @Test
+    void aConnectionThatSendsNoRequestIsClosedAfterTheIdleTimeout_sayingSoInOneLine() throws Exception {
+        serve(new ServiceServer.Limits(16, 16, Duration.ofMillis(400)));
+        SocketChannel c = connect();
+        long t0 = System.nanoTime();
+        String said = line(c, 10).orElseThrow();
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        assertTrue(said.contains("\"code\":\"idle_timeout\"") && said.contains("--idle-timeout"), said);
+        assertTrue(waited >= 350, "closed after " + waited + " ms, before the timeout");
+        assertEquals(Optional.empty(), line(c, 5), "then the connection is closed");
+    }
+
+    @Test
+    void aLineThatNeverEndsCountsAsIdle_soASlowSenderIsClosedToo() throws Exception {
+        serve(new ServiceServer.Limits(16, 16, Duration.ofMillis(500)));
+        SocketChannel c = connect();
+        send(c, "{\"v\":1,");
+        long t0 = System.nanoTime();
+        // A byte every 100 ms for 5 s: each arrives, none completes the request.
+        CompletableFuture<Void> trickle = CompletableFuture.runAsync(() -> {
+            try {
+                for (int i = 0; i < 50; i++) {
+                    Thread.sleep(100);
+                    send(c, " ");
+                }
+            } catch (IOException | InterruptedException e) {
+                // closed by the service: what this test waits for
+            }
+        });
+        String said = line(c, 10).orElseThrow();
+        assertTrue(said.contains("\"code\":\"idle_timeout\""), said);
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(3), "the trickle kept it open");
+        trickle.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aClientThatKeepsAskingIsNeverIdle_andTheClientLibraryReconnectsAfterAnIdleClose() throws Exception {
+        serve(new ServiceServer.Limits(16, 16, Duration.ofMillis(400)));
+        SocketChannel c = connect();
+        for (int i = 0; i < 8; i++) {
+            Thread.sleep(200);
+            assertTrue(exchange(c, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"));
+        }
+        try (GpuschedClient client = GpuschedClient.connect(server.socket())) {
+            Thread.sleep(1000); // the service closes it meanwhile
+            assertTrue(client.queue().containsKey("board"), "the request went out again on a new connection");
+        }
+    }
+
+    @Test
+    void oneConnectionOverTheCapIsRefusedWithOneLineNamingTheOption_andServedOnceOneCloses() throws Exception {
+        serve(new ServiceServer.Limits(3, 64, Duration.ofSeconds(60)));
+        List<SocketChannel> three = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            SocketChannel c = connect();
+            assertTrue(exchange(c, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"));
+            three.add(c);
+        }
+        SocketChannel fourth = connect();
+        String said = line(fourth, 10).orElseThrow();
+        assertTrue(said.contains("\"code\":\"too_many_connections\"") && said.contains("--max-connections 3"), said);
+        assertEquals(Optional.empty(), line(fourth, 5), "then it is closed");
+        three.get(0).close();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(50)) {
+            SocketChannel again = connect();
+            String answer = exchange(again, "{\"v\":1,\"op\":\"hello\"}");
+            if (answer.contains("\"ok\":true")) {
+                break;
+            }
+            assertTrue(System.nanoTime() < end, answer);
+        }
+    }
+
+    /** This process's soft limit on open files, from {@code /proc/self/limits}; 0 where unknown. */
+    private static long openFileLimit() throws IOException {
+        Path limits = Path.of("/proc/self/limits");
+        if (!Files.exists(limits)) {
+            return 0;
+        }
+        for (String l : Files.readAllLines(limits)) {
+            if (l.startsWith("Max open files")) {
+                String soft = l.substring("Max open files".length()).strip().split("\\s+")[0];
+                return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
+            }
+        }
+        return 0;
+    }
+
+    @Test
+    void thousandsOfIdleConnectionsAddNoThread_andAnotherClientIsAnsweredAtOnce() throws Exception {
+        int n = 2000;
+        long files = openFileLimit();
+        assumeTrue(files > 2 * n + 500, "needs " + (2 * n + 500) + " open files (both ends here), the limit is " + files);
+        serve(new ServiceServer.Limits(n + 10, n + 10, Duration.ofSeconds(60)));
+        try (GpuschedClient c = GpuschedClient.connect(server.socket())) {
+            c.queue(); // the answering threads exist from now on
+        }
+        int before = Thread.getAllStackTraces().size();
+        for (int i = 0; i < n; i++) {
+            connect();
+        }
+        try (GpuschedClient c = GpuschedClient.connect(server.socket())) {
+            long t0 = System.nanoTime();
+            c.queue();
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(millis < 1000, "queue took " + millis + " ms");
+        }
+        int after = Thread.getAllStackTraces().size();
+        // At most the pools' threads not started yet (4 request workers, the srun timer) and the JDK's
+        // CompletableFuture delayer: a fixed few, not one per connection.
+        assertTrue(after - before <= 6, n + " idle connections took " + (after - before) + " threads");
+    }
+
+    @Test
+    void unfinishedLinesHoldBoundedMemoryInAll_andSmallRequestsGoOnMeanwhile() throws Exception {
+        serve(new ServiceServer.Limits(200, 200, Duration.ofSeconds(3)));
+        byte[] partial = ("{\"v\":1,\"op\":\"hello\",\"pad\":\"" + "x".repeat(Protocol.MAX_LINE_BYTES - 40))
+                .getBytes(StandardCharsets.UTF_8);
+        int n = 64; // 64 MiB of unfinished lines offered, twice what the service shares out
+        List<SocketChannel> slow = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            SocketChannel c = connect();
+            c.configureBlocking(false);
+            slow.add(c);
+        }
+        // Each sends what the service (and the kernel's buffer) takes, until nothing more goes for a while.
+        List<ByteBuffer> left = new ArrayList<>();
+        slow.forEach(c -> left.add(ByteBuffer.wrap(partial)));
+        for (long quiet = System.nanoTime(); System.nanoTime() - quiet < TimeUnit.MILLISECONDS.toNanos(700); Thread.sleep(10)) {
+            for (int i = 0; i < n; i++) {
+                if (left.get(i).hasRemaining() && slow.get(i).write(left.get(i)) > 0) {
+                    quiet = System.nanoTime();
+                }
+            }
+        }
+        long held = server.unfinishedBytes();
+        assertTrue(held <= ServiceServer.SHARED_BYTES + 2L * Protocol.MAX_LINE_BYTES + n * ServiceServer.OWN_BYTES,
+                "the service holds " + held + " bytes of unfinished lines");
+        assertTrue(left.stream().anyMatch(ByteBuffer::hasRemaining), "every line was taken whole: nothing was bounded");
+        SocketChannel other = connect();
+        long t0 = System.nanoTime();
+        assertTrue(exchange(other, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"));
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(1), "a small request waited for memory");
+        // None of them completes its line: the idle timeout closes them all, and their memory comes back.
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); server.unfinishedBytes() > 0; Thread.sleep(50)) {
+            assertTrue(System.nanoTime() < end, "still held: " + server.unfinishedBytes());
+        }
+    }
+
+    @Test
+    void anSrunWithABadJobLineAnswersBadJob_asSubmitDoes_andABadFieldBadRequest() throws Exception {
+        serve(ServiceServer.Limits.DEFAULTS);
+        SocketChannel c = connect();
+        String badJob = exchange(c, "{\"v\":1,\"op\":\"srun\",\"line\":\"[vrma=8G] x\",\"cwd\":\"/\"}");
+        assertTrue(badJob.contains("\"code\":\"bad_job\"") && badJob.contains("did you mean 'vram'"), badJob);
+        assertEquals(Optional.empty(), line(c, 5), "the session ends with its answer");
+        String relative = exchange(connect(), "{\"v\":1,\"op\":\"srun\",\"line\":\"true\",\"cwd\":\"relative\"}");
+        assertTrue(relative.contains("\"code\":\"bad_request\"") && relative.contains("must be an absolute path"), relative);
+        try (GpuschedClient client = GpuschedClient.connect(server.socket())) {
+            ServiceException e = assertThrows(ServiceException.class, () -> client.srun("[vrma=8G] x", dir, w -> { }));
+            assertEquals("bad_job", e.code());
+        }
+    }
+
+    @Test
+    void aWaitingSrunOutlivesTheIdleTimeout_isGrantedWhenTheGpuFrees_andReportsItsEnd() throws Exception {
+        serve(new ServiceServer.Limits(16, 16, Duration.ofMillis(300)));
+        Path work = Files.createDirectories(dir.resolve("work"));
+        int first;
+        try (GpuschedClient client = GpuschedClient.connect(server.socket())) {
+            first = client.submit("[vram=20G] sleep 30", work, Optional.empty());
+        }
+        SocketChannel c = connect();
+        String queued = exchange(c, "{\"v\":1,\"op\":\"srun\",\"line\":\"[vram=20G] true\",\"cwd\":\"" + work + "\"}");
+        assertTrue(queued.contains("\"event\":\"queued\""), queued);
+        String waiting = line(c, 10).orElseThrow();
+        assertTrue(waiting.contains("\"event\":\"waiting\"") && waiting.contains("\"position\":1"), waiting);
+        Thread.sleep(1500); // five idle timeouts
+        try (GpuschedClient client = GpuschedClient.connect(server.socket())) {
+            client.cancel(first);
+        }
+        String granted = line(c, 20).orElseThrow();
+        while (granted.contains("\"event\":\"waiting\"")) {
+            granted = line(c, 20).orElseThrow();
+        }
+        assertTrue(granted.contains("\"event\":\"granted\"") && granted.contains("GPUSCHED_RUN"), granted);
+        Thread.sleep(700); // the command runs: a granted srun sends nothing either
+        String ended = exchange(c, "{\"v\":1,\"op\":\"exited\",\"status\":3}");
+        assertTrue(ended.contains("\"event\":\"ended\"") && ended.contains("\"recorded\":\"recorded\"")
+                && ended.contains("\"exit_code\":3"), ended);
+        assertEquals(Optional.empty(), line(c, 5));
+    }
+}
