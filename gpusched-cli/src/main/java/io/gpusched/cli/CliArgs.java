@@ -24,7 +24,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> backend, Optional<Path> nvmlLibrary, boolean help, boolean version,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
-               Optional<String> simMib, Optional<Path> requirements) {
+               Optional<String> simMib, Optional<Path> requirements, int maxQueuedPerUser) {
 
     static final String HELP = String.join("\n",
             "usage: gpusched JOBS_FILE [options]",
@@ -35,7 +35,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "       gpusched simulate JOBS_FILE [--gpus-spec 4x80G] [options]   (see gpusched simulate --help):",
             "           replays the placement over JOBS_FILE on a pretend clock, runs nothing, prints the makespan",
             "       gpusched serve [--socket PATH] [--jobs FILE] [--admin-group G] [options]: a daemon on a UNIX",
-            "           socket, for this user; run by root, for every user (jobs run as their submitters)",
+            "           socket, for this user; run by root, for every user (jobs run as their submitters);",
+            "           --max-queued-per-user N: a user with N jobs not yet ended gets no more [200000]",
             "       gpusched submit|queue|cancel|logs|attach|pause|resume ...   talk to it (see gpusched submit --help)",
             "       gpusched top                               watch it live (see gpusched top --help)",
             "       gpusched convert --from gpu_scheduler FILE   another tool's jobs file as ours, on stdout",
@@ -125,6 +126,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<String> dashboard = Optional.empty();
         Optional<Path> requirements = Optional.empty();
         boolean dashboardPublic = false;
+        int maxQueued = io.gpusched.engine.Engine.DEFAULT_MAX_QUEUED_PER_USER;
         while (!args.isEmpty()) {
             String a = args.poll();
             String inline = null;
@@ -187,6 +189,17 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                         }
                         adminGroup = Optional.of(value(a, inline, args));
                     }
+                    case "--max-queued-per-user" -> {
+                        if (!serve) {
+                            throw new UsageException("--max-queued-per-user is an option of gpusched serve");
+                        }
+                        long n = integer(a, value(a, inline, args));
+                        if (n < 1 || n > Integer.MAX_VALUE) {
+                            throw new UsageException("--max-queued-per-user must be a whole number of jobs from 1 to "
+                                    + Integer.MAX_VALUE + ", got " + n);
+                        }
+                        maxQueued = (int) n;
+                    }
                     case "--socket" -> {
                         if (!serve) {
                             throw new UsageException("--socket is an option of gpusched serve and the client verbs");
@@ -228,7 +241,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             throw new UsageException("no jobs file given: gpusched JOBS_FILE [options] (see gpusched --help)");
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements);
+                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, maxQueued);
     }
 
     /** {@code --dashboard}'s address, refused beyond loopback without {@code --dashboard-public}. */

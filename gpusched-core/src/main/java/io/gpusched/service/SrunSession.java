@@ -75,6 +75,9 @@ final class SrunSession {
         } catch (IllegalArgumentException e) {
             lines.write(Requests.error("bad_job", e.getMessage()));
             return;
+        } catch (io.gpusched.QueueFullException e) {
+            lines.write(Requests.error("queue_full", e.getMessage()));
+            return;
         } catch (ExecutionException | TimeoutException e) {
             lines.write(Requests.error("failed", "the scheduler did not take the request: "
                     + (e.getCause() == null ? "it may be stopping" : e.getCause().getMessage())));
