@@ -13,12 +13,12 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code info},
+ * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code show}, {@code info},
  * {@code cancel}, {@code logs}, {@code attach}, {@code pause}, {@code resume}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET},
  * the system daemon's or this user's, in that order.
  */
 final class ClientCommand {
-    static final Set<String> VERBS = Set.of("submit", "queue", "info", "cancel", "pause", "resume", "logs", "attach");
+    static final Set<String> VERBS = Set.of("submit", "queue", "show", "info", "cancel", "pause", "resume", "logs", "attach");
     /** The socket a jobs-file run answers on, in its log directory. */
     static final String RUN_SOCKET = "gpusched.sock";
 
@@ -29,7 +29,9 @@ final class ClientCommand {
             "                       [--tty] [--output PATH] [--follow] [--json] -- CMD...",
             "       gpusched queue [--user U|me] [--all] [--json]",
             "                                        the queue: running, pending (and why), the last 10 done;",
-            "                                        --user: only U's jobs; --all: every finished job held",
+            "                                        --user: only U's jobs; --all: every finished job held;",
+            "                                        a command over 200 characters is shortened, ending in …",
+            "       gpusched show N [--json]         one job: where it is, why it waits, its whole command",
             "       gpusched info [--json]           the GPUs: memory, utilisation, paused or not",
             "       gpusched cancel N...  |  gpusched cancel --user U|me   (every pending and running job of U)",
             "       gpusched logs N [-f]             a job's output; -f follows it until the job ends (Ctrl-C detaches)",
@@ -155,7 +157,7 @@ final class ClientCommand {
             if (verb.equals("submit") && words.isEmpty()) {
                 throw new UsageException("submit needs a command after --: gpusched submit [options] -- CMD...");
             }
-            if ((verb.equals("logs") || verb.equals("attach")) && words.size() != 1) {
+            if ((verb.equals("logs") || verb.equals("attach") || verb.equals("show")) && words.size() != 1) {
                 throw new UsageException(verb + " takes one job number, e.g. gpusched " + verb + " 3");
             }
             if (verb.equals("cancel") && user.isPresent() && !words.isEmpty()) {
@@ -188,7 +190,8 @@ final class ClientCommand {
                         QueueText.printQueue(out, shown);
                     }
                 }
-                case "info" -> QueueText.printInfo(out, c.queue(), json);
+                case "info" -> QueueText.printInfo(out, c.queueSummary(), json);
+                case "show" -> QueueText.printJob(out, c.job(number(words.get(0), "a job number")), json);
                 case "logs" -> {
                     return jobOutput.logs(c, number(words.get(0), "a job number"), follow);
                 }

@@ -77,7 +77,7 @@ class MultiUserServeTest {
     }
 
     /** The CLI's classes and jars, copied where the test's users can read them (the build's are root's). */
-    private static String userClasspath(Path dir) throws Exception {
+    static String userClasspath(Path dir) throws Exception {
         List<String> entries = new ArrayList<>();
         int n = 0;
         for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
@@ -98,11 +98,11 @@ class MultiUserServeTest {
         return String.join(java.io.File.pathSeparator, entries);
     }
 
-    private record Result(int code, String out, String err) {
+    record Result(int code, String out, String err) {
     }
 
     /** {@code gpusched ARGS} run as {@code user} in {@code cwd}: a real client process of theirs. */
-    private static Result asUser(String user, String classpath, Path cwd, String... args) throws Exception {
+    static Result asUser(String user, String classpath, Path cwd, String... args) throws Exception {
         List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user,
                 "--init-groups", ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
                 "-cp", classpath, Main.class.getName()));

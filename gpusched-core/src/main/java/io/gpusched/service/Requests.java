@@ -3,7 +3,7 @@ package io.gpusched.service;
 import io.gpusched.CancelOutcome;
 import io.gpusched.GpuschedException;
 import io.gpusched.JobHandle;
-import io.gpusched.JsonEventWriter;
+import io.gpusched.QueueFullException;
 import io.gpusched.Scheduler;
 import io.gpusched.SubmitContext;
 import io.gpusched.jobs.JobSpec;
@@ -30,6 +30,8 @@ final class Requests {
     private final Scheduler scheduler;
     private final boolean shared;
     private final Optional<String> adminGroup;
+    /** The latest snapshot's answers: connections race to set it, and a lost race only renders twice. */
+    private volatile QueueAnswer lastAnswer;
 
     /**
      * @param shared whether the service serves every user (then users act on their own jobs only)
@@ -41,39 +43,46 @@ final class Requests {
         this.adminGroup = adminGroup;
     }
 
-    String answer(String line, String peer) {
+    /**
+     * @return the lines answering one request line, in order: one, or for a streamed {@code queue} and
+     *     for {@code job} as many as {@code PROTOCOL.md} says, each far under {@link Protocol#MAX_LINE_BYTES}
+     */
+    java.util.List<String> answer(String line, String peer) {
         Map<String, Object> req;
         try {
             req = Json.parseObject(line);
         } catch (IllegalArgumentException e) {
-            return error("bad_request", "not a request: " + e.getMessage());
+            return java.util.List.of(error("bad_request", "not a request: " + e.getMessage()));
         }
         Object v = req.get("v");
         if (!(v instanceof Long version) || version != Protocol.VERSION) {
-            return error("unsupported_version", "this gpusched speaks protocol version " + Protocol.VERSION + ", the request"
-                    + " says " + v + "; use a client of the same release");
+            return java.util.List.of(error("unsupported_version", "this gpusched speaks protocol version "
+                    + Protocol.VERSION + ", the request says " + v + "; use a client of the same release"));
         }
         try {
             return switch (String.valueOf(req.get("op"))) {
-                case "hello" -> ok(Map.of("server", "gpusched", "user", peer));
-                case "submit" -> submit(req, peer);
-                case "queue" -> queue();
-                case "cancel" -> cancel(req, peer);
-                case "logs" -> logs(req, peer);
-                case "pause", "resume" -> pause(req, peer);
-                default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
-                        + " pause, resume, logs, srun, srun_attach");
+                case "hello" -> java.util.List.of(ok(Map.of("server", "gpusched", "user", peer)));
+                case "submit" -> java.util.List.of(submit(req, peer));
+                case "queue" -> queue(req);
+                case "job" -> job(req);
+                case "cancel" -> java.util.List.of(cancel(req, peer));
+                case "logs" -> java.util.List.of(logs(req, peer));
+                case "pause", "resume" -> java.util.List.of(pause(req, peer));
+                default -> java.util.List.of(error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello,"
+                        + " submit, queue, job, cancel, pause, resume, logs, srun, srun_attach"));
             };
         } catch (Forbidden e) {
-            return error("forbidden", e.getMessage());
+            return java.util.List.of(error("forbidden", e.getMessage()));
         } catch (BadRequest e) {
-            return error("bad_request", e.getMessage());
+            return java.util.List.of(error("bad_request", e.getMessage()));
         } catch (JobSpecException e) {
-            return error("bad_job", e.getMessage());
+            return java.util.List.of(error("bad_job", e.getMessage()));
         } catch (IllegalArgumentException e) {
-            return error("bad_request", e.getMessage());
+            return java.util.List.of(error("bad_request", e.getMessage()));
+        } catch (QueueFullException e) {
+            return java.util.List.of(error("queue_full", e.getMessage()));
         } catch (GpuschedException e) {
-            return error("failed", e.getMessage());
+            return java.util.List.of(error("failed", e.getMessage()));
         }
     }
 
@@ -83,6 +92,9 @@ final class Requests {
         try {
             return ok(Map.of("no", h.number().get(30, TimeUnit.SECONDS)));
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof QueueFullException full) {
+                throw new QueueFullException(full.owner(), full.limit());
+            }
             throw new GpuschedException(e.getCause().getMessage());
         } catch (TimeoutException e) {
             throw new GpuschedException("the scheduler did not take the job within 30 s; it may be stopping");
@@ -127,10 +139,45 @@ final class Requests {
         return Map.entry(spec, context);
     }
 
-    private String queue() {
-        return scheduler.snapshot()
-                .map(s -> ok(Map.of("snapshot", new Json.RawJson(JsonEventWriter.valueToJson(s)))))
-                .orElseGet(() -> error("not_ready", "the scheduler has not made its first round yet; try again"));
+    /**
+     * The queue, whoever asks: in one line holding the rows that fit, or with {@code "stream": true}
+     * in as many lines as its rows need ({@link QueueAnswer}).
+     */
+    private java.util.List<String> queue(Map<String, Object> req) {
+        Optional<QueueAnswer> a = answerNow();
+        if (a.isEmpty()) {
+            return java.util.List.of(notReady());
+        }
+        return Boolean.TRUE.equals(req.get("stream")) ? a.get().streamed() : java.util.List.of(a.get().oneLine());
+    }
+
+    /** One job as the queue shows it, with its whole command: what {@code gpusched show} prints. */
+    private java.util.List<String> job(Map<String, Object> req) {
+        int no = (int) whole(req, "no");
+        Optional<QueueAnswer> a = answerNow();
+        if (a.isEmpty()) {
+            return java.util.List.of(notReady());
+        }
+        return a.get().job(no).orElseGet(() -> java.util.List.of(error("no_job", "job " + no + " is not in the queue"
+                + " (running, pending, or ended recently); gpusched queue --all lists those it holds")));
+    }
+
+    /** The answers for the scheduler's latest snapshot, rendered once however many clients ask for it. */
+    private Optional<QueueAnswer> answerNow() {
+        Optional<io.gpusched.QueueSnapshot> s = scheduler.snapshot();
+        if (s.isEmpty()) {
+            return Optional.empty();
+        }
+        QueueAnswer a = lastAnswer;
+        if (a == null || !a.answers(s.get())) {
+            a = new QueueAnswer(s.get(), a == null ? Optional.empty() : a.rendered());
+            lastAnswer = a;
+        }
+        return Optional.of(a);
+    }
+
+    private static String notReady() {
+        return error("not_ready", "the scheduler has not made its first round yet; try again");
     }
 
     private String cancel(Map<String, Object> req, String peer) {

@@ -191,7 +191,9 @@ public final class ServiceServer implements AutoCloseable {
                     SrunSession.serve(scheduler, lines, peer, session.get(), Requests::submission);
                     return;
                 }
-                lines.write(requests.answer(line.get(), peer));
+                for (String answer : requests.answer(line.get(), peer)) {
+                    lines.write(answer);
+                }
             }
         } catch (IOException | RuntimeException e) {
             // The client went away or sent what cannot be answered: its connection ends, nothing else.
