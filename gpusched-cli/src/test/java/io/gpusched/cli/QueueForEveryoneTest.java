@@ -9,10 +9,9 @@ import io.gpusched.Scheduler;
 import io.gpusched.SchedulerOptions;
 import io.gpusched.SubmitContext;
 import io.gpusched.gpu.GpuBackend;
-import io.gpusched.gpu.GpuSnapshot;
-import io.gpusched.gpu.GpuStat;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.service.ServiceServer;
+import io.gpusched.testkit.fake.ScriptedGpuBackend;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -47,23 +46,6 @@ class QueueForEveryoneTest {
     private Scheduler scheduler;
     private CompletableFuture<RunSummary> run;
     private ServiceServer server;
-
-    /** One GPU whose memory another process holds whole: every declared job waits for headroom. */
-    private static final class FullGpu implements GpuBackend {
-        @Override
-        public GpuSnapshot snapshot() {
-            return new GpuSnapshot(List.of(GpuStat.of(0, 24000, 24000)), List.of());
-        }
-
-        @Override
-        public String describe() {
-            return "one full gpu";
-        }
-
-        @Override
-        public void close() {
-        }
-    }
 
     private static int run(String... cmd) throws Exception {
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
@@ -109,7 +91,9 @@ class QueueForEveryoneTest {
     private Path serve(List<String> commands) throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         SchedulerOptions o = SchedulerOptions.defaults().withWatch(true).withPoll(Duration.ofSeconds(1));
-        scheduler = Scheduler.builder().backend(new FullGpu()).options(o).logDir(dir.resolve("logs")).jobs(List.of())
+        // One GPU whose memory another process holds whole: every declared job waits for headroom.
+        GpuBackend full = ScriptedGpuBackend.withGpus(1, 24_000).used(0, 24_000);
+        scheduler = Scheduler.builder().backend(full).options(o).logDir(dir.resolve("logs")).jobs(List.of())
                 .build();
         Path work = Files.createDirectories(dir.resolve("work"));
         SubmitContext theirs = new SubmitContext(SUBMITTER, work, Optional.empty());

@@ -194,9 +194,9 @@ final class QueueAnswer {
     Optional<List<String>> job(int no) {
         for (String list : LISTS) {
             for (Object row : rows(snapshot.board(), list)) {
-                if (number(row) == no) {
+                if (Job.of(row).no() == no) {
                     List<String> out = new ArrayList<>();
-                    String command = command(row);
+                    String command = Job.of(row).command();
                     int part = Protocol.COMMAND_PART_CHARS;
                     for (int at = 0; at < command.length(); ) {
                         int end = Math.min(command.length(), at + part);
@@ -246,25 +246,18 @@ final class QueueAnswer {
         };
     }
 
-    private static int number(Object row) {
-        if (row instanceof StatusBoard.Running r) {
-            return r.no();
-        } else if (row instanceof StatusBoard.Pending p) {
-            return p.no();
-        } else if (row instanceof JobResult j) {
-            return j.no();
+    /** A row's number and command, whichever list it is of. */
+    private record Job(int no, String command) {
+        static Job of(Object row) {
+            if (row instanceof StatusBoard.Running r) {
+                return new Job(r.no(), r.command());
+            } else if (row instanceof StatusBoard.Pending p) {
+                return new Job(p.no(), p.command());
+            } else if (row instanceof JobResult j) {
+                return new Job(j.no(), j.command());
+            }
+            StatusBoard.Interrupted i = (StatusBoard.Interrupted) row;
+            return new Job(i.no(), i.command());
         }
-        return ((StatusBoard.Interrupted) row).no();
-    }
-
-    private static String command(Object row) {
-        if (row instanceof StatusBoard.Running r) {
-            return r.command();
-        } else if (row instanceof StatusBoard.Pending p) {
-            return p.command();
-        } else if (row instanceof JobResult j) {
-            return j.command();
-        }
-        return ((StatusBoard.Interrupted) row).command();
     }
 }
