@@ -102,7 +102,7 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
         try (JsonGenerator g = JSON.createGenerator(s)) {
             g.writeStartObject();
             g.writeStringField("event", snake(event.getClass().getSimpleName()));
-            writeComponents(g, (Record) event);
+            writeComponents(g, (Record) event, Cut.NONE);
             g.writeEndObject();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -123,24 +123,98 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
     public static String valueToJson(Object value) {
         StringWriter s = new StringWriter();
         try (JsonGenerator g = JSON.createGenerator(s)) {
-            writeValue(g, value);
+            writeValue(g, value, Cut.NONE, Integer.MAX_VALUE);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         return s.toString();
     }
 
-    private static void writeComponents(JsonGenerator g, Record r) throws IOException {
-        for (RecordComponent c : r.getClass().getRecordComponents()) {
+    /**
+     * The JSON of a value as a list view shows it (a {@code queue} answer's rows, the dashboard's
+     * tables): as {@link #valueToJson}, but a record component named {@code command} longer than
+     * {@code commandChars} characters, and any other string longer than {@code textChars}, is cut to
+     * one character less and an ellipsis ({@code …}); a record component cut so is followed by
+     * {@code <name>_chars}, its whole length. Characters are UTF-16 units, as Java and JavaScript count
+     * them (one outside the Basic Multilingual Plane counts two, and is never split). So one row's JSON
+     * stays small whatever its command, reason or names hold.
+     *
+     * @param value as for {@link #valueToJson}
+     * @param commandChars the longest command written whole, at least 2
+     * @param textChars the longest other string written whole, at least 2
+     * @return its JSON on one line, without a line break
+     * @throws IllegalArgumentException if a limit is below 2
+     */
+    public static String listJson(Object value, int commandChars, int textChars) {
+        if (commandChars < 2 || textChars < 2) {
+            throw new IllegalArgumentException("list views keep at least 2 characters, got " + commandChars + " and "
+                    + textChars);
+        }
+        StringWriter s = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(s)) {
+            writeValue(g, value, new Cut(commandChars, textChars), textChars);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return s.toString();
+    }
+
+    /** Where strings are cut: commands at {@code command} characters, other strings at {@code text}. */
+    private record Cut(int command, int text) {
+        static final Cut NONE = new Cut(Integer.MAX_VALUE, Integer.MAX_VALUE);
+    }
+
+    /**
+     * @return {@code s} cut to {@code maxChars} UTF-16 units ending in an ellipsis, or {@code s} itself
+     *     when it has no more; never splits a surrogate pair. O(1): a 64 KiB command costs what a short
+     *     one does
+     */
+    private static String cut(String s, int maxChars) {
+        if (s.length() <= maxChars) {
+            return s;
+        }
+        int end = maxChars - 1;
+        return s.substring(0, Character.isHighSurrogate(s.charAt(end - 1)) ? end - 1 : end) + "…";
+    }
+
+    /** A record component as written: its accessor, its JSON name (with {@code _s} for a duration), its snake name. */
+    private record Component(java.lang.reflect.Method accessor, String field, String name, boolean command) {
+    }
+
+    /**
+     * Each record type's components, looked up once: reflecting them (generic types included) for
+     * every row cost more than writing the row (a 100,000-job queue answer).
+     */
+    private static final ClassValue<java.util.List<Component>> COMPONENTS = new ClassValue<>() {
+        @Override
+        protected java.util.List<Component> computeValue(Class<?> type) {
+            java.util.List<Component> out = new java.util.ArrayList<>();
+            for (RecordComponent c : type.getRecordComponents()) {
+                String name = snake(c.getName());
+                out.add(new Component(c.getAccessor(), isDuration(c) ? name + "_s" : name, name,
+                        c.getName().equals("command")));
+            }
+            return java.util.List.copyOf(out);
+        }
+    };
+
+    private static void writeComponents(JsonGenerator g, Record r, Cut cut) throws IOException {
+        for (Component c : COMPONENTS.get(r.getClass())) {
             Object v;
             try {
-                v = c.getAccessor().invoke(r);
+                v = c.accessor().invoke(r);
             } catch (IllegalAccessException | InvocationTargetException e) {
-                throw new IllegalStateException("cannot read " + c, e);
+                throw new IllegalStateException("cannot read " + c.accessor(), e);
             }
-            String name = snake(c.getName());
-            g.writeFieldName(isDuration(c, v) ? name + "_s" : name);
-            writeValue(g, v);
+            String name = c.name();
+            g.writeFieldName(c.field());
+            int maxChars = c.command() ? cut.command() : cut.text();
+            writeValue(g, v, cut, maxChars);
+            String text = v instanceof String str ? str : v instanceof Optional<?> o && o.orElse(null) instanceof String str
+                    ? str : null;
+            if (text != null && text.length() > maxChars) {
+                g.writeNumberField(name + "_chars", text.length());
+            }
         }
         if (r instanceof RunSummary summary) {
             g.writeNumberField("exit_code", summary.exitCode());
@@ -148,22 +222,23 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
             // The verdict in the log's words: "verdict": "under" (the peak was under the declaration)
             // is the log's "over-declared".
             g.writeFieldName("declaration");
-            writeValue(g, result.verdict().declaration().map(w -> w.replace('-', '_')));
+            writeValue(g, result.verdict().declaration().map(w -> w.replace('-', '_')), cut, cut.text());
         }
     }
 
-    private static boolean isDuration(RecordComponent c, Object v) {
+    private static boolean isDuration(RecordComponent c) {
         if (c.getType() == Duration.class) {
             return true;
         }
         return c.getType() == Optional.class && c.getGenericType().getTypeName().contains("java.time.Duration");
     }
 
-    private static void writeValue(JsonGenerator g, Object v) throws IOException {
+    /** @param maxChars where a string here is cut; nested records and collections cut as {@code cut} says */
+    private static void writeValue(JsonGenerator g, Object v, Cut cut, int maxChars) throws IOException {
         if (v == null) {
             g.writeNull();
         } else if (v instanceof Optional<?> o) {
-            writeValue(g, o.orElse(null));
+            writeValue(g, o.orElse(null), cut, maxChars);
         } else if (v instanceof OptionalLong o) {
             if (o.isPresent()) {
                 g.writeNumber(o.getAsLong());
@@ -183,7 +258,7 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
                 g.writeNull();
             }
         } else if (v instanceof String s) {
-            g.writeString(s);
+            g.writeString(cut(s, maxChars));
         } else if (v instanceof Boolean b) {
             g.writeBoolean(b);
         } else if (v instanceof Integer i) {
@@ -206,18 +281,18 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
             g.writeStartObject();
             for (Map.Entry<?, ?> e : new TreeMap<>(m).entrySet()) {
                 g.writeFieldName(String.valueOf(e.getKey()));
-                writeValue(g, e.getValue());
+                writeValue(g, e.getValue(), cut, cut.text());
             }
             g.writeEndObject();
         } else if (v instanceof Collection<?> c) {
             g.writeStartArray();
             for (Object o : c) {
-                writeValue(g, o);
+                writeValue(g, o, cut, cut.text());
             }
             g.writeEndArray();
         } else if (v instanceof Record r) {
             g.writeStartObject();
-            writeComponents(g, r);
+            writeComponents(g, r, cut);
             g.writeEndObject();
         } else {
             g.writeString(v.toString());

@@ -68,6 +68,7 @@ public final class Scheduler implements AutoCloseable {
         this.logDir = b.logDir;
         this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs,
                 b.requirementsFile, b.requirements, fanOut);
+        engine.maxQueuedPerUser(b.maxQueuedPerUser);
         this.closeWait = b.options.killGrace().plusSeconds(5);
     }
 
@@ -144,6 +145,9 @@ public final class Scheduler implements AutoCloseable {
      *     directory is not a directory now, its output file is a directory or in no directory that exists
      *     now, or (while the run runs) its {@code after} names no job of the queue (before the run, the
      *     handle's futures fail with that instead)
+     * @throws QueueFullException (while the run runs) if the owner already has as many jobs not yet ended
+     *     as {@link Builder#maxQueuedPerUser} allows; nothing is journaled and no number is used (before
+     *     the run, the handle's futures fail with that instead)
      */
     public JobHandle submit(JobSpec spec, SubmitContext context) {
         return submit(spec, context, java.util.Optional.empty());
@@ -184,6 +188,9 @@ public final class Scheduler implements AutoCloseable {
             } catch (java.util.concurrent.CompletionException e) {
                 if (e.getCause() instanceof IllegalArgumentException refused) {
                     throw new IllegalArgumentException(refused.getMessage(), refused);
+                }
+                if (e.getCause() instanceof QueueFullException full) {
+                    throw new QueueFullException(full.owner(), full.limit());
                 }
                 // otherwise the run ended first, or the journal refused it: the handle's futures say so
             }
@@ -412,8 +419,26 @@ public final class Scheduler implements AutoCloseable {
         private final List<Consumer<SchedulerEvent>> listeners = new ArrayList<>();
         private InstantSource clock = monotonic();
         private boolean fresh;
+        private int maxQueuedPerUser = Engine.DEFAULT_MAX_QUEUED_PER_USER;
 
         private Builder() {
+        }
+
+        /**
+         * Caps how many submissions not yet ended (pending, held, running, waiting to run again) one owner
+         * ({@link SubmitContext#owner()}) may have: one more is refused with {@link QueueFullException},
+         * before it is journaled or numbered. Jobs-file lines are not counted.
+         *
+         * @param max at least 1 (default 200,000: room for one user's 100,000-job sweep)
+         * @return this
+         * @throws IllegalArgumentException if {@code max} is below 1
+         */
+        public Builder maxQueuedPerUser(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("--max-queued-per-user must be at least 1, got " + max);
+            }
+            this.maxQueuedPerUser = max;
+            return this;
         }
 
         /**

@@ -53,6 +53,26 @@ class JsonEventWriterTest {
     }
 
     @Test
+    void aListViewCutsALongCommandAndSaysItsWholeLength_andLeavesShortRowsAsTheyWere() {
+        StatusBoard.Pending shortRow = new StatusBoard.Pending(1, "python train.py", OptionalLong.of(1024), 0, "its turn",
+                Optional.of("ada"));
+        assertEquals(JsonEventWriter.valueToJson(shortRow), JsonEventWriter.listJson(shortRow, 200, 1000));
+        String command = "x".repeat(60_000);
+        String json = JsonEventWriter.listJson(new StatusBoard.Pending(2, command, OptionalLong.empty(), 0, "r".repeat(5000),
+                Optional.of("ada")), 200, 1000);
+        assertTrue(json.contains("\"command\":\"" + "x".repeat(199) + "…\",\"command_chars\":60000,"), json);
+        assertTrue(json.contains("\"reason\":\"" + "r".repeat(999) + "…\",\"reason_chars\":5000,"), json);
+        assertTrue(json.length() < 1400, "one row stays small: " + json.length());
+    }
+
+    @Test
+    void aListViewNeverSplitsACharacterOutsideTheBasicPlane() {
+        String command = "😀".repeat(300); // two UTF-16 units each, as Java and JavaScript count them
+        String json = JsonEventWriter.listJson(new StatusBoard.Interrupted(1, command, List.of(), Duration.ZERO), 200, 1000);
+        assertTrue(json.contains("\"command\":\"" + "😀".repeat(99) + "…\",\"command_chars\":600"), json);
+    }
+
+    @Test
     void declarationSaysTheVerdictInTheLogsWords() {
         for (Verdict v : Verdict.values()) {
             JobResult r = new JobResult("k#0", 1, "x", List.of(0), JobStatus.OK, 0, OptionalLong.of(100),

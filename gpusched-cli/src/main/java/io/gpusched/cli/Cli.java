@@ -154,6 +154,7 @@ public final class Cli {
                     .options(args.options())
                     .logDir(args.logDir())
                     .fresh(args.fresh())
+                    .maxQueuedPerUser(args.maxQueuedPerUser())
                     .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
             if (closeEvents.w() != null) {
                 builder.listener(closeEvents.w());

@@ -25,7 +25,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
                Optional<String> simMib, Optional<Path> requirements, Optional<Path> metricsTokenFile,
-               io.gpusched.service.ServiceServer.Limits limits) {
+               io.gpusched.service.ServiceServer.Limits limits,
+               int maxQueuedPerUser) {
 
     /** Where {@code gpusched serve} run by root keeps its journal without {@code --log-dir} (made 0700). */
     static final Path ROOT_STATE_DIR = Path.of("/var/lib/gpusched");
@@ -39,9 +40,10 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "       gpusched simulate JOBS_FILE [--gpus-spec 4x80G] [options]   (see gpusched simulate --help):",
             "           replays the placement over JOBS_FILE on a pretend clock, runs nothing, prints the makespan",
             "       gpusched serve [--socket PATH] [--jobs FILE] [--admin-group G] [options]: a daemon on a UNIX",
-            "           socket, for this user; run by root, for every user (jobs run as their submitters)",
-            "       gpusched submit|queue|cancel|logs|attach|pause|resume|dashboard ...   talk to it (see gpusched",
-            "           submit --help)",
+            "           socket, for this user; run by root, for every user (jobs run as their submitters);",
+            "           --max-queued-per-user N: a user with N jobs not yet ended gets no more [200000]",
+            "       gpusched submit|queue|cancel|logs|attach|pause|resume|dashboard|show ...   talk to it (see",
+            "           gpusched submit --help)",
             "       gpusched top                               watch it live (see gpusched top --help)",
             "       gpusched convert --from gpu_scheduler FILE   another tool's jobs file as ours, on stdout",
             "",
@@ -143,6 +145,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<Path> metricsTokenFile = Optional.empty();
         boolean dashboardPublic = false;
         io.gpusched.service.ServiceServer.Limits limits = io.gpusched.service.ServiceServer.Limits.DEFAULTS;
+        int maxQueued = io.gpusched.engine.Engine.DEFAULT_MAX_QUEUED_PER_USER;
         while (!args.isEmpty()) {
             String a = args.poll();
             String inline = null;
@@ -215,6 +218,17 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                         }
                         limits = limits(limits, a, value(a, inline, args));
                     }
+                    case "--max-queued-per-user" -> {
+                        if (!serve) {
+                            throw new UsageException("--max-queued-per-user is an option of gpusched serve");
+                        }
+                        long n = integer(a, value(a, inline, args));
+                        if (n < 1 || n > Integer.MAX_VALUE) {
+                            throw new UsageException("--max-queued-per-user must be a whole number of jobs from 1 to "
+                                    + Integer.MAX_VALUE + ", got " + n);
+                        }
+                        maxQueued = (int) n;
+                    }
                     case "--socket" -> {
                         if (!serve) {
                             throw new UsageException("--socket is an option of gpusched serve and the client verbs");
@@ -263,7 +277,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             logDir = ROOT_STATE_DIR;
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
-                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, metricsTokenFile, limits);
+                adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, metricsTokenFile, limits,
+                maxQueued);
     }
 
     /** {@code serve}'s limits with one of them set from its option. */

@@ -60,5 +60,36 @@ final class QueueText {
             out.println(("ok".equals(d.get("status")) ? "✓" : "✗") + " job " + d.get("no") + " " + d.get("status")
                     + " — " + d.get("command") + owner(d));
         }
+        if (java.util.stream.Stream.of(running, pending, done).flatMap(List::stream).anyMatch(r -> r.get("command_chars") != null)) {
+            out.println("  (commands over " + io.gpusched.service.Protocol.LIST_COMMAND_CHARS + " characters are shortened,"
+                    + " ending in …: gpusched show N prints one whole)");
+        }
+    }
+
+    /**
+     * {@code gpusched show N}: a line saying where the job is (and why it waits, or how it ended), then its
+     * whole command, its line breaks kept and other control characters shown as {@code ?}; or, with
+     * {@code json}, {@code {"list": ..., "job": {...}}} with the row's command whole.
+     */
+    static void printJob(PrintStream out, io.gpusched.service.GpuschedClient.Job job, boolean json) {
+        Map<String, Object> row = new java.util.LinkedHashMap<>(job.row());
+        row.put("command", job.command());
+        row.remove("command_chars");
+        if (json) {
+            out.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("list", job.list(), "job", row)));
+            return;
+        }
+        String where = switch (job.list()) {
+            case "running" -> "running on gpu" + row.get("gpus") + " for " + Math.round(((Number) row.get("elapsed_s"))
+                    .doubleValue()) + "s, peak " + row.get("peak_mib") + " MiB";
+            case "pending" -> (Boolean.TRUE.equals(row.get("held")) ? "held" : "pending") + ", "
+                    + (row.get("declared_mib") == null ? "undeclared" : row.get("declared_mib") + " MiB")
+                    + ", waits: " + row.get("reason");
+            case "interrupted" -> "interrupted (runs again on restart)";
+            default -> "ended " + row.get("status");
+        };
+        out.println("job " + row.get("no") + " " + DisplayWidth.clean(where) + owner(row));
+        out.println(String.join("\n", java.util.Arrays.stream(job.command().split("\n", -1)).map(DisplayWidth::clean)
+                .toList()));
     }
 }

@@ -225,7 +225,9 @@ public final class Dashboard implements AutoCloseable {
             if (snap.isEmpty()) {
                 notReady(ex);
             } else {
-                send(ex, 200, "application/json", JsonEventWriter.valueToJson(snap.get()));
+                // Every row, each command cut as in gpusched queue: /api/jobs/N has it whole.
+                send(ex, 200, "application/json", JsonEventWriter.listJson(snap.get(),
+                        io.gpusched.service.Protocol.LIST_COMMAND_CHARS, io.gpusched.service.Protocol.LIST_TEXT_CHARS));
             }
         } else if (path.startsWith("/api/jobs/")) {
             job(ex, scheduler, snap, path.substring("/api/jobs/".length()));

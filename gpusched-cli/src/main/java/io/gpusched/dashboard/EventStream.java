@@ -6,6 +6,7 @@ import io.gpusched.QueueSnapshot;
 import io.gpusched.Scheduler;
 import io.gpusched.StatusBoard;
 import io.gpusched.VramTimeline;
+import io.gpusched.service.Protocol;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -19,13 +20,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * {@code /events}: Server-Sent Events to every open page. One thread of the dashboard's own ticks
  * {@link #TICK_MS} apart: when the scheduler published a new queue snapshot, or a running job's
- * timeline grew, it writes one {@code queue} event ({@code {"snapshot": ..., "timelines": {no: ...}}},
- * the running jobs' timelines) to every stream; so at most a few per second, whatever the loop does.
+ * timeline grew, it writes one {@code queue} event ({@code {"snapshot": ..., "timelines": {no: ...},
+ * "left_out": {list: n}}}: the snapshot as {@link #shown} cuts it, texts cut as a list view's, the
+ * running jobs' timelines) to every stream; so at most a few per second, whatever the loop does.
  * Every write happens on that thread, so no two writes to one stream interleave.
  */
 final class EventStream {
     /** Between looks at the scheduler: at most four events a second. */
     static final long TICK_MS = 250;
+    /** The pending jobs an update carries, from the head of the queue. */
+    static final int PENDING_ROWS = 500;
+    /** The newest finished jobs an update carries, of this run's and of earlier runs' each. */
+    static final int FINISHED_ROWS = 50;
     /** Open pages beyond this are answered 503: each holds a connection. */
     static final int MAX_STREAMS = 32;
     private static final long KEEPALIVE_MS = 15_000;
@@ -76,9 +82,12 @@ final class EventStream {
         if (snap.isEmpty()) {
             return;
         }
+        QueueSnapshot shown = shown(snap.get());
+        Map<String, Integer> leftOut = leftOut(snap.get().board(), shown.board());
         Map<Integer, VramTimeline> timelines = new TreeMap<>();
         List<Object> seen = new ArrayList<>();
-        seen.add(snap.get());
+        seen.add(shown);
+        seen.add(leftOut);
         for (StatusBoard.Running r : snap.get().board().running()) {
             scheduler.timeline(r.no()).ifPresent(t -> {
                 timelines.put(t.no(), t);
@@ -88,8 +97,9 @@ final class EventStream {
         boolean changed = !seen.equals(lastSeen);
         if (changed) {
             lastSeen = seen;
-            lastPayload = "event: queue\ndata: " + JsonEventWriter.valueToJson(Map.of("snapshot", snap.get(),
-                    "timelines", timelines)) + "\n\n";
+            lastPayload = "event: queue\ndata: " + JsonEventWriter.listJson(Map.of("snapshot", shown,
+                    "timelines", timelines, "left_out", leftOut), Protocol.LIST_COMMAND_CHARS, Protocol.LIST_TEXT_CHARS)
+                    + "\n\n";
         }
         boolean keepalive = nowMs - lastWriteMs >= KEEPALIVE_MS;
         for (Stream s : streams) {
@@ -110,6 +120,38 @@ final class EventStream {
         if (changed || keepalive) {
             lastWriteMs = nowMs;
         }
+    }
+
+    /**
+     * What a page is sent of a snapshot: every running and interrupted job, the head of the pending
+     * queue ({@link #PENDING_ROWS}) and the newest finished jobs ({@link #FINISHED_ROWS} of each list),
+     * so an update stays small and a page stays quick however long the queue; {@code /api/queue} has
+     * every row.
+     */
+    static QueueSnapshot shown(QueueSnapshot s) {
+        StatusBoard b = s.board();
+        StatusBoard cut = new StatusBoard(b.running(), b.pending().subList(0, Math.min(PENDING_ROWS, b.pending().size())),
+                newest(b.done()), newest(b.earlier()), b.interrupted());
+        return new QueueSnapshot(s.at(), cut, s.pausedGpus(), s.orphans(), s.gpus(), s.memory());
+    }
+
+    private static <T> List<T> newest(List<T> rows) {
+        return rows.subList(Math.max(0, rows.size() - FINISHED_ROWS), rows.size());
+    }
+
+    /** @return how many rows of each list {@link #shown} left out; only the lists it cut */
+    static Map<String, Integer> leftOut(StatusBoard all, StatusBoard shown) {
+        Map<String, Integer> m = new TreeMap<>();
+        if (all.pending().size() > shown.pending().size()) {
+            m.put("pending", all.pending().size() - shown.pending().size());
+        }
+        if (all.done().size() > shown.done().size()) {
+            m.put("done", all.done().size() - shown.done().size());
+        }
+        if (all.earlier().size() > shown.earlier().size()) {
+            m.put("earlier", all.earlier().size() - shown.earlier().size());
+        }
+        return m;
     }
 
     /** Ends every stream. */

@@ -78,6 +78,10 @@ public final class Engine {
     private Submissions submissions;
     private Leases leases;
     private long seenVersion = -1;
+    private int maxQueuedPerUser = DEFAULT_MAX_QUEUED_PER_USER;
+
+    /** How many jobs not yet ended one user may have submitted, unless {@link #maxQueuedPerUser} says otherwise. */
+    public static final int DEFAULT_MAX_QUEUED_PER_USER = 200_000;
 
     /**
      * @param backend GPU state source
@@ -245,6 +249,20 @@ public final class Engine {
         return timelines.timeline(no);
     }
 
+    /**
+     * Caps each user's submissions that have not ended; one more is refused with
+     * {@link io.gpusched.QueueFullException}. Called before {@link #run()}.
+     *
+     * @param max at least 1
+     * @throws IllegalArgumentException if {@code max} is below 1
+     */
+    public void maxQueuedPerUser(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("the most jobs queued per user must be at least 1, got " + max);
+        }
+        this.maxQueuedPerUser = max;
+    }
+
     /** @return whether the caller is the loop's own thread (a listener), which must never wait for the loop */
     public boolean onLoopThread() {
         return Thread.currentThread() == loopThread;
@@ -338,7 +356,7 @@ public final class Engine {
                 reader::lastGpus);
         queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, orphans,
                 options.spikeBuffer());
-        submissions = new Submissions(durability, source, outcomes, reporter, queue, leases);
+        submissions = new Submissions(durability, source, outcomes, reporter, queue, leases, maxQueuedPerUser);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
                 fairShare, stops, durability, runFiles, local, leases, names, running, procFs, reporter, outcomes,
                 ended::earlierCount, this::post, source::ruleOf);

@@ -30,10 +30,13 @@ final class Submissions {
     private final Reporter reporter;
     private final PendingQueue queue;
     private final Leases leases;
+    private final int maxQueuedPerUser;
 
+    /** @param maxQueuedPerUser how many submissions not yet ended one owner may have */
     Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, PendingQueue queue,
-                Leases leases) {
+                Leases leases, int maxQueuedPerUser) {
         this.leases = leases;
+        this.maxQueuedPerUser = maxQueuedPerUser;
         this.queue = queue;
         this.durability = durability;
         this.source = source;
@@ -74,6 +77,13 @@ final class Submissions {
         Optional<JournalEvent.Submitted> first = context.requestId().flatMap(id -> submitted(context.owner(), id));
         if (first.isPresent()) {
             repeat(first.get(), result, accepted);
+            return;
+        }
+        if (durability.state().openSubmissions(context.owner()) >= maxQueuedPerUser) {
+            // Before a number is taken: the refused submission leaves no trace.
+            io.gpusched.QueueFullException e = new io.gpusched.QueueFullException(context.owner(), maxQueuedPerUser);
+            accepted.completeExceptionally(e);
+            result.completeExceptionally(e);
             return;
         }
         List<String> unknown = queue.unknownDependencies(spec);

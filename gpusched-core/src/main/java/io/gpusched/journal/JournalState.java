@@ -14,6 +14,8 @@ public final class JournalState {
     private final PeakHistory peaks = new PeakHistory();
     /** The Slurm job of each key's attempt in flight ({@link JournalEvent.SlurmSubmitted}). */
     private final Map<String, Long> slurmJobs = new HashMap<>();
+    /** Each owner's submissions that have not ended, kept as events fold so a cap costs O(1) per submission. */
+    private final Map<String, Integer> openByOwner = new HashMap<>();
     private int nextNo = 1;
     private long nextRun = 1;
 
@@ -46,9 +48,11 @@ public final class JournalState {
                 || e instanceof JournalEvent.Requeued || e instanceof JournalEvent.Retry) {
             slurmJobs.remove(e.key());
         }
-        JobRecord r = record(e.key()).apply(e);
+        JobRecord before = record(e.key());
+        JobRecord r = before.apply(e);
         records.put(e.key(), r);
         peaks.apply(e, r);
+        JournalEvent.Submitted was = submissions.get(e.key());
         if (e instanceof JournalEvent.Seen s) {
             nextNo = Math.max(nextNo, s.no() + 1);
         } else if (e instanceof JournalEvent.Submitted s) {
@@ -57,6 +61,24 @@ public final class JournalState {
         } else if (e instanceof JournalEvent.Launching l) {
             nextRun = Math.max(nextRun, l.run() + 1);
         }
+        // Counted on the way in and out of a terminal status, whichever event moves it (done, a retry
+        // of a failed job, a submission written again).
+        if (was != null && !before.terminal()) {
+            openByOwner.computeIfPresent(was.owner(), (o, n) -> n == 1 ? null : n - 1);
+        }
+        JournalEvent.Submitted now = submissions.get(e.key());
+        if (now != null && !r.terminal()) {
+            openByOwner.merge(now.owner(), 1, Integer::sum);
+        }
+    }
+
+    /**
+     * @param owner a user, as a submission names its owner
+     * @return how many of their API submissions have not ended (pending, held, running, waiting to run
+     *     again); 0 for a user with none. Jobs-file lines are not counted
+     */
+    public int openSubmissions(String owner) {
+        return openByOwner.getOrDefault(owner, 0);
     }
 
     /**

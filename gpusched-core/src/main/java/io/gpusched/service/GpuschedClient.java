@@ -265,20 +265,113 @@ public final class GpuschedClient implements AutoCloseable {
 
     /**
      * @return the queue as JSON: the {@code QueueSnapshot} as {@code JsonEventWriter} writes it (running,
-     *     pending with reasons, done, paused GPUs)
+     *     pending with reasons, done, paused GPUs), every row with its texts cut as {@link #queue()} says
      */
     public String queueJson() {
-        Map<String, Object> r = call(Map.of("op", "queue"));
-        return Json.write(Map.of("snapshot", r.get("snapshot")));
+        return Json.write(Map.of("snapshot", queue()));
     }
 
     /**
+     * The whole queue, however long, read as a streamed answer ({@code PROTOCOL.md}): many lines, each
+     * far under {@link Protocol#MAX_LINE_BYTES}. Each row's command is cut to
+     * {@link Protocol#LIST_COMMAND_CHARS} characters (its whole length is then in {@code command_chars};
+     * {@link #job(int)} has it whole), other texts to {@link Protocol#LIST_TEXT_CHARS}.
+     *
      * @return the queue as parsed JSON: {@code at}, {@code board} ({@code running}, {@code pending},
      *     {@code done}, ...), {@code paused_gpus}, {@code orphans}
      */
     @SuppressWarnings("unchecked")
     public Map<String, Object> queue() {
-        return (Map<String, Object>) call(Map.of("op", "queue")).get("snapshot");
+        Map<String, Object> r = call(Map.of("op", "queue", "stream", true));
+        Map<String, Object> snapshot = (Map<String, Object>) r.get("snapshot");
+        if (!(r.get("lines") instanceof Long n)) {
+            return snapshot; // a daemon from before streamed answers: the whole queue was that one line
+        }
+        Map<String, Object> board = new LinkedHashMap<>(snapshot.get("board") instanceof Map<?, ?> b
+                ? (Map<String, Object>) b : Map.of());
+        board.replaceAll((list, rows) -> rows instanceof java.util.List<?> l ? new java.util.ArrayList<Object>(l) : rows);
+        for (long i = 0; i < n; i++) {
+            Map<String, Object> line = plainLine();
+            if (!(line.get("list") instanceof String list) || !(line.get("rows") instanceof java.util.List<?> rows)) {
+                throw new ServiceException("bad_answer", "a queue answer's line " + (i + 2) + " has no list and rows");
+            }
+            ((java.util.List<Object>) board.computeIfAbsent(list, k -> new java.util.ArrayList<Object>())).addAll(rows);
+        }
+        snapshot.put("board", board);
+        return snapshot;
+    }
+
+    /**
+     * The queue in one answer line, as a client that does not stream reads it: every field of
+     * {@link #queue()}, but each board list holds only the rows that fit in the line (running jobs first,
+     * then the head of the pending queue, then the newest finished), and {@code left_out} says how many
+     * rows of each list were left out. For what needs the GPUs, not every row ({@code gpusched info}).
+     *
+     * @return the snapshot as parsed JSON, with {@code left_out} added when rows were left out
+     */
+    @SuppressWarnings("unchecked")
+    public Map<String, Object> queueSummary() {
+        Map<String, Object> r = call(Map.of("op", "queue"));
+        Map<String, Object> snapshot = (Map<String, Object>) r.get("snapshot");
+        if (r.get("left_out") instanceof Map<?, ?> left) {
+            snapshot.put("left_out", left);
+        }
+        return snapshot;
+    }
+
+    /**
+     * One job as the queue shows it, with its whole command.
+     *
+     * @param list where it is: {@code running}, {@code pending}, {@code done}, {@code earlier} or
+     *     {@code interrupted}
+     * @param row its row as in {@link #queue()} (texts cut the same way)
+     * @param command its whole command
+     */
+    public record Job(String list, Map<String, Object> row, String command) {
+        /**
+         * Copies the row.
+         *
+         * @param list see {@link #list()}
+         * @param row see {@link #row()}
+         * @param command see {@link #command()}
+         */
+        public Job {
+            java.util.Objects.requireNonNull(list, "list");
+            row = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(row));
+            java.util.Objects.requireNonNull(command, "command");
+        }
+    }
+
+    /**
+     * @param no a job's display number
+     * @return the job as the queue shows it, with its whole command
+     * @throws ServiceException {@code no_job} when the queue does not hold it (neither running, pending
+     *     nor among the finished jobs it keeps)
+     */
+    @SuppressWarnings("unchecked")
+    public Job job(int no) {
+        Map<String, Object> r = call(Map.of("op", "job", "no", no));
+        StringBuilder command = new StringBuilder();
+        for (long i = 0, n = whole(r, "parts"); i < n; i++) {
+            command.append(String.valueOf(plainLine().get("part")));
+        }
+        Map<String, Object> row = r.get("job") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+        return new Job(string(r, "list"), row, command.toString());
+    }
+
+    /** A line that follows an answer (a streamed queue's rows, a command's part): JSON, not checked for ok. */
+    private Map<String, Object> plainLine() {
+        Optional<String> line;
+        try {
+            line = lines.read();
+        } catch (IOException e) {
+            throw new ServiceException("unreachable", "the gpusched service at " + socket + " went away: " + e.getMessage());
+        }
+        if (line.isEmpty()) {
+            throw new ServiceException("unreachable", "the gpusched service at " + socket + " closed the connection"
+                    + " in the middle of an answer");
+        }
+        return Json.parseObject(line.get());
     }
 
     /**

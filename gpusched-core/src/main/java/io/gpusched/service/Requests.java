@@ -3,7 +3,7 @@ package io.gpusched.service;
 import io.gpusched.CancelOutcome;
 import io.gpusched.GpuschedException;
 import io.gpusched.JobHandle;
-import io.gpusched.JsonEventWriter;
+import io.gpusched.QueueFullException;
 import io.gpusched.Scheduler;
 import io.gpusched.SubmitContext;
 import io.gpusched.jobs.JobSpec;
@@ -32,6 +32,8 @@ final class Requests {
     private final boolean shared;
     private final Optional<String> adminGroup;
     private final Optional<DashboardLinks> dashboard;
+    /** The latest snapshot's answers: connections race to set it, and a lost race only renders twice. */
+    private volatile QueueAnswer lastAnswer;
 
     /**
      * @param shared whether the service serves every user (then users act on their own jobs only)
@@ -46,13 +48,14 @@ final class Requests {
     }
 
     /**
-     * The answer to one request, parsed from its line: at once for most ops; for {@code submit}, once the
-     * scheduler's loop has numbered the job, completed on the thread that learns it, so no thread waits
-     * for the number. Call it on a thread that may wait for the scheduler's loop, unless
-     * {@link #immediate} says the request never does. The future never fails: an unexpected fault is
-     * thrown here instead.
+     * The answer to one request, parsed from its line, as the lines to write back in order: one, or for a
+     * streamed {@code queue} and for {@code job} as many as {@code PROTOCOL.md} says, each far under
+     * {@link Protocol#MAX_LINE_BYTES}. At once for most ops; for {@code submit}, once the scheduler's loop
+     * has numbered the job, completed on the thread that learns it, so no thread waits for the number.
+     * Call it on a thread that may wait for the scheduler's loop, unless {@link #immediate} says the
+     * request never does. The future never fails: an unexpected fault is thrown here instead.
      */
-    CompletableFuture<String> answer(Map<String, Object> req, String peer) {
+    CompletableFuture<java.util.List<String>> answer(Map<String, Object> req, String peer) {
         Object v = req.get("v");
         if (!(v instanceof Long version) || version != Protocol.VERSION) {
             return done(error("unsupported_version", "this gpusched speaks protocol version " + Protocol.VERSION
@@ -60,17 +63,18 @@ final class Requests {
         }
         try {
             if ("submit".equals(req.get("op"))) {
-                return submit(req, peer);
+                return submit(req, peer).thenApply(java.util.List::of);
             }
-            return done(switch (String.valueOf(req.get("op"))) {
-                case "hello" -> ok(Map.of("server", "gpusched", "user", peer));
-                case "queue" -> queue();
-                case "cancel" -> cancel(req, peer);
-                case "logs" -> logs(req, peer);
-                case "pause", "resume" -> pause(req, peer);
-                case "dashboard" -> dashboard(peer);
-                default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
-                        + " pause, resume, logs, dashboard, srun, srun_attach");
+            return CompletableFuture.completedFuture(switch (String.valueOf(req.get("op"))) {
+                case "hello" -> java.util.List.of(ok(Map.of("server", "gpusched", "user", peer)));
+                case "queue" -> queue(req);
+                case "job" -> job(req);
+                case "cancel" -> java.util.List.of(cancel(req, peer));
+                case "logs" -> java.util.List.of(logs(req, peer));
+                case "pause", "resume" -> java.util.List.of(pause(req, peer));
+                case "dashboard" -> java.util.List.of(dashboard(peer));
+                default -> java.util.List.of(error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello,"
+                        + " submit, queue, job, cancel, pause, resume, logs, dashboard, srun, srun_attach"));
             });
         } catch (GpuschedException | IllegalArgumentException e) {
             return done(errorOf(e));
@@ -84,7 +88,7 @@ final class Requests {
      */
     static boolean immediate(Map<String, Object> req) {
         return !Long.valueOf(Protocol.VERSION).equals(req.get("v")) || "hello".equals(req.get("op"))
-                || "queue".equals(req.get("op"));
+                || "queue".equals(req.get("op")) || "job".equals(req.get("op"));
     }
 
     /**
@@ -92,6 +96,12 @@ final class Requests {
      * {@code PROTOCOL.md} gives it: {@code submit} and {@code srun} answer the same.
      */
     static String errorOf(RuntimeException e) {
+        if (e instanceof io.gpusched.JournalUnwritableException) {
+            return error("journal_unwritable", e.getMessage());
+        }
+        if (e instanceof QueueFullException) {
+            return error("queue_full", e.getMessage());
+        }
         if (e instanceof Forbidden) {
             return error("forbidden", e.getMessage());
         }
@@ -104,8 +114,8 @@ final class Requests {
         return error("failed", e.getMessage());
     }
 
-    private static CompletableFuture<String> done(String answer) {
-        return CompletableFuture.completedFuture(answer);
+    private static CompletableFuture<java.util.List<String>> done(String answer) {
+        return CompletableFuture.completedFuture(java.util.List.of(answer));
     }
 
     private CompletableFuture<String> submit(Map<String, Object> req, String peer) {
@@ -119,6 +129,9 @@ final class Requests {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof io.gpusched.JournalUnwritableException refused) {
                 return error("journal_unwritable", refused.getMessage());
+            }
+            if (cause instanceof QueueFullException full) {
+                return error("queue_full", full.getMessage());
             }
             return error("failed", cause instanceof TimeoutException
                     ? "the scheduler did not take the job within 30 s; it may be stopping" : cause.getMessage());
@@ -167,10 +180,45 @@ final class Requests {
         return Map.entry(spec, context);
     }
 
-    private String queue() {
-        return scheduler.snapshot()
-                .map(s -> ok(Map.of("snapshot", new Json.RawJson(JsonEventWriter.valueToJson(s)))))
-                .orElseGet(() -> error("not_ready", "the scheduler has not made its first round yet; try again"));
+    /**
+     * The queue, whoever asks: in one line holding the rows that fit, or with {@code "stream": true}
+     * in as many lines as its rows need ({@link QueueAnswer}).
+     */
+    private java.util.List<String> queue(Map<String, Object> req) {
+        Optional<QueueAnswer> a = answerNow();
+        if (a.isEmpty()) {
+            return java.util.List.of(notReady());
+        }
+        return Boolean.TRUE.equals(req.get("stream")) ? a.get().streamed() : java.util.List.of(a.get().oneLine());
+    }
+
+    /** One job as the queue shows it, with its whole command: what {@code gpusched show} prints. */
+    private java.util.List<String> job(Map<String, Object> req) {
+        int no = (int) whole(req, "no");
+        Optional<QueueAnswer> a = answerNow();
+        if (a.isEmpty()) {
+            return java.util.List.of(notReady());
+        }
+        return a.get().job(no).orElseGet(() -> java.util.List.of(error("no_job", "job " + no + " is not in the queue"
+                + " (running, pending, or ended recently); gpusched queue --all lists those it holds")));
+    }
+
+    /** The answers for the scheduler's latest snapshot, rendered once however many clients ask for it. */
+    private Optional<QueueAnswer> answerNow() {
+        Optional<io.gpusched.QueueSnapshot> s = scheduler.snapshot();
+        if (s.isEmpty()) {
+            return Optional.empty();
+        }
+        QueueAnswer a = lastAnswer;
+        if (a == null || !a.answers(s.get())) {
+            a = new QueueAnswer(s.get(), a == null ? Optional.empty() : a.rendered());
+            lastAnswer = a;
+        }
+        return Optional.of(a);
+    }
+
+    private static String notReady() {
+        return error("not_ready", "the scheduler has not made its first round yet; try again");
     }
 
     /** The caller's own dashboard URL (its token is theirs: the kernel named them). */

@@ -584,7 +584,8 @@ public final class ServiceServer implements AutoCloseable {
         try {
             req = Json.parseObject(line);
         } catch (IllegalArgumentException e) {
-            reply(c, CompletableFuture.completedFuture(Requests.error("bad_request", "not a request: " + e.getMessage())));
+            reply(c, CompletableFuture.completedFuture(List.of(Requests.error("bad_request", "not a request: "
+                    + e.getMessage()))));
             return;
         }
         if (SrunSession.wants(req)) {
@@ -600,8 +601,8 @@ public final class ServiceServer implements AutoCloseable {
         }
     }
 
-    private void reply(Connection c, java.util.function.Supplier<CompletableFuture<String>> answer) {
-        CompletableFuture<String> f;
+    private void reply(Connection c, java.util.function.Supplier<CompletableFuture<List<String>>> answer) {
+        CompletableFuture<List<String>> f;
         try {
             f = answer.get();
         } catch (RuntimeException e) {
@@ -613,9 +614,9 @@ public final class ServiceServer implements AutoCloseable {
     }
 
     /** Queues an answer when it is ready, from whichever thread completes it; the connection waits again. */
-    private void reply(Connection c, CompletableFuture<String> answer) {
-        answer.whenComplete((text, e) -> {
-            byte[] bytes = e == null ? (text + "\n").getBytes(StandardCharsets.UTF_8) : null;
+    private void reply(Connection c, CompletableFuture<List<String>> answer) {
+        answer.whenComplete((lines, e) -> {
+            byte[] bytes = e == null ? (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8) : null;
             post(() -> {
                 if (c.closed) {
                     return;

@@ -144,8 +144,8 @@ final class SrunSession {
         l.job().number().copy().orTimeout(30, TimeUnit.SECONDS).whenComplete((n, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                if (cause instanceof io.gpusched.JournalUnwritableException refused) {
-                    refuse(Requests.error("journal_unwritable", refused.getMessage()));
+                if (cause instanceof io.gpusched.JournalUnwritableException || cause instanceof io.gpusched.QueueFullException) {
+                    refuse(Requests.errorOf((RuntimeException) cause));
                     return;
                 }
                 refuse(Requests.error("failed", "the scheduler did not take the request: "
