@@ -269,7 +269,7 @@ class CliArgsTest {
             "--exclusive", "--watch", "--oom-retries", "--fresh", "--log-dir", "--verbose", "--sim", "--backend", "--backend-timeout"}) {
             assertTrue(help.contains(opt), opt);
         }
-        assertTrue(help.contains("[512]") && help.contains("[200]") && help.contains("[gpusched_logs]"));
+        assertTrue(help.contains("[512]") && help.contains("[200]") && help.contains("[gpusched_logs; serve as root: /var/lib/gpusched]"));
         assertFalse(err().contains("gpusched:"));
     }
 }

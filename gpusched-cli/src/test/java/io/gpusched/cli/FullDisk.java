@@ -25,7 +25,7 @@ final class FullDisk implements AutoCloseable {
     /** Mounts {@code kib} KiB of tmpfs at {@code at} (created); empty when mounting is not allowed here. */
     static Optional<FullDisk> mount(Path at, int kib) throws Exception {
         Files.createDirectories(at);
-        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + kib + "k", "tmpfs", at.toString())
+        Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + kib + "k,mode=0700", "tmpfs", at.toString())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0 ? Optional.of(new FullDisk(at)) : Optional.empty();
     }
