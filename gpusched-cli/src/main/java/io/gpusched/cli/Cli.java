@@ -98,6 +98,9 @@ public final class Cli {
         if (argv.length > 0 && argv[0].equals("srun")) {
             return new SrunCommand(out, err).run(argv);
         }
+        if (argv.length > 0 && argv[0].equals("doctor")) {
+            return new DoctorCommand(out, err, System::getenv).run(argv);
+        }
         if (argv.length > 0 && argv[0].equals("top")) {
             return new TopCommand(out, err, onInterrupt).run(argv);
         }

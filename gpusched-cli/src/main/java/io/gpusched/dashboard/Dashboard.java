@@ -220,7 +220,7 @@ public final class Dashboard implements AutoCloseable {
         if (path.equals("/") || path.equals("/index.html")) {
             send(ex, 200, "text/html; charset=utf-8", page);
         } else if (path.equals("/metrics")) {
-            send(ex, 200, PrometheusText.CONTENT_TYPE, Metrics.render(metrics.exposition()) + dashboardMetrics(events));
+            send(ex, 200, PrometheusText.CONTENT_TYPE, Metrics.scrape(metrics.exposition(), events.open()));
         } else if (path.equals("/api/queue")) {
             if (snap.isEmpty()) {
                 notReady(ex);
@@ -255,12 +255,6 @@ public final class Dashboard implements AutoCloseable {
         } else {
             send(ex, 200, "application/json", JsonEventWriter.valueToJson(view.get()));
         }
-    }
-
-    /** The dashboard's own gauge, beside the scheduler's metrics. */
-    private static String dashboardMetrics(EventStream events) {
-        return new PrometheusText().gauge("gpusched_dashboard_event_streams", "Pages subscribed to /events now.",
-                java.util.List.of(PrometheusText.Sample.of(events.open()))).toString();
     }
 
     private static void notReady(HttpExchange ex) throws IOException {

@@ -6,6 +6,7 @@ import io.gpusched.Measurement;
 import io.gpusched.QueueSnapshot;
 import io.gpusched.SchedulerEvent;
 import io.gpusched.StatusBoard;
+import io.gpusched.gpu.GpuStat;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,7 +38,11 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     /** Seconds: the loop's reaction, from a millisecond to the poll interval and beyond. */
     static final double[] LATENCY_BUCKETS = {0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
+    /** Bytes in a MiB: the scheduler counts memory in MiB, Prometheus names bytes. */
+    static final long MIB = 1024L * 1024;
+
     private final Supplier<Optional<QueueSnapshot>> snapshots;
+    private final BuildInfo build;
     private final Histogram waits = new Histogram(WAIT_BUCKETS);
     private final Histogram runs = new Histogram(RUN_BUCKETS);
     private final Histogram ratios = new Histogram(RATIO_BUCKETS);
@@ -56,21 +61,45 @@ public final class Metrics implements Consumer<SchedulerEvent> {
      *     right after publishing the snapshot it shows, for the GPUs' memory
      */
     public Metrics(Supplier<Optional<QueueSnapshot>> snapshots) {
+        this(snapshots, BuildInfo.current());
+    }
+
+    /**
+     * @param snapshots the scheduler's {@code snapshot()}: read on each status update, which the loop emits
+     *     right after publishing the snapshot it shows, for the GPUs' memory
+     * @param build what {@code gpusched_build_info} says
+     */
+    public Metrics(Supplier<Optional<QueueSnapshot>> snapshots, BuildInfo build) {
         this.snapshots = snapshots;
+        this.build = build;
         for (JobStatus s : JobStatus.values()) {
             finished.put(s.journalName(), 0L);
         }
         publish();
     }
 
-    /** One GPU's memory gauges, in MiB. */
-    record GpuGauges(int gpu, long totalMib, long usedMib, long declaredMib, long reservedMib, boolean paused,
-                     boolean healthy) {
+    /**
+     * One GPU's gauges.
+     *
+     * @param gpu its index
+     * @param uuid its UUID, when the backend knows it
+     * @param model its product name
+     * @param totalMib its memory, MiB
+     * @param usedMib in use by anyone, MiB
+     * @param declaredMib the running jobs' declarations, MiB
+     * @param reservedMib what placement counts as taken, MiB
+     * @param utilisation its utilisation 0–1, when it reports one
+     * @param paused whether it is paused
+     * @param healthy whether the backend calls it healthy
+     */
+    record GpuGauges(int gpu, Optional<String> uuid, String model, long totalMib, long usedMib, long declaredMib,
+                     long reservedMib, java.util.OptionalDouble utilisation, boolean paused, boolean healthy) {
     }
 
     /**
-     * Everything a scrape shows, at one moment.
+     * Everything a scrape shows of the scheduler, at one moment.
      *
+     * @param build which gpusched this is
      * @param started jobs started (attempts), all told
      * @param finished jobs that ended, by status
      * @param running jobs running now
@@ -82,7 +111,7 @@ public final class Metrics implements Consumer<SchedulerEvent> {
      * @param ratios peak / declaration histogram
      * @param latencies dispatch latency histogram, seconds
      */
-    record Exposition(long started, Map<String, Long> finished, long running, long pending, long held,
+    record Exposition(BuildInfo build, long started, Map<String, Long> finished, long running, long pending, long held,
                       List<GpuGauges> gpus, Histogram.Snapshot waits, Histogram.Snapshot runs,
                       Histogram.Snapshot ratios, Histogram.Snapshot latencies) {
     }
@@ -140,16 +169,20 @@ public final class Metrics implements Consumer<SchedulerEvent> {
             List<GpuGauges> out = new ArrayList<>();
             for (QueueSnapshot.GpuMemory m : snap.get().memory()) {
                 long declared = m.jobs().stream().mapToLong(j -> j.declaredMib().orElse(0)).sum();
-                boolean healthy = snap.get().gpus().stream().filter(g -> g.index() == m.gpu()).allMatch(g -> g.healthy());
-                out.add(new GpuGauges(m.gpu(), m.totalMib(), m.usedMib(), declared, m.reservedMib(),
-                        snap.get().pausedGpus().contains(m.gpu()), healthy));
+                Optional<GpuStat> stat = snap.get().gpus().stream().filter(g -> g.index() == m.gpu()).findFirst();
+                java.util.OptionalDouble util = stat.map(g -> g.utilPercent().isPresent()
+                        ? java.util.OptionalDouble.of(Math.min(100, Math.max(0, g.utilPercent().getAsInt())) / 100.0)
+                        : java.util.OptionalDouble.empty()).orElse(java.util.OptionalDouble.empty());
+                out.add(new GpuGauges(m.gpu(), stat.flatMap(GpuStat::uuid), stat.map(GpuStat::name).orElse(""),
+                        m.totalMib(), m.usedMib(), declared, m.reservedMib(), util,
+                        snap.get().pausedGpus().contains(m.gpu()), stat.map(GpuStat::healthy).orElse(true)));
             }
             gpus = List.copyOf(out);
         }
     }
 
     private void publish() {
-        published = new Exposition(started, Map.copyOf(finished), running, pending, held, gpus, waits.snapshot(),
+        published = new Exposition(build, started, Map.copyOf(finished), running, pending, held, gpus, waits.snapshot(),
                 runs.snapshot(), ratios.snapshot(), latencies.snapshot());
     }
 
@@ -158,23 +191,43 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     }
 
     /**
-     * The exposition as Prometheus text; every metric's name and meaning is here and in the README.
+     * What {@code /metrics} answers: the scheduler's metrics, this process's, and the dashboard's own gauge.
+     *
+     * @param x the scheduler's metrics at one moment
+     * @param eventStreams pages subscribed to {@code /events} now
+     * @return Prometheus text, ending in a line feed
+     */
+    static String scrape(Exposition x, long eventStreams) {
+        return render(x) + ProcessMetrics.render(ProcessMetrics.read()) + new PrometheusText().gauge(
+                "gpusched_dashboard_event_streams", "Pages subscribed to /events now.",
+                List.of(PrometheusText.Sample.of(eventStreams))).toString();
+    }
+
+    /**
+     * The exposition as Prometheus text; every metric's name and meaning is here and in the README. Names
+     * end in the base unit ({@code _bytes}, {@code _seconds}; ratios are 0–1 and end in {@code _ratio}), as
+     * Prometheus's naming guide asks. Counters and histograms count from this scheduler's start
+     * ({@code process_start_time_seconds}): they are not kept across restarts, which {@code rate()} and
+     * {@code increase()} take as a reset.
      *
      * @param x what to show
      * @return the text, ending in a line feed
      */
     static String render(Exposition x) {
         PrometheusText t = new PrometheusText();
+        t.gauge("gpusched_build_info", "Always 1: which gpusched is running, by version and git revision.",
+                List.of(new PrometheusText.Sample(Map.of("version", x.build().version(), "revision", x.build().revision()), 1)));
         t.gauge("gpusched_queue_jobs", "Jobs in the queue now, by state: running, pending (waiting for room), "
                 + "held (waiting for their after= dependencies).", List.of(
                 new PrometheusText.Sample(Map.of("state", "running"), x.running()),
                 new PrometheusText.Sample(Map.of("state", "pending"), x.pending()),
                 new PrometheusText.Sample(Map.of("state", "held"), x.held())));
-        t.counter("gpusched_jobs_started_total", "Job attempts started (an OOM retry or a requeued job starts again).",
-                List.of(PrometheusText.Sample.of(x.started())));
+        t.counter("gpusched_jobs_started_total", "Job attempts started (an OOM retry or a requeued job starts again), "
+                + "since this scheduler started.", List.of(PrometheusText.Sample.of(x.started())));
         List<PrometheusText.Sample> ended = new ArrayList<>();
         new TreeMap<>(x.finished()).forEach((status, n) -> ended.add(new PrometheusText.Sample(Map.of("status", status), n)));
-        t.counter("gpusched_jobs_finished_total", "Jobs that reached a final state, by status.", ended);
+        t.counter("gpusched_jobs_finished_total", "Jobs that reached a final state, by status, since this scheduler "
+                + "started.", ended);
         t.histogram("gpusched_job_wait_seconds", "Time from a job's submission (or first sight of its jobs-file line) "
                 + "to its start, in seconds.", x.waits());
         t.histogram("gpusched_job_run_seconds", "Wall time of each job's last attempt, for jobs that ran, in seconds.",
@@ -184,13 +237,17 @@ public final class Metrics implements Consumer<SchedulerEvent> {
         t.histogram("gpusched_dispatch_latency_seconds", "Time from the later of a job's arrival and the last moment "
                 + "GPU capacity came free (a job ended, was requeued, a GPU resumed) to the job's start, in seconds.",
                 x.latencies());
-        t.gauge("gpusched_gpu_memory_total_mib", "Each GPU's memory, in MiB.", gpu(x, GpuGauges::totalMib));
-        t.gauge("gpusched_gpu_memory_used_mib", "Memory in use on each GPU, by any process, in MiB.",
-                gpu(x, GpuGauges::usedMib));
-        t.gauge("gpusched_gpu_memory_declared_mib", "Sum of the declarations of the jobs running on each GPU, in MiB.",
-                gpu(x, GpuGauges::declaredMib));
-        t.gauge("gpusched_gpu_memory_reserved_mib", "Memory placement counts as taken on each GPU: other processes' "
-                + "use and the running jobs' budgets (total minus headroom), in MiB.", gpu(x, GpuGauges::reservedMib));
+        t.gauge("gpusched_gpu_memory_total_bytes", "Each GPU's memory, in bytes.", gpu(x, g -> g.totalMib() * MIB));
+        t.gauge("gpusched_gpu_memory_used_bytes", "Memory in use on each GPU, by any process, in bytes.",
+                gpu(x, g -> g.usedMib() * MIB));
+        t.gauge("gpusched_gpu_memory_declared_bytes", "Sum of the declarations of the jobs running on each GPU, in "
+                + "bytes.", gpu(x, g -> g.declaredMib() * MIB));
+        t.gauge("gpusched_gpu_memory_reserved_bytes", "Memory placement counts as taken on each GPU: other processes' "
+                + "use and the running jobs' budgets (total minus headroom), in bytes.", gpu(x, g -> g.reservedMib() * MIB));
+        t.gauge("gpusched_gpu_utilization_ratio", "Each GPU's utilisation as the backend last read it, 0 to 1 (NVML: the "
+                + "share of its last sample period in which a kernel ran); absent for a GPU that does not report it.",
+                x.gpus().stream().filter(g -> g.utilisation().isPresent())
+                        .map(g -> new PrometheusText.Sample(gpuLabels(g), g.utilisation().getAsDouble())).toList());
         t.gauge("gpusched_gpu_paused", "1 when the GPU is paused (no new job is placed there).",
                 gpu(x, g -> g.paused() ? 1 : 0));
         t.gauge("gpusched_gpu_healthy", "1 when the backend reports the GPU healthy.", gpu(x, g -> g.healthy() ? 1 : 0));
@@ -198,7 +255,21 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     }
 
     private static List<PrometheusText.Sample> gpu(Exposition x, java.util.function.ToLongFunction<GpuGauges> f) {
-        return x.gpus().stream().map(g -> new PrometheusText.Sample(Map.of("gpu", String.valueOf(g.gpu())),
-                f.applyAsLong(g))).toList();
+        return x.gpus().stream().map(g -> new PrometheusText.Sample(gpuLabels(g), f.applyAsLong(g))).toList();
+    }
+
+    /**
+     * A GPU's labels: {@code gpu} (gpusched's index, as in {@code --gpus} and the logs), {@code uuid} where
+     * the backend knows it and {@code model} (its product name). The UUID is NVML's, the one NVIDIA's DCGM
+     * exporter labels {@code UUID}, so the two join on it (README: metrics).
+     */
+    private static Map<String, String> gpuLabels(GpuGauges g) {
+        Map<String, String> labels = new java.util.HashMap<>();
+        labels.put("gpu", String.valueOf(g.gpu()));
+        g.uuid().ifPresent(u -> labels.put("uuid", u));
+        if (!g.model().isEmpty()) {
+            labels.put("model", g.model());
+        }
+        return labels;
     }
 }

@@ -99,8 +99,12 @@ class DashboardEndToEndTest {
 
         // While it runs: one running job, its declaration on gpu0, and its row in the API.
         String metrics = awaitBody(at(link, "metrics"), "gpusched_queue_jobs{state=\"running\"} 1\n");
-        awaitBody(at(link, "metrics"), "gpusched_gpu_memory_declared_mib{gpu=\"0\"} 2048\n");
-        assertTrue(metrics.contains("gpusched_gpu_memory_total_mib{gpu=\"0\"} 24000\n"), metrics);
+        // In bytes, labelled with the GPU's model (a simulated GPU has no UUID); utilisation 0-1 while it runs.
+        awaitBody(at(link, "metrics"), "gpusched_gpu_memory_declared_bytes{gpu=\"0\",model=\"simulated\"} "
+                + 2048L * 1024 * 1024 + "\n");
+        metrics = awaitBody(at(link, "metrics"), "gpusched_gpu_utilization_ratio{gpu=\"0\",model=\"simulated\"} 0.9\n");
+        assertTrue(metrics.contains("gpusched_gpu_memory_total_bytes{gpu=\"0\",model=\"simulated\"} "
+                + 24000L * 1024 * 1024 + "\n"), metrics);
         String running = awaitBody(at(link, "api/jobs/1"), "\"used_mib\":1500");
         assertTrue(running.contains("\"state\":\"running\"") && running.contains("\"declared_mib\":2048"), running);
 

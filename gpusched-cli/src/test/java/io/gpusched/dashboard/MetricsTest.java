@@ -79,4 +79,62 @@ class MetricsTest {
         assertTrue(text.contains("gpusched_queue_jobs{state=\"pending\"} 1\n"), text);
         assertTrue(text.contains("gpusched_queue_jobs{state=\"held\"} 2\n"), text);
     }
+
+    private static final long GIB = 1024L * 1024 * 1024;
+
+    /** Two GPUs as NVML reports them: one with its UUID and utilisation, one that reports neither. */
+    static Metrics withTwoGpus(BuildInfo build) {
+        List<io.gpusched.gpu.GpuStat> gpus = List.of(
+                new io.gpusched.gpu.GpuStat(0, Optional.of("GPU-5a2c1b9e-0000-4000-8000-000000000001"), "NVIDIA H100 80GB HBM3",
+                        Optional.empty(), 81559, 30000, java.util.OptionalInt.of(37), true),
+                new io.gpusched.gpu.GpuStat(1, Optional.empty(), "NVIDIA \"Quoted\" GPU", Optional.empty(), 24000, 0,
+                        java.util.OptionalInt.empty(), false));
+        List<io.gpusched.QueueSnapshot.GpuMemory> memory = List.of(
+                new io.gpusched.QueueSnapshot.GpuMemory(0, 81559, 30000, 1000, 81559 - 1000 - 40960, List.of(
+                        new io.gpusched.QueueSnapshot.JobMemory(1, OptionalLong.of(40960), 29000, 29500, 40960))),
+                new io.gpusched.QueueSnapshot.GpuMemory(1, 24000, 0, 0, 24000, List.of()));
+        StatusBoard board = new StatusBoard(List.of(new StatusBoard.Running(1, "a", List.of(0), Duration.ZERO, Map.of(), 0,
+                Optional.empty())), List.of(), List.of());
+        io.gpusched.QueueSnapshot snap = new io.gpusched.QueueSnapshot(T0, board, java.util.Set.of(1), List.of(), gpus, memory);
+        Metrics m = new Metrics(() -> Optional.of(snap), build);
+        m.accept(new SchedulerEvent.StatusUpdated(T0, board));
+        return m;
+    }
+
+    @Test
+    void gpuMemoryIsInBytes_labelledWithTheGpusUuidAndModel_andUtilisationIsARatioOnlyWhereReported() {
+        String text = Metrics.render(withTwoGpus(new BuildInfo("1.2.3", "abc1234")).exposition());
+        String h100 = "{gpu=\"0\",model=\"NVIDIA H100 80GB HBM3\",uuid=\"GPU-5a2c1b9e-0000-4000-8000-000000000001\"}";
+        String other = "{gpu=\"1\",model=\"NVIDIA \\\"Quoted\\\" GPU\"}";
+        for (String line : List.of(
+                "gpusched_gpu_memory_total_bytes" + h100 + " " + 81559L * 1024 * 1024,
+                "gpusched_gpu_memory_used_bytes" + h100 + " " + 30000L * 1024 * 1024,
+                "gpusched_gpu_memory_declared_bytes" + h100 + " " + 40 * GIB,
+                "gpusched_gpu_memory_reserved_bytes" + h100 + " " + (1000L + 40960) * 1024 * 1024,
+                "gpusched_gpu_utilization_ratio" + h100 + " 0.37",
+                "gpusched_gpu_memory_total_bytes" + other + " " + 24000L * 1024 * 1024,
+                "gpusched_gpu_paused" + other + " 1",
+                "gpusched_gpu_healthy" + other + " 0")) {
+            assertTrue(text.contains(line + "\n"), line + " in\n" + text);
+        }
+        assertTrue(!text.contains("gpusched_gpu_utilization_ratio{gpu=\"1\""), "no utilisation where none was read:\n" + text);
+        assertTrue(!text.contains("_mib"), "no MiB left:\n" + text);
+    }
+
+    @Test
+    void buildInfoNamesTheVersionAndRevision() {
+        String text = Metrics.render(new Metrics(Optional::empty, new BuildInfo("0.2.0", "0123456789abcdef")).exposition());
+        assertTrue(text.contains("# TYPE gpusched_build_info gauge\n"
+                + "gpusched_build_info{revision=\"0123456789abcdef\",version=\"0.2.0\"} 1\n"), text);
+    }
+
+    @Test
+    void theBuildsOwnRevisionIsTheCommitItWasBuiltFrom() throws Exception {
+        // The cli module's build writes it (pom.xml, build-revision); a checkout always has a HEAD.
+        BuildInfo here = BuildInfo.current();
+        Process git = new ProcessBuilder("git", "rev-parse", "HEAD").redirectErrorStream(true).start();
+        String head = new String(git.getInputStream().readAllBytes()).strip();
+        org.junit.jupiter.api.Assumptions.assumeTrue(git.waitFor() == 0, "not built in a git checkout: " + head);
+        assertEquals(head, here.revision());
+    }
 }

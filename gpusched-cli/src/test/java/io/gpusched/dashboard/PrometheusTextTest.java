@@ -133,10 +133,10 @@ class PrometheusTextTest {
                         line + " outside its family " + current);
             }
         }
-        assertEquals(List.of("gpusched_queue_jobs", "gpusched_jobs_started_total", "gpusched_jobs_finished_total",
-                "gpusched_job_wait_seconds", "gpusched_job_run_seconds", "gpusched_declaration_ratio",
-                "gpusched_dispatch_latency_seconds", "gpusched_gpu_memory_total_mib", "gpusched_gpu_memory_used_mib",
-                "gpusched_gpu_memory_declared_mib", "gpusched_gpu_memory_reserved_mib", "gpusched_gpu_paused",
-                "gpusched_gpu_healthy"), List.copyOf(families));
+        assertEquals(List.of("gpusched_build_info", "gpusched_queue_jobs", "gpusched_jobs_started_total",
+                "gpusched_jobs_finished_total", "gpusched_job_wait_seconds", "gpusched_job_run_seconds",
+                "gpusched_declaration_ratio", "gpusched_dispatch_latency_seconds", "gpusched_gpu_memory_total_bytes",
+                "gpusched_gpu_memory_used_bytes", "gpusched_gpu_memory_declared_bytes", "gpusched_gpu_memory_reserved_bytes",
+                "gpusched_gpu_utilization_ratio", "gpusched_gpu_paused", "gpusched_gpu_healthy"), List.copyOf(families));
     }
 }

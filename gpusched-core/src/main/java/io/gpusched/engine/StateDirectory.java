@@ -21,7 +21,7 @@ import java.util.List;
  * 0700, journal 0600), with a warning saying so: they hold every submitter's environment. Any other
  * scheduler only has its journal created 0600: its user's own directory is theirs to share.
  */
-final class StateDirectory {
+public final class StateDirectory {
     private static final String JOURNAL = "journal.jsonl";
 
     private StateDirectory() {
@@ -42,7 +42,7 @@ final class StateDirectory {
             try {
                 if (Files.isRegularFile(journal, LinkOption.NOFOLLOW_LINKS)
                         && ((Integer) Files.getAttribute(journal, "unix:uid", LinkOption.NOFOLLOW_LINKS)) == uid) {
-                    makePrivate(journal, "rw-------", notes);
+                    makePrivate(journal, "rw-------", notes, true);
                 }
             } catch (IOException | UnsupportedOperationException e) {
                 // not ours to change, or not a POSIX file system: left as it is
@@ -50,37 +50,94 @@ final class StateDirectory {
             return notes;
         }
         try {
-            if (!Files.exists(logDir, LinkOption.NOFOLLOW_LINKS)) {
-                Files.createDirectories(logDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            }
-            Path real = logDir.toRealPath();
-            requireRootOwned(real, true);
-            for (Path up = real.getParent(); up != null; up = up.getParent()) {
-                requireRootOwned(up, false);
-            }
-            makePrivate(real, "rwx------", notes);
-            Path journal = real.resolve(JOURNAL);
-            if (Files.exists(journal, LinkOption.NOFOLLOW_LINKS)) {
-                if (Files.isSymbolicLink(journal) || !Files.isRegularFile(journal, LinkOption.NOFOLLOW_LINKS)) {
-                    throw new GpuschedException("journal " + journal + " is not a regular file; a root scheduler reads only"
-                            + " its own journal: move it away");
-                }
-                requireRootOwned(journal, true);
-                makePrivate(journal, "rw-------", notes);
-            }
-            Path runs = real.resolve("runs");
-            if (Files.exists(runs, LinkOption.NOFOLLOW_LINKS)) {
-                if (!Files.isDirectory(runs, LinkOption.NOFOLLOW_LINKS)) {
-                    throw new GpuschedException(runs + " is not a directory; a root scheduler keeps its run files there:"
-                            + " move it away");
-                }
-                requireRootOwned(runs, true);
-            }
+            walk(logDir, true, notes);
         } catch (IOException e) {
             throw new GpuschedException("cannot check log directory " + logDir + ": " + e.getMessage()
                     + "; pick one root may create, e.g. /var/lib/gpusched", e);
         }
         return notes;
+    }
+
+    /**
+     * What {@link #secure} would say of a root scheduler's log directory, found without creating or
+     * changing anything (for {@code gpusched doctor}): the same rules, read only.
+     *
+     * @param problem the one line {@link #secure} would refuse with (naming the path, whose it is and the
+     *     fix); empty when a root scheduler would use it
+     * @param changes what a root scheduler would change there and say so (made private, created)
+     */
+    public record Inspection(java.util.Optional<String> problem, List<String> changes) {
+        /**
+         * Copies the list.
+         *
+         * @param problem see {@link #problem()}
+         * @param changes see {@link #changes()}
+         */
+        public Inspection {
+            java.util.Objects.requireNonNull(problem, "problem");
+            changes = List.copyOf(changes);
+        }
+    }
+
+    /**
+     * Checks {@code logDir} as a root scheduler would at its start, without touching it.
+     *
+     * @param logDir the log (state) directory, which need not exist yet
+     * @return the problem a root scheduler would refuse it for, or what it would change
+     */
+    public static Inspection inspect(Path logDir) {
+        List<String> notes = new ArrayList<>();
+        try {
+            walk(logDir, false, notes);
+            return new Inspection(java.util.Optional.empty(), notes);
+        } catch (GpuschedException e) {
+            return new Inspection(java.util.Optional.of(e.getMessage()), notes);
+        } catch (IOException e) {
+            return new Inspection(java.util.Optional.of("cannot check log directory " + logDir + ": " + e.getMessage()
+                    + "; pick one root may create, e.g. /var/lib/gpusched"), notes);
+        }
+    }
+
+    /** The root scheduler's rules; {@code fix}: create and make private, else only say what would be done. */
+    private static void walk(Path logDir, boolean fix, List<String> notes) throws IOException {
+        if (!Files.exists(logDir, LinkOption.NOFOLLOW_LINKS)) {
+            if (!fix) {
+                // The directories above it that exist are what a root scheduler would create it in.
+                Path up = logDir.toAbsolutePath().getParent();
+                while (up != null && !Files.exists(up, LinkOption.NOFOLLOW_LINKS)) {
+                    up = up.getParent();
+                }
+                for (Path p = up == null ? null : up.toRealPath(); p != null; p = p.getParent()) {
+                    requireRootOwned(p, false);
+                }
+                notes.add(logDir + " does not exist yet: a root scheduler creates it 0700");
+                return;
+            }
+            Files.createDirectories(logDir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        Path real = logDir.toRealPath();
+        requireRootOwned(real, true);
+        for (Path up = real.getParent(); up != null; up = up.getParent()) {
+            requireRootOwned(up, false);
+        }
+        makePrivate(real, "rwx------", notes, fix);
+        Path journal = real.resolve(JOURNAL);
+        if (Files.exists(journal, LinkOption.NOFOLLOW_LINKS)) {
+            if (Files.isSymbolicLink(journal) || !Files.isRegularFile(journal, LinkOption.NOFOLLOW_LINKS)) {
+                throw new GpuschedException("journal " + journal + " is not a regular file; a root scheduler reads only"
+                        + " its own journal: move it away");
+            }
+            requireRootOwned(journal, true);
+            makePrivate(journal, "rw-------", notes, fix);
+        }
+        Path runs = real.resolve("runs");
+        if (Files.exists(runs, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.isDirectory(runs, LinkOption.NOFOLLOW_LINKS)) {
+                throw new GpuschedException(runs + " is not a directory; a root scheduler keeps its run files there:"
+                        + " move it away");
+            }
+            requireRootOwned(runs, true);
+        }
     }
 
     /** @return this process's uid: the owner the kernel gives its own {@code /proc/self} */
@@ -116,12 +173,16 @@ final class StateDirectory {
         }
     }
 
-    private static void makePrivate(Path p, String perms, List<String> notes) throws IOException {
+    private static void makePrivate(Path p, String perms, List<String> notes, boolean fix) throws IOException {
         var want = PosixFilePermissions.fromString(perms);
         if (!Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS).equals(want)) {
-            Files.setPosixFilePermissions(p, want);
-            notes.add("made " + p + " " + (perms.startsWith("rwx") ? "0700" : "0600") + ": it holds every submitter's"
-                    + " environment and commands, which only root may read");
+            String mode = perms.startsWith("rwx") ? "0700" : "0600";
+            if (fix) {
+                Files.setPosixFilePermissions(p, want);
+            }
+            notes.add((fix ? "made " + p + " " + mode : p + " is " + PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS)) + "; a root scheduler makes it " + mode)
+                    + ": it holds every submitter's environment and commands, which only root may read");
         }
     }
 }

@@ -28,28 +28,52 @@ final class RuntimeDirectory {
                 Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(
                         PosixFilePermissions.fromString(shared ? "rwxr-xr-x" : "rwx------")));
             }
-            if (Files.isSymbolicLink(dir)) {
-                throw new ServiceException("untrusted", "socket directory " + dir + " is a symbolic link; gpusched listens"
-                        + " only in a directory of its own: remove it, or use another --socket");
-            }
-            int uid = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-            int mode = (Integer) Files.getAttribute(dir, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-            int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
-            if (uid != me) {
-                throw new ServiceException("untrusted", "socket directory " + dir + " belongs to uid " + uid + owner(dir)
-                        + ", not to you: its owner could swap the socket and read what clients send; remove it (or"
-                        + " set XDG_RUNTIME_DIR, or use another --socket)");
-            }
-            int gid = (Integer) Files.getAttribute(dir, "unix:gid", LinkOption.NOFOLLOW_LINKS);
-            int myGroup = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:gid");
-            // Group write is allowed only for the user's own primary group (a user-private group, umask 002).
-            if ((mode & 0002) != 0 || ((mode & 0020) != 0 && gid != myGroup)) {
-                throw new ServiceException("untrusted", "socket directory " + dir + " is writable by "
-                        + ((mode & 0002) != 0 ? "every user" : "its group") + ": another user could swap the socket;"
-                        + " chmod go-w " + dir + " (or remove it)");
-            }
+            verify(dir);
         } catch (IOException | UnsupportedOperationException e) {
             throw new ServiceException("unreachable", "cannot use socket directory " + dir + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * What {@link #prepare} would refuse, found without creating or changing anything.
+     *
+     * @param dir the socket's directory
+     * @return the refusal's one line; empty when it is fine or missing (prepare creates it)
+     */
+    static java.util.Optional<String> check(Path dir) {
+        try {
+            if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+                verify(dir);
+            }
+            return java.util.Optional.empty();
+        } catch (ServiceException e) {
+            return java.util.Optional.of(e.getMessage());
+        } catch (IOException | UnsupportedOperationException e) {
+            return java.util.Optional.of("cannot use socket directory " + dir + ": " + e.getMessage());
+        }
+    }
+
+    /** The rules: not a link, this user's, and writable by nobody else (their own primary group excepted). */
+    private static void verify(Path dir) throws IOException {
+        if (Files.isSymbolicLink(dir)) {
+            throw new ServiceException("untrusted", "socket directory " + dir + " is a symbolic link; gpusched listens"
+                    + " only in a directory of its own: remove it, or use another --socket");
+        }
+        int uid = (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+        int mode = (Integer) Files.getAttribute(dir, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        if (uid != me) {
+            throw new ServiceException("untrusted", "socket directory " + dir + " belongs to uid " + uid + owner(dir)
+                    + ", not to you: its owner could swap the socket and read what clients send; remove it (or"
+                    + " set XDG_RUNTIME_DIR, or use another --socket)");
+        }
+        int gid = (Integer) Files.getAttribute(dir, "unix:gid", LinkOption.NOFOLLOW_LINKS);
+        int myGroup = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:gid");
+        // Group write is allowed only for the user's own primary group (a user-private group, umask 002).
+        if ((mode & 0002) != 0 || ((mode & 0020) != 0 && gid != myGroup)) {
+            throw new ServiceException("untrusted", "socket directory " + dir + " is writable by "
+                    + ((mode & 0002) != 0 ? "every user" : "its group") + ": another user could swap the socket;"
+                    + " chmod go-w " + dir + " (or remove it)");
         }
     }
 

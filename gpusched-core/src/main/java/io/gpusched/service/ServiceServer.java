@@ -282,6 +282,21 @@ public final class ServiceServer implements AutoCloseable {
         }
     }
 
+    /**
+     * What {@link #start(Scheduler, Path, Access, Optional, Optional)} would refuse about the directory
+     * {@code socket} is in, checked as this process without creating or changing anything (for
+     * {@code gpusched doctor}): a link, another user's, or writable by others.
+     *
+     * @param socket where a service would listen
+     * @return the refusal's one line, naming the directory, its owner and the fix; empty when it would
+     *     listen there (a missing directory is created then)
+     */
+    public static Optional<String> socketDirectoryProblem(Path socket) {
+        Path dir = socket.toAbsolutePath().getParent();
+        return dir == null ? Optional.of("socket " + socket + " has no directory; give a path such as /run/gpusched/gpusched.sock")
+                : RuntimeDirectory.check(dir);
+    }
+
     private static boolean answers(Path socket) {
         try {
             SocketChannel.open(UnixDomainSocketAddress.of(socket)).close();

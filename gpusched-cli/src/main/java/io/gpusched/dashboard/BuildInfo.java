@@ -1,0 +1,47 @@
+package io.gpusched.dashboard;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Which gpusched this is, for {@code gpusched_build_info}: the version from the jar's manifest and the
+ * git commit the build recorded in the resource {@code io/gpusched/dashboard/build-revision}.
+ *
+ * @param version e.g. {@code 0.1.0-SNAPSHOT}; {@code dev} when run from classes outside a jar
+ * @param revision the full commit hash the jar was built from; {@code unknown} when built outside a git
+ *     checkout (a source tarball) or run from an IDE that skipped the build's step
+ */
+public record BuildInfo(String version, String revision) {
+    /** The resource the cli module's build writes (see its pom.xml). */
+    static final String REVISION_RESOURCE = "build-revision";
+
+    /**
+     * Checks for null.
+     *
+     * @param version see {@link #version()}
+     * @param revision see {@link #revision()}
+     */
+    public BuildInfo {
+        java.util.Objects.requireNonNull(version, "version");
+        java.util.Objects.requireNonNull(revision, "revision");
+    }
+
+    /** @return this jar's version and revision; never throws */
+    public static BuildInfo current() {
+        String v = BuildInfo.class.getPackage().getImplementationVersion();
+        return new BuildInfo(v == null ? "dev" : v, builtRevision());
+    }
+
+    private static String builtRevision() {
+        try (InputStream in = BuildInfo.class.getResourceAsStream(REVISION_RESOURCE)) {
+            if (in == null) {
+                return "unknown";
+            }
+            String r = new String(in.readNBytes(200), StandardCharsets.UTF_8).strip();
+            return r.matches("[0-9a-f]{7,64}") ? r : "unknown";
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+}
