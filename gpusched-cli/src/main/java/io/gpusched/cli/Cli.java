@@ -154,6 +154,9 @@ public final class Cli {
                     .options(args.options())
                     .logDir(args.logDir())
                     .fresh(args.fresh())
+                    // A daemon's stop (systemctl stop or restart, an upgrade) leaves its users' jobs running
+                    // for the next serve to take up; a jobs-file run is its user's, and Ctrl-C stops it all.
+                    .leaveJobsRunningOnClose(serve && !args.stopJobsOnExit())
                     .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
             if (closeEvents.w() != null) {
                 builder.listener(closeEvents.w());
@@ -266,9 +269,13 @@ public final class Cli {
         boolean root = "root".equals(System.getProperty("user.name"));
         try (ServiceServer service = ServiceServer.start(scheduler, socket,
                 root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup(), links)) {
-            log.println("serving " + (root ? "every user (jobs run as their submitters)"
+            // The version first: after an upgrade, the log says which one took the jobs up.
+            log.println("gpusched " + version() + " serving " + (root ? "every user (jobs run as their submitters)"
                     : System.getProperty("user.name", "?")) + " on " + service.socket()
-                    + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");
+                    + " (gpusched submit/queue/cancel/pause/resume; " + (args.stopJobsOnExit()
+                    ? "Ctrl-C or SIGTERM stops it and its running jobs, which run again on restart)"
+                    : "Ctrl-C or SIGTERM stops it and leaves running jobs running; the next gpusched serve on "
+                    + args.logDir() + " takes them up)"));
             return scheduler.run().exitCode();
         }
     }

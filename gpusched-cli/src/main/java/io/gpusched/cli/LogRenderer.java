@@ -146,6 +146,10 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         } else if (e instanceof SchedulerEvent.Drained d) {
             return !d.watching() ? null : live ? "queue drained — watching jobs file for new lines (Ctrl-C to stop)"
                     : "queue drained — waiting for submissions (Ctrl-C to stop)";
+        } else if (e instanceof SchedulerEvent.Stopping s && s.jobsKeepRunning()) {
+            return "stopping: " + (s.running() == 0 ? "no job is running"
+                    : s.running() + " running job" + (s.running() == 1 ? " keeps" : "s keep") + " running; the next"
+                    + " gpusched serve on this state takes " + (s.running() == 1 ? "it" : "them") + " up");
         } else if (e instanceof SchedulerEvent.Stopping s) {
             return "WARN  interrupted — terminating " + s.running() + " running job" + (s.running() == 1 ? "" : "s")
                     + " (SIGTERM, then SIGKILL after the grace); they will run again on restart";

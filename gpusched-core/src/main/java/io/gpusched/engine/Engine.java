@@ -252,7 +252,19 @@ public final class Engine {
 
     /** Asks the loop, from any thread, to terminate running jobs and return. */
     public void stop() {
-        inbox.post(new Inbox.Stop());
+        stop(false);
+    }
+
+    /**
+     * Asks the loop, from any thread, to return: it starts nothing more; running jobs are terminated,
+     * or with {@code leaveJobs} left running (a job already being stopped, by a cancel or its timeout,
+     * is still seen to its end first), journaled as started, so the next scheduler on this log
+     * directory takes them up as it takes up a dead scheduler's.
+     *
+     * @param leaveJobs whether running jobs go on without a scheduler
+     */
+    public void stop(boolean leaveJobs) {
+        inbox.post(new Inbox.Stop(leaveJobs));
     }
 
     /**
@@ -415,7 +427,7 @@ public final class Engine {
             // Stop as asked, but keep the flag off while stopping: set, every wait of the loop would
             // return at once and the stop would spin a core until its jobs die. run() restores it.
             interruptedWhileRunning = true;
-            m = new Inbox.Stop();
+            m = new Inbox.Stop(false);
         }
         durability.beginGroup();
         try {
@@ -443,8 +455,8 @@ public final class Engine {
         } else if (m instanceof Inbox.Control c) {
             c.action().run();
             dirty = true;
-        } else if (m instanceof Inbox.Stop) {
-            stops.beginStop();
+        } else if (m instanceof Inbox.Stop s) {
+            stops.beginStop(s.leaveJobs());
         }
     }
 
