@@ -380,6 +380,20 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * Drains the scheduler, from any thread while {@link #run()} runs: it starts no job from now on
+     * (queued ones, and submissions still taken, stay in the journal for the next scheduler on this log
+     * directory), lets the running ones end as they would (their outcomes recorded, cancel and timeouts
+     * still apply; srun commands too), and then {@code run()} returns an interrupted summary. Unlike
+     * {@link #close()} it does not wait. Asking again changes nothing.
+     *
+     * @return how many jobs were running when the drain began
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public int drain() {
+        return await(engine::drain);
+    }
+
+    /**
      * Stops dispatching and waits for {@link #run()} to return (at most the kill grace plus a few
      * seconds). By default it sends SIGTERM to every running job's session, SIGKILL after the kill
      * grace, and records them as interrupted in the journal (a restart runs them again). Built with

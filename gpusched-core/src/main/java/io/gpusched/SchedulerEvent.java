@@ -482,6 +482,17 @@ public sealed interface SchedulerEvent {
     }
 
     /**
+     * The scheduler drains ({@link Scheduler#drain()}): it starts no job from now on, and ends once the
+     * running ones have.
+     *
+     * @param at time
+     * @param running jobs it waits for (srun commands included)
+     * @param waiting jobs queued that it will not start: they stay in the journal for the next scheduler
+     */
+    record Draining(Instant at, int running, int waiting) implements SchedulerEvent {
+    }
+
+    /**
      * The run ended.
      *
      * @param at time

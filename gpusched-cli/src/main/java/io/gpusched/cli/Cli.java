@@ -204,6 +204,13 @@ public final class Cli {
                     }
                 });
             }
+            // A daemon drained (gpusched drain) exits 0: it stopped as asked, its queue kept for the next.
+            java.util.concurrent.atomic.AtomicBoolean drained = new java.util.concurrent.atomic.AtomicBoolean();
+            builder.listener(e -> {
+                if (e instanceof SchedulerEvent.Draining) {
+                    drained.set(true);
+                }
+            });
             Scheduler scheduler = builder.build();
             built[0] = scheduler;
             if (args.dashboard().isPresent()) {
@@ -219,7 +226,8 @@ public final class Cli {
             }
             onStart.accept(scheduler);
             try {
-                return runOrServe(serve, scheduler, args, runService, links(dashboard.get()), log);
+                int code = runOrServe(serve, scheduler, args, runService, links(dashboard.get()), log);
+                return serve && drained.get() ? 0 : code;
             } finally {
                 dashboard.get().ifPresent(Dashboard::close);
             }

@@ -163,6 +163,8 @@ class StopAndUpgradeEndToEndTest {
             }
             long shell = Long.parseLong(Files.readString(home.resolve("pid")).strip());
 
+            String drain = UnixUsers.as(USER, dir.resolve("run/gpusched.sock"), "{\"v\":1,\"op\":\"drain\"}");
+            assertTrue(drain.contains("\"code\":\"forbidden\"") && drain.contains("for admins"), drain);
             assertEquals(130, terminate(first));
             String firstLog = Files.readString(dir.resolve("first.log"));
             assertTrue(firstLog.contains("stopping: 1 running job keeps running"), firstLog);
@@ -188,6 +190,37 @@ class StopAndUpgradeEndToEndTest {
                 UnixUsers.run("/usr/sbin/userdel", USER);
             }
         }
+    }
+
+    @Test
+    void drainStartsNothingMore_theDaemonExits0OnceTheRunningJobEnds_andTheQueuedJobRunsUnderTheNext() throws Exception {
+        Path go = dir.resolve("go");
+        Path second = dir.resolve("second-ran");
+        Process daemon = serve(System.getProperty("java.class.path"), "daemon.log");
+        assertEquals(0, ServeDaemon.cli("submit", "--socket", socket(), "--vram", "1G", "--",
+                "while [ ! -e " + go + " ]; do sleep 0.05; done").code());
+        awaitLog("daemon.log", "job 1 started");
+
+        assertEquals(new ServeDaemon.Result(0, "draining: the daemon starts no job from now on and exits once its 1 running"
+                + " job ends (gpusched queue shows them); queued jobs wait in its journal for the next gpusched serve\n", ""),
+                ServeDaemon.cli("drain", "--socket", socket()));
+        assertEquals(new ServeDaemon.Result(0, "submitted job 2\n", ""), ServeDaemon.cli("submit", "--socket", socket(),
+                "--vram", "1G", "--", "touch " + second), "a drained daemon still takes submissions, for the next");
+        Thread.sleep(1000); // ten rounds
+        assertTrue(daemon.isAlive(), "it waits for its running job");
+        assertFalse(Files.exists(second), "nothing starts while it drains");
+        Files.createFile(go);
+        assertTrue(daemon.waitFor(30, TimeUnit.SECONDS), "it exits once its job ended");
+        assertEquals(0, daemon.exitValue(), "a drain is a stop as asked");
+        String log = Files.readString(dir.resolve("daemon.log"));
+        assertTrue(log.contains("draining (gpusched drain): no job starts from now on; this ends once the 1 running job ends"),
+                log);
+        assertTrue(log.contains("job 1 finished [OK]") && log.contains("drained — 1 jobs finished in this run"), log);
+        assertFalse(log.contains("job 2 started"), log);
+
+        serve(System.getProperty("java.class.path"), "next.log");
+        awaitLog("next.log", "job 2 finished [OK]");
+        assertTrue(Files.exists(second));
     }
 
     /** This test's user: the prefix keeps it apart from other tests' users. */

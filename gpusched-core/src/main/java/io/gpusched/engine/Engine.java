@@ -69,6 +69,8 @@ public final class Engine {
     /** The loop's thread was interrupted (an executor's shutdownNow): a stop, and the flag owed back. */
     private boolean interruptedWhileRunning;
     private boolean drainedAnnounced;
+    /** {@link #drain()} was asked: nothing more starts, and the loop ends once nothing runs. */
+    private boolean draining;
     private boolean dirty = true;
     /** Submissions the next round must plan, and when it is due (at once, unless the queue is large). */
     private final SubmitBurst burst = new SubmitBurst();
@@ -250,6 +252,22 @@ public final class Engine {
         return Thread.currentThread() == loopThread;
     }
 
+    /**
+     * Drains, from any thread: the loop starts no job from now on and returns, interrupted, once no job
+     * runs (leases and jobs taken up from a dead scheduler included). Queued jobs stay in the journal.
+     *
+     * @return completed with how many jobs were running when the drain began
+     */
+    public CompletableFuture<Integer> drain() {
+        return inbox.call(() -> {
+            if (!draining) {
+                draining = true;
+                reporter.emit(new SchedulerEvent.Draining(reporter.now(), running.size(), queued()));
+            }
+            return running.size();
+        });
+    }
+
     /** Asks the loop, from any thread, to terminate running jobs and return. */
     public void stop() {
         stop(false);
@@ -398,6 +416,9 @@ public final class Engine {
                 leftovers.sweep();
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
+            if (draining && running.isEmpty() && queue.liveOrphans() == 0) {
+                return finish(true);
+            }
             if (queue.pending().isEmpty() && running.isEmpty() && queue.liveOrphans() == 0 && inbox.isEmpty() && !dirty
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
@@ -486,8 +507,10 @@ public final class Engine {
         queue.applyCancellations(jobs);
         leases.reapAbandoned(List.copyOf(running.all()));
         stops.enforceDeadlines();
-        planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
-                : Optional.empty());
+        if (!draining) {
+            planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
+                    : Optional.empty());
+        }
         durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
         emitBoard();
     }

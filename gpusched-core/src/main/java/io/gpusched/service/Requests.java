@@ -65,8 +65,9 @@ final class Requests {
                 case "logs" -> logs(req, peer);
                 case "pause", "resume" -> pause(req, peer);
                 case "dashboard" -> dashboard(peer);
+                case "drain" -> drain(peer);
                 default -> error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello, submit, queue, cancel,"
-                        + " pause, resume, logs, dashboard, srun, srun_attach");
+                        + " pause, resume, logs, dashboard, drain, srun, srun_attach");
             };
         } catch (Forbidden e) {
             return error("forbidden", e.getMessage());
@@ -240,6 +241,15 @@ final class Requests {
         } catch (IOException e) {
             return java.nio.file.attribute.FileTime.fromMillis(0);
         }
+    }
+
+    /** Start nothing more, and end once the running jobs have: the whole service's, so an admin's. */
+    private String drain(String peer) {
+        if (shared && !admin(peer)) {
+            throw new Forbidden("draining the daemon is for admins (root" + adminGroup.map(g -> ", group " + g)
+                    .orElse("") + "); ask one");
+        }
+        return ok(Map.of("running", scheduler.drain()));
     }
 
     private String pause(Map<String, Object> req, String peer) {
