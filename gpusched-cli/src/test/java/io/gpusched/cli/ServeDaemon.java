@@ -26,6 +26,12 @@ final class ServeDaemon implements AutoCloseable {
     private final Path dir;
     private final List<String> options;
     private Process process;
+    /**
+     * What the daemons of this test started, seen at each stop or kill: a stopped daemon leaves its jobs
+     * running, and the next one takes them up without being their parent, so {@link #close()} ends
+     * them by this list.
+     */
+    private final java.util.Set<Long> started = new java.util.HashSet<>();
 
     /**
      * @param dir the test's directory: {@code run/gpusched.sock}, {@code logs/}, {@code daemon.log} go there
@@ -67,6 +73,7 @@ final class ServeDaemon implements AutoCloseable {
      * to take up. @return its exit code
      */
     int stop() throws Exception {
+        process.descendants().forEach(p -> started.add(p.pid()));
         assertEquals(0, new ProcessBuilder("kill", "-TERM", String.valueOf(process.pid())).start().waitFor());
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the daemon did not stop: " + log());
         return process.exitValue();
@@ -74,6 +81,7 @@ final class ServeDaemon implements AutoCloseable {
 
     /** SIGKILL: no chance to say or journal anything more. */
     void kill() throws Exception {
+        process.descendants().forEach(p -> started.add(p.pid()));
         process.destroyForcibly().waitFor();
     }
 
@@ -85,6 +93,7 @@ final class ServeDaemon implements AutoCloseable {
     @Override
     public void close() {
         stopGracefully(process);
+        ProcSessions.killAll(started);
     }
 
     /**
