@@ -73,6 +73,8 @@ class StopAndUpgradeEndToEndTest {
         assertTrue(firstLog.contains("stopping: 1 running job keeps running; the next gpusched serve on this state takes it up"),
                 firstLog);
         assertFalse(firstLog.contains("terminating"), firstLog);
+        assertTrue(firstLog.contains("stopped — 0 jobs finished in this run; the running ones go on, for the next gpusched"
+                + " serve (exit 130)"), firstLog);
         assertTrue(ProcSessions.anyAlive(List.of(session)), "the job outlived its daemon");
         JournalLines.Parsed journal = JournalLines.read(dir.resolve("logs/journal.jsonl"));
         assertEquals("started", lastEvent(journal, "s1"), "journaled as running, neither interrupted nor done: "
@@ -110,6 +112,9 @@ class StopAndUpgradeEndToEndTest {
                 .anyMatch(l -> l.contains("\"event\":\"done\"") && l.contains("\"peak_mib\":{\"0\":3000}")), "the peak is journaled");
         assertEquals(1, after.lines().stream().filter(l -> l.key().equals("s1") && l.event().equals("started")).count(),
                 "started once, by the first daemon");
+        // The transcript, for the record (issue #23's closing note quotes it).
+        System.out.println("--- first daemon, from install-1 (deleted since) ---\n" + firstLog
+                + "--- second daemon ---\n" + Files.readString(dir.resolve("second.log")));
     }
 
     @Test
