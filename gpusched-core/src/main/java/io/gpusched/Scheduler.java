@@ -44,6 +44,7 @@ public final class Scheduler implements AutoCloseable {
     private final java.nio.file.Path logDir;
     private final Engine engine;
     private final Duration closeWait;
+    private final boolean leaveJobsOnClose;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean started;
     private boolean closed;
@@ -70,6 +71,7 @@ public final class Scheduler implements AutoCloseable {
                 b.requirementsFile, b.requirements, fanOut);
         engine.maxQueuedPerUser(b.maxQueuedPerUser);
         this.closeWait = b.options.killGrace().plusSeconds(5);
+        this.leaveJobsOnClose = b.leaveJobsOnClose;
     }
 
     /** @return the log directory: the journal, the status board and each job's log are there */
@@ -385,21 +387,56 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * Stops dispatching, sends SIGTERM to every running job's session, SIGKILL after the kill grace,
-     * records them as interrupted in the journal (a restart runs them again), and waits for
-     * {@link #run()} to return (at most the grace plus a few seconds). Safe from any thread, including
-     * a shutdown hook; idempotent. If {@code run()} has not been called yet this returns at once, and a
-     * later {@code run()} returns an interrupted, empty summary without running anything.
+     * Drains the scheduler, from any thread while {@link #run()} runs: it starts no job from now on
+     * (queued ones, and submissions still taken, stay in the journal for the next scheduler on this log
+     * directory), lets the running ones end as they would (their outcomes recorded, cancel and timeouts
+     * still apply; srun commands too), and then {@code run()} returns an interrupted summary. Unlike
+     * {@link #close()} it does not wait. Asking again changes nothing.
+     *
+     * @return how many jobs were running when the drain began
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public int drain() {
+        return await(engine::drain);
+    }
+
+    /**
+     * Stops dispatching and waits for {@link #run()} to return (at most the kill grace plus a few
+     * seconds). By default it sends SIGTERM to every running job's session, SIGKILL after the kill
+     * grace, and records them as interrupted in the journal (a restart runs them again). Built with
+     * {@link Builder#leaveJobsRunningOnClose(boolean) leaveJobsRunningOnClose(true)}, it leaves them
+     * running instead: see {@link #closeLeavingJobsRunning()}. Safe from any thread, including a
+     * shutdown hook; idempotent (the first close decides). If {@code run()} has not been called yet this
+     * returns at once, and a later {@code run()} returns an interrupted, empty summary without running
+     * anything.
      */
     @Override
     public void close() {
+        close(leaveJobsOnClose);
+    }
+
+    /**
+     * Stops the scheduler and leaves its running jobs running, whatever it was built with: it starts
+     * nothing more, signals no job, and waits for {@link #run()} to return. Each running job stays
+     * journaled as started; its wrapper writes its exit status to its run's exit file when it ends. The
+     * next scheduler on the same log directory takes each one up (its GPUs stay held, its memory is
+     * measured from then on, a cancel stops it) or, if it ended meanwhile, records the status it left,
+     * as after a scheduler that was killed. A job already being stopped (a cancel, a timeout) is seen
+     * to its end first, so that is recorded as asked; leases are left to their holders, as by
+     * {@link #close()}. Safe from any thread; idempotent with {@link #close()} (the first decides).
+     */
+    public void closeLeavingJobsRunning() {
+        close(true);
+    }
+
+    private void close(boolean leaveJobs) {
         synchronized (this) {
             closed = true;
             if (!started) {
                 return;
             }
         }
-        engine.stop();
+        engine.stop(leaveJobs);
         try {
             finished.await(closeWait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -420,6 +457,7 @@ public final class Scheduler implements AutoCloseable {
         private InstantSource clock = monotonic();
         private boolean fresh;
         private int maxQueuedPerUser = Engine.DEFAULT_MAX_QUEUED_PER_USER;
+        private boolean leaveJobsOnClose;
 
         private Builder() {
         }
@@ -526,6 +564,20 @@ public final class Scheduler implements AutoCloseable {
          */
         public Builder fresh(boolean fresh) {
             this.fresh = fresh;
+            return this;
+        }
+
+        /**
+         * What {@link Scheduler#close()} does with running jobs: with {@code true}, it leaves them
+         * running for the next scheduler on the same log directory to take up
+         * ({@link Scheduler#closeLeavingJobsRunning()}), as a daemon that is restarted or upgraded must;
+         * with {@code false} (the default), it terminates them and they run again on restart.
+         *
+         * @param leave whether close leaves running jobs running
+         * @return this
+         */
+        public Builder leaveJobsRunningOnClose(boolean leave) {
+            this.leaveJobsOnClose = leave;
             return this;
         }
 

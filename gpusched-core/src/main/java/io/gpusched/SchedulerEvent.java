@@ -460,12 +460,36 @@ public sealed interface SchedulerEvent {
     }
 
     /**
-     * The scheduler is stopping on Ctrl-C or {@link Scheduler#close()} and terminates running jobs.
+     * The scheduler is stopping on Ctrl-C or {@link Scheduler#close()}: it terminates running jobs, or
+     * leaves them running for the next scheduler on its log directory to take up
+     * ({@link Scheduler.Builder#leaveJobsRunningOnClose(boolean)}).
      *
      * @param at time
-     * @param running jobs being terminated
+     * @param running jobs being terminated; when {@code jobsKeepRunning}, the jobs left running (those
+     *     already being stopped by a cancel or a timeout are seen to their end first and not counted)
+     * @param jobsKeepRunning whether running jobs are left running
      */
-    record Stopping(Instant at, int running) implements SchedulerEvent {
+    record Stopping(Instant at, int running, boolean jobsKeepRunning) implements SchedulerEvent {
+        /**
+         * A stop that terminates running jobs.
+         *
+         * @param at time
+         * @param running jobs being terminated
+         */
+        public Stopping(Instant at, int running) {
+            this(at, running, false);
+        }
+    }
+
+    /**
+     * The scheduler drains ({@link Scheduler#drain()}): it starts no job from now on, and ends once the
+     * running ones have.
+     *
+     * @param at time
+     * @param running jobs it waits for (srun commands included)
+     * @param waiting jobs queued that it will not start: they stay in the journal for the next scheduler
+     */
+    record Draining(Instant at, int running, int waiting) implements SchedulerEvent {
     }
 
     /**

@@ -158,6 +158,9 @@ public final class Cli {
                     .logDir(args.logDir())
                     .fresh(args.fresh())
                     .maxQueuedPerUser(args.maxQueuedPerUser())
+                    // A daemon's stop (systemctl stop or restart, an upgrade) leaves its users' jobs running
+                    // for the next serve to take up; a jobs-file run is its user's, and Ctrl-C stops it all.
+                    .leaveJobsRunningOnClose(serve && !args.stopJobsOnExit())
                     .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
             if (closeEvents.w() != null) {
                 builder.listener(closeEvents.w());
@@ -205,6 +208,13 @@ public final class Cli {
                     }
                 });
             }
+            // A daemon drained (gpusched drain) exits 0: it stopped as asked, its queue kept for the next.
+            java.util.concurrent.atomic.AtomicBoolean drained = new java.util.concurrent.atomic.AtomicBoolean();
+            builder.listener(e -> {
+                if (e instanceof SchedulerEvent.Draining) {
+                    drained.set(true);
+                }
+            });
             Scheduler scheduler = builder.build();
             built[0] = scheduler;
             if (args.dashboard().isPresent()) {
@@ -220,7 +230,8 @@ public final class Cli {
             }
             onStart.accept(scheduler);
             try {
-                return runOrServe(serve, scheduler, args, runService, links(dashboard.get()), log);
+                int code = runOrServe(serve, scheduler, args, runService, links(dashboard.get()), log);
+                return serve && drained.get() ? 0 : code;
             } finally {
                 dashboard.get().ifPresent(Dashboard::close);
             }
@@ -272,9 +283,13 @@ public final class Cli {
                 root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup(), links,
                 args.limits())) {
             fileLimitWarning(args.limits()).ifPresent(log::println);
-            log.println("serving " + (root ? "every user (jobs run as their submitters)"
+            // The version first: after an upgrade, the log says which one took the jobs up.
+            log.println("gpusched " + version() + " serving " + (root ? "every user (jobs run as their submitters)"
                     : System.getProperty("user.name", "?")) + " on " + service.socket()
-                    + " (gpusched submit/queue/cancel/pause/resume; Ctrl-C stops, running jobs run again on restart)");
+                    + " (gpusched submit/queue/cancel/pause/resume; " + (args.stopJobsOnExit()
+                    ? "Ctrl-C or SIGTERM stops it and its running jobs, which run again on restart)"
+                    : "Ctrl-C or SIGTERM stops it and leaves running jobs running; the next gpusched serve on "
+                    + args.logDir() + " takes them up)"));
             return scheduler.run().exitCode();
         }
     }

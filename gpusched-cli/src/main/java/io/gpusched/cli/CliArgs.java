@@ -26,7 +26,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
                Optional<String> simMib, Optional<Path> requirements, Optional<Path> metricsTokenFile,
                io.gpusched.service.ServiceServer.Limits limits,
-               int maxQueuedPerUser) {
+               int maxQueuedPerUser, boolean stopJobsOnExit) {
 
     /** Where {@code gpusched serve} run by root keeps its journal without {@code --log-dir} (made 0700). */
     static final Path ROOT_STATE_DIR = Path.of("/var/lib/gpusched");
@@ -42,7 +42,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "       gpusched serve [--socket PATH] [--jobs FILE] [--admin-group G] [options]: a daemon on a UNIX",
             "           socket, for this user; run by root, for every user (jobs run as their submitters);",
             "           --max-queued-per-user N: a user with N jobs not yet ended gets no more [200000]",
-            "       gpusched submit|queue|cancel|logs|attach|pause|resume|dashboard|show ...   talk to it (see",
+            "       gpusched submit|queue|cancel|logs|attach|pause|resume|dashboard|show|drain ...   talk to it (see",
             "           gpusched submit --help)",
             "       gpusched top                               watch it live (see gpusched top --help)",
             "       gpusched doctor [--sim]                    check this machine for serve (see gpusched doctor --help)",
@@ -62,6 +62,9 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "  --poll S               seconds between scheduling rounds [5]; exits dispatch at once",
             "  --sample S             seconds between VRAM samples while jobs run [0.25]",
             "  --kill-grace S         seconds between SIGTERM and SIGKILL on timeout/cancel [10]",
+            "  --stop-jobs-on-exit    serve: Ctrl-C or SIGTERM stops the running jobs too (SIGTERM, the grace,",
+            "                         SIGKILL; they run again on restart) [off: they keep running, and the",
+            "                         next gpusched serve on the same --log-dir takes them up]",
             "  --backend-timeout S    seconds to wait for one GPU query before it counts as failed [10]",
             "  --requirements FILE    requirement rules (JSON): what a command implies (vram, gpus, timeout,",
             "                         retries) when its line does not say; re-read live [off]",
@@ -114,7 +117,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "exit code, over the whole jobs file (earlier outcomes included): 0 if every job succeeded or",
             "was cancelled; else the largest failing job's exit code (at least 1), a timed-out job counting",
             "as 124; 2 for a bad command line or jobs file (or --gpus naming a GPU that is not there);",
-            "130 when interrupted by Ctrl-C or SIGTERM (running jobs are journaled and run again on restart).",
+            "130 when interrupted by Ctrl-C or SIGTERM (running jobs are journaled and run again on restart;",
+            "serve leaves them running unless --stop-jobs-on-exit).",
             "",
             "WARN lines are yellow on a terminal; set NO_COLOR to turn colour off. GPUSCHED_CLASSPATH",
             "(read by bin/gpusched) adds plugin jars, e.g. a third-party backend for --backend NAME.");
@@ -132,6 +136,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<String> adminGroup = Optional.empty();
         Optional<Path> file = Optional.empty();
         boolean fresh = false;
+        boolean stopJobsOnExit = false;
         boolean help = false;
         boolean version = false;
         Path logDir = Path.of("gpusched_logs");
@@ -163,6 +168,13 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     case "--auto-vram" -> o = o.withPolicy(o.policy().withAutoVram(true));
                     case "--watch" -> o = o.withWatch(true);
                     case "--fresh" -> fresh = true;
+                    case "--stop-jobs-on-exit" -> {
+                        if (!serve) {
+                            throw new UsageException("--stop-jobs-on-exit is an option of gpusched serve; a jobs-file run"
+                                    + " always stops its jobs on Ctrl-C");
+                        }
+                        stopJobsOnExit = true;
+                    }
                     case "--retry-failed" -> o = o.withRetryFailed(true);
                     case "--age-step" -> o = o.withPolicy(o.policy().withAgeStep(policyDuration(a, value(a, inline, args))));
                     case "--reserve-after" -> o = o.withPolicy(o.policy().withReserveAfter(
@@ -279,7 +291,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
                 adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, metricsTokenFile, limits,
-                maxQueued);
+                maxQueued, stopJobsOnExit);
     }
 
     /** {@code serve}'s limits with one of them set from its option. */

@@ -15,12 +15,12 @@ import java.util.Set;
 /**
  * The verbs that talk to a running {@code gpusched serve}: {@code submit}, {@code queue}, {@code show},
  * {@code info}, {@code cancel}, {@code logs}, {@code attach}, {@code pause}, {@code resume},
- * {@code dashboard}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET}, the
+ * {@code dashboard}, {@code drain}. Each connects to the socket from {@code --socket}, {@code GPUSCHED_SOCKET}, the
  * system daemon's or this user's, in that order.
  */
 final class ClientCommand {
     static final Set<String> VERBS = Set.of("submit", "queue", "show", "info", "cancel", "pause", "resume", "logs", "attach",
-            "dashboard");
+            "dashboard", "drain");
     /** The socket a jobs-file run answers on, in its log directory. */
     static final String RUN_SOCKET = "gpusched.sock";
 
@@ -43,6 +43,9 @@ final class ClientCommand {
             "       gpusched dashboard [--json]     your URL of the daemon's web dashboard (serve --dashboard): it",
             "                                        carries your token, so keep it to yourself; valid until the",
             "                                        daemon restarts",
+            "       gpusched drain                   the daemon starts no job from now on and exits once the running",
+            "                                        ones have ended; queued jobs wait in its journal for the next",
+            "                                        gpusched serve (root, --admin-group members, or its own user)",
             "       gpusched top [--interval S] [--once]   the GPUs and the queue, live (see gpusched top --help)",
             "       gpusched srun [submit's options] [-n N] -- CMD...   waits for GPUs, then runs CMD in this terminal",
             "                                        (see gpusched srun --help)",
@@ -168,6 +171,9 @@ final class ClientCommand {
             if (verb.equals("dashboard") && !words.isEmpty()) {
                 throw new UsageException("dashboard takes no arguments: gpusched dashboard [--json]");
             }
+            if (verb.equals("drain") && (!words.isEmpty() || json)) {
+                throw new UsageException("drain takes no arguments: gpusched drain [--socket PATH]");
+            }
             if (verb.equals("cancel") && user.isPresent() && !words.isEmpty()) {
                 throw new UsageException("cancel takes job numbers or --user, not both");
             }
@@ -207,6 +213,14 @@ final class ClientCommand {
                 case "dashboard" -> {
                     String url = c.dashboardUrl();
                     out.println(json ? io.gpusched.JsonEventWriter.valueToJson(Map.of("url", url)) : url);
+                }
+                case "drain" -> {
+                    int running = c.drain();
+                    out.println(running == 0 ? "draining: no job is running, so the daemon exits now; queued jobs wait"
+                            + " in its journal for the next gpusched serve"
+                            : "draining: the daemon starts no job from now on and exits once its " + running + " running job"
+                            + (running == 1 ? " ends" : "s end") + " (gpusched queue shows them); queued jobs wait in its"
+                            + " journal for the next gpusched serve");
                 }
                 case "logs" -> {
                     return jobOutput.logs(c, number(words.get(0), "a job number"), follow);

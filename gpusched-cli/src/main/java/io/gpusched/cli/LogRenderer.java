@@ -28,6 +28,10 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     private final boolean colour;
     /** Whether the run reads a jobs file (else only submissions feed it). */
     private boolean live = true;
+    /** The run was drained: its end is that, not an interruption. */
+    private boolean drained;
+    /** The stop left the running jobs running: the end says so, not "run the same command again". */
+    private boolean leftRunning;
 
     LogRenderer(PrintStream out, double tolerance) {
         this(out, tolerance, false);
@@ -146,9 +150,26 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         } else if (e instanceof SchedulerEvent.Drained d) {
             return !d.watching() ? null : live ? "queue drained — watching jobs file for new lines (Ctrl-C to stop)"
                     : "queue drained — waiting for submissions (Ctrl-C to stop)";
+        } else if (e instanceof SchedulerEvent.Draining d) {
+            drained = true;
+            return "draining (gpusched drain): no job starts from now on; " + (d.running() == 0 ? "none is running, so this"
+                    + " ends now" : "this ends once the " + d.running() + " running job" + (d.running() == 1 ? " ends" : "s end"))
+                    + (d.waiting() == 0 ? "" : "; " + d.waiting() + " queued job" + (d.waiting() == 1 ? " waits" : "s wait")
+                    + " in the journal for the next start");
+        } else if (e instanceof SchedulerEvent.Stopping s && s.jobsKeepRunning()) {
+            leftRunning = true;
+            return "stopping: " + (s.running() == 0 ? "no job is running"
+                    : s.running() + " running job" + (s.running() == 1 ? " keeps" : "s keep") + " running; the next"
+                    + " gpusched serve on this state takes " + (s.running() == 1 ? "it" : "them") + " up");
         } else if (e instanceof SchedulerEvent.Stopping s) {
             return "WARN  interrupted — terminating " + s.running() + " running job" + (s.running() == 1 ? "" : "s")
                     + " (SIGTERM, then SIGKILL after the grace); they will run again on restart";
+        } else if (e instanceof SchedulerEvent.RunFinished f && leftRunning) {
+            return "stopped — " + f.summary().results().size() + " jobs finished in this run; the running ones go on, for"
+                    + " the next gpusched serve (exit " + f.summary().exitCode() + ")";
+        } else if (e instanceof SchedulerEvent.RunFinished f && drained) {
+            return "drained — " + f.summary().results().size() + " jobs finished in this run; the queued ones run on the"
+                    + " next start";
         } else if (e instanceof SchedulerEvent.RunFinished f) {
             return summary(f.summary());
         }

@@ -80,8 +80,8 @@ class MultiUserServeTest {
     }
 
     private static void stop(Process daemon) throws Exception {
-        new ProcessBuilder("kill", "-TERM", String.valueOf(daemon.pid())).start().waitFor();
-        assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
+        // Nothing of the test's users may outlive it (userdel refuses a user with processes).
+        ServeDaemon.stopLeavingNoJob(daemon, java.time.Duration.ofSeconds(30));
     }
 
     /** Waits until the queue, as root's {@code gpusched queue} prints it, passes {@code test}. */

@@ -26,6 +26,12 @@ final class ServeDaemon implements AutoCloseable {
     private final Path dir;
     private final List<String> options;
     private Process process;
+    /**
+     * What the daemons of this test started, seen at each stop or kill: a stopped daemon leaves its jobs
+     * running, and the next one takes them up without being their parent, so {@link #close()} ends
+     * them by this list.
+     */
+    private final java.util.Set<Long> started = new java.util.HashSet<>();
 
     /**
      * @param dir the test's directory: {@code run/gpusched.sock}, {@code logs/}, {@code daemon.log} go there
@@ -62,8 +68,12 @@ final class ServeDaemon implements AutoCloseable {
         return this;
     }
 
-    /** SIGTERM, as Ctrl-C or systemd stops it; @return its exit code */
+    /**
+     * SIGTERM, as Ctrl-C or systemd stops it: running jobs keep running, for the next {@link #start()}
+     * to take up. @return its exit code
+     */
     int stop() throws Exception {
+        process.descendants().forEach(p -> started.add(p.pid()));
         assertEquals(0, new ProcessBuilder("kill", "-TERM", String.valueOf(process.pid())).start().waitFor());
         assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the daemon did not stop: " + log());
         return process.exitValue();
@@ -71,6 +81,7 @@ final class ServeDaemon implements AutoCloseable {
 
     /** SIGKILL: no chance to say or journal anything more. */
     void kill() throws Exception {
+        process.descendants().forEach(p -> started.add(p.pid()));
         process.destroyForcibly().waitFor();
     }
 
@@ -82,25 +93,49 @@ final class ServeDaemon implements AutoCloseable {
     @Override
     public void close() {
         stopGracefully(process);
+        ProcSessions.killAll(started);
     }
 
     /**
-     * SIGTERM first, so the daemon stops its jobs (each in a session of its own, which a SIGKILLed daemon
-     * would leave running after the test), then SIGKILL if it has not gone within 15 s.
+     * A test's clean-up: SIGTERM (SIGKILL if it has not gone within 15 s), then SIGKILL to every job
+     * session it left running. A stopped daemon leaves its jobs running for the next one to take up;
+     * after a test there is no next one, and a job left behind (a {@code sleep 60}, a real user's
+     * process that keeps {@code userdel} from removing them) would outlive the test.
      */
     static void stopGracefully(Process daemon) {
         if (daemon == null || !daemon.isAlive()) {
             return;
         }
+        stopLeavingNoJob(daemon, java.time.Duration.ofSeconds(15));
+    }
+
+    /**
+     * SIGTERM to the daemon, SIGKILL if it is still there after {@code wait}, then SIGKILL to every
+     * process of the sessions of what it had started (each job leads a session of its own, and outlives
+     * the daemon that started it); waits until they are gone.
+     *
+     * @return the daemon's exit code
+     */
+    static int stopLeavingNoJob(Process daemon, java.time.Duration wait) {
+        java.util.Set<Long> started = new java.util.HashSet<>();
+        daemon.descendants().forEach(p -> started.add(p.pid()));
         daemon.destroy();
+        // What it started up to the signal, seen again before it is gone (once it is, they are no one's children).
+        daemon.descendants().forEach(p -> started.add(p.pid()));
         try {
-            if (!daemon.waitFor(15, TimeUnit.SECONDS)) {
-                daemon.destroyForcibly();
+            if (!daemon.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                daemon.destroyForcibly().waitFor();
+            }
+            ProcSessions.killAll(started);
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ProcSessions.anyAlive(started)
+                    && System.nanoTime() < end; Thread.sleep(20)) {
+                ProcSessions.killAll(started);
             }
         } catch (InterruptedException e) {
             daemon.destroyForcibly();
             Thread.currentThread().interrupt();
         }
+        return daemon.exitValue();
     }
 
     /** {@code gpusched VERB --socket S ARGS...}, in this JVM (its working directory is the module's). */

@@ -50,10 +50,9 @@ class ServeEndToEndTest {
         }
     }
 
+    /** SIGTERM; what jobs it leaves running are ended too, as none of these tests takes them up. */
     private int stopDaemon() throws Exception {
-        assertEquals(0, new ProcessBuilder("kill", "-TERM", String.valueOf(daemon.pid())).start().waitFor());
-        assertTrue(daemon.waitFor(30, TimeUnit.SECONDS));
-        return daemon.exitValue();
+        return ServeDaemon.stopLeavingNoJob(daemon, java.time.Duration.ofSeconds(30));
     }
 
     @AfterEach

@@ -69,6 +69,8 @@ public final class Engine {
     /** The loop's thread was interrupted (an executor's shutdownNow): a stop, and the flag owed back. */
     private boolean interruptedWhileRunning;
     private boolean drainedAnnounced;
+    /** {@link #drain()} was asked: nothing more starts, and the loop ends once nothing runs. */
+    private boolean draining;
     private boolean dirty = true;
     /** Submissions the next round must plan, and when it is due (at once, unless the queue is large). */
     private final SubmitBurst burst = new SubmitBurst();
@@ -268,9 +270,37 @@ public final class Engine {
         return Thread.currentThread() == loopThread;
     }
 
+    /**
+     * Drains, from any thread: the loop starts no job from now on and returns, interrupted, once no job
+     * runs (leases and jobs taken up from a dead scheduler included). Queued jobs stay in the journal.
+     *
+     * @return completed with how many jobs were running when the drain began
+     */
+    public CompletableFuture<Integer> drain() {
+        return inbox.call(() -> {
+            if (!draining) {
+                draining = true;
+                reporter.emit(new SchedulerEvent.Draining(reporter.now(), running.size(), queued()));
+            }
+            return running.size();
+        });
+    }
+
     /** Asks the loop, from any thread, to terminate running jobs and return. */
     public void stop() {
-        inbox.post(new Inbox.Stop());
+        stop(false);
+    }
+
+    /**
+     * Asks the loop, from any thread, to return: it starts nothing more; running jobs are terminated,
+     * or with {@code leaveJobs} left running (a job already being stopped, by a cancel or its timeout,
+     * is still seen to its end first), journaled as started, so the next scheduler on this log
+     * directory takes them up as it takes up a dead scheduler's.
+     *
+     * @param leaveJobs whether running jobs go on without a scheduler
+     */
+    public void stop(boolean leaveJobs) {
+        inbox.post(new Inbox.Stop(leaveJobs));
     }
 
     /**
@@ -404,6 +434,9 @@ public final class Engine {
                 leftovers.sweep();
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
+            if (draining && running.isEmpty() && queue.liveOrphans() == 0) {
+                return finish(true);
+            }
             if (queue.pending().isEmpty() && running.isEmpty() && queue.liveOrphans() == 0 && inbox.isEmpty() && !dirty
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
@@ -433,7 +466,7 @@ public final class Engine {
             // Stop as asked, but keep the flag off while stopping: set, every wait of the loop would
             // return at once and the stop would spin a core until its jobs die. run() restores it.
             interruptedWhileRunning = true;
-            m = new Inbox.Stop();
+            m = new Inbox.Stop(false);
         }
         durability.beginGroup();
         try {
@@ -461,8 +494,8 @@ public final class Engine {
         } else if (m instanceof Inbox.Control c) {
             c.action().run();
             dirty = true;
-        } else if (m instanceof Inbox.Stop) {
-            stops.beginStop();
+        } else if (m instanceof Inbox.Stop s) {
+            stops.beginStop(s.leaveJobs());
         }
     }
 
@@ -492,8 +525,10 @@ public final class Engine {
         queue.applyCancellations(jobs);
         leases.reapAbandoned(List.copyOf(running.all()));
         stops.enforceDeadlines();
-        planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
-                : Optional.empty());
+        if (!draining) {
+            planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
+                    : Optional.empty());
+        }
         durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
         emitBoard();
     }

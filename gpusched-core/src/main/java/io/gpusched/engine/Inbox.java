@@ -38,8 +38,11 @@ final class Inbox {
     record Control(Runnable action, Consumer<GpuschedException> refused) implements Message {
     }
 
-    /** Terminate running jobs and return. */
-    record Stop() implements Message {
+    /**
+     * Stop and return: terminate running jobs, or, with {@code leaveJobs}, leave them running for the
+     * next scheduler on this log directory to take up.
+     */
+    record Stop(boolean leaveJobs) implements Message {
     }
 
     private final LinkedBlockingQueue<Message> queue = new LinkedBlockingQueue<>();

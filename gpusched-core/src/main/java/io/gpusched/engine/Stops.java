@@ -23,6 +23,8 @@ final class Stops {
     private final RunNames names;
     private final Reporter reporter;
     private boolean stopping;
+    /** The stop leaves running jobs running ({@link #beginStop}). */
+    private boolean leaving;
     private Instant stopDeadline;
 
     Stops(SchedulerOptions options, RunningJobs running, SessionSignals signals, ProcFs procFs, RunNames names,
@@ -72,15 +74,25 @@ final class Stops {
         signals.terminate(rj.pid, rj.leaseEntry);
     }
 
-    /** The scheduler stops: every running job is terminated and has the kill grace (plus 2 s) to go. */
-    void beginStop() {
+    /**
+     * The scheduler stops. Every running job is terminated and has the kill grace (plus 2 s) to go; or,
+     * with {@code leaveJobs}, none is signalled: they go on, and only the jobs already being stopped (a
+     * cancel, a timeout) are waited for, so what was asked of them is done and journaled by this
+     * scheduler rather than lost. Leases are never signalled.
+     */
+    void beginStop(boolean leaveJobs) {
         if (stopping) {
             return;
         }
         stopping = true;
+        leaving = leaveJobs;
         Instant now = reporter.now();
         stopDeadline = now.plus(options.killGrace()).plusSeconds(2);
-        reporter.emit(new SchedulerEvent.Stopping(now, running.size()));
+        reporter.emit(new SchedulerEvent.Stopping(now, leaveJobs
+                ? (int) running.all().stream().filter(rj -> rj.stopping.isEmpty()).count() : running.size(), leaveJobs));
+        if (leaveJobs) {
+            return;
+        }
         for (RunningJob rj : running.all()) {
             if (rj.lease()) {
                 continue; // the command runs in its client's terminal and keeps its GPUs across a restart
@@ -93,14 +105,20 @@ final class Stops {
         }
     }
 
-    /** @return whether the stop is over: every job is gone, or the deadline passed */
+    /** @return whether the stop is over: every job it waits for is gone, or the deadline passed */
     boolean stopDone() {
-        return running.all().stream().allMatch(RunningJob::lease) || !reporter.now().isBefore(stopDeadline);
+        return running.all().stream().allMatch(this::leftRunning) || !reporter.now().isBefore(stopDeadline);
+    }
+
+    /** A job the stop leaves running: a lease, or, when leaving jobs, any not being stopped. */
+    private boolean leftRunning(RunningJob rj) {
+        return rj.lease() || leaving && rj.stopping.isEmpty();
     }
 
     /**
-     * The last resort for jobs still alive after the stop's grace (leases are left alone). Once nothing of a job is left it is
-     * interrupted and a restart runs it again; anything that outlives SIGKILL (stuck in the kernel)
+     * The last resort for jobs still alive after the stop's grace (those it leaves running are left
+     * alone, and stay among the running, so the last board shows them). Once nothing of a job is left it
+     * is interrupted and a restart runs it again; anything that outlives SIGKILL (stuck in the kernel)
      * stays journaled as started, so a restart waits for it as an orphan instead of starting a copy.
      *
      * @return the jobs of which nothing is left
@@ -108,10 +126,10 @@ final class Stops {
     List<RunningJob> finishStop() {
         List<RunningJob> gone = new ArrayList<>();
         for (RunningJob rj : List.copyOf(running.all())) {
-            running.remove(rj);
-            if (rj.lease()) {
-                continue; // left running and journaled as started: a restart keeps its GPUs for it
+            if (leftRunning(rj)) {
+                continue; // left running and journaled as started: a restart takes it up (a lease keeps its GPUs)
             }
+            running.remove(rj);
             ProcFs.Run run = names.leftovers(rj);
             signals.killLeftovers(List.of(run), running.otherSessions());
             if (procFs.leftovers(List.of(run), running.otherSessions()).get(0).isEmpty()) {

@@ -555,6 +555,17 @@ public final class GpuschedClient implements AutoCloseable {
         call(Map.of("op", "pause", "gpu", gpu));
     }
 
+    /**
+     * Drains the service: it starts no job from now on and exits once the running ones have ended;
+     * queued jobs wait in its journal for the next one. Root's and admins' (any caller of a user's own).
+     *
+     * @return how many jobs were running when asked, which it now waits for
+     * @throws ServiceException {@code forbidden} for a user who is not an admin of a shared daemon
+     */
+    public int drain() {
+        return ((Number) call(Map.of("op", "drain")).get("running")).intValue();
+    }
+
     /** @param gpu a paused GPU's index to resume */
     public void resume(int gpu) {
         call(Map.of("op", "resume", "gpu", gpu));

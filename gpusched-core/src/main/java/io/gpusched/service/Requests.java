@@ -73,8 +73,9 @@ final class Requests {
                 case "logs" -> java.util.List.of(logs(req, peer));
                 case "pause", "resume" -> java.util.List.of(pause(req, peer));
                 case "dashboard" -> java.util.List.of(dashboard(peer));
+                case "drain" -> java.util.List.of(drain(peer));
                 default -> java.util.List.of(error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello,"
-                        + " submit, queue, job, cancel, pause, resume, logs, dashboard, srun, srun_attach"));
+                        + " submit, queue, job, cancel, pause, resume, logs, dashboard, drain, srun, srun_attach"));
             });
         } catch (GpuschedException | IllegalArgumentException e) {
             return done(errorOf(e));
@@ -314,6 +315,15 @@ final class Requests {
         } catch (IOException e) {
             return java.nio.file.attribute.FileTime.fromMillis(0);
         }
+    }
+
+    /** Start nothing more, and end once the running jobs have: the whole service's, so an admin's. */
+    private String drain(String peer) {
+        if (shared && !admin(peer)) {
+            throw new Forbidden("draining the daemon is for admins (root" + adminGroup.map(g -> ", group " + g)
+                    .orElse("") + "); ask one");
+        }
+        return ok(Map.of("running", scheduler.drain()));
     }
 
     private String pause(Map<String, Object> req, String peer) {
