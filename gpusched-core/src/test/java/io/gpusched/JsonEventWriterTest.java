@@ -25,7 +25,7 @@ class JsonEventWriterTest {
         List<String> names = Arrays.stream(SchedulerEvent.class.getPermittedSubclasses())
                 .map(c -> JsonEventWriter.snake(c.getSimpleName())).sorted().toList();
         assertEquals(List.of("already_completed", "already_ended", "backend_failed", "backend_recovered", "dependency_failed",
-                "drained", "ended_job_edited", "exceeded_declaration", "gpu_pause_changed", "gpus_discovered", "job_finished",
+                "drained", "draining", "ended_job_edited", "exceeded_declaration", "gpu_pause_changed", "gpus_discovered", "job_finished",
                 "job_infeasible", "job_requeued", "job_started", "job_stopping", "jobs_file_rejected", "journal_compacted",
                 "kill_escalated", "orphan_adopted", "orphan_found", "orphan_requeued", "requeued_after_oom", "reserved", "run_finished",
                 "run_started", "status_updated", "stopping", "vram_grew", "warning"), names);
