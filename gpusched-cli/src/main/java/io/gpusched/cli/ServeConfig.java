@@ -118,7 +118,10 @@ final class ServeConfig {
                 rest.add(a);
             }
         }
-        ServeConfig config = named.isPresent() ? read(named.get(), true) : read(defaultFile(), false);
+        // --help and --version print without reading it, so a broken file cannot hide the help that fixes it.
+        boolean printOnly = rest.stream().anyMatch(a -> a.equals("-h") || a.equals("--help") || a.equals("--version"));
+        ServeConfig config = printOnly ? new ServeConfig(List.of())
+                : named.isPresent() ? read(named.get(), true) : read(defaultFile(), false);
         List<String> all = new ArrayList<>(config.argv());
         all.addAll(rest);
         try {

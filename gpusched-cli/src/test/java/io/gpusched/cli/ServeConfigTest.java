@@ -121,6 +121,14 @@ class ServeConfigTest {
     }
 
     @Test
+    void helpAndVersionPrintEvenWhenTheFileIsBroken() throws Exception {
+        Path f = file("no-such-key = 1\n");
+        assertTrue(ServeConfig.parseServe("--config", f.toString(), "--help").help());
+        assertTrue(ServeConfig.parseServe("--version", "--config", f.toString()).version());
+        assertThrows(UsageException.class, () -> ServeConfig.parseServe("--config", f.toString()));
+    }
+
+    @Test
     void aFileOthersMayWriteIsRefused_itsOnFinishWouldRunAsTheDaemon() throws Exception {
         Path f = file("poll = 5\n");
         Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-r--"));
