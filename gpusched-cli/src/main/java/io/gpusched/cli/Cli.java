@@ -110,7 +110,7 @@ public final class Cli {
         boolean serve = argv.length > 0 && argv[0].equals("serve");
         CliArgs args;
         try {
-            args = serve ? CliArgs.parse(true, java.util.Arrays.copyOfRange(argv, 1, argv.length)) : CliArgs.parse(argv);
+            args = serve ? ServeConfig.parseServe(java.util.Arrays.copyOfRange(argv, 1, argv.length)) : CliArgs.parse(argv);
         } catch (UsageException e) {
             err.println("gpusched: " + e.getMessage());
             return USAGE;

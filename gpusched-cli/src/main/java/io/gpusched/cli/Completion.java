@@ -1,0 +1,162 @@
+package io.gpusched.cli;
+
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Bash and zsh completion for gpusched, made at build time from the help texts (see {@link DistDocs}): the
+ * verbs from the usage lines, each verb's options from its usage entry or its own help, and which options
+ * take a file or directory from the value names the help gives them ({@code --log-dir DIR}).
+ */
+final class Completion {
+    /** What gets completed: the verbs, the options of a plain run, each verb's options, the path-valued ones. */
+    record Model(Set<String> verbs, Set<String> runOptions, Map<String, Set<String>> verbOptions,
+                 Set<String> fileOptions, Set<String> dirOptions, Set<String> commandVerbs) {
+    }
+
+    private static final Pattern PATH_OPTION = Pattern.compile("(?<![\\w-])(--[a-z][a-z0-9-]*)[ =](FILE|PATH|JOURNAL|DIR)\\b");
+
+    private Completion() {
+    }
+
+    /**
+     * @param main the run's help ({@link CliArgs#HELP}), whose usage lines name the verbs and whose
+     *     option lines are a run's and serve's options
+     * @param client the client verbs' help ({@link ClientCommand#HELP}): its usage entries give each
+     *     verb's options
+     * @param ownHelp the verbs with a help text of their own, each with it
+     */
+    static Model model(String main, String client, Map<String, String> ownHelp) {
+        Set<String> verbs = new LinkedHashSet<>(HelpText.verbs(main));
+        verbs.addAll(HelpText.verbs(client));
+        Set<String> run = new LinkedHashSet<>();
+        for (HelpText.Option o : HelpText.options(main)) {
+            o.letter().ifPresent(c -> run.add("-" + c));
+            run.add("--" + o.name());
+        }
+        Map<String, Set<String>> perVerb = new LinkedHashMap<>();
+        Set<String> serve = new LinkedHashSet<>(run);
+        HelpText.usageOptions(main).getOrDefault("serve", Set.of()).forEach(o -> serve.add("--" + o));
+        perVerb.put("serve", serve);
+        HelpText.usageOptions(client).forEach((verb, options) -> {
+            if (!verb.equals("serve") && !ownHelp.containsKey(verb)) {
+                Set<String> s = new LinkedHashSet<>();
+                options.forEach(o -> s.add("--" + o));
+                // "Every verb takes --socket PATH (or GPUSCHED_SOCKET), or --log-dir DIR", says the same help.
+                s.addAll(List.of("--socket", "--log-dir", "--help"));
+                perVerb.put(verb, s);
+            }
+        });
+        ownHelp.forEach((verb, help) -> {
+            // Its option lines where it has them (the prose names other tools' options too), else its usage.
+            Set<String> s = new LinkedHashSet<>();
+            HelpText.usageOptions(help).values().forEach(os -> os.forEach(o -> s.add("--" + o)));
+            for (HelpText.Option o : HelpText.options(help)) {
+                o.letter().ifPresent(c -> s.add("-" + c));
+                s.add("--" + o.name());
+            }
+            perVerb.put(verb, s);
+        });
+        Set<String> files = new TreeSet<>();
+        Set<String> dirs = new TreeSet<>();
+        for (String text : concat(main, client, ownHelp)) {
+            Matcher m = PATH_OPTION.matcher(text);
+            while (m.find()) {
+                (m.group(2).equals("DIR") ? dirs : files).add(m.group(1));
+            }
+        }
+        files.removeAll(dirs);
+        return new Model(verbs, run, perVerb, files, dirs, Set.of("submit", "srun"));
+    }
+
+    private static List<String> concat(String main, String client, Map<String, String> own) {
+        List<String> all = new java.util.ArrayList<>(List.of(main, client));
+        all.addAll(own.values());
+        return all;
+    }
+
+    /** The bash script: {@code complete -F _gpusched gpusched}. */
+    static String bash(Model m) {
+        StringBuilder out = new StringBuilder();
+        out.append("# bash completion for gpusched. Generated from its --help texts by io.gpusched.cli.Completion; do not edit.\n");
+        out.append("_gpusched() {\n");
+        out.append("    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} verb=${COMP_WORDS[1]} i opts\n");
+        out.append("    case $prev in\n");
+        if (!m.dirOptions().isEmpty()) {
+            out.append("        ").append(String.join("|", m.dirOptions())).append(")\n");
+            out.append("            COMPREPLY=($(compgen -d -- \"$cur\")); return 0 ;;\n");
+        }
+        if (!m.fileOptions().isEmpty()) {
+            out.append("        ").append(String.join("|", m.fileOptions())).append(")\n");
+            out.append("            COMPREPLY=($(compgen -f -- \"$cur\")); return 0 ;;\n");
+        }
+        out.append("    esac\n");
+        out.append("    if [ \"$COMP_CWORD\" -eq 1 ]; then\n");
+        out.append("        COMPREPLY=($(compgen -W \"").append(words(m.verbs())).append(' ')
+                .append(words(m.runOptions())).append("\" -- \"$cur\") $(compgen -f -- \"$cur\"))\n");
+        out.append("        return 0\n    fi\n");
+        out.append("    case $verb in\n        ").append(String.join("|", m.commandVerbs())).append(")\n");
+        out.append("            # the command after --, as for a shell prompt\n");
+        out.append("            for ((i = 2; i < COMP_CWORD; i++)); do\n");
+        out.append("                if [ \"${COMP_WORDS[i]}\" = -- ]; then COMPREPLY=($(compgen -c -f -- \"$cur\")); return 0; fi\n");
+        out.append("            done ;;\n    esac\n");
+        out.append("    case $verb in\n");
+        m.verbOptions().forEach((verb, options) ->
+                out.append("        ").append(verb).append(") opts=\"").append(words(options)).append("\" ;;\n"));
+        out.append("        *) opts=\"").append(words(m.runOptions())).append("\" ;;\n");
+        out.append("    esac\n");
+        out.append("    if [[ $cur == -* ]]; then\n");
+        out.append("        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n");
+        out.append("    else\n");
+        out.append("        COMPREPLY=($(compgen -f -- \"$cur\"))\n");
+        out.append("    fi\n");
+        out.append("    return 0\n"); // compgen's 1 for no match is not a failure
+        out.append("}\n");
+        out.append("complete -o filenames -F _gpusched gpusched\n");
+        return out.toString();
+    }
+
+    /** The zsh script, a {@code #compdef gpusched} function file named {@code _gpusched}. */
+    static String zsh(Model m) {
+        StringBuilder out = new StringBuilder();
+        out.append("#compdef gpusched\n");
+        out.append("# zsh completion for gpusched. Generated from its --help texts by io.gpusched.cli.Completion; do not edit.\n");
+        out.append("_gpusched() {\n");
+        out.append("    local -a verbs opts\n");
+        out.append("    verbs=(").append(words(m.verbs())).append(")\n");
+        out.append("    case ${words[CURRENT-1]} in\n");
+        if (!m.dirOptions().isEmpty()) {
+            out.append("        (").append(String.join("|", m.dirOptions())).append(") _directories; return ;;\n");
+        }
+        if (!m.fileOptions().isEmpty()) {
+            out.append("        (").append(String.join("|", m.fileOptions())).append(") _files; return ;;\n");
+        }
+        out.append("    esac\n");
+        out.append("    if (( CURRENT == 2 )); then\n");
+        out.append("        opts=(").append(words(m.runOptions())).append(")\n");
+        out.append("        _alternative 'verbs:verb:compadd -a verbs' 'options:option:compadd -a opts' 'files:jobs file:_files'\n");
+        out.append("        return\n    fi\n");
+        out.append("    if [[ ${words[2]} == (").append(String.join("|", m.commandVerbs()))
+                .append(") ]] && (( ${words[(I)--]} > 0 && ${words[(I)--]} < CURRENT )); then\n");
+        out.append("        _command_names -e; return\n    fi\n");
+        out.append("    case ${words[2]} in\n");
+        m.verbOptions().forEach((verb, options) ->
+                out.append("        (").append(verb).append(") opts=(").append(words(options)).append(") ;;\n"));
+        out.append("        (*) opts=(").append(words(m.runOptions())).append(") ;;\n");
+        out.append("    esac\n");
+        out.append("    if [[ $PREFIX == -* ]]; then\n        compadd -a opts\n    else\n        _files\n    fi\n");
+        out.append("}\n");
+        out.append("_gpusched \"$@\"\n");
+        return out.toString();
+    }
+
+    private static String words(Set<String> words) {
+        return String.join(" ", words);
+    }
+}

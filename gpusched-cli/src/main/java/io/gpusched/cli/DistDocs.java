@@ -1,0 +1,113 @@
+package io.gpusched.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Writes what the packages ship beside the jar, all made from the help texts the CLI prints, so none is a
+ * second copy kept by hand: the man page {@code gpusched.1}, {@code gpusched.bash} and {@code _gpusched}
+ * (completion), and the commented example {@code gpusched.conf}. gpusched-dist's build runs it:
+ * {@code java -cp gpusched.jar io.gpusched.cli.DistDocs OUT_DIR VERSION}.
+ */
+final class DistDocs {
+    private static final Pattern DEFAULT = Pattern.compile("\\[([0-9][^\\]\\s;]*)]");
+
+    private DistDocs() {
+    }
+
+    /**
+     * @param args the directory to write into (made if missing) and the version for the man page
+     * @throws IOException when a file cannot be written
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 2) {
+            System.err.println("usage: DistDocs OUT_DIR VERSION");
+            System.exit(Cli.USAGE);
+        }
+        Path out = Files.createDirectories(Path.of(args[0]));
+        Files.writeString(out.resolve("gpusched.1"), manPage(args[1]), StandardCharsets.UTF_8);
+        Completion.Model model = completionModel();
+        Files.writeString(out.resolve("gpusched.bash"), Completion.bash(model), StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("_gpusched"), Completion.zsh(model), StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("gpusched.conf"), exampleConfig(), StandardCharsets.UTF_8);
+    }
+
+    /** The verbs with a help text of their own, as the man page's COMMANDS and the completions list them. */
+    static Map<String, String> ownHelp() {
+        Map<String, String> own = new LinkedHashMap<>();
+        own.put("srun", SrunCommand.HELP);
+        own.put("top", TopCommand.HELP);
+        own.put("status", StatusCommand.HELP);
+        own.put("stats", StatsCommand.HELP);
+        own.put("simulate", SimulateCommand.HELP);
+        own.put("convert", ConvertCommand.HELP);
+        return own;
+    }
+
+    static String manPage(String version) {
+        List<ManPage.Section> commands = new ArrayList<>();
+        commands.add(new ManPage.Section("gpusched serve, submit, queue, info, cancel, logs, attach, pause, resume,"
+                + " dashboard", ClientCommand.HELP));
+        ownHelp().forEach((verb, help) -> commands.add(new ManPage.Section("gpusched " + verb, help)));
+        commands.add(new ManPage.Section("gpusched --executor slurm", SlurmCommand.USAGE));
+        return ManPage.render(version, CliArgs.HELP, commands, ServeConfig.HELP);
+    }
+
+    static Completion.Model completionModel() {
+        return Completion.model(CliArgs.HELP, ClientCommand.HELP, ownHelp());
+    }
+
+    /**
+     * Every key the file takes, commented out with its description and its default (or the value's name),
+     * under the file format's description: uncommenting a line is all it takes.
+     */
+    static String exampleConfig() {
+        StringBuilder out = new StringBuilder();
+        out.append("# gpusched serve's options: /etc/gpusched/gpusched.conf is read by the root daemon (gpusched.service).\n");
+        out.append("# Generated from gpusched --help; every option below is commented out, so its default applies.\n");
+        out.append("# Restart the daemon to apply a change.\n#\n");
+        ServeConfig.HELP.lines().forEach(l -> out.append("# ").append(l).append('\n'));
+        Map<String, HelpText.Option> documented = new LinkedHashMap<>();
+        HelpText.options(CliArgs.HELP).forEach(o -> documented.put(o.name(), o));
+        ServeConfig.keys().forEach((key, metavar) -> {
+            HelpText.Option o = documented.get(key);
+            out.append("\n");
+            if (o == null) {
+                out.append("# --").append(key).append(metavar.map(m -> " " + m).orElse(""))
+                        .append(": see gpusched serve in gpusched --help\n");
+                out.append('#').append(key).append(metavar.map(m -> " = " + m).orElse("")).append('\n');
+                return;
+            }
+            boolean flag = metavar.isEmpty();
+            wrap(out, "--" + key + o.metavar().map(m -> " " + m).orElse("") + ": " + o.description());
+            // The default when it is a value the option takes (a number or duration, not "all" or "off").
+            String example = o.metavar().orElse("");
+            for (Matcher d = DEFAULT.matcher(o.description()); d.find(); ) {
+                example = d.group(1);
+            }
+            out.append('#').append(key).append(flag ? "" : " = " + example).append('\n');
+        });
+        return out.toString();
+    }
+
+    /** A description as {@code #} lines of at most about 100 columns. */
+    private static void wrap(StringBuilder out, String text) {
+        StringBuilder line = new StringBuilder("#");
+        for (String word : text.split(" ")) {
+            if (line.length() > 1 && line.length() + 1 + word.length() > 100) {
+                out.append(line).append('\n');
+                line = new StringBuilder("#");
+            }
+            line.append(' ').append(word);
+        }
+        out.append(line).append('\n');
+    }
+}
