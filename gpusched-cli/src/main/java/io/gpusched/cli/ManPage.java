@@ -116,6 +116,16 @@ final class ManPage {
      */
     static String escape(String text) {
         String s = text.replace("\\", "\\e").replace("-", "\\-");
+        // Help texts say … and —: roff reads only ASCII, so those become its Unicode escapes.
+        StringBuilder b = new StringBuilder(s.length());
+        s.codePoints().forEach(c -> {
+            if (c < 128) {
+                b.appendCodePoint(c);
+            } else {
+                b.append(String.format("\\[u%04X]", c));
+            }
+        });
+        s = b.toString();
         return s.startsWith(".") || s.startsWith("'") ? "\\&" + s : s;
     }
 }

@@ -50,7 +50,7 @@ class DistDocsTest {
     @Test
     void verbsComeFromTheUsageLines() {
         assertEquals(Set.of("status", "stats", "help", "version", "simulate", "serve", "submit", "queue", "cancel", "logs",
-                "attach", "pause", "resume", "dashboard", "top", "convert", "info", "srun"), DistDocs.completionModel().verbs());
+                "attach", "pause", "resume", "dashboard", "show", "drain", "doctor", "top", "convert", "info", "srun"), DistDocs.completionModel().verbs());
     }
 
     /** What bash's completion offers for a command line whose last word is being typed. */
