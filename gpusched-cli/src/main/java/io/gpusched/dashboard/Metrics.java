@@ -158,7 +158,7 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     }
 
     /**
-     * The exposition as Prometheus text; every metric's name and meaning is here and in the README.
+     * The exposition as Prometheus text; every metric's name and meaning is here and in docs/monitoring.md.
      *
      * @param x what to show
      * @return the text, ending in a line feed
