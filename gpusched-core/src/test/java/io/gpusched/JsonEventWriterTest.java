@@ -16,7 +16,7 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
-/** The JSON Lines event format is documented in the README; these pin its names. */
+/** The JSON Lines event format is documented in docs/scripts.md; these pin its names. */
 class JsonEventWriterTest {
     private static final Instant T = Instant.parse("2026-01-02T03:04:05Z");
 

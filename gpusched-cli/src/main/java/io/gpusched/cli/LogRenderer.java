@@ -207,7 +207,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         };
         String peaks = r.attributed() ? usage(r.peakMib()) : "n/a (" + switch (r.measurement()) {
             case UNWATCHED -> "it ended while no scheduler watched";
-            case NOT_VISIBLE -> "its GPU processes are not visible from here — see README, When attribution cannot work";
+            case NOT_VISIBLE -> "its GPU processes are not visible from here — see docs/backends.md, When attribution cannot work";
             default -> "no GPU memory seen";
         } + ")";
         String took = r.measurement() == Measurement.UNWATCHED && r.duration().isZero() ? "in an unknown time"

@@ -204,7 +204,7 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     }
 
     /**
-     * The exposition as Prometheus text; every metric's name and meaning is here and in the README. Names
+     * The exposition as Prometheus text; every metric's name and meaning is here and in docs/monitoring.md. Names
      * end in the base unit ({@code _bytes}, {@code _seconds}; ratios are 0–1 and end in {@code _ratio}), as
      * Prometheus's naming guide asks. Counters and histograms count from this scheduler's start
      * ({@code process_start_time_seconds}): they are not kept across restarts, which {@code rate()} and

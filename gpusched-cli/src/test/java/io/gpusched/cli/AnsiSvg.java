@@ -7,7 +7,7 @@ import java.util.Locale;
 /**
  * A terminal capture with ANSI colours ({@code tmux capture-pane -e}) as a small self-contained SVG:
  * monospace text on a dark background, each run at its column (so block characters line up whatever
- * the font's widths), SGR colours mapped to a fixed palette. For the README's screenshot of top.
+ * the font's widths), SGR colours mapped to a fixed palette. For docs/monitoring.md's screenshot of top.
  */
 final class AnsiSvg {
     private static final String[] PALETTE = {

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's behaviours, end to end: the real CLI, real subprocesses (the simulated GPU job), and
+ * The documented behaviours (README.md, docs/), end to end: the real CLI, real subprocesses (the simulated GPU job), and
  * simulated GPUs of 24000 MiB. Polls are 0.1 s, samples 0.05 s, the kill grace 0.5 s.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)

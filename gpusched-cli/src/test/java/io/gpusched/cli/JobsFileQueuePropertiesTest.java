@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's one definition, checked against the real engine under random edits: <em>pending = the
+ * The documentation's one definition, checked against the real engine under random edits: <em>pending = the
  * lines in the file that are neither running nor terminal</em>, in file order, where a job whose
  * {@code cancel} token was once applied stays cancelled.
  *

@@ -15,10 +15,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** {@code gpusched simulate} is findable from {@code gpusched --help} and the README, options included. */
+/** {@code gpusched simulate} is findable from {@code gpusched --help} and docs/backends.md, options included. */
 class SimulateDocsTest {
-    /** Surefire runs in the module's directory; the README is at the repository root. */
-    private static final Path README = Path.of("..", "README.md");
+    /** Surefire runs in the module's directory; the docs are at the repository root. */
+    private static final Path BACKENDS = Path.of("..", "docs", "backends.md");
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
@@ -36,7 +36,7 @@ class SimulateDocsTest {
     }
 
     @Test
-    void readmeExplainsSimulateWithEveryOptionItTakes() throws IOException {
+    void theDocsExplainSimulateWithEveryOptionItTakes() throws IOException {
         assertEquals(0, run("simulate", "--help"));
         Set<String> options = new LinkedHashSet<>();
         Matcher m = Pattern.compile("(?m)^  (?:-h, )?(--[a-z][a-z-]*)").matcher(out.toString(StandardCharsets.UTF_8));
@@ -44,16 +44,16 @@ class SimulateDocsTest {
             options.add(m.group(1));
         }
         assertTrue(options.size() >= 8, options.toString());
-        String readme = Files.readString(README);
+        String readme = Files.readString(BACKENDS);
         String heading = "### Replaying a jobs file: `gpusched simulate`";
         int start = readme.indexOf("\n" + heading + "\n");
-        assertTrue(start >= 0, "README has no section " + heading);
+        assertTrue(start >= 0, BACKENDS + " has no section " + heading);
         int end = readme.indexOf("\n## ", start);
         String section = readme.substring(start, end < 0 ? readme.length() : end);
         assertTrue(section.contains("gpusched simulate JOBS_FILE"), section);
         for (String option : options) {
             assertTrue(section.contains("`" + option) || section.contains(" " + option + "`"),
-                    "README's gpusched simulate section does not explain " + option);
+                    BACKENDS + "'s gpusched simulate section does not explain " + option);
         }
     }
 }

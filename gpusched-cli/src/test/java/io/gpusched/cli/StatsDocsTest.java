@@ -19,34 +19,32 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's {@code gpusched stats} section is what the command prints: its sample is the hand-computed
+ * docs/stats.md is what {@code gpusched stats} prints: its sample is the hand-computed
  * journal's output, its chart ({@code docs/stats-plot.svg}) the chart of that journal, and it explains every
  * option.
  */
 class StatsDocsTest {
-    /** Surefire runs in the module's directory; the README and docs are at the repository root. */
-    private static final Path README = Path.of("..", "README.md");
+    /** Surefire runs in the module's directory; the docs are at the repository root. */
+    private static final Path STATS = Path.of("..", "docs", "stats.md");
     private static final Path PLOT = Path.of("..", "docs", "stats-plot.svg");
-    private static final String HEADING = "## Statistics: `gpusched stats`";
+    private static final String HEADING = "# Statistics: `gpusched stats`";
 
     @TempDir
     Path dir;
 
     private static String section() throws Exception {
-        String readme = Files.readString(README);
-        int start = readme.indexOf("\n" + HEADING + "\n");
-        assertTrue(start >= 0, "README has no section " + HEADING);
-        int end = readme.indexOf("\n## ", start + 1);
-        return readme.substring(start, end < 0 ? readme.length() : end);
+        String page = Files.readString(STATS);
+        assertTrue(page.startsWith(HEADING + "\n"), STATS + " does not open with " + HEADING);
+        return page;
     }
 
     @Test
-    void theReadmesSampleIsTheHandComputedJournalsOutput() throws Exception {
+    void theDocsSampleIsTheHandComputedJournalsOutput() throws Exception {
         Path logs = Files.createDirectory(dir.resolve("logs"));
         Files.writeString(logs.resolve("journal.jsonl"), StatsHandComputedTest.journal());
         String printed = run(logs, "--log-dir", logs.toString());
         assertTrue(section().contains("```\n$ gpusched stats --log-dir logs\n" + printed + "```\n"),
-                "the README's sample is not what gpusched stats prints for StatsHandComputedTest's journal:\n" + printed);
+                STATS + "'s sample is not what gpusched stats prints for StatsHandComputedTest's journal:\n" + printed);
     }
 
     @Test
@@ -57,11 +55,11 @@ class StatsDocsTest {
         run(logs, "--log-dir", logs.toString(), "--plot", fresh.toString());
         assertEquals(Files.readString(fresh), Files.readString(PLOT), "docs/stats-plot.svg is out of date: copy"
                 + " gpusched-cli/" + fresh + " over it");
-        assertTrue(section().contains("![") && section().contains("(docs/stats-plot.svg)"), "the README shows the chart");
+        assertTrue(section().contains("![") && section().contains("(stats-plot.svg)"), STATS + " shows the chart");
     }
 
     @Test
-    void theReadmeExplainsEveryOption() throws Exception {
+    void theDocsExplainEveryOption() throws Exception {
         Set<String> options = new LinkedHashSet<>();
         Matcher m = Pattern.compile("(?m)^  (?:-h, )?(--[a-z][a-z-]*)").matcher(StatsCommand.HELP);
         while (m.find()) {
@@ -72,7 +70,7 @@ class StatsDocsTest {
         String section = section();
         for (String option : options) {
             assertTrue(section.contains("`" + option) || section.contains(" " + option + "`"),
-                    "README's gpusched stats section does not explain " + option);
+                    STATS + " does not explain " + option);
         }
     }
 

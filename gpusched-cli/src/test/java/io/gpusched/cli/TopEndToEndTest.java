@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * gpusched top in a real terminal: tmux runs it against a real {@code serve --sim 2} daemon, the test
  * reads the screen with {@code capture-pane} and types with {@code send-keys}. Its capture of the
- * screen is the README's screenshot ({@code target/top.txt} with colours, {@code target/top.svg}).
+ * screen is the screenshot in docs/monitoring.md, docs/top.svg ({@code target/top.txt} with colours,
+ * {@code target/top.svg}).
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class TopEndToEndTest {

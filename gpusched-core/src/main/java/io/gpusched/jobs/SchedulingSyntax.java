@@ -141,7 +141,7 @@ final class SchedulingSyntax {
     }
 
     /**
-     * Writes {@code s}'s non-default attributes as block tokens, in the order the README lists them.
+     * Writes {@code s}'s non-default attributes as block tokens, in the order docs/jobs-file.md lists them.
      *
      * @param s the scheduling attributes
      * @param into the block's tokens so far

@@ -15,7 +15,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
-/** Named cases from the README and DESIGN §4, and the hostile values the properties are built around. */
+/** Named cases from docs/jobs-file.md and DESIGN §4, and the hostile values the properties are built around. */
 class JobsFileParserExamplesTest {
 
     @Test

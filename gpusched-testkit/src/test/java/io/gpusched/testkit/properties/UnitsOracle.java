@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * What the README says a {@code vram}, {@code timeout}, {@code gpus} or {@code retries} value means,
+ * What docs/jobs-file.md says a {@code vram}, {@code timeout}, {@code gpus} or {@code retries} value means,
  * computed with unbounded arithmetic so that no overflow or truncation can agree with the parser by
  * accident.
  */

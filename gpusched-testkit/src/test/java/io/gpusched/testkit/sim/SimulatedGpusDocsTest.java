@@ -21,14 +21,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What the README says about simulated GPUs, checked against the code, so the text cannot rot
- * silently: the "Use it from Java" snippet is compiled and run with the README's own sim line, and
- * the option lists name every option the code accepts.
+ * What the documentation says about simulated GPUs, checked against the code, so the text cannot rot
+ * silently: docs/java-api.md's snippet is compiled and run with that page's own sim line, and
+ * docs/backends.md's option lists name every option the code accepts.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ReadmeSimulatedGpusTest {
-    /** Surefire runs in the module's directory; the README is at the repository root. */
-    private static final Path README = Path.of("..", "README.md");
+class SimulatedGpusDocsTest {
+    /** Surefire runs in the module's directory; the docs are at the repository root. */
+    private static final Path JAVA_API = Path.of("..", "docs", "java-api.md");
+    private static final Path BACKENDS = Path.of("..", "docs", "backends.md");
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
     private static final Pattern STATUS_LINE = Pattern.compile("(?m)^[A-Z_]+, peak \\d+ MiB$");
 
@@ -37,12 +38,12 @@ class ReadmeSimulatedGpusTest {
 
     /**
      * The snippet as a {@code gpusched-testkit} user runs it (no {@code gpusched-nvml} on this class
-     * path): its {@code detect} line replaced by the README's sim line, compiled, and run in a fresh
+     * path): its {@code detect} line replaced by the page's sim line, compiled, and run in a fresh
      * JVM in a scratch directory (the snippet writes {@code gpusched_logs} where it runs).
      */
     @Test
-    void javaSnippetRunsOnSimulatedGpusWithTheReadmesSimLine() throws Exception {
-        String section = section("## Use it from Java", "\n## ");
+    void javaSnippetRunsOnSimulatedGpusWithThePagesSimLine() throws Exception {
+        String section = Files.readString(JAVA_API);
         List<String> blocks = new ArrayList<>();
         Matcher m = JAVA_BLOCK.matcher(section);
         while (m.find()) {
@@ -53,7 +54,7 @@ class ReadmeSimulatedGpusTest {
         assertTrue(detectLine.contains("GpuBackends.detect("), "the snippet opens with detect: " + detectLine);
         String simLine = blocks.stream().flatMap(String::lines).filter(l -> l.contains("GpuBackends.load(\"sim\""))
                 .findFirst().orElseThrow(() -> new AssertionError("no GpuBackends.load(\"sim\", ...) line under"
-                        + " 'Use it from Java' in the README"));
+                        + " in " + JAVA_API));
         String source = "import io.gpusched.*;\nimport io.gpusched.gpu.*;\nimport io.gpusched.jobs.*;\n"
                 + "import java.nio.file.Path;\n\npublic class ReadmeSnippet {\n"
                 + "    public static void main(String[] args) throws Exception {\n"
@@ -62,7 +63,7 @@ class ReadmeSimulatedGpusTest {
         Path classes = Files.createDirectories(dir.resolve("classes"));
         String classPath = System.getProperty("java.class.path");
         String diagnostics = jdkTool("javac", "-d", classes.toString(), "-cp", classPath, src.toString());
-        assertTrue(diagnostics.isEmpty(), "the README snippet does not compile cleanly:\n" + diagnostics + "\n" + source);
+        assertTrue(diagnostics.isEmpty(), JAVA_API + "'s snippet does not compile cleanly:\n" + diagnostics + "\n" + source);
         String out = jdkTool("java", "-XX:TieredStopAtLevel=1", "-cp", classes + File.pathSeparator + classPath,
                 "ReadmeSnippet");
         assertTrue(out.contains("sim (2 GPUs x 24000 MiB"), "ran on the simulated GPUs:\n" + out);
@@ -73,9 +74,9 @@ class ReadmeSimulatedGpusTest {
     void backendOptionsListedAreTheOnesTheProviderKnows() throws IOException {
         String reason = new SimulatedGpuBackendProvider().availability(BackendOptions.of("no-such-option", "1")).reason();
         String known = reason.substring(reason.indexOf("known: ") + "known: ".length());
-        String section = section("## Simulated GPUs", "\n### ");
+        String section = section(BACKENDS, "## Simulated GPUs", "\n### ");
         for (String key : known.split(",\\s*")) {
-            assertTrue(section.contains("`" + key + "`"), "README's Simulated GPUs does not explain option " + key);
+            assertTrue(section.contains("`" + key + "`"), BACKENDS + "'s Simulated GPUs does not explain option " + key);
         }
     }
 
@@ -87,9 +88,9 @@ class ReadmeSimulatedGpusTest {
             flags.add(m.group());
         }
         assertTrue(flags.size() >= 9, flags.toString());
-        String section = section("### The simulated job: `$GPUSCHED_SIMJOB`", "\n### ");
+        String section = section(BACKENDS, "### The simulated job: `$GPUSCHED_SIMJOB`", "\n### ");
         for (String flag : flags) {
-            assertTrue(section.contains("`" + flag), "README's simulated job section does not explain " + flag);
+            assertTrue(section.contains("`" + flag), BACKENDS + "'s simulated job section does not explain " + flag);
         }
     }
 
@@ -104,11 +105,11 @@ class ReadmeSimulatedGpusTest {
         return out;
     }
 
-    private static String section(String heading, String end) throws IOException {
-        String readme = Files.readString(README);
-        int start = readme.indexOf("\n" + heading + "\n");
-        assertTrue(start >= 0, "README has no section " + heading);
-        int stop = readme.indexOf(end, start + heading.length() + 1);
-        return readme.substring(start, stop < 0 ? readme.length() : stop);
+    private static String section(Path page, String heading, String end) throws IOException {
+        String text = Files.readString(page);
+        int start = text.indexOf("\n" + heading + "\n");
+        assertTrue(start >= 0, page + " has no section " + heading);
+        int stop = text.indexOf(end, start + heading.length() + 1);
+        return text.substring(start, stop < 0 ? text.length() : stop);
     }
 }
