@@ -81,7 +81,7 @@ public final class Dashboard implements AutoCloseable {
             throw new GpuschedException("--dashboard " + address.host() + ":" + address.port() + ": cannot listen there ("
                     + e.getMessage() + "); pick another port, or 0 for any free one");
         }
-        byte[] page = page();
+        String page = page();
         Tokens tokens = Tokens.fresh();
         AllowedHosts hosts = AllowedHosts.of(address, server.getAddress());
         EventStream events = new EventStream(scheduler);
@@ -211,14 +211,17 @@ public final class Dashboard implements AutoCloseable {
     }
 
     private static void route(HttpExchange ex, Caller caller, Scheduler scheduler, Metrics metrics, EventStream events,
-                              byte[] page) throws IOException {
+                              String page) throws IOException {
         String path = ex.getRequestURI().getPath();
         // The caller (a user by their token, or the scraper on /metrics) is shown the whole queue, as the
         // socket's queue op shows it to every user (PROTOCOL.md); where that op comes to hide something
         // per user, this is where to match it.
         Optional<QueueSnapshot> snap = scheduler.snapshot();
         if (path.equals("/") || path.equals("/index.html")) {
-            send(ex, 200, "text/html; charset=utf-8", page);
+            // Its <noscript> line links /api/queue with the caller's own token: without JavaScript
+            // nothing else could add it. URL-encoded, so nothing in it can end the attribute.
+            send(ex, 200, "text/html; charset=utf-8", page.replace("%TOKEN%",
+                    java.net.URLEncoder.encode(token(ex).orElse(""), StandardCharsets.UTF_8)));
         } else if (path.equals("/metrics")) {
             send(ex, 200, PrometheusText.CONTENT_TYPE, Metrics.scrape(metrics.exposition(), events.open()));
         } else if (path.equals("/api/queue")) {
@@ -281,12 +284,12 @@ public final class Dashboard implements AutoCloseable {
         }
     }
 
-    private static byte[] page() {
+    private static String page() {
         try (InputStream in = Dashboard.class.getResourceAsStream("dashboard.html")) {
             if (in == null) {
                 throw new GpuschedException("the dashboard's page is missing from the jar (io/gpusched/dashboard/dashboard.html)");
             }
-            return in.readAllBytes();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -7,23 +7,41 @@ import io.gpusched.Scheduler;
 import io.gpusched.StatusBoard;
 import io.gpusched.VramTimeline;
 import io.gpusched.service.Protocol;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.IntFunction;
+import java.util.function.Supplier;
 
 /**
  * {@code /events}: Server-Sent Events to every open page. One thread of the dashboard's own ticks
- * {@link #TICK_MS} apart: when the scheduler published a new queue snapshot, or a running job's
- * timeline grew, it writes one {@code queue} event ({@code {"snapshot": ..., "timelines": {no: ...},
- * "left_out": {list: n}}}: the snapshot as {@link #shown} cuts it, texts cut as a list view's, the
- * running jobs' timelines) to every stream; so at most a few per second, whatever the loop does.
- * Every write happens on that thread, so no two writes to one stream interleave.
+ * {@link #TICK_MS} apart (so at most four writes a second, whatever the loop does) and sends only what
+ * changed since its last tick:
+ * <ul>
+ *   <li>a page that just opened (or reopened: a browser reconnects by itself) gets the whole state: one
+ *       {@code state} event ({@code {"snapshot": ..., "left_out": {list: n}}}: the snapshot as
+ *       {@link #shown} cuts it, texts cut as a list view's), one {@code timeline} event per running job
+ *       (its whole {@link VramTimeline}, as {@code /api/jobs/N} writes it) and one {@code gpu} event per
+ *       GPU ({@code {"gpu": i, "points": [[ms, used_mib, util_percent], ...]}}, {@link GpuHistory});</li>
+ *   <li>then an {@code update} event on each tick where something changed: {@code snapshot} and
+ *       {@code left_out} when the snapshot changed; {@code timelines}, by job number, only the
+ *       {@code points} sampled since the last tick (with {@code peak_mib}, {@code attempts} and
+ *       {@code oom_retries} where they changed), or the whole timeline, marked by its {@code started_at},
+ *       for a job the page has none of yet; {@code gpus}, by GPU, the new points. The page keeps the
+ *       history.</li>
+ * </ul>
+ * Each event is one snapshot, one timeline (at most {@link VramTimeline#MAX_POINTS} points) or one
+ * GPU's history at most. Every write happens on that thread, so no two writes to one stream interleave,
+ * and every page that has the state gets the same updates.
  */
 final class EventStream {
     /** Between looks at the scheduler: at most four events a second. */
@@ -35,19 +53,51 @@ final class EventStream {
     /** Open pages beyond this are answered 503: each holds a connection. */
     static final int MAX_STREAMS = 32;
     private static final long KEEPALIVE_MS = 15_000;
+    /** Before any point: a job's first sample may be at 0 s. */
+    private static final Duration NONE = Duration.ofNanos(-1);
 
-    private final Scheduler scheduler;
+    private final Supplier<Optional<QueueSnapshot>> snapshots;
+    private final IntFunction<Optional<VramTimeline>> timelines;
     private final List<Stream> streams = new CopyOnWriteArrayList<>();
-    // The tick thread's own: what the last event showed.
-    private Object lastSeen;
-    private String lastPayload;
+    // The tick thread's own: what every page with the state has been sent.
+    private final GpuHistory gpus = new GpuHistory();
+    private final Map<Integer, Sent> sent = new HashMap<>();
+    private QueueSnapshot lastSource;
+    private Shown showing;
+    private Shown lastShown;
     private long lastWriteMs;
 
-    private record Stream(HttpExchange exchange, OutputStream out, boolean[] primed) {
+    private record Stream(Runnable close, OutputStream out, boolean[] primed) {
+    }
+
+    /** A snapshot as pages are sent it ({@link #shown}), and what it left out. */
+    private record Shown(QueueSnapshot snapshot, Map<String, Integer> leftOut) {
+    }
+
+    /**
+     * What pages were sent of one running job's timeline.
+     *
+     * @param last the time of the latest point sent ({@link #NONE} before one)
+     */
+    private record Sent(Instant startedAt, Duration last, List<VramTimeline.Attempt> attempts,
+                        List<VramTimeline.OomRetry> oomRetries, long peakMib) {
+        static Sent of(VramTimeline t, Duration before) {
+            Duration last = t.points().isEmpty() ? before : max(before, t.points().get(t.points().size() - 1).since());
+            return new Sent(t.startedAt(), last, t.attempts(), t.oomRetries(), t.peakMib());
+        }
     }
 
     EventStream(Scheduler scheduler) {
-        this.scheduler = scheduler;
+        this(scheduler::snapshot, scheduler::timeline);
+    }
+
+    /**
+     * @param snapshots the queue as the loop last published it ({@link Scheduler#snapshot()})
+     * @param timelines a job's timeline by number ({@link Scheduler#timeline(int)})
+     */
+    EventStream(Supplier<Optional<QueueSnapshot>> snapshots, IntFunction<Optional<VramTimeline>> timelines) {
+        this.snapshots = snapshots;
+        this.timelines = timelines;
     }
 
     /** @return how many pages are subscribed now */
@@ -69,57 +119,141 @@ final class EventStream {
         // Reconnect after 2 s if the daemon restarts; the first event follows on the next tick.
         out.write("retry: 2000\n\n".getBytes(StandardCharsets.UTF_8));
         out.flush();
-        streams.add(new Stream(ex, out, new boolean[1]));
+        add(out, ex::close);
+    }
+
+    /** Subscribes a stream: on the next tick it gets the whole state, then the updates. */
+    void add(OutputStream out, Runnable close) {
+        streams.add(new Stream(close, out, new boolean[1]));
     }
 
     /** The tick thread. */
     void tick(long nowMs) {
-        if (streams.isEmpty()) {
-            lastSeen = null;
-            return;
-        }
-        Optional<QueueSnapshot> snap = scheduler.snapshot();
+        Optional<QueueSnapshot> snap = snapshots.get();
         if (snap.isEmpty()) {
             return;
         }
-        QueueSnapshot shown = shown(snap.get());
-        Map<String, Integer> leftOut = leftOut(snap.get().board(), shown.board());
-        Map<Integer, VramTimeline> timelines = new TreeMap<>();
-        List<Object> seen = new ArrayList<>();
-        seen.add(shown);
-        seen.add(leftOut);
+        // Kept with no page open too, so a page opened later has the last minutes at once.
+        Map<Integer, List<List<Object>>> newGpuPoints = gpus.record(snap.get());
+        if (streams.isEmpty()) {
+            lastSource = null;
+            lastShown = null;
+            sent.clear();
+            return;
+        }
+        // The loop publishes a new snapshot each round: between rounds the last one is cut only once.
+        if (snap.get() != lastSource) {
+            lastSource = snap.get();
+            QueueSnapshot cut = shown(snap.get());
+            showing = new Shown(cut, leftOut(snap.get().board(), cut.board()));
+        }
+        QueueSnapshot shown = showing.snapshot();
+        Map<String, Integer> leftOut = showing.leftOut();
+        Map<Integer, VramTimeline> now = new TreeMap<>();
         for (StatusBoard.Running r : snap.get().board().running()) {
-            scheduler.timeline(r.no()).ifPresent(t -> {
-                timelines.put(t.no(), t);
-                seen.add(t.points().size() + ":" + (t.points().isEmpty() ? "" : t.points().get(t.points().size() - 1)));
-            });
+            timelines.apply(r.no()).ifPresent(t -> now.put(r.no(), t));
         }
-        boolean changed = !seen.equals(lastSeen);
-        if (changed) {
-            lastSeen = seen;
-            lastPayload = "event: queue\ndata: " + JsonEventWriter.listJson(Map.of("snapshot", shown,
-                    "timelines", timelines, "left_out", leftOut), Protocol.LIST_COMMAND_CHARS, Protocol.LIST_TEXT_CHARS)
-                    + "\n\n";
+
+        Map<String, Object> update = new TreeMap<>();
+        // The same object between rounds; a new round's may still show the same (the page's cut).
+        if (showing != lastShown && !showing.equals(lastShown)) {
+            update.put("snapshot", shown);
+            update.put("left_out", leftOut);
         }
+        Map<Integer, Object> deltas = new TreeMap<>();
+        now.forEach((no, t) -> delta(Optional.ofNullable(sent.get(no)), t).ifPresent(d -> deltas.put(no, d)));
+        if (!deltas.isEmpty()) {
+            update.put("timelines", deltas);
+        }
+        if (!newGpuPoints.isEmpty()) {
+            update.put("gpus", newGpuPoints);
+        }
+        byte[] updateEvent = update.isEmpty() ? null : event("update", update);
+        byte[] state = null;
         boolean keepalive = nowMs - lastWriteMs >= KEEPALIVE_MS;
         for (Stream s : streams) {
-            String text = changed || !s.primed()[0] ? lastPayload : keepalive ? ": keepalive\n\n" : null;
+            byte[] text;
+            if (!s.primed()[0]) {
+                if (state == null) {
+                    state = state(shown, leftOut, now);
+                }
+                text = state;
+            } else {
+                text = updateEvent != null ? updateEvent : keepalive ? ": keepalive\n\n".getBytes(StandardCharsets.UTF_8) : null;
+            }
             if (text == null) {
                 continue;
             }
             try {
-                s.out().write(text.getBytes(StandardCharsets.UTF_8));
+                s.out().write(text);
                 s.out().flush();
                 s.primed()[0] = true;
             } catch (IOException e) {
                 // The page went away.
                 streams.remove(s);
-                s.exchange().close();
+                s.close().run();
             }
         }
-        if (changed || keepalive) {
+        lastShown = showing;
+        Map<Integer, Sent> before = new HashMap<>(sent);
+        sent.clear();
+        now.forEach((no, t) -> sent.put(no, Sent.of(t, Optional.ofNullable(before.get(no))
+                .filter(b -> b.startedAt().equals(t.startedAt())).map(Sent::last).orElse(NONE))));
+        if (updateEvent != null || state != null || keepalive) {
             lastWriteMs = nowMs;
         }
+    }
+
+    /**
+     * What a page that has {@code before} of a job's timeline is sent of {@code t}: the points after the
+     * last one sent (a point the ring merged away is not sent again: the page keeps the finer ones),
+     * and the peak, the attempts and the OOM retries where they changed; or the whole timeline, which
+     * has {@code started_at}, when the page has none of this one.
+     *
+     * @return empty when nothing changed
+     */
+    private static Optional<Object> delta(Optional<Sent> before, VramTimeline t) {
+        if (before.isEmpty() || !before.get().startedAt().equals(t.startedAt())) {
+            return Optional.of(t);
+        }
+        Sent b = before.get();
+        List<VramTimeline.Point> fresh = t.points().stream().filter(p -> p.since().compareTo(b.last()) > 0).toList();
+        boolean attempts = !t.attempts().equals(b.attempts());
+        boolean ooms = !t.oomRetries().equals(b.oomRetries());
+        if (fresh.isEmpty() && !attempts && !ooms && t.peakMib() == b.peakMib()) {
+            return Optional.empty();
+        }
+        // Sent every tick for each running job: only what changed, the job's number being the key.
+        Map<String, Object> d = new TreeMap<>();
+        d.put("points", fresh);
+        if (t.peakMib() != b.peakMib()) {
+            d.put("peak_mib", t.peakMib());
+        }
+        if (attempts) {
+            d.put("attempts", t.attempts());
+        }
+        if (ooms) {
+            d.put("oom_retries", t.oomRetries());
+        }
+        return Optional.of(d);
+    }
+
+    /** The whole state, as the events a page that just opened gets, in one write. */
+    private byte[] state(QueueSnapshot shown, Map<String, Integer> leftOut, Map<Integer, VramTimeline> now) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(event("state", Map.of("snapshot", shown, "left_out", leftOut)));
+        now.values().forEach(t -> out.writeBytes(event("timeline", t)));
+        gpus.all().forEach((gpu, points) -> out.writeBytes(event("gpu", Map.of("gpu", gpu, "points", points))));
+        return out.toByteArray();
+    }
+
+    private static byte[] event(String name, Object data) {
+        return ("event: " + name + "\ndata: " + JsonEventWriter.listJson(data, Protocol.LIST_COMMAND_CHARS,
+                Protocol.LIST_TEXT_CHARS) + "\n\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     /**
@@ -157,7 +291,7 @@ final class EventStream {
     /** Ends every stream. */
     void closeAll() {
         for (Stream s : streams) {
-            s.exchange().close();
+            s.close().run();
         }
         streams.clear();
     }

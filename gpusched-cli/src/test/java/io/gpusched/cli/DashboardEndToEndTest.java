@@ -170,15 +170,18 @@ class DashboardEndToEndTest {
         java.util.concurrent.BlockingQueue<String> lines = new java.util.concurrent.LinkedBlockingQueue<>();
         http.sendAsync(HttpRequest.newBuilder(URI.create(at(link, "events"))).build(), HttpResponse.BodyHandlers.ofLines())
                 .thenAccept(r -> r.body().forEach(lines::add));
+        // The whole state first, then updates.
+        assertEquals("event: state", awaitLine(lines, "event: "));
         String first = awaitLine(lines, "data: ");
         assertTrue(first.contains("\"running\":[]"), first);
         daemon.verb("submit", "--vram", "1G", "--", "sleep 2");
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); ; ) {
+        boolean running = false;
+        boolean timeline = false;
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); !running || !timeline; ) {
             String data = awaitLine(lines, "data: ");
-            // The running job, then its timeline as soon as it has a sample.
-            if (data.contains("\"running\":[{\"no\":1,") && data.contains("\"timelines\":{\"1\":{\"no\":1,")) {
-                break;
-            }
+            // The running job, and its whole timeline once (it has a start) as soon as it has one.
+            running |= data.contains("\"running\":[{\"no\":1,");
+            timeline |= data.contains("\"timelines\":{\"1\":{\"no\":1,\"started_at\":");
             assertTrue(System.nanoTime() < end, "job 1 never pushed: " + data);
         }
         assertTrue(get(at(link, "metrics")).body().contains("gpusched_dashboard_event_streams 1\n"));

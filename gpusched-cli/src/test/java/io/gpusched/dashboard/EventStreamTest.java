@@ -1,12 +1,18 @@
 package io.gpusched.dashboard;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.JsonEventWriter;
 import io.gpusched.QueueSnapshot;
 import io.gpusched.StatusBoard;
+import io.gpusched.VramTimeline;
+import io.gpusched.gpu.GpuStat;
 import io.gpusched.service.Protocol;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,10 +20,129 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** What a dashboard page is sent of a long queue: small, whatever the queue holds. */
+/**
+ * What a dashboard page is sent: small, whatever the queue holds, and after the whole state only what
+ * changed.
+ */
 class EventStreamTest {
+    private static final Instant START = Instant.parse("2026-11-25T10:00:00Z");
+
+    /** Job 1 running on GPU 0, the snapshot taken at {@code at}. */
+    private static QueueSnapshot snapshot(Instant at, long usedMib) {
+        StatusBoard.Running job = new StatusBoard.Running(1, "python train.py", List.of(0), Duration.ofSeconds(10),
+                Map.of(0, usedMib), usedMib, Optional.empty(), Optional.of("ada"), OptionalLong.of(2048), 0);
+        return new QueueSnapshot(at, new StatusBoard(List.of(job), List.of(), List.of()), Set.of(), List.of(),
+                List.of(GpuStat.of(0, 24000, usedMib)));
+    }
+
+    /** Job 1's timeline of one sample a second, 0 s to {@code last} s, each of 1000 + s MiB. */
+    private static VramTimeline timeline(int last) {
+        List<VramTimeline.Point> points = new ArrayList<>();
+        for (int s = 0; s <= last; s++) {
+            points.add(new VramTimeline.Point(Duration.ofSeconds(s), 1000 + s));
+        }
+        return new VramTimeline(1, START, points, List.of(new VramTimeline.Attempt(1, Duration.ZERO, OptionalLong.of(2048))),
+                List.of(), 1000 + last);
+    }
+
+    /** @return what was written since {@code from} characters, and moves {@code from} on */
+    private static String since(ByteArrayOutputStream out, int[] from) {
+        String all = out.toString(StandardCharsets.UTF_8);
+        String fresh = all.substring(from[0]);
+        from[0] = all.length();
+        return fresh;
+    }
+
+    /** @return the {@code since_s} of every point in {@code text}, in order */
+    private static List<Double> sinces(String text) {
+        List<Double> out = new ArrayList<>();
+        Matcher m = Pattern.compile("\"since_s\":([0-9.]+),\"used_mib\"").matcher(text);
+        while (m.find()) {
+            out.add(Double.parseDouble(m.group(1)));
+        }
+        return out;
+    }
+
+    @Test
+    void aPageGetsTheWholeStateOnce_thenEachUpdateCarriesOnlyThePointsSampledSinceTheLast() {
+        AtomicReference<QueueSnapshot> snap = new AtomicReference<>(snapshot(START.plusSeconds(3), 1003));
+        AtomicReference<VramTimeline> line = new AtomicReference<>(timeline(3));
+        EventStream events = new EventStream(() -> Optional.of(snap.get()),
+                no -> no == 1 ? Optional.of(line.get()) : Optional.empty());
+        ByteArrayOutputStream page = new ByteArrayOutputStream();
+        int[] read = {0};
+        events.add(page, () -> { });
+
+        events.tick(0);
+        String first = since(page, read);
+        assertTrue(first.startsWith("event: state\ndata: {\"left_out\":{},\"snapshot\":{"), first);
+        assertTrue(first.contains("\nevent: timeline\ndata: {\"no\":1,\"started_at\":\"2026-11-25T10:00:00Z\""), first);
+        assertEquals(List.of(0.0, 1.0, 2.0, 3.0), sinces(first), "the whole timeline");
+        assertTrue(first.contains("\nevent: gpu\ndata: {\"gpu\":0,\"points\":[[" + START.plusSeconds(3).toEpochMilli()
+                + ",1003,null]]}"), first);
+
+        // Nothing changed: nothing is sent.
+        events.tick(250);
+        assertEquals("", since(page, read));
+
+        // Two more samples, the same snapshot.
+        line.set(timeline(5));
+        events.tick(500);
+        String second = since(page, read);
+        assertEquals("event: update\ndata: {\"timelines\":{\"1\":{\"peak_mib\":1005,\"points\":["
+                + "{\"since_s\":4.0,\"used_mib\":1004},{\"since_s\":5.0,\"used_mib\":1005}]}}}\n\n", second);
+
+        // A new round: the snapshot once more, the GPU's new point, and the one new sample.
+        snap.set(snapshot(START.plusSeconds(6), 1006));
+        line.set(timeline(6));
+        events.tick(750);
+        String third = since(page, read);
+        assertTrue(third.startsWith("event: update\ndata: {\"gpus\":{\"0\":[[" + START.plusSeconds(6).toEpochMilli()
+                + ",1006,null]]},\"left_out\":{},\"snapshot\":{"), third);
+        assertEquals(List.of(6.0), sinces(third));
+        assertFalse(third.contains("started_at"), "no whole timeline: " + third);
+
+        // A page opened now gets the whole history in its state, and the first page nothing more.
+        ByteArrayOutputStream later = new ByteArrayOutputStream();
+        events.add(later, () -> { });
+        events.tick(1000);
+        assertEquals("", since(page, read));
+        String whole = later.toString(StandardCharsets.UTF_8);
+        assertEquals(List.of(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0), sinces(whole));
+        assertTrue(whole.contains("{\"gpu\":0,\"points\":[[" + START.plusSeconds(3).toEpochMilli() + ",1003,null],["
+                + START.plusSeconds(6).toEpochMilli() + ",1006,null]]}"), whole);
+    }
+
+    @Test
+    void aMergedRingSendsNoPointTwice_andAnOomRetrySendsTheAttemptsAgain() {
+        AtomicReference<VramTimeline> line = new AtomicReference<>(timeline(3));
+        QueueSnapshot snap = snapshot(START, 1003);
+        EventStream events = new EventStream(() -> Optional.of(snap), no -> Optional.of(line.get()));
+        ByteArrayOutputStream page = new ByteArrayOutputStream();
+        int[] read = {0};
+        events.add(page, () -> { });
+        events.tick(0);
+        since(page, read);
+        // The ring merged 0-1 and 2-3 into their higher points, then the job was retried after an OOM at 4 s.
+        VramTimeline t = timeline(3);
+        line.set(new VramTimeline(1, START, List.of(t.points().get(1), t.points().get(3),
+                new VramTimeline.Point(Duration.ofSeconds(5), 900)),
+                List.of(t.attempts().get(0), new VramTimeline.Attempt(2, Duration.ofSeconds(4), OptionalLong.of(3072))),
+                List.of(new VramTimeline.OomRetry(Duration.ofSeconds(4), 1, OptionalLong.of(3072))), 1003));
+        events.tick(250);
+        String update = since(page, read);
+        assertEquals(List.of(5.0), sinces(update));
+        assertTrue(update.contains("\"attempts\":[{\"number\":1,") && update.contains("{\"number\":2,\"since_s\":4.0,"
+                + "\"declared_mib\":3072}]"), update);
+        assertTrue(update.contains("\"oom_retries\":[{\"since_s\":4.0,\"attempt\":1,\"next_mib\":3072}]"), update);
+    }
+
+
     @Test
     void aPageGetsTheHeadOf100000PendingJobsAndHowManyMore_withCommandsCut() {
         List<StatusBoard.Pending> pending = new ArrayList<>();
