@@ -1,15 +1,17 @@
 package io.gpusched.cli;
 
+import static io.gpusched.cli.UnixUsers.asUser;
+import static io.gpusched.cli.UnixUsers.ownDir;
+import static io.gpusched.cli.UnixUsers.setpriv;
+import static io.gpusched.cli.UnixUsers.userClasspath;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -31,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DashboardUsersTest {
     private static final String ADA = "gs-da-a";
     private static final String BOB = "gs-da-b";
-    private static final List<String> CREATED = new ArrayList<>();
+    private static List<String> created = List.of();
     /** GET a URL; print the status, then the body (urllib raises on 4xx: its status and body are printed alike). */
     private static final String FETCH = "import sys,urllib.request,urllib.error\n"
             + "try:\n r=urllib.request.urlopen(sys.argv[1]); print(r.status); print(r.read().decode(),end='')\n"
@@ -40,82 +42,22 @@ class DashboardUsersTest {
     @TempDir
     Path dir;
 
-    private static int run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor();
-    }
-
     @BeforeAll
     static void users() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create users and serve them");
-        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv (package util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 for the users' HTTP client");
-        for (String u : List.of(ADA, BOB)) {
-            if (run("id", u) != 0) {
-                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", u));
-                CREATED.add(u);
-            }
-        }
+        created = UnixUsers.create(ADA, BOB);
     }
 
     @AfterAll
     static void removeUsers() throws Exception {
-        for (String u : CREATED) {
-            run("/usr/sbin/userdel", u);
-        }
-    }
-
-    private static List<String> as(String user, String... cmd) {
-        List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups"));
-        argv.addAll(List.of(cmd));
-        return argv;
-    }
-
-    /** {@code gpusched ARGS} as {@code user}: a client process of theirs. */
-    private static ServeDaemon.Result gpusched(String user, String classpath, Path cwd, String... args) throws Exception {
-        List<String> argv = as(user, ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-                "-cp", classpath, Main.class.getName());
-        argv.addAll(List.of(args));
-        return ServeDaemon.result(new ProcessBuilder(argv).directory(cwd.toFile()).start());
+        UnixUsers.remove(created);
     }
 
     /** A GET as {@code user} (python's urllib, as a browser of theirs would send it): status, then the body. */
     private static String fetch(String user, String url) throws Exception {
-        Process p = new ProcessBuilder(as(user, "/usr/bin/python3", "-c", FETCH, url)).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(setpriv(user, "/usr/bin/python3", "-c", FETCH, url)).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
         return out;
-    }
-
-    /** The CLI's classes and jars, copied where the test's users can read them (the build's are root's). */
-    private static String userClasspath(Path dir) throws Exception {
-        List<String> entries = new ArrayList<>();
-        int n = 0;
-        for (String e : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-            Path from = Path.of(e);
-            String name = from.getFileName().toString();
-            boolean classes = Files.isDirectory(from) && e.endsWith("target" + java.io.File.separator + "classes");
-            if (!classes && !(name.endsWith(".jar") && (name.startsWith("gpusched-") || name.startsWith("jackson-core")))) {
-                continue;
-            }
-            Path to = dir.resolve("cp" + n++ + (classes ? "" : ".jar"));
-            try (var files = Files.walk(from)) {
-                for (Path f : (Iterable<Path>) files::iterator) {
-                    Files.copy(f, to.resolve(from.relativize(f).toString()));
-                }
-            }
-            entries.add(to.toString());
-        }
-        return String.join(java.io.File.pathSeparator, entries);
-    }
-
-    /** A directory of the user's own, as a home would be. */
-    private static Path ownDir(String user, Path path) throws Exception {
-        Files.createDirectories(path);
-        assertEquals(0, run("chown", user + ":" + user, path.toString()));
-        return path;
     }
 
     /**
@@ -123,7 +65,7 @@ class DashboardUsersTest {
      * socket answers its owner; @return the process
      */
     private Process serve(String user, String classpath, Path socket, Path logs, Path log) throws Exception {
-        List<String> argv = as(user, ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath,
+        List<String> argv = setpriv(user, ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classpath,
                 Main.class.getName(), "serve", "--sim", "1", "--poll", "0.1", "--dashboard", "127.0.0.1:0",
                 "--socket", socket.toString(), "--log-dir", logs.toString());
         Process daemon = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -163,9 +105,9 @@ class DashboardUsersTest {
             String base = base(log);
             assertTrue(!Files.readString(log).contains("token="), "the daemon's log holds no token");
             Path home = ownDir(ADA, dir.resolve(ADA));
-            assertEquals(0, gpusched(ADA, cp, home, "submit", "--socket", s, "--vram", "1G", "--", "echo ada-job").code());
+            assertEquals(0, asUser(ADA, cp, home, "submit", "--socket", s, "--vram", "1G", "--", "echo ada-job").code());
 
-            ServeDaemon.Result ada = gpusched(ADA, cp, home, "dashboard", "--socket", s);
+            UnixUsers.Result ada = asUser(ADA, cp, home, "dashboard", "--socket", s);
             assertEquals(0, ada.code(), ada.err());
             String adaUrl = ada.out().strip();
             assertTrue(adaUrl.startsWith(base + "?token="), adaUrl);
@@ -175,10 +117,10 @@ class DashboardUsersTest {
             assertTrue(fetch(ADA, adaUrl).startsWith("200\n<!DOCTYPE html>"), "her page");
 
             // Bob is served by this socket too: his own token, the queue as gpusched queue shows it to him.
-            ServeDaemon.Result bob = gpusched(BOB, cp, dir, "dashboard", "--socket", s);
+            UnixUsers.Result bob = asUser(BOB, cp, dir, "dashboard", "--socket", s);
             assertEquals(0, bob.code(), bob.err());
             assertNotEquals(token(adaUrl), token(bob.out().strip()));
-            assertTrue(gpusched(BOB, cp, dir, "queue", "--socket", s).out().contains("echo ada-job"));
+            assertTrue(asUser(BOB, cp, dir, "queue", "--socket", s).out().contains("echo ada-job"));
             assertTrue(fetch(BOB, DashboardEndToEndTest.at(bob.out().strip(), "api/queue")).contains("echo ada-job"));
 
             // Without a token, or with hers changed by one character: refused, saying what to run.
@@ -213,14 +155,14 @@ class DashboardUsersTest {
                 dir.resolve("daemon.log"));
         try {
             String base = base(adaLog);
-            assertEquals(0, gpusched(ADA, cp, home, "submit", "--socket", adaSocket.toString(), "--vram", "1G", "--",
+            assertEquals(0, asUser(ADA, cp, home, "submit", "--socket", adaSocket.toString(), "--vram", "1G", "--",
                     "echo her-private-job").code());
-            ServeDaemon.Result ada = gpusched(ADA, cp, home, "dashboard", "--socket", adaSocket.toString());
+            UnixUsers.Result ada = asUser(ADA, cp, home, "dashboard", "--socket", adaSocket.toString());
             assertEquals(0, ada.code(), ada.err());
             assertTrue(fetch(ADA, DashboardEndToEndTest.at(ada.out().strip(), "api/queue")).contains("her-private-job"));
 
             // Her socket does not serve him, so it gives him no URL...
-            ServeDaemon.Result asked = gpusched(BOB, cp, dir, "dashboard", "--socket", adaSocket.toString());
+            UnixUsers.Result asked = asUser(BOB, cp, dir, "dashboard", "--socket", adaSocket.toString());
             assertEquals(1, asked.code());
             assertEquals("", asked.out());
             // ... nor root, whom her socket refuses as well (the kernel names the caller).
@@ -230,7 +172,7 @@ class DashboardUsersTest {
             // ... and the port, which he can reach, reads nothing without her token.
             String none = fetch(BOB, base + "api/queue");
             assertTrue(none.startsWith("401\n") && !none.contains("her-private-job"), none);
-            ServeDaemon.Result bobs = gpusched(BOB, cp, dir, "dashboard", "--socket", rootSocket.toString());
+            UnixUsers.Result bobs = asUser(BOB, cp, dir, "dashboard", "--socket", rootSocket.toString());
             assertEquals(0, bobs.code(), bobs.err());
             String foreign = fetch(BOB, base + "api/queue?token=" + token(bobs.out().strip()));
             assertTrue(foreign.startsWith("403\n") && !foreign.contains("her-private-job"), "the root daemon's token for him: "

@@ -4,7 +4,6 @@ import static io.gpusched.cli.UnixUsers.output;
 import static io.gpusched.cli.UnixUsers.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -28,26 +27,20 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DoctorTest {
     private static final String OWNER = "gs-dr-owner";
-    private static final List<String> CREATED = new ArrayList<>();
+    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
 
     @BeforeAll
     static void users() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root: doctor checks the lab daemon's rules");
-        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
-        if (run("id", OWNER) != 0) {
-            assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", OWNER));
-            CREATED.add(OWNER);
-        }
+        UnixUsers.assumeRoot("needs root: doctor checks the lab daemon's rules");
+        created = UnixUsers.add(OWNER);
     }
 
     @AfterAll
     static void removeUsers() throws Exception {
-        for (String u : CREATED) {
-            run("/usr/sbin/userdel", u);
-        }
+        UnixUsers.remove(created);
     }
 
     private record Doctor(int code, String out) {

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
 class HostileUsersTest {
     private static final String MALLORY = "gs-mallory";
     private static final String VICTIM = "gs-victim";
-    private static final List<String> CREATED = new ArrayList<>();
+    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
@@ -42,25 +42,13 @@ class HostileUsersTest {
 
     @BeforeAll
     static void users() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create users and serve them");
-        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv (package util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 for the users' raw client");
         assumeTrue(run("sh", "-c", "command -v gcc") == 0, "needs gcc to build the LD_PRELOAD library");
-        for (String u : List.of(MALLORY, VICTIM)) {
-            if (run("id", u) != 0) {
-                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--home-dir", "/home/" + u, "--user-group",
-                        "--shell", "/bin/sh", u));
-                CREATED.add(u);
-            }
-        }
+        created = UnixUsers.create(MALLORY, VICTIM);
     }
 
     @AfterAll
     static void removeUsers() throws Exception {
-        for (String u : CREATED) {
-            run("/usr/sbin/userdel", u);
-        }
+        UnixUsers.remove(created);
     }
 
     @AfterEach
@@ -101,8 +89,7 @@ class HostileUsersTest {
     /** The CLI as {@code user}, with {@code env} added to its environment (set as them) and their umask. */
     private static UnixUsers.Result cliAs(String user, String cp, Path cwd, Map<String, String> env, String umask,
                                           String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user,
-                "--init-groups", "/bin/sh", "-c", "umask " + umask + "; exec \"$@\"", "sh", "/usr/bin/env"));
+        List<String> argv = UnixUsers.setpriv(user, "/bin/sh", "-c", "umask " + umask + "; exec \"$@\"", "sh", "/usr/bin/env");
         env.forEach((k, v) -> argv.add(k + "=" + v));
         argv.addAll(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-cp", cp,
                 Main.class.getName()));

@@ -12,7 +12,6 @@ import io.gpusched.cli.UnixUsers.Result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -20,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -38,30 +36,19 @@ import org.junit.jupiter.api.io.TempDir;
 class MultiUserServeTest {
     private static final String ALICE = "gs-alice";
     private static final String BOB = "gs-bob";
-    private static final List<String> CREATED = new ArrayList<>();
+    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
 
     @BeforeAll
     static void users() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create users and serve them");
-        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv (package util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 for the users' client");
-        for (String u : List.of(ALICE, BOB)) {
-            if (run("id", u) != 0) {
-                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", u));
-                CREATED.add(u);
-            }
-        }
+        created = UnixUsers.create(ALICE, BOB);
     }
 
     @AfterAll
     static void removeUsers() throws Exception {
-        for (String u : CREATED) {
-            run("/usr/sbin/userdel", u);
-        }
+        UnixUsers.remove(created);
     }
 
     private Process serve(Path socket) throws Exception {

@@ -2,7 +2,6 @@ package io.gpusched.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
@@ -38,7 +37,7 @@ import org.junit.jupiter.api.io.TempDir;
 class QueueForEveryoneTest {
     private static final String SUBMITTER = "gs-qu-a";
     private static final String READER = "gs-qu-b";
-    private static final List<String> CREATED = new ArrayList<>();
+    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
@@ -47,30 +46,16 @@ class QueueForEveryoneTest {
     private CompletableFuture<RunSummary> run;
     private ServiceServer server;
 
-    private static int run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor();
-    }
-
     @BeforeAll
     static void users() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create users and serve them");
-        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv (package util-linux)");
-        for (String u : List.of(SUBMITTER, READER)) {
-            if (run("id", u) != 0) {
-                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", u));
-                CREATED.add(u);
-            }
-        }
+        UnixUsers.assumeRoot();
+        UnixUsers.assumeSetpriv();
+        created = UnixUsers.add(SUBMITTER, READER);
     }
 
     @AfterAll
     static void removeUsers() throws Exception {
-        for (String u : CREATED) {
-            run("/usr/sbin/userdel", u);
-        }
+        UnixUsers.remove(created);
     }
 
     @AfterEach

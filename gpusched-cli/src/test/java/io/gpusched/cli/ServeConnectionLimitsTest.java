@@ -55,15 +55,7 @@ class ServeConnectionLimitsTest {
 
     @AfterAll
     static void removeUsers() throws Exception {
-        for (String u : CREATED) {
-            run("/usr/sbin/userdel", u);
-        }
-    }
-
-    private static int run(String... cmd) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getInputStream().readAllBytes();
-        return p.waitFor();
+        UnixUsers.remove(CREATED);
     }
 
     /** Threads of a process, as the kernel lists them. */
@@ -146,16 +138,7 @@ class ServeConnectionLimitsTest {
 
     @Test
     void aUserAtTheirConnectionCapIsRefusedWithOneLineNamingTheOption_whileAnotherUserIsServed() throws Exception {
-        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to create users and serve them");
-        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv (package util-linux)");
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 for the users' client");
-        for (String u : List.of(FLOODER, OTHER)) {
-            if (run("id", u) != 0) {
-                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", u));
-                CREATED.add(u);
-            }
-        }
+        CREATED.addAll(UnixUsers.create(FLOODER, OTHER));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1", "--max-connections-per-user", "3").start();
         // The flooder holds three connections (each answered), then opens a fourth and prints its first
@@ -168,8 +151,8 @@ class ServeConnectionLimitsTest {
                 + "    print(r.strip(), flush=True)\n"
                 + "s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.makefile().readline().strip(), flush=True)\n"
                 + "time.sleep(8)\n";
-        Process flooder = new ProcessBuilder("/usr/bin/setpriv", "--reuid=" + FLOODER, "--regid=" + FLOODER,
-                "--init-groups", "/usr/bin/python3", "-c", flood, daemon.socket().toString()).redirectErrorStream(true).start();
+        Process flooder = new ProcessBuilder(UnixUsers.setpriv(FLOODER, "/usr/bin/python3", "-c", flood, daemon.socket().toString()))
+                .redirectErrorStream(true).start();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(flooder.getInputStream(), StandardCharsets.UTF_8))) {
             for (int i = 0; i < 3; i++) {
                 String answer = out.readLine();
@@ -180,12 +163,7 @@ class ServeConnectionLimitsTest {
                     "\"message\":\"" + FLOODER + " has 3 connections open to this gpusched, the most one user may"
                     + " (gpusched serve --max-connections-per-user 3); close some and try again\""), refused);
             // Meanwhile another user, and root, are served.
-            String hello = "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]);"
-                    + " s.sendall(b'{\"v\":1,\"op\":\"hello\"}\\n'); print(s.makefile().readline().strip())";
-            Process other = new ProcessBuilder("/usr/bin/setpriv", "--reuid=" + OTHER, "--regid=" + OTHER, "--init-groups",
-                    "/usr/bin/python3", "-c", hello, daemon.socket().toString()).redirectErrorStream(true).start();
-            String answer = new String(other.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertTrue(other.waitFor(30, TimeUnit.SECONDS));
+            String answer = UnixUsers.as(OTHER, daemon.socket(), "{\"v\":1,\"op\":\"hello\"}");
             assertTrue(answer.contains("\"ok\":true") && answer.contains("\"user\":\"" + OTHER + "\""), answer);
             assertEquals(0, daemon.verb("queue").code(), "root is never refused");
             assertTrue(flooder.isAlive(), "the flooder's connections were still held");

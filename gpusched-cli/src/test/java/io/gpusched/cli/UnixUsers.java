@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,6 +16,67 @@ import java.util.List;
  */
 final class UnixUsers {
     private UnixUsers() {
+    }
+
+    /**
+     * Skips the calling test unless this is root with useradd, setpriv and python3 (what the users' commands
+     * and raw client run through), then {@link #add}s the users.
+     *
+     * @return the users it created, for {@link #remove}
+     */
+    static List<String> create(String... names) throws Exception {
+        assumeRoot();
+        assumeSetpriv();
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 for the users' client");
+        return add(names);
+    }
+
+    /** Skips the calling test unless this is root with useradd, to create users and serve them. */
+    static void assumeRoot() {
+        assumeRoot("needs root to create users and serve them");
+    }
+
+    /** Skips the calling test unless this is root, {@code why} being the skip message, with useradd. */
+    static void assumeRoot(String why) {
+        assumeTrue("root".equals(System.getProperty("user.name")), why);
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/useradd")), "needs useradd (package passwd)");
+    }
+
+    /** Skips the calling test unless setpriv is there to run commands as the users. */
+    static void assumeSetpriv() {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/setpriv")), "needs setpriv (package util-linux)");
+    }
+
+    /**
+     * Creates each user of {@code names} that does not exist yet: no home directory made (its path is
+     * /home/NAME), a group of their own, /bin/sh.
+     *
+     * @return the users it created; those that existed are left to whoever made them
+     */
+    static List<String> add(String... names) throws Exception {
+        List<String> created = new ArrayList<>();
+        for (String u : names) {
+            if (run("id", u) != 0) {
+                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--home-dir", "/home/" + u, "--user-group",
+                        "--shell", "/bin/sh", u));
+                created.add(u);
+            }
+        }
+        return created;
+    }
+
+    /** Deletes the users {@link #add} created (userdel refuses one with processes left: stop them first). */
+    static void remove(List<String> created) throws Exception {
+        for (String u : created) {
+            run("/usr/sbin/userdel", u);
+        }
+    }
+
+    /** {@code cmd} run as {@code user} (their uid, gid and groups), as an argument vector to start. */
+    static List<String> setpriv(String user, String... cmd) {
+        List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups"));
+        argv.addAll(List.of(cmd));
+        return argv;
     }
 
     static int run(String... cmd) throws Exception {
@@ -34,8 +96,7 @@ final class UnixUsers {
     static String as(String user, Path socket, String request) throws Exception {
         String py = "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]);"
                 + " s.sendall(sys.argv[2].encode()+b'\\n'); print(s.makefile().readline().strip())";
-        return output("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user, "--init-groups", "/usr/bin/python3", "-c", py,
-                socket.toString(), request);
+        return output(setpriv(user, "/usr/bin/python3", "-c", py, socket.toString(), request).toArray(String[]::new));
     }
 
     /** The CLI's classes and jars, copied where the test's users can read them (the build's are root's). */
@@ -65,9 +126,8 @@ final class UnixUsers {
 
     /** {@code gpusched ARGS} run as {@code user} in {@code cwd}: a real client process of theirs. */
     static Result asUser(String user, String classpath, Path cwd, String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of("/usr/bin/setpriv", "--reuid=" + user, "--regid=" + user,
-                "--init-groups", ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-                "-cp", classpath, Main.class.getName()));
+        List<String> argv = setpriv(user, ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
+                "-cp", classpath, Main.class.getName());
         argv.addAll(List.of(args));
         return toResult(ServeDaemon.result(new ProcessBuilder(argv).directory(cwd.toFile()).start()));
     }

@@ -30,6 +30,13 @@ final class SmallDisk implements AutoCloseable {
         return java.util.Optional.of(new SmallDisk(at));
     }
 
+    /** {@link #mount}, skipping the calling test where no tmpfs can be mounted. */
+    static SmallDisk mountOrSkip(Path at, int kib) throws Exception {
+        java.util.Optional<SmallDisk> d = mount(at, kib);
+        org.junit.jupiter.api.Assumptions.assumeTrue(d.isPresent(), "cannot mount a tmpfs here (needs CAP_SYS_ADMIN)");
+        return d.get();
+    }
+
     /** Writes a filler file until the kernel says the disk is full. */
     void fill() throws IOException {
         byte[] block = new byte[4096];

@@ -4,17 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.gpu.GpuBackend;
-import io.gpusched.gpu.GpuSnapshot;
-import io.gpusched.gpu.GpuStat;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -30,35 +23,17 @@ class DashboardOpTest {
     Path dir;
 
     private Scheduler scheduler;
-    private CompletableFuture<RunSummary> run;
-
-    private static final class NoGpu implements GpuBackend {
-        @Override
-        public GpuSnapshot snapshot() {
-            return new GpuSnapshot(List.of(GpuStat.of(0, 24000, 0)), List.of());
-        }
-
-        @Override
-        public String describe() {
-            return "one gpu";
-        }
-
-        @Override
-        public void close() {
-        }
-    }
+    private RunningScheduler running;
 
     @BeforeEach
-    void start() {
-        scheduler = Scheduler.builder().backend(new NoGpu()).options(SchedulerOptions.defaults().withWatch(true)
-                .withPoll(Duration.ofMillis(50))).logDir(dir.resolve("logs")).jobs(List.of()).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+    void start() throws Exception {
+        running = RunningScheduler.start(RunningScheduler.builder(dir, 0).build());
+        scheduler = running.scheduler();
     }
 
     @AfterEach
     void stop() throws Exception {
-        scheduler.close();
-        run.get(20, TimeUnit.SECONDS);
+        running.close();
     }
 
     @Test

@@ -5,12 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.gpu.GpuBackend;
-import io.gpusched.gpu.GpuSnapshot;
-import io.gpusched.gpu.GpuStat;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -41,36 +36,14 @@ class ServiceLimitsTest {
     Path dir;
 
     private Scheduler scheduler;
-    private CompletableFuture<RunSummary> run;
+    private RunningScheduler running;
     private ServiceServer server;
     private final List<SocketChannel> opened = new ArrayList<>();
 
-    /** One empty 24000 MiB GPU. */
-    private static final class OneGpu implements GpuBackend {
-        @Override
-        public GpuSnapshot snapshot() {
-            return new GpuSnapshot(List.of(GpuStat.of(0, 24000, 0)), List.of());
-        }
-
-        @Override
-        public String describe() {
-            return "one gpu";
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     @BeforeEach
     void schedule() throws Exception {
-        SchedulerOptions o = SchedulerOptions.defaults().withWatch(true).withPoll(Duration.ofMillis(50))
-                .withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
-        scheduler = Scheduler.builder().backend(new OneGpu()).options(o).logDir(dir.resolve("logs")).jobs(List.of()).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); scheduler.snapshot().isEmpty(); Thread.sleep(10)) {
-            assertTrue(System.nanoTime() < end, "no first round");
-        }
+        running = RunningScheduler.start(RunningScheduler.builder(dir, 0).options(RunningScheduler.quick()).build());
+        scheduler = running.scheduler();
     }
 
     private void serve(ServiceServer.Limits limits) {
@@ -86,8 +59,7 @@ class ServiceLimitsTest {
         if (server != null) {
             server.close();
         }
-        scheduler.close();
-        run.get(20, TimeUnit.SECONDS);
+        running.close();
     }
 
     private SocketChannel connect() throws IOException {

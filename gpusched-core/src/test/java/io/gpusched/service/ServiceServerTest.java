@@ -6,13 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusched.CancelOutcome;
-import io.gpusched.RunSummary;
 import io.gpusched.Scheduler;
 import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.gpu.GpuBackend;
-import io.gpusched.gpu.GpuSnapshot;
-import io.gpusched.gpu.GpuStat;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -21,11 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -41,45 +34,22 @@ class ServiceServerTest {
     Path dir;
 
     private Scheduler scheduler;
-    private CompletableFuture<RunSummary> run;
+    private RunningScheduler running;
     private ServiceServer server;
     private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
 
-    /** One empty 24000 MiB GPU. */
-    private static final class OneGpu implements GpuBackend {
-        @Override
-        public GpuSnapshot snapshot() {
-            return new GpuSnapshot(List.of(GpuStat.of(0, 24000, 0)), List.of());
-        }
-
-        @Override
-        public String describe() {
-            return "one gpu";
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     @BeforeEach
     void serve() throws Exception {
-        SchedulerOptions o = SchedulerOptions.defaults().withWatch(true).withPoll(Duration.ofMillis(50))
-                .withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
-        scheduler = Scheduler.builder().backend(new OneGpu()).options(o).logDir(dir.resolve("logs")).jobs(List.of())
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); scheduler.snapshot().isEmpty(); Thread.sleep(10)) {
-            assertTrue(System.nanoTime() < end, "no first round");
-        }
+        running = RunningScheduler.start(RunningScheduler.builder(dir, 0).options(RunningScheduler.quick())
+                .listener(events::add).build());
+        scheduler = running.scheduler();
         server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"));
     }
 
     @AfterEach
     void stop() throws Exception {
         server.close();
-        scheduler.close();
-        run.get(20, TimeUnit.SECONDS);
+        running.close();
     }
 
     @Test
