@@ -109,7 +109,8 @@ final class EnvironmentScript {
         return "conda=" + conda + " but no 'conda' on PATH";
     }
 
-    private static String lastLine(String text) {
+    /** The last non-blank line of a log's tail, stripped: where the wrapper and its helpers say why. */
+    static String lastLine(String text) {
         String t = text.stripTrailing();
         return t.substring(t.lastIndexOf('\n') + 1).strip();
     }

@@ -118,8 +118,7 @@ final class OwnerLaunch {
         if (exitCode != NOT_STARTED) {
             return Optional.empty();
         }
-        String t = wrapperLogTail.stripTrailing();
-        String last = t.substring(t.lastIndexOf('\n') + 1).strip();
+        String last = EnvironmentScript.lastLine(wrapperLogTail);
         if (!last.startsWith(FAILURE_PREFIX)) {
             return Optional.empty();
         }
