@@ -113,7 +113,16 @@ static void read_spec(const char *path) {
     }
 }
 
-static int drop_to(const char *user, int refuse_root);
+/* Who a command runs as, from the passwd entry, kept after privileges are dropped. */
+struct who {
+    uid_t uid;
+    gid_t gid;
+    char *name;
+    char *home;
+    char *shell;
+};
+
+static const char *become(const char *user, struct who *w);
 
 static int tail(const char *user, const char *path, const char *max_text) {
     char *end;
@@ -121,7 +130,8 @@ static int tail(const char *user, const char *path, const char *max_text) {
     if (*end != '\0' || max <= 0 || max > 16L * 1024 * 1024) {
         return 1;
     }
-    if (drop_to(user, 0) != 0) {
+    struct who w;
+    if (become(user, &w) != NULL) {
         return 1;
     }
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -154,21 +164,53 @@ static int tail(const char *user, const char *path, const char *max_text) {
     return 0;
 }
 
-/* Drops to USER's uid, gid and groups, checking root cannot be regained; -1 when that failed. */
-static int drop_to(const char *user, int refuse_root) {
+/*
+ * Looks USER up and drops to its uid, gid and groups (groups first, then the gid, then the uid: after
+ * setuid nothing else could be changed), checking root cannot be regained. Never to uid 0: root's own
+ * jobs do not come here. NULL when done, with W filled in; else why not, as one line.
+ */
+static const char *become(const char *user, struct who *w) {
+    static char why[512];
+    errno = 0;
     struct passwd *pw = getpwnam(user);
-    if (pw == NULL || (refuse_root && pw->pw_uid == 0)) {
-        return -1;
+    if (pw == NULL) {
+        snprintf(why, sizeof why, "no user '%s' on this machine (%s); the job did not run", user,
+                 errno ? strerror(errno) : "no passwd entry");
+        return why;
     }
-    uid_t uid = pw->pw_uid;
-    gid_t gid = pw->pw_gid;
-    if (initgroups(pw->pw_name, gid) != 0 || setgid(gid) != 0 || setuid(uid) != 0) {
-        return -1;
+    if (pw->pw_uid == 0) {
+        snprintf(why, sizeof why, "will not run a submission as uid 0 (user '%s'); root's own jobs do not go through"
+                 " gpusched-runas", user);
+        return why;
     }
-    if (getuid() != uid || geteuid() != uid || getgid() != gid || getegid() != gid || (uid != 0 && setuid(0) == 0)) {
-        return -1;
+    w->uid = pw->pw_uid;
+    w->gid = pw->pw_gid;
+    w->home = strdup(pw->pw_dir ? pw->pw_dir : "/");
+    w->shell = strdup(pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
+    w->name = strdup(pw->pw_name);
+    if (w->home == NULL || w->shell == NULL || w->name == NULL) {
+        return "out of memory";
     }
-    return 0;
+    if (initgroups(w->name, w->gid) != 0) {
+        snprintf(why, sizeof why, "cannot set the groups of %s: %s; the job did not run", w->name, strerror(errno));
+        return why;
+    }
+    if (setgid(w->gid) != 0) {
+        snprintf(why, sizeof why, "cannot set gid %u for %s: %s; the job did not run", (unsigned) w->gid, w->name,
+                 strerror(errno));
+        return why;
+    }
+    if (setuid(w->uid) != 0) {
+        snprintf(why, sizeof why, "cannot set uid %u for %s: %s; the job did not run", (unsigned) w->uid, w->name,
+                 strerror(errno));
+        return why;
+    }
+    if (getuid() != w->uid || geteuid() != w->uid || getgid() != w->gid || getegid() != w->gid || setuid(0) == 0) {
+        snprintf(why, sizeof why, "privileges were not dropped to %s (uid %u); the job did not run", w->name,
+                 (unsigned) w->uid);
+        return why;
+    }
+    return NULL;
 }
 
 static char *concat(const char *name, const char *value) {
@@ -234,36 +276,13 @@ int main(int argc, char **argv) {
         fail("working directory and output must be absolute paths, got '%s' and '%s'", cwd, output);
     }
 
-    errno = 0;
-    struct passwd *pw = getpwnam(user);
-    if (pw == NULL) {
-        fail("no user '%s' on this machine (%s); the job did not run", user, errno ? strerror(errno) : "no passwd entry");
+    struct who w;
+    const char *refused = become(user, &w);
+    if (refused != NULL) {
+        fail("%s", refused);
     }
-    if (pw->pw_uid == 0) {
-        fail("will not run a submission as uid 0 (user '%s'); root's own jobs do not go through gpusched-runas", user);
-    }
-    uid_t uid = pw->pw_uid;
-    gid_t gid = pw->pw_gid;
-    char *home = strdup(pw->pw_dir ? pw->pw_dir : "/");
-    char *shell = strdup(pw->pw_shell && *pw->pw_shell ? pw->pw_shell : "/bin/sh");
-    char *name = strdup(pw->pw_name);
-    if (home == NULL || shell == NULL || name == NULL) {
-        fail("out of memory");
-    }
-
-    /* Groups first, then the gid, then the uid: after setuid nothing else could be changed. */
-    if (initgroups(name, gid) != 0) {
-        fail("cannot set the groups of %s: %s; the job did not run", name, strerror(errno));
-    }
-    if (setgid(gid) != 0) {
-        fail("cannot set gid %u for %s: %s; the job did not run", (unsigned) gid, name, strerror(errno));
-    }
-    if (setuid(uid) != 0) {
-        fail("cannot set uid %u for %s: %s; the job did not run", (unsigned) uid, name, strerror(errno));
-    }
-    if (getuid() != uid || geteuid() != uid || getgid() != gid || getegid() != gid || setuid(0) == 0) {
-        fail("privileges were not dropped to %s (uid %u); the job did not run", name, (unsigned) uid);
-    }
+    uid_t uid = w.uid;
+    const char *name = w.name;
     umask((mode_t) mask);
 
     /* As the user from here on: the kernel checks every path against their rights, not root's. */
@@ -308,10 +327,10 @@ int main(int argc, char **argv) {
     }
     size_t n = 0;
     if (login) {
-        n = put(env, n, concat("HOME", home));
+        n = put(env, n, concat("HOME", w.home));
         n = put(env, n, concat("USER", name));
         n = put(env, n, concat("LOGNAME", name));
-        n = put(env, n, concat("SHELL", shell));
+        n = put(env, n, concat("SHELL", w.shell));
         n = put(env, n, concat("PATH", "/usr/local/bin:/usr/bin:/bin"));
     }
     for (unsigned long i = 0; i < count; i++) {
