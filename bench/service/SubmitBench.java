@@ -5,7 +5,7 @@
 // (default 1000) submissions one after another (median and p99 of each round trip, which includes the
 // journal's fsync); then 10 clients make 100 submissions each at once (wall time for all 1000).
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.gpu.GpuStat;

@@ -12,6 +12,9 @@ module io.gpusched {
     requires jdk.net;
 
     exports io.gpusched;
+    exports io.gpusched.model;
+    exports io.gpusched.event;
+    exports io.gpusched.options;
     exports io.gpusched.jobs;
     exports io.gpusched.alloc;
     exports io.gpusched.gpu;

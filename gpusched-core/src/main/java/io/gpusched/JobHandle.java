@@ -1,5 +1,11 @@
 package io.gpusched;
 
+import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.JournalUnwritableException;
+
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.IntFunction;

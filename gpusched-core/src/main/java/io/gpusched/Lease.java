@@ -1,5 +1,7 @@
 package io.gpusched;
 
+import io.gpusched.model.Grant;
+
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 

@@ -1,5 +1,19 @@
 package io.gpusched;
 
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.model.Grant;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JournalUnwritableException;
+import io.gpusched.model.LeaseEnd;
+import io.gpusched.model.QueueFullException;
+import io.gpusched.model.RunSummary;
+import io.gpusched.model.SubmitContext;
+import io.gpusched.model.VramTimeline;
+import io.gpusched.options.SchedulerOptions;
+
 import io.gpusched.engine.Engine;
 import io.gpusched.engine.StatusBoardWriter;
 import io.gpusched.gpu.GpuBackend;

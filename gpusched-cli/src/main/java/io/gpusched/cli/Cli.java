@@ -1,10 +1,10 @@
 package io.gpusched.cli;
 
-import io.gpusched.GpuschedException;
+import io.gpusched.model.GpuschedException;
 import io.gpusched.journal.JournalException;
-import io.gpusched.JsonEventWriter;
+import io.gpusched.event.JsonEventWriter;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent;
 import io.gpusched.gpu.BackendOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuBackends;

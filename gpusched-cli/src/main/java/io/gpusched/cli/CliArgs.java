@@ -1,6 +1,6 @@
 package io.gpusched.cli;
 
-import io.gpusched.SchedulerOptions;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.DidYouMean;
 import java.nio.file.Path;
 import java.time.Duration;

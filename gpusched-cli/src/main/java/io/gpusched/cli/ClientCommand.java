@@ -1,6 +1,6 @@
 package io.gpusched.cli;
 
-import io.gpusched.CancelOutcome;
+import io.gpusched.model.CancelOutcome;
 import io.gpusched.jobs.JobsFileParser;
 import io.gpusched.service.GpuschedClient;
 import io.gpusched.service.ServiceException;
@@ -202,7 +202,7 @@ final class ClientCommand {
                     PrintStream page = new PrintStream(new java.io.BufferedOutputStream(out, 1 << 16), false,
                             java.nio.charset.StandardCharsets.UTF_8);
                     if (json) {
-                        page.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("snapshot", shown.snapshot())));
+                        page.println(io.gpusched.event.JsonEventWriter.valueToJson(Map.of("snapshot", shown.snapshot())));
                     } else {
                         QueueText.printQueue(page, shown);
                     }
@@ -212,7 +212,7 @@ final class ClientCommand {
                 case "show" -> QueueText.printJob(out, c.job(number(words.get(0), "a job number")), json);
                 case "dashboard" -> {
                     String url = c.dashboardUrl();
-                    out.println(json ? io.gpusched.JsonEventWriter.valueToJson(Map.of("url", url)) : url);
+                    out.println(json ? io.gpusched.event.JsonEventWriter.valueToJson(Map.of("url", url)) : url);
                 }
                 case "drain" -> {
                     int running = c.drain();

@@ -1,6 +1,6 @@
 package io.gpusched.cli;
 
-import io.gpusched.GpuschedException;
+import io.gpusched.model.GpuschedException;
 import io.gpusched.engine.Preflight;
 import io.gpusched.engine.StateDirectory;
 import io.gpusched.gpu.BackendOptions;

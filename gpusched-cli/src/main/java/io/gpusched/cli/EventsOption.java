@@ -1,6 +1,6 @@
 package io.gpusched.cli;
 
-import io.gpusched.JsonEventWriter;
+import io.gpusched.event.JsonEventWriter;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

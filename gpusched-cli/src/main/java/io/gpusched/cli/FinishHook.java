@@ -1,7 +1,7 @@
 package io.gpusched.cli;
 
-import io.gpusched.JobResult;
-import io.gpusched.SchedulerEvent;
+import io.gpusched.model.JobResult;
+import io.gpusched.event.SchedulerEvent;
 import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,11 +1,11 @@
 package io.gpusched.cli;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.Measurement;
-import io.gpusched.RunSummary;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.Verdict;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.model.RunSummary;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.model.Verdict;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.ZoneId;

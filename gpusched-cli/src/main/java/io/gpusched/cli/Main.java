@@ -1,6 +1,6 @@
 package io.gpusched.cli;
 
-import io.gpusched.RunSummary;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

@@ -21,7 +21,7 @@ final class QueueText {
         List<Map<String, Object>> gpus = (List<Map<String, Object>>) snapshot.get("gpus");
         List<?> paused = (List<?>) snapshot.get("paused_gpus");
         if (json) {
-            out.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("gpus", gpus, "paused_gpus", paused)));
+            out.println(io.gpusched.event.JsonEventWriter.valueToJson(Map.of("gpus", gpus, "paused_gpus", paused)));
             return;
         }
         for (Map<String, Object> g : gpus) {
@@ -76,7 +76,7 @@ final class QueueText {
         row.put("command", job.command());
         row.remove("command_chars");
         if (json) {
-            out.println(io.gpusched.JsonEventWriter.valueToJson(Map.of("list", job.list(), "job", row)));
+            out.println(io.gpusched.event.JsonEventWriter.valueToJson(Map.of("list", job.list(), "job", row)));
             return;
         }
         String where = switch (job.list()) {

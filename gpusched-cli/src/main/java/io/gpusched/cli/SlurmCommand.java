@@ -1,6 +1,6 @@
 package io.gpusched.cli;
 
-import io.gpusched.RunSummary;
+import io.gpusched.model.RunSummary;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.slurm.CommandRunner;
 import io.gpusched.slurm.SlurmException;
@@ -142,7 +142,7 @@ final class SlurmCommand {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
-        io.gpusched.JsonEventWriter json;
+        io.gpusched.event.JsonEventWriter json;
         try {
             json = EventsOption.open(eventsTo, out);
         } catch (UsageException e) {
@@ -152,7 +152,7 @@ final class SlurmCommand {
         // As a local run: with --events -, the JSON stream has stdout and the log lines move to stderr.
         PrintStream human = EventsOption.toStdout(eventsTo) ? err : out;
         LogRenderer log = new LogRenderer(human, o.tolerance());
-        java.util.function.Consumer<io.gpusched.SchedulerEvent> events = json == null ? log : log.andThen(json);
+        java.util.function.Consumer<io.gpusched.event.SchedulerEvent> events = json == null ? log : log.andThen(json);
         SlurmExecutor executorRun = new SlurmExecutor(jobs.get(), logDir, o, CommandRunner.system(),
                 SlurmExecutor.defaultWrapper(), events, note -> {
                     human.println("[" + java.time.LocalTime.now().format(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss"))
@@ -168,7 +168,7 @@ final class SlurmCommand {
         } catch (SlurmException | UncheckedIOException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
-        } catch (io.gpusched.GpuschedException e) {
+        } catch (io.gpusched.model.GpuschedException e) {
             // The log directory: in use by another scheduler, or not writable. Nothing was submitted.
             err.println("gpusched: " + e.getMessage() + " — nothing was submitted to Slurm");
             return Cli.USAGE;

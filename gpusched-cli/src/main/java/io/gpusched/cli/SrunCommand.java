@@ -1,6 +1,6 @@
 package io.gpusched.cli;
 
-import io.gpusched.Grant;
+import io.gpusched.model.Grant;
 import io.gpusched.service.GpuschedClient;
 import io.gpusched.service.ServiceException;
 import java.io.IOException;

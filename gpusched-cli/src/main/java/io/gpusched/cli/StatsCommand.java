@@ -1,6 +1,6 @@
 package io.gpusched.cli;
 
-import io.gpusched.SchedulerOptions;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.Units;
 import io.gpusched.journal.JournalEntries;
 import io.gpusched.stats.JournalStats;

@@ -2,9 +2,9 @@ package io.gpusched.dashboard;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.gpusched.GpuschedException;
-import io.gpusched.JsonEventWriter;
-import io.gpusched.QueueSnapshot;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.event.JsonEventWriter;
+import io.gpusched.event.QueueSnapshot;
 import io.gpusched.Scheduler;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,11 +1,11 @@
 package io.gpusched.dashboard;
 
 import com.sun.net.httpserver.HttpExchange;
-import io.gpusched.JsonEventWriter;
-import io.gpusched.QueueSnapshot;
+import io.gpusched.event.JsonEventWriter;
+import io.gpusched.event.QueueSnapshot;
 import io.gpusched.Scheduler;
-import io.gpusched.StatusBoard;
-import io.gpusched.VramTimeline;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.VramTimeline;
 import io.gpusched.service.Protocol;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

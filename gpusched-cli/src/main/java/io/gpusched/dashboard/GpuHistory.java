@@ -1,6 +1,6 @@
 package io.gpusched.dashboard;
 
-import io.gpusched.QueueSnapshot;
+import io.gpusched.event.QueueSnapshot;
 import io.gpusched.gpu.GpuStat;
 import java.time.Instant;
 import java.util.ArrayDeque;

@@ -1,9 +1,9 @@
 package io.gpusched.dashboard;
 
-import io.gpusched.JobResult;
-import io.gpusched.QueueSnapshot;
-import io.gpusched.StatusBoard;
-import io.gpusched.VramTimeline;
+import io.gpusched.model.JobResult;
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.VramTimeline;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;

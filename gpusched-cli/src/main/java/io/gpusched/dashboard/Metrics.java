@@ -1,11 +1,11 @@
 package io.gpusched.dashboard;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.Measurement;
-import io.gpusched.QueueSnapshot;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.StatusBoard;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.StatusBoard;
 import io.gpusched.gpu.GpuStat;
 import java.time.Duration;
 import java.time.Instant;

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.JobHandle;
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.testkit.fake.ScriptedGpuBackend;
@@ -177,7 +177,7 @@ class ApiEndToEndTest {
         long warnings = events.stream().filter(e -> e instanceof SchedulerEvent.Warning w
                 && w.message().contains("PIDs that do not exist in this PID namespace")).count();
         assertEquals(1, warnings);
-        assertEquals(io.gpusched.Verdict.UNATTRIBUTED, s.results().get(0).verdict());
+        assertEquals(io.gpusched.model.Verdict.UNATTRIBUTED, s.results().get(0).verdict());
         assertEquals(0, s.exitCode());
     }
 }

@@ -34,7 +34,7 @@ class AttachEndToEndTest {
         if (daemon != null) {
             daemon.close();
             // A job outlives a killed daemon by design; one a failed test left waiting ends with its terminal.
-            new ProcessBuilder("tmux", "-L", io.gpusched.TtySession.of(daemon.logs(), 1).name(), "kill-server")
+            new ProcessBuilder("tmux", "-L", io.gpusched.model.TtySession.of(daemon.logs(), 1).name(), "kill-server")
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
         }
         new ProcessBuilder("tmux", "-L", outer, "kill-server").redirectErrorStream(true)

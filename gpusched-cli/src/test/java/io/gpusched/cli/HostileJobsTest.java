@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.RunSummary;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.JobKeys;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.testkit.sim.SimulatedGpuBackend;

@@ -3,11 +3,11 @@ package io.gpusched.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.RunSummary;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.StatusBoard;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.event.StatusBoard;
 import io.gpusched.testkit.arbitraries.Gen;
 import io.gpusched.testkit.arbitraries.Property;
 import io.gpusched.testkit.fake.ScriptedGpuBackend;

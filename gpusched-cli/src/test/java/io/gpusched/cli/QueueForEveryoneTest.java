@@ -3,10 +3,10 @@ package io.gpusched.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.RunSummary;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.SubmitContext;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.model.SubmitContext;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.service.ServiceServer;

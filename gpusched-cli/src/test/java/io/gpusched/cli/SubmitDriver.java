@@ -1,9 +1,9 @@
 package io.gpusched.cli;
 
 import io.gpusched.JobHandle;
-import io.gpusched.JobStatus;
+import io.gpusched.model.JobStatus;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.gpu.BackendOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuBackends;

@@ -4,10 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JsonEventWriter;
-import io.gpusched.QueueSnapshot;
-import io.gpusched.StatusBoard;
-import io.gpusched.VramTimeline;
+import io.gpusched.event.JsonEventWriter;
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.VramTimeline;
 import io.gpusched.gpu.GpuStat;
 import io.gpusched.service.Protocol;
 import java.io.ByteArrayOutputStream;

@@ -3,11 +3,11 @@ package io.gpusched.dashboard;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.StatusBoard;
-import io.gpusched.Verdict;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.Verdict;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -89,13 +89,13 @@ class MetricsTest {
                         Optional.empty(), 81559, 30000, java.util.OptionalInt.of(37), true),
                 new io.gpusched.gpu.GpuStat(1, Optional.empty(), "NVIDIA \"Quoted\" GPU", Optional.empty(), 24000, 0,
                         java.util.OptionalInt.empty(), false));
-        List<io.gpusched.QueueSnapshot.GpuMemory> memory = List.of(
-                new io.gpusched.QueueSnapshot.GpuMemory(0, 81559, 30000, 1000, 81559 - 1000 - 40960, List.of(
-                        new io.gpusched.QueueSnapshot.JobMemory(1, OptionalLong.of(40960), 29000, 29500, 40960))),
-                new io.gpusched.QueueSnapshot.GpuMemory(1, 24000, 0, 0, 24000, List.of()));
+        List<io.gpusched.event.QueueSnapshot.GpuMemory> memory = List.of(
+                new io.gpusched.event.QueueSnapshot.GpuMemory(0, 81559, 30000, 1000, 81559 - 1000 - 40960, List.of(
+                        new io.gpusched.event.QueueSnapshot.JobMemory(1, OptionalLong.of(40960), 29000, 29500, 40960))),
+                new io.gpusched.event.QueueSnapshot.GpuMemory(1, 24000, 0, 0, 24000, List.of()));
         StatusBoard board = new StatusBoard(List.of(new StatusBoard.Running(1, "a", List.of(0), Duration.ZERO, Map.of(), 0,
                 Optional.empty())), List.of(), List.of());
-        io.gpusched.QueueSnapshot snap = new io.gpusched.QueueSnapshot(T0, board, java.util.Set.of(1), List.of(), gpus, memory);
+        io.gpusched.event.QueueSnapshot snap = new io.gpusched.event.QueueSnapshot(T0, board, java.util.Set.of(1), List.of(), gpus, memory);
         Metrics m = new Metrics(() -> Optional.of(snap), build);
         m.accept(new SchedulerEvent.StatusUpdated(T0, board));
         return m;

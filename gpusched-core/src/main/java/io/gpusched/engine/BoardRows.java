@@ -1,7 +1,7 @@
 package io.gpusched.engine;
 
-import io.gpusched.JobResult;
-import io.gpusched.StatusBoard;
+import io.gpusched.model.JobResult;
+import io.gpusched.event.StatusBoard;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.gpusched.engine;
 
-import io.gpusched.CancelOutcome;
-import io.gpusched.GpuschedException;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
@@ -111,10 +111,10 @@ final class Controls {
     }
 
     /** A lease holder's report: see {@code Scheduler.leaseEnded}. */
-    io.gpusched.LeaseEnd leaseEnded(int no, String token, java.util.OptionalInt status) {
+    io.gpusched.model.LeaseEnd leaseEnded(int no, String token, java.util.OptionalInt status) {
         Optional<String> key = keyOf(no);
         if (key.isEmpty()) {
-            return io.gpusched.LeaseEnd.NOT_HELD;
+            return io.gpusched.model.LeaseEnd.NOT_HELD;
         }
         return leases.ended(running.get(key.get()), durability.state().record(key.get()), key.get(), token, status);
     }

@@ -1,8 +1,8 @@
 package io.gpusched.engine;
 
-import io.gpusched.JobStatus;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.alloc.GpuView;
 import io.gpusched.alloc.Request;
 import io.gpusched.alloc.Tenant;

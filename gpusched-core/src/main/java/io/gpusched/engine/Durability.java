@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.JournalException;
@@ -138,7 +138,7 @@ final class Durability {
      * @return empty when written; else the refusal to fail the submission with: then nothing of it is in
      *     the journal or its state, so its display number stays free for the next
      */
-    Optional<io.gpusched.JournalUnwritableException> recordSubmission(JournalEvent.Submitted event) {
+    Optional<io.gpusched.model.JournalUnwritableException> recordSubmission(JournalEvent.Submitted event) {
         assert Thread.currentThread() == owner : "journal written from " + Thread.currentThread().getName();
         retry();
         if (failing.isPresent()) {
@@ -161,8 +161,8 @@ final class Durability {
         return Optional.empty();
     }
 
-    private io.gpusched.JournalUnwritableException refused(String cause) {
-        io.gpusched.JournalUnwritableException e = new io.gpusched.JournalUnwritableException(journal.path(), cause);
+    private io.gpusched.model.JournalUnwritableException refused(String cause) {
+        io.gpusched.model.JournalUnwritableException e = new io.gpusched.model.JournalUnwritableException(journal.path(), cause);
         if (!refusingSubmissions) {
             refusingSubmissions = true;
             reporter.emit(new SchedulerEvent.Warning(reporter.now(), "journal " + journal.path() + " cannot be written ("
@@ -204,7 +204,7 @@ final class Durability {
             acknowledgeIfForced();
         }
         for (Acknowledgement a : unacknowledged) {
-            a.accepted().completeExceptionally(new io.gpusched.GpuschedException("the scheduler stopped before job "
+            a.accepted().completeExceptionally(new io.gpusched.model.GpuschedException("the scheduler stopped before job "
                     + a.no() + "'s line could be forced to " + journal.path() + "; after a restart, gpusched queue shows"
                     + " whether it is queued"));
         }

@@ -1,9 +1,9 @@
 package io.gpusched.engine;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.Measurement;
-import io.gpusched.Verdict;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.model.Verdict;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import java.time.Duration;

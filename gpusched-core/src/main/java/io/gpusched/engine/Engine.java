@@ -1,11 +1,11 @@
 package io.gpusched.engine;
 
-import io.gpusched.GpuschedException;
-import io.gpusched.JobResult;
-import io.gpusched.RunSummary;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.SubmitContext;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.RunSummary;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.model.SubmitContext;
 import io.gpusched.alloc.Allocator;
 import io.gpusched.engine.LoopTimers.Timer;
 import io.gpusched.gpu.GpuBackend;
@@ -75,7 +75,7 @@ public final class Engine {
     /** Submissions the next round must plan, and when it is due (at once, unless the queue is large). */
     private final SubmitBurst burst = new SubmitBurst();
     private volatile Thread loopThread;
-    private volatile io.gpusched.QueueSnapshot snapshot;
+    private volatile io.gpusched.event.QueueSnapshot snapshot;
     private Controls controls;
     private Submissions submissions;
     private Leases leases;
@@ -152,7 +152,7 @@ public final class Engine {
      *     if the scheduler ended first
      */
     public CompletableFuture<Integer> submit(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
-                                             Optional<CompletableFuture<io.gpusched.Grant>> lease) {
+                                             Optional<CompletableFuture<io.gpusched.model.Grant>> lease) {
         CompletableFuture<Integer> accepted = new CompletableFuture<>();
         inbox.post(new Inbox.Submitted(spec, context, result, accepted, lease));
         return accepted;
@@ -163,7 +163,7 @@ public final class Engine {
      *
      * @return what was made of it
      */
-    public CompletableFuture<io.gpusched.LeaseEnd> leaseEnded(int no, String token, java.util.OptionalInt status) {
+    public CompletableFuture<io.gpusched.model.LeaseEnd> leaseEnded(int no, String token, java.util.OptionalInt status) {
         return inbox.call(() -> controls.leaseEnded(no, token, status));
     }
 
@@ -181,7 +181,7 @@ public final class Engine {
      *
      * @return what happened
      */
-    public CompletableFuture<io.gpusched.CancelOutcome> cancel(int no) {
+    public CompletableFuture<io.gpusched.model.CancelOutcome> cancel(int no) {
         return inbox.call(() -> controls.cancel(no));
     }
 
@@ -190,7 +190,7 @@ public final class Engine {
      *
      * @return each job's number and what happened, by number
      */
-    public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.CancelOutcome>> cancelAll(String owner) {
+    public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.model.CancelOutcome>> cancelAll(String owner) {
         return inbox.call(() -> controls.cancelAll(owner));
     }
 
@@ -237,7 +237,7 @@ public final class Engine {
     }
 
     /** @return the queue as the loop last published it; empty before the first round */
-    public Optional<io.gpusched.QueueSnapshot> snapshot() {
+    public Optional<io.gpusched.event.QueueSnapshot> snapshot() {
         return Optional.ofNullable(snapshot);
     }
 
@@ -247,13 +247,13 @@ public final class Engine {
      * @param no the job's display number
      * @return its timeline; empty for a job never sampled in this run, or one of the oldest ended
      */
-    public Optional<io.gpusched.VramTimeline> timeline(int no) {
+    public Optional<io.gpusched.model.VramTimeline> timeline(int no) {
         return timelines.timeline(no);
     }
 
     /**
      * Caps each user's submissions that have not ended; one more is refused with
-     * {@link io.gpusched.QueueFullException}. Called before {@link #run()}.
+     * {@link io.gpusched.model.QueueFullException}. Called before {@link #run()}.
      *
      * @param max at least 1
      * @throws IllegalArgumentException if {@code max} is below 1
@@ -534,9 +534,9 @@ public final class Engine {
     }
 
     private void emitBoard() {
-        io.gpusched.StatusBoard b = board.board(reporter.now(), running, queue, outcomes, ended);
+        io.gpusched.event.StatusBoard b = board.board(reporter.now(), running, queue, outcomes, ended);
         java.util.Set<Integer> paused = durability.state().pausedGpus();
-        snapshot = new io.gpusched.QueueSnapshot(reporter.now(), b, paused, queue.orphans(), reader.lastGpus(),
+        snapshot = new io.gpusched.event.QueueSnapshot(reporter.now(), b, paused, queue.orphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));
         reporter.emit(new SchedulerEvent.StatusUpdated(reporter.now(), b));
     }

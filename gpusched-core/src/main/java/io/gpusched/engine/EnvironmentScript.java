@@ -60,7 +60,7 @@ final class EnvironmentScript {
      * @param tty where its terminal is, when it has one ({@code [tty]})
      * @return the shell text its wrapper evaluates: {@link #of(JobSpec)}, run in that terminal if any
      */
-    static String of(JobSpec spec, io.gpusched.TtySession tty) {
+    static String of(JobSpec spec, io.gpusched.model.TtySession tty) {
         String script = of(spec);
         return spec.environment().tty() ? TtyScript.of(script, tty) : script;
     }

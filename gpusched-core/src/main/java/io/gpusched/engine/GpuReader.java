@@ -1,8 +1,8 @@
 package io.gpusched.engine;
 
-import io.gpusched.GpuschedException;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.gpu.BackendException;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.gpu.GpuStat;

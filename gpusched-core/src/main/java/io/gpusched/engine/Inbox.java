@@ -1,8 +1,8 @@
 package io.gpusched.engine;
 
-import io.gpusched.GpuschedException;
-import io.gpusched.JobResult;
-import io.gpusched.SubmitContext;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -30,7 +30,7 @@ final class Inbox {
      * {@code lease}, the caller runs the command itself: the future gets the grant.
      */
     record Submitted(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
-                     CompletableFuture<Integer> accepted, java.util.Optional<CompletableFuture<io.gpusched.Grant>> lease)
+                     CompletableFuture<Integer> accepted, java.util.Optional<CompletableFuture<io.gpusched.model.Grant>> lease)
             implements Message {
     }
 

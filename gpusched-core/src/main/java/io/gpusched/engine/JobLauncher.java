@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.SchedulerOptions.VisibleDevices;
+import io.gpusched.options.SchedulerOptions.VisibleDevices;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.gpu.GpuStat;
 import java.io.File;

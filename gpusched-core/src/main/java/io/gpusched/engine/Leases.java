@@ -1,7 +1,7 @@
 package io.gpusched.engine;
 
-import io.gpusched.Grant;
-import io.gpusched.LeaseEnd;
+import io.gpusched.model.Grant;
+import io.gpusched.model.LeaseEnd;
 import io.gpusched.journal.JobRecord;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

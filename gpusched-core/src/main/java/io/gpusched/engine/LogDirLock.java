@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.LogDirInUseException;
+import io.gpusched.model.LogDirInUseException;
 import io.gpusched.journal.JournalException;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package io.gpusched.engine;
 
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.alloc.GpuView;
 import io.gpusched.alloc.Tenant;
 import io.gpusched.gpu.GpuProcess;
@@ -137,17 +137,17 @@ final class Measurer {
     }
 
     /** Each GPU's memory as placement counts it, with the running jobs on it by number: for snapshots. */
-    List<io.gpusched.QueueSnapshot.GpuMemory> memory(GpuSnapshot snap, Set<Integer> paused) {
+    List<io.gpusched.event.QueueSnapshot.GpuMemory> memory(GpuSnapshot snap, Set<Integer> paused) {
         Map<String, RunningJob> byKey = new HashMap<>();
         running.all().forEach(rj -> byKey.put(rj.key(), rj));
-        List<io.gpusched.QueueSnapshot.GpuMemory> out = new ArrayList<>();
+        List<io.gpusched.event.QueueSnapshot.GpuMemory> out = new ArrayList<>();
         for (GpuView v : views(snap, paused)) {
-            List<io.gpusched.QueueSnapshot.JobMemory> jobs = new ArrayList<>();
+            List<io.gpusched.event.QueueSnapshot.JobMemory> jobs = new ArrayList<>();
             for (Tenant t : v.tenants()) {
-                jobs.add(new io.gpusched.QueueSnapshot.JobMemory(byKey.get(t.key()).no, t.declaredMib(), t.currentMib(),
+                jobs.add(new io.gpusched.event.QueueSnapshot.JobMemory(byKey.get(t.key()).no, t.declaredMib(), t.currentMib(),
                         t.peakMib(), io.gpusched.alloc.Headroom.budget(t, options.spikeBuffer())));
             }
-            out.add(new io.gpusched.QueueSnapshot.GpuMemory(v.index(), v.totalMib(), v.usedMib(),
+            out.add(new io.gpusched.event.QueueSnapshot.GpuMemory(v.index(), v.totalMib(), v.usedMib(),
                     io.gpusched.alloc.Headroom.effectiveExternal(v, options.spikeBuffer()),
                     io.gpusched.alloc.Headroom.effective(v, options.spikeBuffer()), jobs));
         }

@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import java.io.IOException;

@@ -1,14 +1,14 @@
 package io.gpusched.engine;
 
-import io.gpusched.GpuschedException;
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.Measurement;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerEvent.StopReason;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.StatusBoard;
-import io.gpusched.Verdict;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.Verdict;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;

@@ -1,9 +1,9 @@
 package io.gpusched.engine;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.LearnedVram;

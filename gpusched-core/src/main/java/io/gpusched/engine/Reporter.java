@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.HashSet;

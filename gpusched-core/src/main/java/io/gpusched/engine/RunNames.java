@@ -34,8 +34,8 @@ final class RunNames {
     }
 
     /** Where a {@code [tty]} job's terminal is, as {@code gpusched attach} derives it too. */
-    io.gpusched.TtySession tty(int no) {
-        return io.gpusched.TtySession.of(logDir, no);
+    io.gpusched.model.TtySession tty(int no) {
+        return io.gpusched.model.TtySession.of(logDir, no);
     }
 
     /** What finds a run's processes after its leader is gone: its session, token and start time. */

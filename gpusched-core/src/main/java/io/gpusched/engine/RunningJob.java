@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.SchedulerEvent.StopReason;
+import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import java.nio.file.Path;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.GpuschedException;
+import io.gpusched.model.GpuschedException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

@@ -1,10 +1,10 @@
 package io.gpusched.engine;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.JsonEventWriter;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.StatusBoard;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.JsonEventWriter;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.StatusBoard;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -169,7 +169,7 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
 
     private static String endedRow(JobResult r, String when) {
         String mark = r.status() == JobStatus.CANCELLED ? "⊘" : (r.status() == JobStatus.OK ? "✓" : "✗");
-        if (r.measurement() == io.gpusched.Measurement.NOT_RUN) {
+        if (r.measurement() == io.gpusched.model.Measurement.NOT_RUN) {
             String what = r.status() == JobStatus.CANCELLED ? "cancelled before start" : r.status().journalName();
             return String.format("%s job %-3d %s (never ran%s) — %s%n", mark, r.no(), what, when, r.command());
         }
@@ -186,7 +186,7 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     }
 
     /** In the log's words: a peak over the declaration means the job was under-declared. */
-    static String describe(io.gpusched.Verdict v) {
+    static String describe(io.gpusched.model.Verdict v) {
         return switch (v) {
             case OVER -> "ok, under-declared";
             case UNDER -> "ok, over-declared";

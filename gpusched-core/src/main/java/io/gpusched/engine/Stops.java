@@ -1,8 +1,8 @@
 package io.gpusched.engine;
 
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerEvent.StopReason;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.Scheduling;
 import java.time.Duration;
 import java.time.Instant;

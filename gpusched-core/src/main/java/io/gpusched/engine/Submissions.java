@@ -1,7 +1,7 @@
 package io.gpusched.engine;
 
-import io.gpusched.JobResult;
-import io.gpusched.SubmitContext;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
@@ -70,10 +70,10 @@ final class Submissions {
     /**
      * Journals a submission and queues it. {@code accepted} gets its display number once the journal
      * line is forced. When the disk refuses the line, {@code accepted} and {@code result} fail with a
-     * {@link io.gpusched.JournalUnwritableException} and nothing is queued: the number stays free.
+     * {@link io.gpusched.model.JournalUnwritableException} and nothing is queued: the number stays free.
      */
     void accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
-                CompletableFuture<Integer> accepted, Optional<CompletableFuture<io.gpusched.Grant>> lease) {
+                CompletableFuture<Integer> accepted, Optional<CompletableFuture<io.gpusched.model.Grant>> lease) {
         Optional<JournalEvent.Submitted> first = context.requestId().flatMap(id -> submitted(context.owner(), id));
         if (first.isPresent()) {
             repeat(first.get(), result, accepted);
@@ -81,7 +81,7 @@ final class Submissions {
         }
         if (durability.state().openSubmissions(context.owner()) >= maxQueuedPerUser) {
             // Before a number is taken: the refused submission leaves no trace.
-            io.gpusched.QueueFullException e = new io.gpusched.QueueFullException(context.owner(), maxQueuedPerUser);
+            io.gpusched.model.QueueFullException e = new io.gpusched.model.QueueFullException(context.owner(), maxQueuedPerUser);
             accepted.completeExceptionally(e);
             result.completeExceptionally(e);
             return;
@@ -106,7 +106,7 @@ final class Submissions {
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
                 Optional.of(spec.toLine()), context.output().map(Path::toString), context.requestId(), context.umask());
-        Optional<io.gpusched.JournalUnwritableException> refused = durability.recordSubmission(event);
+        Optional<io.gpusched.model.JournalUnwritableException> refused = durability.recordSubmission(event);
         if (refused.isPresent()) {
             accepted.completeExceptionally(refused.get());
             result.completeExceptionally(refused.get());
@@ -142,7 +142,7 @@ final class Submissions {
             outcomes.awaited(first.key(), result);
         } else {
             outcomes.results().stream().filter(r -> r.key().equals(first.key())).findFirst().ifPresentOrElse(result::complete,
-                    () -> result.completeExceptionally(new io.gpusched.GpuschedException("job " + first.no()
+                    () -> result.completeExceptionally(new io.gpusched.model.GpuschedException("job " + first.no()
                             + " ended before this run started; the journal holds its outcome")));
         }
         durability.acknowledge(accepted, first.no());

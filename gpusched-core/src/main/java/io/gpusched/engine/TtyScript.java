@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.TtySession;
+import io.gpusched.model.TtySession;
 
 /**
  * The shell text that runs a {@code [tty]} job's command in a detached tmux session, evaluated where a

@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.Verdict;
+import io.gpusched.model.Verdict;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;

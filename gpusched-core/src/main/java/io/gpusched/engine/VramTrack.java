@@ -1,6 +1,6 @@
 package io.gpusched.engine;
 
-import io.gpusched.VramTimeline;
+import io.gpusched.model.VramTimeline;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

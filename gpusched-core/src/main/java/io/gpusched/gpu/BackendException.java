@@ -1,6 +1,6 @@
 package io.gpusched.gpu;
 
-import io.gpusched.GpuschedException;
+import io.gpusched.model.GpuschedException;
 
 /** A GPU backend could not be found, loaded or read. The message says why and what to do. */
 public class BackendException extends GpuschedException {

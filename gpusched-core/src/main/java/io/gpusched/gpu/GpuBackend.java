@@ -4,7 +4,7 @@ package io.gpusched.gpu;
  * The source of GPU state: the one thing the scheduler needs from hardware. Implementations are
  * found through {@link GpuBackendProvider}s; the scheduler never calls {@link #snapshot()} from two
  * threads at once, so an implementation need not be thread-safe. It calls it on a worker thread and
- * waits at most {@link io.gpusched.SchedulerOptions#backendTimeout()}: a call that takes longer counts
+ * waits at most {@link io.gpusched.options.SchedulerOptions#backendTimeout()}: a call that takes longer counts
  * as failed, its late answer is discarded, and no further call is made until it returns.
  */
 public interface GpuBackend extends AutoCloseable {

@@ -1,6 +1,6 @@
 package io.gpusched.jobs;
 
-import io.gpusched.GpuschedException;
+import io.gpusched.model.GpuschedException;
 import java.util.ArrayList;
 import java.util.List;
 

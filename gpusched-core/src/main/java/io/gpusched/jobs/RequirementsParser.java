@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import io.gpusched.GpuschedException;
+import io.gpusched.model.GpuschedException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;

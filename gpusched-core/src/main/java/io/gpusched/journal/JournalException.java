@@ -1,6 +1,6 @@
 package io.gpusched.journal;
 
-import io.gpusched.GpuschedException;
+import io.gpusched.model.GpuschedException;
 
 /** The journal could not be read or written. The message names the file and the cause. */
 public final class JournalException extends GpuschedException {

@@ -1,6 +1,6 @@
 package io.gpusched.service;
 
-import io.gpusched.CancelOutcome;
+import io.gpusched.model.CancelOutcome;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
@@ -418,7 +418,7 @@ public final class GpuschedClient implements AutoCloseable {
      * @param state {@code pending}, {@code running}, {@code ended}, or {@code unknown} for a number the
      *     queue does not know (nor its recent history)
      * @param tty the tmux socket and session name its terminal has while it runs, if it is a
-     *     {@code [tty]} job ({@link io.gpusched.TtySession}); empty from a service that does not say
+     *     {@code [tty]} job ({@link io.gpusched.model.TtySession}); empty from a service that does not say
      */
     public record Logs(java.util.List<Path> files, String state, Optional<String> tty) {
         /**
@@ -482,7 +482,7 @@ public final class GpuschedClient implements AutoCloseable {
      * @throws ServiceException {@code ended} when the job ended before a grant (cancelled, infeasible),
      *     {@code bad_job} for a bad line, {@code unreachable} when the daemon went away
      */
-    public io.gpusched.Grant srun(String line, Path workDir, java.util.function.Consumer<Waiting> progress) {
+    public io.gpusched.model.Grant srun(String line, Path workDir, java.util.function.Consumer<Waiting> progress) {
         Map<String, Object> req = new LinkedHashMap<>();
         req.put("op", "srun");
         req.put("line", line);
@@ -504,7 +504,7 @@ public final class GpuschedClient implements AutoCloseable {
                     if (r.get("env") instanceof Map<?, ?> m) {
                         m.forEach((k, v) -> env.put(String.valueOf(k), String.valueOf(v)));
                     }
-                    return new io.gpusched.Grant(no, gpus, env);
+                    return new io.gpusched.model.Grant(no, gpus, env);
                 }
                 default -> throw new ServiceException("bad_answer", "unexpected srun event '" + event + "'");
             }

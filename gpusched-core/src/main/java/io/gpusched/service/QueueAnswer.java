@@ -1,9 +1,9 @@
 package io.gpusched.service;
 
-import io.gpusched.JobResult;
-import io.gpusched.JsonEventWriter;
-import io.gpusched.QueueSnapshot;
-import io.gpusched.StatusBoard;
+import io.gpusched.model.JobResult;
+import io.gpusched.event.JsonEventWriter;
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.event.StatusBoard;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,11 +1,11 @@
 package io.gpusched.service;
 
-import io.gpusched.CancelOutcome;
-import io.gpusched.GpuschedException;
+import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.GpuschedException;
 import io.gpusched.JobHandle;
-import io.gpusched.QueueFullException;
+import io.gpusched.model.QueueFullException;
 import io.gpusched.Scheduler;
-import io.gpusched.SubmitContext;
+import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import java.io.IOException;
@@ -97,7 +97,7 @@ final class Requests {
      * {@code PROTOCOL.md} gives it: {@code submit} and {@code srun} answer the same.
      */
     static String errorOf(RuntimeException e) {
-        if (e instanceof io.gpusched.JournalUnwritableException) {
+        if (e instanceof io.gpusched.model.JournalUnwritableException) {
             return error("journal_unwritable", e.getMessage());
         }
         if (e instanceof QueueFullException) {
@@ -128,7 +128,7 @@ final class Requests {
                 return ok(Map.of("no", no));
             }
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof io.gpusched.JournalUnwritableException refused) {
+            if (cause instanceof io.gpusched.model.JournalUnwritableException refused) {
                 return error("journal_unwritable", refused.getMessage());
             }
             if (cause instanceof QueueFullException full) {
@@ -206,7 +206,7 @@ final class Requests {
 
     /** The answers for the scheduler's latest snapshot, rendered once however many clients ask for it. */
     private Optional<QueueAnswer> answerNow() {
-        Optional<io.gpusched.QueueSnapshot> s = scheduler.snapshot();
+        Optional<io.gpusched.event.QueueSnapshot> s = scheduler.snapshot();
         if (s.isEmpty()) {
             return Optional.empty();
         }
@@ -278,7 +278,7 @@ final class Requests {
         String state = scheduler.state(no);
         // Derived, not looked up: the terminal exists only while a [tty] job runs, and attach asks tmux.
         return ok(Map.of("paths", paths, "state", state,
-                "tty", io.gpusched.TtySession.of(scheduler.logDir(), no).name()));
+                "tty", io.gpusched.model.TtySession.of(scheduler.logDir(), no).name()));
     }
 
     /** The log directory's {@code job<NNN>_gpu<i>.log} files of a job, oldest first. */

@@ -1,6 +1,6 @@
 package io.gpusched.service;
 
-import io.gpusched.GpuschedException;
+import io.gpusched.model.GpuschedException;
 import java.util.Objects;
 
 /**

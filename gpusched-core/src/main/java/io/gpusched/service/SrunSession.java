@@ -1,14 +1,14 @@
 package io.gpusched.service;
 
-import io.gpusched.GpuschedException;
-import io.gpusched.Grant;
-import io.gpusched.JobResult;
+import io.gpusched.model.GpuschedException;
+import io.gpusched.model.Grant;
+import io.gpusched.model.JobResult;
 import io.gpusched.Lease;
-import io.gpusched.LeaseEnd;
-import io.gpusched.QueueSnapshot;
+import io.gpusched.model.LeaseEnd;
+import io.gpusched.event.QueueSnapshot;
 import io.gpusched.Scheduler;
-import io.gpusched.StatusBoard;
-import io.gpusched.SubmitContext;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -144,7 +144,7 @@ final class SrunSession {
         l.job().number().copy().orTimeout(30, TimeUnit.SECONDS).whenComplete((n, e) -> {
             if (e != null) {
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                if (cause instanceof io.gpusched.JournalUnwritableException || cause instanceof io.gpusched.QueueFullException) {
+                if (cause instanceof io.gpusched.model.JournalUnwritableException || cause instanceof io.gpusched.model.QueueFullException) {
                     refuse(Requests.errorOf((RuntimeException) cause));
                     return;
                 }

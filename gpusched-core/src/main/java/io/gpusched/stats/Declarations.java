@@ -3,7 +3,7 @@ package io.gpusched.stats;
 import java.util.OptionalDouble;
 
 /**
- * How good VRAM declarations were: the verdicts the scheduler gives ({@link io.gpusched.Verdict#judge}
+ * How good VRAM declarations were: the verdicts the scheduler gives ({@link io.gpusched.model.Verdict#judge}
  * with the query's tolerance), over the jobs that ended {@code ok} with a declaration and a measured peak
  * (the largest of their GPUs', in their {@code done} line).
  *

@@ -1,6 +1,6 @@
 package io.gpusched.stats;
 
-import io.gpusched.Verdict;
+import io.gpusched.model.Verdict;
 import io.gpusched.journal.JournalEntry;
 import java.util.ArrayList;
 import java.util.Comparator;

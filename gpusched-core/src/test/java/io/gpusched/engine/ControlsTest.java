@@ -5,16 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.CancelOutcome;
-import io.gpusched.GpuschedException;
+import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.GpuschedException;
 import io.gpusched.JobHandle;
-import io.gpusched.JobStatus;
-import io.gpusched.QueueSnapshot;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.StatusBoard;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.event.StatusBoard;
 import io.gpusched.jobs.JobSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,7 +107,7 @@ class ControlsTest {
         assertEquals(java.util.OptionalLong.of(2048), r.declaredMib());
         assertEquals(4, r.priority());
         assertEquals(List.of(-2, 0), s.board().pending().stream().map(StatusBoard.Pending::priority).sorted().toList());
-        String json = io.gpusched.JsonEventWriter.valueToJson(s.board());
+        String json = io.gpusched.event.JsonEventWriter.valueToJson(s.board());
         assertTrue(json.contains("\"declared_mib\":2048,\"priority\":4,\"rule\":null}"), json);
         assertTrue(json.contains("\"priority\":-2,\"rule\":null}"), json);
     }

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.JobHandle;
-import io.gpusched.JobStatus;
-import io.gpusched.JournalUnwritableException;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.JournalUnwritableException;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalEvent;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobStatus;
-import io.gpusched.Measurement;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
@@ -72,7 +72,7 @@ class EndedJobsTest {
         assertEquals(2, ended.earlierCount());
         long changes = ended.changes();
         ended.retainQueue(List.of(b));
-        assertEquals(List.of(b.key()), ended.earlierResults().stream().map(io.gpusched.JobResult::key).toList());
+        assertEquals(List.of(b.key()), ended.earlierResults().stream().map(io.gpusched.model.JobResult::key).toList());
         assertTrue(ended.changes() > changes);
     }
 

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobStatus;
-import io.gpusched.RunSummary;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.StatusBoard;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.event.StatusBoard;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

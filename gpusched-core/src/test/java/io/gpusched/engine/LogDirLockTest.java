@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.LogDirInUseException;
-import io.gpusched.RunSummary;
+import io.gpusched.model.LogDirInUseException;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.JobSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobStatus;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.Journal;
@@ -121,7 +121,7 @@ class RecoveryTest {
 
         assertEquals(0, runs(), "the command ran again although it had completed");
         assertEquals(JobStatus.OK, s.results().get(0).status());
-        assertEquals(io.gpusched.Measurement.UNWATCHED, s.results().get(0).measurement());
+        assertEquals(io.gpusched.model.Measurement.UNWATCHED, s.results().get(0).measurement());
         assertEquals("ok", finalRecord(job).status());
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w
                 && w.message().contains("while no scheduler was watching")));
@@ -233,11 +233,11 @@ class RecoveryTest {
         }
         Thread.sleep(300);
         assertFalse(Files.exists(dir.resolve("small")), "nothing was placed over the taken-up job's declaration");
-        assertEquals(io.gpusched.CancelOutcome.STOPPING, s.cancel(1));
+        assertEquals(io.gpusched.model.CancelOutcome.STOPPING, s.cancel(1));
         RunSummary summary = done.get(20, TimeUnit.SECONDS);
         assertTrue(orphan.waitFor(5, TimeUnit.SECONDS), "cancel stopped the taken-up job's session");
         assertEquals(List.of(JobStatus.CANCELLED, JobStatus.OK), summary.results().stream()
-                .sorted(java.util.Comparator.comparingInt(io.gpusched.JobResult::no)).map(io.gpusched.JobResult::status).toList());
+                .sorted(java.util.Comparator.comparingInt(io.gpusched.model.JobResult::no)).map(io.gpusched.model.JobResult::status).toList());
         assertEquals(0, runs(), "never started again");
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted a && a.no() == 1));
     }
@@ -259,7 +259,7 @@ class RecoveryTest {
             }
             assertTrue(System.nanoTime() < end, "the taken-up share holds 21600 MiB: " + s.snapshot());
         }
-        assertEquals(io.gpusched.CancelOutcome.STOPPING, s.cancel(1));
+        assertEquals(io.gpusched.model.CancelOutcome.STOPPING, s.cancel(1));
         done.get(20, TimeUnit.SECONDS);
         assertTrue(orphan.waitFor(5, TimeUnit.SECONDS));
         assertEquals(0, runs(), "never started again");

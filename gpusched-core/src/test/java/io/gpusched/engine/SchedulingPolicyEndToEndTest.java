@@ -3,12 +3,12 @@ package io.gpusched.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.Scheduling;
 import io.gpusched.policy.PolicyOptions;

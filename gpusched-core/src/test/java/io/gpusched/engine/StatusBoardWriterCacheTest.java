@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.SchedulerEvent;
-import io.gpusched.StatusBoard;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.StatusBoard;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,9 +45,9 @@ class StatusBoardWriterCacheTest {
         List<StatusBoard.Pending> pending = List.of(
                 new StatusBoard.Pending(2, "say \"hi\" — ünïcode", OptionalLong.of(1024), 1, "needs 1 GPU"),
                 new StatusBoard.Pending(3, "b", OptionalLong.empty(), 0, ""));
-        List<io.gpusched.JobResult> done = List.of(new io.gpusched.JobResult("k#0", 1, "true", List.of(0),
-                io.gpusched.JobStatus.OK, 0, OptionalLong.of(1024), java.util.Map.of(0, 700L),
-                io.gpusched.Verdict.WITHIN, java.util.OptionalDouble.of(42.5), Duration.ofMillis(1500)));
+        List<io.gpusched.model.JobResult> done = List.of(new io.gpusched.model.JobResult("k#0", 1, "true", List.of(0),
+                io.gpusched.model.JobStatus.OK, 0, OptionalLong.of(1024), java.util.Map.of(0, 700L),
+                io.gpusched.model.Verdict.WITHIN, java.util.OptionalDouble.of(42.5), Duration.ofMillis(1500)));
         List<StatusBoard.Running> running = List.of(new StatusBoard.Running(4, "sleep 9", List.of(0, 1),
                 Duration.ofSeconds(3), java.util.Map.of(0, 10L, 1, 20L), 25, java.util.Optional.empty()));
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
@@ -65,10 +65,10 @@ class StatusBoardWriterCacheTest {
                 new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(), done)))) {
             w.accept(s);
             assertEquals("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":false,\"interrupted\":false,\"status\":"
-                    + io.gpusched.JsonEventWriter.toJson(s) + "}\n", Files.readString(json));
+                    + io.gpusched.event.JsonEventWriter.toJson(s) + "}\n", Files.readString(json));
             assertEquals(StatusBoardWriter.render(s), Files.readString(dir.resolve("status.txt")));
         }
-        w.accept(new SchedulerEvent.RunFinished(t.plusSeconds(2), new io.gpusched.RunSummary(done, false)));
+        w.accept(new SchedulerEvent.RunFinished(t.plusSeconds(2), new io.gpusched.model.RunSummary(done, false)));
         assertTrue(Files.readString(json).startsWith("{\"scheduler_pid\":" + ProcessHandle.current().pid()
                 + ",\"finished\":true,\"interrupted\":false,\"status\":{\"event\":\"status_updated\",\"at\":\"2026-01-01T00:00:01Z\",\"board\":"
                 + "{\"running\":[],\"pending\":[],\"done\":[{"));

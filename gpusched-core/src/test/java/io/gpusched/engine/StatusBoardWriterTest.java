@@ -2,11 +2,11 @@ package io.gpusched.engine;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.StatusBoard;
-import io.gpusched.Verdict;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.Verdict;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -39,9 +39,9 @@ class StatusBoardWriterTest {
                 new StatusBoard.Running(7, "python train.py", List.of(0), Duration.ofSeconds(5), Map.of(0, 1200L), 1300,
                         java.util.Optional.empty()),
                 new StatusBoard.Running(1234, "torchrun x", List.of(3, 1), Duration.ofSeconds(123456),
-                        Map.of(3, 10L, 1, 20L), 25, java.util.Optional.of(io.gpusched.SchedulerEvent.StopReason.TIMEOUT)),
+                        Map.of(3, 10L, 1, 20L), 25, java.util.Optional.of(io.gpusched.event.SchedulerEvent.StopReason.TIMEOUT)),
                 new StatusBoard.Running(42, "idle", List.of(2), Duration.ZERO, Map.of(), 0,
-                        java.util.Optional.of(io.gpusched.SchedulerEvent.StopReason.CANCELLED)));
+                        java.util.Optional.of(io.gpusched.event.SchedulerEvent.StopReason.CANCELLED)));
         String text = StatusBoardWriter.render(new SchedulerEvent.StatusUpdated(Instant.EPOCH,
                 new StatusBoard(running, List.of(), List.of())));
         String nl = System.lineSeparator();

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.JobHandle;
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.SubmitContext;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalEvent;
@@ -191,7 +191,7 @@ class SubmissionsTest {
         Scheduler s = builder().build();
         JobHandle h = s.submit(JobSpec.parse("[gpus=0.5 priority=1] true"));
         s.run();
-        io.gpusched.JobResult r = h.result().get(20, TimeUnit.SECONDS);
+        io.gpusched.model.JobResult r = h.result().get(20, TimeUnit.SECONDS);
         assertEquals(JobStatus.OK, r.status());
         // Half of the stub's 24000 MiB card is the job's declaration.
         assertEquals(OptionalLong.of(12000), r.declaredMib());

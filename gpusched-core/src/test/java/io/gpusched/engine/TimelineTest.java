@@ -3,12 +3,12 @@ package io.gpusched.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobResult;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.VramTimeline;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.model.VramTimeline;
 import io.gpusched.gpu.GpuProcess;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JournalCodec;

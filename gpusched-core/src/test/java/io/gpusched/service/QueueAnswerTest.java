@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.QueueSnapshot;
-import io.gpusched.StatusBoard;
-import io.gpusched.Verdict;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.Verdict;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;

@@ -3,10 +3,10 @@ package io.gpusched.service;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.gpusched.CancelOutcome;
-import io.gpusched.QueueFullException;
+import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.QueueFullException;
 import io.gpusched.Scheduler;
-import io.gpusched.SubmitContext;
+import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,9 +2,9 @@ package io.gpusched.service;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.RunSummary;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.gpu.GpuStat;

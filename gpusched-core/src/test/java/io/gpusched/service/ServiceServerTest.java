@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gpusched.CancelOutcome;
+import io.gpusched.model.CancelOutcome;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;

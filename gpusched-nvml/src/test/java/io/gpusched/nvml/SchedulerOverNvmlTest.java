@@ -3,11 +3,11 @@ package io.gpusched.nvml;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobResult;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerOptions;
-import io.gpusched.Verdict;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.model.Verdict;
 import io.gpusched.gpu.BackendOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuBackends;

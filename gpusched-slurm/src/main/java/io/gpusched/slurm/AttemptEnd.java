@@ -1,8 +1,8 @@
 package io.gpusched.slurm;
 
-import io.gpusched.JobStatus;
-import io.gpusched.Measurement;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.model.RunSummary;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

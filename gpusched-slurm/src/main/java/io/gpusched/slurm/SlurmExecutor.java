@@ -1,11 +1,11 @@
 package io.gpusched.slurm;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.Measurement;
-import io.gpusched.RunSummary;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.Verdict;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.model.RunSummary;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.model.Verdict;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.JobsFileParser;
@@ -152,7 +152,7 @@ public final class SlurmExecutor {
      * @return the outcomes, this run's and the journal's earlier ones
      * @throws JobSpecException for a malformed jobs file
      * @throws SlurmException for a line Slurm cannot run, or when Slurm's commands fail
-     * @throws io.gpusched.LogDirInUseException when another scheduler (local or Slurm) uses the log directory;
+     * @throws io.gpusched.model.LogDirInUseException when another scheduler (local or Slurm) uses the log directory;
      *     nothing is submitted
      */
     public RunSummary run() {
@@ -269,7 +269,7 @@ public final class SlurmExecutor {
          */
         private void learn(Tracked t, JournalState state) {
             Optional<LearnedVram> learned = LearnedVram.learn(t.spec.command(), t.rule, state.peaks(),
-                    io.gpusched.SchedulerOptions.defaults().spikeBuffer());
+                    io.gpusched.options.SchedulerOptions.defaults().spikeBuffer());
             if (learned.isPresent()) {
                 t.vramMib = OptionalLong.of(learned.get().mib());
                 t.learned = Optional.of(learned.get().describe());

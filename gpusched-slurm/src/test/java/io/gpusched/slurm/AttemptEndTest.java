@@ -3,8 +3,8 @@ package io.gpusched.slurm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import io.gpusched.JobStatus;
-import io.gpusched.Measurement;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

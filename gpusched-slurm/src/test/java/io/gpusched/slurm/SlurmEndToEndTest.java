@@ -3,11 +3,11 @@ package io.gpusched.slurm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.RunSummary;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.Verdict;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.model.Verdict;
 import io.gpusched.testkit.sim.SimJobs;
 import io.gpusched.testkit.slurm.LocalSlurm;
 import java.io.IOException;

@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.RunSummary;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.Verdict;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.model.Verdict;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.jobs.JobSpec;
@@ -148,8 +148,8 @@ class SlurmExecutorTest {
         InstantSlurm slurm = new InstantSlurm();
         io.gpusched.engine.LogDirLock held = io.gpusched.engine.LogDirLock.acquire(dir.resolve("logs"));
         try (held) {
-            io.gpusched.LogDirInUseException e = org.junit.jupiter.api.Assertions.assertThrows(
-                    io.gpusched.LogDirInUseException.class, () -> run(slurm, "[vram=1000] echo hi"));
+            io.gpusched.model.LogDirInUseException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    io.gpusched.model.LogDirInUseException.class, () -> run(slurm, "[vram=1000] echo hi"));
             assertTrue(e.getMessage().contains(dir.resolve("logs").toString()), e.getMessage());
         }
         assertEquals(0, slurm.sbatch.size(), "nothing submitted");

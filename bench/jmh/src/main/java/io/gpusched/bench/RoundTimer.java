@@ -1,8 +1,8 @@
 package io.gpusched.bench;
 
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.testkit.sim.SimulatedGpuBackend;
 import java.nio.file.Files;
 import java.nio.file.Path;

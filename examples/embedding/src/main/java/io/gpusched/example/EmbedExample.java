@@ -1,12 +1,12 @@
 package io.gpusched.example;
 
 import io.gpusched.JobHandle;
-import io.gpusched.JobResult;
-import io.gpusched.JobStatus;
-import io.gpusched.RunSummary;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
 import io.gpusched.Scheduler;
-import io.gpusched.SchedulerEvent;
-import io.gpusched.SchedulerOptions;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
 import io.gpusched.gpu.BackendOptions;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.gpu.GpuBackends;

@@ -55,7 +55,7 @@ class SimulatedGpusDocsTest {
         String simLine = blocks.stream().flatMap(String::lines).filter(l -> l.contains("GpuBackends.load(\"sim\""))
                 .findFirst().orElseThrow(() -> new AssertionError("no GpuBackends.load(\"sim\", ...) line under"
                         + " in " + JAVA_API));
-        String source = "import io.gpusched.*;\nimport io.gpusched.gpu.*;\nimport io.gpusched.jobs.*;\n"
+        String source = "import io.gpusched.*;\nimport io.gpusched.model.*;\nimport io.gpusched.event.*;\nimport io.gpusched.options.*;\nimport io.gpusched.gpu.*;\nimport io.gpusched.jobs.*;\n"
                 + "import java.nio.file.Path;\n\npublic class ReadmeSnippet {\n"
                 + "    public static void main(String[] args) throws Exception {\n"
                 + snippet.replace(detectLine, simLine) + "    }\n}\n";

@@ -1,4 +1,4 @@
-package io.gpusched;
+package io.gpusched.model;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,10 @@
-package io.gpusched;
+package io.gpusched.event;
+
+import io.gpusched.Scheduler;
+
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.gpusched;
+package io.gpusched.model;
 
 /**
  * Root of the unchecked exceptions thrown by gpusched-core. Every message is one line a user can act

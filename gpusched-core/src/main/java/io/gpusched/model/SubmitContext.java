@@ -1,4 +1,6 @@
-package io.gpusched;
+package io.gpusched.model;
+
+import io.gpusched.Scheduler;
 
 import java.nio.file.Path;
 import java.util.Map;

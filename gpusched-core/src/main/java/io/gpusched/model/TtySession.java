@@ -1,4 +1,4 @@
-package io.gpusched;
+package io.gpusched.model;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

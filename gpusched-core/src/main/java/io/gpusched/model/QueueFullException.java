@@ -1,4 +1,7 @@
-package io.gpusched;
+package io.gpusched.model;
+
+import io.gpusched.Scheduler;
+
 
 /**
  * A submission refused because its owner already has as many jobs queued or running as one user may

@@ -1,4 +1,9 @@
-package io.gpusched;
+package io.gpusched.event;
+
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
+import io.gpusched.model.Verdict;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,4 +1,5 @@
-package io.gpusched;
+package io.gpusched.model;
+
 
 /** What the measured peak says about a job's VRAM declaration, judged at completion. */
 public enum Verdict {

@@ -1,4 +1,6 @@
-package io.gpusched;
+package io.gpusched.model;
+
+import io.gpusched.Scheduler;
 
 /** What {@link Scheduler#leaseEnded} made of a holder's report. */
 public enum LeaseEnd {

@@ -1,4 +1,4 @@
-package io.gpusched;
+package io.gpusched.model;
 
 import java.util.Locale;
 import java.util.Optional;

@@ -1,4 +1,6 @@
-package io.gpusched;
+package io.gpusched.model;
+
+import io.gpusched.Scheduler;
 
 /** What {@link Scheduler#cancel(int)} did. */
 public enum CancelOutcome {

@@ -1,4 +1,4 @@
-package io.gpusched;
+package io.gpusched.model;
 
 /**
  * How a job's peak VRAM figure came about, so that a missing figure says why it is missing.

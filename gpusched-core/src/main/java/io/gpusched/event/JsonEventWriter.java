@@ -1,4 +1,9 @@
-package io.gpusched;
+package io.gpusched.event;
+
+import io.gpusched.Scheduler;
+
+import io.gpusched.model.JobResult;
+import io.gpusched.model.RunSummary;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;

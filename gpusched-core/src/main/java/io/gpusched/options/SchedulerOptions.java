@@ -1,4 +1,4 @@
-package io.gpusched;
+package io.gpusched.options;
 
 import io.gpusched.alloc.PlacementPolicy;
 import io.gpusched.policy.PolicyOptions;

@@ -1,4 +1,4 @@
-package io.gpusched;
+package io.gpusched.event;
 
 import java.time.Instant;
 import java.util.Set;

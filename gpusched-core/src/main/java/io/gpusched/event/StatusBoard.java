@@ -1,4 +1,6 @@
-package io.gpusched;
+package io.gpusched.event;
+
+import io.gpusched.model.JobResult;
 
 import java.time.Duration;
 import java.util.List;
