@@ -96,7 +96,7 @@ final class Controls {
             if (r.terminal() || j.cancel()) {
                 return CancelOutcome.ALREADY_ENDED;
             }
-            if (r.runningPgid().isPresent()) {
+            if (r.handle().isPresent() && !(r.handle().get() instanceof io.gpusched.journal.RunHandle.Unknown)) {
                 // An orphan of a dead scheduler: its session is stopped; when it is gone it ends as interrupted
                 // and, being cancelled now, never runs again.
                 signals.terminate(r.runningPgid().getAsLong(), leases.entryOf(r));

@@ -274,7 +274,7 @@ final class Dispatcher {
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
                 p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
-        started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
+        started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
         return Optional.of(rj);
     }
 }

@@ -3,6 +3,7 @@ package io.gpusched.engine;
 import io.gpusched.model.Grant;
 import io.gpusched.model.LeaseEnd;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.RunHandle;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,15 +24,13 @@ import java.util.concurrent.CompletableFuture;
  * of the run is left.
  *
  * <p>A lease run is journaled like any other, with a stand-in session id from a range no Linux pid
- * reaches ({@link #isLeaseSession}). Its exit status is what the client reports; the scheduler writes
+ * reaches ({@link RunHandle.Lease}). Its exit status is what the client reports; the scheduler writes
  * it to the run's exit file, so a restarted scheduler settles a lease that ended while it was down
  * exactly like an orphan job, and takes up one still running ({@link Orphans}). A client that goes away without a status ends the run once no process
  * carries its token, as failed with status {@link #UNKNOWN_EXIT}: a lease is never run again by the
  * scheduler, since its command is the client's. Loop thread only, except where a method says otherwise.
  */
 final class Leases implements RunExecutor {
-    /** Stand-in session ids of lease runs are {@code LEASE_SESSIONS + run}: above Linux's pid_max (2^22). */
-    static final long LEASE_SESSIONS = 1L << 29;
     /** The exit status recorded for a lease whose client went away before saying how its command ended. */
     static final int UNKNOWN_EXIT = 255;
     /**
@@ -71,11 +70,6 @@ final class Leases implements RunExecutor {
         this.reporter = reporter;
     }
 
-    /** @return whether a journaled session id stands for a lease run */
-    static boolean isLeaseSession(long sid) {
-        return sid >= LEASE_SESSIONS && sid < 2 * LEASE_SESSIONS;
-    }
-
     /** A client waits for this job's grant, until {@code result} completes. */
     void register(String key, int no, Waiter w, CompletableFuture<?> result) {
         w.no = no;
@@ -108,7 +102,7 @@ final class Leases implements RunExecutor {
             throw new IOException("its srun client is gone");
         }
         long run = Long.parseLong(l.runToken().substring(l.runToken().lastIndexOf('#') + 1));
-        long sid = LEASE_SESSIONS + run;
+        long sid = new RunHandle.Lease(run).pgid();
         // The stand-in session id, where a launched process's wrapper writes its pid: a restart then knows
         // the grant was made.
         Files.write(l.files().pid(), (sid + "\n").getBytes(StandardCharsets.US_ASCII));
@@ -169,13 +163,13 @@ final class Leases implements RunExecutor {
     private boolean tokenMatches(Optional<RunningJob> running, JobRecord record, String token) {
         OptionalLong run = running.map(rj -> OptionalLong.of(rj.run)).orElse(record.run());
         OptionalLong sid = running.map(rj -> OptionalLong.of(rj.pid)).orElse(record.runningPgid());
-        return run.isPresent() && sid.isPresent() && isLeaseSession(sid.getAsLong())
+        return run.isPresent() && sid.isPresent() && RunHandle.ofPgid(sid.getAsLong()) instanceof RunHandle.Lease
                 && names.token(run.getAsLong()).equals(token);
     }
 
     /** @return the entry a lease run's processes carry, for a journal record of a started lease; else empty */
     Optional<String> entryOf(JobRecord r) {
-        return r.runningPgid().isPresent() && isLeaseSession(r.runningPgid().getAsLong()) && r.run().isPresent()
+        return r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent() && r.run().isPresent()
                 ? Optional.of(names.entry(r.run().getAsLong())) : Optional.empty();
     }
 

@@ -3,6 +3,7 @@ package io.gpusched.engine;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.RunHandle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,9 +27,6 @@ import java.util.function.Consumer;
  * ({@link PendingQueue}). Loop thread only.
  */
 final class Orphans {
-    /** The exit status of a run whose leader ended without writing one: killed before its command ended. */
-    static final int NO_STATUS = -1;
-
     private final RunFiles runFiles;
     private final RunNames names;
     private final ProcFs procFs;
@@ -65,7 +63,7 @@ final class Orphans {
         }
         long run = r.run().getAsLong();
         long sid = r.runningPgid().getAsLong();
-        boolean lease = Leases.isLeaseSession(sid);
+        boolean lease = r.handle().get() instanceof RunHandle.Lease;
         Optional<ProcessHandle> leader = lease ? Optional.empty() : ProcessHandle.of(sid).filter(ProcessHandle::isAlive);
         if (!lease && leader.isEmpty()) {
             return false;
@@ -87,8 +85,10 @@ final class Orphans {
             rj.ttyEntry = Optional.of(names.entry(run));
         }
         running.add(rj);
-        CompletableFuture<Integer> exit = lease ? leases.adopt(spec.key(), no)
-                : leader.get().onExit().thenApply(h -> runFiles.exitCode(no, run).orElse(NO_STATUS));
+        // A leader that ended without writing a status was killed before its command ended: no status.
+        CompletableFuture<java.util.OptionalInt> exit = lease
+                ? leases.adopt(spec.key(), no).thenApply(java.util.OptionalInt::of)
+                : leader.get().onExit().thenApply(h -> runFiles.exitCode(no, run));
         exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         reporter.emit(new SchedulerEvent.OrphanAdopted(reporter.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
         return true;

@@ -11,6 +11,7 @@ import io.gpusched.event.StatusBoard;
 import io.gpusched.model.Verdict;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.RunHandle;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.policy.FairShare;
 import java.nio.file.Path;
@@ -52,6 +53,8 @@ final class Outcomes {
     private final Timelines timelines;
     /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
     static final int HISTORY = 1000;
+    /** The status a run stopped here is given when its wrapper did not live to write one: 128 + SIGKILL. */
+    static final int KILLED_STATUS = 128 + 9;
     private final List<JobResult> results = new ArrayList<>();
     private long ended;
     private final Map<String, CompletableFuture<JobResult>> futures = new HashMap<>();
@@ -135,7 +138,7 @@ final class Outcomes {
     }
 
     /** A running job's leader exited; a late exit of an attempt no longer current is ignored. */
-    void reap(RunningJob rj, int exitCode) {
+    void reap(RunningJob rj, OptionalInt exit) {
         if (!running.remove(rj)) {
             return;
         }
@@ -158,7 +161,7 @@ final class Outcomes {
             reporter.emit(new SchedulerEvent.JobRequeued(now, rj.no, rj.stopping.get(), ran));
             return;
         }
-        if (exitCode == Orphans.NO_STATUS && (rj.stopping.isEmpty() || rj.stopping.get() == StopReason.SHUTDOWN)) {
+        if (exit.isEmpty() && (rj.stopping.isEmpty() || rj.stopping.get() == StopReason.SHUTDOWN)) {
             // A run taken up from a dead scheduler ended without a status: killed before its command
             // ended, so it runs again, as an orphan found dead does.
             durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
@@ -166,9 +169,8 @@ final class Outcomes {
             reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), rj.no));
             return;
         }
-        if (exitCode == Orphans.NO_STATUS) {
-            exitCode = 128 + 9; // stopped here, and its wrapper did not live to say how: the grace's SIGKILL
-        }
+        // Stopped here, and its wrapper did not live to say how: the grace's SIGKILL.
+        int exitCode = exit.orElse(KILLED_STATUS);
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
             interrupted.add(interruptedRow(rj));
@@ -243,8 +245,8 @@ final class Outcomes {
                 }
             }
             if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
-                // Ran to its end, pid file lost: a session id above Linux's pid_max (2^22) matches nothing.
-                pid = OptionalLong.of(Integer.MAX_VALUE);
+                // Ran to its end, pid file lost: its session is unknown, and matches no process.
+                pid = OptionalLong.of(new RunHandle.Unknown().pgid());
             }
             settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
                     : new JournalEvent.Interrupted(e.getKey()));
@@ -266,7 +268,8 @@ final class Outcomes {
             leftovers.killNow(new ProcFs.Run(r.runningPgid().orElse(0), names.entry(r.run().getAsLong()), 0));
         }
         OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
-        if (code.isEmpty() && r.runningPgid().isPresent() && Leases.isLeaseSession(r.runningPgid().getAsLong())) {
+        boolean lease = r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent();
+        if (code.isEmpty() && lease) {
             // A lease's command is its client's: never run again here, even with its end unknown.
             reporter.warnOnce("job " + no + " (srun) ended while no scheduler watched and its client never said how;"
                     + " recorded as exit status " + Leases.UNKNOWN_EXIT);
@@ -277,7 +280,6 @@ final class Outcomes {
             reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), no));
             return;
         }
-        boolean lease = r.runningPgid().isPresent() && Leases.isLeaseSession(r.runningPgid().getAsLong());
         reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
                 + " was watching; recorded as its client said, not run again" : "job " + no + " ended with exit status "
                 + code.getAsInt() + " while no scheduler was watching;"

@@ -6,6 +6,8 @@ import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.RunHandle;
+import io.gpusched.model.JobId;
 import io.gpusched.journal.LearnedVram;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.policy.Dependencies;
@@ -185,9 +187,10 @@ final class PendingQueue {
                 continue;
             }
             JobRecord r = durability.state().record(j.key());
-            if (r.runningPgid().isPresent()) {
+            if (r.handle().isPresent()) {
                 long pgid = r.runningPgid().getAsLong();
-                boolean alive = !Leases.isLeaseSession(pgid)
+                // A lease's or an unknown session has nothing here to wait for.
+                boolean alive = r.handle().get() instanceof RunHandle.Session
                         && (procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false));
                 if (alive) {
                     orphans.add(no(j.key()));
@@ -209,7 +212,7 @@ final class PendingQueue {
             if (r.terminal()) {
                 positions.forget(j.key());
             }
-            if (r.terminal() && Submissions.isSubmission(j.key())) {
+            if (r.terminal() && JobId.of(j.key()) instanceof JobId.Submission) {
                 endedSubmissions.add(j.key());
                 continue;
             }

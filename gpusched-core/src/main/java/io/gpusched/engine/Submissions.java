@@ -100,7 +100,7 @@ final class Submissions {
             return;
         }
         int no = durability.state().nextNo();
-        String key = "s" + no;
+        String key = new io.gpusched.model.JobId.Submission(no).key();
         Instant at = reporter.now();
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
@@ -161,11 +161,6 @@ final class Submissions {
     /** @return whether a submission is a lease ({@code srun}): its command is its client's, never run here */
     static boolean isLease(JournalEvent.Submitted s) {
         return SRUN.equals(s.source());
-    }
-
-    /** @return whether this key is a submission's ({@code s<no>}) rather than a file line's */
-    static boolean isSubmission(String key) {
-        return key.startsWith("s");
     }
 
     static JobSpec spec(JournalEvent.Submitted s) {
