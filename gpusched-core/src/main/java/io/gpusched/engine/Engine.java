@@ -61,6 +61,7 @@ public final class Engine {
     private Stops stops;
     private PendingQueue queue;
     private Planner planner;
+    private JobTable table;
     private final BoardRows board = new BoardRows();
 
     /** The loop's clock, which also dates every journal line. */
@@ -191,7 +192,7 @@ public final class Engine {
      * @return each job's number and what happened, by number
      */
     public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.model.CancelOutcome>> cancelAll(String owner) {
-        return inbox.call(() -> controls.cancelAll(owner));
+        return inbox.call(() -> controls.cancelAll(owner, List.copyOf(running.all()), source.jobs()));
     }
 
     /**
@@ -360,7 +361,7 @@ public final class Engine {
         durability = new Durability(journal, runFiles, reporter, () -> dirty = true);
         reporter.holdFor(durability);
         ended = new EndedJobs(journal.state().records(), options.retryFailed());
-        QueuePositions positions = new QueuePositions();
+        table = new JobTable(durability::state, source, running);
         FairShare fairShare = new FairShare(options.policy().fairShareHalfLife());
         try {
             runFiles.createDirectory();
@@ -375,16 +376,16 @@ public final class Engine {
                     + " cannot start and stay pending; rebuild gpusched with gcc");
         }
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
-                positions, fairShare, timelines, runas);
+                table, fairShare, timelines, runas);
         stops = new Stops(options, running, signals, procFs, names, reporter);
         spawnd = SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter);
-        controls = new Controls(durability, running, stops, outcomes, source, reporter, signals, leases);
+        controls = new Controls(durability, table, stops, outcomes, reporter, signals, leases);
         Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post,
                 reader::lastGpus);
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, orphans,
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, table, orphans,
                 options.spikeBuffer());
         submissions = new Submissions(durability, source, outcomes, reporter, queue, leases, maxQueuedPerUser);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),

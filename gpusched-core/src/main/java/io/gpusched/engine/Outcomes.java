@@ -48,7 +48,7 @@ final class Outcomes {
     private final Reporter reporter;
     private final EndedJobs endedJobs;
     private final Measurer measurer;
-    private final QueuePositions positions;
+    private final JobTable table;
     private final FairShare fairShare;
     private final Timelines timelines;
     /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
@@ -72,10 +72,10 @@ final class Outcomes {
 
     Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
              Leftovers leftovers, ProcFs procFs, Reporter reporter, EndedJobs ended, Measurer measurer,
-             QueuePositions positions, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
+             JobTable table, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
         this.runas = runas;
         this.timelines = timelines;
-        this.positions = positions;
+        this.table = table;
         this.fairShare = fairShare;
         this.options = options;
         this.durability = durability;
@@ -148,14 +148,14 @@ final class Outcomes {
         leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
         Instant now = reporter.now();
         Duration ran = Duration.between(rj.startedAt, now);
-        fairShare.add(Submissions.owner(durability.state(), rj.key()), rj.gpus.size(), ran, now);
+        fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
         if (rj.stopping.equals(Optional.of(StopReason.PREEMPTED)) || rj.stopping.equals(Optional.of(StopReason.TIME_SLICE))) {
             // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
             boolean slice = rj.stopping.get() == StopReason.TIME_SLICE;
             durability.record(List.of(new JournalEvent.Requeued(rj.key(),
                     slice ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
             if (slice) {
-                positions.toTheBack(rj.key(), now);
+                table.toTheBack(rj.key(), now);
             }
             durability.removeRunFilesOnceDurable(rj.no, rj.run);
             reporter.emit(new SchedulerEvent.JobRequeued(now, rj.no, rj.stopping.get(), ran));
@@ -345,7 +345,7 @@ final class Outcomes {
 
     /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */
     private Optional<String> owner(String key) {
-        return Optional.of(Submissions.owner(durability.state(), key));
+        return Optional.of(table.owner(key));
     }
 
     private static JobStatus status(Ending end, boolean oom) {

@@ -38,7 +38,7 @@ final class PendingQueue {
     private final Reporter reporter;
     private final Set<String> orphansWarned = new HashSet<>();
     private final Dependencies dependencies = new Dependencies();
-    private final QueuePositions positions;
+    private final JobTable table;
     private List<PendingJob> pending = List.of();
     private List<PendingJob> held = List.of();
     private Map<String, String> heldReasons = Map.of();
@@ -62,11 +62,11 @@ final class PendingQueue {
     private final Orphans adoption;
 
     PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions, Orphans orphans,
+                 EndedJobs ended, ProcFs procFs, Reporter reporter, JobTable table, Orphans orphans,
                  double spikeBuffer) {
         this.adoption = orphans;
         this.spikeBuffer = spikeBuffer;
-        this.positions = positions;
+        this.table = table;
         this.durability = durability;
         this.source = source;
         this.running = running;
@@ -210,7 +210,7 @@ final class PendingQueue {
                 r = durability.state().record(j.key());
             }
             if (r.terminal()) {
-                positions.forget(j.key());
+                table.forget(j.key());
             }
             if (r.terminal() && JobId.of(j.key()) instanceof JobId.Submission) {
                 endedSubmissions.add(j.key());
@@ -233,14 +233,14 @@ final class PendingQueue {
                     : Optional.empty();
             OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib()
                     : learned.isPresent() ? OptionalLong.of(learned.get().mib()) : j.vramMib();
-            Instant waitingSince = positions.since(j.key(), k -> durability.state().submission(k)
+            Instant waitingSince = table.since(j.key(), k -> durability.state().submission(k)
                     .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
-            PendingJob p = new PendingJob(j, no(j.key()), declared, r.attempts(), positions.position(j.key(), position),
-                    waitingSince, Submissions.owner(durability.state(), j.key()), learned);
+            PendingJob p = new PendingJob(j, no(j.key()), declared, r.attempts(), table.position(j.key(), position),
+                    waitingSince, table.owner(j.key()), learned);
             Dependencies.Verdict v = dependencies.check(j.scheduling().after(), this::known);
             if (v instanceof Dependencies.Failed f) {
                 outcomes.fail(p, JobStatus.DEPENDENCY_FAILED, f.reason());
-                positions.forget(j.key());
+                table.forget(j.key());
             } else if (v instanceof Dependencies.Waiting w) {
                 waiting.add(p);
                 waitingReasons.put(j.key(), w.reason());
@@ -268,7 +268,7 @@ final class PendingQueue {
     }
 
     String ownerOf(String key) {
-        return Submissions.owner(durability.state(), key);
+        return table.owner(key);
     }
 
     /** Learns the names of these jobs (a submission's as soon as it is accepted, so the next may name it). */

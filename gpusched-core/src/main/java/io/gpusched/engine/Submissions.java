@@ -148,16 +148,6 @@ final class Submissions {
         durability.acknowledge(accepted, first.no());
     }
 
-    /**
-     * @param state the journal's state
-     * @param key a job's key
-     * @return who the job runs for: its submitter, or this process's user for a jobs-file line
-     */
-    static String owner(io.gpusched.journal.JournalState state, String key) {
-        return state.submission(key).map(JournalEvent.Submitted::owner)
-                .orElseGet(() -> System.getProperty("user.name", "?"));
-    }
-
     /** @return whether a submission is a lease ({@code srun}): its command is its client's, never run here */
     static boolean isLease(JournalEvent.Submitted s) {
         return SRUN.equals(s.source());
