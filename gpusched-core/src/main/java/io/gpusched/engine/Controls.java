@@ -22,10 +22,11 @@ final class Controls {
     private final Stops stops;
     private final Outcomes outcomes;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final SessionSignals signals;
     private final Leases leases;
 
-    Controls(Durability durability, JobTable table, Stops stops, Outcomes outcomes, Reporter reporter,
+    Controls(Durability durability, JobTable table, Stops stops, Outcomes outcomes, Reporter reporter, LoopClock clock,
              SessionSignals signals, Leases leases) {
         this.leases = leases;
         this.signals = signals;
@@ -34,6 +35,7 @@ final class Controls {
         this.stops = stops;
         this.outcomes = outcomes;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     /** @return where the job of this number is: running, pending, ended, or unknown to the journal */
@@ -151,6 +153,6 @@ final class Controls {
             return;
         }
         durability.record(List.of(new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, paused)));
-        reporter.emit(new SchedulerEvent.GpuPauseChanged(reporter.now(), gpu, paused));
+        reporter.emit(new SchedulerEvent.GpuPauseChanged(clock.now(), gpu, paused));
     }
 }

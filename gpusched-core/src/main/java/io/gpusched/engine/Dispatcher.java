@@ -40,12 +40,13 @@ final class Dispatcher {
     private Optional<Instant> replanAt = Optional.empty();
     private final Durability durability;
     private final RunFiles runFiles;
-    private final RunExecutor executor;
-    private final RunExecutor leases;
+    private final RunDriver executor;
+    private final RunDriver leases;
     private final RunNames names;
     private final RunningJobs running;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final Outcomes outcomes;
     private final IntSupplier endedEarlier;
     private final Consumer<Inbox.Message> inbox;
@@ -67,7 +68,7 @@ final class Dispatcher {
      * @param ruleOf the requirement rule a job's declaration came from, by key
      */
     Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, RunFiles runFiles,
-               RunExecutor executor, RunExecutor leases, RunNames names, RunningJobs running, ProcFs procFs, Reporter reporter, Outcomes outcomes,
+               RunDriver executor, RunDriver leases, RunNames names, RunningJobs running, ProcTable procFs, Reporter reporter, LoopClock clock, Outcomes outcomes,
                IntSupplier endedEarlier, Consumer<Inbox.Message> inbox,
                java.util.function.Function<String, Optional<String>> ruleOf) {
         this.ruleOf = ruleOf;
@@ -82,6 +83,7 @@ final class Dispatcher {
         this.running = running;
         this.procFs = procFs;
         this.reporter = reporter;
+        this.clock = clock;
         this.outcomes = outcomes;
         this.endedEarlier = endedEarlier;
         this.inbox = inbox;
@@ -96,7 +98,7 @@ final class Dispatcher {
      */
     Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total,
                     Map<String, String> reasons) {
-        Instant now = reporter.now();
+        Instant now = clock.now();
         Map<String, PendingQueue.PendingJob> byKey = new HashMap<>();
         List<Candidate> candidates = new ArrayList<>(pending.size());
         for (PendingQueue.PendingJob p : pending) {
@@ -223,14 +225,14 @@ final class Dispatcher {
             durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
             return Optional.empty();
         }
-        RunExecutor.Started started;
+        RunDriver.Started started;
         Optional<JournalEvent.Submitted> submitted = durability.state().submission(p.spec().key());
         Optional<Path> workDir = submitted.map(s -> Path.of(s.cwd()));
         Path jobLog = submitted.flatMap(JobOutput::file).orElse(log);
         // A root scheduler runs another user's submission as that user, who opens the job's output file;
         // the log directory's file then gets only what the root wrapper says (why it could not start).
-        Optional<RunExecutor.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
-                .map(s -> new RunExecutor.RunAs(s.owner(), jobLog, s.umask().orElse(OwnerLaunch.DEFAULT_UMASK)));
+        Optional<RunDriver.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
+                .map(s -> new RunDriver.RunAs(s.owner(), jobLog, s.umask().orElse(OwnerLaunch.DEFAULT_UMASK)));
         String script = EnvironmentScript.of(p.spec(), names.tty(p.no()));
         // A submission run as the scheduler's own user still gets its client's umask.
         java.util.OptionalInt umask = runAs.isPresent() ? java.util.OptionalInt.empty()
@@ -242,7 +244,7 @@ final class Dispatcher {
         // A lease's command is its client's, run in the client's terminal: the grant goes to the client.
         boolean lease = submitted.filter(Submissions::isLease).isPresent();
         try {
-            started = (lease ? leases : executor).start(new RunExecutor.Launch(script, gpus,
+            started = (lease ? leases : executor).start(new RunDriver.Launch(script, gpus,
                     snap, wrapperLog, Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
                     names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
                     runAs));
@@ -255,7 +257,7 @@ final class Dispatcher {
             return Optional.empty();
         }
         long startTicks = procFs.startTicks(started.sessionId()).orElse(0);
-        RunningJob rj = new RunningJob(p.spec(), p.no(), declared, gpus, started.sessionId(), jobLog, reporter.now(),
+        RunningJob rj = new RunningJob(p.spec(), p.no(), declared, gpus, started.sessionId(), jobLog, clock.now(),
                 run, startTicks, lease ? Optional.of(names.entry(run)) : Optional.empty());
         if (p.spec().environment().tty()) {
             rj.ttyEntry = Optional.of(names.entry(run));
@@ -271,7 +273,7 @@ final class Dispatcher {
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NOTHING_LEARNED) : Optional.empty());
         running.add(rj);
-        reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
+        reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
                 p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));

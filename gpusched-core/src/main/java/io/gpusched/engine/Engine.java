@@ -44,11 +44,12 @@ public final class Engine {
     private final Path logDir;
     private final boolean fresh;
     private final JobsSource source;
-    private final ProcFs procFs = ProcFs.system();
-    private final SessionSignals signals = new SessionSignals(procFs);
+    private final Ports ports;
+    private final ProcTable procFs;
+    private final SessionSignals signals;
     private final Inbox inbox = new Inbox();
     private final Reporter reporter;
-    private final RunningJobs running = new RunningJobs(procFs);
+    private final RunningJobs running;
     private final Timelines timelines = new Timelines();
     private final Measurer measurer;
     private final Leftovers leftovers;
@@ -65,8 +66,8 @@ public final class Engine {
     private final BoardRows board = new BoardRows();
 
     /** The loop's clock, which also dates every journal line. */
-    private final InstantSource clock;
-    private final LoopTimers timers = new LoopTimers(System::nanoTime);
+    private final LoopClock clock;
+    private final LoopTimers timers;
     /** The loop's thread was interrupted (an executor's shutdownNow): a stop, and the flag owed back. */
     private boolean interruptedWhileRunning;
     private boolean drainedAnnounced;
@@ -124,6 +125,35 @@ public final class Engine {
     /** As the public constructor, with the jobs source given, so tests can step its quiet period by hand. */
     Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
            JobsSource source, Consumer<SchedulerEvent> listener) {
+        this(backend, options, logDir, fresh, source, listener, Ports.system(clock));
+    }
+
+    /**
+     * What the engine touches outside itself besides the GPU backend and the log directory: the process
+     * table (facts and signals), how a local run starts, and the clock. {@link #system} is the real
+     * machine's; tests give fakes, so engine decisions are checked with no process at all.
+     *
+     * @param procs the process table
+     * @param clock the loop's clock
+     * @param local how a local run starts; empty means {@link JobLauncher} (with {@code setsid} and the
+     *     native spawn server), else this driver, and no {@code setsid} is needed
+     */
+    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local) {
+        /** @return the real machine's: {@code /proc}, processes, the wall clock and {@link System#nanoTime()} */
+        static Ports system(InstantSource wall) {
+            return new Ports(ProcFs.system(), new LoopClock(wall, System::nanoTime), Optional.empty());
+        }
+    }
+
+    /** As the public constructor, with the jobs source and the ports given (tests). */
+    Engine(GpuBackend backend, SchedulerOptions options, Path logDir, boolean fresh, JobsSource source,
+           Consumer<SchedulerEvent> listener, Ports ports) {
+        this.ports = ports;
+        this.procFs = ports.procs();
+        this.clock = ports.clock();
+        this.timers = new LoopTimers(clock::nanos);
+        this.signals = new SessionSignals(procFs);
+        this.running = new RunningJobs(procFs);
         this.backend = backend;
         this.gpus = new BoundedBackend(backend, options.backendTimeout());
         this.options = options;
@@ -131,10 +161,9 @@ public final class Engine {
         this.fresh = fresh;
         this.source = source;
         this.reporter = new Reporter(listener, clock);
-        this.clock = clock;
-        this.measurer = new Measurer(options, procFs, running, reporter, timelines);
+        this.measurer = new Measurer(options, procFs, running, reporter, clock, timelines);
         this.leftovers = new Leftovers(signals, running, reporter);
-        this.reader = new GpuReader(gpus, options, measurer, reporter);
+        this.reader = new GpuReader(gpus, options, measurer, reporter, clock);
     }
 
     /** Posts a message from any thread (tests post exits and stops directly). */
@@ -281,7 +310,7 @@ public final class Engine {
         return inbox.call(() -> {
             if (!draining) {
                 draining = true;
-                reporter.emit(new SchedulerEvent.Draining(reporter.now(), running.size(), queued()));
+                reporter.emit(new SchedulerEvent.Draining(clock.now(), running.size(), queued()));
             }
             return running.size();
         });
@@ -314,7 +343,8 @@ public final class Engine {
      */
     public RunSummary run() {
         loopThread = Thread.currentThread();
-        Path setsid = JobLauncher.findSetsid().orElseThrow(() -> new GpuschedException(
+        // A driver given in the ports starts runs its own way: setsid is the local launcher's need only.
+        Path setsid = ports.local().isPresent() ? Path.of("setsid") : JobLauncher.findSetsid().orElseThrow(() -> new GpuschedException(
                 "setsid not found: gpusched needs util-linux's setsid to give each job its own session; install util-linux"));
         LogDirLock lock;
         try {
@@ -334,7 +364,7 @@ public final class Engine {
                 throw new GpuschedException(err.get().replace(" — keeping the previous queue until the file is fixed", "")
                         .replace("; keeping the previous queue", ""));
             }
-            reporter.emit(new SchedulerEvent.RunStarted(reporter.now(), source.jobs().size(), source.live(),
+            reporter.emit(new SchedulerEvent.RunStarted(clock.now(), source.jobs().size(), source.live(),
                     options.poll(), Optional.of(logDir.resolve("status.txt")), backend.describe()));
             return loop();
         } finally {
@@ -358,7 +388,7 @@ public final class Engine {
             }
         }
         RunNames names = new RunNames(logDir, journal.path());
-        durability = new Durability(journal, runFiles, reporter, () -> dirty = true);
+        durability = new Durability(journal, runFiles, reporter, clock, () -> dirty = true);
         reporter.holdFor(durability);
         ended = new EndedJobs(journal.state().records(), options.retryFailed());
         table = new JobTable(durability::state, source, running);
@@ -375,23 +405,23 @@ public final class Engine {
             reporter.warnOnce("this build has no gpusched-runas (built without a C compiler): other users' submissions"
                     + " cannot start and stay pending; rebuild gpusched with gcc");
         }
-        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
+        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, clock, ended, measurer,
                 table, fairShare, timelines, runas);
-        stops = new Stops(options, running, signals, procFs, names, reporter);
-        spawnd = SpawnServer.start(runFiles.dir());
+        stops = new Stops(options, running, signals, procFs, names, reporter, clock);
+        spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices(), spawnd, runas);
-        leases = new Leases(local, runFiles, names, procFs, reporter);
-        controls = new Controls(durability, table, stops, outcomes, reporter, signals, leases);
-        Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post,
+        leases = new Leases(local, runFiles, names, procFs, reporter, clock);
+        controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
+        Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
                 reader::lastGpus);
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, table, orphans,
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, clock, table, orphans,
                 options.spikeBuffer());
-        submissions = new Submissions(durability, source, outcomes, reporter, queue, leases, maxQueuedPerUser);
+        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
-                fairShare, stops, durability, runFiles, local, leases, names, running, procFs, reporter, outcomes,
+                fairShare, stops, durability, runFiles, ports.local().orElse(local), leases, names, running, procFs, reporter, clock, outcomes,
                 ended::earlierCount, this::post, source::ruleOf);
-        planner = new Planner(queue, dispatcher, durability, reader, reporter);
+        planner = new Planner(queue, dispatcher, durability, reader, clock);
     }
 
     /** The native spawn server the launcher uses, while the run lasts; empty where it cannot run. */
@@ -442,12 +472,12 @@ public final class Engine {
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
                 if (!options.watch()) {
-                    reporter.emit(new SchedulerEvent.Drained(reporter.now(), false));
+                    reporter.emit(new SchedulerEvent.Drained(clock.now(), false));
                     return finish(false);
                 }
                 if (!drainedAnnounced) {
                     drainedAnnounced = true;
-                    reporter.emit(new SchedulerEvent.Drained(reporter.now(), true));
+                    reporter.emit(new SchedulerEvent.Drained(clock.now(), true));
                 }
             } else if (!running.isEmpty() || !queue.pending().isEmpty()) {
                 drainedAnnounced = false;
@@ -507,14 +537,14 @@ public final class Engine {
         outcomes.abandonAwaited();
         durability.abandonUnacknowledged();
         inbox.close();
-        reporter.emit(new SchedulerEvent.RunFinished(reporter.now(), summary));
+        reporter.emit(new SchedulerEvent.RunFinished(clock.now(), summary));
         return summary;
     }
 
     private void round() {
         durability.retry();
         boolean fresh = reader.read();
-        source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(reporter.now(), msg)));
+        source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(clock.now(), msg)));
         List<JobSpec> jobs = source.jobs();
         long version = source.version();
         if (version != seenVersion) {
@@ -535,10 +565,10 @@ public final class Engine {
     }
 
     private void emitBoard() {
-        io.gpusched.event.StatusBoard b = board.board(reporter.now(), running, queue, outcomes, ended);
+        io.gpusched.event.StatusBoard b = board.board(clock.now(), running, queue, outcomes, ended);
         java.util.Set<Integer> paused = durability.state().pausedGpus();
-        snapshot = new io.gpusched.event.QueueSnapshot(reporter.now(), b, paused, queue.orphans(), reader.lastGpus(),
+        snapshot = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused, queue.orphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));
-        reporter.emit(new SchedulerEvent.StatusUpdated(reporter.now(), b));
+        reporter.emit(new SchedulerEvent.StatusUpdated(clock.now(), b));
     }
 }

@@ -30,7 +30,7 @@ import java.util.concurrent.CompletableFuture;
  * carries its token, as failed with status {@link #UNKNOWN_EXIT}: a lease is never run again by the
  * scheduler, since its command is the client's. Loop thread only, except where a method says otherwise.
  */
-final class Leases implements RunExecutor {
+final class Leases implements RunDriver {
     /** The exit status recorded for a lease whose client went away before saying how its command ended. */
     static final int UNKNOWN_EXIT = 255;
     /**
@@ -42,8 +42,9 @@ final class Leases implements RunExecutor {
     private final JobLauncher launcher;
     private final RunFiles runFiles;
     private final RunNames names;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final Reporter reporter;
+    private final LoopClock clock;
     /** Clients waiting for or holding a grant, by job key; each leaves when its job ends (on any thread). */
     private final Map<String, Waiter> waiters = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -62,12 +63,13 @@ final class Leases implements RunExecutor {
         }
     }
 
-    Leases(JobLauncher launcher, RunFiles runFiles, RunNames names, ProcFs procFs, Reporter reporter) {
+    Leases(JobLauncher launcher, RunFiles runFiles, RunNames names, ProcTable procFs, Reporter reporter, LoopClock clock) {
         this.launcher = launcher;
         this.runFiles = runFiles;
         this.names = names;
         this.procFs = procFs;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     /** A client waits for this job's grant, until {@code result} completes. */
@@ -88,7 +90,7 @@ final class Leases implements RunExecutor {
         Waiter w = new Waiter(new CompletableFuture<>());
         w.no = no;
         w.gone = true;
-        w.graceUntil = reporter.now().plus(RECONNECT_GRACE);
+        w.graceUntil = clock.now().plus(RECONNECT_GRACE);
         waiters.put(key, w);
         w.exit.whenComplete((c, e) -> waiters.remove(key, w));
         return w.exit;
@@ -177,7 +179,7 @@ final class Leases implements RunExecutor {
     void reapAbandoned(List<RunningJob> running) {
         for (RunningJob rj : running) {
             Waiter w = waiters.get(rj.key());
-            if (w != null && w.gone && !w.exit.isDone() && !reporter.now().isBefore(w.graceUntil)
+            if (w != null && w.gone && !w.exit.isDone() && !clock.now().isBefore(w.graceUntil)
                     && procFs.carriers(names.entry(rj.run)).isEmpty()) {
                 reporter.warnOnce("job " + rj.no + ": its srun client went away before its command ended; nothing of"
                         + " the run is left, so it ends now with exit status unknown (recorded as " + UNKNOWN_EXIT + ")");

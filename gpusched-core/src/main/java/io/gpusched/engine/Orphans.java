@@ -29,17 +29,18 @@ import java.util.function.Consumer;
 final class Orphans {
     private final RunFiles runFiles;
     private final RunNames names;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final Leases leases;
     private final RunningJobs running;
     private final Durability durability;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final Consumer<Inbox.Message> inbox;
     /** The GPUs of the last read, for what a share of one GPU came to on the GPU its run holds. */
     private final java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus;
 
-    Orphans(RunFiles runFiles, RunNames names, ProcFs procFs, Leases leases, RunningJobs running, Durability durability,
-            Reporter reporter, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus) {
+    Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, Leases leases, RunningJobs running, Durability durability,
+            Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus) {
         this.gpus = gpus;
         this.runFiles = runFiles;
         this.names = names;
@@ -48,6 +49,7 @@ final class Orphans {
         this.running = running;
         this.durability = durability;
         this.reporter = reporter;
+        this.clock = clock;
         this.inbox = inbox;
     }
 
@@ -64,7 +66,7 @@ final class Orphans {
         long run = r.run().getAsLong();
         long sid = r.runningPgid().getAsLong();
         boolean lease = r.handle().get() instanceof RunHandle.Lease;
-        Optional<ProcessHandle> leader = lease ? Optional.empty() : ProcessHandle.of(sid).filter(ProcessHandle::isAlive);
+        Optional<CompletableFuture<?>> leader = lease ? Optional.empty() : procFs.onExit(sid);
         if (!lease && leader.isEmpty()) {
             return false;
         }
@@ -88,9 +90,9 @@ final class Orphans {
         // A leader that ended without writing a status was killed before its command ended: no status.
         CompletableFuture<java.util.OptionalInt> exit = lease
                 ? leases.adopt(spec.key(), no).thenApply(java.util.OptionalInt::of)
-                : leader.get().onExit().thenApply(h -> runFiles.exitCode(no, run));
+                : leader.get().thenApply(h -> runFiles.exitCode(no, run));
         exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
-        reporter.emit(new SchedulerEvent.OrphanAdopted(reporter.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
+        reporter.emit(new SchedulerEvent.OrphanAdopted(clock.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
         return true;
     }
 
@@ -99,7 +101,7 @@ final class Orphans {
         try {
             return Files.getLastModifiedTime(runFiles.pidFile(no, run)).toInstant();
         } catch (IOException e) {
-            return reporter.now();
+            return clock.now();
         }
     }
 

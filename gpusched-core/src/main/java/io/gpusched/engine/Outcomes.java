@@ -44,8 +44,9 @@ final class Outcomes {
     private final RunNames names;
     private final RunningJobs running;
     private final Leftovers leftovers;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final EndedJobs endedJobs;
     private final Measurer measurer;
     private final JobTable table;
@@ -71,7 +72,7 @@ final class Outcomes {
     }
 
     Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
-             Leftovers leftovers, ProcFs procFs, Reporter reporter, EndedJobs ended, Measurer measurer,
+             Leftovers leftovers, ProcTable procFs, Reporter reporter, LoopClock clock, EndedJobs ended, Measurer measurer,
              JobTable table, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
         this.runas = runas;
         this.timelines = timelines;
@@ -85,6 +86,7 @@ final class Outcomes {
         this.leftovers = leftovers;
         this.procFs = procFs;
         this.reporter = reporter;
+        this.clock = clock;
         this.endedJobs = ended;
         this.measurer = measurer;
     }
@@ -146,7 +148,7 @@ final class Outcomes {
         // The leader is gone. Whatever it left still holds memory and would outlive the job: the next
         // sweep kills it.
         leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
-        Instant now = reporter.now();
+        Instant now = clock.now();
         Duration ran = Duration.between(rj.startedAt, now);
         fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
         if (rj.stopping.equals(Optional.of(StopReason.PREEMPTED)) || rj.stopping.equals(Optional.of(StopReason.TIME_SLICE))) {
@@ -166,7 +168,7 @@ final class Outcomes {
             // ended, so it runs again, as an orphan found dead does.
             durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
             durability.removeRunFilesOnceDurable(rj.no, rj.run);
-            reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), rj.no));
+            reporter.emit(new SchedulerEvent.OrphanRequeued(clock.now(), rj.no));
             return;
         }
         // Stopped here, and its wrapper did not live to say how: the grace's SIGKILL.
@@ -178,7 +180,7 @@ final class Outcomes {
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
-                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, reporter.now()), OptionalLong.of(rj.run), true,
+                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, clock.now()), OptionalLong.of(rj.run), true,
                 rj.learned));
     }
 
@@ -195,7 +197,7 @@ final class Outcomes {
     }
 
     private StatusBoard.Interrupted interruptedRow(RunningJob rj) {
-        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, reporter.now()));
+        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, clock.now()));
     }
 
     /** A pending job that will never run: it can never be placed, or a job it runs after failed. */
@@ -204,8 +206,8 @@ final class Outcomes {
                 OptionalDouble.empty())));
         endedJobs.ended(p.spec());
         reporter.emit(status == JobStatus.DEPENDENCY_FAILED
-                ? new SchedulerEvent.DependencyFailed(reporter.now(), p.no(), p.spec().command(), reason)
-                : new SchedulerEvent.JobInfeasible(reporter.now(), p.no(), p.spec().command(), reason));
+                ? new SchedulerEvent.DependencyFailed(clock.now(), p.no(), p.spec().command(), reason)
+                : new SchedulerEvent.JobInfeasible(clock.now(), p.no(), p.spec().command(), reason));
         complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
                 Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
                 owner(p.spec().key())));
@@ -277,7 +279,7 @@ final class Outcomes {
         }
         if (code.isEmpty()) {
             durability.record(List.of(new JournalEvent.Interrupted(spec.key())));
-            reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), no));
+            reporter.emit(new SchedulerEvent.OrphanRequeued(clock.now(), no));
             return;
         }
         reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
@@ -318,10 +320,10 @@ final class Outcomes {
         if (oom && attempts <= allowed) {
             OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
             durability.record(List.of(new JournalEvent.Oom(key, attempts, next)));
-            Instant now = reporter.now();
+            Instant now = clock.now();
             timelines.oomRetry(end.no(), end.run().orElse(-1), now.minus(end.took()), end.declaredMib(), next, now);
             end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
-            reporter.emit(new SchedulerEvent.RequeuedAfterOom(reporter.now(), end.no(), attempts, allowed + 1,
+            reporter.emit(new SchedulerEvent.RequeuedAfterOom(clock.now(), end.no(), attempts, allowed + 1,
                     end.declaredMib(), next));
             return;
         }
@@ -331,7 +333,7 @@ final class Outcomes {
                 : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil(),
-                JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), reporter.now().minus(end.took()),
+                JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), clock.now().minus(end.took()),
                         end.declaredMib())))));
         endedJobs.ended(end.spec());
         end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
@@ -365,7 +367,7 @@ final class Outcomes {
         if (options.watch() && results.size() > HISTORY) {
             results.remove(0);
         }
-        reporter.emit(new SchedulerEvent.JobFinished(reporter.now(), r, options.tolerance()));
+        reporter.emit(new SchedulerEvent.JobFinished(clock.now(), r, options.tolerance()));
         CompletableFuture<JobResult> f = futures.remove(r.key());
         if (f != null) {
             durability.afterDurable(() -> f.complete(r));

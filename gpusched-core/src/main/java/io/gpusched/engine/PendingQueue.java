@@ -34,8 +34,9 @@ final class PendingQueue {
     private final Stops stops;
     private final Outcomes outcomes;
     private final EndedJobs ended;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final Set<String> orphansWarned = new HashSet<>();
     private final Dependencies dependencies = new Dependencies();
     private final JobTable table;
@@ -62,7 +63,7 @@ final class PendingQueue {
     private final Orphans adoption;
 
     PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, ProcFs procFs, Reporter reporter, JobTable table, Orphans orphans,
+                 EndedJobs ended, ProcTable procFs, Reporter reporter, LoopClock clock, JobTable table, Orphans orphans,
                  double spikeBuffer) {
         this.adoption = orphans;
         this.spikeBuffer = spikeBuffer;
@@ -75,6 +76,7 @@ final class PendingQueue {
         this.ended = ended;
         this.procFs = procFs;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     /**
@@ -177,7 +179,7 @@ final class PendingQueue {
         List<PendingJob> out = new ArrayList<>();
         List<PendingJob> waiting = new ArrayList<>();
         Map<String, String> waitingReasons = new HashMap<>();
-        Instant now = reporter.now();
+        Instant now = clock.now();
         long position = -1;
         Set<String> endedSubmissions = new HashSet<>();
         List<Integer> orphans = new ArrayList<>();
@@ -191,11 +193,11 @@ final class PendingQueue {
                 long pgid = r.runningPgid().getAsLong();
                 // A lease's or an unknown session has nothing here to wait for.
                 boolean alive = r.handle().get() instanceof RunHandle.Session
-                        && (procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false));
+                        && (procFs.sessionAlive(pgid) || procFs.onExit(pgid).isPresent());
                 if (alive) {
                     orphans.add(no(j.key()));
                     if (orphansWarned.add(j.key())) {
-                        reporter.emit(new SchedulerEvent.OrphanFound(reporter.now(), no(j.key()), pgid));
+                        reporter.emit(new SchedulerEvent.OrphanFound(clock.now(), no(j.key()), pgid));
                     }
                     continue;
                 }
@@ -204,7 +206,7 @@ final class PendingQueue {
                 r = durability.state().record(j.key());
             }
             if (ended.retryNow(j, r)) {
-                reporter.emit(new SchedulerEvent.AlreadyEnded(reporter.now(), no(j.key()), j.key(), j.command(),
+                reporter.emit(new SchedulerEvent.AlreadyEnded(clock.now(), no(j.key()), j.key(), j.command(),
                         EndedJobs.status(r), r.returncode().orElse(0), true));
                 durability.record(List.of(new JournalEvent.Retry(j.key())));
                 r = durability.state().record(j.key());
@@ -219,7 +221,7 @@ final class PendingQueue {
             if (r.terminal()) {
                 ended.firstSightOfEarlier(j, r, no(j.key()), ownerOf(j.key())).ifPresent(this::endedEarlier);
                 if (ended.edited(j)) {
-                    reporter.emit(new SchedulerEvent.EndedJobEdited(reporter.now(), no(j.key()), j.command(),
+                    reporter.emit(new SchedulerEvent.EndedJobEdited(clock.now(), no(j.key()), j.command(),
                             EndedJobs.status(r)));
                 }
                 continue;
@@ -293,10 +295,10 @@ final class PendingQueue {
      * submission of it with that outcome.
      */
     private void endedEarlier(JobResult earlier) {
-        reporter.emit(new SchedulerEvent.AlreadyEnded(reporter.now(), earlier.no(), earlier.key(), earlier.command(),
+        reporter.emit(new SchedulerEvent.AlreadyEnded(clock.now(), earlier.no(), earlier.key(), earlier.command(),
                 earlier.status(), earlier.exitCode(), false));
         if (earlier.status() == JobStatus.OK) {
-            reporter.emit(new SchedulerEvent.AlreadyCompleted(reporter.now(), earlier.no(), earlier.command()));
+            reporter.emit(new SchedulerEvent.AlreadyCompleted(clock.now(), earlier.no(), earlier.command()));
         }
         outcomes.answerEarlier(earlier);
     }

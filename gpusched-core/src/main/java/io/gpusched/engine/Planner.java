@@ -19,13 +19,13 @@ final class Planner {
     private final Dispatcher dispatcher;
     private final Durability durability;
     private final GpuReader reader;
-    private final Reporter reporter;
+    private final LoopClock clock;
     private long plannedVersion = -1;
     private long plannedChanges = -1;
     private List<GpuView> plannedViews = List.of();
 
-    Planner(PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, Reporter reporter) {
-        this.reporter = reporter;
+    Planner(PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, LoopClock clock) {
+        this.clock = clock;
         this.queue = queue;
         this.dispatcher = dispatcher;
         this.durability = durability;
@@ -38,7 +38,7 @@ final class Planner {
      * @param views this round's GPU views; present only when this round's read answered
      */
     void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views) {
-        boolean due = dispatcher.replanAt().map(t -> !reporter.now().isBefore(t)).orElse(false);
+        boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
         if (views.isPresent() && queue.liveOrphans() == 0 && version == plannedVersion
                 && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due) {
             return;

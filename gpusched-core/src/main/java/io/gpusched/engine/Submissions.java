@@ -28,12 +28,13 @@ final class Submissions {
     private final JobsSource source;
     private final Outcomes outcomes;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final PendingQueue queue;
     private final Leases leases;
     private final int maxQueuedPerUser;
 
     /** @param maxQueuedPerUser how many submissions not yet ended one owner may have */
-    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, PendingQueue queue,
+    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, LoopClock clock, PendingQueue queue,
                 Leases leases, int maxQueuedPerUser) {
         this.leases = leases;
         this.maxQueuedPerUser = maxQueuedPerUser;
@@ -42,6 +43,7 @@ final class Submissions {
         this.source = source;
         this.outcomes = outcomes;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     /**
@@ -101,7 +103,7 @@ final class Submissions {
         }
         int no = durability.state().nextNo();
         String key = new io.gpusched.model.JobId.Submission(no).key();
-        Instant at = reporter.now();
+        Instant at = clock.now();
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
