@@ -62,6 +62,7 @@ public final class Engine {
     private Stops stops;
     private PendingQueue queue;
     private Planner planner;
+    private Settlement settlement;
     private JobTable table;
     private final BoardRows board = new BoardRows();
 
@@ -415,13 +416,14 @@ public final class Engine {
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
         Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
                 reader::lastGpus);
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, clock, table, orphans,
-                options.spikeBuffer());
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer());
+        settlement = new Settlement(durability, source, running, outcomes, ended, procFs, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
+        Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
+                reporter, clock, outcomes, ended::earlierCount, this::post, source::ruleOf);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
-                fairShare, stops, durability, runFiles, ports.local().orElse(local), leases, names, running, procFs, reporter, clock, outcomes,
-                ended::earlierCount, this::post, source::ruleOf);
-        planner = new Planner(queue, dispatcher, durability, reader, clock);
+                fairShare, stops, durability, running, reporter, clock, outcomes, launcher);
+        planner = new Planner(settlement, queue, dispatcher, durability, reader, clock);
     }
 
     /** The native spawn server the launcher uses, while the run lasts; empty where it cannot run. */
@@ -465,10 +467,10 @@ public final class Engine {
                 leftovers.sweep();
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
-            if (draining && running.isEmpty() && queue.liveOrphans() == 0) {
+            if (draining && running.isEmpty() && settlement.liveOrphans().isEmpty()) {
                 return finish(true);
             }
-            if (queue.pending().isEmpty() && running.isEmpty() && queue.liveOrphans() == 0 && inbox.isEmpty() && !dirty
+            if (queue.pending().isEmpty() && running.isEmpty() && settlement.liveOrphans().isEmpty() && inbox.isEmpty() && !dirty
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
                 if (!options.watch()) {
@@ -550,7 +552,7 @@ public final class Engine {
         if (version != seenVersion) {
             queue.ensureSeen(jobs);
             // Runs a dead scheduler left can only come with the jobs the journal or the file names.
-            queue.adoptOrphans(jobs);
+            settlement.adoptOrphans(jobs);
             seenVersion = version;
         }
         queue.applyCancellations(jobs);
@@ -567,7 +569,7 @@ public final class Engine {
     private void emitBoard() {
         io.gpusched.event.StatusBoard b = board.board(clock.now(), running, queue, outcomes, ended);
         java.util.Set<Integer> paused = durability.state().pausedGpus();
-        snapshot = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused, queue.orphans(), reader.lastGpus(),
+        snapshot = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused, settlement.liveOrphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));
         reporter.emit(new SchedulerEvent.StatusUpdated(clock.now(), b));
     }

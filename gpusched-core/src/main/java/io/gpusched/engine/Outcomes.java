@@ -200,17 +200,21 @@ final class Outcomes {
         return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, clock.now()));
     }
 
-    /** A pending job that will never run: it can never be placed, or a job it runs after failed. */
-    void fail(PendingQueue.PendingJob p, JobStatus status, String reason) {
-        durability.record(List.of(new JournalEvent.Done(p.spec().key(), status.journalName(), 1, Map.of(),
+    /**
+     * A pending job that will never run: it can never be placed, or a job it runs after failed.
+     *
+     * @param declared what its next attempt would have declared
+     */
+    void fail(JobSpec spec, int no, OptionalLong declared, JobStatus status, String reason) {
+        durability.record(List.of(new JournalEvent.Done(spec.key(), status.journalName(), 1, Map.of(),
                 OptionalDouble.empty())));
-        endedJobs.ended(p.spec());
+        endedJobs.ended(spec);
         reporter.emit(status == JobStatus.DEPENDENCY_FAILED
-                ? new SchedulerEvent.DependencyFailed(clock.now(), p.no(), p.spec().command(), reason)
-                : new SchedulerEvent.JobInfeasible(clock.now(), p.no(), p.spec().command(), reason));
-        complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
+                ? new SchedulerEvent.DependencyFailed(clock.now(), no, spec.command(), reason)
+                : new SchedulerEvent.JobInfeasible(clock.now(), no, spec.command(), reason));
+        complete(new JobResult(spec.key(), no, spec.command(), List.of(), status, 1, declared, Map.of(),
                 Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
-                owner(p.spec().key())));
+                owner(spec.key())));
     }
 
     /** A job whose line says {@code cancel} before it ever started. */

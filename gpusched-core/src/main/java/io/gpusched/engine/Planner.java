@@ -16,6 +16,7 @@ import java.util.Optional;
  */
 final class Planner {
     private final PendingQueue queue;
+    private final Settlement settlement;
     private final Dispatcher dispatcher;
     private final Durability durability;
     private final GpuReader reader;
@@ -24,9 +25,10 @@ final class Planner {
     private long plannedChanges = -1;
     private List<GpuView> plannedViews = List.of();
 
-    Planner(PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, LoopClock clock) {
+    Planner(Settlement settlement, PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, LoopClock clock) {
         this.clock = clock;
         this.queue = queue;
+        this.settlement = settlement;
         this.dispatcher = dispatcher;
         this.durability = durability;
         this.reader = reader;
@@ -39,11 +41,13 @@ final class Planner {
      */
     void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views) {
         boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
-        if (views.isPresent() && queue.liveOrphans() == 0 && version == plannedVersion
+        if (views.isPresent() && settlement.liveOrphans().isEmpty() && version == plannedVersion
                 && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due) {
             return;
         }
-        queue.compute(jobs);
+        // Settle first (the journal lines and events of orphans, retries, failed dependencies), then read.
+        settlement.settle(jobs);
+        queue.compute(jobs, settlement.waitingFor(), clock.now());
         Map<String, String> reasons = new HashMap<>(queue.heldReasons());
         List<PendingQueue.PendingJob> still = queue.pending();
         if (views.isEmpty()) {
