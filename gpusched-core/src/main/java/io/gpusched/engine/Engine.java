@@ -27,11 +27,15 @@ import java.util.function.Consumer;
  * submissions, stop). A job's exit is handled the moment it is posted: its GPUs go to the next job
  * without waiting for a poll.
  *
- * <p>Each round: snapshot → attribute ({@link Measurer}) → jobs source → cancellations and the queue
- * ({@link PendingQueue}) → timeouts and kills ({@link Stops}) → dispatch ({@link Dispatcher}) →
- * status board ({@link BoardRows}). Between rounds, memory is sampled on its own, faster cadence while
+ * <p>Each round: snapshot → attribute ({@link Measurer}) → jobs source → cancellations → timeouts and
+ * kills ({@link Stops}) → settle what must be written first ({@link Settlement}: orphans, retries,
+ * failed dependencies) → read the queue ({@link PendingQueue}) → decide a {@link Plan}, then carry it
+ * out ({@link Dispatcher}, {@link Launcher}) → status board ({@link BoardRows}). Between rounds, memory is sampled on its own, faster cadence while
  * jobs run, so short peaks are seen. Endings go through {@link Outcomes}, journal writes through
  * {@link Durability}, events through {@link Reporter}, leftover processes through {@link Leftovers}.
+ * What it touches outside itself (processes, how a run starts, the clock) comes in through
+ * {@link Ports}, so its decisions can be tested without any process. A job is found by its number,
+ * and its owner read, through the {@link JobTable}.
  *
  * <p>Why this file is longer than the others: it is the one place that shows a round's order, the
  * loop's waits, the start-up wiring of the parts and the entry points other threads call; each of
@@ -63,6 +67,7 @@ public final class Engine {
     private PendingQueue queue;
     private Planner planner;
     private Settlement settlement;
+    private Orphans orphans;
     private JobTable table;
     private final BoardRows board = new BoardRows();
 
@@ -358,7 +363,7 @@ public final class Engine {
         try (lock; Journal journal = Journal.open(logDir.resolve("journal.jsonl"), fresh, clock)) {
             assemble(journal, setsid);
             journal.loadWarnings().forEach(reporter::warnOnce);
-            outcomes.recoverLaunches();
+            orphans.recoverLaunches();
             submissions.rebuild();
             Optional<String> err = source.refresh();
             if (err.isPresent() && source.jobs().isEmpty()) {
@@ -406,7 +411,7 @@ public final class Engine {
             reporter.warnOnce("this build has no gpusched-runas (built without a C compiler): other users' submissions"
                     + " cannot start and stay pending; rebuild gpusched with gcc");
         }
-        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, clock, ended, measurer,
+        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, reporter, clock, ended, measurer,
                 table, fairShare, timelines, runas);
         stops = new Stops(options, running, signals, procFs, names, reporter, clock);
         spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
@@ -414,7 +419,7 @@ public final class Engine {
                 options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter, clock);
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
-        Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
+        orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
                 reader::lastGpus);
         queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer());
         settlement = new Settlement(durability, source, running, outcomes, ended, procFs, reporter, clock, table, orphans, queue);

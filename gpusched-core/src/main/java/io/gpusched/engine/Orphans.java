@@ -3,12 +3,15 @@ package io.gpusched.engine;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.RunHandle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +27,8 @@ import java.util.function.Consumer;
  *
  * <p>A run is taken up when the journal names its run (a journal of the original tool does not) and its
  * session's leader still lives; otherwise the scheduler only waits for its session to go
- * ({@link PendingQueue}). Loop thread only.
+ * ({@link Settlement}). It also settles the {@code launching} intents a dead scheduler left
+ * ({@link #recoverLaunches}). Loop thread only.
  */
 final class Orphans {
     private final RunFiles runFiles;
@@ -94,6 +98,42 @@ final class Orphans {
         exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         reporter.emit(new SchedulerEvent.OrphanAdopted(clock.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
         return true;
+    }
+
+    /**
+     * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
+     * file exists or a live process carries its token (the wrapper may not have written the file yet);
+     * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
+     * ended, and is pending again.
+     */
+    void recoverLaunches() {
+        List<JournalEvent> settled = new ArrayList<>();
+        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
+            JobRecord r = e.getValue();
+            if (!r.launching() || r.run().isEmpty()) {
+                continue;
+            }
+            int no = r.no().orElse(0);
+            long run = r.run().getAsLong();
+            OptionalLong pid = runFiles.pid(no, run);
+            if (pid.isEmpty()) {
+                for (long c : procFs.carriers(names.entry(run))) {
+                    pid = procFs.sessionOf(c);
+                    if (pid.isPresent()) {
+                        break;
+                    }
+                }
+            }
+            if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
+                // Ran to its end, pid file lost: its session is unknown, and matches no process.
+                pid = OptionalLong.of(new RunHandle.Unknown().pgid());
+            }
+            settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
+                    : new JournalEvent.Interrupted(e.getKey()));
+        }
+        if (!settled.isEmpty()) {
+            durability.record(settled);
+        }
     }
 
     /** When the run started: its pid file is written as it starts (for a lease, as it is granted). */

@@ -44,7 +44,6 @@ final class Outcomes {
     private final RunNames names;
     private final RunningJobs running;
     private final Leftovers leftovers;
-    private final ProcTable procFs;
     private final Reporter reporter;
     private final LoopClock clock;
     private final EndedJobs endedJobs;
@@ -72,7 +71,7 @@ final class Outcomes {
     }
 
     Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
-             Leftovers leftovers, ProcTable procFs, Reporter reporter, LoopClock clock, EndedJobs ended, Measurer measurer,
+             Leftovers leftovers, Reporter reporter, LoopClock clock, EndedJobs ended, Measurer measurer,
              JobTable table, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
         this.runas = runas;
         this.timelines = timelines;
@@ -84,7 +83,6 @@ final class Outcomes {
         this.names = names;
         this.running = running;
         this.leftovers = leftovers;
-        this.procFs = procFs;
         this.reporter = reporter;
         this.clock = clock;
         this.endedJobs = ended;
@@ -224,42 +222,6 @@ final class Outcomes {
         complete(new JobResult(j.key(), no, j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
                 Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
                 owner(j.key())));
-    }
-
-    /**
-     * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
-     * file exists or a live process carries its token (the wrapper may not have written the file yet);
-     * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
-     * ended, and is pending again.
-     */
-    void recoverLaunches() {
-        List<JournalEvent> settled = new ArrayList<>();
-        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
-            JobRecord r = e.getValue();
-            if (!r.launching() || r.run().isEmpty()) {
-                continue;
-            }
-            int no = r.no().orElse(0);
-            long run = r.run().getAsLong();
-            OptionalLong pid = runFiles.pid(no, run);
-            if (pid.isEmpty()) {
-                for (long c : procFs.carriers(names.entry(run))) {
-                    pid = procFs.sessionOf(c);
-                    if (pid.isPresent()) {
-                        break;
-                    }
-                }
-            }
-            if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
-                // Ran to its end, pid file lost: its session is unknown, and matches no process.
-                pid = OptionalLong.of(new RunHandle.Unknown().pgid());
-            }
-            settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
-                    : new JournalEvent.Interrupted(e.getKey()));
-        }
-        if (!settled.isEmpty()) {
-            durability.record(settled);
-        }
     }
 
     /**
