@@ -425,7 +425,7 @@ public final class Engine {
         settlement = new Settlement(durability, source, running, outcomes, ended, procFs, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
         Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
-                reporter, clock, outcomes, ended::earlierCount, this::post, source::ruleOf);
+                reporter, clock, () -> ended.earlierCount() + outcomes.results().size(), this::post, source::ruleOf);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
                 fairShare, stops, durability, running, reporter, clock, outcomes, launcher);
         planner = new Planner(settlement, queue, dispatcher, durability, reader, clock);

@@ -28,8 +28,7 @@ final class Launcher {
     private final ProcTable procFs;
     private final Reporter reporter;
     private final LoopClock clock;
-    private final Outcomes outcomes;
-    private final IntSupplier endedEarlier;
+    private final IntSupplier ended;
     private final Consumer<Inbox.Message> inbox;
     /** The requirement rule each job's declaration came from, by key, for its start event. */
     private final java.util.function.Function<String, Optional<String>> ruleOf;
@@ -39,13 +38,13 @@ final class Launcher {
     /**
      * @param executor how a job's command runs: a local process
      * @param leases how a lease's runs: in its client's terminal
-     * @param endedEarlier how many jobs of the queue ended in an earlier run (for "N/M dispatched")
+     * @param ended how many jobs of the queue ended, in an earlier run or this one (for "N/M dispatched")
      * @param inbox where each launched job's exit is posted
      * @param ruleOf the requirement rule a job's declaration came from, by key
      */
     Launcher(Durability durability, RunFiles runFiles, RunDriver executor, RunDriver leases, RunNames names,
-             RunningJobs running, ProcTable procFs, Reporter reporter, LoopClock clock, Outcomes outcomes,
-             IntSupplier endedEarlier, Consumer<Inbox.Message> inbox,
+             RunningJobs running, ProcTable procFs, Reporter reporter, LoopClock clock, IntSupplier ended,
+             Consumer<Inbox.Message> inbox,
              java.util.function.Function<String, Optional<String>> ruleOf) {
         this.durability = durability;
         this.runFiles = runFiles;
@@ -56,8 +55,7 @@ final class Launcher {
         this.procFs = procFs;
         this.reporter = reporter;
         this.clock = clock;
-        this.outcomes = outcomes;
-        this.endedEarlier = endedEarlier;
+        this.ended = ended;
         this.inbox = inbox;
         this.ruleOf = ruleOf;
     }
@@ -137,7 +135,7 @@ final class Launcher {
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NOTHING_LEARNED) : Optional.empty());
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
-                declared, endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
+                declared, ended.getAsInt() + running.size(), total, rj.pid, jobLog,
                 p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
         return Optional.of(rj);
