@@ -422,7 +422,7 @@ public final class Engine {
         orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
                 reader::lastGpus);
         queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer());
-        settlement = new Settlement(durability, source, running, outcomes, ended, procFs, reporter, clock, table, orphans, queue);
+        settlement = new Settlement(durability, source, running, outcomes, ended, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
         Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
                 reporter, clock, () -> ended.earlierCount() + outcomes.results().size(), this::post, source::ruleOf);

@@ -136,6 +136,18 @@ final class Orphans {
         }
     }
 
+    /**
+     * @param r the record of a job whose run a dead scheduler left (started, no outcome)
+     * @return whether its session still lives here, so it is waited for; a lease's or an unknown
+     *     session has nothing here to wait for
+     */
+    boolean sessionAlive(JobRecord r) {
+        if (r.handle().isEmpty() || !(r.handle().get() instanceof RunHandle.Session session)) {
+            return false;
+        }
+        return procFs.sessionAlive(session.pgid()) || procFs.onExit(session.pgid()).isPresent();
+    }
+
     /** When the run started: its pid file is written as it starts (for a lease, as it is granted). */
     private Instant startedAt(int no, long run) {
         try {

@@ -4,7 +4,6 @@ import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
-import io.gpusched.journal.RunHandle;
 import io.gpusched.model.JobId;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
@@ -30,7 +29,6 @@ final class Settlement {
     private final RunningJobs running;
     private final Outcomes outcomes;
     private final EndedJobs ended;
-    private final ProcTable procFs;
     private final Reporter reporter;
     private final LoopClock clock;
     private final JobTable table;
@@ -42,13 +40,12 @@ final class Settlement {
     private Map<String, String> waitingFor = Map.of();
 
     Settlement(Durability durability, JobsSource source, RunningJobs running, Outcomes outcomes, EndedJobs ended,
-               ProcTable procFs, Reporter reporter, LoopClock clock, JobTable table, Orphans orphans, PendingQueue queue) {
+               Reporter reporter, LoopClock clock, JobTable table, Orphans orphans, PendingQueue queue) {
         this.durability = durability;
         this.source = source;
         this.running = running;
         this.outcomes = outcomes;
         this.ended = ended;
-        this.procFs = procFs;
         this.reporter = reporter;
         this.clock = clock;
         this.table = table;
@@ -99,10 +96,7 @@ final class Settlement {
             int no = queue.no(j.key());
             if (r.handle().isPresent()) {
                 long pgid = r.runningPgid().getAsLong();
-                // A lease's or an unknown session has nothing here to wait for.
-                boolean alive = r.handle().get() instanceof RunHandle.Session
-                        && (procFs.sessionAlive(pgid) || procFs.onExit(pgid).isPresent());
-                if (alive) {
+                if (adoption.sessionAlive(r)) {
                     orphans.add(no);
                     if (orphansWarned.add(j.key())) {
                         reporter.emit(new SchedulerEvent.OrphanFound(clock.now(), no, pgid));
