@@ -95,7 +95,8 @@ class EngineDecisionsTest {
             }
             Thread.sleep(5);
         }
-        throw new AssertionError("no " + type.getSimpleName() + " as expected; events: " + events);
+        throw new AssertionError("no " + type.getSimpleName() + " as expected; events besides boards: "
+                + events.stream().filter(e -> !(e instanceof SchedulerEvent.StatusUpdated)).toList());
     }
 
     private JobResult finished(int no) throws InterruptedException {
