@@ -7,8 +7,8 @@ import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
+import io.gpusched.journal.RunHandle;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -18,47 +18,38 @@ import java.util.Set;
  */
 final class Controls {
     private final Durability durability;
-    private final RunningJobs running;
+    private final JobTable table;
     private final Stops stops;
     private final Outcomes outcomes;
-    private final JobsSource source;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final SessionSignals signals;
     private final Leases leases;
 
-    Controls(Durability durability, RunningJobs running, Stops stops, Outcomes outcomes, JobsSource source,
-             Reporter reporter, SessionSignals signals, Leases leases) {
+    Controls(Durability durability, JobTable table, Stops stops, Outcomes outcomes, Reporter reporter, LoopClock clock,
+             SessionSignals signals, Leases leases) {
         this.leases = leases;
         this.signals = signals;
         this.durability = durability;
-        this.running = running;
+        this.table = table;
         this.stops = stops;
         this.outcomes = outcomes;
-        this.source = source;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     /** @return where the job of this number is: running, pending, ended, or unknown to the journal */
     String state(int no) {
-        if (running.all().stream().anyMatch(r -> r.no == no)) {
-            return "running";
+        Optional<JobTable.Job> job = table.byNo(no);
+        if (job.isEmpty()) {
+            return "unknown";
         }
-        for (JobRecord r : durability.state().records().values()) {
-            if (r.no().orElse(0) == no) {
-                return r.terminal() ? "ended" : "pending";
-            }
-        }
-        return "unknown";
+        return job.get().run().isPresent() ? "running" : job.get().state().terminal() ? "ended" : "pending";
     }
 
     /** @return who the job of this number runs for, if the journal knows the number */
     Optional<String> owner(int no) {
-        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
-            if (e.getValue().no().orElse(0) == no) {
-                return Optional.of(Submissions.owner(durability.state(), e.getKey()));
-            }
-        }
-        return Optional.empty();
+        return table.byNo(no).map(JobTable.Job::owner);
     }
 
     /**
@@ -66,12 +57,7 @@ final class Controls {
      *     directory's ({@link JobOutput}); empty too when the journal knows no such number
      */
     Optional<java.nio.file.Path> outputFile(int no) {
-        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
-            if (e.getValue().no().orElse(0) == no) {
-                return durability.state().submission(e.getKey()).flatMap(JobOutput::file);
-            }
-        }
-        return Optional.empty();
+        return table.byNo(no).flatMap(j -> durability.state().submission(j.id().key())).flatMap(JobOutput::file);
     }
 
     /**
@@ -80,7 +66,11 @@ final class Controls {
      * said {@code cancel}.
      */
     CancelOutcome cancel(int no) {
-        Optional<RunningJob> rj = running.all().stream().filter(r -> r.no == no).findFirst();
+        Optional<JobTable.Job> job = table.byNo(no);
+        if (job.isEmpty()) {
+            return CancelOutcome.NOT_FOUND;
+        }
+        Optional<RunningJob> rj = job.get().run();
         if (rj.isPresent()) {
             if (rj.get().stopping.isPresent()) {
                 return CancelOutcome.ALREADY_ENDED;
@@ -88,51 +78,39 @@ final class Controls {
             stops.stop(rj.get(), StopReason.CANCELLED);
             return CancelOutcome.STOPPING;
         }
-        for (JobSpec j : source.jobs()) {
-            JobRecord r = durability.state().record(j.key());
-            if (r.no().orElse(0) != no) {
-                continue;
-            }
-            if (r.terminal() || j.cancel()) {
-                return CancelOutcome.ALREADY_ENDED;
-            }
-            if (r.runningPgid().isPresent()) {
-                // An orphan of a dead scheduler: its session is stopped; when it is gone it ends as interrupted
-                // and, being cancelled now, never runs again.
-                signals.terminate(r.runningPgid().getAsLong(), leases.entryOf(r));
-            }
-            outcomes.cancelledBeforeStart(j, no);
-            return CancelOutcome.CANCELLED;
+        if (job.get().spec().isEmpty()) {
+            // Ended submissions leave the queue; the journal still knows them.
+            return job.get().state().terminal() ? CancelOutcome.ALREADY_ENDED : CancelOutcome.NOT_FOUND;
         }
-        // Ended submissions leave the queue; the journal still knows them.
-        boolean endedBefore = durability.state().records().values().stream()
-                .anyMatch(r -> r.no().orElse(0) == no && r.terminal());
-        return endedBefore ? CancelOutcome.ALREADY_ENDED : CancelOutcome.NOT_FOUND;
+        JobSpec j = job.get().spec().get();
+        if (job.get().state().terminal() || j.cancel()) {
+            return CancelOutcome.ALREADY_ENDED;
+        }
+        JobRecord r = durability.state().record(j.key());
+        if (r.handle().isPresent() && !(r.handle().get() instanceof RunHandle.Unknown)) {
+            // An orphan of a dead scheduler: its session is stopped; when it is gone it ends as interrupted
+            // and, being cancelled now, never runs again.
+            signals.terminate(r.runningPgid().getAsLong(), leases.entryOf(r));
+        }
+        outcomes.cancelledBeforeStart(j, no);
+        return CancelOutcome.CANCELLED;
     }
 
     /** A lease holder's report: see {@code Scheduler.leaseEnded}. */
     io.gpusched.model.LeaseEnd leaseEnded(int no, String token, java.util.OptionalInt status) {
-        Optional<String> key = keyOf(no);
-        if (key.isEmpty()) {
+        Optional<JobTable.Job> job = table.byNo(no);
+        if (job.isEmpty()) {
             return io.gpusched.model.LeaseEnd.NOT_HELD;
         }
-        return leases.ended(running.get(key.get()), durability.state().record(key.get()), key.get(), token, status);
+        String key = job.get().id().key();
+        return leases.ended(job.get().run(), durability.state().record(key), key, token, status);
     }
 
     /** @return whether the lease of this number is held under this token (a holder that came back) */
     boolean leaseHeld(int no, String token) {
-        Optional<String> key = keyOf(no);
-        return key.isPresent() && leases.held(running.get(key.get()), durability.state().record(key.get()), key.get(),
-                token);
-    }
-
-    private Optional<String> keyOf(int no) {
-        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
-            if (e.getValue().no().orElse(0) == no) {
-                return Optional.of(e.getKey());
-            }
-        }
-        return Optional.empty();
+        Optional<JobTable.Job> job = table.byNo(no);
+        return job.isPresent() && leases.held(job.get().run(), durability.state().record(job.get().id().key()),
+                job.get().id().key(), token);
     }
 
     /**
@@ -141,16 +119,17 @@ final class Controls {
      *
      * @return each job's number and what happened, by number; empty when the owner has no such job
      */
-    java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner) {
+    java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner, java.util.Collection<RunningJob> running,
+                                                          List<JobSpec> queue) {
         java.util.SortedSet<Integer> nos = new java.util.TreeSet<>();
-        for (RunningJob rj : running.all()) {
-            if (owner.equals(Submissions.owner(durability.state(), rj.key()))) {
+        for (RunningJob rj : running) {
+            if (owner.equals(table.owner(rj.key()))) {
                 nos.add(rj.no);
             }
         }
-        for (JobSpec j : source.jobs()) {
+        for (JobSpec j : queue) {
             JobRecord r = durability.state().record(j.key());
-            if (!r.terminal() && !j.cancel() && owner.equals(Submissions.owner(durability.state(), j.key()))) {
+            if (!r.terminal() && !j.cancel() && owner.equals(table.owner(j.key()))) {
                 r.no().ifPresent(nos::add);
             }
         }
@@ -174,6 +153,6 @@ final class Controls {
             return;
         }
         durability.record(List.of(new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, paused)));
-        reporter.emit(new SchedulerEvent.GpuPauseChanged(reporter.now(), gpu, paused));
+        reporter.emit(new SchedulerEvent.GpuPauseChanged(clock.now(), gpu, paused));
     }
 }

@@ -25,6 +25,7 @@ final class Durability {
     private final Journal journal;
     private final RunFiles runFiles;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final Runnable onFailure;
     private boolean grouping;
     private final List<Runnable> afterForce = new ArrayList<>();
@@ -47,10 +48,11 @@ final class Durability {
      *
      * @param onFailure called when writes start failing (the loop re-plans at once, to say why nothing starts)
      */
-    Durability(Journal journal, RunFiles runFiles, Reporter reporter, Runnable onFailure) {
+    Durability(Journal journal, RunFiles runFiles, Reporter reporter, LoopClock clock, Runnable onFailure) {
         this.journal = journal;
         this.runFiles = runFiles;
         this.reporter = reporter;
+        this.clock = clock;
         this.onFailure = onFailure;
     }
 
@@ -152,7 +154,7 @@ final class Durability {
         changes++;
         if (refusingSubmissions) {
             refusingSubmissions = false;
-            reporter.emit(new SchedulerEvent.Warning(reporter.now(), "journal " + journal.path()
+            reporter.emit(new SchedulerEvent.Warning(clock.now(), "journal " + journal.path()
                     + " takes submissions again"));
         }
         if (!grouping) {
@@ -165,7 +167,7 @@ final class Durability {
         io.gpusched.model.JournalUnwritableException e = new io.gpusched.model.JournalUnwritableException(journal.path(), cause);
         if (!refusingSubmissions) {
             refusingSubmissions = true;
-            reporter.emit(new SchedulerEvent.Warning(reporter.now(), "journal " + journal.path() + " cannot be written ("
+            reporter.emit(new SchedulerEvent.Warning(clock.now(), "journal " + journal.path() + " cannot be written ("
                     + cause + "): submissions are refused until it can be; running jobs are not affected"));
         }
         return e;
@@ -267,7 +269,7 @@ final class Durability {
         }
         changes++;
         compactedBytes = journal.sizeBytes();
-        reporter.emit(new SchedulerEvent.JournalCompacted(reporter.now(), before, compactedBytes));
+        reporter.emit(new SchedulerEvent.JournalCompacted(clock.now(), before, compactedBytes));
     }
 
     /** While writes fail, tries to write what is queued; says so when the disk takes it again. */
@@ -283,7 +285,7 @@ final class Durability {
         failing = Optional.empty();
         changes++;
         acknowledgeIfForced();
-        reporter.emit(new SchedulerEvent.Warning(reporter.now(), "journal " + journal.path() + " is writable again;"
+        reporter.emit(new SchedulerEvent.Warning(clock.now(), "journal " + journal.path() + " is writable again;"
                 + " every queued event was written and dispatch resumes"));
     }
 
@@ -296,7 +298,7 @@ final class Durability {
             failing = Optional.of(e.getMessage());
             failingCause = e.getCause() == null ? e.getMessage() : String.valueOf(e.getCause().getMessage());
             onFailure.run();
-            reporter.emit(new SchedulerEvent.Warning(reporter.now(), e.getMessage() + " — running jobs keep running and"
+            reporter.emit(new SchedulerEvent.Warning(clock.now(), e.getMessage() + " — running jobs keep running and"
                     + " are tracked; no new job starts until the journal can be written; nothing recorded is lost meanwhile"));
         }
     }

@@ -129,7 +129,7 @@ final class EndedJobs {
     }
 
     static JobStatus status(JobRecord r) {
-        return JobStatus.fromJournal(r.status()).orElse(JobStatus.FAILED);
+        return r.state().outcome().orElse(JobStatus.FAILED);
     }
 
     private static boolean sameRequest(JobSpec a, JobSpec b) {

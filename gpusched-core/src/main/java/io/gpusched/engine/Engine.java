@@ -27,11 +27,15 @@ import java.util.function.Consumer;
  * submissions, stop). A job's exit is handled the moment it is posted: its GPUs go to the next job
  * without waiting for a poll.
  *
- * <p>Each round: snapshot → attribute ({@link Measurer}) → jobs source → cancellations and the queue
- * ({@link PendingQueue}) → timeouts and kills ({@link Stops}) → dispatch ({@link Dispatcher}) →
- * status board ({@link BoardRows}). Between rounds, memory is sampled on its own, faster cadence while
+ * <p>Each round: snapshot → attribute ({@link Measurer}) → jobs source → cancellations → timeouts and
+ * kills ({@link Stops}) → settle what must be written first ({@link Settlement}: orphans, retries,
+ * failed dependencies) → read the queue ({@link PendingQueue}) → decide a {@link Plan}, then carry it
+ * out ({@link Dispatcher}, {@link Launcher}) → status board ({@link BoardRows}). Between rounds, memory is sampled on its own, faster cadence while
  * jobs run, so short peaks are seen. Endings go through {@link Outcomes}, journal writes through
  * {@link Durability}, events through {@link Reporter}, leftover processes through {@link Leftovers}.
+ * What it touches outside itself (processes, how a run starts, the clock) comes in through
+ * {@link Ports}, so its decisions can be tested without any process. A job is found by its number,
+ * and its owner read, through the {@link JobTable}.
  *
  * <p>Why this file is longer than the others: it is the one place that shows a round's order, the
  * loop's waits, the start-up wiring of the parts and the entry points other threads call; each of
@@ -44,11 +48,12 @@ public final class Engine {
     private final Path logDir;
     private final boolean fresh;
     private final JobsSource source;
-    private final ProcFs procFs = ProcFs.system();
-    private final SessionSignals signals = new SessionSignals(procFs);
+    private final Ports ports;
+    private final ProcTable procFs;
+    private final SessionSignals signals;
     private final Inbox inbox = new Inbox();
     private final Reporter reporter;
-    private final RunningJobs running = new RunningJobs(procFs);
+    private final RunningJobs running;
     private final Timelines timelines = new Timelines();
     private final Measurer measurer;
     private final Leftovers leftovers;
@@ -61,11 +66,14 @@ public final class Engine {
     private Stops stops;
     private PendingQueue queue;
     private Planner planner;
+    private Settlement settlement;
+    private Orphans orphans;
+    private JobTable table;
     private final BoardRows board = new BoardRows();
 
     /** The loop's clock, which also dates every journal line. */
-    private final InstantSource clock;
-    private final LoopTimers timers = new LoopTimers(System::nanoTime);
+    private final LoopClock clock;
+    private final LoopTimers timers;
     /** The loop's thread was interrupted (an executor's shutdownNow): a stop, and the flag owed back. */
     private boolean interruptedWhileRunning;
     private boolean drainedAnnounced;
@@ -123,6 +131,35 @@ public final class Engine {
     /** As the public constructor, with the jobs source given, so tests can step its quiet period by hand. */
     Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
            JobsSource source, Consumer<SchedulerEvent> listener) {
+        this(backend, options, logDir, fresh, source, listener, Ports.system(clock));
+    }
+
+    /**
+     * What the engine touches outside itself besides the GPU backend and the log directory: the process
+     * table (facts and signals), how a local run starts, and the clock. {@link #system} is the real
+     * machine's; tests give fakes, so engine decisions are checked with no process at all.
+     *
+     * @param procs the process table
+     * @param clock the loop's clock
+     * @param local how a local run starts; empty means {@link JobLauncher} (with {@code setsid} and the
+     *     native spawn server), else this driver, and no {@code setsid} is needed
+     */
+    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local) {
+        /** @return the real machine's: {@code /proc}, processes, the wall clock and {@link System#nanoTime()} */
+        static Ports system(InstantSource wall) {
+            return new Ports(ProcFs.system(), new LoopClock(wall, System::nanoTime), Optional.empty());
+        }
+    }
+
+    /** As the public constructor, with the jobs source and the ports given (tests). */
+    Engine(GpuBackend backend, SchedulerOptions options, Path logDir, boolean fresh, JobsSource source,
+           Consumer<SchedulerEvent> listener, Ports ports) {
+        this.ports = ports;
+        this.procFs = ports.procs();
+        this.clock = ports.clock();
+        this.timers = new LoopTimers(clock::nanos);
+        this.signals = new SessionSignals(procFs);
+        this.running = new RunningJobs(procFs);
         this.backend = backend;
         this.gpus = new BoundedBackend(backend, options.backendTimeout());
         this.options = options;
@@ -130,10 +167,9 @@ public final class Engine {
         this.fresh = fresh;
         this.source = source;
         this.reporter = new Reporter(listener, clock);
-        this.clock = clock;
-        this.measurer = new Measurer(options, procFs, running, reporter, timelines);
+        this.measurer = new Measurer(options, procFs, running, reporter, clock, timelines);
         this.leftovers = new Leftovers(signals, running, reporter);
-        this.reader = new GpuReader(gpus, options, measurer, reporter);
+        this.reader = new GpuReader(gpus, options, measurer, reporter, clock);
     }
 
     /** Posts a message from any thread (tests post exits and stops directly). */
@@ -191,7 +227,7 @@ public final class Engine {
      * @return each job's number and what happened, by number
      */
     public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.model.CancelOutcome>> cancelAll(String owner) {
-        return inbox.call(() -> controls.cancelAll(owner));
+        return inbox.call(() -> controls.cancelAll(owner, List.copyOf(running.all()), source.jobs()));
     }
 
     /**
@@ -280,7 +316,7 @@ public final class Engine {
         return inbox.call(() -> {
             if (!draining) {
                 draining = true;
-                reporter.emit(new SchedulerEvent.Draining(reporter.now(), running.size(), queued()));
+                reporter.emit(new SchedulerEvent.Draining(clock.now(), running.size(), queued()));
             }
             return running.size();
         });
@@ -313,7 +349,8 @@ public final class Engine {
      */
     public RunSummary run() {
         loopThread = Thread.currentThread();
-        Path setsid = JobLauncher.findSetsid().orElseThrow(() -> new GpuschedException(
+        // A driver given in the ports starts runs its own way: setsid is the local launcher's need only.
+        Path setsid = ports.local().isPresent() ? Path.of("setsid") : JobLauncher.findSetsid().orElseThrow(() -> new GpuschedException(
                 "setsid not found: gpusched needs util-linux's setsid to give each job its own session; install util-linux"));
         LogDirLock lock;
         try {
@@ -326,14 +363,14 @@ public final class Engine {
         try (lock; Journal journal = Journal.open(logDir.resolve("journal.jsonl"), fresh, clock)) {
             assemble(journal, setsid);
             journal.loadWarnings().forEach(reporter::warnOnce);
-            outcomes.recoverLaunches();
+            orphans.recoverLaunches();
             submissions.rebuild();
             Optional<String> err = source.refresh();
             if (err.isPresent() && source.jobs().isEmpty()) {
                 throw new GpuschedException(err.get().replace(" — keeping the previous queue until the file is fixed", "")
                         .replace("; keeping the previous queue", ""));
             }
-            reporter.emit(new SchedulerEvent.RunStarted(reporter.now(), source.jobs().size(), source.live(),
+            reporter.emit(new SchedulerEvent.RunStarted(clock.now(), source.jobs().size(), source.live(),
                     options.poll(), Optional.of(logDir.resolve("status.txt")), backend.describe()));
             return loop();
         } finally {
@@ -357,10 +394,10 @@ public final class Engine {
             }
         }
         RunNames names = new RunNames(logDir, journal.path());
-        durability = new Durability(journal, runFiles, reporter, () -> dirty = true);
+        durability = new Durability(journal, runFiles, reporter, clock, () -> dirty = true);
         reporter.holdFor(durability);
         ended = new EndedJobs(journal.state().records(), options.retryFailed());
-        QueuePositions positions = new QueuePositions();
+        table = new JobTable(durability::state, source, running);
         FairShare fairShare = new FairShare(options.policy().fairShareHalfLife());
         try {
             runFiles.createDirectory();
@@ -374,23 +411,24 @@ public final class Engine {
             reporter.warnOnce("this build has no gpusched-runas (built without a C compiler): other users' submissions"
                     + " cannot start and stay pending; rebuild gpusched with gcc");
         }
-        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, procFs, reporter, ended, measurer,
-                positions, fairShare, timelines, runas);
-        stops = new Stops(options, running, signals, procFs, names, reporter);
-        spawnd = SpawnServer.start(runFiles.dir());
+        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, reporter, clock, ended, measurer,
+                table, fairShare, timelines, runas);
+        stops = new Stops(options, running, signals, procFs, names, reporter, clock);
+        spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices(), spawnd, runas);
-        leases = new Leases(local, runFiles, names, procFs, reporter);
-        controls = new Controls(durability, running, stops, outcomes, source, reporter, signals, leases);
-        Orphans orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, this::post,
+        leases = new Leases(local, runFiles, names, procFs, reporter, clock);
+        controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
+        orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
                 reader::lastGpus);
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, procFs, reporter, positions, orphans,
-                options.spikeBuffer());
-        submissions = new Submissions(durability, source, outcomes, reporter, queue, leases, maxQueuedPerUser);
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer());
+        settlement = new Settlement(durability, source, running, outcomes, ended, reporter, clock, table, orphans, queue);
+        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
+        Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
+                reporter, clock, () -> ended.earlierCount() + outcomes.results().size(), this::post, source::ruleOf);
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
-                fairShare, stops, durability, runFiles, local, leases, names, running, procFs, reporter, outcomes,
-                ended::earlierCount, this::post, source::ruleOf);
-        planner = new Planner(queue, dispatcher, durability, reader, reporter);
+                fairShare, stops, durability, running, reporter, clock, outcomes, launcher);
+        planner = new Planner(settlement, queue, dispatcher, durability, reader, clock);
     }
 
     /** The native spawn server the launcher uses, while the run lasts; empty where it cannot run. */
@@ -434,19 +472,19 @@ public final class Engine {
                 leftovers.sweep();
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
-            if (draining && running.isEmpty() && queue.liveOrphans() == 0) {
+            if (draining && running.isEmpty() && settlement.liveOrphans().isEmpty()) {
                 return finish(true);
             }
-            if (queue.pending().isEmpty() && running.isEmpty() && queue.liveOrphans() == 0 && inbox.isEmpty() && !dirty
+            if (queue.pending().isEmpty() && running.isEmpty() && settlement.liveOrphans().isEmpty() && inbox.isEmpty() && !dirty
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
                 if (!options.watch()) {
-                    reporter.emit(new SchedulerEvent.Drained(reporter.now(), false));
+                    reporter.emit(new SchedulerEvent.Drained(clock.now(), false));
                     return finish(false);
                 }
                 if (!drainedAnnounced) {
                     drainedAnnounced = true;
-                    reporter.emit(new SchedulerEvent.Drained(reporter.now(), true));
+                    reporter.emit(new SchedulerEvent.Drained(clock.now(), true));
                 }
             } else if (!running.isEmpty() || !queue.pending().isEmpty()) {
                 drainedAnnounced = false;
@@ -506,20 +544,20 @@ public final class Engine {
         outcomes.abandonAwaited();
         durability.abandonUnacknowledged();
         inbox.close();
-        reporter.emit(new SchedulerEvent.RunFinished(reporter.now(), summary));
+        reporter.emit(new SchedulerEvent.RunFinished(clock.now(), summary));
         return summary;
     }
 
     private void round() {
         durability.retry();
         boolean fresh = reader.read();
-        source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(reporter.now(), msg)));
+        source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(clock.now(), msg)));
         List<JobSpec> jobs = source.jobs();
         long version = source.version();
         if (version != seenVersion) {
             queue.ensureSeen(jobs);
             // Runs a dead scheduler left can only come with the jobs the journal or the file names.
-            queue.adoptOrphans(jobs);
+            settlement.adoptOrphans(jobs);
             seenVersion = version;
         }
         queue.applyCancellations(jobs);
@@ -534,10 +572,10 @@ public final class Engine {
     }
 
     private void emitBoard() {
-        io.gpusched.event.StatusBoard b = board.board(reporter.now(), running, queue, outcomes, ended);
+        io.gpusched.event.StatusBoard b = board.board(clock.now(), running, queue, outcomes, ended);
         java.util.Set<Integer> paused = durability.state().pausedGpus();
-        snapshot = new io.gpusched.event.QueueSnapshot(reporter.now(), b, paused, queue.orphans(), reader.lastGpus(),
+        snapshot = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused, settlement.liveOrphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));
-        reporter.emit(new SchedulerEvent.StatusUpdated(reporter.now(), b));
+        reporter.emit(new SchedulerEvent.StatusUpdated(clock.now(), b));
     }
 }

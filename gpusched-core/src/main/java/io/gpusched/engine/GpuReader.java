@@ -22,15 +22,17 @@ final class GpuReader {
     private final SchedulerOptions options;
     private final Measurer measurer;
     private final Reporter reporter;
+    private final LoopClock clock;
     private Optional<GpuSnapshot> last = Optional.empty();
     private boolean announced;
     private int failures;
 
-    GpuReader(BoundedBackend gpus, SchedulerOptions options, Measurer measurer, Reporter reporter) {
+    GpuReader(BoundedBackend gpus, SchedulerOptions options, Measurer measurer, Reporter reporter, LoopClock clock) {
         this.gpus = gpus;
         this.options = options;
         this.measurer = measurer;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     /** @return the last snapshot read; present once a round's read succeeded */
@@ -67,12 +69,12 @@ final class GpuReader {
             snap = gpus.snapshot();
         } catch (BackendException | UnsupportedOperationException e) {
             failures++;
-            reporter.emit(new SchedulerEvent.BackendFailed(reporter.now(), e.getMessage(), failures,
+            reporter.emit(new SchedulerEvent.BackendFailed(clock.now(), e.getMessage(), failures,
                     failures >= options.backendFailureLimit()));
             return false;
         }
         if (failures > 0) {
-            reporter.emit(new SchedulerEvent.BackendRecovered(reporter.now(), failures));
+            reporter.emit(new SchedulerEvent.BackendRecovered(clock.now(), failures));
             failures = 0;
         }
         snap.warnings().forEach(reporter::warnOnce);
@@ -80,7 +82,7 @@ final class GpuReader {
         if (!announced) {
             checkAllowedGpus(snap);
             announced = true;
-            reporter.emit(new SchedulerEvent.GpusDiscovered(reporter.now(), snap.gpus().stream().map(GpuStat::index)
+            reporter.emit(new SchedulerEvent.GpusDiscovered(clock.now(), snap.gpus().stream().map(GpuStat::index)
                     .filter(i -> options.placement().allows(i)).toList()));
         }
         measurer.attribute(snap);

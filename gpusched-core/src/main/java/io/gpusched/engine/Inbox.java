@@ -21,8 +21,13 @@ final class Inbox {
     sealed interface Message permits Exited, Submitted, Control, Stop {
     }
 
-    /** A run's leader exited. */
-    record Exited(RunningJob job, int exitCode) implements Message {
+    /**
+     * A run's leader exited.
+     *
+     * @param exitCode its exit status; empty when it ended without one (a run taken up from a dead
+     *     scheduler whose wrapper wrote none: killed before its command ended)
+     */
+    record Exited(RunningJob job, java.util.OptionalInt exitCode) implements Message {
     }
 
     /**

@@ -30,7 +30,7 @@ import java.util.stream.Collectors;
  * command starts); if the wrapper itself is killed, no status is written and the run counts as
  * interrupted.
  */
-final class JobLauncher implements RunExecutor {
+final class JobLauncher implements RunDriver {
     /** Environment entry every process of a run inherits, so escaped processes can still be found. */
     static final String RUN_VARIABLE = "GPUSCHED_RUN";
 
@@ -115,7 +115,7 @@ final class JobLauncher implements RunExecutor {
      */
     Started launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
                    String runToken, RunFiles.Paths run, Path dir, Optional<Map<String, String>> environment,
-                   Optional<RunExecutor.RunAs> runAs) throws IOException {
+                   Optional<RunDriver.RunAs> runAs) throws IOException {
         Files.createDirectories(log.getParent());
         if (runAs.isPresent()) {
             return launchAsOwner(command, runAs.get(), log, run, dir, environment,
@@ -143,7 +143,7 @@ final class JobLauncher implements RunExecutor {
      * A submission run as its owner ({@link OwnerLaunch}): the root wrapper gets a fixed environment and
      * starts in {@code /}; everything of the submitter's goes to gpusched-runas in the run's spec file.
      */
-    private Started launchAsOwner(String command, RunExecutor.RunAs as, Path wrapperLog, RunFiles.Paths run, Path dir,
+    private Started launchAsOwner(String command, RunDriver.RunAs as, Path wrapperLog, RunFiles.Paths run, Path dir,
                                   Optional<Map<String, String>> environment, Map<String, String> runVariables,
                                   String runToken) throws IOException {
         Path helper = runas.orElseThrow(() -> new IOException("this build has no gpusched-runas (it was built without a C"

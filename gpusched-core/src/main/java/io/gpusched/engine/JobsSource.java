@@ -284,6 +284,26 @@ final class JobsSource {
     private void changed() {
         version++;
         all = null;
+        byKey = null;
+    }
+
+    /** {@link #jobs()} by key, built when first asked for after a change (only controls ask). */
+    private Map<String, JobSpec> byKey;
+
+    /**
+     * @param key a job's key
+     * @return its job as {@link #jobs()} has it; empty when the queue has no such job (a deleted line, a
+     *     retired submission)
+     */
+    Optional<JobSpec> spec(String key) {
+        if (byKey == null) {
+            Map<String, JobSpec> m = new HashMap<>();
+            for (JobSpec j : jobs()) {
+                m.putIfAbsent(j.key(), j);
+            }
+            byKey = m;
+        }
+        return Optional.ofNullable(byKey.get(key));
     }
 
     /** The jobs in queue order: file (or fixed list) first, then submissions; an immutable list, cached per version. */

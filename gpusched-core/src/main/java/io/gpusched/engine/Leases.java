@@ -3,6 +3,7 @@ package io.gpusched.engine;
 import io.gpusched.model.Grant;
 import io.gpusched.model.LeaseEnd;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.RunHandle;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,15 +24,13 @@ import java.util.concurrent.CompletableFuture;
  * of the run is left.
  *
  * <p>A lease run is journaled like any other, with a stand-in session id from a range no Linux pid
- * reaches ({@link #isLeaseSession}). Its exit status is what the client reports; the scheduler writes
+ * reaches ({@link RunHandle.Lease}). Its exit status is what the client reports; the scheduler writes
  * it to the run's exit file, so a restarted scheduler settles a lease that ended while it was down
  * exactly like an orphan job, and takes up one still running ({@link Orphans}). A client that goes away without a status ends the run once no process
  * carries its token, as failed with status {@link #UNKNOWN_EXIT}: a lease is never run again by the
  * scheduler, since its command is the client's. Loop thread only, except where a method says otherwise.
  */
-final class Leases implements RunExecutor {
-    /** Stand-in session ids of lease runs are {@code LEASE_SESSIONS + run}: above Linux's pid_max (2^22). */
-    static final long LEASE_SESSIONS = 1L << 29;
+final class Leases implements RunDriver {
     /** The exit status recorded for a lease whose client went away before saying how its command ended. */
     static final int UNKNOWN_EXIT = 255;
     /**
@@ -43,8 +42,9 @@ final class Leases implements RunExecutor {
     private final JobLauncher launcher;
     private final RunFiles runFiles;
     private final RunNames names;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final Reporter reporter;
+    private final LoopClock clock;
     /** Clients waiting for or holding a grant, by job key; each leaves when its job ends (on any thread). */
     private final Map<String, Waiter> waiters = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -63,17 +63,13 @@ final class Leases implements RunExecutor {
         }
     }
 
-    Leases(JobLauncher launcher, RunFiles runFiles, RunNames names, ProcFs procFs, Reporter reporter) {
+    Leases(JobLauncher launcher, RunFiles runFiles, RunNames names, ProcTable procFs, Reporter reporter, LoopClock clock) {
         this.launcher = launcher;
         this.runFiles = runFiles;
         this.names = names;
         this.procFs = procFs;
         this.reporter = reporter;
-    }
-
-    /** @return whether a journaled session id stands for a lease run */
-    static boolean isLeaseSession(long sid) {
-        return sid >= LEASE_SESSIONS && sid < 2 * LEASE_SESSIONS;
+        this.clock = clock;
     }
 
     /** A client waits for this job's grant, until {@code result} completes. */
@@ -94,7 +90,7 @@ final class Leases implements RunExecutor {
         Waiter w = new Waiter(new CompletableFuture<>());
         w.no = no;
         w.gone = true;
-        w.graceUntil = reporter.now().plus(RECONNECT_GRACE);
+        w.graceUntil = clock.now().plus(RECONNECT_GRACE);
         waiters.put(key, w);
         w.exit.whenComplete((c, e) -> waiters.remove(key, w));
         return w.exit;
@@ -108,7 +104,7 @@ final class Leases implements RunExecutor {
             throw new IOException("its srun client is gone");
         }
         long run = Long.parseLong(l.runToken().substring(l.runToken().lastIndexOf('#') + 1));
-        long sid = LEASE_SESSIONS + run;
+        long sid = new RunHandle.Lease(run).pgid();
         // The stand-in session id, where a launched process's wrapper writes its pid: a restart then knows
         // the grant was made.
         Files.write(l.files().pid(), (sid + "\n").getBytes(StandardCharsets.US_ASCII));
@@ -169,13 +165,13 @@ final class Leases implements RunExecutor {
     private boolean tokenMatches(Optional<RunningJob> running, JobRecord record, String token) {
         OptionalLong run = running.map(rj -> OptionalLong.of(rj.run)).orElse(record.run());
         OptionalLong sid = running.map(rj -> OptionalLong.of(rj.pid)).orElse(record.runningPgid());
-        return run.isPresent() && sid.isPresent() && isLeaseSession(sid.getAsLong())
+        return run.isPresent() && sid.isPresent() && RunHandle.ofPgid(sid.getAsLong()) instanceof RunHandle.Lease
                 && names.token(run.getAsLong()).equals(token);
     }
 
     /** @return the entry a lease run's processes carry, for a journal record of a started lease; else empty */
     Optional<String> entryOf(JobRecord r) {
-        return r.runningPgid().isPresent() && isLeaseSession(r.runningPgid().getAsLong()) && r.run().isPresent()
+        return r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent() && r.run().isPresent()
                 ? Optional.of(names.entry(r.run().getAsLong())) : Optional.empty();
     }
 
@@ -183,7 +179,7 @@ final class Leases implements RunExecutor {
     void reapAbandoned(List<RunningJob> running) {
         for (RunningJob rj : running) {
             Waiter w = waiters.get(rj.key());
-            if (w != null && w.gone && !w.exit.isDone() && !reporter.now().isBefore(w.graceUntil)
+            if (w != null && w.gone && !w.exit.isDone() && !clock.now().isBefore(w.graceUntil)
                     && procFs.carriers(names.entry(rj.run)).isEmpty()) {
                 reporter.warnOnce("job " + rj.no + ": its srun client went away before its command ended; nothing of"
                         + " the run is left, so it ends now with exit status unknown (recorded as " + UNKNOWN_EXIT + ")");

@@ -25,9 +25,10 @@ import java.util.Set;
  */
 final class Measurer {
     private final SchedulerOptions options;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final RunningJobs running;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final Timelines timelines;
     /** Observed peak of each process we did not launch, per GPU it uses; forgotten when it exits. */
     private final Map<ExternalProcess, Long> externalPeaks = new HashMap<>();
@@ -39,12 +40,13 @@ final class Measurer {
     private record ExternalProcess(int gpu, long pid) {
     }
 
-    Measurer(SchedulerOptions options, ProcFs procFs, RunningJobs running, Reporter reporter, Timelines timelines) {
+    Measurer(SchedulerOptions options, ProcTable procFs, RunningJobs running, Reporter reporter, LoopClock clock, Timelines timelines) {
         this.timelines = timelines;
         this.options = options;
         this.procFs = procFs;
         this.running = running;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     /** @return whether GPU processes were seen whose PIDs this PID namespace does not have */
@@ -83,7 +85,7 @@ final class Measurer {
             reporter.warnOnce("GPU processes are reported with PIDs that do not exist in this PID namespace (a container"
                     + " without --pid=host?): per-job peaks will be n/a; placement still uses device totals");
         }
-        java.time.Instant now = reporter.now();
+        java.time.Instant now = clock.now();
         util.record(now, snap);
         for (RunningJob rj : running.all()) {
             track(rj, snap);
@@ -126,12 +128,12 @@ final class Measurer {
         long peak = rj.overallPeak();
         if (options.verbose() && rj.attributed && peak >= rj.lastVerbosePeak + options.verboseStepMib()) {
             rj.lastVerbosePeak = peak;
-            reporter.emit(new SchedulerEvent.VramGrew(reporter.now(), rj.no, rj.currentMib, peak));
+            reporter.emit(new SchedulerEvent.VramGrew(clock.now(), rj.no, rj.currentMib, peak));
         }
         if (rj.declaredMib.isPresent() && !rj.overWarned && peak > rj.declaredMib.getAsLong() * (1 + options.tolerance())) {
             rj.overWarned = true;
             int gpu = rj.peakMib.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-            reporter.emit(new SchedulerEvent.ExceededDeclaration(reporter.now(), rj.no, gpu, rj.peakMib.get(gpu),
+            reporter.emit(new SchedulerEvent.ExceededDeclaration(clock.now(), rj.no, gpu, rj.peakMib.get(gpu),
                     rj.declaredMib.getAsLong()));
         }
     }

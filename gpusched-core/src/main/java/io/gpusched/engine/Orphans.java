@@ -3,11 +3,15 @@ package io.gpusched.engine;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.journal.RunHandle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -23,25 +27,24 @@ import java.util.function.Consumer;
  *
  * <p>A run is taken up when the journal names its run (a journal of the original tool does not) and its
  * session's leader still lives; otherwise the scheduler only waits for its session to go
- * ({@link PendingQueue}). Loop thread only.
+ * ({@link Settlement}). It also settles the {@code launching} intents a dead scheduler left
+ * ({@link #recoverLaunches}). Loop thread only.
  */
 final class Orphans {
-    /** The exit status of a run whose leader ended without writing one: killed before its command ended. */
-    static final int NO_STATUS = -1;
-
     private final RunFiles runFiles;
     private final RunNames names;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final Leases leases;
     private final RunningJobs running;
     private final Durability durability;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final Consumer<Inbox.Message> inbox;
     /** The GPUs of the last read, for what a share of one GPU came to on the GPU its run holds. */
     private final java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus;
 
-    Orphans(RunFiles runFiles, RunNames names, ProcFs procFs, Leases leases, RunningJobs running, Durability durability,
-            Reporter reporter, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus) {
+    Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, Leases leases, RunningJobs running, Durability durability,
+            Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus) {
         this.gpus = gpus;
         this.runFiles = runFiles;
         this.names = names;
@@ -50,6 +53,7 @@ final class Orphans {
         this.running = running;
         this.durability = durability;
         this.reporter = reporter;
+        this.clock = clock;
         this.inbox = inbox;
     }
 
@@ -65,8 +69,8 @@ final class Orphans {
         }
         long run = r.run().getAsLong();
         long sid = r.runningPgid().getAsLong();
-        boolean lease = Leases.isLeaseSession(sid);
-        Optional<ProcessHandle> leader = lease ? Optional.empty() : ProcessHandle.of(sid).filter(ProcessHandle::isAlive);
+        boolean lease = r.handle().get() instanceof RunHandle.Lease;
+        Optional<CompletableFuture<?>> leader = lease ? Optional.empty() : procFs.onExit(sid);
         if (!lease && leader.isEmpty()) {
             return false;
         }
@@ -87,11 +91,61 @@ final class Orphans {
             rj.ttyEntry = Optional.of(names.entry(run));
         }
         running.add(rj);
-        CompletableFuture<Integer> exit = lease ? leases.adopt(spec.key(), no)
-                : leader.get().onExit().thenApply(h -> runFiles.exitCode(no, run).orElse(NO_STATUS));
+        // A leader that ended without writing a status was killed before its command ended: no status.
+        CompletableFuture<java.util.OptionalInt> exit = lease
+                ? leases.adopt(spec.key(), no).thenApply(java.util.OptionalInt::of)
+                : leader.get().thenApply(h -> runFiles.exitCode(no, run));
         exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
-        reporter.emit(new SchedulerEvent.OrphanAdopted(reporter.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
+        reporter.emit(new SchedulerEvent.OrphanAdopted(clock.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
         return true;
+    }
+
+    /**
+     * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
+     * file exists or a live process carries its token (the wrapper may not have written the file yet);
+     * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
+     * ended, and is pending again.
+     */
+    void recoverLaunches() {
+        List<JournalEvent> settled = new ArrayList<>();
+        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
+            JobRecord r = e.getValue();
+            if (!r.launching() || r.run().isEmpty()) {
+                continue;
+            }
+            int no = r.no().orElse(0);
+            long run = r.run().getAsLong();
+            OptionalLong pid = runFiles.pid(no, run);
+            if (pid.isEmpty()) {
+                for (long c : procFs.carriers(names.entry(run))) {
+                    pid = procFs.sessionOf(c);
+                    if (pid.isPresent()) {
+                        break;
+                    }
+                }
+            }
+            if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
+                // Ran to its end, pid file lost: its session is unknown, and matches no process.
+                pid = OptionalLong.of(new RunHandle.Unknown().pgid());
+            }
+            settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
+                    : new JournalEvent.Interrupted(e.getKey()));
+        }
+        if (!settled.isEmpty()) {
+            durability.record(settled);
+        }
+    }
+
+    /**
+     * @param r the record of a job whose run a dead scheduler left (started, no outcome)
+     * @return whether its session still lives here, so it is waited for; a lease's or an unknown
+     *     session has nothing here to wait for
+     */
+    boolean sessionAlive(JobRecord r) {
+        if (r.handle().isEmpty() || !(r.handle().get() instanceof RunHandle.Session session)) {
+            return false;
+        }
+        return procFs.sessionAlive(session.pgid()) || procFs.onExit(session.pgid()).isPresent();
     }
 
     /** When the run started: its pid file is written as it starts (for a lease, as it is granted). */
@@ -99,7 +153,7 @@ final class Orphans {
         try {
             return Files.getLastModifiedTime(runFiles.pidFile(no, run)).toInstant();
         } catch (IOException e) {
-            return reporter.now();
+            return clock.now();
         }
     }
 

@@ -11,6 +11,7 @@ import io.gpusched.event.StatusBoard;
 import io.gpusched.model.Verdict;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.RunHandle;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.policy.FairShare;
 import java.nio.file.Path;
@@ -43,15 +44,17 @@ final class Outcomes {
     private final RunNames names;
     private final RunningJobs running;
     private final Leftovers leftovers;
-    private final ProcFs procFs;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final EndedJobs endedJobs;
     private final Measurer measurer;
-    private final QueuePositions positions;
+    private final JobTable table;
     private final FairShare fairShare;
     private final Timelines timelines;
     /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
     static final int HISTORY = 1000;
+    /** The status a run stopped here is given when its wrapper did not live to write one: 128 + SIGKILL. */
+    static final int KILLED_STATUS = 128 + 9;
     private final List<JobResult> results = new ArrayList<>();
     private long ended;
     private final Map<String, CompletableFuture<JobResult>> futures = new HashMap<>();
@@ -68,11 +71,11 @@ final class Outcomes {
     }
 
     Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
-             Leftovers leftovers, ProcFs procFs, Reporter reporter, EndedJobs ended, Measurer measurer,
-             QueuePositions positions, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
+             Leftovers leftovers, Reporter reporter, LoopClock clock, EndedJobs ended, Measurer measurer,
+             JobTable table, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
         this.runas = runas;
         this.timelines = timelines;
-        this.positions = positions;
+        this.table = table;
         this.fairShare = fairShare;
         this.options = options;
         this.durability = durability;
@@ -80,8 +83,8 @@ final class Outcomes {
         this.names = names;
         this.running = running;
         this.leftovers = leftovers;
-        this.procFs = procFs;
         this.reporter = reporter;
+        this.clock = clock;
         this.endedJobs = ended;
         this.measurer = measurer;
     }
@@ -135,7 +138,7 @@ final class Outcomes {
     }
 
     /** A running job's leader exited; a late exit of an attempt no longer current is ignored. */
-    void reap(RunningJob rj, int exitCode) {
+    void reap(RunningJob rj, OptionalInt exit) {
         if (!running.remove(rj)) {
             return;
         }
@@ -143,32 +146,31 @@ final class Outcomes {
         // The leader is gone. Whatever it left still holds memory and would outlive the job: the next
         // sweep kills it.
         leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
-        Instant now = reporter.now();
+        Instant now = clock.now();
         Duration ran = Duration.between(rj.startedAt, now);
-        fairShare.add(Submissions.owner(durability.state(), rj.key()), rj.gpus.size(), ran, now);
+        fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
         if (rj.stopping.equals(Optional.of(StopReason.PREEMPTED)) || rj.stopping.equals(Optional.of(StopReason.TIME_SLICE))) {
             // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
             boolean slice = rj.stopping.get() == StopReason.TIME_SLICE;
             durability.record(List.of(new JournalEvent.Requeued(rj.key(),
                     slice ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
             if (slice) {
-                positions.toTheBack(rj.key(), now);
+                table.toTheBack(rj.key(), now);
             }
             durability.removeRunFilesOnceDurable(rj.no, rj.run);
             reporter.emit(new SchedulerEvent.JobRequeued(now, rj.no, rj.stopping.get(), ran));
             return;
         }
-        if (exitCode == Orphans.NO_STATUS && (rj.stopping.isEmpty() || rj.stopping.get() == StopReason.SHUTDOWN)) {
+        if (exit.isEmpty() && (rj.stopping.isEmpty() || rj.stopping.get() == StopReason.SHUTDOWN)) {
             // A run taken up from a dead scheduler ended without a status: killed before its command
             // ended, so it runs again, as an orphan found dead does.
             durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
             durability.removeRunFilesOnceDurable(rj.no, rj.run);
-            reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), rj.no));
+            reporter.emit(new SchedulerEvent.OrphanRequeued(clock.now(), rj.no));
             return;
         }
-        if (exitCode == Orphans.NO_STATUS) {
-            exitCode = 128 + 9; // stopped here, and its wrapper did not live to say how: the grace's SIGKILL
-        }
+        // Stopped here, and its wrapper did not live to say how: the grace's SIGKILL.
+        int exitCode = exit.orElse(KILLED_STATUS);
         if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
             durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
             interrupted.add(interruptedRow(rj));
@@ -176,7 +178,7 @@ final class Outcomes {
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
-                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, reporter.now()), OptionalLong.of(rj.run), true,
+                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, clock.now()), OptionalLong.of(rj.run), true,
                 rj.learned));
     }
 
@@ -193,20 +195,24 @@ final class Outcomes {
     }
 
     private StatusBoard.Interrupted interruptedRow(RunningJob rj) {
-        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, reporter.now()));
+        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, clock.now()));
     }
 
-    /** A pending job that will never run: it can never be placed, or a job it runs after failed. */
-    void fail(PendingQueue.PendingJob p, JobStatus status, String reason) {
-        durability.record(List.of(new JournalEvent.Done(p.spec().key(), status.journalName(), 1, Map.of(),
+    /**
+     * A pending job that will never run: it can never be placed, or a job it runs after failed.
+     *
+     * @param declared what its next attempt would have declared
+     */
+    void fail(JobSpec spec, int no, OptionalLong declared, JobStatus status, String reason) {
+        durability.record(List.of(new JournalEvent.Done(spec.key(), status.journalName(), 1, Map.of(),
                 OptionalDouble.empty())));
-        endedJobs.ended(p.spec());
+        endedJobs.ended(spec);
         reporter.emit(status == JobStatus.DEPENDENCY_FAILED
-                ? new SchedulerEvent.DependencyFailed(reporter.now(), p.no(), p.spec().command(), reason)
-                : new SchedulerEvent.JobInfeasible(reporter.now(), p.no(), p.spec().command(), reason));
-        complete(new JobResult(p.spec().key(), p.no(), p.spec().command(), List.of(), status, 1, p.declaredMib(), Map.of(),
+                ? new SchedulerEvent.DependencyFailed(clock.now(), no, spec.command(), reason)
+                : new SchedulerEvent.JobInfeasible(clock.now(), no, spec.command(), reason));
+        complete(new JobResult(spec.key(), no, spec.command(), List.of(), status, 1, declared, Map.of(),
                 Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
-                owner(p.spec().key())));
+                owner(spec.key())));
     }
 
     /** A job whose line says {@code cancel} before it ever started. */
@@ -216,42 +222,6 @@ final class Outcomes {
         complete(new JobResult(j.key(), no, j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
                 Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
                 owner(j.key())));
-    }
-
-    /**
-     * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
-     * file exists or a live process carries its token (the wrapper may not have written the file yet);
-     * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
-     * ended, and is pending again.
-     */
-    void recoverLaunches() {
-        List<JournalEvent> settled = new ArrayList<>();
-        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
-            JobRecord r = e.getValue();
-            if (!r.launching() || r.run().isEmpty()) {
-                continue;
-            }
-            int no = r.no().orElse(0);
-            long run = r.run().getAsLong();
-            OptionalLong pid = runFiles.pid(no, run);
-            if (pid.isEmpty()) {
-                for (long c : procFs.carriers(names.entry(run))) {
-                    pid = procFs.sessionOf(c);
-                    if (pid.isPresent()) {
-                        break;
-                    }
-                }
-            }
-            if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
-                // Ran to its end, pid file lost: a session id above Linux's pid_max (2^22) matches nothing.
-                pid = OptionalLong.of(Integer.MAX_VALUE);
-            }
-            settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
-                    : new JournalEvent.Interrupted(e.getKey()));
-        }
-        if (!settled.isEmpty()) {
-            durability.record(settled);
-        }
     }
 
     /**
@@ -266,7 +236,8 @@ final class Outcomes {
             leftovers.killNow(new ProcFs.Run(r.runningPgid().orElse(0), names.entry(r.run().getAsLong()), 0));
         }
         OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
-        if (code.isEmpty() && r.runningPgid().isPresent() && Leases.isLeaseSession(r.runningPgid().getAsLong())) {
+        boolean lease = r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent();
+        if (code.isEmpty() && lease) {
             // A lease's command is its client's: never run again here, even with its end unknown.
             reporter.warnOnce("job " + no + " (srun) ended while no scheduler watched and its client never said how;"
                     + " recorded as exit status " + Leases.UNKNOWN_EXIT);
@@ -274,10 +245,9 @@ final class Outcomes {
         }
         if (code.isEmpty()) {
             durability.record(List.of(new JournalEvent.Interrupted(spec.key())));
-            reporter.emit(new SchedulerEvent.OrphanRequeued(reporter.now(), no));
+            reporter.emit(new SchedulerEvent.OrphanRequeued(clock.now(), no));
             return;
         }
-        boolean lease = r.runningPgid().isPresent() && Leases.isLeaseSession(r.runningPgid().getAsLong());
         reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
                 + " was watching; recorded as its client said, not run again" : "job " + no + " ended with exit status "
                 + code.getAsInt() + " while no scheduler was watching;"
@@ -316,10 +286,10 @@ final class Outcomes {
         if (oom && attempts <= allowed) {
             OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
             durability.record(List.of(new JournalEvent.Oom(key, attempts, next)));
-            Instant now = reporter.now();
+            Instant now = clock.now();
             timelines.oomRetry(end.no(), end.run().orElse(-1), now.minus(end.took()), end.declaredMib(), next, now);
             end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
-            reporter.emit(new SchedulerEvent.RequeuedAfterOom(reporter.now(), end.no(), attempts, allowed + 1,
+            reporter.emit(new SchedulerEvent.RequeuedAfterOom(clock.now(), end.no(), attempts, allowed + 1,
                     end.declaredMib(), next));
             return;
         }
@@ -329,7 +299,7 @@ final class Outcomes {
                 : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil(),
-                JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), reporter.now().minus(end.took()),
+                JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), clock.now().minus(end.took()),
                         end.declaredMib())))));
         endedJobs.ended(end.spec());
         end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
@@ -343,7 +313,7 @@ final class Outcomes {
 
     /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */
     private Optional<String> owner(String key) {
-        return Optional.of(Submissions.owner(durability.state(), key));
+        return Optional.of(table.owner(key));
     }
 
     private static JobStatus status(Ending end, boolean oom) {
@@ -363,7 +333,7 @@ final class Outcomes {
         if (options.watch() && results.size() > HISTORY) {
             results.remove(0);
         }
-        reporter.emit(new SchedulerEvent.JobFinished(reporter.now(), r, options.tolerance()));
+        reporter.emit(new SchedulerEvent.JobFinished(clock.now(), r, options.tolerance()));
         CompletableFuture<JobResult> f = futures.remove(r.key());
         if (f != null) {
             durability.afterDurable(() -> f.complete(r));

@@ -1,8 +1,5 @@
 package io.gpusched.engine;
 
-import io.gpusched.model.JobResult;
-import io.gpusched.model.JobStatus;
-import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
@@ -22,8 +19,9 @@ import java.util.Set;
 /**
  * The queue: which of the source's jobs wait, in source order, with what their next attempt asks for.
  * The original's one definition — a job is pending when it is neither running nor ended in the
- * journal — with what follows from it: display numbers for new jobs, {@code cancel} words applied,
- * orphans of a dead scheduler waited for or settled, earlier outcomes said once (or retried).
+ * journal — with what follows from it: display numbers for new jobs and {@code cancel} words applied.
+ * What must be written before the queue is read (orphans, retries, failed dependencies) is
+ * {@link Settlement}'s; {@link #compute} only reads.
  */
 final class PendingQueue {
     private final Durability durability;
@@ -32,16 +30,12 @@ final class PendingQueue {
     private final Stops stops;
     private final Outcomes outcomes;
     private final EndedJobs ended;
-    private final ProcFs procFs;
-    private final Reporter reporter;
-    private final Set<String> orphansWarned = new HashSet<>();
     private final Dependencies dependencies = new Dependencies();
-    private final QueuePositions positions;
+    private final JobTable table;
     private List<PendingJob> pending = List.of();
     private List<PendingJob> held = List.of();
     private Map<String, String> heldReasons = Map.of();
     private Map<String, String> waitReasons = Map.of();
-    private List<Integer> liveOrphans = List.of();
 
     /**
      * A pending job with what its next attempt asks for, and where it stands in the queue.
@@ -57,22 +51,16 @@ final class PendingQueue {
 
     private final double spikeBuffer;
 
-    private final Orphans adoption;
-
     PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, ProcFs procFs, Reporter reporter, QueuePositions positions, Orphans orphans,
-                 double spikeBuffer) {
-        this.adoption = orphans;
+                 EndedJobs ended, JobTable table, double spikeBuffer) {
         this.spikeBuffer = spikeBuffer;
-        this.positions = positions;
+        this.table = table;
         this.durability = durability;
         this.source = source;
         this.running = running;
         this.stops = stops;
         this.outcomes = outcomes;
         this.ended = ended;
-        this.procFs = procFs;
-        this.reporter = reporter;
     }
 
     /**
@@ -100,16 +88,6 @@ final class PendingQueue {
         return waitReasons;
     }
 
-    /** @return how many live orphans of a dead scheduler the last computation waited for */
-    int liveOrphans() {
-        return liveOrphans.size();
-    }
-
-    /** @return their display numbers */
-    List<Integer> orphans() {
-        return liveOrphans;
-    }
-
     void set(List<PendingJob> stillPending, Map<String, String> reasons) {
         pending = stillPending;
         waitReasons = reasons;
@@ -133,22 +111,6 @@ final class PendingQueue {
         ended.retainQueue(jobs);
     }
 
-    /**
-     * Takes up again the runs of these jobs that a dead scheduler left going ({@link Orphans}), before the
-     * round's GPU views are made, so they hold their GPUs in the first plan already.
-     */
-    void adoptOrphans(List<JobSpec> jobs) {
-        for (JobSpec j : jobs) {
-            if (running.contains(j.key())) {
-                continue;
-            }
-            JobRecord r = durability.state().record(j.key());
-            if (r.runningPgid().isPresent() && !r.terminal() && adoption.adopt(j, r, no(j.key()))) {
-                orphansWarned.add(j.key());
-            }
-        }
-    }
-
     /** A {@code cancel} word stops a running job, and ends one that has not started. */
     void applyCancellations(List<JobSpec> jobs) {
         for (JobSpec j : jobs) {
@@ -169,88 +131,66 @@ final class PendingQueue {
         }
     }
 
-    /** Recomputes the pending list from the source's jobs and the journal. */
-    void compute(List<JobSpec> jobs) {
-        learnNames(jobs);
+    /**
+     * Recomputes the pending list from the source's jobs and the journal: a query, run after
+     * {@link Settlement#settle} wrote what had to be written. Live orphans, running and ended jobs are
+     * not pending; jobs that wait for others are held, with the reason the settlement found.
+     */
+    void compute(List<JobSpec> jobs, Map<String, String> waitingFor, Instant now) {
         List<PendingJob> out = new ArrayList<>();
         List<PendingJob> waiting = new ArrayList<>();
         Map<String, String> waitingReasons = new HashMap<>();
-        Instant now = reporter.now();
         long position = -1;
-        Set<String> endedSubmissions = new HashSet<>();
-        List<Integer> orphans = new ArrayList<>();
         for (JobSpec j : jobs) {
             position++;
             if (running.contains(j.key())) {
                 continue;
             }
             JobRecord r = durability.state().record(j.key());
-            if (r.runningPgid().isPresent()) {
-                long pgid = r.runningPgid().getAsLong();
-                boolean alive = !Leases.isLeaseSession(pgid)
-                        && (procFs.sessionAlive(pgid) || ProcessHandle.of(pgid).map(ProcessHandle::isAlive).orElse(false));
-                if (alive) {
-                    orphans.add(no(j.key()));
-                    if (orphansWarned.add(j.key())) {
-                        reporter.emit(new SchedulerEvent.OrphanFound(reporter.now(), no(j.key()), pgid));
-                    }
-                    continue;
-                }
-                orphansWarned.remove(j.key());
-                outcomes.orphanEnded(j, r);
-                r = durability.state().record(j.key());
+            if (r.handle().isPresent() || r.terminal() || j.cancel()) {
+                continue; // a live orphan (a gone one was settled), an ended job, or one cancelled
             }
-            if (ended.retryNow(j, r)) {
-                reporter.emit(new SchedulerEvent.AlreadyEnded(reporter.now(), no(j.key()), j.key(), j.command(),
-                        EndedJobs.status(r), r.returncode().orElse(0), true));
-                durability.record(List.of(new JournalEvent.Retry(j.key())));
-                r = durability.state().record(j.key());
-            }
-            if (r.terminal()) {
-                positions.forget(j.key());
-            }
-            if (r.terminal() && Submissions.isSubmission(j.key())) {
-                endedSubmissions.add(j.key());
-                continue;
-            }
-            if (r.terminal()) {
-                ended.firstSightOfEarlier(j, r, no(j.key()), ownerOf(j.key())).ifPresent(this::endedEarlier);
-                if (ended.edited(j)) {
-                    reporter.emit(new SchedulerEvent.EndedJobEdited(reporter.now(), no(j.key()), j.command(),
-                            EndedJobs.status(r)));
-                }
-                continue;
-            }
-            if (j.cancel()) {
-                continue;
-            }
-            // An OOM's bump first (this job's own lesson), then what earlier runs taught, then the line or its rule.
-            Optional<LearnedVram> learned = r.nextVramMib().isEmpty() && j.learnVram()
-                    ? LearnedVram.learn(j.command(), source.ruleOf(j.key()), durability.state().peaks(), spikeBuffer)
-                    : Optional.empty();
-            OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib()
-                    : learned.isPresent() ? OptionalLong.of(learned.get().mib()) : j.vramMib();
-            Instant waitingSince = positions.since(j.key(), k -> durability.state().submission(k)
+            Optional<LearnedVram> learned = learned(j, r);
+            Instant waitingSince = table.since(j.key(), k -> durability.state().submission(k)
                     .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
-            PendingJob p = new PendingJob(j, no(j.key()), declared, r.attempts(), positions.position(j.key(), position),
-                    waitingSince, Submissions.owner(durability.state(), j.key()), learned);
-            Dependencies.Verdict v = dependencies.check(j.scheduling().after(), this::known);
-            if (v instanceof Dependencies.Failed f) {
-                outcomes.fail(p, JobStatus.DEPENDENCY_FAILED, f.reason());
-                positions.forget(j.key());
-            } else if (v instanceof Dependencies.Waiting w) {
+            PendingJob p = new PendingJob(j, no(j.key()), declared(j, r, learned), r.attempts(),
+                    table.position(j.key(), position), waitingSince, table.owner(j.key()), learned);
+            String reason = waitingFor.get(j.key());
+            if (reason != null) {
                 waiting.add(p);
-                waitingReasons.put(j.key(), w.reason());
+                waitingReasons.put(j.key(), reason);
             } else {
                 out.add(p);
             }
         }
-        liveOrphans = List.copyOf(orphans);
         pending = out;
         held = waiting;
         heldReasons = waitingReasons;
-        source.retire(endedSubmissions);
-        ended.forget(endedSubmissions);
+    }
+
+    /** @return where a job's declaration is learned from ({@code vram=auto}), unless an OOM's bump decides it */
+    private Optional<LearnedVram> learned(JobSpec j, JobRecord r) {
+        return r.nextVramMib().isEmpty() && j.learnVram()
+                ? LearnedVram.learn(j.command(), source.ruleOf(j.key()), durability.state().peaks(), spikeBuffer)
+                : Optional.empty();
+    }
+
+    /**
+     * What a job's next attempt declares: an OOM's bump first (this job's own lesson), then what earlier
+     * runs taught, then the line or its rule.
+     */
+    OptionalLong declared(JobSpec j, JobRecord r) {
+        return declared(j, r, learned(j, r));
+    }
+
+    private static OptionalLong declared(JobSpec j, JobRecord r, Optional<LearnedVram> learned) {
+        return r.nextVramMib().isPresent() ? r.nextVramMib()
+                : learned.isPresent() ? OptionalLong.of(learned.get().mib()) : j.vramMib();
+    }
+
+    /** @return whether the jobs this one runs after let it run, hold it back, or failed */
+    Dependencies.Verdict dependencies(JobSpec j) {
+        return dependencies.check(j.scheduling().after(), this::known);
     }
 
     /** @return who the job of this key runs for */
@@ -265,7 +205,7 @@ final class PendingQueue {
     }
 
     String ownerOf(String key) {
-        return Submissions.owner(durability.state(), key);
+        return table.owner(key);
     }
 
     /** Learns the names of these jobs (a submission's as soon as it is accepted, so the next may name it). */
@@ -283,18 +223,5 @@ final class PendingQueue {
     private Dependencies.Known known(String key) {
         JobRecord r = durability.state().record(key);
         return new Dependencies.Known(r.no().orElse(0), r.terminal() ? Optional.of(r.status()) : Optional.empty());
-    }
-
-    /**
-     * Says that a job of the queue ended in an earlier run and is not run again, and answers a
-     * submission of it with that outcome.
-     */
-    private void endedEarlier(JobResult earlier) {
-        reporter.emit(new SchedulerEvent.AlreadyEnded(reporter.now(), earlier.no(), earlier.key(), earlier.command(),
-                earlier.status(), earlier.exitCode(), false));
-        if (earlier.status() == JobStatus.OK) {
-            reporter.emit(new SchedulerEvent.AlreadyCompleted(reporter.now(), earlier.no(), earlier.command()));
-        }
-        outcomes.answerEarlier(earlier);
     }
 }

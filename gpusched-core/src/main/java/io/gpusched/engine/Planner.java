@@ -16,17 +16,19 @@ import java.util.Optional;
  */
 final class Planner {
     private final PendingQueue queue;
+    private final Settlement settlement;
     private final Dispatcher dispatcher;
     private final Durability durability;
     private final GpuReader reader;
-    private final Reporter reporter;
+    private final LoopClock clock;
     private long plannedVersion = -1;
     private long plannedChanges = -1;
     private List<GpuView> plannedViews = List.of();
 
-    Planner(PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, Reporter reporter) {
-        this.reporter = reporter;
+    Planner(Settlement settlement, PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, LoopClock clock) {
+        this.clock = clock;
         this.queue = queue;
+        this.settlement = settlement;
         this.dispatcher = dispatcher;
         this.durability = durability;
         this.reader = reader;
@@ -38,12 +40,14 @@ final class Planner {
      * @param views this round's GPU views; present only when this round's read answered
      */
     void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views) {
-        boolean due = dispatcher.replanAt().map(t -> !reporter.now().isBefore(t)).orElse(false);
-        if (views.isPresent() && queue.liveOrphans() == 0 && version == plannedVersion
+        boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+        if (views.isPresent() && settlement.liveOrphans().isEmpty() && version == plannedVersion
                 && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due) {
             return;
         }
-        queue.compute(jobs);
+        // Settle first (the journal lines and events of orphans, retries, failed dependencies), then read.
+        settlement.settle(jobs);
+        queue.compute(jobs, settlement.waitingFor(), clock.now());
         Map<String, String> reasons = new HashMap<>(queue.heldReasons());
         List<PendingQueue.PendingJob> still = queue.pending();
         if (views.isEmpty()) {

@@ -25,7 +25,7 @@ import java.util.Set;
  * regular expressions, no strings per field): on a 2-core machine that is the difference between a
  * fraction of a millisecond and two milliseconds per scan.
  */
-final class ProcFs {
+final class ProcFs implements ProcTable {
     private final Path proc;
 
     ProcFs(Path proc) {
@@ -47,19 +47,22 @@ final class ProcFs {
     }
 
     /** Session id of a live process, empty if it does not exist here (exited, or another PID namespace). */
-    OptionalLong sessionOf(long pid) {
+    @Override
+    public OptionalLong sessionOf(long pid) {
         Optional<Stat> s = stat(pid);
         return s.isPresent() ? OptionalLong.of(s.get().session()) : OptionalLong.empty();
     }
 
     /** Start time of a process in clock ticks since boot (field 22 of its stat), if it is alive here. */
-    OptionalLong startTicks(long pid) {
+    @Override
+    public OptionalLong startTicks(long pid) {
         Optional<Stat> s = stat(pid);
         return s.isPresent() ? OptionalLong.of(s.get().startTicks()) : OptionalLong.empty();
     }
 
     /** Every live process whose session is {@code sid}, the leader included. */
-    List<Long> sessionMembers(long sid) {
+    @Override
+    public List<Long> sessionMembers(long sid) {
         List<Long> members = new ArrayList<>();
         if (sid <= 1) {
             return members; // session 0 holds the kernel's threads, 1 is init's: never a job's
@@ -73,7 +76,8 @@ final class ProcFs {
         return members;
     }
 
-    boolean sessionAlive(long sid) {
+    @Override
+    public boolean sessionAlive(long sid) {
         return !sessionMembers(sid).isEmpty();
     }
 
@@ -96,7 +100,8 @@ final class ProcFs {
      * @param otherSessions sessions known to belong to someone else
      * @return for each run, in order, its leftover pids
      */
-    List<List<Long>> leftovers(List<Run> runs, Set<Long> otherSessions) {
+    @Override
+    public List<List<Long>> leftovers(List<Run> runs, Set<Long> otherSessions) {
         List<List<Long>> out = new ArrayList<>();
         List<byte[]> entries = new ArrayList<>();
         long earliest = Long.MAX_VALUE;
@@ -132,12 +137,14 @@ final class ProcFs {
     }
 
     /** Whether a process's environment holds {@code envEntry} exactly; false when it cannot be read. */
-    boolean carries(long pid, String envEntry) {
+    @Override
+    public boolean carries(long pid, String envEntry) {
         return environContains(pid, envEntry.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Every live process whose environment holds {@code envEntry} exactly (one {@code NAME=value}). */
-    List<Long> carriers(String envEntry) {
+    @Override
+    public List<Long> carriers(String envEntry) {
         byte[] entry = envEntry.getBytes(StandardCharsets.UTF_8);
         List<Long> out = new ArrayList<>();
         for (long pid : pids()) {
@@ -150,8 +157,20 @@ final class ProcFs {
     }
 
     /** The session id of this JVM. */
-    OptionalLong ownSession() {
+    @Override
+    public OptionalLong ownSession() {
         return sessionOf(ProcessHandle.current().pid());
+    }
+
+    @Override
+    public Optional<java.util.concurrent.CompletableFuture<?>> onExit(long pid) {
+        return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).map(ProcessHandle::onExit);
+    }
+
+    @Override
+    public boolean signal(long pid, boolean forcibly) {
+        Optional<ProcessHandle> h = ProcessHandle.of(pid);
+        return h.isPresent() && (forcibly ? h.get().destroyForcibly() : h.get().destroy());
     }
 
     /**

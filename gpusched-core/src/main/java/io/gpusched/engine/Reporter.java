@@ -1,8 +1,6 @@
 package io.gpusched.engine;
 
 import io.gpusched.event.SchedulerEvent;
-import java.time.Instant;
-import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -11,16 +9,16 @@ import java.util.function.Consumer;
 /**
  * Hands events to the listener on the loop's thread. Inside a journal group an event waits for the
  * group's fsync, so nothing is reported before what it reports is on disk. Each warning text is said
- * once per run. Also the loop's clock, so every part reads time the same way.
+ * once per run. Warnings are dated by the loop's clock ({@link LoopClock}).
  */
 final class Reporter {
     private final Consumer<SchedulerEvent> listener;
-    private final InstantSource clock;
+    private final LoopClock clock;
     private final Set<String> warnedOnce = new HashSet<>();
     // Set once the journal is open (in run(), after construction); before that nothing is grouped.
     private Optional<Durability> durability = Optional.empty();
 
-    Reporter(Consumer<SchedulerEvent> listener, InstantSource clock) {
+    Reporter(Consumer<SchedulerEvent> listener, LoopClock clock) {
         this.listener = listener;
         this.clock = clock;
     }
@@ -28,10 +26,6 @@ final class Reporter {
     /** From now on, events emitted inside a journal group wait for its fsync. */
     void holdFor(Durability d) {
         durability = Optional.of(d);
-    }
-
-    Instant now() {
-        return clock.instant();
     }
 
     void emit(SchedulerEvent e) {
@@ -56,7 +50,7 @@ final class Reporter {
             warnedOnce.clear();
         }
         if (warnedOnce.add(message)) {
-            emit(new SchedulerEvent.Warning(now(), message));
+            emit(new SchedulerEvent.Warning(clock.now(), message));
         }
     }
 }

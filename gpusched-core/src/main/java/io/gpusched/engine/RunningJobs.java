@@ -12,10 +12,10 @@ import java.util.Set;
 final class RunningJobs {
     private final Map<String, RunningJob> byKey = new LinkedHashMap<>();
     private final Map<Long, RunningJob> bySession = new HashMap<>();
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private long ownSession;
 
-    RunningJobs(ProcFs procFs) {
+    RunningJobs(ProcTable procFs) {
         this.procFs = procFs;
     }
 

@@ -10,9 +10,9 @@ import java.util.Set;
  * the signal escapes one pass; callers sweep again with SIGKILL after the leader exits.
  */
 final class SessionSignals {
-    private final ProcFs procFs;
+    private final ProcTable procFs;
 
-    SessionSignals(ProcFs procFs) {
+    SessionSignals(ProcTable procFs) {
         this.procFs = procFs;
     }
 
@@ -75,19 +75,15 @@ final class SessionSignals {
         return send(leaseEntry.isPresent() ? procFs.carriers(leaseEntry.get()) : procFs.sessionMembers(sid), forcibly);
     }
 
-    private static int send(List<Long> members, boolean forcibly) {
+    private int send(List<Long> members, boolean forcibly) {
         int n = 0;
         long self = ProcessHandle.current().pid();
         for (long pid : members) {
             if (pid == self) {
                 continue; // a scheduler started from inside a job carries that job's entry too
             }
-            Optional<ProcessHandle> h = ProcessHandle.of(pid);
-            if (h.isPresent()) {
-                boolean sent = forcibly ? h.get().destroyForcibly() : h.get().destroy();
-                if (sent) {
-                    n++;
-                }
+            if (procFs.signal(pid, forcibly)) {
+                n++;
             }
         }
         return n;

@@ -102,7 +102,7 @@ final class SpawnServer implements AutoCloseable {
      * @return its session id and how it ends
      * @throws IOException when it could not start
      */
-    RunExecutor.Started spawn(List<String> argv, Map<String, String> env, Path cwd, Path log, Path exitFile)
+    RunDriver.Started spawn(List<String> argv, Map<String, String> env, Path cwd, Path log, Path exitFile)
             throws IOException {
         long id = ids.incrementAndGet();
         ByteArrayOutputStream req = new ByteArrayOutputStream(1024);
@@ -126,7 +126,7 @@ final class SpawnServer implements AutoCloseable {
                 requests.flush();
             }
             long pid = started.get(START_ANSWER_SECONDS, TimeUnit.SECONDS);
-            return new RunExecutor.Started(pid, run.exit());
+            return new RunDriver.Started(pid, run.exit());
         } catch (IOException e) {
             dead = true;
             throw new IOException("the spawn server is gone: " + e.getMessage(), e);

@@ -19,22 +19,24 @@ final class Stops {
     private final SchedulerOptions options;
     private final RunningJobs running;
     private final SessionSignals signals;
-    private final ProcFs procFs;
+    private final ProcTable procFs;
     private final RunNames names;
     private final Reporter reporter;
+    private final LoopClock clock;
     private boolean stopping;
     /** The stop leaves running jobs running ({@link #beginStop}). */
     private boolean leaving;
     private Instant stopDeadline;
 
-    Stops(SchedulerOptions options, RunningJobs running, SessionSignals signals, ProcFs procFs, RunNames names,
-          Reporter reporter) {
+    Stops(SchedulerOptions options, RunningJobs running, SessionSignals signals, ProcTable procFs, RunNames names,
+          Reporter reporter, LoopClock clock) {
         this.options = options;
         this.running = running;
         this.signals = signals;
         this.procFs = procFs;
         this.names = names;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     boolean stopping() {
@@ -43,7 +45,7 @@ final class Stops {
 
     /** Times out every job past its limit, and escalates to SIGKILL where the grace ran out. */
     void enforceDeadlines() {
-        Instant now = reporter.now();
+        Instant now = clock.now();
         for (RunningJob rj : running.all()) {
             if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
                     && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
@@ -55,7 +57,7 @@ final class Stops {
     }
 
     void escalateKills() {
-        Instant now = reporter.now();
+        Instant now = clock.now();
         for (RunningJob rj : running.all()) {
             if (rj.stopping.isPresent() && !rj.killEscalated && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
                 rj.killEscalated = true;
@@ -67,7 +69,7 @@ final class Stops {
 
     /** SIGTERM to the job's session; its exit, or the grace's SIGKILL, ends it. */
     void stop(RunningJob rj, StopReason why) {
-        Instant now = reporter.now();
+        Instant now = clock.now();
         rj.stopping = Optional.of(why);
         rj.stopSentAt = now;
         reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), rj.spec.timeout()));
@@ -86,7 +88,7 @@ final class Stops {
         }
         stopping = true;
         leaving = leaveJobs;
-        Instant now = reporter.now();
+        Instant now = clock.now();
         stopDeadline = now.plus(options.killGrace()).plusSeconds(2);
         reporter.emit(new SchedulerEvent.Stopping(now, leaveJobs
                 ? (int) running.all().stream().filter(rj -> rj.stopping.isEmpty()).count() : running.size(), leaveJobs));
@@ -107,7 +109,7 @@ final class Stops {
 
     /** @return whether the stop is over: every job it waits for is gone, or the deadline passed */
     boolean stopDone() {
-        return running.all().stream().allMatch(this::leftRunning) || !reporter.now().isBefore(stopDeadline);
+        return running.all().stream().allMatch(this::leftRunning) || !clock.now().isBefore(stopDeadline);
     }
 
     /** A job the stop leaves running: a lease, or, when leaving jobs, any not being stopped. */
@@ -141,7 +143,7 @@ final class Stops {
 
     /** Nanoseconds until the nearest timeout or kill deadline, by the injected clock, capped at a poll. */
     long deadlineWait() {
-        Instant now = reporter.now();
+        Instant now = clock.now();
         long best = options.poll().toNanos();
         for (RunningJob rj : running.all()) {
             Optional<Instant> d = rj.stopping.isPresent()

@@ -28,12 +28,13 @@ final class Submissions {
     private final JobsSource source;
     private final Outcomes outcomes;
     private final Reporter reporter;
+    private final LoopClock clock;
     private final PendingQueue queue;
     private final Leases leases;
     private final int maxQueuedPerUser;
 
     /** @param maxQueuedPerUser how many submissions not yet ended one owner may have */
-    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, PendingQueue queue,
+    Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, LoopClock clock, PendingQueue queue,
                 Leases leases, int maxQueuedPerUser) {
         this.leases = leases;
         this.maxQueuedPerUser = maxQueuedPerUser;
@@ -42,6 +43,7 @@ final class Submissions {
         this.source = source;
         this.outcomes = outcomes;
         this.reporter = reporter;
+        this.clock = clock;
     }
 
     /**
@@ -100,8 +102,8 @@ final class Submissions {
             return;
         }
         int no = durability.state().nextNo();
-        String key = "s" + no;
-        Instant at = reporter.now();
+        String key = new io.gpusched.model.JobId.Submission(no).key();
+        Instant at = clock.now();
         JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
@@ -148,24 +150,9 @@ final class Submissions {
         durability.acknowledge(accepted, first.no());
     }
 
-    /**
-     * @param state the journal's state
-     * @param key a job's key
-     * @return who the job runs for: its submitter, or this process's user for a jobs-file line
-     */
-    static String owner(io.gpusched.journal.JournalState state, String key) {
-        return state.submission(key).map(JournalEvent.Submitted::owner)
-                .orElseGet(() -> System.getProperty("user.name", "?"));
-    }
-
     /** @return whether a submission is a lease ({@code srun}): its command is its client's, never run here */
     static boolean isLease(JournalEvent.Submitted s) {
         return SRUN.equals(s.source());
-    }
-
-    /** @return whether this key is a submission's ({@code s<no>}) rather than a file line's */
-    static boolean isSubmission(String key) {
-        return key.startsWith("s");
     }
 
     static JobSpec spec(JournalEvent.Submitted s) {

@@ -1,5 +1,6 @@
 package io.gpusched.journal;
 
+import io.gpusched.model.JobState;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -12,7 +13,7 @@ import java.util.Set;
  * @param no display number, once seen
  * @param command shell command, once seen
  * @param attempts attempts that ended (OOM retries and the final one)
- * @param status {@code pending}, {@code launching}, {@code running}, or a terminal status
+ * @param state pending, launching, running, or how it ended (the journal spells it as {@link #status()})
  * @param returncode exit code of the terminal attempt
  * @param nextVramMib bumped declaration for the next attempt, after an OOM
  * @param runningPgid process group of an attempt that started and has no outcome yet; present on load
@@ -22,13 +23,13 @@ import java.util.Set;
  *     journal names one; its pid and exit-status files are found by it
  * @param gpus GPUs of the attempt in flight, or of the last one
  */
-public record JobRecord(OptionalInt no, String command, int attempts, String status, OptionalInt returncode,
+public record JobRecord(OptionalInt no, String command, int attempts, JobState state, OptionalInt returncode,
                         OptionalLong nextVramMib, OptionalLong runningPgid, Map<Integer, Long> peakMib,
                         OptionalLong run, List<Integer> gpus) {
 
-    /** Terminal statuses: a job in one of these is never dispatched again. */
-    public static final Set<String> TERMINAL = Set.of("ok", "failed", "timeout", "infeasible", "failed_oom", "cancelled",
-            "dependency_failed");
+    /** Terminal statuses, as the journal spells them: a job in one of these is never dispatched again. */
+    public static final Set<String> TERMINAL = java.util.Arrays.stream(JobState.values()).filter(JobState::terminal)
+            .map(JobState::journalName).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
     /** Copies the map and list. */
     public JobRecord {
@@ -38,7 +39,7 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
 
     /** @return the record of a job never seen */
     public static JobRecord unseen() {
-        return new JobRecord(OptionalInt.empty(), "", 0, "pending", OptionalInt.empty(), OptionalLong.empty(),
+        return new JobRecord(OptionalInt.empty(), "", 0, JobState.PENDING, OptionalInt.empty(), OptionalLong.empty(),
                 OptionalLong.empty(), Map.of(), OptionalLong.empty(), List.of());
     }
 
@@ -47,12 +48,26 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
      *     intent with no {@code started} after it
      */
     public boolean launching() {
-        return "launching".equals(status);
+        return state == JobState.LAUNCHING;
     }
 
     /** @return whether the job is done for good */
     public boolean terminal() {
-        return TERMINAL.contains(status);
+        return state.terminal();
+    }
+
+    /** @return the state as the journal spells it: {@code pending}, {@code launching}, {@code running}, {@code ok}, ... */
+    public String status() {
+        return state.journalName();
+    }
+
+    /**
+     * @return what the attempt in flight runs as ({@link #runningPgid()} decoded); empty when none started
+     *     and has no outcome yet
+     */
+    public java.util.Optional<RunHandle> handle() {
+        return runningPgid.isPresent() ? java.util.Optional.of(RunHandle.ofPgid(runningPgid.getAsLong()))
+                : java.util.Optional.empty();
     }
 
     /**
@@ -63,36 +78,37 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
      */
     public JobRecord apply(JournalEvent e) {
         if (e instanceof JournalEvent.Seen s) {
-            return new JobRecord(OptionalInt.of(s.no()), s.command(), attempts, status, returncode, nextVramMib,
+            return new JobRecord(OptionalInt.of(s.no()), s.command(), attempts, state, returncode, nextVramMib,
                     runningPgid, peakMib, run, gpus);
         } else if (e instanceof JournalEvent.Submitted s) {
-            return new JobRecord(OptionalInt.of(s.no()), s.command(), attempts, status, returncode, nextVramMib,
+            return new JobRecord(OptionalInt.of(s.no()), s.command(), attempts, state, returncode, nextVramMib,
                     runningPgid, peakMib, run, gpus);
         } else if (e instanceof JournalEvent.Launching l) {
-            return new JobRecord(no, command, attempts, "launching", returncode, nextVramMib, OptionalLong.empty(),
+            return new JobRecord(no, command, attempts, JobState.LAUNCHING, returncode, nextVramMib, OptionalLong.empty(),
                     peakMib, OptionalLong.of(l.run()), l.gpus());
         } else if (e instanceof JournalEvent.Started s) {
             // The run number carries over from the intent just before; a journal of the original tool
             // has none.
-            return new JobRecord(no, command, attempts, "running", returncode, nextVramMib, OptionalLong.of(s.pgid()),
+            return new JobRecord(no, command, attempts, JobState.RUNNING, returncode, nextVramMib, OptionalLong.of(s.pgid()),
                     peakMib, launching() ? run : OptionalLong.empty(), s.gpus());
         } else if (e instanceof JournalEvent.Interrupted || e instanceof JournalEvent.Requeued) {
-            return new JobRecord(no, command, attempts, "pending", returncode, nextVramMib, OptionalLong.empty(), peakMib,
+            return new JobRecord(no, command, attempts, JobState.PENDING, returncode, nextVramMib, OptionalLong.empty(), peakMib,
                     OptionalLong.empty(), gpus);
         } else if (e instanceof JournalEvent.Retry) {
             // A fresh set of attempts, but an OOM's bumped declaration stays: it is what was learned.
-            return new JobRecord(no, command, 0, "pending", OptionalInt.empty(), nextVramMib, OptionalLong.empty(),
+            return new JobRecord(no, command, 0, JobState.PENDING, OptionalInt.empty(), nextVramMib, OptionalLong.empty(),
                     Map.of(), OptionalLong.empty(), gpus);
         } else if (e instanceof JournalEvent.SlurmSubmitted) {
             // Where an attempt runs, not what became of it: JournalState keeps the id.
             return this;
         } else if (e instanceof JournalEvent.Oom o) {
-            return new JobRecord(no, command, o.attempts(), "pending", returncode,
+            return new JobRecord(no, command, o.attempts(), JobState.PENDING, returncode,
                     o.nextVramMib().isPresent() ? o.nextVramMib() : nextVramMib, OptionalLong.empty(), peakMib,
                     OptionalLong.empty(), gpus);
         }
         JournalEvent.Done d = (JournalEvent.Done) e;
-        return new JobRecord(no, command, attempts + 1, d.status(), OptionalInt.of(d.returncode()), nextVramMib,
+        return new JobRecord(no, command, attempts + 1, JobState.fromJournal(d.status()),
+                OptionalInt.of(d.returncode()), nextVramMib,
                 OptionalLong.empty(), d.peakMib(), OptionalLong.empty(), gpus);
     }
 }

@@ -206,7 +206,7 @@ public sealed interface JournalEvent {
          * A session id above Linux's pid_max (2^22), for a {@code started} line that names a run's GPUs
          * but no live session: compaction's last attempt, a replay's run. It matches no process.
          */
-        public static final long NO_SESSION = Integer.MAX_VALUE;
+        public static final long NO_SESSION = RunHandle.NO_SESSION;
 
         /**
          * Copies the list.

@@ -16,6 +16,8 @@ public final class JournalState {
     private final Map<String, Long> slurmJobs = new HashMap<>();
     /** Each owner's submissions that have not ended, kept as events fold so a cap costs O(1) per submission. */
     private final Map<String, Integer> openByOwner = new HashMap<>();
+    /** Each display number's key, so a job is found by the number users name it by without a scan. */
+    private final Map<Integer, String> keyByNo = new HashMap<>();
     private int nextNo = 1;
     private long nextRun = 1;
 
@@ -55,8 +57,10 @@ public final class JournalState {
         JournalEvent.Submitted was = submissions.get(e.key());
         if (e instanceof JournalEvent.Seen s) {
             nextNo = Math.max(nextNo, s.no() + 1);
+            keyByNo.put(s.no(), s.key());
         } else if (e instanceof JournalEvent.Submitted s) {
             nextNo = Math.max(nextNo, s.no() + 1);
+            keyByNo.put(s.no(), s.key());
             submissions.put(s.key(), s);
         } else if (e instanceof JournalEvent.Launching l) {
             nextRun = Math.max(nextRun, l.run() + 1);
@@ -87,6 +91,14 @@ public final class JournalState {
      */
     public JobRecord record(String key) {
         return records.getOrDefault(key, JobRecord.unseen());
+    }
+
+    /**
+     * @param no a display number
+     * @return the key of the job the journal gave that number; empty for a number it never gave
+     */
+    public java.util.Optional<String> keyOf(int no) {
+        return java.util.Optional.ofNullable(keyByNo.get(no));
     }
 
     /** @return the display number the next newly seen job gets */

@@ -46,7 +46,7 @@ class SpawnServerTest {
         }
     }
 
-    private RunExecutor.Started wrapped(String command, Path log) throws IOException {
+    private RunDriver.Started wrapped(String command, Path log) throws IOException {
         return server.spawn(List.of("/bin/sh", "-c", JobLauncher.WRAPPER, "sh", dir.resolve("run.pid").toString(),
                 dir.resolve("run.exit").toString(), command), Map.of("PATH", "/usr/bin:/bin", "ONLY", "this"), dir, log,
                 dir.resolve("run.exit"));
@@ -56,7 +56,7 @@ class SpawnServerTest {
     void aRunLeadsItsOwnSession_withExactlyItsEnvironmentDirectoryAndLog_andItsExitIsReported() throws Exception {
         Path log = dir.resolve("job.log");
         Files.writeString(log, "before\n");
-        RunExecutor.Started s = wrapped("echo \"$ONLY $HOME $(pwd)\"; ps -o sid= -p $$; exit 7", log);
+        RunDriver.Started s = wrapped("echo \"$ONLY $HOME $(pwd)\"; ps -o sid= -p $$; exit 7", log);
         assertEquals(7, s.exit().get(20, TimeUnit.SECONDS));
         List<String> lines = Files.readAllLines(log);
         assertEquals("before", lines.get(0), "appended, not truncated");
@@ -77,7 +77,7 @@ class SpawnServerTest {
 
     @Test
     void aSignalledRunReportsOneHundredTwentyEightPlusTheSignal() throws Exception {
-        RunExecutor.Started s = server.spawn(List.of("/bin/sh", "-c", "kill -KILL $$"), Map.of(), dir, dir.resolve("k.log"),
+        RunDriver.Started s = server.spawn(List.of("/bin/sh", "-c", "kill -KILL $$"), Map.of(), dir, dir.resolve("k.log"),
                 dir.resolve("k.exit"));
         assertEquals(137, s.exit().get(20, TimeUnit.SECONDS));
     }
@@ -85,7 +85,7 @@ class SpawnServerTest {
     @Test
     void runsOutliveTheServer_andTheirExitsAreThenReadFromTheirExitFiles() throws Exception {
         Path go = dir.resolve("go");
-        RunExecutor.Started s = wrapped("while [ ! -e " + go + " ]; do sleep 0.05; done; exit 5", dir.resolve("j.log"));
+        RunDriver.Started s = wrapped("while [ ! -e " + go + " ]; do sleep 0.05; done; exit 5", dir.resolve("j.log"));
         // Once its wrapper runs (its pid file is written): until the server lets it go, a child it forked
         // would end unrun with the server, by design.
         for (int i = 0; i < 500 && !Files.exists(dir.resolve("run.pid")); i++) {

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
  * it, a run is named by its token and run files, leads a session the scheduler can signal and attribute
  * GPU memory to, and reports its exit status once.
  */
-interface RunExecutor {
+interface RunDriver {
     /**
      * Everything a run is started with.
      *
