@@ -323,6 +323,20 @@ public final class ProtocolCodec {
     }
 
     /**
+     * @param gpu a GPU
+     * @return its JSON object as a {@code queue} answer's {@code gpus} carries it, on one line
+     */
+    public String encode(GpuRow gpu) {
+        StringWriter out = new StringWriter(256);
+        try (JsonGenerator g = JSON.createGenerator(out)) {
+            QueueCodec.writeGpu(g, gpu);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
+    }
+
+    /**
      * @param view a queue
      * @return its JSON object as a {@code queue} answer's {@code snapshot} (and the dashboard's
      *     {@code /api/queue}) carries it, on one line

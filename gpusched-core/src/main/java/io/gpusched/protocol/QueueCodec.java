@@ -62,7 +62,7 @@ final class QueueCodec {
                 b.objects("done").stream().map(QueueCodec::readEnded).toList(),
                 b.objects("earlier").stream().map(QueueCodec::readEnded).toList(),
                 b.objects("interrupted").stream().map(QueueCodec::readInterrupted).toList());
-        return new QueueView(instant(f, "at"), board, f.ints("paused_gpus"), f.ints("orphans"),
+        return new QueueView(f.has("at") ? instant(f, "at") : Instant.EPOCH, board, f.ints("paused_gpus"), f.ints("orphans"),
                 f.objects("gpus").stream().map(QueueCodec::readGpu).toList(),
                 f.objects("memory").stream().map(QueueCodec::readMemory).toList());
     }
@@ -163,7 +163,7 @@ final class QueueCodec {
         return new Row.Interrupted(f.wholeInt("no"), f.text("command"), f.ints("gpus"), f.numberOr("elapsed_s", 0));
     }
 
-    private static void writeGpu(JsonGenerator g, GpuRow gpu) throws IOException {
+    static void writeGpu(JsonGenerator g, GpuRow gpu) throws IOException {
         g.writeStartObject();
         g.writeNumberField("index", gpu.index());
         writeText(g, "uuid", gpu.uuid());

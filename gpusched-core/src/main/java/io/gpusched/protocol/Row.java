@@ -29,6 +29,15 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
     ListText command();
 
     /**
+     * @param command the command to carry instead (its whole text, say)
+     * @return this row with that command
+     */
+    Row withCommand(ListText command);
+
+    /** @return the user it runs or ran for, when known; an interrupted job's row does not say */
+    Optional<ListText> owner();
+
+    /**
      * @param row a row of a {@link StatusBoard} list: a {@link StatusBoard.Running}, {@link StatusBoard.Pending},
      *     {@link JobResult} or {@link StatusBoard.Interrupted}
      * @return it as a list view shows it: the command cut to {@link ProtocolCodec#LIST_COMMAND_CHARS}, other
@@ -121,6 +130,11 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
             return new Running(r.no(), cutCommand(r.command()), r.gpus(), seconds(r.elapsed()), r.currentMib(), r.peakMib(),
                     r.stopping(), cutText(r.owner()), r.declaredMib(), r.priority(), cutText(r.rule()));
         }
+
+        @Override
+        public Running withCommand(ListText c) {
+            return new Running(no, c, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule);
+        }
     }
 
     /**
@@ -166,6 +180,11 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
         public static Pending listed(StatusBoard.Pending p) {
             return new Pending(p.no(), cutCommand(p.command()), p.declaredMib(), p.attempts(), cutText(p.reason()),
                     cutText(p.owner()), p.held(), p.priority(), cutText(p.rule()));
+        }
+
+        @Override
+        public Pending withCommand(ListText c) {
+            return new Pending(no, c, declaredMib, attempts, reason, owner, held, priority, rule);
         }
     }
 
@@ -236,6 +255,12 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
                     cutText(j.cause()), cutText(j.owner()), cutText(j.learned()));
         }
 
+        @Override
+        public Ended withCommand(ListText c) {
+            return new Ended(key, no, c, gpus, status, exitCode, declaredMib, peakMib, verdict, avgUtilPercent, durationSeconds,
+                    measurement, cause, owner, learned);
+        }
+
         /**
          * @return the verdict in the log's words with underscores, as the wire's {@code declaration} carries it:
          *     {@code under_declared} (the peak was {@link Verdict#OVER} the declaration), {@code over_declared},
@@ -279,6 +304,17 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          */
         public static Interrupted listed(StatusBoard.Interrupted i) {
             return new Interrupted(i.no(), cutCommand(i.command()), i.gpus(), seconds(i.elapsed()));
+        }
+
+        @Override
+        public Interrupted withCommand(ListText c) {
+            return new Interrupted(no, c, gpus, elapsedSeconds);
+        }
+
+        /** @return empty: the journal does not keep an interrupted job's owner on the board */
+        @Override
+        public Optional<ListText> owner() {
+            return Optional.empty();
         }
     }
 }
