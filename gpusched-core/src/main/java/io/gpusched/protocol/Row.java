@@ -57,8 +57,8 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
         throw new IllegalArgumentException("not a board row: " + (row == null ? "null" : row.getClass().getName()));
     }
 
-    /** @return {@code d} in seconds as the wire writes it: its nanoseconds over 10^9 */
-    static double seconds(Duration d) {
+    /** {@code d} in seconds as the wire writes it: its nanoseconds over 10^9. */
+    private static double seconds(Duration d) {
         return d.toNanos() / 1e9;
     }
 
