@@ -19,6 +19,7 @@ module io.gpusched {
     exports io.gpusched.alloc;
     exports io.gpusched.gpu;
     exports io.gpusched.policy;
+    exports io.gpusched.protocol;
     exports io.gpusched.service;
 
     uses io.gpusched.gpu.GpuBackendProvider;

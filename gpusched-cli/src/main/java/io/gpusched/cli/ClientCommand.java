@@ -202,13 +202,13 @@ final class ClientCommand {
                     PrintStream page = new PrintStream(new java.io.BufferedOutputStream(out, 1 << 16), false,
                             java.nio.charset.StandardCharsets.UTF_8);
                     if (json) {
-                        page.println(io.gpusched.event.JsonEventWriter.valueToJson(Map.of("snapshot", shown.snapshot())));
+                        page.println(QueueText.queueJson(shown));
                     } else {
                         QueueText.printQueue(page, shown);
                     }
                     page.flush();
                 }
-                case "info" -> QueueText.printInfo(out, c.queueSummary(), json);
+                case "info" -> QueueText.printInfo(out, c.queueSummary().snapshot(), json);
                 case "show" -> QueueText.printJob(out, c.job(number(words.get(0), "a job number")), json);
                 case "dashboard" -> {
                     String url = c.dashboardUrl();

@@ -1,67 +1,79 @@
 package io.gpusched.cli;
 
+import io.gpusched.protocol.GpuRow;
+import io.gpusched.protocol.ListText;
+import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.Row;
+import io.gpusched.service.GpuschedClient;
 import java.io.PrintStream;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.OptionalLong;
+import java.util.stream.Collectors;
 
-/** The text {@code gpusched queue} and {@code gpusched info} print from a queue answer's snapshot. */
+/** The text {@code gpusched queue}, {@code info} and {@code show} print from the service's typed answers. */
 final class QueueText {
+    private static final ProtocolCodec CODEC = new ProtocolCodec();
+
     private QueueText() {
     }
 
     /** The row's owner, at the end of its line: {@code   [alice]}; nothing when not known. */
-    private static String owner(Map<String, Object> row) {
-        return row.get("owner") == null ? "" : "   [" + row.get("owner") + "]";
+    private static String owner(Row row) {
+        return row.owner().map(o -> "   [" + o.text() + "]").orElse("");
+    }
+
+    private static String mib(OptionalLong declared) {
+        return declared.isEmpty() ? "undeclared" : declared.getAsLong() + " MiB";
     }
 
     /** {@code gpusched info}: each GPU's memory, utilisation and marks; or, with {@code json}, the GPUs as JSON. */
-    @SuppressWarnings("unchecked")
-    static void printInfo(PrintStream out, Map<String, Object> snapshot, boolean json) {
-        List<Map<String, Object>> gpus = (List<Map<String, Object>>) snapshot.get("gpus");
-        List<?> paused = (List<?>) snapshot.get("paused_gpus");
+    static void printInfo(PrintStream out, io.gpusched.protocol.QueueView snapshot, boolean json) {
+        List<Integer> paused = snapshot.pausedGpus();
         if (json) {
-            out.println(io.gpusched.event.JsonEventWriter.valueToJson(Map.of("gpus", gpus, "paused_gpus", paused)));
+            out.println(SortedJson.of("{\"gpus\":[" + snapshot.gpus().stream().map(CODEC::encode)
+                    .collect(Collectors.joining(",")) + "],\"paused_gpus\":" + paused.stream().map(String::valueOf)
+                    .collect(Collectors.joining(",", "[", "]")) + "}"));
             return;
         }
-        for (Map<String, Object> g : gpus) {
-            Object util = g.get("util_percent");
-            out.println("gpu" + g.get("index") + "  " + g.get("name") + "  " + g.get("used_mib") + "/" + g.get("total_mib")
-                    + " MiB used" + (util == null ? "" : ", " + util + "% busy") + (paused.contains(g.get("index"))
-                    ? "  PAUSED" : "") + (Boolean.FALSE.equals(g.get("healthy")) ? "  UNHEALTHY" : ""));
+        for (GpuRow g : snapshot.gpus()) {
+            out.println("gpu" + g.index() + "  " + g.name().text() + "  " + g.usedMib() + "/" + g.totalMib() + " MiB used"
+                    + (g.utilPercent().isEmpty() ? "" : ", " + g.utilPercent().getAsInt() + "% busy")
+                    + (paused.contains(g.index()) ? "  PAUSED" : "") + (g.healthy() ? "" : "  UNHEALTHY"));
         }
     }
 
+    /** {@code gpusched queue --json}: {@code {"snapshot": ...}}, the filtered snapshot in the protocol's names. */
+    static String queueJson(QueueView.Shown shown) {
+        return SortedJson.of("{\"snapshot\":" + CODEC.encode(shown.snapshot()) + "}");
+    }
+
     /** {@code gpusched queue}: a count line, then running, pending (and why) and finished rows. */
-    @SuppressWarnings("unchecked")
     static void printQueue(PrintStream out, QueueView.Shown shown) {
-        Map<String, Object> snapshot = shown.snapshot();
-        Map<String, Object> board = (Map<String, Object>) snapshot.get("board");
-        List<Map<String, Object>> running = (List<Map<String, Object>>) board.get("running");
-        List<Map<String, Object>> pending = (List<Map<String, Object>>) board.get("pending");
-        List<Map<String, Object>> done = new ArrayList<>((List<Map<String, Object>>) board.get("earlier"));
-        done.addAll((List<Map<String, Object>>) board.get("done"));
-        out.println(running.size() + " running, " + pending.size() + " pending, " + shown.finished() + " done"
-                + (((List<?>) snapshot.get("paused_gpus")).isEmpty() ? "" : "; paused gpus " + snapshot.get("paused_gpus")));
-        for (Map<String, Object> r : running) {
-            out.println("▶ job " + r.get("no") + " gpu" + r.get("gpus") + " " + Math.round(((Number) r.get("elapsed_s"))
-                    .doubleValue()) + "s, peak " + r.get("peak_mib") + " MiB — " + r.get("command") + owner(r));
+        io.gpusched.protocol.QueueView snapshot = shown.snapshot();
+        io.gpusched.protocol.QueueView.Board board = snapshot.board();
+        List<Row.Ended> done = board.finished();
+        out.println(board.running().size() + " running, " + board.pending().size() + " pending, " + shown.finished() + " done"
+                + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus()));
+        for (Row.Running r : board.running()) {
+            out.println("▶ job " + r.no() + " gpu" + r.gpus() + " " + Math.round(r.elapsedSeconds()) + "s, peak "
+                    + r.peakMib() + " MiB — " + r.command().text() + owner(r));
         }
-        for (Map<String, Object> p : pending) {
-            Object mib = p.get("declared_mib");
-            out.println("… job " + p.get("no") + " " + (mib == null ? "undeclared" : mib + " MiB")
-                    + ", waits: " + p.get("reason") + " — " + p.get("command") + owner(p));
+        for (Row.Pending p : board.pending()) {
+            out.println("… job " + p.no() + " " + mib(p.declaredMib()) + ", waits: " + p.reason().text() + " — "
+                    + p.command().text() + owner(p));
         }
         if (shown.leftOut() > 0) {
             out.println("  (" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")
                     + " not shown: gpusched queue --all)");
         }
-        for (Map<String, Object> d : done) {
-            out.println(("ok".equals(d.get("status")) ? "✓" : "✗") + " job " + d.get("no") + " " + d.get("status")
-                    + " — " + d.get("command") + owner(d));
+        for (Row.Ended d : done) {
+            String status = d.status().journalName();
+            out.println(("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status + " — " + d.command().text()
+                    + owner(d));
         }
-        if (java.util.stream.Stream.of(running, pending, done).flatMap(List::stream).anyMatch(r -> r.get("command_chars") != null)) {
-            out.println("  (commands over " + io.gpusched.service.Protocol.LIST_COMMAND_CHARS + " characters are shortened,"
+        if (java.util.stream.Stream.of(board.running(), board.pending(), done).flatMap(List::stream)
+                .anyMatch(r -> r.command().isCut())) {
+            out.println("  (commands over " + ProtocolCodec.LIST_COMMAND_CHARS + " characters are shortened,"
                     + " ending in …: gpusched show N prints one whole)");
         }
     }
@@ -69,26 +81,25 @@ final class QueueText {
     /**
      * {@code gpusched show N}: a line saying where the job is (and why it waits, or how it ended), then its
      * whole command, its line breaks kept and other control characters shown as {@code ?}; or, with
-     * {@code json}, {@code {"list": ..., "job": {...}}} with the row's command whole.
+     * {@code json}, {@code {"job": {...}, "list": ...}} with the row's command whole.
      */
-    static void printJob(PrintStream out, io.gpusched.service.GpuschedClient.Job job, boolean json) {
-        Map<String, Object> row = new java.util.LinkedHashMap<>(job.row());
-        row.put("command", job.command());
-        row.remove("command_chars");
+    static void printJob(PrintStream out, GpuschedClient.Job job, boolean json) {
+        Row row = job.row().withCommand(ListText.whole(job.command()));
         if (json) {
-            out.println(io.gpusched.event.JsonEventWriter.valueToJson(Map.of("list", job.list(), "job", row)));
+            out.println(SortedJson.of("{\"list\":\"" + job.list().wireName() + "\",\"job\":" + CODEC.encode(row) + "}"));
             return;
         }
-        String where = switch (job.list()) {
-            case "running" -> "running on gpu" + row.get("gpus") + " for " + Math.round(((Number) row.get("elapsed_s"))
-                    .doubleValue()) + "s, peak " + row.get("peak_mib") + " MiB";
-            case "pending" -> (Boolean.TRUE.equals(row.get("held")) ? "held" : "pending") + ", "
-                    + (row.get("declared_mib") == null ? "undeclared" : row.get("declared_mib") + " MiB")
-                    + ", waits: " + row.get("reason");
-            case "interrupted" -> "interrupted (runs again on restart)";
-            default -> "ended " + row.get("status");
-        };
-        out.println("job " + row.get("no") + " " + DisplayWidth.clean(where) + owner(row));
+        String where;
+        if (row instanceof Row.Running r) {
+            where = "running on gpu" + r.gpus() + " for " + Math.round(r.elapsedSeconds()) + "s, peak " + r.peakMib() + " MiB";
+        } else if (row instanceof Row.Pending p) {
+            where = (p.held() ? "held" : "pending") + ", " + mib(p.declaredMib()) + ", waits: " + p.reason().text();
+        } else if (row instanceof Row.Ended e) {
+            where = "ended " + e.status().journalName();
+        } else {
+            where = "interrupted (runs again on restart)";
+        }
+        out.println("job " + row.no() + " " + DisplayWidth.clean(where) + owner(row));
         out.println(String.join("\n", java.util.Arrays.stream(job.command().split("\n", -1)).map(DisplayWidth::clean)
                 .toList()));
     }

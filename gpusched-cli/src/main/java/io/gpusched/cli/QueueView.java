@@ -1,11 +1,11 @@
 package io.gpusched.cli;
 
+import io.gpusched.protocol.ListText;
+import io.gpusched.protocol.Row;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -25,44 +25,35 @@ record QueueView(Optional<String> user, boolean all) {
     /**
      * The snapshot filtered, and how many finished jobs matched but were left out.
      *
-     * @param snapshot the snapshot with only the chosen rows in {@code board}'s lists
+     * @param snapshot the snapshot with only the chosen rows in its board's lists
      * @param finished how many finished jobs matched the user (before the last-{@value #RECENT} cut)
      * @param leftOut how many of them are not shown ({@code --all} shows them)
      */
-    record Shown(Map<String, Object> snapshot, int finished, int leftOut) {
+    record Shown(io.gpusched.protocol.QueueView snapshot, int finished, int leftOut) {
     }
 
     /**
-     * @param snapshot the {@code queue} answer's snapshot, as parsed JSON
-     * @return a filtered copy; the input is not changed
+     * @param snapshot the {@code queue} answer's snapshot
+     * @return a filtered copy
      */
-    @SuppressWarnings("unchecked")
-    Shown apply(Map<String, Object> snapshot) {
-        Map<String, Object> board = new LinkedHashMap<>((Map<String, Object>) snapshot.get("board"));
-        board.replaceAll((list, rows) -> rows instanceof List<?> l ? mine((List<Object>) l) : rows);
+    Shown apply(io.gpusched.protocol.QueueView snapshot) {
+        io.gpusched.protocol.QueueView.Board b = snapshot.board();
+        List<Row.Ended> earlier = mine(b.earlier());
+        List<Row.Ended> done = mine(b.done());
         // Finished: those that ended in an earlier run, then this run's, each in number order.
-        List<Object> finished = new ArrayList<>(rows(board, "earlier"));
-        finished.addAll(rows(board, "done"));
+        List<Row.Ended> finished = new ArrayList<>(earlier);
+        finished.addAll(done);
         int leftOut = all ? 0 : Math.max(0, finished.size() - RECENT);
-        Set<Object> cut = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Row> cut = Collections.newSetFromMap(new IdentityHashMap<>());
         cut.addAll(finished.subList(0, leftOut));
-        for (String list : List.of("earlier", "done")) {
-            if (board.get(list) instanceof List<?> l) {
-                board.put(list, l.stream().filter(r -> !cut.contains(r)).toList());
-            }
-        }
-        Map<String, Object> out = new LinkedHashMap<>(snapshot);
-        out.put("board", board);
-        return new Shown(out, finished.size(), leftOut);
+        io.gpusched.protocol.QueueView.Board board = new io.gpusched.protocol.QueueView.Board(mine(b.running()),
+                mine(b.pending()), done.stream().filter(r -> !cut.contains(r)).toList(),
+                earlier.stream().filter(r -> !cut.contains(r)).toList(), mine(b.interrupted()));
+        return new Shown(snapshot.withBoard(board), finished.size(), leftOut);
     }
 
-    private List<Object> mine(List<Object> rows) {
+    private <R extends Row> List<R> mine(List<R> rows) {
         return user.isEmpty() ? rows : rows.stream()
-                .filter(r -> r instanceof Map<?, ?> m && user.get().equals(m.get("owner"))).toList();
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<Object> rows(Map<String, Object> board, String list) {
-        return board.get(list) instanceof List<?> l ? (List<Object>) l : List.of();
+                .filter(r -> r.owner().map(ListText::text).filter(user.get()::equals).isPresent()).toList();
     }
 }

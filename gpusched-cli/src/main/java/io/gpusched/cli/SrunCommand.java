@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import io.gpusched.model.Grant;
+import io.gpusched.protocol.Answer;
 import io.gpusched.service.GpuschedClient;
 import io.gpusched.service.ServiceException;
 import java.io.IOException;
@@ -8,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -182,7 +182,7 @@ final class SrunCommand {
                         c.srunAttach(grant.no(), grant.token());
                         attached = true;
                     }
-                    Map<String, Object> r = c.srunExited(status);
+                    Answer.Ended r = c.srunExited(status);
                     closeClient();
                     summary(grant.no(), r);
                     return;
@@ -206,21 +206,20 @@ final class SrunCommand {
             }
         }
 
-        private void summary(int no, Map<String, Object> r) {
-            if (quiet || r.get("status") == null) {
+        private void summary(int no, Answer.Ended ended) {
+            if (quiet || ended.outcome().isEmpty()) {
                 return;
             }
-            StringBuilder s = new StringBuilder("job " + no + " " + r.get("status"));
-            if (!"ok".equals(r.get("status"))) {
-                s.append(", exit ").append(r.get("exit_code"));
+            Answer.Outcome r = ended.outcome().get();
+            StringBuilder s = new StringBuilder("job " + no + " " + r.status().journalName());
+            if (r.status() != io.gpusched.model.JobStatus.OK) {
+                s.append(", exit ").append(r.exitCode());
             }
-            if (r.get("seconds") instanceof Number sec) {
-                s.append(" in ").append(Math.round(sec.doubleValue())).append("s");
-            }
-            if (r.get("peak_mib") != null) {
-                s.append(", peak ").append(r.get("peak_mib")).append(" MiB");
-                if (r.get("declared_mib") != null) {
-                    s.append(" of ").append(r.get("declared_mib")).append(" MiB declared");
+            s.append(" in ").append(Math.round(r.seconds())).append("s");
+            if (r.peakMib().isPresent()) {
+                s.append(", peak ").append(r.peakMib().getAsLong()).append(" MiB");
+                if (r.declaredMib().isPresent()) {
+                    s.append(" of ").append(r.declaredMib().getAsLong()).append(" MiB declared");
                 }
             } else {
                 s.append(", no GPU memory seen");

@@ -9,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
@@ -292,8 +291,7 @@ final class TopCommand {
     /** The queue now; before the scheduler's first round, an empty one and a line saying so. */
     private static TopSnapshot fetch(GpuschedClient c, TopSession session) {
         try {
-            Map<String, Object> snapshot = c.queue();
-            TopSnapshot s = TopSnapshot.of(snapshot);
+            TopSnapshot s = TopSnapshot.of(c.queue());
             session.refresh(s);
             return s;
         } catch (ServiceException e) {

@@ -1,14 +1,17 @@
 package io.gpusched.cli;
 
+import io.gpusched.protocol.GpuRow;
+import io.gpusched.protocol.ListText;
+import io.gpusched.protocol.QueueView;
+import io.gpusched.protocol.Row;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-import java.util.TreeMap;
 
 /**
- * What {@code gpusched top} shows of one {@code queue} answer, typed: read once from the parsed JSON
+ * What {@code gpusched top} shows of one {@code queue} answer: taken from the client's typed snapshot
  * so the renderer is a function of plain values (and tests build these directly). Text from jobs is
  * {@link DisplayWidth#clean}ed here.
  *
@@ -86,74 +89,38 @@ record TopSnapshot(List<Gpu> gpus, List<Running> running, List<Pending> pending,
     }
 
     /**
-     * @param snapshot the {@code queue} answer's {@code snapshot}, as {@code GpuschedClient.queue()} parses it
-     * @return its typed view; a field the daemon leaves out reads as absent, not as an error
+     * @param snapshot the {@code queue} answer's snapshot, as {@code GpuschedClient.queue()} reads it
+     * @return what top shows of it, job texts cleaned for the terminal
      */
-    @SuppressWarnings("unchecked")
-    static TopSnapshot of(Map<String, Object> snapshot) {
-        Map<String, Object> board = map(snapshot.get("board"));
-        List<Object> paused = list(snapshot.get("paused_gpus"));
+    static TopSnapshot of(io.gpusched.protocol.QueueView snapshot) {
         List<Gpu> gpus = new ArrayList<>();
-        for (Object o : list(snapshot.get("gpus"))) {
-            Map<String, Object> g = map(o);
-            int index = (int) number(g.get("index"), 0);
-            gpus.add(new Gpu(index, number(g.get("total_mib"), 0), number(g.get("used_mib"), 0),
-                    g.get("util_percent") instanceof Number n ? OptionalInt.of(n.intValue()) : OptionalInt.empty(),
-                    !Boolean.FALSE.equals(g.get("healthy")),
-                    paused.stream().anyMatch(p -> p instanceof Number n && n.intValue() == index)));
+        for (GpuRow g : snapshot.gpus()) {
+            gpus.add(new Gpu(g.index(), g.totalMib(), g.usedMib(), g.utilPercent(), g.healthy(),
+                    snapshot.pausedGpus().contains(g.index())));
         }
+        QueueView.Board board = snapshot.board();
         List<Running> running = new ArrayList<>();
-        for (Object o : list(board.get("running"))) {
-            Map<String, Object> r = map(o);
-            Map<Integer, Long> current = new TreeMap<>();
-            map(r.get("current_mib")).forEach((gpu, mib) -> current.put(Integer.parseInt(gpu), number(mib, 0)));
-            running.add(new Running((int) number(r.get("no"), 0), text(r.get("owner")), (int) number(r.get("priority"), 0),
-                    list(r.get("gpus")).stream().map(g -> (int) number(g, 0)).toList(), current,
-                    optional(r.get("declared_mib")), Math.round(decimal(r.get("elapsed_s"))), r.get("stopping") != null,
-                    text(r.get("command"))));
+        for (Row.Running r : board.running()) {
+            running.add(new Running(r.no(), owner(r), r.priority(), r.gpus(), r.currentMib(), r.declaredMib(),
+                    Math.round(r.elapsedSeconds()), r.stopping().isPresent(), text(r.command())));
         }
         List<Pending> pending = new ArrayList<>();
-        for (Object o : list(board.get("pending"))) {
-            Map<String, Object> p = map(o);
-            pending.add(new Pending((int) number(p.get("no"), 0), text(p.get("owner")), (int) number(p.get("priority"), 0),
-                    optional(p.get("declared_mib")), text(p.get("reason")), text(p.get("command"))));
+        for (Row.Pending p : board.pending()) {
+            pending.add(new Pending(p.no(), owner(p), p.priority(), p.declaredMib(), text(p.reason()), text(p.command())));
         }
         List<Finished> finished = new ArrayList<>();
-        List<Object> ended = new ArrayList<>(list(board.get("earlier")));
-        ended.addAll(list(board.get("done")));
-        for (Object o : ended) {
-            Map<String, Object> d = map(o);
-            long peak = map(d.get("peak_mib")).values().stream().mapToLong(v -> number(v, 0)).max().orElse(0);
-            finished.add(new Finished((int) number(d.get("no"), 0), text(d.get("owner")), text(d.get("status")),
-                    text(d.get("declaration")).replace('_', '-'), optional(d.get("declared_mib")), peak,
-                    text(d.get("command"))));
+        for (Row.Ended d : board.finished()) {
+            finished.add(new Finished(d.no(), owner(d), d.status().journalName(),
+                    d.declaration().orElse("").replace('_', '-'), d.declaredMib(), d.overallPeakMib(), text(d.command())));
         }
         return new TopSnapshot(gpus, running, pending, finished);
     }
 
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> map(Object o) {
-        return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    private static String owner(Row r) {
+        return r.owner().map(TopSnapshot::text).orElse("");
     }
 
-    @SuppressWarnings("unchecked")
-    private static List<Object> list(Object o) {
-        return o instanceof List<?> l ? (List<Object>) l : List.of();
-    }
-
-    private static long number(Object o, long otherwise) {
-        return o instanceof Number n ? n.longValue() : otherwise;
-    }
-
-    private static double decimal(Object o) {
-        return o instanceof Number n ? n.doubleValue() : 0;
-    }
-
-    private static OptionalLong optional(Object o) {
-        return o instanceof Number n ? OptionalLong.of(n.longValue()) : OptionalLong.empty();
-    }
-
-    private static String text(Object o) {
-        return o == null ? "" : DisplayWidth.clean(String.valueOf(o));
+    private static String text(ListText t) {
+        return DisplayWidth.clean(t.text());
     }
 }

@@ -4,6 +4,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.gpusched.model.GpuschedException;
 import io.gpusched.event.JsonEventWriter;
+import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.QueueView;
 import io.gpusched.event.QueueSnapshot;
 import io.gpusched.Scheduler;
 import java.io.IOException;
@@ -32,6 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * is not the dashboard's own address ({@link AllowedHosts}) is answered 403 before anything else.
  */
 public final class Dashboard implements AutoCloseable {
+    /** Writes {@code /api/queue}: the queue in the protocol's fields, as a {@code queue} answer's snapshot. */
+    private static final ProtocolCodec QUEUE_CODEC = new ProtocolCodec();
     private final HttpServer server;
     private final ExecutorService http;
     private final ScheduledExecutorService ticker;
@@ -229,8 +233,7 @@ public final class Dashboard implements AutoCloseable {
                 notReady(ex);
             } else {
                 // Every row, each command cut as in gpusched queue: /api/jobs/N has it whole.
-                send(ex, 200, "application/json", JsonEventWriter.listJson(snap.get(),
-                        io.gpusched.service.Protocol.LIST_COMMAND_CHARS, io.gpusched.service.Protocol.LIST_TEXT_CHARS));
+                send(ex, 200, "application/json", QUEUE_CODEC.encode(QueueView.listed(snap.get())));
             }
         } else if (path.startsWith("/api/jobs/")) {
             job(ex, scheduler, snap, path.substring("/api/jobs/".length()));

@@ -101,7 +101,10 @@ class TopRendererPropertiesTest {
                 }
                 default -> {
                     row.put("status", List.of("ok", "failed", "failed_oom", "dependency_failed", "cancelled").get(r.nextInt(5)));
-                    row.put("declaration", List.of("within", "under_declared", "over_declared").get(r.nextInt(3)));
+                    int verdict = r.nextInt(3);
+                    row.put("declaration", List.of("within", "under_declared", "over_declared").get(verdict));
+                    // The daemon's declaration says its verdict in the log's words; the client reads the verdict.
+                    row.put("verdict", List.of("within", "over", "under").get(verdict));
                     row.put("peak_mib", Map.of("0", r.nextLong(100_000)));
                     done.add(row);
                 }
@@ -116,7 +119,7 @@ class TopRendererPropertiesTest {
         snapshot.put("gpus", gpuList);
         snapshot.put("paused_gpus", gpus > 0 && r.nextBoolean() ? List.of((long) r.nextInt(gpus)) : List.of());
         snapshot.put("title", text(r, size));
-        List<Integer> selectable = TopRenderer.selectable(TopSnapshot.of(snapshot));
+        List<Integer> selectable = TopRenderer.selectable(TopSnapshot.of(TopSnapshotTest.view(snapshot)));
         OptionalInt selected = selectable.isEmpty() || r.nextInt(4) == 0 ? OptionalInt.empty()
                 : OptionalInt.of(selectable.get(r.nextInt(selectable.size())));
         return new Case(snapshot, 1 + r.nextInt(220), 1 + r.nextInt(90), selected, r.nextBoolean());
@@ -127,7 +130,7 @@ class TopRendererPropertiesTest {
     @Test
     void noLineIsWiderThanTheTerminal_theFrameNeverTallerAndFullWithAStatusLine_noControlCharacterReachesIt() {
         Property.forAll(CASES).check(c -> {
-            List<ScreenLine> frame = TopRenderer.render(TopSnapshot.of(c.snapshot()), c.view());
+            List<ScreenLine> frame = TopRenderer.render(TopSnapshot.of(TopSnapshotTest.view(c.snapshot())), c.view());
             assertTrue(frame.size() <= c.height(), frame.size() + " lines for " + c.height() + " rows");
             if (c.status() && c.height() > 1) {
                 assertEquals(c.height(), frame.size());
@@ -147,7 +150,7 @@ class TopRendererPropertiesTest {
     @Test
     void everyRunningJobAppearsWhenThereIsRoom_andTheSelectedJobAlways() {
         Property.forAll(CASES).check(c -> {
-            TopSnapshot s = TopSnapshot.of(c.snapshot());
+            TopSnapshot s = TopSnapshot.of(TopSnapshotTest.view(c.snapshot()));
             List<String> frame = TopRenderer.render(s, c.view()).stream().map(ScreenLine::plain).toList();
             int bars = Math.max(1, s.gpus().size());
             int fixed = 1 + (c.status() ? 1 : 0) + bars + 1; // title, status, bars, table head

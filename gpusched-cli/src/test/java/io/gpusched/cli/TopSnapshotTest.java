@@ -3,11 +3,12 @@ package io.gpusched.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.gpusched.protocol.Answer;
+import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.QueueView;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
-import io.gpusched.event.JsonEventWriter;
 import io.gpusched.model.Measurement;
 import io.gpusched.event.QueueSnapshot;
 import io.gpusched.event.SchedulerEvent;
@@ -15,10 +16,9 @@ import io.gpusched.event.StatusBoard;
 import io.gpusched.model.Verdict;
 import io.gpusched.gpu.GpuStat;
 import java.io.IOException;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,7 +28,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
-/** top reads the queue answer as the daemon writes it: a QueueSnapshot through JsonEventWriter. */
+/** top reads the queue answer as the daemon writes it: a QueueSnapshot in the protocol's fields. */
 class TopSnapshotTest {
     @Test
     void readsEveryFieldTopShowsFromTheDaemonsJson() throws IOException {
@@ -49,7 +49,7 @@ class TopSnapshotTest {
                 List.of(new GpuStat(0, Optional.empty(), "simulated", Optional.empty(), 24000, 12000, OptionalInt.of(40), true),
                         new GpuStat(1, Optional.empty(), "simulated", Optional.empty(), 24000, 5800, OptionalInt.empty(), false)));
 
-        TopSnapshot s = TopSnapshot.of(parse(JsonEventWriter.valueToJson(q)));
+        TopSnapshot s = TopSnapshot.of(parse(new ProtocolCodec().encode(QueueView.listed(q))));
 
         assertEquals(new TopSnapshot(
                 List.of(new TopSnapshot.Gpu(0, 24000, 12000, OptionalInt.of(40), true, false),
@@ -71,44 +71,49 @@ class TopSnapshotTest {
                 s.running());
     }
 
-    /** The JSON as GpuschedClient.queue() hands it over: maps, lists, longs, doubles, strings. */
-    static Map<String, Object> parse(String json) throws IOException {
-        try (JsonParser p = new JsonFactory().createParser(json)) {
-            @SuppressWarnings("unchecked")
-            Map<String, Object> m = (Map<String, Object>) value(p, p.nextToken());
-            return m;
-        }
+    /** The snapshot as GpuschedClient.queue() hands it over, read from the JSON the daemon writes. */
+    static QueueView parse(String json) {
+        Answer a = new ProtocolCodec().decode("{\"v\":1,\"ok\":true,\"snapshot\":" + json + "}", ProtocolCodec.Expect.QUEUE);
+        return ((Answer.Queue) a).snapshot();
     }
 
-    private static Object value(JsonParser p, JsonToken t) throws IOException {
-        switch (t) {
-            case START_OBJECT: {
-                Map<String, Object> m = new LinkedHashMap<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    m.put(name, value(p, p.nextToken()));
-                }
-                return m;
+    /** The same from a snapshot built as JSON-like maps, lists, longs, doubles, strings (what a generator makes). */
+    static QueueView view(Map<String, Object> snapshot) {
+        StringWriter out = new StringWriter();
+        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+            write(g, snapshot);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return parse(out.toString());
+    }
+
+    private static void write(JsonGenerator g, Object v) throws IOException {
+        if (v instanceof Map<?, ?> m) {
+            g.writeStartObject();
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                g.writeFieldName(String.valueOf(e.getKey()));
+                write(g, e.getValue());
             }
-            case START_ARRAY: {
-                List<Object> l = new ArrayList<>();
-                for (JsonToken n = p.nextToken(); n != JsonToken.END_ARRAY; n = p.nextToken()) {
-                    l.add(value(p, n));
-                }
-                return l;
+            g.writeEndObject();
+        } else if (v instanceof List<?> l) {
+            g.writeStartArray();
+            for (Object x : l) {
+                write(g, x);
             }
-            case VALUE_NUMBER_INT:
-                return p.getLongValue();
-            case VALUE_NUMBER_FLOAT:
-                return p.getDoubleValue();
-            case VALUE_TRUE:
-                return true;
-            case VALUE_FALSE:
-                return false;
-            case VALUE_NULL:
-                return null;
-            default:
-                return p.getText();
+            g.writeEndArray();
+        } else if (v instanceof Long n) {
+            g.writeNumber(n);
+        } else if (v instanceof Integer n) {
+            g.writeNumber(n);
+        } else if (v instanceof Double d) {
+            g.writeNumber(d);
+        } else if (v instanceof Boolean b) {
+            g.writeBoolean(b);
+        } else if (v == null) {
+            g.writeNull();
+        } else {
+            g.writeString(String.valueOf(v));
         }
     }
 }

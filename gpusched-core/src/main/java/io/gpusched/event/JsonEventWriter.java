@@ -136,8 +136,9 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
     }
 
     /**
-     * The JSON of a value as a list view shows it (a {@code queue} answer's rows, the dashboard's
-     * tables): as {@link #valueToJson}, but a record component named {@code command} longer than
+     * The JSON of a value as a list view shows it (the dashboard's live tables; the service's
+     * {@code queue} answer is written to the same bytes by {@code io.gpusched.protocol.ProtocolCodec}, whose
+     * field list is explicit): as {@link #valueToJson}, but a record component named {@code command} longer than
      * {@code commandChars} characters, and any other string longer than {@code textChars}, is cut to
      * one character less and an ellipsis ({@code …}); a record component cut so is followed by
      * {@code <name>_chars}, its whole length. Characters are UTF-16 units, as Java and JavaScript count

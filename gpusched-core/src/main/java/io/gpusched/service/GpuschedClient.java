@@ -1,13 +1,21 @@
 package io.gpusched.service;
 
 import io.gpusched.model.CancelOutcome;
+import io.gpusched.protocol.Answer;
+import io.gpusched.protocol.BoardList;
+import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.ProtocolCodec.Expect;
+import io.gpusched.protocol.QueueView;
+import io.gpusched.protocol.Request;
+import io.gpusched.protocol.Row;
 import java.io.IOException;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Locale;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -20,6 +28,7 @@ import java.util.Optional;
  * embedders to find in one place; the work in each is a line or two over one shared {@code call}.
  */
 public final class GpuschedClient implements AutoCloseable {
+    private static final ProtocolCodec CODEC = new ProtocolCodec();
     private final Path socket;
     /** Replaced when the service closed the connection for idleness ({@link #call}). */
     private LineChannel lines;
@@ -28,7 +37,7 @@ public final class GpuschedClient implements AutoCloseable {
     private GpuschedClient(Path socket, LineChannel lines) {
         this.socket = socket;
         this.lines = lines;
-        this.user = string(call(Map.of("op", "hello")), "user");
+        this.user = call(new Request.Hello(), Expect.HELLO, Answer.Hello.class).user();
     }
 
     private static LineChannel open(Path socket) {
@@ -252,84 +261,75 @@ public final class GpuschedClient implements AutoCloseable {
      * @return its display number, once the service has journaled it
      */
     public int submit(Submission s) {
-        Map<String, Object> req = new LinkedHashMap<>();
-        req.put("op", "submit");
-        req.put("line", s.line());
-        req.put("cwd", s.workDir().toAbsolutePath().toString());
-        s.environment().ifPresent(e -> req.put("env", e));
-        s.output().ifPresent(o -> req.put("output", o.toString()));
-        s.requestId().ifPresent(id -> req.put("request_id", id));
-        processUmask().ifPresent(m -> req.put("umask", m));
-        return (int) whole(call(req), "no");
+        Request.Submit req = new Request.Submit(s.line(), s.workDir().toAbsolutePath().toString(), s.environment(),
+                s.output().map(Path::toString), s.requestId(), processUmask());
+        return call(req, Expect.SUBMITTED, Answer.Submitted.class).no();
     }
 
     /**
-     * @return the queue as JSON: the {@code QueueSnapshot} as {@code JsonEventWriter} writes it (running,
-     *     pending with reasons, done, paused GPUs), every row with its texts cut as {@link #queue()} says
+     * @return the queue as JSON, {@code {"snapshot": ...}}: the {@link #queue()} as a one-line
+     *     {@code queue} answer's {@code snapshot} writes it, every row of it
      */
     public String queueJson() {
-        return Json.write(Map.of("snapshot", queue()));
+        return "{\"snapshot\":" + CODEC.encode(queue()) + "}";
     }
 
     /**
      * The whole queue, however long, read as a streamed answer ({@code PROTOCOL.md}): many lines, each
      * far under {@link Protocol#MAX_LINE_BYTES}. Each row's command is cut to
-     * {@link Protocol#LIST_COMMAND_CHARS} characters (its whole length is then in {@code command_chars};
-     * {@link #job(int)} has it whole), other texts to {@link Protocol#LIST_TEXT_CHARS}.
+     * {@link Protocol#LIST_COMMAND_CHARS} characters ({@link io.gpusched.protocol.ListText} says its whole
+     * length; {@link #job(int)} has it whole), other texts to {@link Protocol#LIST_TEXT_CHARS}.
      *
-     * @return the queue as parsed JSON: {@code at}, {@code board} ({@code running}, {@code pending},
-     *     {@code done}, ...), {@code paused_gpus}, {@code orphans}
+     * @return the queue, every row of its board
+     * @throws ServiceException {@code bad_answer} when a line of the answer is not what the protocol says
      */
+    public QueueView queue() {
+        Answer.Queue head = call(new Request.Queue(true), Expect.QUEUE, Answer.Queue.class);
+        if (head.lines().isEmpty()) {
+            return head.snapshot(); // a daemon from before streamed answers: the whole queue was that one line
+        }
+        Map<BoardList, List<Row>> rows = new EnumMap<>(BoardList.class);
+        for (BoardList l : BoardList.values()) {
+            rows.put(l, new ArrayList<>(head.snapshot().board().rows(l)));
+        }
+        for (int i = 0, n = head.lines().getAsInt(); i < n; i++) {
+            Answer.Rows line = follow(Expect.ROWS, Answer.Rows.class);
+            rows.get(line.list()).addAll(line.rows());
+        }
+        return head.snapshot().withBoard(new QueueView.Board(typed(rows.get(BoardList.RUNNING)),
+                typed(rows.get(BoardList.PENDING)), typed(rows.get(BoardList.DONE)), typed(rows.get(BoardList.EARLIER)),
+                typed(rows.get(BoardList.INTERRUPTED))));
+    }
+
+    /** A list's rows, each of the type the codec reads for that list. */
     @SuppressWarnings("unchecked")
-    public Map<String, Object> queue() {
-        Map<String, Object> r = call(Map.of("op", "queue", "stream", true));
-        Map<String, Object> snapshot = (Map<String, Object>) r.get("snapshot");
-        if (!(r.get("lines") instanceof Long n)) {
-            return snapshot; // a daemon from before streamed answers: the whole queue was that one line
-        }
-        Map<String, Object> board = new LinkedHashMap<>(snapshot.get("board") instanceof Map<?, ?> b
-                ? (Map<String, Object>) b : Map.of());
-        board.replaceAll((list, rows) -> rows instanceof java.util.List<?> l ? new java.util.ArrayList<Object>(l) : rows);
-        for (long i = 0; i < n; i++) {
-            Map<String, Object> line = plainLine();
-            if (!(line.get("list") instanceof String list) || !(line.get("rows") instanceof java.util.List<?> rows)) {
-                throw new ServiceException("bad_answer", "a queue answer's line " + (i + 2) + " has no list and rows");
-            }
-            ((java.util.List<Object>) board.computeIfAbsent(list, k -> new java.util.ArrayList<Object>())).addAll(rows);
-        }
-        snapshot.put("board", board);
-        return snapshot;
+    private static <R extends Row> List<R> typed(List<Row> rows) {
+        return (List<R>) (List<?>) rows;
     }
 
     /**
      * The queue in one answer line, as a client that does not stream reads it: every field of
      * {@link #queue()}, but each board list holds only the rows that fit in the line (running jobs first,
-     * then the head of the pending queue, then the newest finished), and {@code left_out} says how many
-     * rows of each list were left out. For what needs the GPUs, not every row ({@code gpusched info}).
+     * then the head of the pending queue, then the newest finished), and {@link Answer.Queue#leftOut()}
+     * says how many rows of each list were left out. For what needs the GPUs, not every row
+     * ({@code gpusched info}).
      *
-     * @return the snapshot as parsed JSON, with {@code left_out} added when rows were left out
+     * @return the answer: its snapshot and what was left out
      */
-    @SuppressWarnings("unchecked")
-    public Map<String, Object> queueSummary() {
-        Map<String, Object> r = call(Map.of("op", "queue"));
-        Map<String, Object> snapshot = (Map<String, Object>) r.get("snapshot");
-        if (r.get("left_out") instanceof Map<?, ?> left) {
-            snapshot.put("left_out", left);
-        }
-        return snapshot;
+    public Answer.Queue queueSummary() {
+        return call(new Request.Queue(false), Expect.QUEUE, Answer.Queue.class);
     }
 
     /**
      * One job as the queue shows it, with its whole command.
      *
-     * @param list where it is: {@code running}, {@code pending}, {@code done}, {@code earlier} or
-     *     {@code interrupted}
+     * @param list where it is
      * @param row its row as in {@link #queue()} (texts cut the same way)
      * @param command its whole command
      */
-    public record Job(String list, Map<String, Object> row, String command) {
+    public record Job(BoardList list, Row row, String command) {
         /**
-         * Copies the row.
+         * Checks for nulls.
          *
          * @param list see {@link #list()}
          * @param row see {@link #row()}
@@ -337,7 +337,7 @@ public final class GpuschedClient implements AutoCloseable {
          */
         public Job {
             java.util.Objects.requireNonNull(list, "list");
-            row = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(row));
+            java.util.Objects.requireNonNull(row, "row");
             java.util.Objects.requireNonNull(command, "command");
         }
     }
@@ -348,19 +348,17 @@ public final class GpuschedClient implements AutoCloseable {
      * @throws ServiceException {@code no_job} when the queue does not hold it (neither running, pending
      *     nor among the finished jobs it keeps)
      */
-    @SuppressWarnings("unchecked")
     public Job job(int no) {
-        Map<String, Object> r = call(Map.of("op", "job", "no", no));
+        Answer.Job head = call(new Request.Job(no), Expect.JOB, Answer.Job.class);
         StringBuilder command = new StringBuilder();
-        for (long i = 0, n = whole(r, "parts"); i < n; i++) {
-            command.append(String.valueOf(plainLine().get("part")));
+        for (int i = 0; i < head.parts(); i++) {
+            command.append(follow(Expect.PART, Answer.Part.class).part());
         }
-        Map<String, Object> row = r.get("job") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
-        return new Job(string(r, "list"), row, command.toString());
+        return new Job(head.list(), head.job(), command.toString());
     }
 
-    /** A line that follows an answer (a streamed queue's rows, a command's part): JSON, not checked for ok. */
-    private Map<String, Object> plainLine() {
+    /** A line that follows an answer (a streamed queue's rows, a command's part): it carries no {@code ok}. */
+    private <A extends Answer> A follow(Expect expect, Class<A> type) {
         Optional<String> line;
         try {
             line = lines.read();
@@ -371,7 +369,7 @@ public final class GpuschedClient implements AutoCloseable {
             throw new ServiceException("unreachable", "the gpusched service at " + socket + " closed the connection"
                     + " in the middle of an answer");
         }
-        return Json.parseObject(line.get());
+        return expected(decode(line.get(), expect), type);
     }
 
     /**
@@ -380,7 +378,7 @@ public final class GpuschedClient implements AutoCloseable {
      * @throws ServiceException {@code not_served} when the daemon runs no dashboard
      */
     public String dashboardUrl() {
-        return string(call(Map.of("op", "dashboard")), "url");
+        return call(new Request.Dashboard(), Expect.DASHBOARD_URL, Answer.DashboardUrl.class).url();
     }
 
     /**
@@ -388,7 +386,7 @@ public final class GpuschedClient implements AutoCloseable {
      * @return what happened
      */
     public CancelOutcome cancel(int no) {
-        return CancelOutcome.valueOf(string(call(Map.of("op", "cancel", "no", no)), "outcome").toUpperCase(Locale.ROOT));
+        return call(new Request.Cancel(no), Expect.CANCELLED, Answer.Cancelled.class).outcome();
     }
 
     /**
@@ -399,15 +397,7 @@ public final class GpuschedClient implements AutoCloseable {
      * @throws ServiceException {@code forbidden} for another user's jobs without being an admin
      */
     public java.util.SortedMap<Integer, CancelOutcome> cancelAll(String user) {
-        java.util.SortedMap<Integer, CancelOutcome> out = new java.util.TreeMap<>();
-        if (call(Map.of("op", "cancel", "user", user)).get("jobs") instanceof java.util.List<?> jobs) {
-            for (Object j : jobs) {
-                Map<?, ?> m = (Map<?, ?>) j;
-                out.put(((Long) m.get("no")).intValue(),
-                        CancelOutcome.valueOf(String.valueOf(m.get("outcome")).toUpperCase(Locale.ROOT)));
-            }
-        }
-        return out;
+        return call(new Request.CancelUser(user), Expect.CANCELLED_ALL, Answer.CancelledAll.class).jobs();
     }
 
     /**
@@ -449,13 +439,8 @@ public final class GpuschedClient implements AutoCloseable {
      * @return where its output is, and whether it may still write more
      */
     public Logs logs(int no) {
-        Map<String, Object> r = call(Map.of("op", "logs", "no", no));
-        java.util.List<Path> files = new java.util.ArrayList<>();
-        if (r.get("paths") instanceof java.util.List<?> l) {
-            l.forEach(p -> files.add(Path.of(String.valueOf(p))));
-        }
-        Optional<String> tty = r.get("tty") instanceof String t ? Optional.of(t) : Optional.empty();
-        return new Logs(files, string(r, "state"), tty);
+        Answer.Logs r = call(new Request.Logs(no), Expect.LOGS, Answer.Logs.class);
+        return new Logs(r.paths().stream().map(Path::of).toList(), r.state(), r.tty());
     }
 
     /**
@@ -483,32 +468,19 @@ public final class GpuschedClient implements AutoCloseable {
      *     {@code bad_job} for a bad line, {@code unreachable} when the daemon went away
      */
     public io.gpusched.model.Grant srun(String line, Path workDir, java.util.function.Consumer<Waiting> progress) {
-        Map<String, Object> req = new LinkedHashMap<>();
-        req.put("op", "srun");
-        req.put("line", line);
-        req.put("cwd", workDir.toAbsolutePath().toString());
-        Map<String, Object> r = call(req);
+        Answer.SrunEvent r = call(new Request.Srun(line, workDir.toAbsolutePath().toString()), Expect.SRUN_EVENT,
+                Answer.SrunEvent.class);
         while (true) {
-            String event = string(r, "event");
-            int no = (int) whole(r, "no");
-            switch (event) {
-                case "queued" -> progress.accept(new Waiting(no, 0, 0, ""));
-                case "waiting" -> progress.accept(new Waiting(no, (int) whole(r, "position"), (int) whole(r, "of"),
-                        string(r, "reason")));
-                case "granted" -> {
-                    java.util.List<Integer> gpus = new java.util.ArrayList<>();
-                    if (r.get("gpus") instanceof java.util.List<?> l) {
-                        l.forEach(g -> gpus.add(((Number) g).intValue()));
-                    }
-                    Map<String, String> env = new LinkedHashMap<>();
-                    if (r.get("env") instanceof Map<?, ?> m) {
-                        m.forEach((k, v) -> env.put(String.valueOf(k), String.valueOf(v)));
-                    }
-                    return new io.gpusched.model.Grant(no, gpus, env);
-                }
-                default -> throw new ServiceException("bad_answer", "unexpected srun event '" + event + "'");
+            if (r instanceof Answer.Queued q) {
+                progress.accept(new Waiting(q.no(), 0, 0, ""));
+            } else if (r instanceof Answer.Waiting w) {
+                progress.accept(new Waiting(w.no(), w.position(), w.of(), w.reason()));
+            } else if (r instanceof Answer.Granted g) {
+                return new io.gpusched.model.Grant(g.no(), g.gpus(), g.env());
+            } else {
+                throw new ServiceException("bad_answer", "unexpected srun event " + r);
             }
-            r = next();
+            r = expected(next(Expect.SRUN_EVENT), Answer.SrunEvent.class);
         }
     }
 
@@ -522,22 +494,22 @@ public final class GpuschedClient implements AutoCloseable {
      *     token for this user
      */
     public void srunAttach(int no, String token) {
-        call(Map.of("op", "srun_attach", "no", no, "token", token));
+        call(new Request.SrunAttach(no, token), Expect.SRUN_EVENT, Answer.SrunEvent.class);
     }
 
     /**
      * Reports how the granted command ended, and hears how the job was recorded.
      *
      * @param status its exit status, 0 to 255 (128 + N for signal N)
-     * @return the daemon's answer: {@code no}, {@code recorded}, and when known {@code status},
-     *     {@code exit_code}, {@code peak_mib}, {@code declared_mib}, {@code verdict}, {@code seconds}
+     * @return the daemon's answer: the job's number, whether the status was recorded, and how the job
+     *     ended when the daemon knows it in time
      */
-    public Map<String, Object> srunExited(int status) {
-        return call(Map.of("op", "exited", "status", status));
+    public Answer.Ended srunExited(int status) {
+        return call(new Request.Exited(status), Expect.SRUN_EVENT, Answer.Ended.class);
     }
 
-    /** The service's next line: an answer, or a session's next event. */
-    private Map<String, Object> next() {
+    /** The service's next line: an answer, or a session's next event; a refusal is thrown. */
+    private Answer next(Expect expect) {
         Optional<String> answer;
         try {
             answer = lines.read();
@@ -547,12 +519,12 @@ public final class GpuschedClient implements AutoCloseable {
         if (answer.isEmpty()) {
             throw new ServiceException("unreachable", "the gpusched service at " + socket + " closed the connection");
         }
-        return answerOf(answer.get());
+        return answerOf(answer.get(), expect);
     }
 
     /** @param gpu a GPU index to pause: running jobs continue, nothing new starts there */
     public void pause(int gpu) {
-        call(Map.of("op", "pause", "gpu", gpu));
+        call(new Request.Pause(gpu), Expect.ACKNOWLEDGED, Answer.Acknowledged.class);
     }
 
     /**
@@ -563,12 +535,12 @@ public final class GpuschedClient implements AutoCloseable {
      * @throws ServiceException {@code forbidden} for a user who is not an admin of a shared daemon
      */
     public int drain() {
-        return ((Number) call(Map.of("op", "drain")).get("running")).intValue();
+        return call(new Request.Drain(), Expect.DRAINING, Answer.Draining.class).running();
     }
 
     /** @param gpu a paused GPU's index to resume */
     public void resume(int gpu) {
-        call(Map.of("op", "resume", "gpu", gpu));
+        call(new Request.Resume(gpu), Expect.ACKNOWLEDGED, Answer.Acknowledged.class);
     }
 
     /**
@@ -577,27 +549,24 @@ public final class GpuschedClient implements AutoCloseable {
      * once and the request sent on the new one: a client that waited long between requests (a user's
      * {@code gpusched attach} session, an embedding tool) goes on as if nothing happened.
      */
-    private Map<String, Object> call(Map<String, Object> request) {
+    private <A extends Answer> A call(Request request, Expect expect, Class<A> type) {
         try {
-            return send(request);
+            return expected(send(request, expect), type);
         } catch (ServiceException e) {
             if (!"idle_timeout".equals(e.code())) {
                 throw e;
             }
             closeQuietly(lines);
             lines = open(socket);
-            return send(request);
+            return expected(send(request, expect), type);
         }
     }
 
-    private Map<String, Object> send(Map<String, Object> request) {
-        Map<String, Object> req = new LinkedHashMap<>();
-        req.put("v", Protocol.VERSION);
-        req.putAll(request);
+    private Answer send(Request request, Expect expect) {
         Optional<String> answer;
         try {
             try {
-                lines.write(Json.write(req));
+                lines.write(CODEC.encode(request));
             } catch (IOException e) {
                 // A daemon that refuses this user answers before reading and closes: its reason may be
                 // waiting to be read even though the request could not be sent.
@@ -605,30 +574,38 @@ public final class GpuschedClient implements AutoCloseable {
                 if (answer.isEmpty()) {
                     throw e;
                 }
-                return answerOf(answer.get());
+                return answerOf(answer.get(), expect);
             }
         } catch (IOException e) {
             throw new ServiceException("unreachable", "the gpusched service at " + socket + " went away: " + e.getMessage());
         }
-        return next();
+        return next(expect);
     }
 
-    private static Map<String, Object> answerOf(String line) {
-        Map<String, Object> r = Json.parseObject(line);
-        if (!Boolean.TRUE.equals(r.get("ok"))) {
-            Object e = r.get("error");
-            Map<?, ?> err = e instanceof Map<?, ?> m ? m : Map.of();
-            throw new ServiceException(String.valueOf(err.get("code")), String.valueOf(err.get("message")));
+    /** @throws ServiceException with the service's code when it refused */
+    private static Answer answerOf(String line, Expect expect) {
+        Answer a = decode(line, expect);
+        if (a instanceof Answer.Failure f) {
+            throw new ServiceException(f.code(), f.message());
         }
-        return r;
+        return a;
     }
 
-    private static String string(Map<String, Object> r, String name) {
-        return String.valueOf(r.get(name));
+    private static Answer decode(String line, Expect expect) {
+        try {
+            return CODEC.decode(line, expect);
+        } catch (IllegalArgumentException e) {
+            throw new ServiceException("bad_answer", "the gpusched service answered what this client cannot read ("
+                    + e.getMessage() + "); use a client of the daemon's release");
+        }
     }
 
-    private static long whole(Map<String, Object> r, String name) {
-        return r.get(name) instanceof Long l ? l : -1;
+    private static <A extends Answer> A expected(Answer a, Class<A> type) {
+        if (!type.isInstance(a)) {
+            throw new ServiceException("bad_answer", "the gpusched service answered " + a + " where this client"
+                    + " expected " + type.getSimpleName());
+        }
+        return type.cast(a);
     }
 
     @Override

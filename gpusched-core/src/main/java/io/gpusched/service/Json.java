@@ -1,19 +1,21 @@
 package io.gpusched.service;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** One JSON object per line, both ways: plain maps, lists, strings, numbers, booleans and null. */
+/**
+ * A request line as the service reads it: one JSON object as plain maps, lists, strings, numbers,
+ * booleans and null, which {@link Requests} checks field by field (each op's checks, in their order, give
+ * its error). What the service writes, and everything a client reads, goes through
+ * {@link io.gpusched.protocol.ProtocolCodec}.
+ */
 final class Json {
     private static final JsonFactory FACTORY = JsonFactory.builder()
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).build()).build();
@@ -82,51 +84,5 @@ final class Json {
             default:
                 throw new IllegalArgumentException("unexpected " + t);
         }
-    }
-
-    /** Writes a map as one JSON line (no line end); values as {@link #parseObject} reads them. */
-    static String write(Map<String, ?> object) {
-        StringWriter out = new StringWriter(128);
-        try (JsonGenerator g = FACTORY.createGenerator(out)) {
-            write(g, object);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toString();
-    }
-
-    private static void write(JsonGenerator g, Object v) throws IOException {
-        if (v == null) {
-            g.writeNull();
-        } else if (v instanceof Map<?, ?> m) {
-            g.writeStartObject();
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                g.writeFieldName(String.valueOf(e.getKey()));
-                write(g, e.getValue());
-            }
-            g.writeEndObject();
-        } else if (v instanceof List<?> l) {
-            g.writeStartArray();
-            for (Object x : l) {
-                write(g, x);
-            }
-            g.writeEndArray();
-        } else if (v instanceof String s) {
-            g.writeString(s);
-        } else if (v instanceof Boolean b) {
-            g.writeBoolean(b);
-        } else if (v instanceof Integer || v instanceof Long) {
-            g.writeNumber(((Number) v).longValue());
-        } else if (v instanceof Number n) {
-            g.writeNumber(n.doubleValue());
-        } else if (v instanceof RawJson r) {
-            g.writeRawValue(r.json());
-        } else {
-            throw new IllegalArgumentException("cannot write " + v.getClass().getSimpleName() + " as JSON");
-        }
-    }
-
-    /** JSON text written as it is (a snapshot already rendered by {@code JsonEventWriter}). */
-    record RawJson(String json) {
     }
 }

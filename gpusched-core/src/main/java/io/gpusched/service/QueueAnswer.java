@@ -1,34 +1,36 @@
 package io.gpusched.service;
 
-import io.gpusched.model.JobResult;
-import io.gpusched.event.JsonEventWriter;
 import io.gpusched.event.QueueSnapshot;
 import io.gpusched.event.StatusBoard;
+import io.gpusched.protocol.Answer;
+import io.gpusched.protocol.BoardList;
+import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.QueueView;
+import io.gpusched.protocol.Row;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * The {@code queue} and {@code job} answers for one snapshot ({@code PROTOCOL.md}), every line far under
- * {@link Protocol#MAX_LINE_BYTES} whatever the queue holds: rows with their texts cut
- * ({@link JsonEventWriter#listJson}), streamed over as many lines as they need, or as many as fit in one
+ * {@link Protocol#MAX_LINE_BYTES} whatever the queue holds: rows with their texts cut ({@link Row#listed}),
+ * written by the {@link ProtocolCodec}, streamed over as many lines as they need, or as many as fit in one
  * line for a client that does not ask for a stream. Immutable once made; each form is rendered the
  * first time it is asked for and kept, since every {@code gpusched top} and {@code queue} between two
  * rounds asks for the same snapshot.
  */
 final class QueueAnswer {
-    /** The board's lists, in the order a streamed answer sends them. */
-    static final List<String> LISTS = List.of("running", "pending", "done", "earlier", "interrupted");
+    private static final ProtocolCodec CODEC = new ProtocolCodec();
 
     private final QueueSnapshot snapshot;
     /** The answer before, whose lines of rows this one reuses for the lists that did not change. */
     private volatile Optional<QueueAnswer> before;
     private volatile List<String> streamed;
-    /** Each list's lines of rows as {@link #streamed} rendered them, by list name. */
-    private volatile Map<String, List<String>> rowLines;
+    /** Each list's lines of rows as {@link #streamed} rendered them. */
+    private volatile Map<BoardList, List<String>> rowLines;
     private volatile String oneLine;
 
     /**
@@ -54,7 +56,7 @@ final class QueueAnswer {
     /**
      * The streamed answer: a head line with the snapshot's fields and every list empty, {@code rows}
      * (each list's length) and {@code lines} (how many lines of rows follow), then those lines, each
-     * {@code {"v":1,"list":"pending","rows":[...]}}, the lists in {@link #LISTS} order and each list's
+     * {@code {"v":1,"list":"pending","rows":[...]}}, the lists in {@link BoardList} order and each list's
      * rows in its order.
      */
     List<String> streamed() {
@@ -69,11 +71,11 @@ final class QueueAnswer {
     private List<String> renderStreamed() {
         List<String> out = new ArrayList<>();
         out.add(""); // the head, once the lines are counted
-        Map<String, Object> counts = new LinkedHashMap<>();
-        Map<String, List<String>> byList = new LinkedHashMap<>();
+        Map<BoardList, Integer> counts = new EnumMap<>(BoardList.class);
+        Map<BoardList, List<String>> byList = new EnumMap<>(BoardList.class);
         Optional<QueueAnswer> prior = before;
         before = Optional.empty(); // kept only until rendered, so answers do not chain back forever
-        for (String list : LISTS) {
+        for (BoardList list : BoardList.values()) {
             List<?> rows = rows(snapshot.board(), list);
             counts.put(list, rows.size());
             List<String> lines = prior.flatMap(p -> p.rowLinesIfSame(list, rows)).orElseGet(() -> renderRows(list, rows));
@@ -81,11 +83,8 @@ final class QueueAnswer {
             out.addAll(lines);
         }
         rowLines = byList;
-        Map<String, Object> head = head();
-        head.put("snapshot", new Json.RawJson(list(withBoard(new StatusBoard(List.of(), List.of(), List.of())))));
-        head.put("rows", counts);
-        head.put("lines", out.size() - 1);
-        out.set(0, Json.write(head));
+        QueueView head = QueueView.listed(snapshot, QueueView.Board.EMPTY);
+        out.set(0, CODEC.encode(Answer.Queue.streamedHead(head, counts, out.size() - 1)));
         return List.copyOf(out);
     }
 
@@ -98,21 +97,25 @@ final class QueueAnswer {
     }
 
     /** @return this answer's lines of rows for {@code list}, when rendered and of that very list object */
-    private Optional<List<String>> rowLinesIfSame(String list, List<?> rows) {
-        Map<String, List<String>> m = rowLines;
+    private Optional<List<String>> rowLinesIfSame(BoardList list, List<?> rows) {
+        Map<BoardList, List<String>> m = rowLines;
         return m != null && rows(snapshot.board(), list) == rows ? Optional.of(m.get(list)) : Optional.empty();
     }
 
-    /** A list's rows as lines of {@code {"v":1,"list":...,"rows":[...]}}, each about {@link Protocol#ROWS_LINE_CHARS}. */
-    private static List<String> renderRows(String list, List<?> rows) {
+    /**
+     * A list's rows as lines of {@code {"v":1,"list":...,"rows":[...]}}, each about
+     * {@link Protocol#ROWS_LINE_CHARS}: what the codec writes for {@link Answer.Rows}, put together here
+     * from each row's JSON so a line is cut by its length.
+     */
+    private static List<String> renderRows(BoardList list, List<?> rows) {
         List<String> out = new ArrayList<>();
-        String start = "{\"v\":" + Protocol.VERSION + ",\"list\":\"" + list + "\",\"rows\":[";
+        String start = CODEC.rowsLineStart(list);
         StringBuilder line = new StringBuilder(start);
         int inLine = 0;
         for (Object row : rows) {
-            String json = list(row);
+            String json = CODEC.encode(Row.listed(row));
             if (inLine > 0 && line.length() + json.length() > Protocol.ROWS_LINE_CHARS) {
-                out.add(line.append("]}").toString());
+                out.add(line.append(ProtocolCodec.ROWS_LINE_END).toString());
                 line = new StringBuilder(start);
                 inLine = 0;
             }
@@ -123,7 +126,7 @@ final class QueueAnswer {
             inLine++;
         }
         if (inLine > 0) {
-            out.add(line.append("]}").toString());
+            out.add(line.append(ProtocolCodec.ROWS_LINE_END).toString());
         }
         return List.copyOf(out);
     }
@@ -147,71 +150,68 @@ final class QueueAnswer {
     private String renderOneLine() {
         long room = Protocol.ONE_LINE_ROWS_BYTES;
         long finishedRoom = Protocol.ONE_LINE_ROWS_BYTES / 4;
-        Map<String, Object> leftOut = new LinkedHashMap<>();
-        Map<String, List<?>> kept = new LinkedHashMap<>();
-        for (String list : List.of("running", "done", "earlier", "pending", "interrupted")) {
+        Map<BoardList, Integer> leftOut = new EnumMap<>(BoardList.class);
+        Map<BoardList, List<Row>> kept = new EnumMap<>(BoardList.class);
+        for (BoardList list : List.of(BoardList.RUNNING, BoardList.DONE, BoardList.EARLIER, BoardList.PENDING,
+                BoardList.INTERRUPTED)) {
             List<?> rows = rows(snapshot.board(), list);
             // Finished jobs: the newest are the ones worth showing.
-            boolean finished = list.equals("done") || list.equals("earlier");
-            int n = 0;
+            boolean finished = list == BoardList.DONE || list == BoardList.EARLIER;
+            List<Row> fit = new ArrayList<>();
             for (int i = 0; i < rows.size(); i++) {
-                Object row = rows.get(finished ? rows.size() - 1 - i : i);
-                long bytes = list(row).getBytes(StandardCharsets.UTF_8).length + 1;
+                Row row = Row.listed(rows.get(finished ? rows.size() - 1 - i : i));
+                long bytes = CODEC.encode(row).getBytes(StandardCharsets.UTF_8).length + 1;
                 if (bytes > room || finished && bytes > finishedRoom) {
                     break;
                 }
                 room -= bytes;
                 finishedRoom -= finished ? bytes : 0;
-                n++;
+                fit.add(row);
             }
-            kept.put(list, finished ? rows.subList(rows.size() - n, rows.size()) : rows.subList(0, n));
-            if (n < rows.size()) {
-                leftOut.put(list, rows.size() - n);
+            if (finished) {
+                java.util.Collections.reverse(fit);
+            }
+            kept.put(list, fit);
+            if (fit.size() < rows.size()) {
+                leftOut.put(list, rows.size() - fit.size());
             }
         }
-        @SuppressWarnings("unchecked")
-        StatusBoard board = new StatusBoard((List<StatusBoard.Running>) kept.get("running"),
-                (List<StatusBoard.Pending>) kept.get("pending"), (List<JobResult>) kept.get("done"),
-                (List<JobResult>) kept.get("earlier"), (List<StatusBoard.Interrupted>) kept.get("interrupted"));
-        Map<String, Object> head = head();
-        head.put("snapshot", new Json.RawJson(list(withBoard(board))));
-        if (!leftOut.isEmpty()) {
-            Map<String, Object> ordered = new LinkedHashMap<>();
-            LISTS.stream().filter(leftOut::containsKey).forEach(l -> ordered.put(l, leftOut.get(l)));
-            head.put("left_out", ordered);
-        }
-        return Json.write(head);
+        QueueView.Board board = new QueueView.Board(cast(kept.get(BoardList.RUNNING)), cast(kept.get(BoardList.PENDING)),
+                cast(kept.get(BoardList.DONE)), cast(kept.get(BoardList.EARLIER)), cast(kept.get(BoardList.INTERRUPTED)));
+        return CODEC.encode(Answer.Queue.oneLine(QueueView.listed(snapshot, board), leftOut));
+    }
+
+    /** The rows of one list, all of the type the list holds ({@link Row#listed} of that list's rows). */
+    @SuppressWarnings("unchecked")
+    private static <R extends Row> List<R> cast(List<Row> rows) {
+        return (List<R>) (List<?>) rows;
     }
 
     /**
      * The {@code job} answer: the job's row ({@code list} names where it is) with its texts cut as a
-     * list view's but longer, and {@code parts}: how many lines follow, each {@code {"v":1,"part":"..."}},
-     * whose parts joined are its whole command.
+     * list view's, and {@code parts}: how many lines follow, each {@code {"v":1,"part":"..."}}, whose
+     * parts joined are its whole command.
      *
      * @param no a job's number
      * @return the lines; empty when no list of the snapshot holds the job
      */
     Optional<List<String>> job(int no) {
-        for (String list : LISTS) {
-            for (Object row : rows(snapshot.board(), list)) {
-                if (Job.of(row).no() == no) {
+        for (BoardList list : BoardList.values()) {
+            for (Object o : rows(snapshot.board(), list)) {
+                if (no(o) == no) {
+                    Row row = Row.listed(o);
                     List<String> out = new ArrayList<>();
-                    String command = Job.of(row).command();
+                    String command = command(o);
                     int part = Protocol.COMMAND_PART_CHARS;
                     for (int at = 0; at < command.length(); ) {
                         int end = Math.min(command.length(), at + part);
                         if (end < command.length() && Character.isHighSurrogate(command.charAt(end - 1))) {
                             end--; // a pair stays in one part
                         }
-                        out.add(Json.write(Map.of("v", Protocol.VERSION, "part", command.substring(at, end))));
+                        out.add(CODEC.encode(new Answer.Part(command.substring(at, end))));
                         at = end;
                     }
-                    Map<String, Object> head = head();
-                    head.put("list", list);
-                    head.put("job", new Json.RawJson(JsonEventWriter.listJson(row, Protocol.LIST_COMMAND_CHARS,
-                            Protocol.LIST_TEXT_CHARS)));
-                    head.put("parts", out.size());
-                    out.add(0, Json.write(head));
+                    out.add(0, CODEC.encode(new Answer.Job(list, row, out.size())));
                     return Optional.of(out);
                 }
             }
@@ -219,45 +219,37 @@ final class QueueAnswer {
         return Optional.empty();
     }
 
-    private static Map<String, Object> head() {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("v", Protocol.VERSION);
-        m.put("ok", true);
-        return m;
-    }
-
-    private QueueSnapshot withBoard(StatusBoard board) {
-        return new QueueSnapshot(snapshot.at(), board, snapshot.pausedGpus(), snapshot.orphans(), snapshot.gpus(),
-                snapshot.memory());
-    }
-
-    private static String list(Object value) {
-        return JsonEventWriter.listJson(value, Protocol.LIST_COMMAND_CHARS, Protocol.LIST_TEXT_CHARS);
-    }
-
-    static List<?> rows(StatusBoard b, String list) {
+    static List<?> rows(StatusBoard b, BoardList list) {
         return switch (list) {
-            case "running" -> b.running();
-            case "pending" -> b.pending();
-            case "done" -> b.done();
-            case "earlier" -> b.earlier();
-            case "interrupted" -> b.interrupted();
-            default -> throw new IllegalArgumentException("no list " + list);
+            case RUNNING -> b.running();
+            case PENDING -> b.pending();
+            case DONE -> b.done();
+            case EARLIER -> b.earlier();
+            case INTERRUPTED -> b.interrupted();
         };
     }
 
-    /** A row's number and command, whichever list it is of. */
-    private record Job(int no, String command) {
-        static Job of(Object row) {
-            if (row instanceof StatusBoard.Running r) {
-                return new Job(r.no(), r.command());
-            } else if (row instanceof StatusBoard.Pending p) {
-                return new Job(p.no(), p.command());
-            } else if (row instanceof JobResult j) {
-                return new Job(j.no(), j.command());
-            }
-            StatusBoard.Interrupted i = (StatusBoard.Interrupted) row;
-            return new Job(i.no(), i.command());
+    /** A board row's number, whichever list it is of. */
+    private static int no(Object row) {
+        if (row instanceof StatusBoard.Running r) {
+            return r.no();
+        } else if (row instanceof StatusBoard.Pending p) {
+            return p.no();
+        } else if (row instanceof io.gpusched.model.JobResult j) {
+            return j.no();
         }
+        return ((StatusBoard.Interrupted) row).no();
+    }
+
+    /** A board row's whole command, whichever list it is of. */
+    private static String command(Object row) {
+        if (row instanceof StatusBoard.Running r) {
+            return r.command();
+        } else if (row instanceof StatusBoard.Pending p) {
+            return p.command();
+        } else if (row instanceof io.gpusched.model.JobResult j) {
+            return j.command();
+        }
+        return ((StatusBoard.Interrupted) row).command();
     }
 }

@@ -1,6 +1,5 @@
 package io.gpusched.service;
 
-import io.gpusched.model.CancelOutcome;
 import io.gpusched.model.GpuschedException;
 import io.gpusched.JobHandle;
 import io.gpusched.model.QueueFullException;
@@ -8,6 +7,8 @@ import io.gpusched.Scheduler;
 import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
+import io.gpusched.protocol.Answer;
+import io.gpusched.protocol.ProtocolCodec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,7 @@ import java.util.concurrent.TimeoutException;
  * sees the whole access rule of the service in one place.
  */
 final class Requests {
+    private static final ProtocolCodec CODEC = new ProtocolCodec();
     private final Scheduler scheduler;
     private final boolean shared;
     private final Optional<String> adminGroup;
@@ -66,7 +68,7 @@ final class Requests {
                 return submit(req, peer).thenApply(java.util.List::of);
             }
             return CompletableFuture.completedFuture(switch (String.valueOf(req.get("op"))) {
-                case "hello" -> java.util.List.of(ok(Map.of("server", "gpusched", "user", peer)));
+                case "hello" -> java.util.List.of(CODEC.encode(new Answer.Hello("gpusched", peer)));
                 case "queue" -> queue(req);
                 case "job" -> job(req);
                 case "cancel" -> java.util.List.of(cancel(req, peer));
@@ -125,7 +127,7 @@ final class Requests {
         // A copy, so the timeout fails only this answer, never the job's own future.
         return h.number().copy().orTimeout(30, TimeUnit.SECONDS).handle((no, e) -> {
             if (e == null) {
-                return ok(Map.of("no", no));
+                return CODEC.encode(new Answer.Submitted(no));
             }
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof io.gpusched.model.JournalUnwritableException refused) {
@@ -225,7 +227,7 @@ final class Requests {
     /** The caller's own dashboard URL (its token is theirs: the kernel named them). */
     private String dashboard(String peer) {
         return dashboard.flatMap(d -> d.urlFor(peer))
-                .map(url -> ok(Map.of("url", url)))
+                .map(url -> CODEC.encode(new Answer.DashboardUrl(url)))
                 .orElseGet(() -> error("not_served", "this gpusched runs no dashboard for " + peer
                         + "; start it with gpusched serve --dashboard PORT"));
     }
@@ -236,8 +238,7 @@ final class Requests {
         }
         int no = (int) whole(req, "no");
         requireOwnerOrAdmin(no, peer, "cancel it");
-        CancelOutcome o = scheduler.cancel(no);
-        return ok(Map.of("outcome", o.name().toLowerCase(java.util.Locale.ROOT)));
+        return CODEC.encode(new Answer.Cancelled(scheduler.cancel(no)));
     }
 
     /** Every job of a user that has not ended: theirs to cancel, or an admin's. */
@@ -249,10 +250,7 @@ final class Requests {
         if (shared && !user.equals(peer) && !admin(peer)) {
             throw new Forbidden("only " + user + " or " + admins() + " may cancel " + user + "'s jobs");
         }
-        java.util.List<Map<String, Object>> jobs = new java.util.ArrayList<>();
-        scheduler.cancelAll(user).forEach((no, o) -> jobs.add(Map.of("no", no, "outcome",
-                o.name().toLowerCase(java.util.Locale.ROOT))));
-        return ok(Map.of("jobs", jobs));
+        return CODEC.encode(new Answer.CancelledAll(scheduler.cancelAll(user)));
     }
 
     /**
@@ -277,8 +275,8 @@ final class Requests {
         // started (its log already there) ended, and a follower would stop.
         String state = scheduler.state(no);
         // Derived, not looked up: the terminal exists only while a [tty] job runs, and attach asks tmux.
-        return ok(Map.of("paths", paths, "state", state,
-                "tty", io.gpusched.model.TtySession.of(scheduler.logDir(), no).name()));
+        return CODEC.encode(new Answer.Logs(paths, state,
+                Optional.of(io.gpusched.model.TtySession.of(scheduler.logDir(), no).name())));
     }
 
     /** The log directory's {@code job<NNN>_gpu<i>.log} files of a job, oldest first. */
@@ -323,7 +321,7 @@ final class Requests {
             throw new Forbidden("draining the daemon is for admins (root" + adminGroup.map(g -> ", group " + g)
                     .orElse("") + "); ask one");
         }
-        return ok(Map.of("running", scheduler.drain()));
+        return CODEC.encode(new Answer.Draining(scheduler.drain()));
     }
 
     private String pause(Map<String, Object> req, String peer) {
@@ -337,7 +335,7 @@ final class Requests {
         } else {
             scheduler.resume(gpu);
         }
-        return ok(Map.of());
+        return CODEC.encode(new Answer.Acknowledged());
     }
 
     private static String string(Map<String, Object> req, String name) {
@@ -354,20 +352,9 @@ final class Requests {
         throw new BadRequest("\"" + name + "\" must be a whole number");
     }
 
-    private static String ok(Map<String, ?> fields) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("v", Protocol.VERSION);
-        m.put("ok", true);
-        m.putAll(fields);
-        return Json.write(m);
-    }
-
+    /** The error answer {@code {"v":1,"ok":false,"error":{"code":...,"message":...}}}. */
     static String error(String code, String message) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("v", Protocol.VERSION);
-        m.put("ok", false);
-        m.put("error", Map.of("code", code, "message", message));
-        return Json.write(m);
+        return CODEC.encode(new Answer.Failure(code, message));
     }
 
     /** Whether a user may act on every job and on GPUs: root, or a member of the admin group. */

@@ -10,7 +10,8 @@ import io.gpusched.Scheduler;
 import io.gpusched.event.StatusBoard;
 import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
-import java.util.LinkedHashMap;
+import io.gpusched.protocol.Answer;
+import io.gpusched.protocol.ProtocolCodec;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -37,6 +38,7 @@ import java.util.function.Consumer;
  * worker pool. The callbacks may come on any of those threads, so the state is guarded by this object.
  */
 final class SrunSession {
+    private static final ProtocolCodec CODEC = new ProtocolCodec();
     /** How often a waiting client hears where it stands, when that changed. */
     private static final long UPDATE_MILLIS = 1000;
 
@@ -82,7 +84,7 @@ final class SrunSession {
     private String token = "";
     /** The client's line once heard: empty inside when the connection ended instead. */
     private Optional<Optional<String>> heard = Optional.empty();
-    private String said = "";
+    private Optional<Answer.Waiting> said = Optional.empty();
     private Optional<ScheduledFuture<?>> updates = Optional.empty();
 
     private SrunSession(Scheduler scheduler, Client client, String peer, Executor blocking, ScheduledExecutorService timer) {
@@ -165,7 +167,7 @@ final class SrunSession {
         no = n;
         lease = Optional.of(l);
         phase = Phase.WAITING;
-        client.send(event("queued", Map.of("no", n)));
+        client.send(CODEC.encode(new Answer.Queued(n)));
         client.nextLine(this::heard);
         l.granted().whenComplete((g, e) -> settle());
         l.job().result().whenComplete((r, e) -> settle());
@@ -205,11 +207,7 @@ final class SrunSession {
             }
             phase = Phase.GRANTED;
             token = grant.token();
-            Map<String, Object> g = new LinkedHashMap<>();
-            g.put("no", no);
-            g.put("gpus", grant.gpus());
-            g.put("env", grant.environment());
-            client.send(event("granted", g));
+            client.send(CODEC.encode(new Answer.Granted(no, grant.gpus(), grant.environment())));
             heard.ifPresent(this::held); // what the client said meanwhile is its report
             return;
         }
@@ -251,18 +249,17 @@ final class SrunSession {
             }
             n = no;
         }
-        Optional<Map<String, Object>> where = where(n); // outside the lock: it reads the whole queue
+        Optional<Answer.Waiting> where = where(n); // outside the lock: it reads the whole queue
         synchronized (this) {
-            String now = where.map(String::valueOf).orElse("");
-            if (phase == Phase.WAITING && where.isPresent() && !now.equals(said)) {
-                said = now;
-                client.send(event("waiting", where.get()));
+            if (phase == Phase.WAITING && where.isPresent() && !where.equals(said)) {
+                said = where;
+                client.send(CODEC.encode(where.get()));
             }
         }
     }
 
     /** Where a pending job stands: its place among the pending (1 is next) and why it waits. */
-    private Optional<Map<String, Object>> where(int no) {
+    private Optional<Answer.Waiting> where(int no) {
         Optional<QueueSnapshot> s = scheduler.snapshot();
         if (s.isEmpty()) {
             return Optional.empty();
@@ -270,12 +267,7 @@ final class SrunSession {
         List<StatusBoard.Pending> pending = s.get().board().pending();
         for (int i = 0; i < pending.size(); i++) {
             if (pending.get(i).no() == no) {
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("no", no);
-                m.put("position", i + 1);
-                m.put("of", pending.size());
-                m.put("reason", pending.get(i).reason());
-                return Optional.of(m);
+                return Optional.of(new Answer.Waiting(no, i + 1, pending.size(), pending.get(i).reason()));
             }
         }
         return Optional.empty();
@@ -298,7 +290,7 @@ final class SrunSession {
             no = number;
             token = t;
             phase = Phase.GRANTED;
-            client.send(event("held", Map.of("no", number)));
+            client.send(CODEC.encode(new Answer.Held(number)));
             client.nextLine(this::heard);
         }
     }
@@ -335,27 +327,18 @@ final class SrunSession {
             return;
         }
         LeaseEnd end = scheduler.leaseEnded(n, t, status);
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("no", n);
-        m.put("recorded", end.name().toLowerCase(java.util.Locale.ROOT));
         if (result.isEmpty()) {
-            client.send(event("ended", m));
+            client.send(CODEC.encode(new Answer.Ended(n, end, Optional.empty())));
             client.end();
             return;
         }
         // Waited for on no thread: the answer goes out when the outcome is journaled, or after 15 s without.
         result.get().copy().orTimeout(15, TimeUnit.SECONDS).whenComplete((r, e) -> {
-            if (e == null) {
-                m.put("status", r.status().journalName());
-                m.put("exit_code", r.exitCode());
-                if (r.attributed()) {
-                    m.put("peak_mib", r.overallPeakMib());
-                }
-                r.declaredMib().ifPresent(d -> m.put("declared_mib", d));
-                m.put("verdict", r.verdict().name().toLowerCase(java.util.Locale.ROOT));
-                m.put("seconds", r.duration().toMillis() / 1000.0);
-            } // else the outcome is journaled whatever happens here; the client just hears less
-            client.send(event("ended", m));
+            // Without it (15 s passed) the outcome is journaled whatever happens here; the client just hears less.
+            Optional<Answer.Outcome> outcome = e != null ? Optional.empty() : Optional.of(new Answer.Outcome(r.status(),
+                    r.exitCode(), r.attributed() ? java.util.OptionalLong.of(r.overallPeakMib()) : java.util.OptionalLong.empty(),
+                    r.declaredMib(), r.verdict(), r.duration().toMillis() / 1000.0));
+            client.send(CODEC.encode(new Answer.Ended(n, end, outcome)));
             client.end();
         });
     }
@@ -372,12 +355,4 @@ final class SrunSession {
         return Optional.empty();
     }
 
-    private static String event(String name, Map<String, ?> fields) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("v", Protocol.VERSION);
-        m.put("ok", true);
-        m.put("event", name);
-        m.putAll(fields);
-        return Json.write(m);
-    }
 }

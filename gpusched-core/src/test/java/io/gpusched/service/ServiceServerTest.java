@@ -1,5 +1,9 @@
 package io.gpusched.service;
 
+import io.gpusched.protocol.BoardList;
+import io.gpusched.protocol.QueueView;
+import io.gpusched.protocol.Row;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -66,24 +70,23 @@ class ServiceServerTest {
             }
             assertEquals(work + " bar", Files.readString(work.resolve("seen")).strip());
             int second = c.submit("[vram=20G] true", work, Optional.empty());
-            Map<String, Object> q = waitFor(c, s -> board(s, "pending").size() == 1 && board(s, "running").size() == 1);
-            assertEquals((long) second, ((Map<?, ?>) board(q, "pending").get(0)).get("no"));
-            assertTrue(String.valueOf(((Map<?, ?>) board(q, "pending").get(0)).get("reason")).contains("headroom"), q.toString());
+            QueueView q = waitFor(c, s -> board(s, "pending").size() == 1 && board(s, "running").size() == 1);
+            assertEquals(second, q.board().pending().get(0).no());
+            assertTrue(q.board().pending().get(0).reason().text().contains("headroom"), q.toString());
             assertEquals(CancelOutcome.STOPPING, c.cancel(no));
             assertEquals(CancelOutcome.NOT_FOUND, c.cancel(99));
             waitFor(c, s -> board(s, "done").size() == 2);
         }
     }
 
-    @SuppressWarnings("unchecked")
-    private static List<Object> board(Map<String, Object> snapshot, String list) {
-        return (List<Object>) ((Map<String, Object>) snapshot.get("board")).get(list);
+    private static List<? extends Row> board(QueueView snapshot, String list) {
+        return snapshot.board().rows(BoardList.ofWireName(list).orElseThrow());
     }
 
-    private static Map<String, Object> waitFor(GpuschedClient c, java.util.function.Predicate<Map<String, Object>> done)
+    private static QueueView waitFor(GpuschedClient c, java.util.function.Predicate<QueueView> done)
             throws InterruptedException {
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); ; Thread.sleep(20)) {
-            Map<String, Object> q = c.queue();
+            QueueView q = c.queue();
             if (done.test(q)) {
                 return q;
             }

@@ -1,0 +1,287 @@
+package io.gpusched.protocol;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.model.Verdict;
+import java.io.IOException;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The queue's part of the wire: a {@link QueueView} and its {@link Row}s, field by field, both ways.
+ * Each writer lists its fields in wire order; the reader beside it reads the same names, so a field
+ * added to one cannot be missed by the other. A cut text's {@code <name>_chars} follows it; an absent
+ * optional is {@code null}; enums are their lower-case names; GPU-keyed maps are objects keyed by the
+ * index in ascending order.
+ */
+final class QueueCodec {
+    private QueueCodec() {
+    }
+
+    static void writeView(JsonGenerator g, QueueView v) throws IOException {
+        g.writeStartObject();
+        g.writeStringField("at", v.at().toString());
+        g.writeObjectFieldStart("board");
+        QueueView.Board b = v.board();
+        for (BoardList list : BoardList.values()) {
+            g.writeArrayFieldStart(list.wireName());
+            for (Row r : b.rows(list)) {
+                writeRow(g, r);
+            }
+            g.writeEndArray();
+        }
+        g.writeEndObject();
+        writeInts(g, "paused_gpus", v.pausedGpus());
+        writeInts(g, "orphans", v.orphans());
+        g.writeArrayFieldStart("gpus");
+        for (GpuRow gpu : v.gpus()) {
+            writeGpu(g, gpu);
+        }
+        g.writeEndArray();
+        g.writeArrayFieldStart("memory");
+        for (QueueSnapshot.GpuMemory m : v.memory()) {
+            writeMemory(g, m);
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    static QueueView readView(Fields f) {
+        Fields b = f.objectOrEmpty("board");
+        QueueView.Board board = new QueueView.Board(
+                b.objects("running").stream().map(QueueCodec::readRunning).toList(),
+                b.objects("pending").stream().map(QueueCodec::readPending).toList(),
+                b.objects("done").stream().map(QueueCodec::readEnded).toList(),
+                b.objects("earlier").stream().map(QueueCodec::readEnded).toList(),
+                b.objects("interrupted").stream().map(QueueCodec::readInterrupted).toList());
+        return new QueueView(f.has("at") ? instant(f, "at") : Instant.EPOCH, board, f.ints("paused_gpus"), f.ints("orphans"),
+                f.objects("gpus").stream().map(QueueCodec::readGpu).toList(),
+                f.objects("memory").stream().map(QueueCodec::readMemory).toList());
+    }
+
+    static void writeRow(JsonGenerator g, Row row) throws IOException {
+        g.writeStartObject();
+        if (row instanceof Row.Running r) {
+            g.writeNumberField("no", r.no());
+            writeText(g, "command", r.command());
+            writeInts(g, "gpus", r.gpus());
+            g.writeNumberField("elapsed_s", r.elapsedSeconds());
+            writeByGpu(g, "current_mib", r.currentMib());
+            g.writeNumberField("peak_mib", r.peakMib());
+            writeEnum(g, "stopping", r.stopping());
+            writeText(g, "owner", r.owner());
+            writeLong(g, "declared_mib", r.declaredMib());
+            g.writeNumberField("priority", r.priority());
+            writeText(g, "rule", r.rule());
+        } else if (row instanceof Row.Pending p) {
+            g.writeNumberField("no", p.no());
+            writeText(g, "command", p.command());
+            writeLong(g, "declared_mib", p.declaredMib());
+            g.writeNumberField("attempts", p.attempts());
+            writeText(g, "reason", p.reason());
+            writeText(g, "owner", p.owner());
+            g.writeBooleanField("held", p.held());
+            g.writeNumberField("priority", p.priority());
+            writeText(g, "rule", p.rule());
+        } else if (row instanceof Row.Ended e) {
+            writeText(g, "key", e.key());
+            g.writeNumberField("no", e.no());
+            writeText(g, "command", e.command());
+            writeInts(g, "gpus", e.gpus());
+            writeEnum(g, "status", Optional.of(e.status()));
+            g.writeNumberField("exit_code", e.exitCode());
+            writeLong(g, "declared_mib", e.declaredMib());
+            writeByGpu(g, "peak_mib", e.peakMib());
+            writeEnum(g, "verdict", Optional.of(e.verdict()));
+            g.writeFieldName("avg_util_percent");
+            if (e.avgUtilPercent().isPresent()) {
+                g.writeNumber(e.avgUtilPercent().getAsDouble());
+            } else {
+                g.writeNull();
+            }
+            g.writeNumberField("duration_s", e.durationSeconds());
+            writeEnum(g, "measurement", Optional.of(e.measurement()));
+            writeText(g, "cause", e.cause());
+            writeText(g, "owner", e.owner());
+            writeText(g, "learned", e.learned());
+            writeString(g, "declaration", e.declaration());
+        } else if (row instanceof Row.Interrupted i) {
+            g.writeNumberField("no", i.no());
+            writeText(g, "command", i.command());
+            writeInts(g, "gpus", i.gpus());
+            g.writeNumberField("elapsed_s", i.elapsedSeconds());
+        }
+        g.writeEndObject();
+    }
+
+    /** @param list the list the row is of, which decides its fields */
+    static Row readRow(BoardList list, Fields f) {
+        return switch (list) {
+            case RUNNING -> readRunning(f);
+            case PENDING -> readPending(f);
+            case DONE, EARLIER -> readEnded(f);
+            case INTERRUPTED -> readInterrupted(f);
+        };
+    }
+
+    private static Row.Running readRunning(Fields f) {
+        return new Row.Running(f.wholeInt("no"), f.text("command"), f.ints("gpus"), f.numberOr("elapsed_s", 0),
+                f.wholeByIndex("current_mib"), f.longOr("peak_mib", 0),
+                f.optionalString("stopping").map(s -> named(SchedulerEvent.StopReason.class, "stopping", s)),
+                f.optionalText("owner"), f.optionalLong("declared_mib"), f.intOr("priority", 0), f.optionalText("rule"));
+    }
+
+    private static Row.Pending readPending(Fields f) {
+        return new Row.Pending(f.wholeInt("no"), f.text("command"), f.optionalLong("declared_mib"), f.intOr("attempts", 0),
+                f.has("reason") ? f.text("reason") : ListText.whole(""), f.optionalText("owner"), f.boolOr("held", false),
+                f.intOr("priority", 0), f.optionalText("rule"));
+    }
+
+    private static Row.Ended readEnded(Fields f) {
+        List<Integer> gpus = f.ints("gpus");
+        Map<Integer, Long> peaks = f.wholeByIndex("peak_mib");
+        // A daemon older than "measurement" said nothing of it: what its other fields imply, as JobResult does.
+        Measurement measured = !peaks.isEmpty() ? Measurement.MEASURED : gpus.isEmpty() ? Measurement.NOT_RUN
+                : Measurement.NONE_SEEN;
+        return new Row.Ended(f.has("key") ? f.text("key") : ListText.whole(""), f.wholeInt("no"), f.text("command"), gpus,
+                named(JobStatus.class, "status", f.string("status")), f.intOr("exit_code", 0), f.optionalLong("declared_mib"),
+                peaks, f.optionalString("verdict").map(s -> named(Verdict.class, "verdict", s)).orElse(Verdict.NOT_JUDGED),
+                f.optionalNumber("avg_util_percent"), f.numberOr("duration_s", 0),
+                f.optionalString("measurement").map(s -> named(Measurement.class, "measurement", s)).orElse(measured),
+                f.optionalText("cause"), f.optionalText("owner"), f.optionalText("learned"));
+    }
+
+    private static Row.Interrupted readInterrupted(Fields f) {
+        return new Row.Interrupted(f.wholeInt("no"), f.text("command"), f.ints("gpus"), f.numberOr("elapsed_s", 0));
+    }
+
+    static void writeGpu(JsonGenerator g, GpuRow gpu) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("index", gpu.index());
+        writeText(g, "uuid", gpu.uuid());
+        writeText(g, "name", gpu.name());
+        writeText(g, "pci_bus_id", gpu.pciBusId());
+        g.writeNumberField("total_mib", gpu.totalMib());
+        g.writeNumberField("used_mib", gpu.usedMib());
+        g.writeFieldName("util_percent");
+        if (gpu.utilPercent().isPresent()) {
+            g.writeNumber(gpu.utilPercent().getAsInt());
+        } else {
+            g.writeNull();
+        }
+        g.writeBooleanField("healthy", gpu.healthy());
+        g.writeEndObject();
+    }
+
+    private static GpuRow readGpu(Fields f) {
+        return new GpuRow(f.wholeInt("index"), f.optionalText("uuid"), f.has("name") ? f.text("name") : ListText.whole(""),
+                f.optionalText("pci_bus_id"), f.longOr("total_mib", 0), f.longOr("used_mib", 0), f.optionalInt("util_percent"),
+                f.boolOr("healthy", true));
+    }
+
+    private static void writeMemory(JsonGenerator g, QueueSnapshot.GpuMemory m) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("gpu", m.gpu());
+        g.writeNumberField("total_mib", m.totalMib());
+        g.writeNumberField("used_mib", m.usedMib());
+        g.writeNumberField("external_mib", m.externalMib());
+        g.writeNumberField("headroom_mib", m.headroomMib());
+        g.writeArrayFieldStart("jobs");
+        for (QueueSnapshot.JobMemory j : m.jobs()) {
+            g.writeStartObject();
+            g.writeNumberField("no", j.no());
+            writeLong(g, "declared_mib", j.declaredMib());
+            g.writeNumberField("used_mib", j.usedMib());
+            g.writeNumberField("peak_mib", j.peakMib());
+            g.writeNumberField("budget_mib", j.budgetMib());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private static QueueSnapshot.GpuMemory readMemory(Fields f) {
+        return new QueueSnapshot.GpuMemory(f.wholeInt("gpu"), f.longOr("total_mib", 0), f.longOr("used_mib", 0),
+                f.longOr("external_mib", 0), f.longOr("headroom_mib", 0), f.objects("jobs").stream()
+                .map(j -> new QueueSnapshot.JobMemory(j.wholeInt("no"), j.optionalLong("declared_mib"), j.longOr("used_mib", 0),
+                        j.longOr("peak_mib", 0), j.longOr("budget_mib", 0))).toList());
+    }
+
+    private static Instant instant(Fields f, String name) {
+        try {
+            return Instant.parse(f.string(name));
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("\"" + name + "\" is not an ISO-8601 instant");
+        }
+    }
+
+    /** The constant of {@code type} whose lower-case name {@code s} is. */
+    static <E extends Enum<E>> E named(Class<E> type, String field, String s) {
+        for (E e : type.getEnumConstants()) {
+            if (e.name().toLowerCase(Locale.ROOT).equals(s)) {
+                return e;
+            }
+        }
+        throw new IllegalArgumentException("\"" + field + "\" is not a known value: '" + s + "'");
+    }
+
+    static void writeText(JsonGenerator g, String name, ListText t) throws IOException {
+        g.writeStringField(name, t.text());
+        if (t.wholeChars().isPresent()) {
+            g.writeNumberField(name + "_chars", t.wholeChars().getAsInt());
+        }
+    }
+
+    private static void writeText(JsonGenerator g, String name, Optional<ListText> t) throws IOException {
+        if (t.isPresent()) {
+            writeText(g, name, t.get());
+        } else {
+            g.writeNullField(name);
+        }
+    }
+
+    private static void writeString(JsonGenerator g, String name, Optional<String> s) throws IOException {
+        if (s.isPresent()) {
+            g.writeStringField(name, s.get());
+        } else {
+            g.writeNullField(name);
+        }
+    }
+
+    private static void writeEnum(JsonGenerator g, String name, Optional<? extends Enum<?>> e) throws IOException {
+        writeString(g, name, e.map(x -> x.name().toLowerCase(Locale.ROOT)));
+    }
+
+    static void writeLong(JsonGenerator g, String name, OptionalLong v) throws IOException {
+        g.writeFieldName(name);
+        if (v.isPresent()) {
+            g.writeNumber(v.getAsLong());
+        } else {
+            g.writeNull();
+        }
+    }
+
+    static void writeInts(JsonGenerator g, String name, List<Integer> values) throws IOException {
+        g.writeArrayFieldStart(name);
+        for (int v : values) {
+            g.writeNumber(v);
+        }
+        g.writeEndArray();
+    }
+
+    private static void writeByGpu(JsonGenerator g, String name, Map<Integer, Long> byGpu) throws IOException {
+        g.writeObjectFieldStart(name);
+        for (Map.Entry<Integer, Long> e : new java.util.TreeMap<>(byGpu).entrySet()) {
+            g.writeNumberField(String.valueOf(e.getKey()), e.getValue());
+        }
+        g.writeEndObject();
+    }
+}
