@@ -8,6 +8,7 @@ import io.gpusched.alloc.Request;
 import io.gpusched.alloc.Tenant;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.journal.JournalEvent;
+import io.gpusched.outcome.NothingLearned;
 import io.gpusched.policy.Candidate;
 import io.gpusched.policy.Decision;
 import io.gpusched.policy.FairShare;
@@ -49,8 +50,6 @@ final class Dispatcher {
     private final Outcomes outcomes;
     private final IntSupplier endedEarlier;
     private final Consumer<Inbox.Message> inbox;
-    /** What a job that learns its declaration says when no earlier run of its command or rule taught anything. */
-    static final String NOTHING_LEARNED = "vram=auto: nothing learned yet, so it runs alone; its peak teaches the next run";
 
     /** The requirement rule each job's declaration came from, by key, for its start event. */
     private final java.util.function.Function<String, Optional<String>> ruleOf;
@@ -269,7 +268,7 @@ final class Dispatcher {
         rj.rule = share.isEmpty() && p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib())
                 ? ruleOf.apply(rj.key()) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
-                .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NOTHING_LEARNED) : Optional.empty());
+                .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.LOCAL) : Optional.empty());
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(reporter.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, endedEarlier.getAsInt() + outcomes.results().size() + running.size(), total, rj.pid, jobLog,
