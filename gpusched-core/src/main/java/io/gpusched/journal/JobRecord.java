@@ -30,7 +30,20 @@ public record JobRecord(OptionalInt no, String command, int attempts, String sta
     public static final Set<String> TERMINAL = Set.of("ok", "failed", "timeout", "infeasible", "failed_oom", "cancelled",
             "dependency_failed");
 
-    /** Copies the map and list. */
+    /**
+     * Copies the map and list.
+     *
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param attempts see {@link #attempts()}
+     * @param status see {@link #status()}
+     * @param returncode see {@link #returncode()}
+     * @param nextVramMib see {@link #nextVramMib()}
+     * @param runningPgid see {@link #runningPgid()}
+     * @param peakMib see {@link #peakMib()}
+     * @param run see {@link #run()}
+     * @param gpus see {@link #gpus()}
+     */
     public JobRecord {
         peakMib = Map.copyOf(peakMib);
         gpus = List.copyOf(gpus);

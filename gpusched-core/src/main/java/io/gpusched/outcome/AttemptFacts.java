@@ -30,6 +30,13 @@ public record AttemptFacts(Optional<StopReason> stoppedFor, int exitCode, boolea
     /**
      * Checks the facts.
      *
+     * @param stoppedFor see {@link #stoppedFor()}
+     * @param exitCode see {@link #exitCode()}
+     * @param commandRan see {@link #commandRan()}
+     * @param attempt see {@link #attempt()}
+     * @param retries see {@link #retries()}
+     * @param declaredMib see {@link #declaredMib()}
+     * @param peakMib see {@link #peakMib()}
      * @throws IllegalArgumentException for an attempt below 1 or negative retries
      */
     public AttemptFacts {

@@ -37,7 +37,11 @@ public final class AttemptJudge {
      * @param bumpedMib the retry's declaration in MiB; empty when it runs undeclared
      */
     public record Requeue(OptionalLong bumpedMib) implements Decision {
-        /** Checks the declaration is given. */
+        /**
+         * Checks the declaration is given.
+         *
+         * @param bumpedMib see {@link #bumpedMib()}
+         */
         public Requeue {
             Objects.requireNonNull(bumpedMib, "bumpedMib");
         }
@@ -51,7 +55,12 @@ public final class AttemptJudge {
      *     {@link Verdict#NOT_JUDGED} for any other (or {@link Verdict#UNATTRIBUTED} when nothing was attributed)
      */
     public record Final(JobStatus status, Verdict verdict) implements Decision {
-        /** Checks both are given. */
+        /**
+         * Checks both are given.
+         *
+         * @param status see {@link #status()}
+         * @param verdict see {@link #verdict()}
+         */
         public Final {
             Objects.requireNonNull(status, "status");
             Objects.requireNonNull(verdict, "verdict");
