@@ -3,10 +3,15 @@
  * the jobs-file parser, the pure allocator, and the GPU backend SPI with its ServiceLoader discovery
  * ({@link io.gpusched.gpu.GpuBackends}).
  *
- * <p>Only the API packages are exported; the engine and the journal are internal.
+ * <p>Only the API packages are exported to everyone; the engine is internal. The journal (with the log
+ * directory's lock), the outcome rules and the session scanner are internal too, exported only to the
+ * gpusched modules that drive runs or read journals: the Slurm executor and the command line.
  *
  * @uses io.gpusched.gpu.GpuBackendProvider backends found by {@link io.gpusched.gpu.GpuBackends}
  */
+// "module": the modules named in the qualified exports below are built after this one, so javac cannot
+// see them yet when it compiles core; that is their order in the reactor, not a misspelling.
+@SuppressWarnings("module")
 module io.gpusched {
     requires com.fasterxml.jackson.core;
     requires jdk.net;
@@ -21,6 +26,11 @@ module io.gpusched {
     exports io.gpusched.policy;
     exports io.gpusched.protocol;
     exports io.gpusched.service;
+
+    // Internal, for gpusched's own modules only.
+    exports io.gpusched.journal to io.gpusched.slurm, io.gpusched.cli;
+    exports io.gpusched.outcome to io.gpusched.slurm;
+    exports io.gpusched.proc to io.gpusched.slurm;
 
     uses io.gpusched.gpu.GpuBackendProvider;
 }

@@ -41,7 +41,7 @@ class SlurmExecutorCliTest {
         Path jobs = dir.resolve("jobs.txt");
         Files.writeString(jobs, "[vram=1G] echo fine\n");
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        io.gpusched.engine.LogDirLock held = io.gpusched.engine.LogDirLock.acquire(dir.resolve("logs"));
+        io.gpusched.journal.LogDirLock held = io.gpusched.journal.LogDirLock.acquire(dir.resolve("logs"));
         try (held) {
             // no Slurm is needed: the lock is taken before any sbatch
             assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8), s -> { })

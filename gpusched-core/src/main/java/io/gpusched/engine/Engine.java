@@ -11,6 +11,7 @@ import io.gpusched.engine.LoopTimers.Timer;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.Journal;
+import io.gpusched.journal.LogDirLock;
 import io.gpusched.policy.FairShare;
 import io.gpusched.policy.QueuePolicy;
 import java.io.IOException;

@@ -3,6 +3,7 @@ package io.gpusched.engine;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.journal.JournalEvent;
+import io.gpusched.outcome.NothingLearned;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -32,8 +33,6 @@ final class Launcher {
     private final Consumer<Inbox.Message> inbox;
     /** The requirement rule each job's declaration came from, by key, for its start event. */
     private final java.util.function.Function<String, Optional<String>> ruleOf;
-    /** What a job that learns its declaration says when no earlier run of its command or rule taught anything. */
-    static final String NOTHING_LEARNED = "vram=auto: nothing learned yet, so it runs alone; its peak teaches the next run";
 
     /**
      * @param executor how a job's command runs: a local process
@@ -132,7 +131,7 @@ final class Launcher {
         rj.rule = share.isEmpty() && p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib())
                 ? ruleOf.apply(rj.key()) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
-                .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NOTHING_LEARNED) : Optional.empty());
+                .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.LOCAL) : Optional.empty());
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, ended.getAsInt() + running.size(), total, rj.pid, jobLog,

@@ -13,6 +13,10 @@ import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.RunHandle;
 import io.gpusched.journal.JournalEvent;
+import io.gpusched.outcome.AttemptFacts;
+import io.gpusched.outcome.AttemptJudge;
+import io.gpusched.outcome.LogTail;
+import io.gpusched.outcome.Verdicts;
 import io.gpusched.policy.FairShare;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
  * How attempts end: journaled (OOM retry, or the job's final outcome with its verdict), reported, and
  * answered to whoever waits on the job's future — in that order, each report after the fsync of what
  * it reports. Also settles what a dead scheduler left: launch intents, and orphans that ended while
- * nobody watched.
+ * nobody watched. What becomes of an attempt is {@link AttemptJudge}'s decision; this class gathers its
+ * facts and carries the decision out.
  *
  * <p>Why one long file: every way an attempt can end (exit, OOM retry, requeue, stop, recovery) must
  * journal, report and answer in the same order; keeping them together keeps that order in one place.
@@ -51,6 +56,8 @@ final class Outcomes {
     private final JobTable table;
     private final FairShare fairShare;
     private final Timelines timelines;
+    /** The outcome rules: what becomes of an attempt that ended. */
+    private final AttemptJudge judge;
     /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
     static final int HISTORY = 1000;
     /** The status a run stopped here is given when its wrapper did not live to write one: 128 + SIGKILL. */
@@ -87,6 +94,7 @@ final class Outcomes {
         this.clock = clock;
         this.endedJobs = ended;
         this.measurer = measurer;
+        this.judge = new AttemptJudge(options.tolerance(), AttemptJudge.UndeclaredRetry.DECLARES_THE_BUMPED_PEAK);
     }
 
     /**
@@ -270,7 +278,7 @@ final class Outcomes {
                 .map(JournalEvent.Submitted::owner);
         boolean failed = end.exitCode() != 0 && end.stopping().isEmpty();
         String tail = !failed ? "" : asOwner.isPresent()
-                ? runas.map(r -> LogTail.readAs(r, asOwner.get(), end.log(), Verdicts.OOM_TAIL_BYTES)).orElse("")
+                ? runas.map(r -> OwnerLogTail.readAs(r, asOwner.get(), end.log(), Verdicts.OOM_TAIL_BYTES)).orElse("")
                 : LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES);
         // A setup that failed, or a conda that is missing, means the command never ran: not an OOM. Nor
         // does a run as its owner that gpusched-runas refused (its one line is in the wrapper's log).
@@ -279,12 +287,14 @@ final class Outcomes {
                 ? OwnerLaunch.failure(end.exitCode(), LogTail.read(names.log(end.no(), end.gpus()), 4096))
                         .map(why -> new EnvironmentScript.Failure(why, "the command did not run"))
                 : Optional.empty());
-        boolean oom = !tail.isEmpty() && before.isEmpty() && Verdicts.looksLikeOom(tail);
         int allowed = Math.max(end.spec().retries(), options.oomRetries());
         int attempts = rec.attempts() + 1;
         long peak = end.peak();
-        if (oom && attempts <= allowed) {
-            OptionalLong next = Verdicts.bump(end.declaredMib(), end.attributed() ? peak : 0);
+        AttemptJudge.Decision decision = judge.judge(new AttemptFacts(end.stopping(), end.exitCode(), before.isEmpty(),
+                attempts, allowed, end.declaredMib(), end.attributed() ? OptionalLong.of(peak) : OptionalLong.empty()),
+                () -> tail);
+        if (decision instanceof AttemptJudge.Requeue requeue) {
+            OptionalLong next = requeue.bumpedMib();
             durability.record(List.of(new JournalEvent.Oom(key, attempts, next)));
             Instant now = clock.now();
             timelines.oomRetry(end.no(), end.run().orElse(-1), now.minus(end.took()), end.declaredMib(), next, now);
@@ -293,10 +303,9 @@ final class Outcomes {
                     end.declaredMib(), next));
             return;
         }
-        JobStatus status = status(end, oom);
-        Verdict verdict = status == JobStatus.OK
-                ? Verdicts.verdict(end.declaredMib(), end.attributed(), peak, options.tolerance())
-                : (end.attributed() ? Verdict.NOT_JUDGED : Verdict.UNATTRIBUTED);
+        AttemptJudge.Final outcome = (AttemptJudge.Final) decision;
+        JobStatus status = outcome.status();
+        Verdict verdict = outcome.verdict();
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
         durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil(),
                 JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), clock.now().minus(end.took()),
@@ -314,17 +323,6 @@ final class Outcomes {
     /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */
     private Optional<String> owner(String key) {
         return Optional.of(table.owner(key));
-    }
-
-    private static JobStatus status(Ending end, boolean oom) {
-        if (end.stopping().equals(Optional.of(StopReason.CANCELLED))) {
-            return JobStatus.CANCELLED;
-        } else if (end.stopping().equals(Optional.of(StopReason.TIMEOUT))) {
-            return JobStatus.TIMEOUT;
-        } else if (oom) {
-            return JobStatus.FAILED_OOM;
-        }
-        return end.exitCode() == 0 ? JobStatus.OK : JobStatus.FAILED;
     }
 
     private void complete(JobResult r) {

@@ -1,10 +1,9 @@
 package io.gpusched.engine;
 
-import java.io.FileInputStream;
+import io.gpusched.proc.ProcSessions;
+import io.gpusched.proc.ProcStat;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,59 +20,39 @@ import java.util.Set;
  * (torchrun, multiprocessing); processes that left the session are found by their run's environment
  * entry.
  *
- * <p>Scans read every process's stat once per job end, so parsing is by hand over the bytes (no
- * regular expressions, no strings per field): on a 2-core machine that is the difference between a
- * fraction of a millisecond and two milliseconds per scan.
+ * <p>Sessions and stat fields come from the shared {@link ProcSessions} scanner (the Slurm wrapper reads
+ * its command's session with the same one); the environment matching is the engine's own.
  */
 final class ProcFs implements ProcTable {
     private final Path proc;
+    private final ProcSessions sessions;
 
     ProcFs(Path proc) {
         this.proc = proc;
+        this.sessions = new ProcSessions(proc);
     }
 
     static ProcFs system() {
         return new ProcFs(Path.of("/proc"));
     }
 
-    /**
-     * The fields of one process's stat the scheduler uses.
-     *
-     * @param zombie whether it has exited and waits to be reaped
-     * @param session its session id
-     * @param startTicks its start time, in clock ticks since boot
-     */
-    record Stat(boolean zombie, long session, long startTicks) {
-    }
-
     /** Session id of a live process, empty if it does not exist here (exited, or another PID namespace). */
     @Override
     public OptionalLong sessionOf(long pid) {
-        Optional<Stat> s = stat(pid);
-        return s.isPresent() ? OptionalLong.of(s.get().session()) : OptionalLong.empty();
+        return sessions.sessionOf(pid);
     }
 
     /** Start time of a process in clock ticks since boot (field 22 of its stat), if it is alive here. */
     @Override
     public OptionalLong startTicks(long pid) {
-        Optional<Stat> s = stat(pid);
+        Optional<ProcStat> s = stat(pid);
         return s.isPresent() ? OptionalLong.of(s.get().startTicks()) : OptionalLong.empty();
     }
 
     /** Every live process whose session is {@code sid}, the leader included. */
     @Override
     public List<Long> sessionMembers(long sid) {
-        List<Long> members = new ArrayList<>();
-        if (sid <= 1) {
-            return members; // session 0 holds the kernel's threads, 1 is init's: never a job's
-        }
-        for (long pid : pids()) {
-            Optional<Stat> s = stat(pid);
-            if (s.isPresent() && !s.get().zombie() && s.get().session() == sid) {
-                members.add(pid);
-            }
-        }
-        return members;
+        return sessions.members(sid); // none for session 0 (the kernel's threads) or 1 (init's): never a job's
     }
 
     @Override
@@ -111,11 +90,11 @@ final class ProcFs implements ProcTable {
             earliest = Math.min(earliest, r.minStartTicks());
         }
         for (long pid : pids()) {
-            Optional<Stat> o = stat(pid);
+            Optional<ProcStat> o = stat(pid);
             if (o.isEmpty() || o.get().zombie()) {
                 continue;
             }
-            Stat s = o.get();
+            ProcStat s = o.get();
             boolean member = false;
             for (int i = 0; i < runs.size(); i++) {
                 if (runs.get(i).sid() > 1 && s.session() == runs.get(i).sid()) {
@@ -148,7 +127,7 @@ final class ProcFs implements ProcTable {
         byte[] entry = envEntry.getBytes(StandardCharsets.UTF_8);
         List<Long> out = new ArrayList<>();
         for (long pid : pids()) {
-            Optional<Stat> s = stat(pid);
+            Optional<ProcStat> s = stat(pid);
             if (s.isPresent() && !s.get().zombie() && environContains(pid, entry)) {
                 out.add(pid);
             }
@@ -173,54 +152,9 @@ final class ProcFs implements ProcTable {
         return h.isPresent() && (forcibly ? h.get().destroyForcibly() : h.get().destroy());
     }
 
-    /**
-     * Parses {@code pid (comm) S ppid pgrp session ... starttime ...}. The command name is in
-     * parentheses and may itself hold spaces and parentheses, so fields count from the last ')'.
-     */
-    Optional<Stat> stat(long pid) {
-        byte[] buf = new byte[1024];
-        int n = readUpTo(proc.resolve(Long.toString(pid)).resolve("stat"), buf);
-        int close = -1;
-        for (int i = n - 1; i >= 0; i--) {
-            if (buf[i] == ')') {
-                close = i;
-                break;
-            }
-        }
-        if (close < 0 || close + 2 >= n) {
-            return Optional.empty();
-        }
-        // Field k after the name starts after k+1 spaces: 0 state, 3 session, 19 starttime.
-        int pos = close + 2;
-        boolean zombie = buf[pos] == 'Z';
-        long session = -1;
-        long start = -1;
-        int field = 0;
-        while (pos < n && field <= 19) {
-            int end = pos;
-            long v = 0;
-            boolean numeric = true;
-            while (end < n && buf[end] != ' ' && buf[end] != '\n') {
-                byte b = buf[end];
-                if (b >= '0' && b <= '9' && v < Long.MAX_VALUE / 10) {
-                    v = v * 10 + (b - '0');
-                } else {
-                    numeric = false;
-                }
-                end++;
-            }
-            if (field == 3 && numeric) {
-                session = v;
-            } else if (field == 19 && numeric) {
-                start = v;
-            }
-            field++;
-            pos = end + 1;
-        }
-        if (session < 0 || start < 0) {
-            return Optional.empty();
-        }
-        return Optional.of(new Stat(zombie, session, start));
+    /** The stat fields of a live process here, empty when it is gone. */
+    Optional<ProcStat> stat(long pid) {
+        return sessions.stat(pid);
     }
 
     private boolean environContains(long pid, byte[] entry) {
@@ -251,33 +185,7 @@ final class ProcFs implements ProcTable {
         return false;
     }
 
-    /** Reads at most {@code buf.length} bytes; 0 when the file cannot be read (the process is gone). */
-    private static int readUpTo(Path file, byte[] buf) {
-        try (InputStream in = new FileInputStream(file.toFile())) {
-            // procfs hands a whole stat over in one read; no second read to see the end.
-            return Math.max(0, in.read(buf));
-        } catch (IOException | SecurityException e) {
-            return 0;
-        }
-    }
-
     private List<Long> pids() {
-        List<Long> pids = new ArrayList<>();
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(proc)) {
-            for (Path d : dirs) {
-                String name = d.getFileName().toString();
-                if (name.isEmpty() || !Character.isDigit(name.charAt(0))) {
-                    continue;
-                }
-                try {
-                    pids.add(Long.parseLong(name));
-                } catch (NumberFormatException e) {
-                    // not a process directory
-                }
-            }
-        } catch (IOException e) {
-            return pids;
-        }
-        return pids;
+        return sessions.pids();
     }
 }

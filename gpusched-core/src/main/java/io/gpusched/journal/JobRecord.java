@@ -31,7 +31,20 @@ public record JobRecord(OptionalInt no, String command, int attempts, JobState s
     public static final Set<String> TERMINAL = java.util.Arrays.stream(JobState.values()).filter(JobState::terminal)
             .map(JobState::journalName).collect(java.util.stream.Collectors.toUnmodifiableSet());
 
-    /** Copies the map and list. */
+    /**
+     * Copies the map and list.
+     *
+     * @param no see {@link #no()}
+     * @param command see {@link #command()}
+     * @param attempts see {@link #attempts()}
+     * @param status see {@link #status()}
+     * @param returncode see {@link #returncode()}
+     * @param nextVramMib see {@link #nextVramMib()}
+     * @param runningPgid see {@link #runningPgid()}
+     * @param peakMib see {@link #peakMib()}
+     * @param run see {@link #run()}
+     * @param gpus see {@link #gpus()}
+     */
     public JobRecord {
         peakMib = Map.copyOf(peakMib);
         gpus = List.copyOf(gpus);

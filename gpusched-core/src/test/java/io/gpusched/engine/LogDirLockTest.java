@@ -11,6 +11,7 @@ import io.gpusched.Scheduler;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.options.SchedulerOptions;
 import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.LogDirLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

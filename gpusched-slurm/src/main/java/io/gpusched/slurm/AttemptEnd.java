@@ -1,8 +1,10 @@
 package io.gpusched.slurm;
 
-import io.gpusched.model.JobStatus;
+import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.model.Measurement;
 import io.gpusched.model.RunSummary;
+import io.gpusched.outcome.AttemptFacts;
+import io.gpusched.outcome.AttemptJudge;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,21 +14,17 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * How one Slurm attempt of a job ended, judged from Slurm's last state for it and the wrapper's report: an
- * outcome, or a CUDA OOM to retry with a bigger declaration. Pure: the log tail is handed in.
+ * How one Slurm attempt of a job ended: Slurm's last state for it and the wrapper's report read as an
+ * attempt's {@link AttemptFacts}, and the shared {@link AttemptJudge}'s decision on them (an outcome, or a
+ * CUDA OOM to retry with a bigger declaration). What is Slurm's here is only reading the facts: whose
+ * cancel it was, Slurm's time limit, a missing report. Pure: the log tail is handed in.
+ *
+ * @param decision the judge's decision
+ * @param exitCode the exit status to record: the wrapper's; {@link RunSummary#TIMEOUT_EXIT} after Slurm's
+ *     time limit; 1 when the wrapper left no report
+ * @param measured what the wrapper measured of the attempt
  */
-sealed interface AttemptEnd {
-    /** @return what the wrapper measured of the attempt */
-    Measured measured();
-
-    /** The job's outcome. */
-    record Ended(JobStatus status, int exitCode, Measured measured) implements AttemptEnd {
-    }
-
-    /** A CUDA OOM with attempts left: submit again, asking for {@code nextMib} when present. */
-    record OomRetry(OptionalLong nextMib, Measured measured) implements AttemptEnd {
-    }
-
+record AttemptEnd(AttemptJudge.Decision decision, int exitCode, Measured measured) {
     /**
      * What the wrapper's report says, or nothing when it left none.
      *
@@ -56,37 +54,45 @@ sealed interface AttemptEnd {
     }
 
     /**
+     * @param judge the outcome rules
      * @param slurmState the attempt's last state in {@code squeue} ({@code GONE} once Slurm forgot it)
      * @param result the wrapper's {@code result.json}, if it wrote one
      * @param cancelRequested whether the jobs file cancelled it
      * @param logTail the tail of the job's output, read only when the exit status asks for an OOM check
      * @param attempt this attempt's number, from 1
      * @param maxAttempts 1 + the job's OOM retries
-     * @param declaredMib the attempt's declaration, for the bump
+     * @param declaredMib the attempt's declaration, for the bump and the verdict
      * @return how it ended
      */
-    static AttemptEnd judge(String slurmState, Optional<WrapReport> result, boolean cancelRequested,
+    static AttemptEnd judge(AttemptJudge judge, String slurmState, Optional<WrapReport> result, boolean cancelRequested,
                             Supplier<String> logTail, int attempt, int maxAttempts, OptionalLong declaredMib) {
         Measured m = Measured.of(result);
         int exit = result.flatMap(r -> r.exitCode().isPresent() ? Optional.of(r.exitCode().getAsInt())
                 : Optional.empty()).orElse(1);
         // Someone else's scancel of a job that had already exited 0 leaves it ok.
-        if (cancelRequested || slurmState.equals("CANCELLED") && (result.isEmpty() || exit != 0)) {
-            return new Ended(JobStatus.CANCELLED, exit, m);
+        Optional<StopReason> stop = cancelRequested || slurmState.equals("CANCELLED") && (result.isEmpty() || exit != 0)
+                ? Optional.of(StopReason.CANCELLED)
+                : slurmState.equals("TIMEOUT") ? Optional.of(StopReason.TIMEOUT) : Optional.empty();
+        if (stop.equals(Optional.of(StopReason.TIMEOUT))) {
+            exit = RunSummary.TIMEOUT_EXIT;
         }
-        if (slurmState.equals("TIMEOUT")) {
-            return new Ended(JobStatus.TIMEOUT, RunSummary.TIMEOUT_EXIT, m);
-        }
-        if (result.isEmpty() || exit == 0) {
-            return new Ended(result.isEmpty() ? JobStatus.FAILED : JobStatus.OK, exit, m);
-        }
-        if (!OomCheck.looksLikeOom(logTail.get())) {
-            return new Ended(JobStatus.FAILED, exit, m);
-        }
-        if (attempt >= maxAttempts) {
-            return new Ended(JobStatus.FAILED_OOM, exit, m);
-        }
-        // An undeclared job has a whole GPU already: it is retried on one again, as it was declared.
-        return new OomRetry(declaredMib.isPresent() ? OomCheck.bump(declaredMib, m.peak()) : OptionalLong.empty(), m);
+        // Without a report nothing says the command ran: its log is not judged for an OOM.
+        AttemptFacts facts = new AttemptFacts(stop, exit, result.isPresent(), attempt, maxAttempts - 1, declaredMib,
+                m.peakMib().isEmpty() ? OptionalLong.empty() : OptionalLong.of(m.peak()));
+        return new AttemptEnd(judge.judge(facts, logTail), exit, m);
+    }
+
+    /**
+     * A job the jobs file cancelled before it was ever submitted: cancelled, exit status 0, nothing measured.
+     *
+     * @param judge the outcome rules
+     * @param attempt the attempt it would have been, from 1
+     * @param declaredMib its declaration
+     * @return its end
+     */
+    static AttemptEnd neverSubmitted(AttemptJudge judge, int attempt, OptionalLong declaredMib) {
+        AttemptFacts facts = new AttemptFacts(Optional.of(StopReason.CANCELLED), 0, false, attempt, 0, declaredMib,
+                OptionalLong.empty());
+        return new AttemptEnd(judge.judge(facts, () -> ""), 0, Measured.of(Optional.empty()));
     }
 }

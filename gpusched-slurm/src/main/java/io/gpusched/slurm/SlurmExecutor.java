@@ -15,6 +15,11 @@ import io.gpusched.journal.Journal;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.JournalState;
 import io.gpusched.journal.LearnedVram;
+import io.gpusched.journal.LogDirLock;
+import io.gpusched.outcome.AttemptJudge;
+import io.gpusched.outcome.LogTail;
+import io.gpusched.outcome.NothingLearned;
+import io.gpusched.outcome.Verdicts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -63,6 +68,8 @@ public final class SlurmExecutor {
     private final Consumer<String> notes;
     private final SlurmMapping mapping;
     private final Requirements rules;
+    /** The outcome rules a local run judges by; undeclared, a job asks Slurm for a whole GPU, and so does its retry. */
+    private final AttemptJudge judge;
     private final java.security.SecureRandom random = new java.security.SecureRandom();
     private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -107,6 +114,7 @@ public final class SlurmExecutor {
         this.events = events;
         this.notes = notes;
         this.mapping = new SlurmMapping(options.shardMib(), options.gpuShards());
+        this.judge = new AttemptJudge(options.tolerance(), AttemptJudge.UndeclaredRetry.STAYS_UNDECLARED);
     }
 
     /**
@@ -170,7 +178,7 @@ public final class SlurmExecutor {
             throw new UncheckedIOException("cannot create " + logDir + ": " + e.getMessage(), e);
         }
         // The same lock as a local run's: two submitters on one journal would each submit its jobs.
-        io.gpusched.engine.LogDirLock lock = io.gpusched.engine.LogDirLock.acquire(logDir);
+        LogDirLock lock = LogDirLock.acquire(logDir);
         try (lock; Journal journal = Journal.open(logDir.resolve("journal.jsonl"), options.fresh())) {
             return new Run(journal, specs, ruleOf).loop();
         }
@@ -246,7 +254,8 @@ public final class SlurmExecutor {
                 t.knownBefore = known;
                 t.slurmId = state.slurmJob(s.key());
                 if (t.slurmId.isPresent()) {
-                    t.started = "running".equals(rec.status());
+                    // a journaled start, its attempt not ended since: the record keeps its session
+                    t.started = rec.runningPgid().isPresent();
                     t.request = Optional.of(mapped(t));
                     // Said after the run's first line; not an orphan event, whose words speak of local sessions.
                     resumed.add("job " + no + " is Slurm job " + t.slurmId.getAsLong() + " (journal) — followed again,"
@@ -274,8 +283,7 @@ public final class SlurmExecutor {
                 t.vramMib = OptionalLong.of(learned.get().mib());
                 t.learned = Optional.of(learned.get().describe());
             } else {
-                t.learned = Optional.of("vram=auto: nothing learned yet, so it runs on a whole GPU; its peak teaches the"
-                        + " next run");
+                t.learned = Optional.of(NothingLearned.SLURM);
             }
         }
 
@@ -331,7 +339,7 @@ public final class SlurmExecutor {
         /** One job, one poll: submit it, notice its start, or take its outcome. */
         private void step(Tracked t, Map<Long, SlurmClient.Queued> queue) {
             if (t.cancelRequested && t.slurmId.isEmpty()) {
-                end(t, JobStatus.CANCELLED, 0, AttemptEnd.Measured.of(Optional.empty()));
+                end(t, AttemptEnd.neverSubmitted(judge, t.attempt, declared(t)));
                 return;
             }
             if (t.slurmId.isEmpty()) {
@@ -452,14 +460,15 @@ public final class SlurmExecutor {
         private void finish(Tracked t, String slurmState, Optional<WrapReport> result) {
             int maxAttempts = 1 + Math.max(t.spec.retries(), options.oomRetries());
             OptionalLong declared = declared(t);
-            AttemptEnd e = AttemptEnd.judge(slurmState, result, t.cancelRequested,
-                    () -> OomCheck.tail(attemptDir(t).resolve(WrapReport.LOG)), t.attempt, maxAttempts, declared);
-            if (e instanceof AttemptEnd.OomRetry r) {
-                journal.append(new JournalEvent.Oom(t.spec.key(), t.attempt, r.nextMib()));
+            AttemptEnd e = AttemptEnd.judge(judge, slurmState, result, t.cancelRequested,
+                    () -> LogTail.read(attemptDir(t).resolve(WrapReport.LOG), Verdicts.OOM_TAIL_BYTES), t.attempt,
+                    maxAttempts, declared);
+            if (e.decision() instanceof AttemptJudge.Requeue r) {
+                journal.append(new JournalEvent.Oom(t.spec.key(), t.attempt, r.bumpedMib()));
                 events.accept(new SchedulerEvent.RequeuedAfterOom(Instant.now(), t.no, t.attempt, maxAttempts, declared,
-                        r.nextMib()));
-                if (r.nextMib().isPresent()) {
-                    t.vramMib = r.nextMib();
+                        r.bumpedMib()));
+                if (r.bumpedMib().isPresent()) {
+                    t.vramMib = r.bumpedMib();
                 }
                 t.attempt++;
                 t.slurmId = OptionalLong.empty();
@@ -469,25 +478,27 @@ public final class SlurmExecutor {
                 t.queuedAt = Instant.now();
                 return;
             }
-            AttemptEnd.Ended end = (AttemptEnd.Ended) e;
-            if (!end.measured().reported() && end.status() == JobStatus.FAILED) {
+            if (!e.measured().reported() && ((AttemptJudge.Final) e.decision()).status() == JobStatus.FAILED) {
                 notes.accept("job " + t.no + ": Slurm job " + t.slurmId.getAsLong() + " ended " + slurmState
                         + " without a wrapper result — see " + attemptDir(t).resolve("slurm.out"));
             }
-            end(t, end.status(), end.exitCode(), end.measured());
+            end(t, e);
         }
 
         private OptionalLong declared(Tracked t) {
             return t.request.map(SlurmRequest.Mapped::declaredMib).orElse(t.vramMib);
         }
 
-        private void end(Tracked t, JobStatus status, int exit, AttemptEnd.Measured m) {
+        /** Journals and reports a job's outcome, the judge's {@link AttemptJudge.Final} decision. */
+        private void end(Tracked t, AttemptEnd e) {
             OptionalLong declared = declared(t);
-            Verdict verdict = m.peakMib().isEmpty() ? Verdict.UNATTRIBUTED : declared.isEmpty() ? Verdict.NOT_JUDGED
-                    : Verdict.judge(declared.getAsLong(), m.peak(), options.tolerance());
+            AttemptJudge.Final outcome = (AttemptJudge.Final) e.decision();
+            JobStatus status = outcome.status();
+            int exit = e.exitCode();
+            AttemptEnd.Measured m = e.measured();
             journal.append(new JournalEvent.Done(t.spec.key(), status.journalName(), exit, m.peakMib(), m.avgUtil()));
             JobResult r = new JobResult(t.spec.key(), t.no, t.spec.command(), m.gpus(), status, exit, declared, m.peakMib(),
-                    verdict, m.avgUtil(), m.took(), m.measurement(), Optional.empty(), Optional.empty(), t.learned);
+                    outcome.verdict(), m.avgUtil(), m.took(), m.measurement(), Optional.empty(), Optional.empty(), t.learned);
             results.add(r);
             t.ended = true;
             events.accept(new SchedulerEvent.JobFinished(Instant.now(), r, options.tolerance()));

@@ -6,6 +6,7 @@ import io.gpusched.gpu.GpuBackends;
 import io.gpusched.gpu.GpuProcess;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.gpu.GpuStat;
+import io.gpusched.proc.ProcSessions;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +40,8 @@ import java.util.concurrent.TimeUnit;
 public final class SlurmWrap {
     private static final String USAGE = "usage: gpusched slurm-wrap --out DIR [--backend NAME] [--backend-option k=v]..."
             + " [--sample SECONDS] -- COMMAND...";
+    /** The command's processes are its session's, read as the local engine reads a job's. */
+    private static final ProcSessions PROC = ProcSessions.system();
 
     private SlurmWrap() {
     }
@@ -234,7 +238,7 @@ public final class SlurmWrap {
             } catch (RuntimeException e) {
                 return; // one failed query loses one sample, not the job
             }
-            Set<Long> members = Sessions.members(session);
+            Set<Long> members = new HashSet<>(PROC.members(session));
             Map<Integer, Long> now = new HashMap<>();
             for (GpuProcess gp : snap.processes()) {
                 if (members.contains(gp.pid())) {
@@ -273,7 +277,7 @@ public final class SlurmWrap {
         }
 
         private static void signalSession(long session) {
-            for (long pid : Sessions.members(session)) {
+            for (long pid : PROC.members(session)) {
                 ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
             }
         }

@@ -146,7 +146,7 @@ class SlurmExecutorTest {
     @Test
     void aLogDirectoryAnotherSchedulerHoldsIsRefused_andNothingIsSubmitted() throws Exception {
         InstantSlurm slurm = new InstantSlurm();
-        io.gpusched.engine.LogDirLock held = io.gpusched.engine.LogDirLock.acquire(dir.resolve("logs"));
+        io.gpusched.journal.LogDirLock held = io.gpusched.journal.LogDirLock.acquire(dir.resolve("logs"));
         try (held) {
             io.gpusched.model.LogDirInUseException e = org.junit.jupiter.api.Assertions.assertThrows(
                     io.gpusched.model.LogDirInUseException.class, () -> run(slurm, "[vram=1000] echo hi"));

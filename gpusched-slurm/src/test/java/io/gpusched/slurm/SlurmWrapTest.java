@@ -3,6 +3,7 @@ package io.gpusched.slurm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpusched.proc.ProcSessions;
 import io.gpusched.testkit.sim.SimJobs;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -88,10 +89,10 @@ class SlurmWrapTest {
         assertEquals(143, r.exitCode().getAsInt(), "the command ended by SIGTERM: " + Files.readString(dir.resolve("wrapper.out")));
         assertEquals(Map.of(0, 900L), r.peakMib(), "measured until it was cancelled");
         long gone = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (!Sessions.members(started.session()).isEmpty() && System.nanoTime() < gone) {
+        while (!ProcSessions.system().members(started.session()).isEmpty() && System.nanoTime() < gone) {
             Thread.sleep(50);
         }
-        assertTrue(Sessions.members(started.session()).isEmpty(), "nothing of its session is left");
+        assertTrue(ProcSessions.system().members(started.session()).isEmpty(), "nothing of its session is left");
     }
 
     /** Gives the simulated job time to reach its memory (0.1 s ramp) and the wrapper time to sample it. */

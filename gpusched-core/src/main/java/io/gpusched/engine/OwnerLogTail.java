@@ -1,13 +1,16 @@
 package io.gpusched.engine;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
-/** Reads the end of a job's log, where an OOM message would be. */
-final class LogTail {
-    private LogTail() {
+/**
+ * Reads the end of a log another user owns, as that user, through gpusched-runas: the engine's part of
+ * reading a log tail (it starts a process). A log gpusched may open itself is read by
+ * {@link io.gpusched.outcome.LogTail}.
+ */
+final class OwnerLogTail {
+    private OwnerLogTail() {
     }
 
     /** How long reading a job's output as its owner may take: the loop waits for it. */
@@ -47,19 +50,6 @@ final class LogTail {
             return "";
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return "";
-        }
-    }
-
-    static String read(Path log, int maxBytes) {
-        try (RandomAccessFile f = new RandomAccessFile(log.toFile(), "r")) {
-            long len = f.length();
-            int n = (int) Math.min(len, maxBytes);
-            byte[] buf = new byte[n];
-            f.seek(len - n);
-            f.readFully(buf);
-            return new String(buf, StandardCharsets.UTF_8);
-        } catch (IOException e) {
             return "";
         }
     }

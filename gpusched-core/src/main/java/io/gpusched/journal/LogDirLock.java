@@ -1,7 +1,6 @@
-package io.gpusched.engine;
+package io.gpusched.journal;
 
 import io.gpusched.model.LogDirInUseException;
-import io.gpusched.journal.JournalException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -20,8 +19,9 @@ import java.util.OptionalLong;
  * the file itself is left in place (removing it could let a third scheduler lock a fresh file while a
  * second still holds the old one).
  *
- * <p>Public for the other executors of a log directory (the Slurm executor takes the same lock, so a
- * local run and a Slurm run, or two of either, never share one journal at once).
+ * <p>Beside the journal it guards, and public for the other executors of a log directory (the Slurm
+ * executor takes the same lock, so a local run and a Slurm run, or two of either, never share one journal
+ * at once).
  */
 public final class LogDirLock implements AutoCloseable {
     /** The lock file's name in the log directory. */
