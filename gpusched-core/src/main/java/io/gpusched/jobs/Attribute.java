@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 public enum Attribute {
     /** {@code vram=18G}: GPU memory per GPU ({@link JobSpec#vramMib()}), or {@code auto} ({@link JobSpec#learnVram()}). */
     VRAM("vram", false, Flag.valued("vram", "18G",
-            "GPU memory per GPU: MiB (18000) or a size (18G, 1.5GiB); auto learns it from earlier runs"), false, true) {
+            "GPU memory per GPU: 18000 (MiB), 18G, 1.5GiB; auto learns it from earlier runs"), false, true) {
         @Override
         void read(String value, Where at, JobsFileParser.Parsed p) {
             p.vramToken = at.token();
@@ -244,7 +244,7 @@ public enum Attribute {
         }
     },
     /** {@code tty}: {@link RunEnvironment#tty()}; an srun command has the caller's terminal already. */
-    TTY("tty", true, Flag.bare("tty", "run it in a tmux session of its own, which gpusched attach N attaches to"), true, false) {
+    TTY("tty", true, Flag.bare("tty", "run it in a tmux session of its own (gpusched attach N)"), true, false) {
         @Override
         void read(String value, Where at, JobsFileParser.Parsed p) {
             p.tty = true;
