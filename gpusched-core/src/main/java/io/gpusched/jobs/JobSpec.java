@@ -121,8 +121,7 @@ public record JobSpec(
      * @return this job under another key (as a submission is keyed by its number)
      */
     public JobSpec withKey(String newKey) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling, environment, share,
-                learnVram);
+        return toBuilder().key(newKey).build();
     }
 
     /**
@@ -130,8 +129,7 @@ public record JobSpec(
      * @return this job run with them instead
      */
     public JobSpec withEnvironment(RunEnvironment newEnvironment) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, newEnvironment, share,
-                learnVram);
+        return toBuilder().environment(newEnvironment).build();
     }
 
     /**
@@ -143,8 +141,8 @@ public record JobSpec(
      */
     public JobSpec withRequirements(OptionalLong newVramMib, int newGpus, Optional<Duration> newTimeout, int newRetries) {
         Optional<GpuShare> keptShare = newVramMib.isPresent() ? Optional.empty() : share;
-        return new JobSpec(command, newVramMib, newGpus, newTimeout, newRetries, cancel, line, key, scheduling, environment,
-                keptShare, learnVram && keptShare.isEmpty());
+        return toBuilder().vramMib(newVramMib).gpus(newGpus).timeout(newTimeout).retries(newRetries).share(keptShare)
+                .learnVram(learnVram && keptShare.isEmpty()).build();
     }
 
     /**
@@ -155,7 +153,7 @@ public record JobSpec(
         if (learnVram || share.isPresent()) {
             return this;
         }
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, environment, share, true);
+        return toBuilder().learnVram(true).build();
     }
 
     /**
