@@ -197,7 +197,10 @@ public record JobSpec(
     public String toLine() {
         StringBuilder block = new StringBuilder();
         for (Attribute a : Attribute.ALL) {
-            a.written(this).ifPresent(t -> block.append(block.length() == 0 ? "" : " ").append(t));
+            Optional<String> token = a.written(this);
+            if (token.isPresent()) {
+                block.append(block.length() == 0 ? "" : " ").append(token.get());
+            }
         }
         // An empty block keeps a command that itself starts with '[' from being read as a block, and
         // one that starts with '#' from being read as a comment.
@@ -376,7 +379,7 @@ public record JobSpec(
          */
         public JobSpec build() {
             return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line,
-                    key.orElseGet(() -> JobKeys.key(command, 0)), scheduling, environment, share, learnVram);
+                    key.isPresent() ? key.get() : JobKeys.key(command, 0), scheduling, environment, share, learnVram);
         }
     }
 }
