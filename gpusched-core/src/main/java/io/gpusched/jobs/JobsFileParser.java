@@ -16,10 +16,9 @@ import java.util.regex.Pattern;
 
 /**
  * Reads a jobs file: one shell command per line, blank lines and {@code #} comments skipped, and an
- * optional leading {@code [k=v ...]} block with keys {@code vram}, {@code gpus}, {@code timeout},
- * {@code retries}, {@code priority}, {@code gpu-ids}, {@code on-timeout}, {@code name}, {@code after},
- * {@code after-ok}, {@code after-any}, {@code conda}, {@code setup} and the bare words {@code cancel},
- * {@code preemptible} and {@code tty} (keys are case-insensitive, each at most once). A value may be quoted, so it can
+ * optional leading {@code [k=v ...]} block with the keys and bare words of {@link Attribute}'s table
+ * ({@code vram}, {@code gpus}, {@code timeout}, ..., the bare words {@code cancel}, {@code preemptible}
+ * and {@code tty}; keys are case-insensitive, each at most once), each read as its row says. A value may be quoted, so it can
  * hold spaces and {@code ]}: {@code setup='. venv/bin/activate'} (see {@code AttributeBlock}). Brackets
  * later in a command belong to the command. Any
  * malformed line raises a {@link JobSpecException}; nothing is skipped silently. The exception names
