@@ -1,7 +1,7 @@
 package io.gpusched.cli;
 
 import io.gpusched.model.CancelOutcome;
-import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.Attribute;
 import io.gpusched.service.GpuschedClient;
 import io.gpusched.service.ServiceException;
 import java.io.PrintStream;
@@ -24,11 +24,16 @@ final class ClientCommand {
     /** The socket a jobs-file run answers on, in its log directory. */
     static final String RUN_SOCKET = "gpusched.sock";
 
-    static final String HELP = String.join("\n",
-            "usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user",
-            "       gpusched submit [--vram 18G] [--gpus N|0.5] [--priority N] [--gpu-ids 0,1] [--timeout 2h]",
-            "                       [--retries N] [--name X] [--after X] [--conda ENV] [--setup TEXT]",
-            "                       [--tty] [--output PATH] [--follow] [--json] -- CMD...",
+    static final String HELP = String.join("\n", help());
+
+    /** The help text's lines; the attribute options come from the attribute table. */
+    private static List<String> help() {
+        List<String> submit = new ArrayList<>(AttributeOptions.usage(a -> true));
+        submit.addAll(List.of("[--output PATH]", "[--follow]", "[--json]", "--", "CMD..."));
+        List<String> lines = new ArrayList<>();
+        lines.add("usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user");
+        lines.addAll(AttributeOptions.wrap("       gpusched submit ", submit, 104));
+        lines.addAll(List.of(
             "       gpusched queue [--user U|me] [--all] [--json]",
             "                                        the queue: running, pending (and why), the last 10 done;",
             "                                        --user: only U's jobs; --all: every finished job held;",
@@ -50,6 +55,11 @@ final class ClientCommand {
             "       gpusched srun [submit's options] [-n N] -- CMD...   waits for GPUs, then runs CMD in this terminal",
             "                                        (see gpusched srun --help)",
             "",
+            "options of submit that set a job attribute, as a jobs file's [k=v ...] block does (docs/jobs-file.md):"));
+        lines.addAll(AttributeOptions.optionLines(a -> true, Map.of(),
+                a -> AttributeOptions.forSrun(a) ? "" : "(not srun)"));
+        lines.addAll(List.of(
+            "",
             "submit --output PATH (-o): the job's stdout and stderr go to PATH, relative to this directory",
             "(default: the daemon's log directory, or ./gpusched-N.log under a root daemon). submit --follow",
             "(-f): after the number, follow the job's output as logs -f does; Ctrl-C detaches and the job",
@@ -60,11 +70,10 @@ final class ClientCommand {
             "answers on DIR/gpusched.sock; otherwise /run/gpusched/gpusched.sock when",
             "it exists, else this user's $XDG_RUNTIME_DIR/gpusched/gpusched.sock (/tmp/gpusched-USER/ without",
             "XDG_RUNTIME_DIR). submit joins the words after -- into one command line run by /bin/sh -c, in",
-            "this directory and with this environment, and prints the job's number; --conda ENV runs it through",
-            "conda run in that environment, --setup TEXT runs TEXT first in the same shell (as the jobs-file",
-            "attributes conda= and setup=); --tty runs it in a tmux session of its own (the attribute tty);",
-            "--vram auto learns the job's memory from the same command's (or rule's) last peak, as vram=auto.",
-            "Exit 0, 1 when the service refused (the reason is printed), 2 for a bad command line.");
+            "this directory and with this environment, and prints the job's number.",
+            "Exit 0, 1 when the service refused (the reason is printed), 2 for a bad command line."));
+        return lines;
+    }
 
     private final PrintStream out;
     private final PrintStream err;
@@ -99,7 +108,7 @@ final class ClientCommand {
         Optional<Path> output = Optional.empty();
         Optional<String> user = Optional.empty();
         boolean all = false;
-        List<String> attrs = new ArrayList<>();
+        AttributeOptions attrs = new AttributeOptions();
         List<String> words = new ArrayList<>();
         try {
             for (int i = 0; i < rest.size(); i++) {
@@ -114,12 +123,6 @@ final class ClientCommand {
                         return 0;
                     }
                     case "--json" -> json = true;
-                    case "--tty" -> {
-                        if (!verb.equals("submit")) {
-                            throw new UsageException(a + " is an option of gpusched submit");
-                        }
-                        attrs.add("tty");
-                    }
                     case "-f", "--follow" -> {
                         if (!verb.equals("logs") && !verb.equals("submit")) {
                             throw new UsageException(a + " is an option of gpusched logs and gpusched submit");
@@ -146,19 +149,19 @@ final class ClientCommand {
                     }
                     case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
                     case "--log-dir" -> socket = Optional.of(Path.of(value(rest, ++i, a)).resolve(RUN_SOCKET));
-                    case "--vram", "--gpus", "--priority", "--gpu-ids", "--timeout", "--retries", "--name", "--after",
-                         "--conda", "--setup" -> {
-                        if (!verb.equals("submit")) {
-                            throw new UsageException(a + " is an option of gpusched submit");
-                        }
-                        attrs.add(a.substring(2) + "=" + JobsFileParser.quote(value(rest, ++i, a)));
-                    }
                     default -> {
-                        if (a.startsWith("-")) {
+                        Optional<Attribute> attribute = AttributeOptions.of(a);
+                        if (attribute.isPresent()) {
+                            if (!verb.equals("submit")) {
+                                throw new UsageException(a + " is an option of gpusched submit");
+                            }
+                            i = attrs.add(attribute.get(), rest, i);
+                        } else if (a.startsWith("-")) {
                             throw new UsageException("unknown option " + a + " for gpusched " + verb
                                     + " (see gpusched " + verb + " --help)");
+                        } else {
+                            words.add(a);
                         }
-                        words.add(a);
                     }
                 }
             }
@@ -188,7 +191,7 @@ final class ClientCommand {
         try (GpuschedClient c = GpuschedClient.connect(socket.orElseGet(GpuschedClient::defaultSocket))) {
             switch (verb) {
                 case "submit" -> {
-                    String line = (attrs.isEmpty() ? "[] " : "[" + String.join(" ", attrs) + "] ") + String.join(" ", words);
+                    String line = attrs.line(String.join(" ", words));
                     int no = c.submit(new GpuschedClient.Submission(line, Path.of("").toAbsolutePath(),
                             Optional.of(System.getenv()), output, Optional.empty()));
                     out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);

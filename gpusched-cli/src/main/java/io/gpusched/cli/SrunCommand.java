@@ -1,5 +1,6 @@
 package io.gpusched.cli;
 
+import io.gpusched.jobs.Attribute;
 import io.gpusched.model.Grant;
 import io.gpusched.protocol.Answer;
 import io.gpusched.service.GpuschedClient;
@@ -21,9 +22,21 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code srun} itself are passed on to it as SIGTERM.
  */
 final class SrunCommand {
-    static final String HELP = String.join("\n",
-            "usage: gpusched srun [--vram 18G] [--gpus N | -n N] [--timeout 2h] [--priority N] [--gpu-ids 0,1]",
-            "                     [--name X] [--after X] [--quiet] [--socket PATH | --log-dir DIR] [--] CMD...",
+    static final String HELP = String.join("\n", help());
+
+    /** The help text's lines; the attribute options come from the attribute table, as submit's do. */
+    private static List<String> help() {
+        List<String> usage = new ArrayList<>(AttributeOptions.usage(AttributeOptions::forSrun));
+        usage.addAll(List.of("[-n N]", "[--quiet]", "[--socket PATH | --log-dir DIR]", "[--]", "CMD..."));
+        List<String> lines = new ArrayList<>(AttributeOptions.wrap("usage: gpusched srun ", usage, 104));
+        lines.add("");
+        lines.add("options that set a job attribute, as submit's do (-n N is --gpus N):");
+        lines.addAll(AttributeOptions.optionLines(AttributeOptions::forSrun, Map.of(Attribute.GPUS, "-n"), a -> ""));
+        lines.add("");
+        lines.add("submit's " + String.join(", ", Attribute.ALL.stream().filter(a -> !AttributeOptions.forSrun(a))
+                .flatMap(a -> a.flag().stream()).map(Attribute.Flag::option).toList())
+                + " are not srun's: it runs CMD itself, here, as it is.");
+        lines.addAll(List.of(
             "",
             "Blocks until the GPUs are granted (saying where it waits and why), then runs CMD in this terminal",
             "with CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER and GPUSCHED_* set, and exits with CMD's exit status.",
@@ -31,7 +44,9 @@ final class SrunCommand {
             "measures its VRAM and journals its outcome like any job's; cancel, timeout and pause work as for",
             "submitted jobs (a cancel or timeout sends SIGTERM to the command's processes). Ctrl-C while waiting",
             "withdraws the request (exit 130); once running, Ctrl-C is the command's. --quiet prints only",
-            "what CMD prints. Exit 1 when the daemon refused or ended the request, 2 for a bad command line.");
+            "what CMD prints. Exit 1 when the daemon refused or ended the request, 2 for a bad command line."));
+        return lines;
+    }
 
     /** How long a finished command's client keeps trying to tell a restarting daemon how it ended. */
     private static final long REPORT_PATIENCE_MILLIS = 60_000;
@@ -45,7 +60,8 @@ final class SrunCommand {
     }
 
     int run(String[] argv) {
-        List<String> attrs = new ArrayList<>();
+        AttributeOptions attrs = new AttributeOptions();
+        List<String> args = List.of(argv);
         List<String> words = new ArrayList<>();
         Optional<Path> socket = Optional.empty();
         boolean quiet = false;
@@ -64,16 +80,22 @@ final class SrunCommand {
                     case "--quiet", "-q" -> quiet = true;
                     case "--socket" -> socket = Optional.of(Path.of(value(argv, ++i, a)));
                     case "--log-dir" -> socket = Optional.of(Path.of(value(argv, ++i, a)).resolve(ClientCommand.RUN_SOCKET));
-                    case "-n" -> attrs.add("gpus=" + value(argv, ++i, a));
-                    case "--vram", "--gpus", "--priority", "--gpu-ids", "--timeout", "--name", "--after" ->
-                            attrs.add(a.substring(2) + "=" + value(argv, ++i, a));
+                    case "-n" -> i = attrs.add(Attribute.GPUS, args, i);
                     default -> {
-                        if (a.startsWith("-")) {
+                        Optional<Attribute> attribute = AttributeOptions.of(a);
+                        if (attribute.isPresent()) {
+                            if (!AttributeOptions.forSrun(attribute.get())) {
+                                throw new UsageException(a + " is an option of gpusched submit: srun runs the command"
+                                        + " itself, in this terminal");
+                            }
+                            i = attrs.add(attribute.get(), args, i);
+                        } else if (a.startsWith("-")) {
                             throw new UsageException("unknown option " + a + " for gpusched srun (see gpusched srun --help)");
+                        } else {
+                            // Like Slurm's srun: the first word that is not an option starts the command.
+                            words.addAll(List.of(argv).subList(i, argv.length));
+                            i = argv.length;
                         }
-                        // Like Slurm's srun: the first word that is not an option starts the command.
-                        words.addAll(List.of(argv).subList(i, argv.length));
-                        i = argv.length;
                     }
                 }
             }
@@ -85,7 +107,7 @@ final class SrunCommand {
             return Cli.USAGE;
         }
         String command = String.join(" ", words);
-        String line = (attrs.isEmpty() ? "[] " : "[" + String.join(" ", attrs) + "] ") + command;
+        String line = attrs.line(command);
         Path socketPath = socket.orElseGet(GpuschedClient::defaultSocket);
         Path cwd = Path.of("").toAbsolutePath();
         return new Session(socketPath, quiet).run(line, command, cwd);

@@ -166,6 +166,7 @@ final class Submissions {
         }
         Optional<Duration> timeout = s.timeoutNanos().isPresent()
                 ? Optional.of(Duration.ofNanos(s.timeoutNanos().getAsLong())) : Optional.empty();
-        return new JobSpec(s.command(), s.vramMib(), s.gpus(), timeout, s.retries(), false, 1, s.key());
+        return JobSpec.builder(s.command()).vramMib(s.vramMib()).gpus(s.gpus()).timeout(timeout).retries(s.retries())
+                .key(s.key()).build();
     }
 }

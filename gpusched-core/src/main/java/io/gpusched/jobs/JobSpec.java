@@ -2,8 +2,6 @@ package io.gpusched.jobs;
 
 import io.gpusched.alloc.GpuShare;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -35,8 +33,9 @@ import java.util.OptionalLong;
  *     of the same requirement rule; else it is {@code vramMib} (a rule's figure, filled in by
  *     {@link Requirements}) or undeclared. Never with a {@code share}
  *
- * <p>Why a little over 300 lines: the value's checks, the shorter constructors API callers use (each with
- * its Javadoc, which is most of the length) and the line it writes back belong to the one record.
+ * <p>API callers build one with {@link #builder(String)} (every attribute at its default until set);
+ * the canonical constructor takes every component and gains one with each new attribute. Which
+ * attributes a line may declare, how each is read and written back, is {@link Attribute}'s table.
  */
 public record JobSpec(
         String command,
@@ -118,86 +117,11 @@ public record JobSpec(
     }
 
     /**
-     * A job whose declaration is not learned.
-     *
-     * @param command see {@link #command()}
-     * @param vramMib see {@link #vramMib()}
-     * @param gpus see {@link #gpus()}
-     * @param timeout see {@link #timeout()}
-     * @param retries see {@link #retries()}
-     * @param cancel see {@link #cancel()}
-     * @param line see {@link #line()}
-     * @param key see {@link #key()}
-     * @param scheduling see {@link #scheduling()}
-     * @param environment see {@link #environment()}
-     * @param share see {@link #share()}
-     */
-    public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
-                   int line, String key, Scheduling scheduling, RunEnvironment environment, Optional<GpuShare> share) {
-        this(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, environment, share, false);
-    }
-
-    /**
-     * A job of whole GPUs (no {@link #share()}).
-     *
-     * @param command see {@link #command()}
-     * @param vramMib see {@link #vramMib()}
-     * @param gpus see {@link #gpus()}
-     * @param timeout see {@link #timeout()}
-     * @param retries see {@link #retries()}
-     * @param cancel see {@link #cancel()}
-     * @param line see {@link #line()}
-     * @param key see {@link #key()}
-     * @param scheduling see {@link #scheduling()}
-     * @param environment see {@link #environment()}
-     */
-    public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
-                   int line, String key, Scheduling scheduling, RunEnvironment environment) {
-        this(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, environment, Optional.empty());
-    }
-
-    /**
-     * A job that runs its command on its own ({@link RunEnvironment#DEFAULT}).
-     *
-     * @param command see {@link #command()}
-     * @param vramMib see {@link #vramMib()}
-     * @param gpus see {@link #gpus()}
-     * @param timeout see {@link #timeout()}
-     * @param retries see {@link #retries()}
-     * @param cancel see {@link #cancel()}
-     * @param line see {@link #line()}
-     * @param key see {@link #key()}
-     * @param scheduling see {@link #scheduling()}
-     */
-    public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
-                   int line, String key, Scheduling scheduling) {
-        this(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, RunEnvironment.DEFAULT);
-    }
-
-    /**
-     * A job with the default {@link Scheduling} that runs its command on its own.
-     *
-     * @param command see {@link #command()}
-     * @param vramMib see {@link #vramMib()}
-     * @param gpus see {@link #gpus()}
-     * @param timeout see {@link #timeout()}
-     * @param retries see {@link #retries()}
-     * @param cancel see {@link #cancel()}
-     * @param line see {@link #line()}
-     * @param key see {@link #key()}
-     */
-    public JobSpec(String command, OptionalLong vramMib, int gpus, Optional<Duration> timeout, int retries, boolean cancel,
-                   int line, String key) {
-        this(command, vramMib, gpus, timeout, retries, cancel, line, key, Scheduling.DEFAULT, RunEnvironment.DEFAULT);
-    }
-
-    /**
      * @param newKey the key
      * @return this job under another key (as a submission is keyed by its number)
      */
     public JobSpec withKey(String newKey) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, newKey, scheduling, environment, share,
-                learnVram);
+        return toBuilder().key(newKey).build();
     }
 
     /**
@@ -205,8 +129,7 @@ public record JobSpec(
      * @return this job run with them instead
      */
     public JobSpec withEnvironment(RunEnvironment newEnvironment) {
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, newEnvironment, share,
-                learnVram);
+        return toBuilder().environment(newEnvironment).build();
     }
 
     /**
@@ -218,8 +141,8 @@ public record JobSpec(
      */
     public JobSpec withRequirements(OptionalLong newVramMib, int newGpus, Optional<Duration> newTimeout, int newRetries) {
         Optional<GpuShare> keptShare = newVramMib.isPresent() ? Optional.empty() : share;
-        return new JobSpec(command, newVramMib, newGpus, newTimeout, newRetries, cancel, line, key, scheduling, environment,
-                keptShare, learnVram && keptShare.isEmpty());
+        return toBuilder().vramMib(newVramMib).gpus(newGpus).timeout(newTimeout).retries(newRetries).share(keptShare)
+                .learnVram(learnVram && keptShare.isEmpty()).build();
     }
 
     /**
@@ -230,7 +153,7 @@ public record JobSpec(
         if (learnVram || share.isPresent()) {
             return this;
         }
-        return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line, key, scheduling, environment, share, true);
+        return toBuilder().learnVram(true).build();
     }
 
     /**
@@ -255,12 +178,13 @@ public record JobSpec(
      * The line as it would be written in a jobs file: a block holding every attribute that differs
      * from the default, then the command. Parsing it with {@link #parse(String)} gives back this spec,
      * line number aside (a file of such lines is checked as a whole too: see {@link JobsFileParser}).
-     * The attributes come in this order: {@code vram} (MiB, or {@code auto} when learned, whatever figure a
-     * rule filled in), {@code gpus} (a share as a decimal, {@code gpus=0.5}), {@code timeout} (decimal
-     * seconds), {@code retries}, {@code cancel}, {@code priority}, {@code gpu-ids} (runs of three or
-     * more consecutive indices as a range, {@code 0-3}), {@code preemptible}, {@code on-timeout=requeue},
-     * {@code name}, {@code after} (the jobs that must end ok), {@code after-any} (the others),
-     * {@code conda} and {@code setup}, e.g.
+     * The attributes come in {@link Attribute}'s order, each as {@link Attribute#written(JobSpec)} writes
+     * it: {@code vram} (MiB, or {@code auto} when learned, whatever figure a rule filled in), {@code gpus}
+     * (a share as a decimal, {@code gpus=0.5}), {@code timeout} (decimal seconds), {@code retries},
+     * {@code cancel}, {@code priority}, {@code gpu-ids} (runs of three or more consecutive indices as a
+     * range, {@code 0-3}), {@code preemptible}, {@code on-timeout=requeue}, {@code name}, {@code after}
+     * (the jobs that must end ok), {@code after-any} (the others), {@code conda}, {@code setup} and
+     * {@code tty}, e.g.
      * {@code [vram=8192 timeout=7200s priority=-3 gpu-ids=0-3,GPU-8f2c on-timeout=requeue name=train after=prep] python train.py}.
      * A value is written bare when it can be read back so, else quoted: in single quotes, or in double
      * quotes with {@code \} and {@code "} escaped when it holds a single quote
@@ -271,35 +195,191 @@ public record JobSpec(
      * @return the line, without a line end
      */
     public String toLine() {
-        List<String> attrs = new ArrayList<>();
-        if (learnVram) {
-            attrs.add("vram=auto");
-        } else {
-            vramMib.ifPresent(v -> attrs.add("vram=" + v));
-        }
-        if (share.isPresent()) {
-            attrs.add("gpus=" + share.get());
-        } else if (gpus != 1) {
-            attrs.add("gpus=" + gpus);
-        }
-        timeout.ifPresent(t -> attrs.add("timeout=" + Units.formatDuration(t)));
-        if (retries != 0) {
-            attrs.add("retries=" + retries);
-        }
-        if (cancel) {
-            attrs.add("cancel");
-        }
-        SchedulingSyntax.write(scheduling, attrs);
-        environment.conda().ifPresent(c -> attrs.add("conda=" + AttributeBlock.quote(c)));
-        environment.setup().ifPresent(s -> attrs.add("setup=" + AttributeBlock.quote(s)));
-        if (environment.tty()) {
-            attrs.add("tty");
+        StringBuilder block = new StringBuilder();
+        for (Attribute a : Attribute.ALL) {
+            Optional<String> token = a.written(this);
+            if (token.isPresent()) {
+                block.append(block.length() == 0 ? "" : " ").append(token.get());
+            }
         }
         // An empty block keeps a command that itself starts with '[' from being read as a block, and
         // one that starts with '#' from being read as a comment.
-        if (attrs.isEmpty() && !command.startsWith("[") && !command.startsWith("#")) {
+        if (block.length() == 0 && !command.startsWith("[") && !command.startsWith("#")) {
             return command;
         }
-        return "[" + String.join(" ", attrs) + "] " + command;
+        return "[" + block + "] " + command;
+    }
+
+    /**
+     * A builder of a job running {@code command}, every other attribute at its default: one GPU,
+     * undeclared VRAM, no timeout, no retries, not cancelled, line 1, keyed as
+     * {@link #parse(String)} keys a line on its own ({@link JobKeys#key(String, int) JobKeys.key(command, 0)}),
+     * {@link Scheduling#DEFAULT}, {@link RunEnvironment#DEFAULT}, no share, not learned.
+     *
+     * @param command see {@link #command()}
+     * @return the builder
+     */
+    public static Builder builder(String command) {
+        return new Builder().command(command);
+    }
+
+    /** @return a builder holding this job's every component, to change some and {@link Builder#build()} another */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.command = command;
+        b.vramMib = vramMib;
+        b.gpus = gpus;
+        b.timeout = timeout;
+        b.retries = retries;
+        b.cancel = cancel;
+        b.line = line;
+        b.key = Optional.of(key);
+        b.scheduling = scheduling;
+        b.environment = environment;
+        b.share = share;
+        b.learnVram = learnVram;
+        return b;
+    }
+
+    /**
+     * Builds a {@link JobSpec} one component at a time; {@link #build()} checks them together as the
+     * canonical constructor does. Reusable: {@code build()} may be called again after more changes. Not
+     * thread-safe.
+     */
+    public static final class Builder {
+        // Package-private so the parser can check what a block declared so far, token by token.
+        String command = "";
+        OptionalLong vramMib = OptionalLong.empty();
+        int gpus = 1;
+        Optional<Duration> timeout = Optional.empty();
+        int retries;
+        boolean cancel;
+        int line = 1;
+        Optional<String> key = Optional.empty();
+        Scheduling scheduling = Scheduling.DEFAULT;
+        RunEnvironment environment = RunEnvironment.DEFAULT;
+        Optional<GpuShare> share = Optional.empty();
+        boolean learnVram;
+
+        Builder() {
+        }
+
+        /**
+         * @param value see {@link JobSpec#command()}
+         * @return this builder
+         */
+        public Builder command(String value) {
+            command = Objects.requireNonNull(value, "command");
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#vramMib()}; empty for undeclared
+         * @return this builder
+         */
+        public Builder vramMib(OptionalLong value) {
+            vramMib = Objects.requireNonNull(value, "vramMib");
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#gpus()}
+         * @return this builder
+         */
+        public Builder gpus(int value) {
+            gpus = value;
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#timeout()}; empty for none
+         * @return this builder
+         */
+        public Builder timeout(Optional<Duration> value) {
+            timeout = Objects.requireNonNull(value, "timeout");
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#retries()}
+         * @return this builder
+         */
+        public Builder retries(int value) {
+            retries = value;
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#cancel()}
+         * @return this builder
+         */
+        public Builder cancel(boolean value) {
+            cancel = value;
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#line()}
+         * @return this builder
+         */
+        public Builder line(int value) {
+            line = value;
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#key()}; unset, the key is {@code JobKeys.key(command, 0)}
+         * @return this builder
+         */
+        public Builder key(String value) {
+            key = Optional.of(Objects.requireNonNull(value, "key"));
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#scheduling()}
+         * @return this builder
+         */
+        public Builder scheduling(Scheduling value) {
+            scheduling = Objects.requireNonNull(value, "scheduling");
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#environment()}
+         * @return this builder
+         */
+        public Builder environment(RunEnvironment value) {
+            environment = Objects.requireNonNull(value, "environment");
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#share()}; empty for whole GPUs
+         * @return this builder
+         */
+        public Builder share(Optional<GpuShare> value) {
+            share = Objects.requireNonNull(value, "share");
+            return this;
+        }
+
+        /**
+         * @param value see {@link JobSpec#learnVram()}
+         * @return this builder
+         */
+        public Builder learnVram(boolean value) {
+            learnVram = value;
+            return this;
+        }
+
+        /**
+         * @return the job
+         * @throws IllegalArgumentException if the components do not make a job, as the canonical
+         *     constructor says
+         */
+        public JobSpec build() {
+            return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line,
+                    key.isPresent() ? key.get() : JobKeys.key(command, 0), scheduling, environment, share, learnVram);
+        }
     }
 }

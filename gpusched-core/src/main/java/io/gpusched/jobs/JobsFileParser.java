@@ -1,9 +1,7 @@
 package io.gpusched.jobs;
 
-import io.gpusched.alloc.GpuShare;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -11,7 +9,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
@@ -19,10 +16,9 @@ import java.util.regex.Pattern;
 
 /**
  * Reads a jobs file: one shell command per line, blank lines and {@code #} comments skipped, and an
- * optional leading {@code [k=v ...]} block with keys {@code vram}, {@code gpus}, {@code timeout},
- * {@code retries}, {@code priority}, {@code gpu-ids}, {@code on-timeout}, {@code name}, {@code after},
- * {@code after-ok}, {@code after-any}, {@code conda}, {@code setup} and the bare words {@code cancel},
- * {@code preemptible} and {@code tty} (keys are case-insensitive, each at most once). A value may be quoted, so it can
+ * optional leading {@code [k=v ...]} block with the keys and bare words of {@link Attribute}'s table
+ * ({@code vram}, {@code gpus}, {@code timeout}, ..., the bare words {@code cancel}, {@code preemptible}
+ * and {@code tty}; keys are case-insensitive, each at most once), each read as its row says. A value may be quoted, so it can
  * hold spaces and {@code ]}: {@code setup='. venv/bin/activate'} (see {@code AttributeBlock}). Brackets
  * later in a command belong to the command. Any
  * malformed line raises a {@link JobSpecException}; nothing is skipped silently. The exception names
@@ -46,9 +42,6 @@ import java.util.regex.Pattern;
 public final class JobsFileParser {
     /** The most GPUs one job may ask for; far more than one machine has, small enough to be safe. */
     public static final int MAX_GPUS = 1024;
-    /** What a bad {@code gpus=} is told to write instead. */
-    private static final String GPUS_FIX = "give a whole number of GPUs from 1 to " + MAX_GPUS
-            + ", or a share of one GPU between 0 and 1 such as 0.5";
     /** The most OOM retries one line may ask for. */
     public static final int MAX_RETRIES = 1000;
     /**
@@ -68,19 +61,18 @@ public final class JobsFileParser {
     public static final int MAX_REPORTED_ERRORS = 20;
 
     private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+    /** The keys and bare words of {@link Attribute}'s table, in its order, for messages and did-you-mean. */
+    private static final List<String> KEYS = Attribute.keys();
+    private static final List<String> BARE_WORDS = Attribute.bareWords();
+    private static final String KNOWN_KEYS = "known keys: " + String.join(", ", KEYS);
     /**
      * A comma before another {@code key=} or a bare word: a separator written as in other tools.
      * Commas inside a value ({@code gpu-ids=0,2-3}, {@code after=prep,train}) are not matched; a job
      * cannot be named like a bare word ({@link Scheduling#NAME}), so {@code [after=prep,preemptible]}
      * is this mistake, never a second name.
      */
-    private static final Pattern COMMA_SEPARATOR = Pattern.compile(
-            ",\\s*(?=[A-Za-z][A-Za-z0-9_-]*=|(?i:cancel|preemptible|tty)(?![^\\s,]))");
-
-    private static final List<String> BARE_WORDS = List.of("cancel", "preemptible", "tty");
-    private static final List<String> KEYS = List.of("vram", "gpus", "timeout", "retries", "cancel", "priority", "gpu-ids",
-            "preemptible", "on-timeout", "name", "after", "after-ok", "after-any", "conda", "setup", "tty");
-    private static final String KNOWN_KEYS = "known keys: " + String.join(", ", KEYS);
+    private static final Pattern COMMA_SEPARATOR = Pattern.compile(",\\s*(?=[A-Za-z][A-Za-z0-9_-]*=|(?i:"
+            + String.join("|", BARE_WORDS.stream().map(Pattern::quote).toList()) + ")(?![^\\s,]))");
 
     private JobsFileParser() {
     }
@@ -381,19 +373,20 @@ public final class JobsFileParser {
 
     /** What must hold between the attributes of one block. */
     private static void checkBlock(Parsed p, String source, int lineNo) {
-        if (p.share.isPresent() && (p.vram.isPresent() || p.learnVram)) {
+        JobSpec.Builder spec = p.spec;
+        if (spec.share.isPresent() && (spec.vramMib.isPresent() || spec.learnVram)) {
             // Two answers to one question: a share is a different MiB on each card, vram the same on all.
             throw JobSpecException.stated(source, lineNo, p.gpusToken, p.vramToken + " and " + p.gpusToken
                     + " both say how much memory the job needs", "keep one: " + p.gpusToken
                     + " (that share of whichever GPU it gets) or " + p.vramToken + " (the same MiB on any GPU)");
         }
-        if (p.onTimeout == Scheduling.OnTimeout.REQUEUE && p.timeout.isEmpty()) {
+        if (p.onTimeout == Scheduling.OnTimeout.REQUEUE && spec.timeout.isEmpty()) {
             throw JobSpecException.stated(source, lineNo, p.onTimeoutToken, p.onTimeoutToken + " needs a timeout on the same line",
                     "add one, e.g. [timeout=2h on-timeout=requeue]");
         }
-        if (!p.gpuIds.isEmpty() && p.gpus > p.gpuIds.size()) {
+        if (!p.gpuIds.isEmpty() && spec.gpus > p.gpuIds.size()) {
             int pinned = p.gpuIds.size();
-            throw JobSpecException.stated(source, lineNo, "gpus=" + p.gpus, "gpus=" + p.gpus + " but gpu-ids lists " + pinned
+            throw JobSpecException.stated(source, lineNo, "gpus=" + spec.gpus, "gpus=" + spec.gpus + " but gpu-ids lists " + pinned
                     + (pinned == 1 ? " GPU" : " GPUs"), "ask for at most " + pinned + " or list more GPUs in gpu-ids");
         }
         for (SchedulingSyntax.Dep d : p.after) {
@@ -417,68 +410,28 @@ public final class JobsFileParser {
 
     private static void parseAttribute(AttributeBlock.Token t, String source, int lineNo, Parsed p, Set<String> seen) {
         String token = t.text();
+        Attribute.Where at = new Attribute.Where(token, source, lineNo);
         if (t.value().isEmpty()) {
             String word = token.toLowerCase(Locale.ROOT);
-            if (!BARE_WORDS.contains(word)) {
+            Optional<Attribute> bare = Attribute.forKey(word).filter(Attribute::bare);
+            if (bare.isEmpty()) {
                 // A key without '=' (vram 8G) is told by the rest of the message.
                 throw unknown(source, lineNo, token, token, BARE_WORDS, "token without '=' in attribute block:",
                         "write key=value or a bare word (" + String.join(", ", BARE_WORDS) + "); " + KNOWN_KEYS
                                 + " (a command that starts with '[' needs an empty block first: [] [ -f x ] && ...)");
             }
             checkOnce(seen, word, token, source, lineNo);
-            if (word.equals("cancel")) {
-                p.cancel = true;
-            } else if (word.equals("tty")) {
-                p.tty = true;
-            } else {
-                p.preemptible = true;
-            }
+            bare.get().read("", at, p);
             return;
         }
         String key = t.name().toLowerCase(Locale.ROOT);
-        String value = t.value().get();
         checkOnce(seen, key, token, source, lineNo);
-        switch (key) {
-            case "vram" -> {
-                p.vramToken = token;
-                if (value.equalsIgnoreCase("auto")) {
-                    p.learnVram = true;
-                } else {
-                    p.vram = OptionalLong.of(Units.parseMib(value).orElseThrow(() ->
-                        new JobSpecException(source, lineNo, token, "bad vram", "give positive MiB like 18000, a size like 18G,"
-                                + " 1.5GiB, 512MiB (at most " + Units.MAX_MIB + " MiB), or auto to learn it from earlier runs")));
-                }
-            }
-            case "gpus" -> {
-                p.gpusToken = token;
-                if (GpuShare.looksDecimal(value)) {
-                    // A decimal is a share of one GPU or a mistake: 1.5 GPUs cannot be placed.
-                    p.share = Optional.of(GpuShare.parse(value).orElseThrow(() -> JobSpecException.withNote(source, lineNo,
-                            token, "bad gpus", "(a fraction is a share of one GPU: above 0, below 1, at most "
-                                    + GpuShare.MAX_DIGITS + " decimals)", GPUS_FIX)));
-                } else {
-                    p.gpus = parseInt(value, 1, MAX_GPUS).orElseThrow(() ->
-                            new JobSpecException(source, lineNo, token, "bad gpus", GPUS_FIX));
-                }
-            }
-            case "timeout" -> p.timeout = Optional.of(Units.parseDuration(value).orElseThrow(() ->
-                    new JobSpecException(source, lineNo, token, "bad timeout", "give a positive duration like 90, 90s, 15m, 2h, 1.5d (at most 3650d)")));
-            case "retries" -> p.retries = parseInt(value, 0, MAX_RETRIES).orElseThrow(() ->
-                    new JobSpecException(source, lineNo, token, "bad retries", "give a whole number from 0 to " + MAX_RETRIES));
-            case "priority" -> p.priority = SchedulingSyntax.priority(value, token, source, lineNo);
-            case "gpu-ids" -> p.gpuIds = SchedulingSyntax.gpuIds(value, token, source, lineNo);
-            case "on-timeout" -> {
-                p.onTimeout = SchedulingSyntax.onTimeout(value, token, source, lineNo);
-                p.onTimeoutToken = token;
-            }
-            case "name" -> p.name = Optional.of(SchedulingSyntax.name(value, token, source, lineNo));
-            case "after", "after-ok", "after-any" -> SchedulingSyntax.after(key, value, token, source, lineNo, p.after);
-            case "conda" -> p.conda = Optional.of(EnvironmentSyntax.conda(value, token, source, lineNo));
-            case "setup" -> p.setup = Optional.of(EnvironmentSyntax.setup(value, token, source, lineNo));
-            case "cancel", "preemptible", "tty" -> throw new JobSpecException(source, lineNo, token, key + " takes no value:",
-                    "write the bare word " + key);
-            default -> throw unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS);
+        Attribute a = Attribute.forKey(key).orElseThrow(() ->
+                unknown(source, lineNo, token, key, KEYS, "unknown key in attribute block:", KNOWN_KEYS));
+        if (a.bare()) {
+            throw new JobSpecException(source, lineNo, token, key + " takes no value:", "write the bare word " + key);
         }
+        a.read(t.value().get(), at, p);
     }
 
     /**
@@ -517,7 +470,7 @@ public final class JobsFileParser {
     }
 
     /** Plain ASCII digits (leading zeros allowed) in [min, max]; anything longer than int range is out at once. */
-    private static OptionalInt parseInt(String value, int min, int max) {
+    static OptionalInt parseInt(String value, int min, int max) {
         OptionalInt v = SchedulingSyntax.parseInt(value, max);
         return v.isPresent() && v.getAsInt() < min ? OptionalInt.empty() : v;
     }
@@ -536,18 +489,16 @@ public final class JobsFileParser {
         return false;
     }
 
-    /** Mutable scratch while one line is read. */
-    private static final class Parsed {
+    /**
+     * Mutable scratch while one line is read: the job's own components in a builder, the scheduling and
+     * environment facets that become one record each at the end, and the tokens that messages about
+     * several attributes name.
+     */
+    static final class Parsed {
+        final JobSpec.Builder spec = new JobSpec.Builder();
         String command;
-        OptionalLong vram = OptionalLong.empty();
-        boolean learnVram;
         String vramToken = "";
-        Optional<GpuShare> share = Optional.empty();
         String gpusToken = "";
-        int gpus = 1;
-        Optional<Duration> timeout = Optional.empty();
-        int retries;
-        boolean cancel;
         int priority;
         List<String> gpuIds = List.of();
         boolean preemptible;
@@ -565,11 +516,9 @@ public final class JobsFileParser {
                     ? Scheduling.DEFAULT
                     : new Scheduling(priority, gpuIds, preemptible, onTimeout, name,
                             after.stream().map(SchedulingSyntax.Dep::toDependency).toList());
-            RunEnvironment env = conda.isEmpty() && setup.isEmpty() ? RunEnvironment.DEFAULT : new RunEnvironment(conda, setup);
-            if (tty) {
-                env = env.withTty();
-            }
-            return new JobSpec(command, vram, gpus, timeout, retries, cancel, lineNo, key, s, env, share, learnVram);
+            RunEnvironment env = conda.isEmpty() && setup.isEmpty() && !tty ? RunEnvironment.DEFAULT
+                    : new RunEnvironment(conda, setup, tty);
+            return spec.command(command).line(lineNo).key(key).scheduling(s).environment(env).build();
         }
     }
 }

@@ -29,10 +29,12 @@ public record Scheduling(int priority, List<String> gpuIds, boolean preemptible,
     public static final int MAX_PRIORITY = 1_000_000;
     /**
      * What a name may be: letters, digits, {@code _ . -}, starting with a letter or digit, 1–64 of them,
-     * and not a bare word of the attribute block ({@code cancel}, {@code preemptible}, {@code tty}, in any case):
-     * in {@code [after=prep,cancel]} the comma is a separator written by mistake, not a second name.
+     * and not a bare word of the attribute block ({@code cancel}, {@code preemptible}, {@code tty}: the
+     * {@linkplain Attribute#bare() bare} rows of {@link Attribute}'s table, in any case): in
+     * {@code [after=prep,cancel]} the comma is a separator written by mistake, not a second name.
      */
-    public static final Pattern NAME = Pattern.compile("(?!(?i:cancel|preemptible|tty)\\z)[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
+    public static final Pattern NAME = Pattern.compile("(?!(?i:" + String.join("|",
+            Attribute.bareWords().stream().map(Pattern::quote).toList()) + ")\\z)[A-Za-z0-9][A-Za-z0-9_.-]{0,63}");
     /** A device UUID as {@code nvidia-smi -L} prints it: {@code GPU-} or {@code MIG-}, then hex digits and dashes. */
     public static final Pattern GPU_UUID = Pattern.compile("(?:GPU|MIG)-[0-9A-Fa-f][0-9A-Fa-f-]*");
     private static final Pattern GPU_INDEX = Pattern.compile("0|[1-9][0-9]{0,9}");

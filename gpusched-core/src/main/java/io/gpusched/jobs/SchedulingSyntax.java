@@ -12,7 +12,7 @@ import java.util.Set;
  * The values of the scheduling attributes of a block ({@code priority}, {@code gpu-ids},
  * {@code on-timeout}, {@code name}, {@code after}, {@code after-ok}, {@code after-any}), each read
  * exactly or refused with a {@link JobSpecException} naming the token; and how {@link JobSpec#toLine()}
- * writes them back.
+ * writes a list of GPUs back ({@link Attribute} writes the rest).
  */
 final class SchedulingSyntax {
     private static final String NAME_RULE = "1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"
@@ -140,39 +140,8 @@ final class SchedulingSyntax {
         }
     }
 
-    /**
-     * Writes {@code s}'s non-default attributes as block tokens, in the order docs/jobs-file.md lists them.
-     *
-     * @param s the scheduling attributes
-     * @param into the block's tokens so far
-     */
-    static void write(Scheduling s, List<String> into) {
-        if (s.priority() != 0) {
-            into.add("priority=" + s.priority());
-        }
-        if (s.pinned()) {
-            into.add("gpu-ids=" + gpuList(s.gpuIds()));
-        }
-        if (s.preemptible()) {
-            into.add("preemptible");
-        }
-        if (s.onTimeout() != Scheduling.OnTimeout.FAIL) {
-            into.add("on-timeout=" + s.onTimeout().name().toLowerCase(Locale.ROOT));
-        }
-        s.name().ifPresent(n -> into.add("name=" + n));
-        // The record keeps those that need success first, so two keys write any list back in order.
-        List<String> ok = s.after().stream().filter(Scheduling.Dependency::needsSuccess).map(Scheduling.Dependency::name).toList();
-        List<String> any = s.after().stream().filter(d -> !d.needsSuccess()).map(Scheduling.Dependency::name).toList();
-        if (!ok.isEmpty()) {
-            into.add("after=" + String.join(",", ok));
-        }
-        if (!any.isEmpty()) {
-            into.add("after-any=" + String.join(",", any));
-        }
-    }
-
     /** Runs of three or more consecutive ascending indices as ranges ({@code 0-7}), which parse back to the same list. */
-    private static String gpuList(List<String> ids) {
+    static String gpuList(List<String> ids) {
         List<String> out = new ArrayList<>();
         int i = 0;
         while (i < ids.size()) {

@@ -81,8 +81,8 @@ class EndedJobsTest {
         EndedJobs ended = new EndedJobs(Map.of(), false);
         ended.ended(spec("[vram=30G] echo x"));
         assertFalse(ended.edited(spec("[vram=30G] echo x")), "same request");
-        JobSpec moved = new JobSpec(spec("[vram=30G] echo x").command(), spec("[vram=30G] echo x").vramMib(), 1,
-                java.util.Optional.empty(), 0, false, 7, spec("[vram=30G] echo x").key());
+        JobSpec moved = JobSpec.builder(spec("[vram=30G] echo x").command()).vramMib(spec("[vram=30G] echo x").vramMib())
+                .line(7).key(spec("[vram=30G] echo x").key()).build();
         assertFalse(ended.edited(moved), "only the line number changed");
         assertTrue(ended.edited(spec("[vram=20G] echo x")));
         assertFalse(ended.edited(spec("[vram=20G] echo x")), "the same edit once");

@@ -38,7 +38,8 @@ class SchedulingPolicyEndToEndTest {
     private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
 
     private static JobSpec job(String command, long mib, Optional<Duration> timeout, Scheduling s, int line) {
-        return new JobSpec(command, OptionalLong.of(mib), 1, timeout, 0, false, line, "k" + line, s);
+        return JobSpec.builder(command).vramMib(OptionalLong.of(mib)).timeout(timeout).line(line).key("k" + line)
+                .scheduling(s).build();
     }
 
     private static Scheduling scheduling(int priority, boolean preemptible, Scheduling.OnTimeout onTimeout,

@@ -68,10 +68,9 @@ class GpuShareSyntaxTest {
     @Test
     void theRecordRefusesAShareBesideVramOrSeveralGpus() {
         Optional<GpuShare> half = GpuShare.parse("0.5");
-        assertThrows(IllegalArgumentException.class, () -> new JobSpec("x", OptionalLong.of(1), 1, Optional.empty(), 0, false, 1,
-                "k", Scheduling.DEFAULT, RunEnvironment.DEFAULT, half));
-        assertThrows(IllegalArgumentException.class, () -> new JobSpec("x", OptionalLong.empty(), 2, Optional.empty(), 0, false, 1,
-                "k", Scheduling.DEFAULT, RunEnvironment.DEFAULT, half));
+        assertThrows(IllegalArgumentException.class, () -> JobSpec.builder("x").vramMib(OptionalLong.of(1)).key("k")
+                .share(half).build());
+        assertThrows(IllegalArgumentException.class, () -> JobSpec.builder("x").gpus(2).key("k").share(half).build());
         assertThrows(IllegalArgumentException.class, () -> new GpuShare(BigDecimal.ONE));
         assertThrows(IllegalArgumentException.class, () -> new GpuShare(BigDecimal.ZERO));
     }

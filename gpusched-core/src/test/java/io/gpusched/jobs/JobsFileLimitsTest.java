@@ -250,11 +250,10 @@ class JobsFileLimitsTest {
     void specsCanOnlyHoldCommandsThatAJobsFileLineCanHold() {
         String key = JobKeys.key("x", 0);
         for (String command : List.of("a\0b", "a\nb", "é".repeat(JobsFileParser.MAX_LINE_BYTES / 2 + 1))) {
-            assertThrows(IllegalArgumentException.class, () -> new JobSpec(command, OptionalLong.empty(), 1,
-                    java.util.Optional.empty(), 0, false, 1, key));
+            assertThrows(IllegalArgumentException.class, () -> JobSpec.builder(command).key(key).build());
         }
-        assertEquals(JobsFileParser.MAX_LINE_BYTES / 2, new JobSpec("é".repeat(JobsFileParser.MAX_LINE_BYTES / 2), OptionalLong.empty(), 1,
-                java.util.Optional.empty(), 0, false, 1, key).command().length());
+        assertEquals(JobsFileParser.MAX_LINE_BYTES / 2, JobSpec.builder("é".repeat(JobsFileParser.MAX_LINE_BYTES / 2)).key(key).build()
+                .command().length());
     }
 
     private static byte[] concat(byte[] a, byte[] b) {

@@ -1,13 +1,15 @@
 package io.gpusched.slurm;
 
+import io.gpusched.jobs.Attribute;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.jobs.Scheduling;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.function.Function;
+import java.util.stream.Stream;
 
 /**
  * Turns a gpusched job into {@code sbatch} options. Pure: no processes, no files, no clock.
@@ -25,7 +27,8 @@ import java.util.OptionalLong;
  * </ul>
  * What Slurm cannot express ({@code gpu-ids}, {@code tty}, {@code preemptible}, {@code on-timeout=requeue},
  * {@code priority}, {@code after}, {@code conda}, {@code setup}) is refused with one line
- * naming the file, the line and the fix; nothing is silently dropped.
+ * naming the file, the line and the fix; nothing is silently dropped. {@link #treatment(Attribute)} says
+ * which for each row of the attribute table, and a row without a treatment does not compile.
  *
  * <p>Shards do not fence memory: the declaration only packs jobs, and the verdict is judged on what the
  * wrapper measured inside the job, never on what Slurm granted.
@@ -128,35 +131,83 @@ public final class SlurmMapping {
         return -Math.floorDiv(-a, b);
     }
 
+    /**
+     * What a Slurm run does with one attribute a line sets: every row of the attribute table has one.
+     */
+    public sealed interface Treatment {
+    }
+
+    /**
+     * Asked of Slurm with {@code sbatch} options.
+     *
+     * @param how which options, for a reader
+     */
+    public record Sbatch(String how) implements Treatment {
+    }
+
+    /**
+     * Carried out by gpusched's Slurm executor itself; nothing to ask of Slurm.
+     *
+     * @param how what the executor does, for a reader
+     */
+    public record ByExecutor(String how) implements Treatment {
+    }
+
+    /**
+     * Slurm cannot express it: a line that sets it is refused, never run without it.
+     *
+     * @param why the refusal for a job that sets it: what cannot be honoured, why, and the fix (one line,
+     *     without the {@code file:line:} prefix)
+     */
+    public record Refused(Function<JobSpec, String> why) implements Treatment {
+    }
+
+    /**
+     * @param a a row of the attribute table
+     * @return what a Slurm run does with it when a line sets it
+     */
+    public static Treatment treatment(Attribute a) {
+        String without = " or run the file without --executor slurm";
+        return switch (a) {
+            case VRAM -> new Sbatch("--gres=shard:K on one GPU, gpu:N on several; vram=auto asks for what was learned");
+            case GPUS -> new Sbatch("--gres=gpu:N, or shard:K for a share of one GPU");
+            case TIMEOUT -> new Sbatch("--time=M, whole minutes rounded up");
+            case RETRIES -> new ByExecutor("an attempt that ran out of GPU memory is submitted again with more");
+            case CANCEL -> new ByExecutor("the job is not submitted, or scancel'led once the line says cancel");
+            case NAME -> new ByExecutor("nothing to do: a name only serves after=, which is refused");
+            case GPU_IDS -> new Refused(s -> "gpu-ids=" + String.join(",", s.scheduling().gpuIds())
+                    + " cannot be honoured on Slurm (Slurm chooses the GPUs); remove gpu-ids from the line," + without);
+            case TTY -> new Refused(s -> "tty cannot be honoured on Slurm (a batch job has no terminal); remove tty from"
+                    + " the line," + without);
+            case PREEMPTIBLE -> new Refused(s -> "preemptible cannot be honoured on Slurm by gpusched (that is the"
+                    + " cluster's PreemptType); remove it from the line," + without);
+            case ON_TIMEOUT -> new Refused(s -> "on-timeout=requeue cannot be honoured on Slurm (a Slurm time limit ends"
+                    + " the job); remove it from the line," + without);
+            case PRIORITY -> new Refused(s -> "priority=" + s.scheduling().priority() + " cannot be honoured on Slurm (the"
+                    + " cluster's priority plugin orders jobs); remove it from the line," + without);
+            case AFTER, AFTER_OK, AFTER_ANY -> new Refused(s -> "after=/after-any= cannot be honoured on Slurm by gpusched"
+                    + " yet; remove it from the line," + without);
+            case CONDA, SETUP -> new Refused(s -> "conda=/setup= cannot be honoured on Slurm by gpusched yet; put the"
+                    + " activation in the command (. venv/bin/activate && python train.py)," + without);
+        };
+    }
+
+    /**
+     * The refused rows in the order they are checked: first those refused before the table existed, in
+     * their order then, so a line that sets several is told of the same one as before; then any other
+     * refused row, in table order.
+     */
+    private static final List<Attribute> REFUSAL_ORDER = Stream.concat(
+            Stream.of(Attribute.GPU_IDS, Attribute.TTY, Attribute.PREEMPTIBLE, Attribute.ON_TIMEOUT, Attribute.PRIORITY,
+                    Attribute.AFTER, Attribute.AFTER_ANY, Attribute.CONDA, Attribute.SETUP),
+            Attribute.ALL.stream()).distinct().filter(a -> treatment(a) instanceof Refused).toList();
+
     /** The first attribute Slurm cannot express, said as a refusal with its fix; empty when there is none. */
     private static String unsupported(JobSpec spec) {
-        Scheduling s = spec.scheduling();
-        String without = " or run the file without --executor slurm";
-        if (s.pinned()) {
-            return "gpu-ids=" + String.join(",", s.gpuIds()) + " cannot be honoured on Slurm (Slurm chooses the GPUs);"
-                    + " remove gpu-ids from the line," + without;
-        }
-        if (spec.environment().tty()) {
-            return "tty cannot be honoured on Slurm (a batch job has no terminal); remove tty from the line," + without;
-        }
-        if (s.preemptible()) {
-            return "preemptible cannot be honoured on Slurm by gpusched (that is the cluster's PreemptType); remove it"
-                    + " from the line," + without;
-        }
-        if (s.onTimeout() == Scheduling.OnTimeout.REQUEUE) {
-            return "on-timeout=requeue cannot be honoured on Slurm (a Slurm time limit ends the job); remove it from the"
-                    + " line," + without;
-        }
-        if (s.priority() != 0) {
-            return "priority=" + s.priority() + " cannot be honoured on Slurm (the cluster's priority plugin orders jobs);"
-                    + " remove it from the line," + without;
-        }
-        if (!s.after().isEmpty()) {
-            return "after=/after-any= cannot be honoured on Slurm by gpusched yet; remove it from the line," + without;
-        }
-        if (spec.environment().conda().isPresent() || spec.environment().setup().isPresent()) {
-            return "conda=/setup= cannot be honoured on Slurm by gpusched yet; put the activation in the command"
-                    + " (. venv/bin/activate && python train.py)," + without;
+        for (Attribute a : REFUSAL_ORDER) {
+            if (a.written(spec).isPresent() && treatment(a) instanceof Refused r) {
+                return r.why().apply(spec);
+            }
         }
         return "";
     }

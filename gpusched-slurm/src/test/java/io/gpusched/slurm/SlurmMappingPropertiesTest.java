@@ -91,9 +91,9 @@ class SlurmMappingPropertiesTest {
         Gen<Case> shares = (random, size) -> {
             Case c = cases().next(random, size);
             JobSpec s = c.spec();
-            JobSpec shared = new JobSpec(s.command(), OptionalLong.empty(), 1, s.timeout(), s.retries(), s.cancel(),
-                    s.line(), s.key(), Scheduling.DEFAULT, io.gpusched.jobs.RunEnvironment.DEFAULT,
-                    java.util.Optional.of(JobSpecArbitraries.gpuShares().next(random, size)), false);
+            JobSpec shared = JobSpec.builder(s.command()).timeout(s.timeout()).retries(s.retries()).cancel(s.cancel())
+                    .line(s.line()).key(s.key()).share(java.util.Optional.of(JobSpecArbitraries.gpuShares().next(random, size)))
+                    .build();
             return new Case(shared, c.shardMib(), c.gpuShards());
         };
         Property.forAll(shares).tries(TRIES).check(c -> {

@@ -1,7 +1,7 @@
 package io.gpusched.testkit.arbitraries;
 
 import io.gpusched.alloc.GpuShare;
-import io.gpusched.jobs.JobKeys;
+import io.gpusched.jobs.Attribute;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobsFileParser;
 import io.gpusched.jobs.RunEnvironment;
@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
@@ -302,64 +303,150 @@ public final class JobSpecArbitraries {
 
     /**
      * Specs whose line is good or bad on its own in any file: every attribute of {@link #jobSpecs()}
-     * but a name and dependencies.
+     * but a name and dependencies. Each row of {@link Attribute}'s table that is not checked across a
+     * file is drawn, with its own chance, as {@link #setting(Attribute)} draws it, in table order.
      *
      * @return the generator
      */
     public static Gen<JobSpec> independentJobSpecs() {
-        Gen<OptionalLong> vram = Gen.<OptionalLong>weighted()
-                .add(1, Gen.constant(OptionalLong.empty()))
-                .add(2, vramMib().map(OptionalLong::of))
-                .build();
-        Gen<Integer> gpus = Gen.<Integer>weighted()
-                .add(3, Gen.constant(1))
-                .add(2, Gen.ints(1, JobsFileParser.MAX_GPUS))
-                .build();
-        Gen<Optional<Duration>> timeout = Gen.<Optional<Duration>>weighted()
-                .add(1, Gen.constant(Optional.empty()))
-                .add(1, durations().map(Optional::of))
-                .build();
-        Gen<Integer> retries = Gen.<Integer>weighted()
-                .add(2, Gen.constant(0))
-                .add(1, Gen.ints(0, JobsFileParser.MAX_RETRIES))
-                .build();
-        Gen<Integer> priority = Gen.<Integer>weighted()
-                .add(3, Gen.constant(0))
-                .add(2, Gen.ints(-10, 10))
-                .add(1, Gen.ints(-Scheduling.MAX_PRIORITY, Scheduling.MAX_PRIORITY))
-                .build();
-        Gen<List<String>> pins = Gen.<List<String>>weighted()
-                .add(3, Gen.constant(List.of()))
-                .add(1, gpuIds())
-                .build();
         return (random, size) -> {
-            String command = commands().next(random, size);
-            Optional<Duration> t = timeout.next(random, size);
-            List<String> pinned = pins.next(random, size);
-            int g = gpus.next(random, size);
-            if (!pinned.isEmpty() && g > pinned.size()) {
-                g = random.nextInt(1, pinned.size() + 1);
+            JobSpec spec = JobSpec.builder(commands().next(random, size)).build();
+            for (Attribute a : Attribute.ALL) {
+                Setting s = settingOf(a);
+                if (!s.acrossFile() && random.nextDouble() < s.chance()) {
+                    spec = s.change().next(random, size).apply(spec);
+                }
             }
-            Scheduling.OnTimeout onTimeout = t.isPresent() && random.nextInt(3) == 0
-                    ? Scheduling.OnTimeout.REQUEUE : Scheduling.OnTimeout.FAIL;
-            Scheduling s = new Scheduling(priority.next(random, size), pinned, random.nextInt(5) == 0, onTimeout,
-                    Optional.empty(), List.of());
-            // One in six asks for a share of one GPU instead of whole GPUs and a vram (the parser refuses both).
-            Optional<GpuShare> share = random.nextInt(6) == 0 ? Optional.of(gpuShares().next(random, size)) : Optional.empty();
-            OptionalLong v = share.isPresent() ? OptionalLong.empty() : vram.next(random, size);
-            // One undeclared line in four learns its vram ([vram=auto]).
-            boolean learn = share.isEmpty() && v.isEmpty() && random.nextInt(4) == 0;
-            return new JobSpec(command, v, share.isPresent() ? 1 : g, t, retries.next(random, size), random.nextInt(5) == 0, 1,
-                    JobKeys.key(command, 0), s.equals(Scheduling.DEFAULT) ? Scheduling.DEFAULT : s,
-                    environments().next(random, size), share, learn);
+            return spec;
         };
+    }
+
+    /**
+     * A change that gives a job a value of one attribute other than its default, anywhere in its valid
+     * range with its bounds favoured, and adjusts what must agree with it: a share drops a {@code vram},
+     * pins lower {@code gpus} to their number, {@code on-timeout=requeue} brings a timeout, a name is
+     * not among the job's own dependencies. Every row of {@link Attribute}'s table has one; a row added
+     * there does not compile here until it has.
+     *
+     * @param a the attribute
+     * @return the generator of changes, each giving a valid job (line and key kept)
+     */
+    public static Gen<UnaryOperator<JobSpec>> setting(Attribute a) {
+        return settingOf(a).change();
+    }
+
+    /**
+     * How the generators draw one attribute.
+     *
+     * @param chance how often {@link #independentJobSpecs()} sets it
+     * @param acrossFile whether it is checked across a file (names, dependencies): {@link #jobSpecs()}
+     *     and {@link #jobFiles()} draw those their own way
+     * @param change see {@link #setting(Attribute)}
+     */
+    private record Setting(double chance, boolean acrossFile, Gen<UnaryOperator<JobSpec>> change) {
+        static Setting of(double chance, Gen<UnaryOperator<JobSpec>> change) {
+            return new Setting(chance, false, change);
+        }
+    }
+
+    private static Setting settingOf(Attribute a) {
+        return switch (a) {
+            case VRAM -> Setting.of(0.75, Gen.<UnaryOperator<JobSpec>>weighted()
+                    .add(8, vramMib().map(v -> s -> s.toBuilder().vramMib(OptionalLong.of(v)).share(Optional.empty())
+                            .learnVram(false).build()))
+                    // vram=auto: learned, whatever a rule fills in
+                    .add(1, Gen.constant(s -> s.toBuilder().vramMib(OptionalLong.empty()).share(Optional.empty())
+                            .learnVram(true).build()))
+                    .build());
+            case GPUS -> Setting.of(0.45, (random, size) -> {
+                GpuShare share = gpuShares().next(random, size);
+                int count = Gen.ints(2, JobsFileParser.MAX_GPUS).next(random, size);
+                boolean whole = random.nextInt(3) != 0;
+                return s -> {
+                    int pins = s.scheduling().gpuIds().size();
+                    if (whole && (pins == 0 || pins >= 2)) {
+                        return s.toBuilder().gpus(pins == 0 ? count : 2 + count % (pins - 1)).share(Optional.empty()).build();
+                    }
+                    // A share of one GPU instead of whole GPUs and a vram (the parser refuses both).
+                    return s.toBuilder().gpus(1).share(Optional.of(share)).vramMib(OptionalLong.empty()).learnVram(false).build();
+                };
+            });
+            case TIMEOUT -> Setting.of(0.5, durations().map(t -> s -> s.toBuilder().timeout(Optional.of(t)).build()));
+            case RETRIES -> Setting.of(1 / 3.0, Gen.ints(1, JobsFileParser.MAX_RETRIES)
+                    .map(n -> s -> s.toBuilder().retries(n).build()));
+            case CANCEL -> Setting.of(0.2, Gen.constant(s -> s.toBuilder().cancel(true).build()));
+            case PRIORITY -> Setting.of(0.5, Gen.<Integer>weighted()
+                    .add(2, Gen.ints(-10, 10))
+                    .add(1, Gen.ints(-Scheduling.MAX_PRIORITY, Scheduling.MAX_PRIORITY))
+                    .build().filter(p -> p != 0)
+                    .map(p -> s -> scheduling(s, p, s.scheduling().gpuIds(), s.scheduling().preemptible(),
+                            s.scheduling().onTimeout(), s.scheduling().name(), s.scheduling().after())));
+            case GPU_IDS -> Setting.of(0.25, gpuIds().with(Gen.ints(0, Integer.MAX_VALUE), (pins, r) -> s -> {
+                // A job pinned to fewer GPUs than it asks for cannot be placed: the parser refuses it.
+                JobSpec fitted = s.gpus() > pins.size() ? s.toBuilder().gpus(1 + r % pins.size()).build() : s;
+                Scheduling c = fitted.scheduling();
+                return scheduling(fitted, c.priority(), pins, c.preemptible(), c.onTimeout(), c.name(), c.after());
+            }));
+            case PREEMPTIBLE -> Setting.of(0.2, Gen.constant(s -> {
+                Scheduling c = s.scheduling();
+                return scheduling(s, c.priority(), c.gpuIds(), true, c.onTimeout(), c.name(), c.after());
+            }));
+            case ON_TIMEOUT -> Setting.of(1 / 6.0, durations().map(t -> s -> {
+                // on-timeout=requeue needs a timeout on the same line.
+                JobSpec timed = s.timeout().isPresent() ? s : s.toBuilder().timeout(Optional.of(t)).build();
+                Scheduling c = timed.scheduling();
+                return scheduling(timed, c.priority(), c.gpuIds(), c.preemptible(), Scheduling.OnTimeout.REQUEUE, c.name(),
+                        c.after());
+            }));
+            case NAME -> new Setting(0, true, names().map(n -> s -> {
+                Scheduling c = s.scheduling();
+                List<Scheduling.Dependency> others = c.after().stream().filter(d -> !d.name().equals(n)).toList();
+                return scheduling(s, c.priority(), c.gpuIds(), c.preemptible(), c.onTimeout(), Optional.of(n), others);
+            }));
+            case AFTER, AFTER_OK -> new Setting(0, true, dependencies(true));
+            case AFTER_ANY -> new Setting(0, true, dependencies(false));
+            case CONDA -> Setting.of(1 / 6.0, condaEnvs().map(c -> s -> s.toBuilder().environment(new RunEnvironment(
+                    Optional.of(c), s.environment().setup(), s.environment().tty())).build()));
+            case SETUP -> Setting.of(1 / 6.0, setups().map(v -> s -> s.toBuilder().environment(new RunEnvironment(
+                    s.environment().conda(), Optional.of(v), s.environment().tty())).build()));
+            case TTY -> Setting.of(1 / 7.0, Gen.constant(s -> s.toBuilder().environment(s.environment().withTty()).build()));
+        };
+    }
+
+    /** One to three dependencies added, never on the job's own name or twice on one job. */
+    private static Gen<UnaryOperator<JobSpec>> dependencies(boolean needsSuccess) {
+        return Gen.listOf(names(), 1, 3).map(drawn -> s -> {
+            Scheduling c = s.scheduling();
+            List<Scheduling.Dependency> after = new ArrayList<>(c.after());
+            Set<String> taken = new LinkedHashSet<>();
+            c.name().ifPresent(taken::add);
+            after.forEach(d -> taken.add(d.name()));
+            for (String n : drawn) {
+                if (taken.add(n)) {
+                    after.add(new Scheduling.Dependency(n, needsSuccess));
+                }
+            }
+            for (int i = 0; after.size() == c.after().size(); i++) {
+                // Every name drawn was taken already: one that is not, so the change always adds one.
+                if (taken.add("dep" + i)) {
+                    after.add(new Scheduling.Dependency("dep" + i, needsSuccess));
+                }
+            }
+            return scheduling(s, c.priority(), c.gpuIds(), c.preemptible(), c.onTimeout(), c.name(), after);
+        });
+    }
+
+    /** {@code s} with these scheduling attributes ({@link Scheduling#DEFAULT} itself when they are its). */
+    private static JobSpec scheduling(JobSpec s, int priority, List<String> gpuIds, boolean preemptible,
+                                      Scheduling.OnTimeout onTimeout, Optional<String> name,
+                                      List<Scheduling.Dependency> after) {
+        Scheduling c = new Scheduling(priority, gpuIds, preemptible, onTimeout, name, after);
+        return s.toBuilder().scheduling(c.equals(Scheduling.DEFAULT) ? Scheduling.DEFAULT : c).build();
     }
 
     private static JobSpec withNameAndAfter(JobSpec spec, Optional<String> name, List<Scheduling.Dependency> after) {
         Scheduling s = spec.scheduling();
-        Scheduling named = new Scheduling(s.priority(), s.gpuIds(), s.preemptible(), s.onTimeout(), name, after);
-        return new JobSpec(spec.command(), spec.vramMib(), spec.gpus(), spec.timeout(), spec.retries(), spec.cancel(),
-                spec.line(), spec.key(), named, spec.environment(), spec.share(), spec.learnVram());
+        return scheduling(spec, s.priority(), s.gpuIds(), s.preemptible(), s.onTimeout(), name, after);
     }
 
     private static <T> void shuffle(List<T> list, RandomGenerator random) {

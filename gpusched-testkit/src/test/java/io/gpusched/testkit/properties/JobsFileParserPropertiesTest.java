@@ -372,9 +372,7 @@ class JobsFileParserPropertiesTest {
                 JobSpec j = jobs.get(i);
                 lines.add(j.toLine());
                 int occurrence = seen.merge(j.command(), 1, Integer::sum) - 1;
-                expected.add(new JobSpec(j.command(), j.vramMib(), j.gpus(), j.timeout(), j.retries(), j.cancel(),
-                        lines.size(), sha1Prefix(j.command()) + "#" + occurrence, j.scheduling(), j.environment(), j.share(),
-                        j.learnVram()));
+                expected.add(j.toBuilder().line(lines.size()).key(sha1Prefix(j.command()) + "#" + occurrence).build());
             }
             String lf = String.join("\n", lines);
             assertEquals(expected, JobsFileParser.parse(lf, "jobs.txt"), "LF file:\n" + lf);
@@ -452,7 +450,8 @@ class JobsFileParserPropertiesTest {
         Property.forAll(variants.map(List::of)).tries(TRIES).check(v -> {
             JobSpec spec = v.get(0);
             JobSpec sameCommandOtherAttributes = v.get(1);
-            JobSpec cancelled = new JobSpec(spec.command(), spec.vramMib(), spec.gpus(), spec.timeout(), spec.retries(), true, 1, spec.key());
+            JobSpec cancelled = JobSpec.builder(spec.command()).vramMib(spec.vramMib()).gpus(spec.gpus()).timeout(spec.timeout())
+                    .retries(spec.retries()).cancel(true).key(spec.key()).build();
             assertEquals(spec.key(), JobSpec.parse(spec.toLine()).key());
             assertEquals(spec.key(), JobSpec.parse(cancelled.toLine()).key(), "with cancel");
             assertEquals(spec.key(), JobSpec.parse(sameCommandOtherAttributes.toLine()).key(),
@@ -515,8 +514,7 @@ class JobsFileParserPropertiesTest {
     }
 
     private static JobSpec withCommand(JobSpec s, String command) {
-        return new JobSpec(command, s.vramMib(), s.gpus(), s.timeout(), s.retries(), s.cancel(), 1, sha1Prefix(command) + "#0",
-                s.scheduling(), s.environment(), s.share(), s.learnVram());
+        return s.toBuilder().command(command).line(1).key(sha1Prefix(command) + "#0").build();
     }
 
     static String sha1Prefix(String command) {
