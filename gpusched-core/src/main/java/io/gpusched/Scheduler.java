@@ -15,7 +15,7 @@ import io.gpusched.model.VramTimeline;
 import io.gpusched.options.SchedulerOptions;
 
 import io.gpusched.engine.Engine;
-import io.gpusched.engine.StatusBoardWriter;
+import io.gpusched.engine.loop.StatusBoardWriter;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.jobs.JobSpec;
 import java.nio.file.Path;

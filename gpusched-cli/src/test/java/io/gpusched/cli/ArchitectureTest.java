@@ -47,6 +47,32 @@ class ArchitectureTest {
                 .check(main);
     }
 
+    /** The engine's rooms, bottom up; each may use only the rooms before it (engine/package-info.java). */
+    private static final String[] ROOMS = {"proc", "spawn", "loop", "observe", "stop", "lease", "table", "ending",
+            "queue", "plan"};
+
+    @Test
+    void eachRoomOfTheEngineUsesOnlyTheRoomsBelowIt() {
+        for (int i = 0; i < ROOMS.length; i++) {
+            String[] above = new String[ROOMS.length - i];
+            for (int j = i + 1; j < ROOMS.length; j++) {
+                above[j - i - 1] = "io.gpusched.engine." + ROOMS[j] + "..";
+            }
+            above[above.length - 1] = "io.gpusched.engine";
+            noClasses().that().resideInAPackage("io.gpusched.engine." + ROOMS[i] + "..")
+                    .should().dependOnClassesThat().resideInAnyPackage(above)
+                    .because("room " + ROOMS[i] + " sits below " + String.join(", ", above))
+                    .check(main);
+        }
+    }
+
+    @Test
+    void onlyTheFacadeAndTheEngineItselfUseTheEngine() {
+        noClasses().that().resideOutsideOfPackages("io.gpusched", "io.gpusched.engine..", "io.gpusched.cli")
+                .should().dependOnClassesThat().resideInAPackage("io.gpusched.engine..")
+                .check(main);
+    }
+
     @Test
     void theImportSawEveryModule() {
         // Guards the rules above against passing on an empty or partial import.

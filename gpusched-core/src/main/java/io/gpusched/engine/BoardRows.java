@@ -1,5 +1,11 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.ending.EndedJobs;
+import io.gpusched.engine.ending.Outcomes;
+import io.gpusched.engine.queue.PendingQueue;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.RunningJobs;
+
 import io.gpusched.model.JobResult;
 import io.gpusched.event.StatusBoard;
 import java.time.Duration;

@@ -1,5 +1,16 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.ending.Outcomes;
+import io.gpusched.engine.lease.Leases;
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.proc.SessionSignals;
+import io.gpusched.engine.spawn.JobOutput;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.stop.Stops;
+import io.gpusched.engine.table.JobTable;
+
 import io.gpusched.model.CancelOutcome;
 import io.gpusched.model.GpuschedException;
 import io.gpusched.event.SchedulerEvent;

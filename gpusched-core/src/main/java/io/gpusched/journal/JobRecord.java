@@ -37,7 +37,7 @@ public record JobRecord(OptionalInt no, String command, int attempts, JobState s
      * @param no see {@link #no()}
      * @param command see {@link #command()}
      * @param attempts see {@link #attempts()}
-     * @param status see {@link #status()}
+     * @param state see {@link #state()}
      * @param returncode see {@link #returncode()}
      * @param nextVramMib see {@link #nextVramMib()}
      * @param runningPgid see {@link #runningPgid()}

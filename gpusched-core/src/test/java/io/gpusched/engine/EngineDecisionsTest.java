@@ -1,5 +1,8 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.table.JobsSource;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,7 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.proc.ProcFs;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,8 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.proc.ProcFs;
+import io.gpusched.engine.proc.ProcTable;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

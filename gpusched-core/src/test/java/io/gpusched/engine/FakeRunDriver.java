@@ -1,5 +1,7 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.spawn.RunDriver;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;

@@ -22,17 +22,17 @@ import java.util.function.IntPredicate;
  * Counts calls and records which threads made them and how many ran at once, so tests can see that
  * a hung call is never stacked on.
  */
-final class FaultyBackend implements GpuBackend {
+public final class FaultyBackend implements GpuBackend {
     final long totalMib;
-    volatile long usedMib;
+    public volatile long usedMib;
     final List<GpuProcess> processes = new CopyOnWriteArrayList<>();
     /** Which calls (1-based, in order made) throw. */
-    volatile IntPredicate failing = n -> false;
-    final AtomicInteger calls = new AtomicInteger();
+    public volatile IntPredicate failing = n -> false;
+    public final AtomicInteger calls = new AtomicInteger();
     final AtomicInteger failed = new AtomicInteger();
-    final Set<Thread> callers = ConcurrentHashMap.newKeySet();
+    public final Set<Thread> callers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger inside = new AtomicInteger();
-    final AtomicInteger mostAtOnce = new AtomicInteger();
+    public final AtomicInteger mostAtOnce = new AtomicInteger();
     private volatile Optional<Hang> hang = Optional.empty();
     private volatile Optional<Hang> active = Optional.empty();
     private volatile boolean hanging;
@@ -41,23 +41,23 @@ final class FaultyBackend implements GpuBackend {
     private record Hang(CountDownLatch release, GpuSnapshot lateAnswer) {
     }
 
-    FaultyBackend(long totalMib) {
+    public FaultyBackend(long totalMib) {
         this.totalMib = totalMib;
     }
 
     /** Makes the next call (only that one) hang until {@link #release()}, then return {@code lateAnswer}. */
-    void hangNextCall(GpuSnapshot lateAnswer) {
+    public void hangNextCall(GpuSnapshot lateAnswer) {
         hang = Optional.of(new Hang(new CountDownLatch(1), lateAnswer));
     }
 
     /** Lets a hung call (or the next one to hang) return its late answer. */
-    void release() {
+    public void release() {
         hang.ifPresent(h -> h.release().countDown());
         active.ifPresent(h -> h.release().countDown());
     }
 
     /** @return whether a call is blocked in a hang right now */
-    boolean hanging() {
+    public boolean hanging() {
         return hanging;
     }
 
@@ -97,7 +97,7 @@ final class FaultyBackend implements GpuBackend {
         }
     }
 
-    static boolean await(java.util.function.BooleanSupplier condition, Duration limit) throws InterruptedException {
+    public static boolean await(java.util.function.BooleanSupplier condition, Duration limit) throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -1,5 +1,9 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.spawn.JobLauncher;
+import io.gpusched.engine.spawn.OwnerLaunch;
+import io.gpusched.engine.spawn.SpawnServer;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,5 +1,8 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.loop.StatusBoardWriter;
+import io.gpusched.engine.table.JobsSource;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

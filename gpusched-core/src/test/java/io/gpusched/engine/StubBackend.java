@@ -11,13 +11,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** A backend whose GPU processes the test sets by hand (real pids, so attribution is real). */
-final class StubBackend implements GpuBackend {
+public final class StubBackend implements GpuBackend {
     final int gpus;
     final long totalMib;
-    final List<GpuProcess> processes = new CopyOnWriteArrayList<>();
+    public final List<GpuProcess> processes = new CopyOnWriteArrayList<>();
     final AtomicInteger failures = new AtomicInteger();
 
-    StubBackend(int gpus, long totalMib) {
+    public StubBackend(int gpus, long totalMib) {
         this.gpus = gpus;
         this.totalMib = totalMib;
     }

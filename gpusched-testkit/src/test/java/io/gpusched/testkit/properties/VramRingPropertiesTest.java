@@ -3,7 +3,7 @@ package io.gpusched.testkit.properties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.engine.VramRing;
+import io.gpusched.engine.observe.VramRing;
 import io.gpusched.testkit.arbitraries.Gen;
 import io.gpusched.testkit.arbitraries.Property;
 import java.util.ArrayList;

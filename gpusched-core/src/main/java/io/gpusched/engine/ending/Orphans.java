@@ -1,0 +1,177 @@
+package io.gpusched.engine.ending;
+
+import io.gpusched.engine.lease.Leases;
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.loop.Inbox;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.proc.ProcTable;
+import io.gpusched.engine.queue.Settlement;
+import io.gpusched.engine.spawn.JobOutput;
+import io.gpusched.engine.spawn.RunFiles;
+import io.gpusched.engine.spawn.RunNames;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.RunningJobs;
+
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.journal.RunHandle;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+
+/**
+ * Takes up the runs a dead scheduler left going: each becomes a running job again, so its GPUs stay held
+ * by its declaration (not just by what it happens to use now), its memory is attributed and its peak
+ * and verdict are measured from here on, a timeout still counts from its real start, and {@code cancel}
+ * stops it. It is never started again. Its end is read as for any orphan: the exit status its wrapper
+ * wrote (a lease's: what its client reports), or none, when it was killed before its command ended —
+ * then it is pending again, as the original tool requeues an interrupted job.
+ *
+ * <p>A run is taken up when the journal names its run (a journal of the original tool does not) and its
+ * session's leader still lives; otherwise the scheduler only waits for its session to go
+ * ({@link Settlement}). It also settles the {@code launching} intents a dead scheduler left
+ * ({@link #recoverLaunches}). Loop thread only.
+ */
+public final class Orphans {
+    private final RunFiles runFiles;
+    private final RunNames names;
+    private final ProcTable procFs;
+    private final Leases leases;
+    private final RunningJobs running;
+    private final Durability durability;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private final Consumer<Inbox.Message> inbox;
+    /** The GPUs of the last read, for what a share of one GPU came to on the GPU its run holds. */
+    private final java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus;
+
+    public Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, Leases leases, RunningJobs running, Durability durability,
+            Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus) {
+        this.gpus = gpus;
+        this.runFiles = runFiles;
+        this.names = names;
+        this.procFs = procFs;
+        this.leases = leases;
+        this.running = running;
+        this.durability = durability;
+        this.reporter = reporter;
+        this.clock = clock;
+        this.inbox = inbox;
+    }
+
+    /**
+     * @param spec the job
+     * @param r its record: started, no outcome
+     * @param no its display number
+     * @return whether it is a running job now
+     */
+    public boolean adopt(JobSpec spec, JobRecord r, int no) {
+        if (r.run().isEmpty() || r.runningPgid().isEmpty()) {
+            return false;
+        }
+        long run = r.run().getAsLong();
+        long sid = r.runningPgid().getAsLong();
+        boolean lease = r.handle().get() instanceof RunHandle.Lease;
+        Optional<CompletableFuture<?>> leader = lease ? Optional.empty() : procFs.onExit(sid);
+        if (!lease && leader.isEmpty()) {
+            return false;
+        }
+        if (lease && runFiles.exitCode(no, run).isPresent()) {
+            return false; // its client said how it ended while no scheduler ran: settled as an orphan
+        }
+        OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
+        if (r.nextVramMib().isEmpty() && spec.share().isPresent() && r.gpus().size() == 1) {
+            // A share's declaration is what it came to on its GPU, as when it started: the GPU stays held by it.
+            int gpu = r.gpus().get(0);
+            declared = gpus.get().stream().filter(g -> g.index() == gpu).findFirst()
+                    .map(g -> OptionalLong.of(spec.share().get().mibOf(g.totalMib()))).orElse(declared);
+        }
+        Instant startedAt = startedAt(no, run);
+        RunningJob rj = new RunningJob(spec, no, declared, r.gpus(), sid, log(spec.key(), no, r.gpus()), startedAt, run,
+                lease ? 0 : procFs.startTicks(sid).orElse(0), lease ? Optional.of(names.entry(run)) : Optional.empty());
+        if (spec.environment().tty()) {
+            rj.ttyEntry = Optional.of(names.entry(run));
+        }
+        running.add(rj);
+        // A leader that ended without writing a status was killed before its command ended: no status.
+        CompletableFuture<java.util.OptionalInt> exit = lease
+                ? leases.adopt(spec.key(), no).thenApply(java.util.OptionalInt::of)
+                : leader.get().thenApply(h -> runFiles.exitCode(no, run));
+        exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
+        reporter.emit(new SchedulerEvent.OrphanAdopted(clock.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
+        return true;
+    }
+
+    /**
+     * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
+     * file exists or a live process carries its token (the wrapper may not have written the file yet);
+     * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
+     * ended, and is pending again.
+     */
+    public void recoverLaunches() {
+        List<JournalEvent> settled = new ArrayList<>();
+        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
+            JobRecord r = e.getValue();
+            if (!r.launching() || r.run().isEmpty()) {
+                continue;
+            }
+            int no = r.no().orElse(0);
+            long run = r.run().getAsLong();
+            OptionalLong pid = runFiles.pid(no, run);
+            if (pid.isEmpty()) {
+                for (long c : procFs.carriers(names.entry(run))) {
+                    pid = procFs.sessionOf(c);
+                    if (pid.isPresent()) {
+                        break;
+                    }
+                }
+            }
+            if (pid.isEmpty() && runFiles.exitCode(no, run).isPresent()) {
+                // Ran to its end, pid file lost: its session is unknown, and matches no process.
+                pid = OptionalLong.of(new RunHandle.Unknown().pgid());
+            }
+            settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
+                    : new JournalEvent.Interrupted(e.getKey()));
+        }
+        if (!settled.isEmpty()) {
+            durability.record(settled);
+        }
+    }
+
+    /**
+     * @param r the record of a job whose run a dead scheduler left (started, no outcome)
+     * @return whether its session still lives here, so it is waited for; a lease's or an unknown
+     *     session has nothing here to wait for
+     */
+    public boolean sessionAlive(JobRecord r) {
+        if (r.handle().isEmpty() || !(r.handle().get() instanceof RunHandle.Session session)) {
+            return false;
+        }
+        return procFs.sessionAlive(session.pgid()) || procFs.onExit(session.pgid()).isPresent();
+    }
+
+    /** When the run started: its pid file is written as it starts (for a lease, as it is granted). */
+    private Instant startedAt(int no, long run) {
+        try {
+            return Files.getLastModifiedTime(runFiles.pidFile(no, run)).toInstant();
+        } catch (IOException e) {
+            return clock.now();
+        }
+    }
+
+    /** Where the run writes: as the dispatcher chose when it started it. */
+    private Path log(String key, int no, List<Integer> gpus) {
+        return durability.state().submission(key).flatMap(JobOutput::file).orElse(names.log(no, gpus));
+    }
+}

@@ -1,0 +1,358 @@
+package io.gpusched.engine.ending;
+
+import io.gpusched.engine.lease.Leases;
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.observe.Measurer;
+import io.gpusched.engine.observe.Timelines;
+import io.gpusched.engine.proc.ProcFs;
+import io.gpusched.engine.spawn.EnvironmentScript;
+import io.gpusched.engine.spawn.JobOutput;
+import io.gpusched.engine.spawn.OwnerLaunch;
+import io.gpusched.engine.spawn.OwnerLogTail;
+import io.gpusched.engine.spawn.RunFiles;
+import io.gpusched.engine.spawn.RunNames;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.stop.Leftovers;
+import io.gpusched.engine.table.JobTable;
+
+import io.gpusched.model.GpuschedException;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.Verdict;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.RunHandle;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.outcome.AttemptFacts;
+import io.gpusched.outcome.AttemptJudge;
+import io.gpusched.outcome.LogTail;
+import io.gpusched.outcome.Verdicts;
+import io.gpusched.policy.FairShare;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How attempts end: journaled (OOM retry, or the job's final outcome with its verdict), reported, and
+ * answered to whoever waits on the job's future — in that order, each report after the fsync of what
+ * it reports. Also settles what a dead scheduler left: launch intents, and orphans that ended while
+ * nobody watched. What becomes of an attempt is {@link AttemptJudge}'s decision; this class gathers its
+ * facts and carries the decision out.
+ *
+ * <p>Why one long file: every way an attempt can end (exit, OOM retry, requeue, stop, recovery) must
+ * journal, report and answer in the same order; keeping them together keeps that order in one place.
+ */
+public final class Outcomes {
+    private final SchedulerOptions options;
+    private final Durability durability;
+    private final RunFiles runFiles;
+    private final RunNames names;
+    private final RunningJobs running;
+    private final Leftovers leftovers;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private final EndedJobs endedJobs;
+    private final Measurer measurer;
+    private final JobTable table;
+    private final FairShare fairShare;
+    private final Timelines timelines;
+    /** The outcome rules: what becomes of an attempt that ended. */
+    private final AttemptJudge judge;
+    /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
+    public static final int HISTORY = 1000;
+    /** The status a run stopped here is given when its wrapper did not live to write one: 128 + SIGKILL. */
+    static final int KILLED_STATUS = 128 + 9;
+    private final List<JobResult> results = new ArrayList<>();
+    private long ended;
+    private final Map<String, CompletableFuture<JobResult>> futures = new HashMap<>();
+    private final List<StatusBoard.Interrupted> interrupted = new ArrayList<>();
+
+    /** How one attempt ended, whether the scheduler watched it or found it finished on restart. */
+    private record Ending(JobSpec spec, int no, List<Integer> gpus, OptionalLong declaredMib, int exitCode,
+                          Optional<StopReason> stopping, Path log, boolean attributed, Map<Integer, Long> peakMib,
+                          OptionalDouble avgUtil, Duration took, OptionalLong run, boolean watched,
+                          Optional<String> learned) {
+        long peak() {
+            return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        }
+    }
+
+    public Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
+             Leftovers leftovers, Reporter reporter, LoopClock clock, EndedJobs ended, Measurer measurer,
+             JobTable table, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
+        this.runas = runas;
+        this.timelines = timelines;
+        this.table = table;
+        this.fairShare = fairShare;
+        this.options = options;
+        this.durability = durability;
+        this.runFiles = runFiles;
+        this.names = names;
+        this.running = running;
+        this.leftovers = leftovers;
+        this.reporter = reporter;
+        this.clock = clock;
+        this.endedJobs = ended;
+        this.measurer = measurer;
+        this.judge = new AttemptJudge(options.tolerance(), AttemptJudge.UndeclaredRetry.DECLARES_THE_BUMPED_PEAK);
+    }
+
+    /**
+     * @return every job that ended in this run, in completion order (a live view); in {@code --watch},
+     *     the last {@link #HISTORY}
+     */
+    public List<JobResult> results() {
+        return results;
+    }
+
+    /** @return how many jobs ended in this run, all told: it moves whenever {@link #results()} changes */
+    public long endedCount() {
+        return ended;
+    }
+
+    /** @return the jobs the stop interrupted, by display number */
+    public List<StatusBoard.Interrupted> interrupted() {
+        List<StatusBoard.Interrupted> rows = new ArrayList<>(interrupted);
+        rows.sort(Comparator.comparingInt(StatusBoard.Interrupted::no));
+        return rows;
+    }
+
+    /** Someone waits for this job's result; a repeated submission's handle waits alongside the first's. */
+    public void awaited(String key, CompletableFuture<JobResult> result) {
+        CompletableFuture<JobResult> first = futures.putIfAbsent(key, result);
+        if (first != null) {
+            first.whenComplete((r, e) -> {
+                if (e != null) {
+                    result.completeExceptionally(e);
+                } else {
+                    result.complete(r);
+                }
+            });
+        }
+    }
+
+    /** A waited-for job had ended in an earlier run: that is its result. */
+    public void answerEarlier(JobResult earlier) {
+        CompletableFuture<JobResult> f = futures.remove(earlier.key());
+        if (f != null) {
+            durability.afterDurable(() -> f.complete(earlier));
+        }
+    }
+
+    /** The scheduler stops: nobody will finish the jobs still awaited. */
+    public void abandonAwaited() {
+        futures.forEach((key, f) -> f.completeExceptionally(
+                new GpuschedException("the scheduler stopped before job " + key + " finished")));
+    }
+
+    /** A running job's leader exited; a late exit of an attempt no longer current is ignored. */
+    public void reap(RunningJob rj, OptionalInt exit) {
+        if (!running.remove(rj)) {
+            return;
+        }
+        durability.changed();
+        // The leader is gone. Whatever it left still holds memory and would outlive the job: the next
+        // sweep kills it.
+        leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
+        Instant now = clock.now();
+        Duration ran = Duration.between(rj.startedAt, now);
+        fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
+        if (rj.stopping.equals(Optional.of(StopReason.PREEMPTED)) || rj.stopping.equals(Optional.of(StopReason.TIME_SLICE))) {
+            // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
+            boolean slice = rj.stopping.get() == StopReason.TIME_SLICE;
+            durability.record(List.of(new JournalEvent.Requeued(rj.key(),
+                    slice ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
+            if (slice) {
+                table.toTheBack(rj.key(), now);
+            }
+            durability.removeRunFilesOnceDurable(rj.no, rj.run);
+            reporter.emit(new SchedulerEvent.JobRequeued(now, rj.no, rj.stopping.get(), ran));
+            return;
+        }
+        if (exit.isEmpty() && (rj.stopping.isEmpty() || rj.stopping.get() == StopReason.SHUTDOWN)) {
+            // A run taken up from a dead scheduler ended without a status: killed before its command
+            // ended, so it runs again, as an orphan found dead does.
+            durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
+            durability.removeRunFilesOnceDurable(rj.no, rj.run);
+            reporter.emit(new SchedulerEvent.OrphanRequeued(clock.now(), rj.no));
+            return;
+        }
+        // Stopped here, and its wrapper did not live to say how: the grace's SIGKILL.
+        int exitCode = exit.orElse(KILLED_STATUS);
+        if (rj.stopping.equals(Optional.of(StopReason.SHUTDOWN))) {
+            durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
+            interrupted.add(interruptedRow(rj));
+            durability.removeRunFilesOnceDurable(rj.no, rj.run);
+            return;
+        }
+        settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
+                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, clock.now()), OptionalLong.of(rj.run), true,
+                rj.learned));
+    }
+
+    /** Jobs the stop's last resort left nothing of: interrupted, so a restart runs them again. */
+    public void interruptedByStop(List<RunningJob> gone) {
+        if (gone.isEmpty()) {
+            return;
+        }
+        durability.record(gone.stream().<JournalEvent>map(rj -> new JournalEvent.Interrupted(rj.key())).toList());
+        for (RunningJob rj : gone) {
+            interrupted.add(interruptedRow(rj));
+            durability.removeRunFilesOnceDurable(rj.no, rj.run);
+        }
+    }
+
+    private StatusBoard.Interrupted interruptedRow(RunningJob rj) {
+        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, clock.now()));
+    }
+
+    /**
+     * A pending job that will never run: it can never be placed, or a job it runs after failed.
+     *
+     * @param declared what its next attempt would have declared
+     */
+    public void fail(JobSpec spec, int no, OptionalLong declared, JobStatus status, String reason) {
+        durability.record(List.of(new JournalEvent.Done(spec.key(), status.journalName(), 1, Map.of(),
+                OptionalDouble.empty())));
+        endedJobs.ended(spec);
+        reporter.emit(status == JobStatus.DEPENDENCY_FAILED
+                ? new SchedulerEvent.DependencyFailed(clock.now(), no, spec.command(), reason)
+                : new SchedulerEvent.JobInfeasible(clock.now(), no, spec.command(), reason));
+        complete(new JobResult(spec.key(), no, spec.command(), List.of(), status, 1, declared, Map.of(),
+                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
+                owner(spec.key())));
+    }
+
+    /** A job whose line says {@code cancel} before it ever started. */
+    public void cancelledBeforeStart(JobSpec j, int no) {
+        durability.record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
+        endedJobs.ended(j);
+        complete(new JobResult(j.key(), no, j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
+                Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
+                owner(j.key())));
+    }
+
+    /**
+     * An orphan's session is gone. If its wrapper wrote an exit status, the command ran to its end
+     * while no scheduler watched: journal that outcome (an OOM still retries). Otherwise it was killed
+     * before its command ended and is pending again.
+     */
+    public void orphanEnded(JobSpec spec, JobRecord r) {
+        int no = r.no().orElse(0);
+        if (r.run().isPresent()) {
+            // Its session is gone; a daemon it started may have left the session but not the run.
+            leftovers.killNow(new ProcFs.Run(r.runningPgid().orElse(0), names.entry(r.run().getAsLong()), 0));
+        }
+        OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
+        boolean lease = r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent();
+        if (code.isEmpty() && lease) {
+            // A lease's command is its client's: never run again here, even with its end unknown.
+            reporter.warnOnce("job " + no + " (srun) ended while no scheduler watched and its client never said how;"
+                    + " recorded as exit status " + Leases.UNKNOWN_EXIT);
+            code = OptionalInt.of(Leases.UNKNOWN_EXIT);
+        }
+        if (code.isEmpty()) {
+            durability.record(List.of(new JournalEvent.Interrupted(spec.key())));
+            reporter.emit(new SchedulerEvent.OrphanRequeued(clock.now(), no));
+            return;
+        }
+        reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
+                + " was watching; recorded as its client said, not run again" : "job " + no + " ended with exit status "
+                + code.getAsInt() + " while no scheduler was watching;"
+                + " recorded from " + runFiles.exitFile(no, r.run().getAsLong()) + ", not run again");
+        OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
+        settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), names.log(no, r.gpus()), false,
+                Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.run().getAsLong()).orElse(Duration.ZERO), r.run(),
+                false, Optional.empty()));
+    }
+
+    /** gpusched-runas, for a root scheduler: reads a job's output as its owner. */
+    private final Optional<Path> runas;
+
+    /** Journals and reports an attempt's end: an OOM retry, or the job's final outcome. */
+    private void settle(Ending end) {
+        String key = end.spec().key();
+        JobRecord rec = durability.state().record(key);
+        // A job run as its owner wrote its output where its owner chose: read as them, never as root.
+        Optional<String> asOwner = durability.state().submission(key).filter(JobOutput::runsAsOwner)
+                .map(JournalEvent.Submitted::owner);
+        boolean failed = end.exitCode() != 0 && end.stopping().isEmpty();
+        String tail = !failed ? "" : asOwner.isPresent()
+                ? runas.map(r -> OwnerLogTail.readAs(r, asOwner.get(), end.log(), Verdicts.OOM_TAIL_BYTES)).orElse("")
+                : LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES);
+        // A setup that failed, or a conda that is missing, means the command never ran: not an OOM. Nor
+        // does a run as its owner that gpusched-runas refused (its one line is in the wrapper's log).
+        Optional<EnvironmentScript.Failure> before = EnvironmentScript.failure(end.spec().environment(), end.exitCode(),
+                end.log(), tail).or(() -> asOwner.isPresent() && failed
+                ? OwnerLaunch.failure(end.exitCode(), LogTail.read(names.log(end.no(), end.gpus()), 4096))
+                        .map(why -> new EnvironmentScript.Failure(why, "the command did not run"))
+                : Optional.empty());
+        int allowed = Math.max(end.spec().retries(), options.oomRetries());
+        int attempts = rec.attempts() + 1;
+        long peak = end.peak();
+        AttemptJudge.Decision decision = judge.judge(new AttemptFacts(end.stopping(), end.exitCode(), before.isEmpty(),
+                attempts, allowed, end.declaredMib(), end.attributed() ? OptionalLong.of(peak) : OptionalLong.empty()),
+                () -> tail);
+        if (decision instanceof AttemptJudge.Requeue requeue) {
+            OptionalLong next = requeue.bumpedMib();
+            durability.record(List.of(new JournalEvent.Oom(key, attempts, next)));
+            Instant now = clock.now();
+            timelines.oomRetry(end.no(), end.run().orElse(-1), now.minus(end.took()), end.declaredMib(), next, now);
+            end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
+            reporter.emit(new SchedulerEvent.RequeuedAfterOom(clock.now(), end.no(), attempts, allowed + 1,
+                    end.declaredMib(), next));
+            return;
+        }
+        AttemptJudge.Final outcome = (AttemptJudge.Final) decision;
+        JobStatus status = outcome.status();
+        Verdict verdict = outcome.verdict();
+        Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
+        durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil(),
+                JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), clock.now().minus(end.took()),
+                        end.declaredMib())))));
+        endedJobs.ended(end.spec());
+        end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
+        Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
+                : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
+        before.ifPresent(f -> reporter.warnOnce("job " + end.no() + ": " + f.cause() + " — " + f.fix()));
+        complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
+                peaks, verdict, end.avgUtil(), end.took(), measured, before.map(EnvironmentScript.Failure::cause),
+                owner(key), end.learned()));
+    }
+
+    /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */
+    private Optional<String> owner(String key) {
+        return Optional.of(table.owner(key));
+    }
+
+    private void complete(JobResult r) {
+        results.add(r);
+        ended++;
+        if (options.watch() && results.size() > HISTORY) {
+            results.remove(0);
+        }
+        reporter.emit(new SchedulerEvent.JobFinished(clock.now(), r, options.tolerance()));
+        CompletableFuture<JobResult> f = futures.remove(r.key());
+        if (f != null) {
+            durability.afterDurable(() -> f.complete(r));
+        }
+    }
+}

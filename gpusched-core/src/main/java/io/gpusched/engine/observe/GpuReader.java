@@ -1,0 +1,123 @@
+package io.gpusched.engine.observe;
+
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+
+import io.gpusched.model.GpuschedException;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.gpu.BackendException;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Reads the GPUs for the loop, through the time-bounded backend: a round's snapshot (failures counted
+ * and reported; recovery said once), and the faster samples between rounds (a failed sample only loses
+ * resolution). Each snapshot feeds attribution. The first one is checked against {@code --gpus}.
+ */
+public final class GpuReader {
+    private final BoundedBackend gpus;
+    private final SchedulerOptions options;
+    private final Measurer measurer;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private Optional<GpuSnapshot> last = Optional.empty();
+    private boolean announced;
+    private int failures;
+
+    public GpuReader(BoundedBackend gpus, SchedulerOptions options, Measurer measurer, Reporter reporter, LoopClock clock) {
+        this.gpus = gpus;
+        this.options = options;
+        this.measurer = measurer;
+        this.reporter = reporter;
+        this.clock = clock;
+    }
+
+    /** @return the last snapshot read; present once a round's read succeeded */
+    public GpuSnapshot last() {
+        return last.orElseThrow();
+    }
+
+    /** @return the GPUs of the last snapshot; empty before the first */
+    public List<GpuStat> lastGpus() {
+        return last.map(GpuSnapshot::gpus).orElse(List.of());
+    }
+
+    /** @return the GPU indices of the last snapshot; empty before the first */
+    public Set<Integer> indices() {
+        Set<Integer> out = new TreeSet<>();
+        last.ifPresent(s -> s.gpus().forEach(g -> out.add(g.index())));
+        return out;
+    }
+
+    /** @return failed reads in a row, up to the last one */
+    public int failures() {
+        return failures;
+    }
+
+    /**
+     * A round's read.
+     *
+     * @return whether it answered (in time); placement never uses stale data
+     * @throws GpuschedException on the first answer, if {@code --gpus} names a GPU it does not list
+     */
+    public boolean read() {
+        GpuSnapshot snap;
+        try {
+            snap = gpus.snapshot();
+        } catch (BackendException | UnsupportedOperationException e) {
+            failures++;
+            reporter.emit(new SchedulerEvent.BackendFailed(clock.now(), e.getMessage(), failures,
+                    failures >= options.backendFailureLimit()));
+            return false;
+        }
+        if (failures > 0) {
+            reporter.emit(new SchedulerEvent.BackendRecovered(clock.now(), failures));
+            failures = 0;
+        }
+        snap.warnings().forEach(reporter::warnOnce);
+        last = Optional.of(snap);
+        if (!announced) {
+            checkAllowedGpus(snap);
+            announced = true;
+            reporter.emit(new SchedulerEvent.GpusDiscovered(clock.now(), snap.gpus().stream().map(GpuStat::index)
+                    .filter(i -> options.placement().allows(i)).toList()));
+        }
+        measurer.attribute(snap);
+        return true;
+    }
+
+    /** A sample between rounds, for peaks; the next round reports failures. */
+    public void sample() {
+        try {
+            GpuSnapshot snap = gpus.snapshot();
+            last = Optional.of(snap);
+            measurer.attribute(snap);
+        } catch (BackendException | UnsupportedOperationException e) {
+            // a missed sample only loses resolution
+        }
+    }
+
+    /**
+     * A {@code --gpus} index the machine does not have is a typo, not a job's infeasibility: it would
+     * fail every job for good. Refused before anything is placed.
+     */
+    private void checkAllowedGpus(GpuSnapshot snap) {
+        Set<Integer> found = new TreeSet<>();
+        snap.gpus().forEach(g -> found.add(g.index()));
+        List<Integer> missing = options.allowedGpus().orElse(Set.of()).stream().filter(i -> !found.contains(i))
+                .sorted().toList();
+        if (!missing.isEmpty()) {
+            throw new GpuschedException("--gpus names " + (missing.size() == 1 ? "GPU " : "GPUs ")
+                    + missing.stream().map(String::valueOf).collect(Collectors.joining(", "))
+                    + ", which this machine does not have; GPUs found: " + (found.isEmpty() ? "none"
+                    : found.stream().map(String::valueOf).collect(Collectors.joining(", ")))
+                    + " — no job was started; give indices from that list");
+        }
+    }
+}

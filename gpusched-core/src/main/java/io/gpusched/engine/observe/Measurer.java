@@ -1,0 +1,186 @@
+package io.gpusched.engine.observe;
+
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.proc.ProcTable;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.RunningJobs;
+
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.alloc.GpuView;
+import io.gpusched.alloc.Tenant;
+import io.gpusched.gpu.GpuProcess;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Attribution: each GPU process's memory goes to the running job whose session it is in, or for a lease or
+ * {@code [tty]} run whose token it carries (so workers
+ * that start their own process group still count); the rest is external, and each external process's
+ * peak is kept while it lives, for the headroom the allocator leaves it. Also the GPU views the
+ * allocator places on.
+ */
+public final class Measurer {
+    private final SchedulerOptions options;
+    private final ProcTable procFs;
+    private final RunningJobs running;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private final Timelines timelines;
+    /** Observed peak of each process we did not launch, per GPU it uses; forgotten when it exits. */
+    private final Map<ExternalProcess, Long> externalPeaks = new HashMap<>();
+    private boolean pidsInvisible;
+    /** Recent utilisation per GPU, for {@code --max-util}. */
+    private final UtilWindow util = new UtilWindow();
+
+    /** A process we did not launch, on one GPU. */
+    private record ExternalProcess(int gpu, long pid) {
+    }
+
+    public Measurer(SchedulerOptions options, ProcTable procFs, RunningJobs running, Reporter reporter, LoopClock clock, Timelines timelines) {
+        this.timelines = timelines;
+        this.options = options;
+        this.procFs = procFs;
+        this.running = running;
+        this.reporter = reporter;
+        this.clock = clock;
+    }
+
+    /** @return whether GPU processes were seen whose PIDs this PID namespace does not have */
+    public boolean pidsInvisible() {
+        return pidsInvisible;
+    }
+
+    void attribute(GpuSnapshot snap) {
+        for (RunningJob rj : running.all()) {
+            rj.currentMib.replaceAll((g, v) -> 0L);
+        }
+        Map<Long, OptionalLong> sessions = new HashMap<>();
+        Set<ExternalProcess> seenExternal = new HashSet<>();
+        int visible = 0;
+        for (GpuProcess p : snap.processes()) {
+            OptionalLong sid = sessions.computeIfAbsent(p.pid(), procFs::sessionOf);
+            if (sid.isPresent()) {
+                visible++;
+            }
+            Optional<RunningJob> job = sid.isPresent() ? running.inSession(sid.getAsLong()) : Optional.empty();
+            if (job.isEmpty() && sid.isPresent()) {
+                job = lease(p.pid());
+            }
+            if (job.isPresent() && job.get().currentMib.containsKey(p.gpu())) {
+                job.get().currentMib.merge(p.gpu(), p.usedMib(), Long::sum);
+                job.get().attributed = true;
+            } else {
+                ExternalProcess key = new ExternalProcess(p.gpu(), p.pid());
+                seenExternal.add(key);
+                externalPeaks.merge(key, p.usedMib(), Math::max);
+            }
+        }
+        externalPeaks.keySet().retainAll(seenExternal);
+        if (!snap.processes().isEmpty() && visible == 0 && !running.isEmpty()) {
+            pidsInvisible = true;
+            reporter.warnOnce("GPU processes are reported with PIDs that do not exist in this PID namespace (a container"
+                    + " without --pid=host?): per-job peaks will be n/a; placement still uses device totals");
+        }
+        java.time.Instant now = clock.now();
+        util.record(now, snap);
+        for (RunningJob rj : running.all()) {
+            track(rj, snap);
+            // Where the peaks are: one append per running job per sample, no allocation on most.
+            timelines.sample(rj, now);
+        }
+    }
+
+    /**
+     * The lease or {@code [tty]} run a process belongs to, by the token in its environment: a lease's
+     * command runs in its client's terminal, a tty job's in tmux's sessions, not in the run's own. Read
+     * only for GPU processes no session claimed, and only while such a run runs.
+     */
+    private Optional<RunningJob> lease(long pid) {
+        for (RunningJob rj : running.all()) {
+            Optional<String> entry = rj.leaseEntry.or(() -> rj.ttyEntry);
+            if (entry.isPresent() && procFs.carries(pid, entry.get())) {
+                return Optional.of(rj);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Peaks, utilisation, and the two notices: verbose growth, and the moment a declaration is exceeded. */
+    private void track(RunningJob rj, GpuSnapshot snap) {
+        rj.currentMib.forEach((g, mib) -> rj.peakMib.merge(g, mib, Math::max));
+        double sum = 0;
+        int n = 0;
+        for (int g : rj.gpus) {
+            Optional<GpuStat> s = snap.gpu(g);
+            if (s.isPresent() && s.get().utilPercent().isPresent()) {
+                sum += s.get().utilPercent().getAsInt();
+                n++;
+            }
+        }
+        if (n > 0) {
+            rj.utilSum += sum / n;
+            rj.utilSamples++;
+        }
+        long peak = rj.overallPeak();
+        if (options.verbose() && rj.attributed && peak >= rj.lastVerbosePeak + options.verboseStepMib()) {
+            rj.lastVerbosePeak = peak;
+            reporter.emit(new SchedulerEvent.VramGrew(clock.now(), rj.no, rj.currentMib, peak));
+        }
+        if (rj.declaredMib.isPresent() && !rj.overWarned && peak > rj.declaredMib.getAsLong() * (1 + options.tolerance())) {
+            rj.overWarned = true;
+            int gpu = rj.peakMib.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+            reporter.emit(new SchedulerEvent.ExceededDeclaration(clock.now(), rj.no, gpu, rj.peakMib.get(gpu),
+                    rj.declaredMib.getAsLong()));
+        }
+    }
+
+    /** Each GPU's memory as placement counts it, with the running jobs on it by number: for snapshots. */
+    public List<io.gpusched.event.QueueSnapshot.GpuMemory> memory(GpuSnapshot snap, Set<Integer> paused) {
+        Map<String, RunningJob> byKey = new HashMap<>();
+        running.all().forEach(rj -> byKey.put(rj.key(), rj));
+        List<io.gpusched.event.QueueSnapshot.GpuMemory> out = new ArrayList<>();
+        for (GpuView v : views(snap, paused)) {
+            List<io.gpusched.event.QueueSnapshot.JobMemory> jobs = new ArrayList<>();
+            for (Tenant t : v.tenants()) {
+                jobs.add(new io.gpusched.event.QueueSnapshot.JobMemory(byKey.get(t.key()).no, t.declaredMib(), t.currentMib(),
+                        t.peakMib(), io.gpusched.alloc.Headroom.budget(t, options.spikeBuffer())));
+            }
+            out.add(new io.gpusched.event.QueueSnapshot.GpuMemory(v.index(), v.totalMib(), v.usedMib(),
+                    io.gpusched.alloc.Headroom.effectiveExternal(v, options.spikeBuffer()),
+                    io.gpusched.alloc.Headroom.effective(v, options.spikeBuffer()), jobs));
+        }
+        return out;
+    }
+
+    /** Each GPU as the allocator sees it: totals, external peaks, the running jobs on it, paused or not. */
+    public List<GpuView> views(GpuSnapshot snap, Set<Integer> paused) {
+        Map<Integer, Long> extPeaks = new HashMap<>();
+        externalPeaks.forEach((k, v) -> extPeaks.merge(k.gpu(), v, Long::sum));
+        List<GpuView> out = new ArrayList<>();
+        for (GpuStat g : snap.gpus()) {
+            List<Tenant> tenants = new ArrayList<>();
+            for (RunningJob rj : running.all()) {
+                if (rj.gpus.contains(g.index())) {
+                    tenants.add(new Tenant(rj.key(), rj.declaredMib, rj.currentMib.getOrDefault(g.index(), 0L),
+                            rj.peakMib.getOrDefault(g.index(), 0L)));
+                }
+            }
+            // Only with a limit: a reading that changes every sample would otherwise make every round replan.
+            java.util.OptionalInt recent = options.policy().maxUtilPercent().isPresent()
+                    ? util.recent(g.index()) : java.util.OptionalInt.empty();
+            out.add(new GpuView(g.index(), g.totalMib(), g.usedMib(), extPeaks.getOrDefault(g.index(), 0L), tenants,
+                    g.healthy(), paused.contains(g.index()), recent));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,225 @@
+package io.gpusched.engine.plan;
+
+import io.gpusched.engine.ending.Outcomes;
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.queue.PendingQueue;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.stop.Stops;
+
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.alloc.GpuView;
+import io.gpusched.alloc.Request;
+import io.gpusched.alloc.Tenant;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.policy.Candidate;
+import io.gpusched.policy.Decision;
+import io.gpusched.policy.FairShare;
+import io.gpusched.policy.Occupant;
+import io.gpusched.policy.QueuePolicy;
+import io.gpusched.policy.Reservation;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Places the pending jobs as the pure queue policy says (order, reservation, preemption; the allocator
+ * under it): first it decides, as a {@link Plan} value ({@link #decide}); then it carries the plan out
+ * ({@link #apply}), each start through the {@link Launcher}. Collect, then execute: nothing is launched
+ * while the decisions are being made.
+ */
+public final class Dispatcher {
+    private final QueuePolicy policy;
+    private final FairShare fairShare;
+    private final Stops stops;
+    private Optional<String> reservation = Optional.empty();
+    private Optional<Instant> replanAt = Optional.empty();
+    private final Durability durability;
+    private final RunningJobs running;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private final Outcomes outcomes;
+    private final Launcher launcher;
+
+    /** What a dispatch leaves: the jobs still waiting, and the GPU views after its launches. */
+    record Result(List<PendingQueue.PendingJob> stillPending, List<GpuView> views) {
+    }
+
+    /** @param launcher carries out each start the plan decides */
+    public Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, RunningJobs running,
+               Reporter reporter, LoopClock clock, Outcomes outcomes, Launcher launcher) {
+        this.policy = policy;
+        this.fairShare = fairShare;
+        this.stops = stops;
+        this.durability = durability;
+        this.running = running;
+        this.reporter = reporter;
+        this.clock = clock;
+        this.outcomes = outcomes;
+        this.launcher = launcher;
+    }
+
+    /**
+     * @param pending the jobs that may be placed, in queue order
+     * @param views this round's GPUs and running jobs
+     * @param snap the snapshot the views came from (for the devices' UUIDs)
+     * @param total jobs known to the queue
+     * @param reasons filled with why each job that stays pending waits
+     */
+    Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total,
+                    Map<String, String> reasons) {
+        Instant now = clock.now();
+        List<Occupant> occupants = new ArrayList<>();
+        for (RunningJob rj : running.all()) {
+            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
+                    rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
+        }
+        Plan plan = decide(policy, pending, occupants, views, snap, now, fairShare.recent(now));
+        return apply(plan, views, snap, total, reasons, now);
+    }
+
+    /**
+     * Decides, without acting: which pending jobs start where, which wait and why, which can never be
+     * placed (a pinned GPU the machine does not have, or the policy's verdict), which running jobs to
+     * preempt. Pure: the same inputs give the same plan.
+     *
+     * @param pending the jobs that may be placed, in queue order
+     * @param occupants the running jobs
+     * @param views this round's GPUs and running jobs
+     * @param snap the snapshot the views came from (for pinned GPUs' ids)
+     * @param now the time the plan is for
+     * @param recentShare each owner's recent GPU time, for fair share
+     */
+    static Plan decide(QueuePolicy policy, List<PendingQueue.PendingJob> pending, List<Occupant> occupants,
+                       List<GpuView> views, GpuSnapshot snap, Instant now, Map<String, Double> recentShare) {
+        List<Plan.Action> actions = new ArrayList<>();
+        Map<String, PendingQueue.PendingJob> byKey = new HashMap<>();
+        List<Candidate> candidates = new ArrayList<>(pending.size());
+        for (PendingQueue.PendingJob p : pending) {
+            Request request = request(p);
+            if (p.spec().scheduling().pinned()) {
+                Pins.Resolved pins = Pins.resolve(p.spec().scheduling().gpuIds(), snap);
+                if (pins.unknown().isPresent()) {
+                    actions.add(new Plan.Fail(p, pins.unknown().get()));
+                    continue;
+                }
+                request = request.pinnedTo(pins.indices());
+            }
+            byKey.put(p.spec().key(), p);
+            candidates.add(new Candidate(p.spec().key(), p.no(), request, p.spec().scheduling().priority(), p.position(),
+                    p.since(), p.owner(), p.spec().timeout()));
+        }
+        io.gpusched.policy.Plan decided = policy.plan(now, candidates, occupants, views, recentShare);
+        for (Decision d : decided.decisions()) {
+            PendingQueue.PendingJob p = byKey.get(d.key());
+            if (d instanceof Decision.Fail f) {
+                actions.add(new Plan.Fail(p, f.reason()));
+            } else if (d instanceof Decision.Wait w) {
+                actions.add(new Plan.Wait(p, w.reason()));
+            } else {
+                List<Integer> gpus = ((Decision.Start) d).gpus();
+                actions.add(new Plan.Start(p, gpus, declaredOn(p, gpus, views)));
+            }
+        }
+        return new Plan(actions, decided.preempt(), decided.reservation(), decided.replanAt());
+    }
+
+    /**
+     * Carries a plan out, in its order: failures journaled, starts launched (a start that cannot be
+     * launched stays pending, with why), preemptions signalled; then one fsync for every start, and
+     * their reports.
+     *
+     * @param views this round's GPUs and running jobs, before the starts
+     * @param snap the snapshot the views came from (for the devices' UUIDs)
+     * @param total jobs known to the queue
+     * @param reasons filled with why each job that stays pending waits
+     */
+    private Result apply(Plan plan, List<GpuView> views, GpuSnapshot snap, int total, Map<String, String> reasons,
+                         Instant now) {
+        List<PendingQueue.PendingJob> still = new ArrayList<>();
+        List<SchedulerEvent> started = new ArrayList<>();
+        for (Plan.Action a : plan.actions()) {
+            PendingQueue.PendingJob p = a.job();
+            if (a instanceof Plan.Fail f) {
+                outcomes.fail(p.spec(), p.no(), p.declaredMib(), JobStatus.INFEASIBLE, f.reason());
+            } else if (a instanceof Plan.Wait w) {
+                reasons.put(p.spec().key(), w.reason());
+                still.add(p);
+            } else {
+                Plan.Start s = (Plan.Start) a;
+                Optional<RunningJob> launched = launcher.launch(p, s.gpus(), s.declared(), snap, total, started);
+                if (launched.isPresent()) {
+                    RunningJob rj = launched.get();
+                    views = GpuView.withTenant(views, rj.gpus, new Tenant(rj.key(), rj.declaredMib, 0, 0));
+                } else {
+                    reasons.put(p.spec().key(), durability.failing().isPresent()
+                            ? "dispatch paused: cannot write the journal" : "could not start: see the warning above");
+                    still.add(p);
+                }
+            }
+        }
+        for (String key : plan.preempt()) {
+            running.get(key).filter(rj -> rj.stopping.isEmpty()).ifPresent(rj -> stops.stop(rj, StopReason.PREEMPTED));
+        }
+        if (changed(plan.reservation())) {
+            plan.reservation().ifPresent(r -> reporter.emit(new SchedulerEvent.Reserved(now, r)));
+        }
+        replanAt = plan.replanAt();
+        if (!started.isEmpty()) {
+            // One fsync for every launching and started line of the round, then the reports. Each
+            // intent was in the file before its spawn; the fsync guards against the machine itself going
+            // down, which takes the jobs with it. If it fails the jobs keep running (stopping them would
+            // not make the journal truer) and nothing new starts until the journal can be written.
+            durability.force();
+            started.forEach(reporter::emit);
+        }
+        return new Result(still, views);
+    }
+
+    /**
+     * What a pending job asks the allocator for: its declaration (after any OOM bump), or, for a share
+     * of one GPU not yet bumped, that share.
+     */
+    static Request request(PendingQueue.PendingJob p) {
+        if (p.declaredMib().isEmpty() && p.spec().share().isPresent()) {
+            return Request.share(p.spec().share().get());
+        }
+        return new Request(p.declaredMib(), p.spec().gpus());
+    }
+
+    /**
+     * The declaration a job starts with: a share becomes the MiB it reserved on the GPU it got, which
+     * its verdict, the board and the journal's started line then use like any {@code vram=}.
+     */
+    static OptionalLong declaredOn(PendingQueue.PendingJob p, List<Integer> gpus, List<GpuView> views) {
+        Request r = request(p);
+        if (r.share().isEmpty()) {
+            return p.declaredMib();
+        }
+        return views.stream().filter(v -> v.index() == gpus.get(0)).findFirst()
+                .map(v -> r.declaredOn(v.totalMib())).orElse(p.declaredMib());
+    }
+
+    /** @return when the last plan asked to be made again even if nothing changes */
+    Optional<Instant> replanAt() {
+        return replanAt;
+    }
+
+    /** Whether a reservation is new or holds other GPUs than the last one said (its clock alone is not news). */
+    private boolean changed(Optional<Reservation> now) {
+        Optional<String> id = now.map(r -> r.key() + r.gpus() + r.preempting());
+        boolean news = now.isPresent() && !id.equals(reservation);
+        reservation = id;
+        return news;
+    }
+
+
+}

@@ -1,0 +1,158 @@
+package io.gpusched.engine.plan;
+
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.loop.Inbox;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.proc.ProcTable;
+import io.gpusched.engine.queue.PendingQueue;
+import io.gpusched.engine.queue.Submissions;
+import io.gpusched.engine.spawn.EnvironmentScript;
+import io.gpusched.engine.spawn.JobOutput;
+import io.gpusched.engine.spawn.OwnerLaunch;
+import io.gpusched.engine.spawn.RunDriver;
+import io.gpusched.engine.spawn.RunFiles;
+import io.gpusched.engine.spawn.RunNames;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.RunningJobs;
+
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.outcome.NothingLearned;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
+
+/**
+ * Carries out one start a plan decided: intent, spawn, record. The {@code launching} line is in the
+ * journal file before the spawn, so no job can run that a restarted scheduler would not know to look
+ * for; the run then goes through its {@link RunDriver} (a local process, or a client's lease).
+ */
+public final class Launcher {
+    private final Durability durability;
+    private final RunFiles runFiles;
+    private final RunDriver executor;
+    private final RunDriver leases;
+    private final RunNames names;
+    private final RunningJobs running;
+    private final ProcTable procFs;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private final IntSupplier ended;
+    private final Consumer<Inbox.Message> inbox;
+    /** The requirement rule each job's declaration came from, by key, for its start event. */
+    private final java.util.function.Function<String, Optional<String>> ruleOf;
+
+    /**
+     * @param executor how a job's command runs: a local process
+     * @param leases how a lease's runs: in its client's terminal
+     * @param ended how many jobs of the queue ended, in an earlier run or this one (for "N/M dispatched")
+     * @param inbox where each launched job's exit is posted
+     * @param ruleOf the requirement rule a job's declaration came from, by key
+     */
+    public Launcher(Durability durability, RunFiles runFiles, RunDriver executor, RunDriver leases, RunNames names,
+             RunningJobs running, ProcTable procFs, Reporter reporter, LoopClock clock, IntSupplier ended,
+             Consumer<Inbox.Message> inbox,
+             java.util.function.Function<String, Optional<String>> ruleOf) {
+        this.durability = durability;
+        this.runFiles = runFiles;
+        this.executor = executor;
+        this.leases = leases;
+        this.names = names;
+        this.running = running;
+        this.procFs = procFs;
+        this.reporter = reporter;
+        this.clock = clock;
+        this.ended = ended;
+        this.inbox = inbox;
+        this.ruleOf = ruleOf;
+    }
+
+    /** Queued to started; a submission's time is the wall clock's, so a clock step could make it negative. */
+    private static java.time.Duration waited(Instant since, Instant started) {
+        java.time.Duration d = java.time.Duration.between(since, started);
+        return d.isNegative() ? java.time.Duration.ZERO : d;
+    }
+
+    /** Intent, spawn, record; empty when the job could not start (said once; it stays pending). */
+    Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, OptionalLong declared, GpuSnapshot snap,
+                                        int total, List<SchedulerEvent> reports) {
+        if (durability.failing().isPresent()) {
+            return Optional.empty();
+        }
+        Path log = names.log(p.no(), gpus);
+        long run = durability.state().nextRun();
+        try {
+            runFiles.prepare(p.no(), run);
+        } catch (IOException e) {
+            reporter.warnOnce("cannot start job " + p.no() + ": cannot write " + runFiles.dir() + ": " + e.getMessage()
+                    + " — it stays pending; running jobs are unaffected");
+            return Optional.empty();
+        }
+        if (!durability.appendUnforced(new JournalEvent.Launching(p.spec().key(), run, gpus))) {
+            // Folded and queued, but not in the file: withdraw the intent and start nothing.
+            durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
+            return Optional.empty();
+        }
+        RunDriver.Started started;
+        Optional<JournalEvent.Submitted> submitted = durability.state().submission(p.spec().key());
+        Optional<Path> workDir = submitted.map(s -> Path.of(s.cwd()));
+        Path jobLog = submitted.flatMap(JobOutput::file).orElse(log);
+        // A root scheduler runs another user's submission as that user, who opens the job's output file;
+        // the log directory's file then gets only what the root wrapper says (why it could not start).
+        Optional<RunDriver.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
+                .map(s -> new RunDriver.RunAs(s.owner(), jobLog, s.umask().orElse(OwnerLaunch.DEFAULT_UMASK)));
+        String script = EnvironmentScript.of(p.spec(), names.tty(p.no()));
+        // A submission run as the scheduler's own user still gets its client's umask.
+        java.util.OptionalInt umask = runAs.isPresent() ? java.util.OptionalInt.empty()
+                : submitted.map(JournalEvent.Submitted::umask).orElse(java.util.OptionalInt.empty());
+        if (umask.isPresent()) {
+            script = "umask " + String.format("%03o", umask.getAsInt()) + "\n" + script;
+        }
+        Path wrapperLog = runAs.isPresent() ? log : jobLog;
+        // A lease's command is its client's, run in the client's terminal: the grant goes to the client.
+        boolean lease = submitted.filter(Submissions::isLease).isPresent();
+        try {
+            started = (lease ? leases : executor).start(new RunDriver.Launch(script, gpus,
+                    snap, wrapperLog, Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
+                    names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
+                    runAs));
+        } catch (IOException e) {
+            durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
+            String where = workDir.filter(d -> !java.nio.file.Files.isDirectory(d))
+                    .map(d -> " in " + d + ", which is no longer a directory").orElse(" (log " + jobLog + ")");
+            reporter.warnOnce("cannot start job " + p.no() + where + ": " + e.getMessage()
+                    + " — it stays pending; running jobs are unaffected");
+            return Optional.empty();
+        }
+        long startTicks = procFs.startTicks(started.sessionId()).orElse(0);
+        RunningJob rj = new RunningJob(p.spec(), p.no(), declared, gpus, started.sessionId(), jobLog, clock.now(),
+                run, startTicks, lease ? Optional.of(names.entry(run)) : Optional.empty());
+        if (p.spec().environment().tty()) {
+            rj.ttyEntry = Optional.of(names.entry(run));
+        }
+        // The job runs from here on whatever the journal says next: its intent is in the file, and a
+        // restart finds it by its pid file or its run token.
+        // The rule it matched goes in the journal whatever decided this declaration: its peak teaches the rule's next job.
+        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared, ruleOf.apply(rj.key())));
+        Optional<String> share = Dispatcher.request(p).share().map(io.gpusched.alloc.GpuShare::toString);
+        // After an OOM the declaration is the bump's, not the rule's; a share's is its share's; a learned one is learned.
+        rj.rule = share.isEmpty() && p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib())
+                ? ruleOf.apply(rj.key()) : Optional.empty();
+        rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
+                .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.LOCAL) : Optional.empty());
+        running.add(rj);
+        reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
+                declared, ended.getAsInt() + running.size(), total, rj.pid, jobLog,
+                p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
+        started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
+        return Optional.of(rj);
+    }
+}

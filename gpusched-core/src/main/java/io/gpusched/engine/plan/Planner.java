@@ -1,0 +1,80 @@
+package io.gpusched.engine.plan;
+
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.observe.GpuReader;
+import io.gpusched.engine.queue.PendingQueue;
+import io.gpusched.engine.queue.Settlement;
+
+import io.gpusched.alloc.GpuView;
+import io.gpusched.jobs.JobSpec;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One round's plan: the pending list recomputed and dispatched, with a reason for every job left
+ * waiting (jobs held by their dependencies are listed after the others). Skipped when nothing placement
+ * reads changed since the last plan (same source version, same journal and running set, same GPU views)
+ * and the policy asked for no replan by now (a job reaching the reservation threshold): a round over
+ * 10,000 blocked lines then costs microseconds. Never places on stale GPU data, nor while the journal cannot record a start.
+ */
+public final class Planner {
+    private final PendingQueue queue;
+    private final Settlement settlement;
+    private final Dispatcher dispatcher;
+    private final Durability durability;
+    private final GpuReader reader;
+    private final LoopClock clock;
+    private long plannedVersion = -1;
+    private long plannedChanges = -1;
+    private List<GpuView> plannedViews = List.of();
+
+    public Planner(Settlement settlement, PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, LoopClock clock) {
+        this.clock = clock;
+        this.queue = queue;
+        this.settlement = settlement;
+        this.dispatcher = dispatcher;
+        this.durability = durability;
+        this.reader = reader;
+    }
+
+    /**
+     * @param jobs the source's jobs
+     * @param version the source's version of them
+     * @param views this round's GPU views; present only when this round's read answered
+     */
+    public void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views) {
+        boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+        if (views.isPresent() && settlement.liveOrphans().isEmpty() && version == plannedVersion
+                && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due) {
+            return;
+        }
+        // Settle first (the journal lines and events of orphans, retries, failed dependencies), then read.
+        settlement.settle(jobs);
+        queue.compute(jobs, settlement.waitingFor(), clock.now());
+        Map<String, String> reasons = new HashMap<>(queue.heldReasons());
+        List<PendingQueue.PendingJob> still = queue.pending();
+        if (views.isEmpty()) {
+            still.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: GPU backend failing ("
+                    + reader.failures() + " in a row)"));
+            plannedVersion = -1;
+        } else if (durability.failing().isPresent()) {
+            // A start that cannot be journaled could be started twice after a crash.
+            still.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: cannot write the journal"));
+            plannedVersion = -1;
+        } else {
+            Dispatcher.Result r = dispatcher.dispatch(still, views.get(), reader.last(), jobs.size(), reasons);
+            still = r.stillPending();
+            plannedViews = r.views();
+            plannedVersion = version;
+            plannedChanges = durability.changes();
+        }
+        if (!queue.held().isEmpty()) {
+            still = new java.util.ArrayList<>(still);
+            still.addAll(queue.held());
+        }
+        queue.set(still, reasons);
+    }
+}

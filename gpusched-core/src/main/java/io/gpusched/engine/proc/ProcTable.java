@@ -1,0 +1,56 @@
+package io.gpusched.engine.proc;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The process facts and signals the engine acts on: which processes a session or a run's environment
+ * entry holds, whether a leader lives, when it exits. {@link ProcFs} reads them from {@code /proc} and
+ * signals through {@link ProcessHandle}; tests give a table of their own, so recovery, cancels and
+ * endings are decided without any process.
+ */
+public interface ProcTable {
+    /** @return the session id of a live process; empty if it does not exist here */
+    OptionalLong sessionOf(long pid);
+
+    /** @return a live process's start time in clock ticks since boot; empty if it does not exist here */
+    OptionalLong startTicks(long pid);
+
+    /** @return every live process whose session is {@code sid}, the leader included */
+    List<Long> sessionMembers(long sid);
+
+    /** @return whether any live process is in session {@code sid} */
+    boolean sessionAlive(long sid);
+
+    /**
+     * @param runs finished runs
+     * @param otherSessions sessions known to belong to someone else
+     * @return for each run, in order, the live processes it left behind ({@link ProcFs#leftovers})
+     */
+    List<List<Long>> leftovers(List<ProcFs.Run> runs, Set<Long> otherSessions);
+
+    /** @return whether a process's environment holds {@code envEntry} exactly */
+    boolean carries(long pid, String envEntry);
+
+    /** @return every live process whose environment holds {@code envEntry} exactly */
+    List<Long> carriers(String envEntry);
+
+    /** @return the session id of this scheduler's own process */
+    OptionalLong ownSession();
+
+    /**
+     * @param pid a process id (a run's leader)
+     * @return completed when it exits, on any thread; empty when it is not alive now
+     */
+    Optional<CompletableFuture<?>> onExit(long pid);
+
+    /**
+     * Sends SIGTERM, or with {@code forcibly} SIGKILL.
+     *
+     * @return whether it was sent
+     */
+    boolean signal(long pid, boolean forcibly);
+}

@@ -1,0 +1,91 @@
+package io.gpusched.engine.proc;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Signals every process of a job's session. Java can send SIGTERM and SIGKILL to any process through
+ * {@link ProcessHandle}, so no {@code kill} command is spawned. A process forked between the scan and
+ * the signal escapes one pass; callers sweep again with SIGKILL after the leader exits.
+ */
+public final class SessionSignals {
+    private final ProcTable procFs;
+
+    public SessionSignals(ProcTable procFs) {
+        this.procFs = procFs;
+    }
+
+    /** SIGTERM to every member of the session; returns how many were signalled. */
+    public int terminate(long sid) {
+        return signal(sid, Optional.empty(), false);
+    }
+
+    /**
+     * SIGTERM to every process of a run: its session's members, or for a lease (run in its client's
+     * terminal, not a session of its own) every process carrying its entry.
+     */
+    public int terminate(long sid, Optional<String> leaseEntry) {
+        return signal(sid, leaseEntry, false);
+    }
+
+    /** SIGKILL to every process of a run (as {@link #terminate(long, Optional)}), repeated while more appear (bounded). */
+    public int kill(long sid, Optional<String> leaseEntry) {
+        int total = 0;
+        for (int pass = 0; pass < 5; pass++) {
+            int n = signal(sid, leaseEntry, true);
+            total += n;
+            if (n == 0) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    /**
+     * SIGKILL to everything finished runs left behind, in their sessions or escaped from them with the
+     * run's environment entry (see {@link ProcFs#leftovers(List, Set)}), repeated while new ones
+     * appear (bounded). One pass over {@code /proc} serves every run.
+     *
+     * @return for each run, in order, how many of its processes were killed
+     */
+    public int[] killLeftovers(List<ProcFs.Run> runs, Set<Long> otherSessions) {
+        // Distinct pids per run: a process SIGKILLed in one pass may still be listed by the next.
+        List<Set<Long>> killed = new java.util.ArrayList<>();
+        runs.forEach(r -> killed.add(new java.util.HashSet<>()));
+        for (int pass = 0; pass < 5; pass++) {
+            List<List<Long>> found = procFs.leftovers(runs, otherSessions);
+            int n = 0;
+            for (int i = 0; i < runs.size(); i++) {
+                for (long pid : found.get(i)) {
+                    if (send(List.of(pid), true) > 0) {
+                        killed.get(i).add(pid);
+                        n++;
+                    }
+                }
+            }
+            if (n == 0) {
+                break;
+            }
+        }
+        return killed.stream().mapToInt(Set::size).toArray();
+    }
+
+    private int signal(long sid, Optional<String> leaseEntry, boolean forcibly) {
+        return send(leaseEntry.isPresent() ? procFs.carriers(leaseEntry.get()) : procFs.sessionMembers(sid), forcibly);
+    }
+
+    private int send(List<Long> members, boolean forcibly) {
+        int n = 0;
+        long self = ProcessHandle.current().pid();
+        for (long pid : members) {
+            if (pid == self) {
+                continue; // a scheduler started from inside a job carries that job's entry too
+            }
+            if (procFs.signal(pid, forcibly)) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,236 @@
+package io.gpusched.engine.queue;
+
+import io.gpusched.engine.ending.EndedJobs;
+import io.gpusched.engine.ending.Outcomes;
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.stop.Stops;
+import io.gpusched.engine.table.JobTable;
+import io.gpusched.engine.table.JobsSource;
+
+import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.LearnedVram;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.policy.Dependencies;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * The queue: which of the source's jobs wait, in source order, with what their next attempt asks for.
+ * The original's one definition — a job is pending when it is neither running nor ended in the
+ * journal — with what follows from it: display numbers for new jobs and {@code cancel} words applied.
+ * What must be written before the queue is read (orphans, retries, failed dependencies) is
+ * {@link Settlement}'s; {@link #compute} only reads.
+ */
+public final class PendingQueue {
+    private final Durability durability;
+    private final JobsSource source;
+    private final RunningJobs running;
+    private final Stops stops;
+    private final Outcomes outcomes;
+    private final EndedJobs ended;
+    private final Dependencies dependencies = new Dependencies();
+    private final JobTable table;
+    private List<PendingJob> pending = List.of();
+    private List<PendingJob> held = List.of();
+    private Map<String, String> heldReasons = Map.of();
+    private Map<String, String> waitReasons = Map.of();
+
+    /**
+     * A pending job with what its next attempt asks for, and where it stands in the queue.
+     *
+     * @param position its place among equal effective priorities: source order, then requeued time slices
+     * @param since since when it waits
+     * @param owner who it runs for
+     * @param learned where its declaration was learned, when it was ({@code vram=auto} with a history)
+     */
+    public record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts, long position, Instant since,
+                      String owner, Optional<LearnedVram> learned) {
+    }
+
+    private final double spikeBuffer;
+
+    public PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
+                 EndedJobs ended, JobTable table, double spikeBuffer) {
+        this.spikeBuffer = spikeBuffer;
+        this.table = table;
+        this.durability = durability;
+        this.source = source;
+        this.running = running;
+        this.stops = stops;
+        this.outcomes = outcomes;
+        this.ended = ended;
+    }
+
+    /**
+     * @return the pending jobs that may be placed, as last computed or left by dispatch; the same list
+     *     while unchanged
+     */
+    public List<PendingJob> pending() {
+        return pending;
+    }
+
+    /** @return the pending jobs held back by their dependencies, with why */
+    public List<PendingJob> held() {
+        return held;
+    }
+
+    /** @return why each held job waits, by key */
+    public Map<String, String> heldReasons() {
+        return heldReasons;
+    }
+
+
+
+    /** @return why each pending job waits, by key; the same map while unchanged */
+    public Map<String, String> waitReasons() {
+        return waitReasons;
+    }
+
+    public void set(List<PendingJob> stillPending, Map<String, String> reasons) {
+        pending = stillPending;
+        waitReasons = reasons;
+    }
+
+    int no(String key) {
+        return durability.state().record(key).no().orElse(0);
+    }
+
+    /** Gives each job seen for the first time its display number, and forgets deleted lines' earlier outcomes. */
+    public void ensureSeen(List<JobSpec> jobs) {
+        List<JournalEvent> seen = new ArrayList<>();
+        int next = durability.state().nextNo();
+        Set<String> batch = new HashSet<>();
+        for (JobSpec j : jobs) {
+            if (durability.state().record(j.key()).no().isEmpty() && batch.add(j.key())) {
+                seen.add(new JournalEvent.Seen(j.key(), next++, j.command()));
+            }
+        }
+        durability.record(seen);
+        ended.retainQueue(jobs);
+    }
+
+    /** A {@code cancel} word stops a running job, and ends one that has not started. */
+    public void applyCancellations(List<JobSpec> jobs) {
+        for (JobSpec j : jobs) {
+            if (!j.cancel()) {
+                continue;
+            }
+            Optional<RunningJob> rj = running.get(j.key());
+            if (rj.isPresent()) {
+                if (rj.get().stopping.isEmpty()) {
+                    stops.stop(rj.get(), StopReason.CANCELLED);
+                }
+                continue;
+            }
+            JobRecord r = durability.state().record(j.key());
+            if (!r.terminal() && r.runningPgid().isEmpty()) {
+                outcomes.cancelledBeforeStart(j, no(j.key()));
+            }
+        }
+    }
+
+    /**
+     * Recomputes the pending list from the source's jobs and the journal: a query, run after
+     * {@link Settlement#settle} wrote what had to be written. Live orphans, running and ended jobs are
+     * not pending; jobs that wait for others are held, with the reason the settlement found.
+     */
+    public void compute(List<JobSpec> jobs, Map<String, String> waitingFor, Instant now) {
+        List<PendingJob> out = new ArrayList<>();
+        List<PendingJob> waiting = new ArrayList<>();
+        Map<String, String> waitingReasons = new HashMap<>();
+        long position = -1;
+        for (JobSpec j : jobs) {
+            position++;
+            if (running.contains(j.key())) {
+                continue;
+            }
+            JobRecord r = durability.state().record(j.key());
+            if (r.handle().isPresent() || r.terminal() || j.cancel()) {
+                continue; // a live orphan (a gone one was settled), an ended job, or one cancelled
+            }
+            Optional<LearnedVram> learned = learned(j, r);
+            Instant waitingSince = table.since(j.key(), k -> durability.state().submission(k)
+                    .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
+            PendingJob p = new PendingJob(j, no(j.key()), declared(j, r, learned), r.attempts(),
+                    table.position(j.key(), position), waitingSince, table.owner(j.key()), learned);
+            String reason = waitingFor.get(j.key());
+            if (reason != null) {
+                waiting.add(p);
+                waitingReasons.put(j.key(), reason);
+            } else {
+                out.add(p);
+            }
+        }
+        pending = out;
+        held = waiting;
+        heldReasons = waitingReasons;
+    }
+
+    /** @return where a job's declaration is learned from ({@code vram=auto}), unless an OOM's bump decides it */
+    private Optional<LearnedVram> learned(JobSpec j, JobRecord r) {
+        return r.nextVramMib().isEmpty() && j.learnVram()
+                ? LearnedVram.learn(j.command(), source.ruleOf(j.key()), durability.state().peaks(), spikeBuffer)
+                : Optional.empty();
+    }
+
+    /**
+     * What a job's next attempt declares: an OOM's bump first (this job's own lesson), then what earlier
+     * runs taught, then the line or its rule.
+     */
+    OptionalLong declared(JobSpec j, JobRecord r) {
+        return declared(j, r, learned(j, r));
+    }
+
+    private static OptionalLong declared(JobSpec j, JobRecord r, Optional<LearnedVram> learned) {
+        return r.nextVramMib().isPresent() ? r.nextVramMib()
+                : learned.isPresent() ? OptionalLong.of(learned.get().mib()) : j.vramMib();
+    }
+
+    /** @return whether the jobs this one runs after let it run, hold it back, or failed */
+    Dependencies.Verdict dependencies(JobSpec j) {
+        return dependencies.check(j.scheduling().after(), this::known);
+    }
+
+    /** @return who the job of this key runs for */
+    /**
+     * @param p a pending job
+     * @return the requirement rule its next declaration comes from; empty when the line (or, after an
+     *     OOM, the bump) decided it
+     */
+    public java.util.Optional<String> ruleOf(PendingJob p) {
+        return p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib()) ? source.ruleOf(p.spec().key())
+                : java.util.Optional.empty();
+    }
+
+    public String ownerOf(String key) {
+        return table.owner(key);
+    }
+
+    /** Learns the names of these jobs (a submission's as soon as it is accepted, so the next may name it). */
+    void learnNames(List<JobSpec> jobs) {
+        for (JobSpec j : jobs) {
+            j.scheduling().name().ifPresent(n -> dependencies.learn(n, j.key()));
+        }
+    }
+
+    /** @return the names a job waits for that no job of the queue has */
+    List<String> unknownDependencies(JobSpec job) {
+        return job.scheduling().after().stream().map(d -> d.name()).filter(n -> dependencies.keyOf(n).isEmpty()).toList();
+    }
+
+    private Dependencies.Known known(String key) {
+        JobRecord r = durability.state().record(key);
+        return new Dependencies.Known(r.no().orElse(0), r.terminal() ? Optional.of(r.status()) : Optional.empty());
+    }
+}

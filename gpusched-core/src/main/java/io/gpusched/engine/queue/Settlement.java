@@ -1,0 +1,169 @@
+package io.gpusched.engine.queue;
+
+import io.gpusched.engine.ending.EndedJobs;
+import io.gpusched.engine.ending.Orphans;
+import io.gpusched.engine.ending.Outcomes;
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
+import io.gpusched.engine.table.JobsSource;
+
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.model.JobId;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.policy.Dependencies;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What must be settled before the queue is read, the step a plan runs first: the runs a dead scheduler
+ * left (taken up while their leader lives, waited for while their session does, settled from their
+ * exit file or run again once it is gone), earlier outcomes said once or retried
+ * ({@code --retry-failed}), jobs whose dependency failed failed, and ended submissions retired from the
+ * queue. Every journal line and event of that step is written here, so {@link PendingQueue#compute}
+ * only reads. Loop thread only.
+ */
+public final class Settlement {
+    private final Durability durability;
+    private final JobsSource source;
+    private final RunningJobs running;
+    private final Outcomes outcomes;
+    private final EndedJobs ended;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private final JobTable table;
+    private final Orphans adoption;
+    private final PendingQueue queue;
+    private final Set<String> orphansWarned = new HashSet<>();
+    private List<Integer> liveOrphans = List.of();
+    /** Why each job that waits for another waits, as the last settlement found it, by key. */
+    private Map<String, String> waitingFor = Map.of();
+
+    public Settlement(Durability durability, JobsSource source, RunningJobs running, Outcomes outcomes, EndedJobs ended,
+               Reporter reporter, LoopClock clock, JobTable table, Orphans orphans, PendingQueue queue) {
+        this.durability = durability;
+        this.source = source;
+        this.running = running;
+        this.outcomes = outcomes;
+        this.ended = ended;
+        this.reporter = reporter;
+        this.clock = clock;
+        this.table = table;
+        this.adoption = orphans;
+        this.queue = queue;
+    }
+
+    /** @return the display numbers of the live orphans of a dead scheduler the last settlement waited for */
+    public List<Integer> liveOrphans() {
+        return liveOrphans;
+    }
+
+    /**
+     * @return why each job held back by the jobs it runs after waits, by key, as the last settlement
+     *     found it (a job whose dependency failed is not here: it failed)
+     */
+    public Map<String, String> waitingFor() {
+        return waitingFor;
+    }
+
+    /**
+     * Takes up again the runs of these jobs that a dead scheduler left going ({@link Orphans}), before the
+     * round's GPU views are made, so they hold their GPUs in the first plan already.
+     */
+    public void adoptOrphans(List<JobSpec> jobs) {
+        for (JobSpec j : jobs) {
+            if (running.contains(j.key())) {
+                continue;
+            }
+            JobRecord r = durability.state().record(j.key());
+            if (r.runningPgid().isPresent() && !r.terminal() && adoption.adopt(j, r, queue.no(j.key()))) {
+                orphansWarned.add(j.key());
+            }
+        }
+    }
+
+    /** Settles these jobs, in queue order, as the class says. */
+    public void settle(List<JobSpec> jobs) {
+        queue.learnNames(jobs);
+        Set<String> endedSubmissions = new HashSet<>();
+        List<Integer> orphans = new ArrayList<>();
+        Map<String, String> waiting = new HashMap<>();
+        for (JobSpec j : jobs) {
+            if (running.contains(j.key())) {
+                continue;
+            }
+            JobRecord r = durability.state().record(j.key());
+            int no = queue.no(j.key());
+            if (r.handle().isPresent()) {
+                long pgid = r.runningPgid().getAsLong();
+                if (adoption.sessionAlive(r)) {
+                    orphans.add(no);
+                    if (orphansWarned.add(j.key())) {
+                        reporter.emit(new SchedulerEvent.OrphanFound(clock.now(), no, pgid));
+                    }
+                    continue;
+                }
+                orphansWarned.remove(j.key());
+                outcomes.orphanEnded(j, r);
+                r = durability.state().record(j.key());
+            }
+            if (ended.retryNow(j, r)) {
+                reporter.emit(new SchedulerEvent.AlreadyEnded(clock.now(), no, j.key(), j.command(),
+                        EndedJobs.status(r), r.returncode().orElse(0), true));
+                durability.record(List.of(new JournalEvent.Retry(j.key())));
+                r = durability.state().record(j.key());
+            }
+            if (r.terminal()) {
+                table.forget(j.key());
+            }
+            if (r.terminal() && JobId.of(j.key()) instanceof JobId.Submission) {
+                endedSubmissions.add(j.key());
+                continue;
+            }
+            if (r.terminal()) {
+                ended.firstSightOfEarlier(j, r, no, table.owner(j.key())).ifPresent(this::endedEarlier);
+                if (ended.edited(j)) {
+                    reporter.emit(new SchedulerEvent.EndedJobEdited(clock.now(), no, j.command(), EndedJobs.status(r)));
+                }
+                continue;
+            }
+            if (j.cancel() || j.scheduling().after().isEmpty()) {
+                continue;
+            }
+            Dependencies.Verdict v = queue.dependencies(j);
+            if (v instanceof Dependencies.Failed f) {
+                outcomes.fail(j, no, queue.declared(j, r), JobStatus.DEPENDENCY_FAILED, f.reason());
+                table.forget(j.key());
+            } else if (v instanceof Dependencies.Waiting w) {
+                waiting.put(j.key(), w.reason());
+            }
+        }
+        liveOrphans = List.copyOf(orphans);
+        waitingFor = waiting;
+        source.retire(endedSubmissions);
+        ended.forget(endedSubmissions);
+    }
+
+    /**
+     * Says that a job of the queue ended in an earlier run and is not run again, and answers a
+     * submission of it with that outcome.
+     */
+    private void endedEarlier(JobResult earlier) {
+        reporter.emit(new SchedulerEvent.AlreadyEnded(clock.now(), earlier.no(), earlier.key(), earlier.command(),
+                earlier.status(), earlier.exitCode(), false));
+        if (earlier.status() == JobStatus.OK) {
+            reporter.emit(new SchedulerEvent.AlreadyCompleted(clock.now(), earlier.no(), earlier.command()));
+        }
+        outcomes.answerEarlier(earlier);
+    }
+}

@@ -1,0 +1,179 @@
+package io.gpusched.engine.queue;
+
+import io.gpusched.engine.ending.Outcomes;
+import io.gpusched.engine.lease.Leases;
+import io.gpusched.engine.loop.Durability;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.table.JobsSource;
+
+import io.gpusched.model.JobResult;
+import io.gpusched.model.SubmitContext;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JobRecord;
+import io.gpusched.journal.JournalEvent;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Jobs submitted through the API, as a source of the queue beside the jobs file. Each gets the next
+ * display number and a key of its own ({@code s<no>}), and is journaled with everything needed to queue
+ * it again — a restarted scheduler rebuilds every submission that had not ended, running ones included
+ * (they are then orphans like any other).
+ */
+public final class Submissions {
+    /** What the journal names a submission's origin. */
+    static final String API = "api";
+    /** ... and a lease's: a client's {@code srun}, whose command the client runs. */
+    static final String SRUN = "srun";
+    private final Durability durability;
+    private final JobsSource source;
+    private final Outcomes outcomes;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private final PendingQueue queue;
+    private final Leases leases;
+    private final int maxQueuedPerUser;
+
+    /** @param maxQueuedPerUser how many submissions not yet ended one owner may have */
+    public Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, LoopClock clock, PendingQueue queue,
+                Leases leases, int maxQueuedPerUser) {
+        this.leases = leases;
+        this.maxQueuedPerUser = maxQueuedPerUser;
+        this.queue = queue;
+        this.durability = durability;
+        this.source = source;
+        this.outcomes = outcomes;
+        this.reporter = reporter;
+        this.clock = clock;
+    }
+
+    /**
+     * Queues again the journal's submissions that had not ended, in the order they were made, and learns
+     * the names of all it holds (an ended one may still be waited for by name).
+     */
+    public void rebuild() {
+        for (JournalEvent.Submitted s : durability.state().submissions()) {
+            JobRecord r = durability.state().record(s.key());
+            JobSpec spec = spec(s);
+            queue.learnNames(List.of(spec));
+            if (r.terminal()) {
+                continue;
+            }
+            if (isLease(s) && r.runningPgid().isEmpty() && !r.launching()) {
+                // Its client waited on a connection that died with the last scheduler; nobody takes the grant.
+                reporter.warnOnce("job " + s.no() + " (srun) was still waiting when the scheduler stopped; cancelled, as"
+                        + " its client no longer waits for it (gpusched srun asks again)");
+                outcomes.cancelledBeforeStart(spec, s.no());
+                continue;
+            }
+            source.submit(spec);
+        }
+    }
+
+    /**
+     * Journals a submission and queues it. {@code accepted} gets its display number once the journal
+     * line is forced. When the disk refuses the line, {@code accepted} and {@code result} fail with a
+     * {@link io.gpusched.model.JournalUnwritableException} and nothing is queued: the number stays free.
+     */
+    public void accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
+                CompletableFuture<Integer> accepted, Optional<CompletableFuture<io.gpusched.model.Grant>> lease) {
+        Optional<JournalEvent.Submitted> first = context.requestId().flatMap(id -> submitted(context.owner(), id));
+        if (first.isPresent()) {
+            repeat(first.get(), result, accepted);
+            return;
+        }
+        if (durability.state().openSubmissions(context.owner()) >= maxQueuedPerUser) {
+            // Before a number is taken: the refused submission leaves no trace.
+            io.gpusched.model.QueueFullException e = new io.gpusched.model.QueueFullException(context.owner(), maxQueuedPerUser);
+            accepted.completeExceptionally(e);
+            result.completeExceptionally(e);
+            return;
+        }
+        List<String> unknown = queue.unknownDependencies(spec);
+        if (!unknown.isEmpty()) {
+            // The file's names are learned each round; this may come before the first.
+            queue.learnNames(source.jobs());
+            unknown = queue.unknownDependencies(spec);
+        }
+        if (!unknown.isEmpty()) {
+            IllegalArgumentException e = new IllegalArgumentException("cannot submit '" + spec.command() + "': after="
+                    + String.join(",", unknown) + " names no job of the queue; give the job it means [name=...] first");
+            accepted.completeExceptionally(e);
+            result.completeExceptionally(e);
+            return;
+        }
+        int no = durability.state().nextNo();
+        String key = new io.gpusched.model.JobId.Submission(no).key();
+        Instant at = clock.now();
+        JournalEvent.Submitted event = new JournalEvent.Submitted(key, no, spec.command(), spec.vramMib(), spec.gpus(),
+                spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
+                context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
+                Optional.of(spec.toLine()), context.output().map(Path::toString), context.requestId(), context.umask());
+        Optional<io.gpusched.model.JournalUnwritableException> refused = durability.recordSubmission(event);
+        if (refused.isPresent()) {
+            accepted.completeExceptionally(refused.get());
+            result.completeExceptionally(refused.get());
+            return;
+        }
+        source.submit(spec.withKey(key));
+        queue.learnNames(List.of(spec.withKey(key)));
+        outcomes.awaited(key, result);
+        lease.ifPresent(granted -> {
+            Leases.Waiter w = new Leases.Waiter(granted);
+            leases.register(key, no, w, result);
+        });
+        durability.acknowledge(accepted, no);
+    }
+
+    /** The submission the journal holds with this owner's request id (a scan: a few thousand at most). */
+    private Optional<JournalEvent.Submitted> submitted(String owner, String requestId) {
+        for (JournalEvent.Submitted s : durability.state().submissions()) {
+            if (s.requestId().filter(requestId::equals).isPresent() && s.owner().equals(owner)) {
+                return Optional.of(s);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A submission its client sent again (it never got the answer, e.g. the daemon died first): nothing
+     * new is queued; the answer is the first's number, once that is durable, and the first's result.
+     */
+    private void repeat(JournalEvent.Submitted first, CompletableFuture<JobResult> result,
+                        CompletableFuture<Integer> accepted) {
+        if (!durability.state().record(first.key()).terminal()) {
+            outcomes.awaited(first.key(), result);
+        } else {
+            outcomes.results().stream().filter(r -> r.key().equals(first.key())).findFirst().ifPresentOrElse(result::complete,
+                    () -> result.completeExceptionally(new io.gpusched.model.GpuschedException("job " + first.no()
+                            + " ended before this run started; the journal holds its outcome")));
+        }
+        durability.acknowledge(accepted, first.no());
+    }
+
+    /** @return whether a submission is a lease ({@code srun}): its command is its client's, never run here */
+    public static boolean isLease(JournalEvent.Submitted s) {
+        return SRUN.equals(s.source());
+    }
+
+    static JobSpec spec(JournalEvent.Submitted s) {
+        if (s.line().isPresent()) {
+            try {
+                return JobSpec.parse(s.line().get()).withKey(s.key());
+            } catch (io.gpusched.jobs.JobSpecException e) {
+                // Written by a version with attributes this one does not know: the fields still say what
+                // it needs, without them.
+            }
+        }
+        Optional<Duration> timeout = s.timeoutNanos().isPresent()
+                ? Optional.of(Duration.ofNanos(s.timeoutNanos().getAsLong())) : Optional.empty();
+        return JobSpec.builder(s.command()).vramMib(s.vramMib()).gpus(s.gpus()).timeout(timeout).retries(s.retries())
+                .key(s.key()).build();
+    }
+}

@@ -1,0 +1,232 @@
+package io.gpusched.engine.spawn;
+
+import io.gpusched.options.SchedulerOptions.VisibleDevices;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.Charset;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Starts a job: {@code setsid /bin/sh -c WRAPPER} so the job leads its own session and process group
+ * (its pid is both ids), in the scheduler's working directory (a submission's own, when it has one),
+ * stdin from {@code /dev/null}, stdout and stderr appended to its log, and the environment (the
+ * scheduler's, or the one a submission captured) telling it which GPUs it got.
+ *
+ * <p>The wrapper is a few lines of {@code sh} around the user's command: it writes its pid to the run's
+ * pid file, runs the command in a subshell (so an {@code exit} in the command ends only the command),
+ * and writes the command's exit status to the run's exit file. That status survives the scheduler: a
+ * job that finishes while no scheduler is watching is journaled with its real outcome on restart and
+ * never run again. The wrapper traps SIGTERM with a no-op handler, so it outlives its command while the
+ * command shuts down gracefully (a handler, unlike an ignored signal, is not inherited by what the
+ * command starts); if the wrapper itself is killed, no status is written and the run counts as
+ * interrupted.
+ */
+public final class JobLauncher implements RunDriver {
+    /** Environment entry every process of a run inherits, so escaped processes can still be found. */
+    public static final String RUN_VARIABLE = "GPUSCHED_RUN";
+
+    // $1 pid file, $2 exit file, $3 the command. The positional parameters are cleared before the
+    // command runs, as they are under a plain `sh -c CMD`; the wrapper's own names are prefixed so a
+    // command is unlikely to read them by accident.
+    public static final String WRAPPER = wrapper("eval \"$__gs_c\"");
+
+    // The same, with $3 naming a file that holds the command's UTF-8 bytes: used when the JVM's
+    // encoding for process arguments (the locale's) cannot carry the command, e.g. non-ASCII text
+    // under LANG=C, where it would arrive as '?' — a glob wildcard; or when it is too long for one
+    // argument (MAX_ARGUMENT_CHARS).
+    static final String WRAPPER_FROM_FILE = wrapper(". \"$__gs_c\"");
+
+    private static String wrapper(String runCommand) {
+        return "trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3; shift 3; "
+                + "printf '%s\\n' $$ >\"$__gs_p\"; "
+                + "( trap 'exit 143' TERM; " + runCommand + " ); __gs_rc=$?; "
+                + "printf '%s\\n' $__gs_rc >\"$__gs_e\"; exit $__gs_rc";
+    }
+
+    /**
+     * The longest command passed as an argument: Linux refuses one argument over 128 KiB
+     * (MAX_ARG_STRLEN), and a char is at most 3 bytes of UTF-8. A line's command fits, but one quoted
+     * for {@code conda run} with its setup may not; a longer one goes through the command file.
+     */
+    static final int MAX_ARGUMENT_CHARS = 40_000;
+
+    private final CharsetEncoder argumentEncoding = argumentCharset().newEncoder();
+    private final Path setsid;
+    private final Path workDir;
+    private final Map<String, String> extraEnv;
+    private final VisibleDevices visibleDevices;
+    /** The native spawn server, when it runs here: a run then needs no {@code setsid} exec. */
+    private final Optional<SpawnServer> spawnd;
+    /** {@code gpusched-runas}, where this build has it: what runs a submission as its owner. */
+    private final Optional<Path> runas;
+
+    public JobLauncher(Path setsid, Path workDir, Map<String, String> extraEnv, VisibleDevices visibleDevices) {
+        this(setsid, workDir, extraEnv, visibleDevices, Optional.empty(), Optional.empty());
+    }
+
+    public JobLauncher(Path setsid, Path workDir, Map<String, String> extraEnv, VisibleDevices visibleDevices,
+                Optional<SpawnServer> spawnd, Optional<Path> runas) {
+        this.spawnd = spawnd;
+        this.runas = runas;
+        this.setsid = setsid;
+        this.workDir = workDir;
+        this.extraEnv = Map.copyOf(extraEnv);
+        this.visibleDevices = visibleDevices;
+    }
+
+    /** Finds {@code setsid} (util-linux) on the PATH or in the usual places. */
+    public static Optional<Path> findSetsid() {
+        String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
+        for (String dir : (path + ":/usr/bin:/bin:/usr/sbin:/sbin").split(":")) {
+            if (dir.isEmpty()) {
+                continue;
+            }
+            Path p = Path.of(dir, "setsid");
+            if (Files.isExecutable(p)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public Started start(Launch l) throws IOException {
+        return launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files(),
+                l.workDir().orElse(workDir), l.environment(), l.runAs());
+    }
+
+    /**
+     * @param runToken value of {@link #RUN_VARIABLE} for this run, unique per journal and run
+     * @param run where the wrapper writes its pid and the command's exit status (and reads the
+     *     command, when the argument encoding cannot carry it)
+     * @param dir where the command starts
+     * @param environment the environment it starts from instead of the scheduler's, when captured
+     * @param runAs the user to run the command as, and its log; {@code log} then gets only what the
+     *     root wrapper and gpusched-runas say (why the command could not start)
+     */
+    Started launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
+                   String runToken, RunFiles.Paths run, Path dir, Optional<Map<String, String>> environment,
+                   Optional<RunDriver.RunAs> runAs) throws IOException {
+        Files.createDirectories(log.getParent());
+        if (runAs.isPresent()) {
+            return launchAsOwner(command, runAs.get(), log, run, dir, environment,
+                    runEnvironment(gpus, snapshot, jobVars, runToken), runToken);
+        }
+        List<String> argv = new java.util.ArrayList<>(List.of("/bin/sh", "-c"));
+        boolean inFile = !argumentEncoding.canEncode(command) || command.length() > MAX_ARGUMENT_CHARS;
+        argv.add(inFile ? WRAPPER_FROM_FILE : WRAPPER);
+        argv.add("sh");
+        argv.add(run.pid().toString());
+        argv.add(run.exit().toString());
+        if (inFile) {
+            Files.write(run.command(), command.getBytes(StandardCharsets.UTF_8));
+            argv.add(run.command().toString());
+        } else {
+            argv.add(command);
+        }
+        Map<String, String> env = new java.util.LinkedHashMap<>(environment.orElseGet(System::getenv));
+        env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
+        return spawn(argv, env, dir, log, run.exit());
+    }
+
+    /**
+     * A submission run as its owner ({@link OwnerLaunch}): the root wrapper gets a fixed environment and
+     * starts in {@code /}; everything of the submitter's goes to gpusched-runas in the run's spec file.
+     */
+    private Started launchAsOwner(String command, RunDriver.RunAs as, Path wrapperLog, RunFiles.Paths run, Path dir,
+                                  Optional<Map<String, String>> environment, Map<String, String> runVariables,
+                                  String runToken) throws IOException {
+        Path helper = runas.orElseThrow(() -> new IOException("this build has no gpusched-runas (it was built without a C"
+                + " compiler), which runs a submission as its owner; rebuild gpusched with gcc"));
+        Map<String, String> over = new java.util.LinkedHashMap<>();
+        if (environment.map(e -> !e.containsKey("CUDA_DEVICE_ORDER")).orElse(true)) {
+            over.put("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        }
+        over.putAll(runVariables);
+        byte[] spec;
+        try {
+            spec = OwnerLaunch.spec(as.user(), dir, as.log(), as.umask(), environment, over, command);
+        } catch (IllegalArgumentException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        OwnerLaunch.write(run.spec(), spec);
+        List<String> argv = List.of("/bin/sh", "-c", OwnerLaunch.WRAPPER, "sh", run.pid().toString(), run.exit().toString(),
+                helper.toString(), run.spec().toString());
+        Map<String, String> env = new java.util.LinkedHashMap<>(OwnerLaunch.ROOT_ENVIRONMENT);
+        env.put(RUN_VARIABLE, runToken);
+        return spawn(argv, env, Path.of("/"), wrapperLog, run.exit());
+    }
+
+    /** Starts argv as a session leader: through the spawn server while it lives, else the JVM's {@code setsid}. */
+    private Started spawn(List<String> wrapperArgv, Map<String, String> env, Path dir, Path log, Path exitFile)
+            throws IOException {
+        if (spawnd.isPresent() && spawnd.get().alive()) {
+            try {
+                return spawnd.get().spawn(wrapperArgv, env, dir, log, exitFile);
+            } catch (IOException e) {
+                if (spawnd.get().alive()) {
+                    throw e; // this run could not start (a missing directory, ...): as from the JVM's spawn
+                }
+                // The server died: this run and the next go through the JVM's spawn.
+            }
+        }
+        List<String> argv = new java.util.ArrayList<>(wrapperArgv);
+        argv.add(0, setsid.toString());
+        ProcessBuilder pb = new ProcessBuilder(argv);
+        pb.directory(dir.toFile());
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        pb.redirectErrorStream(true);
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        Process p = pb.start();
+        return new Started(p.pid(), p.onExit().thenApply(Process::exitValue));
+    }
+
+    /**
+     * What a run's environment gets over the one it starts from: the backend's extra variables, the
+     * job's, the GPUs it got ({@code CUDA_VISIBLE_DEVICES}, {@code GPUSCHED_GPUS}) and its run token.
+     * {@code CUDA_DEVICE_ORDER=PCI_BUS_ID} is set only where the environment has none.
+     */
+    public Map<String, String> runEnvironment(List<Integer> gpus, GpuSnapshot snapshot, Map<String, String> jobVars,
+                                       String runToken) {
+        Map<String, String> env = new java.util.LinkedHashMap<>(extraEnv);
+        env.putAll(jobVars);
+        env.put("CUDA_VISIBLE_DEVICES", visibleDevices(gpus, snapshot));
+        env.put("GPUSCHED_GPUS", gpus.stream().map(String::valueOf).collect(Collectors.joining(",")));
+        env.put(RUN_VARIABLE, runToken);
+        return env;
+    }
+
+    /** The charset the JDK encodes process arguments with: the locale's, not always UTF-8. */
+    private static Charset argumentCharset() {
+        try {
+            return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+        } catch (IllegalArgumentException e) {
+            return StandardCharsets.US_ASCII; // unknown: assume the narrowest, and use the file path
+        }
+    }
+
+    /** UUIDs name exactly the chosen devices whatever CUDA's own ordering; indices when any is unknown. */
+    String visibleDevices(List<Integer> gpus, GpuSnapshot snapshot) {
+        if (visibleDevices == VisibleDevices.UUID) {
+            List<Optional<String>> uuids = gpus.stream()
+                    .map(i -> snapshot.gpu(i).flatMap(GpuStat::uuid))
+                    .toList();
+            if (uuids.stream().allMatch(Optional::isPresent)) {
+                return uuids.stream().map(Optional::get).collect(Collectors.joining(","));
+            }
+        }
+        return gpus.stream().map(String::valueOf).collect(Collectors.joining(","));
+    }
+}

@@ -1,0 +1,48 @@
+package io.gpusched.engine.spawn;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HexFormat;
+import java.util.Optional;
+
+/**
+ * One of the small C programs built into this jar beside the engine's classes ({@code gpusched-spawnd},
+ * {@code gpusched-runas}), put where it can be executed: into a directory only the scheduler's user
+ * writes (the log directory's {@code runs/}), under a name carrying a hash of its bytes, mode 0700. A
+ * file of that name and size already there is used as it is: the directory is the scheduler's own, so
+ * nobody else could have put it there.
+ */
+public final class NativeBinary {
+    private NativeBinary() {
+    }
+
+    /**
+     * @param resource the binary's name beside this class
+     * @param dir where to put it; created if missing
+     * @return its path; empty when this jar has none (built without a C compiler) or it cannot be written
+     */
+    public static Optional<Path> extract(String resource, Path dir) {
+        try (InputStream in = NativeBinary.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                return Optional.empty();
+            }
+            byte[] binary = in.readAllBytes();
+            String hash = HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(binary), 0, 6);
+            Path exe = dir.resolve(resource + "-" + hash);
+            if (!Files.isExecutable(exe) || Files.size(exe) != binary.length) {
+                Files.createDirectories(dir);
+                Path tmp = Files.createTempFile(dir, resource, ".tmp");
+                Files.write(tmp, binary);
+                Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwx------"));
+                Files.move(tmp, exe, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+            return Optional.of(exe);
+        } catch (IOException | java.security.NoSuchAlgorithmException | UnsupportedOperationException e) {
+            return Optional.empty();
+        }
+    }
+}

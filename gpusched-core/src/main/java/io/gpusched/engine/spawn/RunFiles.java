@@ -1,0 +1,162 @@
+package io.gpusched.engine.spawn;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * The two small files each run of a job leaves in {@code <log-dir>/runs/}: {@code jobNNN.runR.pid},
+ * written by the job's wrapper shell as its first act (its pid, which is also its session id), and
+ * {@code jobNNN.runR.exit}, written when the command exits on its own (its exit status). They are how
+ * a restarted scheduler learns what happened while nobody watched: a run with an exit file ran to
+ * completion and is never started again; one with a pid file and no exit file was spawned.
+ *
+ * <p>A value counts only once its line is complete (ends in a newline), so a file read while its
+ * writer is mid-write reads as absent, never as a wrong number.
+ */
+public final class RunFiles {
+    private final Path dir;
+
+    public RunFiles(Path logDir) {
+        this.dir = logDir.resolve("runs");
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    /**
+     * Creates {@code runs/} readable by the scheduler's user only: it holds command files and, for runs
+     * as their owners, spec files with the submitter's environment until gpusched-runas reads them.
+     */
+    public void createDirectory() throws IOException {
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> only = java.nio.file.attribute.PosixFilePermissions
+                .fromString("rwx------");
+        if (!Files.isDirectory(dir)) {
+            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(only));
+        } else if (!Files.getPosixFilePermissions(dir).equals(only)) {
+            Files.setPosixFilePermissions(dir, only); // an older version made it 0755
+        }
+    }
+
+    public Path pidFile(int no, long run) {
+        return dir.resolve(String.format("job%03d.run%d.pid", no, run));
+    }
+
+    public Path exitFile(int no, long run) {
+        return dir.resolve(String.format("job%03d.run%d.exit", no, run));
+    }
+
+    Path commandFile(int no, long run) {
+        return dir.resolve(String.format("job%03d.run%d.cmd", no, run));
+    }
+
+    /** The spec file a run as its owner hands gpusched-runas ({@link OwnerLaunch}); it removes it once read. */
+    Path specFile(int no, long run) {
+        return dir.resolve(String.format("job%03d.run%d.as", no, run));
+    }
+
+    /** A run's files, for the launcher. */
+    public record Paths(Path pid, Path exit, Path command, Path spec) {
+    }
+
+    public Paths paths(int no, long run) {
+        return new Paths(pidFile(no, run), exitFile(no, run), commandFile(no, run), specFile(no, run));
+    }
+
+    /**
+     * Makes sure nothing stale answers for this run: a journal that lost its tail may hand out a run
+     * number again, and the old files must not speak for the new run.
+     */
+    public void prepare(int no, long run) throws IOException {
+        createDirectory();
+        Files.deleteIfExists(pidFile(no, run));
+        Files.deleteIfExists(exitFile(no, run));
+    }
+
+    public OptionalLong pid(int no, long run) {
+        OptionalLong v = number(pidFile(no, run));
+        return v.isPresent() && v.getAsLong() > 0 ? v : OptionalLong.empty();
+    }
+
+    public OptionalInt exitCode(int no, long run) {
+        return exitCode(exitFile(no, run));
+    }
+
+    /**
+     * @param exitFile a run's exit file
+     * @return the status in it, when the wrapper wrote its whole line (0 to 255)
+     */
+    public static OptionalInt exitCode(Path exitFile) {
+        OptionalLong v = number(exitFile);
+        return v.isPresent() && v.getAsLong() >= 0 && v.getAsLong() <= 255
+                ? OptionalInt.of((int) v.getAsLong()) : OptionalInt.empty();
+    }
+
+    /**
+     * How long a run's command ran, for a run that ended while no scheduler watched: the wrapper
+     * writes the pid file as the command starts and the exit file as it ends.
+     *
+     * @return the time between the two files' modification times; empty when either is missing
+     */
+    public Optional<Duration> ranFor(int no, long run) {
+        try {
+            Instant start = Files.getLastModifiedTime(pidFile(no, run)).toInstant();
+            Instant end = Files.getLastModifiedTime(exitFile(no, run)).toInstant();
+            return end.isBefore(start) ? Optional.empty() : Optional.of(Duration.between(start, end));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Best effort: the files are small and only consulted for runs the journal leaves open. */
+    public void remove(int no, long run) {
+        try {
+            Files.deleteIfExists(pidFile(no, run));
+            Files.deleteIfExists(exitFile(no, run));
+            Files.deleteIfExists(commandFile(no, run));
+            Files.deleteIfExists(specFile(no, run));
+        } catch (IOException ignored) {
+            // a leftover file is harmless: prepare() clears it before its run number is used again
+        }
+    }
+
+    /** For {@code --fresh}: a new journal starts its run numbers again at 1. */
+    public void removeAll() throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "job*.run*.{pid,exit,cmd,as}")) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+        }
+    }
+
+    private static OptionalLong number(Path file) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return OptionalLong.empty();
+        } catch (IOException e) {
+            return OptionalLong.empty();
+        }
+        if (bytes.length < 2 || bytes.length > 24 || bytes[bytes.length - 1] != '\n') {
+            return OptionalLong.empty();
+        }
+        try {
+            return OptionalLong.of(Long.parseLong(new String(bytes, 0, bytes.length - 1, StandardCharsets.US_ASCII).trim()));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();
+        }
+    }
+}

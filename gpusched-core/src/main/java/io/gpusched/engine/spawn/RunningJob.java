@@ -1,0 +1,87 @@
+package io.gpusched.engine.spawn;
+
+import io.gpusched.engine.lease.Leases;
+
+import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.jobs.JobSpec;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/** Per-attempt state of a running job. Confined to the engine thread. */
+public final class RunningJob {
+    public final JobSpec spec;
+    public final int no;
+    public final OptionalLong declaredMib;
+    /** The requirement rule its declaration came from, set at launch; empty when none. */
+    public java.util.Optional<String> rule = java.util.Optional.empty();
+    /** Where its declaration was learned ({@code vram=auto}), set at launch; empty when it was not. */
+    public java.util.Optional<String> learned = java.util.Optional.empty();
+    public final List<Integer> gpus;
+    /** The run's session (and process group) id; its leader's pid. */
+    public final long pid;
+    public final Path log;
+    public final Instant startedAt;
+    /** Run number in the journal; names the run's pid and exit files. */
+    public final long run;
+    /** The leader's start time in clock ticks since boot; 0 when it could not be read. */
+    final long startTicks;
+    public final TreeMap<Integer, Long> currentMib = new TreeMap<>();
+    public final TreeMap<Integer, Long> peakMib = new TreeMap<>();
+    public boolean attributed;
+    public boolean overWarned;
+    public long lastVerbosePeak = -1;
+    public double utilSum;
+    public int utilSamples;
+    public Optional<StopReason> stopping = Optional.empty();
+    public Instant stopSentAt;
+    public boolean killEscalated;
+    /**
+     * For a lease run ({@link Leases}): the environment entry its processes carry, which stands for its
+     * session in attribution and signals ({@link #pid} is then a stand-in no process has).
+     */
+    public final Optional<String> leaseEntry;
+    /**
+     * For a {@code [tty]} run: the environment entry its processes carry. tmux starts its server and
+     * panes in sessions of their own, so the command's GPU memory is found by this entry instead.
+     */
+    public Optional<String> ttyEntry = Optional.empty();
+
+    public RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, long pid, Path log, Instant startedAt,
+               long run, long startTicks, Optional<String> leaseEntry) {
+        this.leaseEntry = leaseEntry;
+        this.spec = spec;
+        this.no = no;
+        this.declaredMib = declaredMib;
+        this.gpus = List.copyOf(gpus);
+        this.pid = pid;
+        this.log = log;
+        this.startedAt = startedAt;
+        this.run = run;
+        this.startTicks = startTicks;
+        for (int g : gpus) {
+            currentMib.put(g, 0L);
+        }
+    }
+
+    /** @return whether the run is a client's lease, run in the client's terminal rather than a session of its own */
+    public boolean lease() {
+        return leaseEntry.isPresent();
+    }
+
+    public String key() {
+        return spec.key();
+    }
+
+    public long overallPeak() {
+        return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    public OptionalDouble avgUtil() {
+        return utilSamples == 0 ? OptionalDouble.empty() : OptionalDouble.of(utilSum / utilSamples);
+    }
+}

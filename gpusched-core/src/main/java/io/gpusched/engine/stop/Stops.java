@@ -1,0 +1,171 @@
+package io.gpusched.engine.stop;
+
+import io.gpusched.engine.lease.Leases;
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.proc.ProcFs;
+import io.gpusched.engine.proc.ProcTable;
+import io.gpusched.engine.proc.SessionSignals;
+import io.gpusched.engine.spawn.RunNames;
+import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.RunningJobs;
+
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.options.SchedulerOptions;
+import io.gpusched.jobs.Scheduling;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Stopping jobs: timeouts and cancellations (SIGTERM to the session, SIGKILL after the grace), and the
+ * scheduler's own stop, which terminates every running job the same way and ends with a last resort
+ * for what outlives the grace. Deadlines are read from the injected clock.
+ */
+public final class Stops {
+    private final SchedulerOptions options;
+    private final RunningJobs running;
+    private final SessionSignals signals;
+    private final ProcTable procFs;
+    private final RunNames names;
+    private final Reporter reporter;
+    private final LoopClock clock;
+    private boolean stopping;
+    /** The stop leaves running jobs running ({@link #beginStop}). */
+    private boolean leaving;
+    private Instant stopDeadline;
+
+    public Stops(SchedulerOptions options, RunningJobs running, SessionSignals signals, ProcTable procFs, RunNames names,
+          Reporter reporter, LoopClock clock) {
+        this.options = options;
+        this.running = running;
+        this.signals = signals;
+        this.procFs = procFs;
+        this.names = names;
+        this.reporter = reporter;
+        this.clock = clock;
+    }
+
+    public boolean stopping() {
+        return stopping;
+    }
+
+    /** Times out every job past its limit, and escalates to SIGKILL where the grace ran out. */
+    public void enforceDeadlines() {
+        Instant now = clock.now();
+        for (RunningJob rj : running.all()) {
+            if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
+                    && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
+                stop(rj, rj.spec.scheduling().onTimeout() == Scheduling.OnTimeout.REQUEUE
+                        ? StopReason.TIME_SLICE : StopReason.TIMEOUT);
+            }
+        }
+        escalateKills();
+    }
+
+    public void escalateKills() {
+        Instant now = clock.now();
+        for (RunningJob rj : running.all()) {
+            if (rj.stopping.isPresent() && !rj.killEscalated && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
+                rj.killEscalated = true;
+                reporter.emit(new SchedulerEvent.KillEscalated(now, rj.no, options.killGrace()));
+                signals.kill(rj.pid, rj.leaseEntry);
+            }
+        }
+    }
+
+    /** SIGTERM to the job's session; its exit, or the grace's SIGKILL, ends it. */
+    public void stop(RunningJob rj, StopReason why) {
+        Instant now = clock.now();
+        rj.stopping = Optional.of(why);
+        rj.stopSentAt = now;
+        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), rj.spec.timeout()));
+        signals.terminate(rj.pid, rj.leaseEntry);
+    }
+
+    /**
+     * The scheduler stops. Every running job is terminated and has the kill grace (plus 2 s) to go; or,
+     * with {@code leaveJobs}, none is signalled: they go on, and only the jobs already being stopped (a
+     * cancel, a timeout) are waited for, so what was asked of them is done and journaled by this
+     * scheduler rather than lost. Leases are never signalled.
+     */
+    public void beginStop(boolean leaveJobs) {
+        if (stopping) {
+            return;
+        }
+        stopping = true;
+        leaving = leaveJobs;
+        Instant now = clock.now();
+        stopDeadline = now.plus(options.killGrace()).plusSeconds(2);
+        reporter.emit(new SchedulerEvent.Stopping(now, leaveJobs
+                ? (int) running.all().stream().filter(rj -> rj.stopping.isEmpty()).count() : running.size(), leaveJobs));
+        if (leaveJobs) {
+            return;
+        }
+        for (RunningJob rj : running.all()) {
+            if (rj.lease()) {
+                continue; // the command runs in its client's terminal and keeps its GPUs across a restart
+            }
+            if (rj.stopping.isEmpty()) {
+                rj.stopping = Optional.of(StopReason.SHUTDOWN);
+                rj.stopSentAt = now;
+            }
+            signals.terminate(rj.pid);
+        }
+    }
+
+    /** @return whether the stop is over: every job it waits for is gone, or the deadline passed */
+    public boolean stopDone() {
+        return running.all().stream().allMatch(this::leftRunning) || !clock.now().isBefore(stopDeadline);
+    }
+
+    /** A job the stop leaves running: a lease, or, when leaving jobs, any not being stopped. */
+    private boolean leftRunning(RunningJob rj) {
+        return rj.lease() || leaving && rj.stopping.isEmpty();
+    }
+
+    /**
+     * The last resort for jobs still alive after the stop's grace (those it leaves running are left
+     * alone, and stay among the running, so the last board shows them). Once nothing of a job is left it
+     * is interrupted and a restart runs it again; anything that outlives SIGKILL (stuck in the kernel)
+     * stays journaled as started, so a restart waits for it as an orphan instead of starting a copy.
+     *
+     * @return the jobs of which nothing is left
+     */
+    public List<RunningJob> finishStop() {
+        List<RunningJob> gone = new ArrayList<>();
+        for (RunningJob rj : List.copyOf(running.all())) {
+            if (leftRunning(rj)) {
+                continue; // left running and journaled as started: a restart takes it up (a lease keeps its GPUs)
+            }
+            running.remove(rj);
+            ProcFs.Run run = names.leftovers(rj);
+            signals.killLeftovers(List.of(run), running.otherSessions());
+            if (procFs.leftovers(List.of(run), running.otherSessions()).get(0).isEmpty()) {
+                gone.add(rj);
+            }
+        }
+        return gone;
+    }
+
+    /** Nanoseconds until the nearest timeout or kill deadline, by the injected clock, capped at a poll. */
+    public long deadlineWait() {
+        Instant now = clock.now();
+        long best = options.poll().toNanos();
+        for (RunningJob rj : running.all()) {
+            Optional<Instant> d = rj.stopping.isPresent()
+                    ? Optional.of(rj.stopSentAt.plus(options.killGrace()))
+                    : rj.spec.timeout().map(rj.startedAt::plus);
+            if (d.isPresent()) {
+                best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + 1_000_000);
+            }
+        }
+        if (stopping) {
+            best = Math.min(best, Math.max(0, Duration.between(now, stopDeadline).toNanos()) + 1_000_000);
+        }
+        return best;
+    }
+}

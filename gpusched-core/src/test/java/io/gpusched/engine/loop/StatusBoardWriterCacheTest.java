@@ -1,0 +1,76 @@
+package io.gpusched.engine.loop;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.StatusBoard;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class StatusBoardWriterCacheTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void unchangedBoard_isNotRewritten_changedBoardIs() throws Exception {
+        Path file = dir.resolve("status.txt");
+        StatusBoardWriter w = new StatusBoardWriter(file);
+        List<StatusBoard.Pending> pending = List.of(new StatusBoard.Pending(1, "a", OptionalLong.of(1024), 0, "blocked"));
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        w.accept(new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), pending, List.of())));
+        String first = Files.readString(file);
+        assertEquals(StatusBoardWriter.render(new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), pending, List.of()))), first);
+        Files.delete(file);
+        w.accept(new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), pending, List.of())));
+        assertFalse(Files.exists(file), "same board: no write");
+        List<StatusBoard.Pending> other = List.of(new StatusBoard.Pending(2, "b", OptionalLong.empty(), 0, ""));
+        w.accept(new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), other, List.of())));
+        assertTrue(Files.readString(file).contains("job 2"));
+        w.accept(new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), other, List.of())));
+        assertTrue(Files.readString(file).contains("00:00:01") || Files.readString(file).contains(":01 "));
+    }
+
+    @Test
+    void statusJsonAssembledFromCachedPartsIsTheEventAsJsonEventWriterWritesIt() throws Exception {
+        Path json = dir.resolve("status.json");
+        StatusBoardWriter w = new StatusBoardWriter(dir.resolve("status.txt"));
+        List<StatusBoard.Pending> pending = List.of(
+                new StatusBoard.Pending(2, "say \"hi\" — ünïcode", OptionalLong.of(1024), 1, "needs 1 GPU"),
+                new StatusBoard.Pending(3, "b", OptionalLong.empty(), 0, ""));
+        List<io.gpusched.model.JobResult> done = List.of(new io.gpusched.model.JobResult("k#0", 1, "true", List.of(0),
+                io.gpusched.model.JobStatus.OK, 0, OptionalLong.of(1024), java.util.Map.of(0, 700L),
+                io.gpusched.model.Verdict.WITHIN, java.util.OptionalDouble.of(42.5), Duration.ofMillis(1500)));
+        List<StatusBoard.Running> running = List.of(new StatusBoard.Running(4, "sleep 9", List.of(0, 1),
+                Duration.ofSeconds(3), java.util.Map.of(0, 10L, 1, 20L), 25, java.util.Optional.empty()));
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        for (SchedulerEvent.StatusUpdated s : List.of(
+                new SchedulerEvent.StatusUpdated(t, new StatusBoard(running, pending, done)),
+                // the same lists, so cached parts, under a new head
+                new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), pending, done)),
+                // new lists that keep some rows (re-used) and drop or add others
+                new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(pending.get(1),
+                        new StatusBoard.Pending(5, "c", OptionalLong.of(1), 0, "r")), List.of())),
+                new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(), done)),
+                // earlier outcomes and interrupted jobs (the last board of a stopped run)
+                new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), pending, List.of(), done,
+                        List.of(new StatusBoard.Interrupted(7, "sleep 60", List.of(1), Duration.ofSeconds(12))))),
+                new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(), done)))) {
+            w.accept(s);
+            assertEquals("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":false,\"interrupted\":false,\"status\":"
+                    + io.gpusched.event.JsonEventWriter.toJson(s) + "}\n", Files.readString(json));
+            assertEquals(StatusBoardWriter.render(s), Files.readString(dir.resolve("status.txt")));
+        }
+        w.accept(new SchedulerEvent.RunFinished(t.plusSeconds(2), new io.gpusched.model.RunSummary(done, false)));
+        assertTrue(Files.readString(json).startsWith("{\"scheduler_pid\":" + ProcessHandle.current().pid()
+                + ",\"finished\":true,\"interrupted\":false,\"status\":{\"event\":\"status_updated\",\"at\":\"2026-01-01T00:00:01Z\",\"board\":"
+                + "{\"running\":[],\"pending\":[],\"done\":[{"));
+    }
+}

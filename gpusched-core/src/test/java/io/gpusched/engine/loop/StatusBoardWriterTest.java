@@ -1,0 +1,53 @@
+package io.gpusched.engine.loop;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.StatusBoard;
+import io.gpusched.model.Verdict;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class StatusBoardWriterTest {
+    private static JobResult done(int no, JobStatus status, Verdict verdict) {
+        return new JobResult("k" + no + "#0", no, "cmd " + no, List.of(0), status, status == JobStatus.OK ? 0 : 3,
+                OptionalLong.of(1000), Map.of(0, 1500L), verdict, OptionalDouble.empty(), Duration.ofSeconds(2));
+    }
+
+    @Test
+    void doneRowsSayDeclarationVerdictsInTheLogsWords() {
+        StatusBoard board = new StatusBoard(List.of(), List.of(new StatusBoard.Pending(4, "big", OptionalLong.of(16384), 1,
+                "needs 1 GPU with ≥ 16896 MiB headroom; best is gpu0 with 4000 MiB")),
+                List.of(done(1, JobStatus.OK, Verdict.OVER), done(2, JobStatus.OK, Verdict.UNDER), done(3, JobStatus.FAILED, Verdict.NOT_JUDGED)));
+        String text = StatusBoardWriter.render(new SchedulerEvent.StatusUpdated(Instant.EPOCH, board));
+        assertTrue(text.contains("✓ job 1   ok, under-declared (exit 0, peak 1500 MiB) — cmd 1"), text);
+        assertTrue(text.contains("✓ job 2   ok, over-declared (exit 0"), text);
+        assertTrue(text.contains("✗ job 3   failed (exit 3"), text);
+        assertTrue(text.contains("↻ job 4   pending vram 16384 retry 1 [needs 1 GPU with ≥ 16896 MiB headroom; best is gpu0 with 4000 MiB] — big"), text);
+    }
+
+    @Test
+    void runningRowsKeepTheirColumnsForNarrowAndWideValues() {
+        List<StatusBoard.Running> running = List.of(
+                new StatusBoard.Running(7, "python train.py", List.of(0), Duration.ofSeconds(5), Map.of(0, 1200L), 1300,
+                        java.util.Optional.empty()),
+                new StatusBoard.Running(1234, "torchrun x", List.of(3, 1), Duration.ofSeconds(123456),
+                        Map.of(3, 10L, 1, 20L), 25, java.util.Optional.of(io.gpusched.event.SchedulerEvent.StopReason.TIMEOUT)),
+                new StatusBoard.Running(42, "idle", List.of(2), Duration.ZERO, Map.of(), 0,
+                        java.util.Optional.of(io.gpusched.event.SchedulerEvent.StopReason.CANCELLED)));
+        String text = StatusBoardWriter.render(new SchedulerEvent.StatusUpdated(Instant.EPOCH,
+                new StatusBoard(running, List.of(), List.of())));
+        String nl = System.lineSeparator();
+        assertTrue(text.contains(nl + "▶ job 7   gpu[0]     5s  gpu0:1200 MiB (peak 1300) — python train.py" + nl), text);
+        assertTrue(text.contains(nl + "▶ job 1234 gpu[3,1] 123456s  gpu1:20, gpu3:10 MiB (peak 25) (timing out…) — torchrun x"
+                + nl), text);
+        assertTrue(text.contains(nl + "▶ job 42  gpu[2]     0s   MiB (peak 0) (cancelling…) — idle" + nl), text);
+    }
+}

@@ -1,0 +1,37 @@
+package io.gpusched.engine.observe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+class UtilWindowTest {
+    private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+
+    private static GpuSnapshot snap(OptionalInt gpu0, OptionalInt gpu1) {
+        return new GpuSnapshot(List.of(
+                new GpuStat(0, Optional.empty(), "g", Optional.empty(), 24000, 0, gpu0, true),
+                new GpuStat(1, Optional.empty(), "g", Optional.empty(), 24000, 0, gpu1, true)), List.of(), List.of());
+    }
+
+    @Test
+    void theMeanOfTheLast30SecondsOfReadings_roundedHalfUp_andNothingWithoutAReading() {
+        UtilWindow w = new UtilWindow();
+        assertEquals(OptionalInt.empty(), w.recent(0));
+        w.record(T0, snap(OptionalInt.of(90), OptionalInt.empty()));
+        w.record(T0.plusSeconds(10), snap(OptionalInt.of(90), OptionalInt.empty()));
+        w.record(T0.plusSeconds(20), snap(OptionalInt.of(0), OptionalInt.empty()));
+        assertEquals(OptionalInt.of(60), w.recent(0));
+        assertEquals(OptionalInt.empty(), w.recent(1), "a GPU without readings is never busy");
+        w.record(T0.plusSeconds(20), snap(OptionalInt.of(1), OptionalInt.empty()));
+        assertEquals(OptionalInt.of(45), w.recent(0), "(90 + 90 + 0 + 1) / 4 = 45.25");
+        // 35 s on: the first reading is older than the window and no longer counts.
+        w.record(T0.plusSeconds(35), snap(OptionalInt.of(0), OptionalInt.empty()));
+        assertEquals(OptionalInt.of(23), w.recent(0), "(90 + 0 + 1 + 0) / 4 = 22.75");
+    }
+}

@@ -1,0 +1,63 @@
+package io.gpusched.engine.table;
+
+import io.gpusched.engine.proc.ProcFs;
+import io.gpusched.engine.spawn.RunningJobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.JournalEvent;
+import io.gpusched.journal.JournalState;
+import io.gpusched.journal.RunHandle;
+import io.gpusched.model.JobId;
+import io.gpusched.model.JobState;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** The job table: one row per job, found by number, joining the journal's fold, the queue and the run. */
+class JobTableTest {
+    private final JournalState state = new JournalState();
+    private final JobSpec line = JobSpec.parse("[vram=1G] train.py");
+    private final JobsSource source = new JobsSource(Optional.empty(), List.of(line));
+    private final JobTable table = new JobTable(() -> state, source, new RunningJobs(new ProcFs(Path.of("/nonexistent"))));
+
+    @Test
+    void aJobIsFoundByItsNumber_withItsOwnerStateAndSpec() {
+        state.apply(new JournalEvent.Seen(line.key(), 1, line.command()));
+        source.submit(JobSpec.parse("echo hi").withKey("s2"));
+        state.apply(new JournalEvent.Submitted("s2", 2, "echo hi", OptionalLong.empty(), 1, OptionalLong.empty(), 0,
+                "api", "alice", "/tmp", 1L, Optional.empty(), Optional.empty()));
+        state.apply(new JournalEvent.Launching("s2", 1, List.of(0)));
+        state.apply(new JournalEvent.Started("s2", 4242, List.of(0)));
+
+        JobTable.Job file = table.byNo(1).orElseThrow();
+        assertEquals(new JobId.FileLine(line.key()), file.id());
+        assertEquals(JobState.PENDING, file.state());
+        assertEquals(System.getProperty("user.name", "?"), file.owner());
+        assertEquals(Optional.of(line), file.spec());
+
+        JobTable.Job sub = table.byNo(2).orElseThrow();
+        assertEquals(new JobId.Submission(2), sub.id());
+        assertEquals("alice", sub.owner());
+        assertEquals(JobState.RUNNING, sub.state());
+        assertEquals(Optional.of(new RunHandle.Session(4242)), sub.handle());
+        assertTrue(table.byNo(3).isEmpty(), "a number the journal never gave");
+    }
+
+    @Test
+    void aTimeSlicedJobGoesBehindEveryOther_untilItEnds() {
+        Instant t0 = Instant.parse("2026-11-25T10:00:00Z");
+        assertEquals(t0, table.since("k", k -> t0));
+        assertEquals(7, table.position("k", 7));
+        table.toTheBack("k", t0.plusSeconds(60));
+        assertTrue(table.position("k", 7) > 1_000_000, "at the back");
+        assertEquals(t0.plusSeconds(60), table.since("k", k -> t0));
+        table.forget("k");
+        assertEquals(7, table.position("k", 7));
+    }
+}
