@@ -55,8 +55,8 @@ for s in postinst prerm postrm; do install -m 0755 "$here/debian/$s" "$d/DEBIAN/
 echo /etc/gpusched/gpusched.conf >"$d/DEBIAN/conffiles"
 # The C helpers inside the jar link against glibc: the newest symbol version they use is the floor.
 mkdir -p "$out/stage/native"
-(cd "$out/stage/native" && "$(dirname "$java")/jar" xf "$jar" io/gpusched/engine/gpusched-spawnd \
-    io/gpusched/engine/gpusched-runas io/gpusched/testkit/sim/simjob)
+(cd "$out/stage/native" && "$(dirname "$java")/jar" xf "$jar" io/gpusched/engine/spawn/gpusched-spawnd \
+    io/gpusched/engine/spawn/gpusched-runas io/gpusched/testkit/sim/simjob)
 libc=$(find "$out/stage/native" -type f -exec cat {} + | grep -ao 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV \
     | tail -n 1)
 size=$(du -sk --exclude=DEBIAN "$d" | cut -f1)

@@ -121,7 +121,7 @@ class TarballTest {
         Assumptions.assumeTrue(Files.isExecutable(jarTool), "skipped: no jar tool in " + jarTool.getParent()
                 + " (a JRE); the demo and serve above ran the helpers anyway");
         Artifacts.Run list = Artifacts.run(jarTool.toString(), "tf", home.resolve("lib/gpusched/gpusched.jar").toString());
-        for (String helper : List.of("io/gpusched/engine/gpusched-spawnd", "io/gpusched/engine/gpusched-runas",
+        for (String helper : List.of("io/gpusched/engine/spawn/gpusched-spawnd", "io/gpusched/engine/spawn/gpusched-runas",
                 "io/gpusched/testkit/sim/simjob")) {
             assertTrue(Artifacts.lines(list.out()).contains(helper), helper + " in " + list.out());
         }
