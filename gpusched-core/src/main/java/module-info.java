@@ -4,8 +4,9 @@
  * ({@link io.gpusched.gpu.GpuBackends}).
  *
  * <p>Only the API packages are exported to everyone; the engine is internal. The journal (with the log
- * directory's lock), the outcome rules and the session scanner are internal too, exported only to the
- * gpusched modules that drive runs or read journals: the Slurm executor and the command line.
+ * directory's lock), the outcome rules, the session scanner, the journal's statistics and the launch checks are internal
+ * too, exported only to the gpusched modules that drive runs or read journals: the Slurm executor and
+ * the command line.
  *
  * @uses io.gpusched.gpu.GpuBackendProvider backends found by {@link io.gpusched.gpu.GpuBackends}
  */
@@ -31,6 +32,9 @@ module io.gpusched {
     exports io.gpusched.journal to io.gpusched.slurm, io.gpusched.cli;
     exports io.gpusched.outcome to io.gpusched.slurm;
     exports io.gpusched.proc to io.gpusched.slurm;
+    exports io.gpusched.stats to io.gpusched.cli;
+    // gpusched doctor runs the same start-up checks the engine's launcher relies on (Preflight).
+    exports io.gpusched.engine.spawn to io.gpusched.cli;
 
     uses io.gpusched.gpu.GpuBackendProvider;
 }

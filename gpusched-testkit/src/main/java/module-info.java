@@ -5,6 +5,8 @@
  *
  * @provides io.gpusched.gpu.GpuBackendProvider provider {@code sim}
  */
+// "module": io.gpusched.cli, named in a qualified export below, is built after this module.
+@SuppressWarnings("module")
 module io.gpusched.testkit {
     requires transitive io.gpusched;
     requires static org.junit.jupiter.api;
@@ -14,6 +16,8 @@ module io.gpusched.testkit {
     exports io.gpusched.testkit.contract;
     exports io.gpusched.testkit.arbitraries;
     exports io.gpusched.testkit.slurm;
+    // The replay engine behind gpusched simulate: a command-line feature, not test support API.
+    exports io.gpusched.testkit.replay to io.gpusched.cli;
 
     // JUnit instantiates the contract test's subclasses reflectively.
     opens io.gpusched.testkit.contract;

@@ -88,6 +88,12 @@ public final class Scheduler implements AutoCloseable {
         this.leaveJobsOnClose = b.leaveJobsOnClose;
     }
 
+    /**
+     * How many submissions not yet ended one owner may have unless {@link Builder#maxQueuedPerUser} says
+     * otherwise: 200,000.
+     */
+    public static final int DEFAULT_MAX_QUEUED_PER_USER = Engine.DEFAULT_MAX_QUEUED_PER_USER;
+
     /** @return the log directory: the journal, the status board and each job's log are there */
     public java.nio.file.Path logDir() {
         return logDir;

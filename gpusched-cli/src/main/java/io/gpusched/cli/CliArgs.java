@@ -154,7 +154,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<Path> metricsTokenFile = Optional.empty();
         boolean dashboardPublic = false;
         io.gpusched.service.ServiceServer.Limits limits = io.gpusched.service.ServiceServer.Limits.DEFAULTS;
-        int maxQueued = io.gpusched.engine.Engine.DEFAULT_MAX_QUEUED_PER_USER;
+        int maxQueued = io.gpusched.Scheduler.DEFAULT_MAX_QUEUED_PER_USER;
         while (!args.isEmpty()) {
             String a = args.poll();
             String inline = null;

@@ -48,6 +48,7 @@ import io.gpusched.alloc.Allocator;
 import io.gpusched.engine.loop.LoopTimers.Timer;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.StateDirectory;
 import io.gpusched.journal.Journal;
 import io.gpusched.journal.LogDirLock;
 import io.gpusched.policy.FairShare;

@@ -1,6 +1,6 @@
 package io.gpusched.engine.spawn;
 
-import io.gpusched.engine.StateDirectory;
+import io.gpusched.journal.StateDirectory;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.gpusched.engine;
+package io.gpusched.journal;
 
 import io.gpusched.model.GpuschedException;
 import java.io.IOException;
@@ -33,7 +33,7 @@ public final class StateDirectory {
      * @throws GpuschedException one line naming the path, whose it is, and the fix, for a directory a
      *     root scheduler must not trust; nothing was read or started
      */
-    static List<String> secure(Path logDir) {
+    public static List<String> secure(Path logDir) {
         List<String> notes = new ArrayList<>();
         int uid = currentUid();
         if (uid != 0) {
