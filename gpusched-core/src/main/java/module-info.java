@@ -34,7 +34,7 @@ module io.gpusched {
     exports io.gpusched.proc to io.gpusched.slurm;
     exports io.gpusched.stats to io.gpusched.cli;
     // gpusched doctor runs the same start-up checks the engine's launcher relies on (Preflight).
-    exports io.gpusched.engine.spawn to io.gpusched.cli;
+    exports io.gpusched.engine.preflight to io.gpusched.cli;
 
     uses io.gpusched.gpu.GpuBackendProvider;
 }

@@ -1,7 +1,7 @@
 package io.gpusched.cli;
 
 import io.gpusched.model.GpuschedException;
-import io.gpusched.engine.spawn.Preflight;
+import io.gpusched.engine.preflight.Preflight;
 import io.gpusched.journal.StateDirectory;
 import io.gpusched.gpu.BackendOptions;
 import io.gpusched.gpu.GpuBackend;

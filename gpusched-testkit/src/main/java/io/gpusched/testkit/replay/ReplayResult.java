@@ -15,7 +15,15 @@ import java.util.Map;
  */
 public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, String> infeasible,
                            Map<Integer, List<Run>> timeline, Map<Integer, Double> busyFraction) {
-    /** Copies the collections. */
+    /**
+     * Copies the collections.
+     *
+     * @param makespan see {@link #makespan()}
+     * @param runs see {@link #runs()}
+     * @param infeasible see {@link #infeasible()}
+     * @param timeline see {@link #timeline()}
+     * @param busyFraction see {@link #busyFraction()}
+     */
     public ReplayResult {
         runs = List.copyOf(runs);
         infeasible = Map.copyOf(infeasible);

@@ -1,4 +1,10 @@
-package io.gpusched.engine.spawn;
+package io.gpusched.engine.preflight;
+
+import io.gpusched.engine.spawn.JobLauncher;
+import io.gpusched.engine.spawn.JobOutput;
+import io.gpusched.engine.spawn.NativeBinary;
+import io.gpusched.engine.spawn.OwnerLaunch;
+import io.gpusched.engine.spawn.SpawnServer;
 
 import io.gpusched.journal.StateDirectory;
 
