@@ -81,6 +81,7 @@ final class QueueCodec {
             writeLong(g, "declared_mib", r.declaredMib());
             g.writeNumberField("priority", r.priority());
             writeText(g, "rule", r.rule());
+            writeText(g, "comment", r.comment());
         } else if (row instanceof Row.Pending p) {
             g.writeNumberField("no", p.no());
             writeText(g, "command", p.command());
@@ -91,6 +92,7 @@ final class QueueCodec {
             g.writeBooleanField("held", p.held());
             g.writeNumberField("priority", p.priority());
             writeText(g, "rule", p.rule());
+            writeText(g, "comment", p.comment());
         } else if (row instanceof Row.Ended e) {
             writeText(g, "key", e.key());
             g.writeNumberField("no", e.no());
@@ -136,13 +138,14 @@ final class QueueCodec {
         return new Row.Running(f.wholeInt("no"), f.text("command"), f.ints("gpus"), f.numberOr("elapsed_s", 0),
                 f.wholeByIndex("current_mib"), f.longOr("peak_mib", 0),
                 f.optionalString("stopping").map(s -> named(SchedulerEvent.StopReason.class, "stopping", s)),
-                f.optionalText("owner"), f.optionalLong("declared_mib"), f.intOr("priority", 0), f.optionalText("rule"));
+                f.optionalText("owner"), f.optionalLong("declared_mib"), f.intOr("priority", 0), f.optionalText("rule"),
+                f.optionalText("comment"));
     }
 
     private static Row.Pending readPending(Fields f) {
         return new Row.Pending(f.wholeInt("no"), f.text("command"), f.optionalLong("declared_mib"), f.intOr("attempts", 0),
                 f.has("reason") ? f.text("reason") : ListText.whole(""), f.optionalText("owner"), f.boolOr("held", false),
-                f.intOr("priority", 0), f.optionalText("rule"));
+                f.intOr("priority", 0), f.optionalText("rule"), f.optionalText("comment"));
     }
 
     private static Row.Ended readEnded(Fields f) {
