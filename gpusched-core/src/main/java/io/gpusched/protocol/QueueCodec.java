@@ -81,7 +81,7 @@ final class QueueCodec {
             writeLong(g, "declared_mib", r.declaredMib());
             g.writeNumberField("priority", r.priority());
             writeText(g, "rule", r.rule());
-            writeText(g, "comment", r.comment());
+            writePresent(g, "comment", r.comment());
         } else if (row instanceof Row.Pending p) {
             g.writeNumberField("no", p.no());
             writeText(g, "command", p.command());
@@ -92,7 +92,7 @@ final class QueueCodec {
             g.writeBooleanField("held", p.held());
             g.writeNumberField("priority", p.priority());
             writeText(g, "rule", p.rule());
-            writeText(g, "comment", p.comment());
+            writePresent(g, "comment", p.comment());
         } else if (row instanceof Row.Ended e) {
             writeText(g, "key", e.key());
             g.writeNumberField("no", e.no());
@@ -248,6 +248,16 @@ final class QueueCodec {
             writeText(g, name, t.get());
         } else {
             g.writeNullField(name);
+        }
+    }
+
+    /**
+     * A field written only when present, unlike the others' {@code null}: a row without it is the
+     * row a daemon older than the field wrote, byte for byte.
+     */
+    private static void writePresent(JsonGenerator g, String name, Optional<ListText> t) throws IOException {
+        if (t.isPresent()) {
+            writeText(g, name, t.get());
         }
     }
 
