@@ -22,6 +22,11 @@ final class QueueText {
         return row.owner().map(o -> "   [" + o.text() + "]").orElse("");
     }
 
+    /** A job's note ({@code comment=}) after its row, as a shell comment reads: {@code   # nightly sweep}. */
+    private static String note(java.util.Optional<ListText> comment) {
+        return comment.map(c -> "   # " + DisplayWidth.clean(c.text())).orElse("");
+    }
+
     private static String mib(OptionalLong declared) {
         return declared.isEmpty() ? "undeclared" : declared.getAsLong() + " MiB";
     }
@@ -56,11 +61,11 @@ final class QueueText {
                 + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus()));
         for (Row.Running r : board.running()) {
             out.println("▶ job " + r.no() + " gpu" + r.gpus() + " " + Math.round(r.elapsedSeconds()) + "s, peak "
-                    + r.peakMib() + " MiB — " + r.command().text() + owner(r));
+                    + r.peakMib() + " MiB — " + r.command().text() + owner(r) + note(r.comment()));
         }
         for (Row.Pending p : board.pending()) {
             out.println("… job " + p.no() + " " + mib(p.declaredMib()) + ", waits: " + p.reason().text() + " — "
-                    + p.command().text() + owner(p));
+                    + p.command().text() + owner(p) + note(p.comment()));
         }
         if (shown.leftOut() > 0) {
             out.println("  (" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")

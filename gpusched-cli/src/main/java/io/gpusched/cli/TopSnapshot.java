@@ -102,11 +102,12 @@ record TopSnapshot(List<Gpu> gpus, List<Running> running, List<Pending> pending,
         List<Running> running = new ArrayList<>();
         for (Row.Running r : board.running()) {
             running.add(new Running(r.no(), owner(r), r.priority(), r.gpus(), r.currentMib(), r.declaredMib(),
-                    Math.round(r.elapsedSeconds()), r.stopping().isPresent(), text(r.command())));
+                    Math.round(r.elapsedSeconds()), r.stopping().isPresent(), text(r.command()) + note(r.comment())));
         }
         List<Pending> pending = new ArrayList<>();
         for (Row.Pending p : board.pending()) {
-            pending.add(new Pending(p.no(), owner(p), p.priority(), p.declaredMib(), text(p.reason()), text(p.command())));
+            pending.add(new Pending(p.no(), owner(p), p.priority(), p.declaredMib(), text(p.reason()),
+                    text(p.command()) + note(p.comment())));
         }
         List<Finished> finished = new ArrayList<>();
         for (Row.Ended d : board.finished()) {
@@ -118,6 +119,11 @@ record TopSnapshot(List<Gpu> gpus, List<Running> running, List<Pending> pending,
 
     private static String owner(Row r) {
         return r.owner().map(TopSnapshot::text).orElse("");
+    }
+
+    /** A job's note ({@code comment=}) after its command in the command column, as a shell comment reads. */
+    private static String note(java.util.Optional<ListText> comment) {
+        return comment.map(c -> "  # " + text(c)).orElse("");
     }
 
     private static String text(ListText t) {

@@ -34,7 +34,7 @@ final class BoardRows {
         for (RunningJob rj : running.all()) {
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, now),
                     rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
-                    rj.spec.scheduling().priority(), rj.rule));
+                    rj.spec.scheduling().priority(), rj.rule, rj.spec.comment()));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
         if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf) {
@@ -45,7 +45,7 @@ final class BoardRows {
                 waiting.add(new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(),
                         queue.waitReasons().getOrDefault(p.spec().key(), ""), java.util.Optional.of(p.owner()),
                         held.contains(p.spec().key()), p.spec().scheduling().priority(),
-                        queue.ruleOf(p)));
+                        queue.ruleOf(p), p.spec().comment()));
             }
             pending = List.copyOf(waiting);
             pendingOf = queue.pending();

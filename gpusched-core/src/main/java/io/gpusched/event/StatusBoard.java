@@ -85,11 +85,12 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      *     alone on its GPUs)
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      * @param rule the requirement rule ({@code --requirements}) its declaration came from; empty when none
+     * @param comment its line's free note ({@code comment=}); empty when none
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
                           long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
                           java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
-                          java.util.Optional<String> rule) {
+                          java.util.Optional<String> rule, java.util.Optional<String> comment) {
         /**
          * Copies the collections.
          *
@@ -104,6 +105,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param declaredMib see {@link #declaredMib()}
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
          */
         public Running {
             gpus = List.copyOf(gpus);
@@ -111,6 +113,30 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
             java.util.Objects.requireNonNull(owner, "owner");
             java.util.Objects.requireNonNull(declaredMib, "declaredMib");
             java.util.Objects.requireNonNull(rule, "rule");
+            java.util.Objects.requireNonNull(comment, "comment");
+        }
+
+        /**
+         * A running job without a comment.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         */
+        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
+                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
+                       java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
+                       java.util.Optional<String> rule) {
+            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
+                    java.util.Optional.empty());
         }
 
         /**
@@ -182,9 +208,11 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      *     end, unlike a job that waits for room
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      * @param rule the requirement rule ({@code --requirements}) its declaration comes from; empty when none
+     * @param comment its line's free note ({@code comment=}); empty when none
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                          java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule) {
+                          java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
+                          java.util.Optional<String> comment) {
         /**
          * Checks for nulls.
          *
@@ -197,10 +225,30 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param held see {@link #held()}
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
          */
         public Pending {
             java.util.Objects.requireNonNull(owner, "owner");
             java.util.Objects.requireNonNull(rule, "rule");
+            java.util.Objects.requireNonNull(comment, "comment");
+        }
+
+        /**
+         * A pending job without a comment.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, java.util.Optional.empty());
         }
 
         /**

@@ -254,6 +254,26 @@ public enum Attribute {
         public Optional<String> written(JobSpec s) {
             return s.environment().tty() ? Optional.of("tty") : Optional.empty();
         }
+    },
+    /**
+     * {@code comment='nightly sweep'}: {@link JobSpec#comment()}, a free note the queue shows and Slurm
+     * keeps ({@code --comment}); nothing acts on it, so {@code srun} takes it too.
+     */
+    COMMENT("comment", false, Flag.valued("comment", "TEXT", "a free note shown in the queue (one line, at most "
+            + JobSpec.MAX_COMMENT_CHARS + " characters)"), false, false) {
+        @Override
+        void read(String value, Where at, JobsFileParser.Parsed p) {
+            JobSpec.commentProblem(value).ifPresent(problem -> {
+                throw at.error("bad comment: " + problem, "give one line of text, quoted when it holds spaces:"
+                        + " comment='nightly sweep'");
+            });
+            p.spec.comment(Optional.of(value));
+        }
+
+        @Override
+        public Optional<String> written(JobSpec s) {
+            return s.comment().map(c -> "comment=" + AttributeBlock.quote(c));
+        }
     };
 
     /** Every row, in table order (the order {@link JobSpec#toLine()} writes them); an unmodifiable list. */

@@ -32,6 +32,9 @@ import java.util.OptionalLong;
  *     {@code --auto-vram} for a line that declares none): from the latest peak of the same command, else
  *     of the same requirement rule; else it is {@code vramMib} (a rule's figure, filled in by
  *     {@link Requirements}) or undeclared. Never with a {@code share}
+ * @param comment a free note ({@code comment='nightly sweep'}) shown beside the job in the queue and
+ *     passed to Slurm; nothing acts on it. One line of 1 to {@link #MAX_COMMENT_CHARS} characters, not
+ *     blank, without control characters ({@link #commentProblem(String)}); empty when the line has none
  *
  * <p>API callers build one with {@link #builder(String)} (every attribute at its default until set);
  * the canonical constructor takes every component and gains one with each new attribute. Which
@@ -49,7 +52,34 @@ public record JobSpec(
         Scheduling scheduling,
         RunEnvironment environment,
         Optional<GpuShare> share,
-        boolean learnVram) {
+        boolean learnVram,
+        Optional<String> comment) {
+
+    /**
+     * The longest {@code comment} in characters: a note for a queue line, not a document (Slurm's own
+     * comment field is far larger, so this limit is gpusched's).
+     */
+    public static final int MAX_COMMENT_CHARS = 200;
+
+    /**
+     * Says what is wrong with a comment, for the one-line error of a jobs file or an option.
+     *
+     * @param text a comment as given (unquoted)
+     * @return empty when it is one: not blank, at most {@link #MAX_COMMENT_CHARS} characters, and no
+     *     control character (a newline or tab would break the queue's one row per job); else the problem
+     */
+    public static Optional<String> commentProblem(String text) {
+        if (text.isBlank()) {
+            return Optional.of("empty comment");
+        }
+        if (text.length() > MAX_COMMENT_CHARS) {
+            return Optional.of("comment of " + text.length() + " characters (at most " + MAX_COMMENT_CHARS + ")");
+        }
+        if (text.chars().anyMatch(Character::isISOControl)) {
+            return Optional.of("comment with a control character (a newline or tab)");
+        }
+        return Optional.empty();
+    }
 
     /**
      * Validates the fields; the parser never builds an invalid spec, so this guards API users.
@@ -67,6 +97,7 @@ public record JobSpec(
      * @param environment see {@link #environment()}
      * @param share see {@link #share()}; only with one GPU and no {@code vramMib}
      * @param learnVram see {@link #learnVram()}; not with a {@code share}
+     * @param comment see {@link #comment()}; one {@link #commentProblem(String)} accepts
      */
     public JobSpec {
         Objects.requireNonNull(command, "command");
@@ -114,6 +145,10 @@ public record JobSpec(
         if (line < 1) {
             throw new IllegalArgumentException("line must be >= 1, got " + line);
         }
+        Objects.requireNonNull(comment, "comment");
+        comment.flatMap(JobSpec::commentProblem).ifPresent(problem -> {
+            throw new IllegalArgumentException(problem);
+        });
     }
 
     /**
@@ -238,6 +273,7 @@ public record JobSpec(
         b.environment = environment;
         b.share = share;
         b.learnVram = learnVram;
+        b.comment = comment;
         return b;
     }
 
@@ -260,6 +296,7 @@ public record JobSpec(
         RunEnvironment environment = RunEnvironment.DEFAULT;
         Optional<GpuShare> share = Optional.empty();
         boolean learnVram;
+        Optional<String> comment = Optional.empty();
 
         Builder() {
         }
@@ -373,13 +410,23 @@ public record JobSpec(
         }
 
         /**
+         * @param value see {@link JobSpec#comment()}; empty for none
+         * @return this builder
+         */
+        public Builder comment(Optional<String> value) {
+            comment = Objects.requireNonNull(value, "comment");
+            return this;
+        }
+
+        /**
          * @return the job
          * @throws IllegalArgumentException if the components do not make a job, as the canonical
          *     constructor says
          */
         public JobSpec build() {
             return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line,
-                    key.isPresent() ? key.get() : JobKeys.key(command, 0), scheduling, environment, share, learnVram);
+                    key.isPresent() ? key.get() : JobKeys.key(command, 0), scheduling, environment, share, learnVram,
+                    comment);
         }
     }
 }

@@ -81,6 +81,7 @@ final class QueueCodec {
             writeLong(g, "declared_mib", r.declaredMib());
             g.writeNumberField("priority", r.priority());
             writeText(g, "rule", r.rule());
+            writePresent(g, "comment", r.comment());
         } else if (row instanceof Row.Pending p) {
             g.writeNumberField("no", p.no());
             writeText(g, "command", p.command());
@@ -91,6 +92,7 @@ final class QueueCodec {
             g.writeBooleanField("held", p.held());
             g.writeNumberField("priority", p.priority());
             writeText(g, "rule", p.rule());
+            writePresent(g, "comment", p.comment());
         } else if (row instanceof Row.Ended e) {
             writeText(g, "key", e.key());
             g.writeNumberField("no", e.no());
@@ -136,13 +138,14 @@ final class QueueCodec {
         return new Row.Running(f.wholeInt("no"), f.text("command"), f.ints("gpus"), f.numberOr("elapsed_s", 0),
                 f.wholeByIndex("current_mib"), f.longOr("peak_mib", 0),
                 f.optionalString("stopping").map(s -> named(SchedulerEvent.StopReason.class, "stopping", s)),
-                f.optionalText("owner"), f.optionalLong("declared_mib"), f.intOr("priority", 0), f.optionalText("rule"));
+                f.optionalText("owner"), f.optionalLong("declared_mib"), f.intOr("priority", 0), f.optionalText("rule"),
+                f.optionalText("comment"));
     }
 
     private static Row.Pending readPending(Fields f) {
         return new Row.Pending(f.wholeInt("no"), f.text("command"), f.optionalLong("declared_mib"), f.intOr("attempts", 0),
                 f.has("reason") ? f.text("reason") : ListText.whole(""), f.optionalText("owner"), f.boolOr("held", false),
-                f.intOr("priority", 0), f.optionalText("rule"));
+                f.intOr("priority", 0), f.optionalText("rule"), f.optionalText("comment"));
     }
 
     private static Row.Ended readEnded(Fields f) {
@@ -245,6 +248,16 @@ final class QueueCodec {
             writeText(g, name, t.get());
         } else {
             g.writeNullField(name);
+        }
+    }
+
+    /**
+     * A field written only when present, unlike the others' {@code null}: a row without it is the
+     * row a daemon older than the field wrote, byte for byte.
+     */
+    private static void writePresent(JsonGenerator g, String name, Optional<ListText> t) throws IOException {
+        if (t.isPresent()) {
+            writeText(g, name, t.get());
         }
     }
 

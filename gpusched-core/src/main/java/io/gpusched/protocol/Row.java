@@ -93,10 +93,13 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      *     older than the field)
      * @param priority its priority (0 from a daemon older than the field)
      * @param rule the requirement rule its declaration came from; empty when none
+     * @param comment its line's free note ({@code comment=}); empty when none (or from a daemon older than
+     *     the field)
      */
     record Running(int no, ListText command, List<Integer> gpus, double elapsedSeconds, Map<Integer, Long> currentMib,
                    long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<ListText> owner,
-                   OptionalLong declaredMib, int priority, Optional<ListText> rule) implements Row {
+                   OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment)
+            implements Row {
         /**
          * Copies the collections.
          *
@@ -111,6 +114,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          * @param declaredMib see {@link #declaredMib()}
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
          */
         public Running {
             Objects.requireNonNull(command, "command");
@@ -120,6 +124,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
             Objects.requireNonNull(owner, "owner");
             Objects.requireNonNull(declaredMib, "declaredMib");
             Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(comment, "comment");
         }
 
         /**
@@ -128,12 +133,14 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          */
         public static Running listed(StatusBoard.Running r) {
             return new Running(r.no(), cutCommand(r.command()), r.gpus(), seconds(r.elapsed()), r.currentMib(), r.peakMib(),
-                    r.stopping(), cutText(r.owner()), r.declaredMib(), r.priority(), cutText(r.rule()));
+                    r.stopping(), cutText(r.owner()), r.declaredMib(), r.priority(), cutText(r.rule()),
+                    cutText(r.comment()));
         }
 
         @Override
         public Running withCommand(ListText c) {
-            return new Running(no, c, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule);
+            return new Running(no, c, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
+                    comment);
         }
     }
 
@@ -149,9 +156,12 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      * @param held whether its dependencies ({@code after=}) hold it back
      * @param priority its priority (0 from a daemon older than the field)
      * @param rule the requirement rule its declaration comes from; empty when none
+     * @param comment its line's free note ({@code comment=}); empty when none (or from a daemon older than
+     *     the field)
      */
     record Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
-                   Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule) implements Row {
+                   Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
+                   Optional<ListText> comment) implements Row {
         /**
          * Checks for nulls.
          *
@@ -164,6 +174,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          * @param held see {@link #held()}
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
          */
         public Pending {
             Objects.requireNonNull(command, "command");
@@ -171,6 +182,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(owner, "owner");
             Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(comment, "comment");
         }
 
         /**
@@ -179,12 +191,12 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          */
         public static Pending listed(StatusBoard.Pending p) {
             return new Pending(p.no(), cutCommand(p.command()), p.declaredMib(), p.attempts(), cutText(p.reason()),
-                    cutText(p.owner()), p.held(), p.priority(), cutText(p.rule()));
+                    cutText(p.owner()), p.held(), p.priority(), cutText(p.rule()), cutText(p.comment()));
         }
 
         @Override
         public Pending withCommand(ListText c) {
-            return new Pending(no, c, declaredMib, attempts, reason, owner, held, priority, rule);
+            return new Pending(no, c, declaredMib, attempts, reason, owner, held, priority, rule, comment);
         }
     }
 

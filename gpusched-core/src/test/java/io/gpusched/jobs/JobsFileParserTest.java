@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class JobsFileParserTest {
     private static final String KNOWN_KEYS =
-            "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty";
+            "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment";
 
     private static List<JobSpec> parse(String text) {
         return JobsFileParser.parse(text, "jobs.txt");

@@ -72,9 +72,10 @@ class ProtocolGoldenLinesTest {
 
     private static final QueueView.Board BOARD = new QueueView.Board(
             List.of(new Row.Running(6, t("python train.py"), List.of(1), 1843.2, Map.of(1, 17_650L), 17_650, Optional.empty(),
-                    Optional.of(t("ada")), OptionalLong.of(20_480), 0, Optional.empty())),
+                    Optional.of(t("ada")), OptionalLong.of(20_480), 0, Optional.empty(), Optional.empty())),
             List.of(new Row.Pending(7, t("python sweep.py --seed 1"), OptionalLong.of(8192), 0,
-                    t("gpu0 is paused; needs 1 GPU with ≥ 8704 MiB headroom"), Optional.of(t("bob")), false, 1, Optional.empty())),
+                    t("gpu0 is paused; needs 1 GPU with ≥ 8704 MiB headroom"), Optional.of(t("bob")), false, 1, Optional.empty(),
+                    Optional.empty())),
             List.of(new Row.Ended(t("s5"), 5, t("python eval.py"), List.of(1), JobStatus.OK, 0, OptionalLong.of(4096),
                     Map.of(1, 3_900L), Verdict.WITHIN, OptionalDouble.of(71.5), 95.25, Measurement.MEASURED, Optional.empty(),
                     Optional.of(t("ada")), Optional.empty())),

@@ -23,7 +23,8 @@ import java.util.stream.Stream;
  *   <li>a share {@code gpus=F} → {@code --gres=shard:K}, K = ⌈F × shards per GPU⌉;</li>
  *   <li>{@code timeout} → {@code --time=M}, whole minutes rounded up (Slurm's unit);</li>
  *   <li>{@code vram=auto} → as {@code vram=} with the declaration the executor learned from the journal's peaks
- *       (given to {@link #map(JobSpec, OptionalLong, String)}), or a whole GPU while nothing was learned.</li>
+ *       (given to {@link #map(JobSpec, OptionalLong, String)}), or a whole GPU while nothing was learned;</li>
+ *   <li>{@code comment} → {@code --comment=TEXT}, as written (one argument of sbatch's argv, so no quoting).</li>
  * </ul>
  * What Slurm cannot express ({@code gpu-ids}, {@code tty}, {@code preemptible}, {@code on-timeout=requeue},
  * {@code priority}, {@code after}, {@code conda}, {@code setup}) is refused with one line
@@ -118,6 +119,7 @@ public final class SlurmMapping {
             minutes = OptionalLong.of(minutes(spec.timeout().get()));
             options.add("--time=" + minutes.getAsLong());
         }
+        spec.comment().ifPresent(c -> options.add("--comment=" + c));
         return new SlurmRequest.Mapped(gres, declared, minutes, options);
     }
 
@@ -172,6 +174,7 @@ public final class SlurmMapping {
             case VRAM -> new Sbatch("--gres=shard:K on one GPU, gpu:N on several; vram=auto asks for what was learned");
             case GPUS -> new Sbatch("--gres=gpu:N, or shard:K for a share of one GPU");
             case TIMEOUT -> new Sbatch("--time=M, whole minutes rounded up");
+            case COMMENT -> new Sbatch("--comment=TEXT, the note as written");
             case RETRIES -> new ByExecutor("an attempt that ran out of GPU memory is submitted again with more");
             case CANCEL -> new ByExecutor("the job is not submitted, or scancel'led once the line says cancel");
             case NAME -> new ByExecutor("nothing to do: a name only serves after=, which is refused");

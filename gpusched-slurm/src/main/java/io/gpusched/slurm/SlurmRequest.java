@@ -17,8 +17,8 @@ public sealed interface SlurmRequest {
      *     {@code vram}, or its share of one GPU ({@code shards × shard MiB}); empty when undeclared
      * @param timeMinutes the time limit given to Slurm, in whole minutes (Slurm's unit, rounded up); empty
      *     without a {@code timeout}
-     * @param sbatchOptions the options for {@code sbatch}, in order: {@code --gres=...} and, with a timeout,
-     *     {@code --time=...}
+     * @param sbatchOptions the options for {@code sbatch}, in order: {@code --gres=...}, with a timeout
+     *     {@code --time=...}, with a comment {@code --comment=...}
      */
     record Mapped(String gres, OptionalLong declaredMib, OptionalLong timeMinutes, List<String> sbatchOptions)
             implements SlurmRequest {

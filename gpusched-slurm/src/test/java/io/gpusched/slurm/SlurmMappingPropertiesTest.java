@@ -138,7 +138,8 @@ class SlurmMappingPropertiesTest {
             if (c.map() instanceof SlurmRequest.Mapped m) {
                 assertEquals("--gres=" + m.gres(), m.sbatchOptions().get(0));
                 assertEquals(c.spec().timeout().isPresent(), m.sbatchOptions().stream().anyMatch(o -> o.startsWith("--time=")));
-                assertEquals(c.spec().timeout().isPresent() ? 2 : 1, m.sbatchOptions().size(), m.sbatchOptions().toString());
+                assertEquals(1 + (c.spec().timeout().isPresent() ? 1 : 0) + (c.spec().comment().isPresent() ? 1 : 0),
+                        m.sbatchOptions().size(), m.sbatchOptions().toString());
             }
         });
     }

@@ -51,6 +51,16 @@ class SlurmMappingTableTest {
     }
 
     @Test
+    void aCommentIsAskedOfSlurmAsComment_asWritten_afterGresAndTime() {
+        JobSpec spec = JobSpec.parse("[timeout=90 comment=\"nightly sweep: it's \\\"v2\\\"\"] python train.py");
+        assertEquals(List.of("--gres=gpu:1", "--time=2", "--comment=nightly sweep: it's \"v2\""),
+                ((SlurmRequest.Mapped) MAPPING.map(spec, "jobs.txt")).sbatchOptions());
+        assertEquals(List.of("--gres=gpu:1", "--comment=a note"),
+                ((SlurmRequest.Mapped) MAPPING.map(JobSpec.parse("[comment='a note'] python train.py"), "jobs.txt"))
+                        .sbatchOptions());
+    }
+
+    @Test
     void aLineWithSeveralRefusedRowsIsToldOfTheOneItWasToldOfBeforeTheTable() {
         assertEquals("f:1: tty cannot be honoured on Slurm (a batch job has no terminal); remove tty from the line, or run"
                 + " the file without --executor slurm",

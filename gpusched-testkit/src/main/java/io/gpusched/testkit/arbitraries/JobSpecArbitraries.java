@@ -197,6 +197,22 @@ public final class JobSpecArbitraries {
     }
 
     /**
+     * Comments {@link JobSpec#commentProblem(String)} accepts: setup-like text full of quotes,
+     * backslashes, brackets and spaces (not the control characters a comment refuses), up to
+     * {@link JobSpec#MAX_COMMENT_CHARS} characters, and some notes a user would write.
+     *
+     * @return the generator
+     */
+    public static Gen<String> comments() {
+        return Gen.<String>weighted()
+                .add(1, Gen.elements("nightly sweep", "ablation: no dropout", "ask @ada before cancelling", "x", "it's \"v2\"",
+                        "a".repeat(JobSpec.MAX_COMMENT_CHARS)))
+                .add(3, setups())
+                .build()
+                .filter(c -> JobSpec.commentProblem(c).isEmpty());
+    }
+
+    /**
      * Conda environments {@link RunEnvironment} accepts: names over {@link RunEnvironment#CONDA_NAME}
      * and absolute prefix paths, some with spaces, quotes or brackets.
      *
@@ -410,6 +426,7 @@ public final class JobSpecArbitraries {
             case SETUP -> Setting.of(1 / 6.0, setups().map(v -> s -> s.toBuilder().environment(new RunEnvironment(
                     s.environment().conda(), Optional.of(v), s.environment().tty())).build()));
             case TTY -> Setting.of(1 / 7.0, Gen.constant(s -> s.toBuilder().environment(s.environment().withTty()).build()));
+            case COMMENT -> Setting.of(1 / 6.0, comments().map(c -> s -> s.toBuilder().comment(Optional.of(c)).build()));
         };
     }
 

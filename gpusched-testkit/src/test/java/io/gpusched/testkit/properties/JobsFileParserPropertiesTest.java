@@ -263,9 +263,10 @@ class JobsFileParserPropertiesTest {
 
     @Test
     void attributesWrittenWithCommasAreRefusedWithARewriteThatParsesToTheIntendedSpec() {
-        // A quoted setup or conda path holds spaces of its own, which this rewrite of the block would touch.
+        // A quoted setup, conda path or comment holds spaces of its own, which this rewrite of the block would touch.
         Gen<JobSpec> specs = JobSpecArbitraries.jobSpecs().map(s -> s.environment().conda().filter(c -> !c.startsWith("/"))
-                .map(c -> s.withEnvironment(RunEnvironment.conda(c))).orElse(s.withEnvironment(RunEnvironment.DEFAULT)));
+                .map(c -> s.withEnvironment(RunEnvironment.conda(c))).orElse(s.withEnvironment(RunEnvironment.DEFAULT)))
+                .map(s -> s.toBuilder().comment(java.util.Optional.empty()).build());
         Property.forAll(specs).tries(TRIES).check(spec -> {
             String line = spec.toLine();
             int close = line.indexOf("] ");
