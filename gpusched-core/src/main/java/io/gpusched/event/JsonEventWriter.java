@@ -184,7 +184,8 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
     }
 
     /** A record component as written: its accessor, its JSON name (with {@code _s} for a duration), its snake name. */
-    private record Component(java.lang.reflect.Method accessor, String field, String name, boolean command) {
+    private record Component(java.lang.reflect.Method accessor, String field, String name, boolean command,
+                             boolean omittedWhenEmpty) {
     }
 
     /**
@@ -198,7 +199,7 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
             for (RecordComponent c : type.getRecordComponents()) {
                 String name = snake(c.getName());
                 out.add(new Component(c.getAccessor(), isDuration(c) ? name + "_s" : name, name,
-                        c.getName().equals("command")));
+                        c.getName().equals("command"), c.isAnnotationPresent(OmittedWhenEmpty.class)));
             }
             return java.util.List.copyOf(out);
         }
@@ -211,6 +212,9 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
                 v = c.accessor().invoke(r);
             } catch (IllegalAccessException | InvocationTargetException e) {
                 throw new IllegalStateException("cannot read " + c.accessor(), e);
+            }
+            if (c.omittedWhenEmpty() && v instanceof Optional<?> o && o.isEmpty()) {
+                continue;
             }
             String name = c.name();
             g.writeFieldName(c.field());

@@ -90,7 +90,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
                           long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
                           java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
-                          java.util.Optional<String> rule, java.util.Optional<String> comment) {
+                          java.util.Optional<String> rule, @OmittedWhenEmpty java.util.Optional<String> comment) {
         /**
          * Copies the collections.
          *
@@ -212,7 +212,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
                           java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
-                          java.util.Optional<String> comment) {
+                          @OmittedWhenEmpty java.util.Optional<String> comment) {
         /**
          * Checks for nulls.
          *

@@ -116,4 +116,15 @@ class JsonEventWriterTest {
                         + "{\"event\":\"drained\",\"at\":\"2026-01-02T03:04:05Z\",\"watching\":false}\n",
                 out.toString(StandardCharsets.UTF_8));
     }
+
+    @Test
+    void aCommentIsWrittenWhenAJobHasOne_andLeftOutRatherThanNullWhenItHasNone() {
+        StatusBoard.Pending with = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "", java.util.Optional.empty(),
+                false, 0, java.util.Optional.empty(), java.util.Optional.of("a note"));
+        StatusBoard.Pending without = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "",
+                java.util.Optional.empty(), false, 0, java.util.Optional.empty(), java.util.Optional.empty());
+        assertTrue(JsonEventWriter.valueToJson(with).endsWith("\"rule\":null,\"comment\":\"a note\"}"),
+                JsonEventWriter.valueToJson(with));
+        assertTrue(JsonEventWriter.valueToJson(without).endsWith("\"rule\":null}"), JsonEventWriter.valueToJson(without));
+    }
 }
