@@ -3,7 +3,9 @@
 # clone, then runs, round-robin, RUNS times: 200 trivial jobs on --sim 2 (wall, CPU incl. children,
 # max RSS via /usr/bin/time) and RoundTimer over 10,000 blocked lines (first round, steady round,
 # loop CPU). Prints medians per commit.
-# Usage: bench/ab.sh RUNS COMMIT...   e.g. bench/ab.sh 5 f57ada1 HEAD
+# With SB=N it then runs bench/service/SubmitBench.java 10000 1000 (each commit's own copy and jar), N
+# times per commit, interleaved, and prints its lines as they come.
+# Usage: [SB=N] bench/ab.sh RUNS COMMIT...   e.g. SB=3 bench/ab.sh 5 251be76 HEAD
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="$1"; shift
@@ -22,6 +24,11 @@ for i in $(seq "$runs"); do
       --log-dir "$work/logs" >/dev/null 2>>"$work/times"
     echo "$c rounds $(java "${flags[@]}" -cp "$work/$c/bench/jmh/target/benchmarks.jar" io.gpusched.bench.RoundTimer 10000 60 \
       | grep -E 'first_round_ms|steady_round_ms|loop_cpu' | awk '{print $2}' | tr '\n' ' ')" >> "$work/times"
+  done
+done
+for _ in $(seq "${SB:-0}"); do
+  for c in "$@"; do
+    (cd "$work/$c" && java -cp gpusched-cli/target/gpusched.jar bench/service/SubmitBench.java 10000 1000 | sed "s/^/$c /")
   done
 done
 python3 - "$work/times" <<'PY'
