@@ -117,29 +117,6 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
         }
 
         /**
-         * A running job without a comment.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param gpus see {@link #gpus()}
-         * @param elapsed see {@link #elapsed()}
-         * @param currentMib see {@link #currentMib()}
-         * @param peakMib see {@link #peakMib()}
-         * @param stopping see {@link #stopping()}
-         * @param owner see {@link #owner()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         */
-        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
-                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                       java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
-                       java.util.Optional<String> rule) {
-            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
-                    java.util.Optional.empty());
-        }
-
-        /**
          * A running job whose declaration came from no requirement rule.
          *
          * @param no see {@link #no()}
@@ -157,7 +134,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
                        long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
                        java.util.Optional<String> owner, OptionalLong declaredMib, int priority) {
             this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority,
-                    java.util.Optional.empty());
+                    java.util.Optional.empty(), java.util.Optional.empty());
         }
 
         /**
@@ -234,24 +211,6 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
         }
 
         /**
-         * A pending job without a comment.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         * @param held see {@link #held()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         */
-        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, java.util.Optional.empty());
-        }
-
-        /**
          * A pending job whose declaration comes from no requirement rule.
          *
          * @param no see {@link #no()}
@@ -265,7 +224,8 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          */
         public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
                        java.util.Optional<String> owner, boolean held, int priority) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, java.util.Optional.empty());
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, java.util.Optional.empty(),
+                    java.util.Optional.empty());
         }
 
         /**

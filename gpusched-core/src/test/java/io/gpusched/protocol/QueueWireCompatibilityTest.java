@@ -36,13 +36,13 @@ class QueueWireCompatibilityTest {
     private static QueueSnapshot everyField() {
         StatusBoard.Running r1 = new StatusBoard.Running(3, LONG, List.of(0, 1), Duration.ofMillis(1843_217),
                 Map.of(1, 17_650L, 0, 2_048L), 17_650, Optional.of(SchedulerEvent.StopReason.TIME_SLICE),
-                Optional.of("ada"), OptionalLong.of(20_480), 2, Optional.of(LONG_TEXT));
+                Optional.of("ada"), OptionalLong.of(20_480), 2, Optional.of(LONG_TEXT), java.util.Optional.empty());
         StatusBoard.Running r2 = new StatusBoard.Running(4, "sleep 1", List.of(), Duration.ZERO, Map.of(), 0,
-                Optional.empty(), Optional.empty(), OptionalLong.empty(), 0, Optional.empty());
+                Optional.empty(), Optional.empty(), OptionalLong.empty(), 0, Optional.empty(), java.util.Optional.empty());
         StatusBoard.Pending p1 = new StatusBoard.Pending(5, "echo \u0001 ☃", OptionalLong.of(1024), 1, LONG_TEXT,
-                Optional.of("bob"), true, -3, Optional.of("torch-*"));
+                Optional.of("bob"), true, -3, Optional.of("torch-*"), java.util.Optional.empty());
         StatusBoard.Pending p2 = new StatusBoard.Pending(6, LONG, OptionalLong.empty(), 0, "", Optional.empty(), false, 0,
-                Optional.empty());
+                Optional.empty(), java.util.Optional.empty());
         JobResult d1 = new JobResult("s1", 1, LONG, List.of(2), JobStatus.FAILED_OOM, 137, OptionalLong.of(8192),
                 Map.of(2, 9_001L), Verdict.OVER, OptionalDouble.of(87.5), Duration.ofNanos(12_345_678_901L),
                 Measurement.MEASURED, Optional.of(LONG_TEXT), Optional.of("ada"), Optional.of("learned: job 3 peaked"));
