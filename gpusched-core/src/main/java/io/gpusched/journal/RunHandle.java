@@ -46,6 +46,27 @@ public sealed interface RunHandle {
     }
 
     /**
+     * An attempt handed to Slurm ({@code gpusched --executor slurm}): no local session stands for it, so
+     * no process here may be probed, signalled or swept by it. Known from the journal's
+     * {@code slurm_submitted} line ({@link JournalState#slurmJob}), never decoded from a {@code pgid}.
+     *
+     * @param slurmJob the Slurm job id, at least 1
+     */
+    record Slurm(long slurmJob) implements RunHandle {
+        /** Checks the id. */
+        public Slurm {
+            if (slurmJob < 1) {
+                throw new IllegalArgumentException("a Slurm job id is at least 1, got " + slurmJob);
+            }
+        }
+
+        @Override
+        public long pgid() {
+            return NO_SESSION;
+        }
+    }
+
+    /**
      * @param pgid a {@code started} line's {@code pgid}
      * @return what it stands for
      */

@@ -12,6 +12,7 @@ import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.engine.spawn.OwnerLaunch;
 import io.gpusched.engine.spawn.OwnerLogTail;
 import io.gpusched.engine.spawn.RunFiles;
+import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.spawn.RunningJobs;
@@ -170,8 +171,10 @@ public final class Outcomes {
         }
         durability.changed();
         // The leader is gone. Whatever it left still holds memory and would outlive the job: the next
-        // sweep kills it.
-        leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
+        // sweep kills it. A run placed elsewhere left nothing here.
+        if (!rj.placedElsewhere()) {
+            leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
+        }
         Instant now = clock.now();
         Duration ran = Duration.between(rj.startedAt, now);
         fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
@@ -201,6 +204,13 @@ public final class Outcomes {
             durability.record(List.of(new JournalEvent.Interrupted(rj.key())));
             interrupted.add(interruptedRow(rj));
             durability.removeRunFilesOnceDurable(rj.no, rj.run);
+            return;
+        }
+        if (rj.report.isPresent()) {
+            // Placed elsewhere: its driver measured it where it ran, and timed it by its own clock.
+            RunDriver.Report m = rj.report.get();
+            settle(new Ending(rj.spec, rj.no, m.gpus(), rj.declaredMib, exitCode, rj.stopping, rj.log, m.measured(),
+                    m.peakMib(), m.avgUtil(), m.took(), OptionalLong.of(rj.run), true, rj.learned));
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,

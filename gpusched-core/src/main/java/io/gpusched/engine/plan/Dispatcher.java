@@ -82,7 +82,8 @@ public final class Dispatcher {
             occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
                     rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
         }
-        Plan plan = decide(policy, pending, occupants, views, snap, now, fairShare.recent(now));
+        Plan plan = launcher.placesItself() ? handOver(pending)
+                : decide(policy, pending, occupants, views, snap, now, fairShare.recent(now));
         return apply(plan, views, snap, total, reasons, now);
     }
 
@@ -130,6 +131,22 @@ public final class Dispatcher {
             }
         }
         return new Plan(actions, decided.preempt(), decided.reservation(), decided.replanAt());
+    }
+
+    /**
+     * Decides for a driver that places runs itself (Slurm): every job that may be placed is handed to it
+     * now, in queue order, on no GPU of this machine, with its declaration; the driver's system does
+     * the packing, so nothing waits here for memory, nothing is reserved and nothing preempted. Pure.
+     *
+     * @param pending the jobs that may be placed (their dependencies met), in queue order
+     * @return a start for each
+     */
+    static Plan handOver(List<PendingQueue.PendingJob> pending) {
+        List<Plan.Action> actions = new ArrayList<>(pending.size());
+        for (PendingQueue.PendingJob p : pending) {
+            actions.add(new Plan.Start(p, List.of(), p.declaredMib()));
+        }
+        return new Plan(actions, List.of(), Optional.empty(), Optional.empty());
     }
 
     /**

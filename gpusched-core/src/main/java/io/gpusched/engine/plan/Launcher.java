@@ -148,11 +148,26 @@ public final class Launcher {
                 ? ruleOf.apply(rj.key()) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.LOCAL) : Optional.empty());
+        rj.elsewhere = started.elsewhere();
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, ended.getAsInt() + running.size(), total, rj.pid, jobLog,
                 p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
-        started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
+        if (started.elsewhere().isPresent()) {
+            // Its driver measured it: the report is on the job (on the loop's thread, in the inbox's order)
+            // before its exit is reaped, so the outcome rules judge what was measured there.
+            started.elsewhere().get().ended().thenAccept(report -> {
+                inbox.accept(new Inbox.Control(() -> rj.report = Optional.of(report), refused -> { }));
+                inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(report.exitCode())));
+            });
+        } else {
+            started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
+        }
         return Optional.of(rj);
+    }
+
+    /** @return whether job commands go to a driver that places them itself (Slurm): no GPU is picked here */
+    boolean placesItself() {
+        return executor.placesItself();
     }
 }

@@ -50,6 +50,13 @@ public final class RunningJob {
      * panes in sessions of their own, so the command's GPU memory is found by this entry instead.
      */
     public Optional<String> ttyEntry = Optional.empty();
+    /**
+     * For a run placed elsewhere ({@link RunDriver.Elsewhere}, a Slurm job): the driver's handle on it.
+     * Its {@link #pid} is then {@link io.gpusched.journal.RunHandle#NO_SESSION}, which no process has.
+     */
+    public Optional<RunDriver.Elsewhere> elsewhere = Optional.empty();
+    /** For a run placed elsewhere: how it ended, as its driver measured it, set just before its exit is reaped. */
+    public Optional<RunDriver.Report> report = Optional.empty();
 
     public RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, long pid, Path log, Instant startedAt,
                long run, long startTicks, Optional<String> leaseEntry) {
@@ -71,6 +78,11 @@ public final class RunningJob {
     /** @return whether the run is a client's lease, run in the client's terminal rather than a session of its own */
     public boolean lease() {
         return leaseEntry.isPresent();
+    }
+
+    /** @return whether no local session stands for the run: its driver's system placed it and stops it */
+    public boolean placedElsewhere() {
+        return elsewhere.isPresent();
     }
 
     public String key() {

@@ -6,6 +6,7 @@ import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.proc.ProcFs;
 import io.gpusched.engine.proc.ProcTable;
 import io.gpusched.engine.proc.SessionSignals;
+import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.spawn.RunningJobs;
@@ -58,6 +59,7 @@ public final class Stops {
         Instant now = clock.now();
         for (RunningJob rj : running.all()) {
             if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
+                    && rj.elsewhere.filter(RunDriver.Elsewhere::enforcesItsTimeLimit).isEmpty()
                     && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
                 stop(rj, rj.spec.scheduling().onTimeout() == Scheduling.OnTimeout.REQUEUE
                         ? StopReason.TIME_SLICE : StopReason.TIMEOUT);
@@ -69,7 +71,9 @@ public final class Stops {
     public void escalateKills() {
         Instant now = clock.now();
         for (RunningJob rj : running.all()) {
-            if (rj.stopping.isPresent() && !rj.killEscalated && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
+            // A run elsewhere has no session to kill: its system ends it after the cancel, in its own time.
+            if (rj.stopping.isPresent() && !rj.killEscalated && !rj.placedElsewhere()
+                    && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
                 rj.killEscalated = true;
                 reporter.emit(new SchedulerEvent.KillEscalated(now, rj.no, options.killGrace()));
                 signals.kill(rj.pid, rj.leaseEntry);
@@ -83,6 +87,10 @@ public final class Stops {
         rj.stopping = Optional.of(why);
         rj.stopSentAt = now;
         reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), rj.spec.timeout()));
+        if (rj.elsewhere.isPresent()) {
+            rj.elsewhere.get().cancel(); // scancel for a Slurm job: it ends through its driver's report
+            return;
+        }
         signals.terminate(rj.pid, rj.leaseEntry);
     }
 
@@ -106,8 +114,10 @@ public final class Stops {
             return;
         }
         for (RunningJob rj : running.all()) {
-            if (rj.lease()) {
-                continue; // the command runs in its client's terminal and keeps its GPUs across a restart
+            if (rj.lease() || rj.placedElsewhere()) {
+                // A lease's command runs in its client's terminal and keeps its GPUs across a restart; a
+                // run elsewhere (a Slurm job) goes on in its system, and the next scheduler follows it again.
+                continue;
             }
             if (rj.stopping.isEmpty()) {
                 rj.stopping = Optional.of(StopReason.SHUTDOWN);
@@ -124,7 +134,7 @@ public final class Stops {
 
     /** A job the stop leaves running: a lease, or, when leaving jobs, any not being stopped. */
     private boolean leftRunning(RunningJob rj) {
-        return rj.lease() || leaving && rj.stopping.isEmpty();
+        return rj.lease() || rj.placedElsewhere() && rj.stopping.isEmpty() || leaving && rj.stopping.isEmpty();
     }
 
     /**

@@ -73,9 +73,14 @@ public final class JobTable {
      * @return its row (one of a job the journal never saw has number 0 and state pending)
      */
     Job job(String key) {
-        JobRecord r = journal.get().record(key);
+        JournalState state = journal.get();
+        JobRecord r = state.record(key);
+        Optional<RunningJob> run = running.get(key);
+        // An attempt handed to Slurm is its Slurm job, never the session number its started line holds.
+        Optional<RunHandle> handle = run.flatMap(j -> j.elsewhere).map(e -> e.handle()).or(() -> r.handle()
+                .map(h -> state.slurmJob(key).isPresent() ? new RunHandle.Slurm(state.slurmJob(key).getAsLong()) : h));
         return new Job(JobId.of(key), r.no().orElse(0), r.state(), owner(key), source.spec(key), r.attempts(),
-                r.handle(), running.get(key));
+                handle, run);
     }
 
     /**

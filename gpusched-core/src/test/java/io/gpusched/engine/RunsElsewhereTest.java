@@ -1,0 +1,247 @@
+package io.gpusched.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.engine.loop.LoopClock;
+import io.gpusched.engine.spawn.RunDriver;
+import io.gpusched.engine.table.JobsSource;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.journal.RunHandle;
+import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.JobResult;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.Measurement;
+import io.gpusched.model.RunSummary;
+import io.gpusched.model.Verdict;
+import io.gpusched.options.SchedulerOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The engine with a driver that places its runs itself, as Slurm does ({@link RunDriver#placesItself()}):
+ * the engine orders and hands over, picks no GPU, signals no process, and judges each attempt on what the
+ * driver measured, with the same outcome rules as a local run. No process at all.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class RunsElsewhereTest {
+    private static final SchedulerOptions FAST = SchedulerOptions.defaults()
+            .withPoll(Duration.ofMillis(20)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
+
+    @TempDir
+    Path logs;
+
+    /** A cluster stand-in: each start is a "job" with an id; the test says how it ends. */
+    private static final class Cluster implements RunDriver {
+        final class Job implements Elsewhere {
+            final long id;
+            final Launch launch;
+            final CompletableFuture<Report> ended = new CompletableFuture<>();
+            final AtomicInteger cancels = new AtomicInteger();
+
+            Job(long id, Launch launch) {
+                this.id = id;
+                this.launch = launch;
+            }
+
+            int no() {
+                return Integer.parseInt(launch.jobVars().get("GPUSCHED_JOB_NO"));
+            }
+
+            @Override
+            public RunHandle handle() {
+                return new RunHandle.Slurm(id);
+            }
+
+            @Override
+            public CompletableFuture<Report> ended() {
+                return ended;
+            }
+
+            @Override
+            public void cancel() {
+                cancels.incrementAndGet();
+            }
+
+            /** It printed {@code log}, ended with {@code exit} on {@code gpu}, peaking at {@code peakMib}. */
+            void end(int exit, int gpu, long peakMib, String log) throws Exception {
+                Files.writeString(launch.log(), log);
+                ended.complete(new Report(exit, List.of(gpu), Map.of(gpu, peakMib), true, OptionalDouble.of(90),
+                        Duration.ofMillis(2_500)));
+            }
+        }
+
+        final List<Job> jobs = new CopyOnWriteArrayList<>();
+        private final BlockingQueue<Job> submitted = new LinkedBlockingQueue<>();
+        private long nextId = 100;
+
+        @Override
+        public boolean placesItself() {
+            return true;
+        }
+
+        @Override
+        public synchronized Started start(Launch l) {
+            Job j = new Job(nextId++, l);
+            jobs.add(j);
+            submitted.add(j);
+            return Started.elsewhere(j);
+        }
+
+        Job next() throws InterruptedException {
+            Job j = submitted.poll(10, TimeUnit.SECONDS);
+            if (j == null) {
+                throw new AssertionError("nothing handed over within 10 s; so far: " + jobs.size());
+            }
+            return j;
+        }
+    }
+
+    private final FakeProcTable procs = new FakeProcTable();
+    private final Cluster cluster = new Cluster();
+    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
+    private Engine engine;
+    private CompletableFuture<RunSummary> run;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (engine != null && !run.isDone()) {
+            engine.stop();
+            run.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private void start(SchedulerOptions options, String... lines) {
+        List<JobSpec> keyed = new ArrayList<>();
+        for (int i = 0; i < lines.length; i++) {
+            JobSpec j = JobSpec.parse(lines[i]);
+            keyed.add(j.withKey(io.gpusched.jobs.JobKeys.key(j.command(), 0)));
+        }
+        // One GPU of 1000 MiB here: none of the jobs below would fit it; the driver's system places them.
+        engine = new Engine(new StubBackend(1, 1000), options, logs, false, new JobsSource(Optional.empty(), keyed),
+                events::add, new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(cluster)));
+        run = new CompletableFuture<>();
+        Thread loop = new Thread(() -> {
+            try {
+                run.complete(engine.run());
+            } catch (Throwable t) {
+                run.completeExceptionally(t);
+            }
+        }, "engine-under-test");
+        loop.setDaemon(true);
+        loop.start();
+    }
+
+    private <T extends SchedulerEvent> T await(Class<T> type, Predicate<T> what) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < until) {
+            for (SchedulerEvent e : events) {
+                if (type.isInstance(e) && what.test(type.cast(e))) {
+                    return type.cast(e);
+                }
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("no " + type.getSimpleName() + " as expected; events besides boards: "
+                + events.stream().filter(e -> !(e instanceof SchedulerEvent.StatusUpdated)).toList());
+    }
+
+    private JobResult finished(int no) throws InterruptedException {
+        return await(SchedulerEvent.JobFinished.class, f -> f.result().no() == no).result();
+    }
+
+    @Test
+    void everyJobIsHandedOverAtOnceOnNoGpuOfOurs_andJudgedOnWhatTheDriverMeasured() throws Exception {
+        start(FAST, "[vram=4G] train.py", "[vram=4G] eval.py");
+        Cluster.Job first = cluster.next();
+        Cluster.Job second = cluster.next();
+        assertEquals(List.of(), first.launch.gpus(), "the engine picks no GPU for a driver that places itself");
+        assertEquals(List.of(), second.launch.gpus());
+
+        first.end(0, 2, 3900, "done\n");
+        JobResult r = finished(first.no());
+        assertEquals(JobStatus.OK, r.status());
+        assertEquals(List.of(2), r.gpus(), "the GPUs its system gave it");
+        assertEquals(Map.of(2, 3900L), r.peakMib());
+        assertEquals(Verdict.WITHIN, r.verdict());
+        assertEquals(Measurement.MEASURED, r.measurement());
+        assertEquals(Duration.ofMillis(2_500), r.duration(), "timed by its system's clock");
+
+        second.end(0, 0, 5000, "");
+        assertEquals(Verdict.OVER, finished(second.no()).verdict(), "5000 MiB against 4096 declared");
+        assertFalse(run.get(10, TimeUnit.SECONDS).interrupted());
+        assertTrue(procs.signals.isEmpty(), "no process was signalled: " + procs.signals);
+    }
+
+    @Test
+    void aCudaOomItReportsIsHandedOverAgainWithTheBumpedDeclaration() throws Exception {
+        start(FAST.withOomRetries(1), "[vram=4G] train.py");
+        Cluster.Job first = cluster.next();
+        first.end(1, 0, 4000, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+        Cluster.Job retry = cluster.next();
+        SchedulerEvent.RequeuedAfterOom requeued = await(SchedulerEvent.RequeuedAfterOom.class, e -> true);
+        SchedulerEvent.JobStarted again = await(SchedulerEvent.JobStarted.class, s -> s.attempt() == 2);
+        assertTrue(again.declaredMib().getAsLong() > 4096, "the retry asks for more: " + again.declaredMib());
+        assertEquals(requeued.nextMib(), again.declaredMib());
+        retry.end(0, 0, 4000, "");
+        assertEquals(JobStatus.OK, finished(1).status());
+    }
+
+    @Test
+    void aCancelAsksItsSystem_andTheJobEndsCancelledWhenItsSystemSaysSo() throws Exception {
+        start(FAST, "[vram=1G] sleep 100");
+        Cluster.Job job = cluster.next();
+        await(SchedulerEvent.JobStarted.class, s -> true);
+        assertEquals(CancelOutcome.STOPPING, engine.cancel(1).get(10, TimeUnit.SECONDS));
+        assertEquals(1, job.cancels.get());
+        // Past the kill grace: no SIGKILL for a run with no session here; its system ends it.
+        Thread.sleep(700);
+        assertTrue(procs.signals.isEmpty(), "no process was signalled: " + procs.signals);
+        assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.KillEscalated), events.toString());
+        job.end(143, 0, 10, "");
+        assertEquals(JobStatus.CANCELLED, finished(1).status());
+    }
+
+    @Test
+    void itsTimeLimitIsItsSystems_soTheEngineDoesNotStopIt() throws Exception {
+        start(FAST, "[vram=1G timeout=1s] sleep 100");
+        Cluster.Job job = cluster.next();
+        Thread.sleep(1_300);
+        assertEquals(0, job.cancels.get(), "Slurm's --time enforces it, from when it really started");
+        assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.JobStopping), events.toString());
+        job.end(0, 0, 10, "");
+        assertEquals(JobStatus.OK, finished(1).status());
+    }
+
+    @Test
+    void aStopLeavesItRunningInItsSystem_journaledAsStartedForTheNextSchedulerToFollow() throws Exception {
+        start(FAST, "[vram=1G] sleep 100");
+        Cluster.Job job = cluster.next();
+        await(SchedulerEvent.JobStarted.class, s -> true);
+        engine.stop();
+        assertTrue(run.get(10, TimeUnit.SECONDS).interrupted());
+        assertEquals(0, job.cancels.get(), "not cancelled: it goes on in its system");
+        List<String> journal = Files.readAllLines(logs.resolve("journal.jsonl"));
+        assertTrue(journal.get(journal.size() - 1).contains("\"event\":\"started\""), journal.toString());
+    }
+}
