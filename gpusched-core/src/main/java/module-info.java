@@ -27,6 +27,7 @@ module io.gpusched {
     exports io.gpusched.policy;
     exports io.gpusched.protocol;
     exports io.gpusched.service;
+    exports io.gpusched.cluster;
 
     // Internal, for gpusched's own modules only.
     exports io.gpusched.journal to io.gpusched.slurm, io.gpusched.cli;

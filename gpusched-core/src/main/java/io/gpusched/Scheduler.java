@@ -82,7 +82,7 @@ public final class Scheduler implements AutoCloseable {
         };
         this.logDir = b.logDir;
         this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs,
-                b.requirementsFile, b.requirements, fanOut);
+                b.requirementsFile, b.requirements, fanOut, b.cluster);
         engine.maxQueuedPerUser(b.maxQueuedPerUser);
         this.closeWait = b.options.killGrace().plusSeconds(5);
         this.leaveJobsOnClose = b.leaveJobsOnClose;
@@ -478,6 +478,7 @@ public final class Scheduler implements AutoCloseable {
         private boolean fresh;
         private int maxQueuedPerUser = Engine.DEFAULT_MAX_QUEUED_PER_USER;
         private boolean leaveJobsOnClose;
+        private Optional<io.gpusched.cluster.ClusterDriver> cluster = Optional.empty();
 
         private Builder() {
         }
@@ -598,6 +599,30 @@ public final class Scheduler implements AutoCloseable {
          */
         public Builder leaveJobsRunningOnClose(boolean leave) {
             this.leaveJobsOnClose = leave;
+            return this;
+        }
+
+        /**
+         * Runs the jobs on a cluster that places them itself (gpusched-slurm's executor gives Slurm's):
+         * each attempt is handed to it in queue order instead of started here, and judged on what it
+         * measured there. The backend then stands for no GPU of this machine (give one with none).
+         *
+         * @param driver the cluster's driver
+         * @return this builder
+         */
+        public Builder cluster(io.gpusched.cluster.ClusterDriver driver) {
+            this.cluster = Optional.of(java.util.Objects.requireNonNull(driver, "driver"));
+            return this;
+        }
+
+        /**
+         * The requirement rules, as given (not read from a file, so not re-read while it runs).
+         *
+         * @param rules the rules; {@link io.gpusched.jobs.Requirements#NONE} for none
+         * @return this builder
+         */
+        public Builder requirements(io.gpusched.jobs.Requirements rules) {
+            this.requirements = java.util.Objects.requireNonNull(rules, "rules");
             return this;
         }
 

@@ -38,6 +38,7 @@ import io.gpusched.engine.stop.Stops;
 import io.gpusched.engine.table.JobTable;
 import io.gpusched.engine.table.JobsSource;
 
+import io.gpusched.cluster.ClusterDriver;
 import io.gpusched.model.GpuschedException;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.RunSummary;
@@ -164,8 +165,33 @@ public final class Engine {
     public Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
                   Optional<Path> jobsFile, List<JobSpec> jobs, Optional<Path> requirementsFile,
                   io.gpusched.jobs.Requirements requirements, Consumer<SchedulerEvent> listener) {
-        this(backend, options, clock, logDir, fresh, new JobsSource(jobsFile, jobs, requirementsFile, requirements,
-                JobsSource.quietFor(options.poll()), System::nanoTime, options.policy().autoVram()), listener);
+        this(backend, options, clock, logDir, fresh, jobsFile, jobs, requirementsFile, requirements, listener,
+                Optional.empty());
+    }
+
+    /**
+     * As the constructor without a cluster, with jobs handed to one that places them itself (Slurm)
+     * instead of started here.
+     *
+     * @param backend GPU state source (for a cluster, one with no GPUs: the cluster's are not seen from here)
+     * @param options tunables
+     * @param clock time source for durations, timeouts and kill deadlines
+     * @param logDir per-job logs and the journal
+     * @param fresh remove the journal before starting
+     * @param jobsFile live jobs file, if any
+     * @param jobs fixed jobs (when there is no file)
+     * @param requirementsFile the live requirements file ({@code --requirements}), if any
+     * @param requirements its rules as read at start
+     * @param listener receives every event on this thread
+     * @param cluster where jobs go; empty for a local run
+     */
+    public Engine(GpuBackend backend, SchedulerOptions options, InstantSource clock, Path logDir, boolean fresh,
+                  Optional<Path> jobsFile, List<JobSpec> jobs, Optional<Path> requirementsFile,
+                  io.gpusched.jobs.Requirements requirements, Consumer<SchedulerEvent> listener,
+                  Optional<ClusterDriver> cluster) {
+        this(backend, options, logDir, fresh, new JobsSource(jobsFile, jobs, requirementsFile, requirements,
+                JobsSource.quietFor(options.poll()), System::nanoTime, options.policy().autoVram()), listener,
+                new Ports(ProcFs.system(), new LoopClock(clock, System::nanoTime), Optional.empty(), cluster));
     }
 
     /** As the public constructor, with the jobs source given, so tests can step its quiet period by hand. */
@@ -183,8 +209,15 @@ public final class Engine {
      * @param clock the loop's clock
      * @param local how a local run starts; empty means {@link JobLauncher} (with {@code setsid} and the
      *     native spawn server), else this driver, and no {@code setsid} is needed
+     * @param cluster where jobs go instead of starting here, a cluster that places them itself (Slurm);
+     *     empty for a local run
      */
-    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local) {
+    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster) {
+        /** Ports of a local run. */
+        Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local) {
+            this(procs, clock, local, Optional.empty());
+        }
+
         /** @return the real machine's: {@code /proc}, processes, the wall clock and {@link System#nanoTime()} */
         static Ports system(InstantSource wall) {
             return new Ports(ProcFs.system(), new LoopClock(wall, System::nanoTime), Optional.empty());
@@ -465,7 +498,8 @@ public final class Engine {
         settlement = new Settlement(durability, source, running, outcomes, ended, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
         Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
-                reporter, clock, () -> ended.earlierCount() + outcomes.results().size(), this::post, source::ruleOf);
+                reporter, clock, () -> ended.earlierCount() + outcomes.results().size(), this::post, source::ruleOf,
+                ports.cluster());
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
                 fairShare, stops, durability, running, reporter, clock, outcomes, launcher);
         planner = new Planner(settlement, queue, dispatcher, durability, reader, clock);

@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.engine.loop.LoopClock;
-import io.gpusched.engine.spawn.RunDriver;
+import io.gpusched.cluster.ClusterAttempt;
+import io.gpusched.cluster.ClusterDriver;
+import io.gpusched.cluster.ClusterReport;
+import io.gpusched.cluster.ClusterRun;
 import io.gpusched.engine.table.JobsSource;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.RunHandle;
 import io.gpusched.model.CancelOutcome;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
@@ -39,9 +41,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The engine with a driver that places its runs itself, as Slurm does ({@link RunDriver#placesItself()}):
- * the engine orders and hands over, picks no GPU, signals no process, and judges each attempt on what the
- * driver measured, with the same outcome rules as a local run. No process at all.
+ * The engine with a cluster that places its runs itself, as Slurm does ({@link ClusterDriver}): the engine
+ * orders and hands over, picks no GPU, signals no process, and judges each attempt on what the cluster
+ * measured, with the same outcome rules as a local run. No process at all.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class RunsElsewhereTest {
@@ -51,30 +53,46 @@ class RunsElsewhereTest {
     @TempDir
     Path logs;
 
-    /** A cluster stand-in: each start is a "job" with an id; the test says how it ends. */
-    private static final class Cluster implements RunDriver {
-        final class Job implements Elsewhere {
+    /** A cluster stand-in: each hand-over is a "job" with an id; the test says how it starts and ends. */
+    private final class Cluster implements ClusterDriver {
+        final class Job implements ClusterRun {
             final long id;
-            final Launch launch;
-            final CompletableFuture<Report> ended = new CompletableFuture<>();
+            final ClusterAttempt attempt;
+            final CompletableFuture<List<Integer>> running = new CompletableFuture<>();
+            final CompletableFuture<ClusterReport> ended = new CompletableFuture<>();
             final AtomicInteger cancels = new AtomicInteger();
 
-            Job(long id, Launch launch) {
+            Job(long id, ClusterAttempt attempt) {
                 this.id = id;
-                this.launch = launch;
+                this.attempt = attempt;
             }
 
             int no() {
-                return Integer.parseInt(launch.jobVars().get("GPUSCHED_JOB_NO"));
+                return attempt.no();
             }
 
             @Override
-            public RunHandle handle() {
-                return new RunHandle.Slurm(id);
+            public long id() {
+                return id;
             }
 
             @Override
-            public CompletableFuture<Report> ended() {
+            public String request() {
+                return "shard:1";
+            }
+
+            @Override
+            public Path log() {
+                return logs.resolve("cluster-" + id + ".log");
+            }
+
+            @Override
+            public CompletableFuture<List<Integer>> running() {
+                return running;
+            }
+
+            @Override
+            public CompletableFuture<ClusterReport> ended() {
                 return ended;
             }
 
@@ -85,9 +103,10 @@ class RunsElsewhereTest {
 
             /** It printed {@code log}, ended with {@code exit} on {@code gpu}, peaking at {@code peakMib}. */
             void end(int exit, int gpu, long peakMib, String log) throws Exception {
-                Files.writeString(launch.log(), log);
-                ended.complete(new Report(exit, List.of(gpu), Map.of(gpu, peakMib), true, OptionalDouble.of(90),
-                        Duration.ofMillis(2_500)));
+                Files.writeString(log(), log);
+                running.complete(List.of(gpu));
+                ended.complete(new ClusterReport(exit, List.of(gpu), Map.of(gpu, peakMib), OptionalDouble.of(90),
+                        Duration.ofMillis(2_500), Measurement.MEASURED, Optional.empty()));
             }
         }
 
@@ -96,16 +115,16 @@ class RunsElsewhereTest {
         private long nextId = 100;
 
         @Override
-        public boolean placesItself() {
-            return true;
+        public synchronized ClusterRun submit(ClusterAttempt a) {
+            Job j = new Job(nextId++, a);
+            jobs.add(j);
+            submitted.add(j);
+            return j;
         }
 
         @Override
-        public synchronized Started start(Launch l) {
-            Job j = new Job(nextId++, l);
-            jobs.add(j);
-            submitted.add(j);
-            return Started.elsewhere(j);
+        public String describe() {
+            return "a test's cluster";
         }
 
         Job next() throws InterruptedException {
@@ -139,7 +158,8 @@ class RunsElsewhereTest {
         }
         // One GPU of 1000 MiB here: none of the jobs below would fit it; the driver's system places them.
         engine = new Engine(new StubBackend(1, 1000), options, logs, false, new JobsSource(Optional.empty(), keyed),
-                events::add, new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(cluster)));
+                events::add, new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(new FakeRunDriver(procs)),
+                        Optional.of(cluster)));
         run = new CompletableFuture<>();
         Thread loop = new Thread(() -> {
             try {
@@ -175,8 +195,9 @@ class RunsElsewhereTest {
         start(FAST, "[vram=4G] train.py", "[vram=4G] eval.py");
         Cluster.Job first = cluster.next();
         Cluster.Job second = cluster.next();
-        assertEquals(List.of(), first.launch.gpus(), "the engine picks no GPU for a driver that places itself");
-        assertEquals(List.of(), second.launch.gpus());
+        assertEquals(List.of(1, 2), List.of(first.no(), second.no()), "both at once, in queue order");
+        assertEquals(java.util.OptionalLong.of(4096), first.attempt.declaredMib());
+        await(SchedulerEvent.StatusUpdated.class, u -> u.board().running().size() == 2);
 
         first.end(0, 2, 3900, "done\n");
         JobResult r = finished(first.no());
@@ -199,9 +220,12 @@ class RunsElsewhereTest {
         Cluster.Job first = cluster.next();
         first.end(1, 0, 4000, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
         Cluster.Job retry = cluster.next();
+        retry.running.complete(List.of(1));
         SchedulerEvent.RequeuedAfterOom requeued = await(SchedulerEvent.RequeuedAfterOom.class, e -> true);
         SchedulerEvent.JobStarted again = await(SchedulerEvent.JobStarted.class, s -> s.attempt() == 2);
         assertTrue(again.declaredMib().getAsLong() > 4096, "the retry asks for more: " + again.declaredMib());
+        assertEquals(again.declaredMib(), retry.attempt.declaredMib());
+        assertEquals(2, retry.attempt.attempt());
         assertEquals(requeued.nextMib(), again.declaredMib());
         retry.end(0, 0, 4000, "");
         assertEquals(JobStatus.OK, finished(1).status());
@@ -211,37 +235,44 @@ class RunsElsewhereTest {
     void aCancelAsksItsSystem_andTheJobEndsCancelledWhenItsSystemSaysSo() throws Exception {
         start(FAST, "[vram=1G] sleep 100");
         Cluster.Job job = cluster.next();
-        await(SchedulerEvent.JobStarted.class, s -> true);
+        job.running.complete(List.of(0));
+        SchedulerEvent.JobStarted started = await(SchedulerEvent.JobStarted.class, s -> true);
+        assertEquals(List.of(0), started.gpus(), "reported when its command started there, on the cluster's GPU");
         assertEquals(CancelOutcome.STOPPING, engine.cancel(1).get(10, TimeUnit.SECONDS));
         assertEquals(1, job.cancels.get());
         // Past the kill grace: no SIGKILL for a run with no session here; its system ends it.
         Thread.sleep(700);
         assertTrue(procs.signals.isEmpty(), "no process was signalled: " + procs.signals);
         assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.KillEscalated), events.toString());
-        job.end(143, 0, 10, "");
+        job.ended.complete(new ClusterReport(143, List.of(0), Map.of(), OptionalDouble.empty(), Duration.ofSeconds(1),
+                Measurement.NONE_SEEN, Optional.empty()));
         assertEquals(JobStatus.CANCELLED, finished(1).status());
     }
 
     @Test
-    void itsTimeLimitIsItsSystems_soTheEngineDoesNotStopIt() throws Exception {
+    void itsTimeLimitIsTheClusters_soTheEngineDoesNotStopIt_butATimeoutItReportsIsOne() throws Exception {
         start(FAST, "[vram=1G timeout=1s] sleep 100");
         Cluster.Job job = cluster.next();
         Thread.sleep(1_300);
         assertEquals(0, job.cancels.get(), "Slurm's --time enforces it, from when it really started");
         assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.JobStopping), events.toString());
-        job.end(0, 0, 10, "");
-        assertEquals(JobStatus.OK, finished(1).status());
+        job.ended.complete(new ClusterReport(RunSummary.TIMEOUT_EXIT, List.of(0), Map.of(0, 10L), OptionalDouble.empty(),
+                Duration.ofSeconds(60), Measurement.MEASURED, Optional.of(SchedulerEvent.StopReason.TIMEOUT)));
+        JobResult r = finished(1);
+        assertEquals(JobStatus.TIMEOUT, r.status());
+        assertEquals(RunSummary.TIMEOUT_EXIT, r.exitCode());
     }
 
     @Test
     void aStopLeavesItRunningInItsSystem_journaledAsStartedForTheNextSchedulerToFollow() throws Exception {
         start(FAST, "[vram=1G] sleep 100");
         Cluster.Job job = cluster.next();
-        await(SchedulerEvent.JobStarted.class, s -> true);
         engine.stop();
         assertTrue(run.get(10, TimeUnit.SECONDS).interrupted());
         assertEquals(0, job.cancels.get(), "not cancelled: it goes on in its system");
         List<String> journal = Files.readAllLines(logs.resolve("journal.jsonl"));
         assertTrue(journal.get(journal.size() - 1).contains("\"event\":\"started\""), journal.toString());
+        assertTrue(journal.stream().anyMatch(l -> l.contains("\"event\":\"slurm_submitted\"") && l.contains("\"slurm_job\":100")),
+                "the cluster's id, for the next scheduler to follow it by: " + journal);
     }
 }

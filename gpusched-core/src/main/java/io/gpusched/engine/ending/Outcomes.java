@@ -12,7 +12,6 @@ import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.engine.spawn.OwnerLaunch;
 import io.gpusched.engine.spawn.OwnerLogTail;
 import io.gpusched.engine.spawn.RunFiles;
-import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.spawn.RunningJobs;
@@ -77,6 +76,8 @@ public final class Outcomes {
     private final Timelines timelines;
     /** The outcome rules: what becomes of an attempt that ended. */
     private final AttemptJudge judge;
+    /** The same rules for a cluster's runs, where an undeclared job's retry asks for whole GPUs again. */
+    private final AttemptJudge clusterJudge;
     /** Ended jobs a {@code --watch} run keeps for its board, snapshot and summary; older ones leave memory. */
     public static final int HISTORY = 1000;
     /** The status a run stopped here is given when its wrapper did not live to write one: 128 + SIGKILL. */
@@ -90,7 +91,7 @@ public final class Outcomes {
     private record Ending(JobSpec spec, int no, List<Integer> gpus, OptionalLong declaredMib, int exitCode,
                           Optional<StopReason> stopping, Path log, boolean attributed, Map<Integer, Long> peakMib,
                           OptionalDouble avgUtil, Duration took, OptionalLong run, boolean watched,
-                          Optional<String> learned) {
+                          Optional<String> learned, Optional<io.gpusched.cluster.ClusterReport> cluster) {
         long peak() {
             return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
         }
@@ -114,6 +115,7 @@ public final class Outcomes {
         this.endedJobs = ended;
         this.measurer = measurer;
         this.judge = new AttemptJudge(options.tolerance(), AttemptJudge.UndeclaredRetry.DECLARES_THE_BUMPED_PEAK);
+        this.clusterJudge = new AttemptJudge(options.tolerance(), AttemptJudge.UndeclaredRetry.STAYS_UNDECLARED);
     }
 
     /**
@@ -207,15 +209,16 @@ public final class Outcomes {
             return;
         }
         if (rj.report.isPresent()) {
-            // Placed elsewhere: its driver measured it where it ran, and timed it by its own clock.
-            RunDriver.Report m = rj.report.get();
-            settle(new Ending(rj.spec, rj.no, m.gpus(), rj.declaredMib, exitCode, rj.stopping, rj.log, m.measured(),
-                    m.peakMib(), m.avgUtil(), m.took(), OptionalLong.of(rj.run), true, rj.learned));
+            // On a cluster: measured where it ran, timed by the cluster's clocks; stopped by it, perhaps.
+            io.gpusched.cluster.ClusterReport m = rj.report.get();
+            settle(new Ending(rj.spec, rj.no, m.gpus(), rj.declaredMib, exitCode, rj.stopping.or(m::stoppedBy), rj.log,
+                    !m.peakMib().isEmpty(), m.peakMib(), m.avgUtil(), m.took(), OptionalLong.of(rj.run), true, rj.learned,
+                    rj.report));
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
                 rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, clock.now()), OptionalLong.of(rj.run), true,
-                rj.learned));
+                rj.learned, Optional.empty()));
     }
 
     /** Jobs the stop's last resort left nothing of: interrupted, so a restart runs them again. */
@@ -291,7 +294,7 @@ public final class Outcomes {
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
         settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), names.log(no, r.gpus()), false,
                 Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.run().getAsLong()).orElse(Duration.ZERO), r.run(),
-                false, Optional.empty()));
+                false, Optional.empty(), Optional.empty()));
     }
 
     /** gpusched-runas, for a root scheduler: reads a job's output as its owner. */
@@ -318,7 +321,11 @@ public final class Outcomes {
         int allowed = Math.max(end.spec().retries(), options.oomRetries());
         int attempts = rec.attempts() + 1;
         long peak = end.peak();
-        AttemptJudge.Decision decision = judge.judge(new AttemptFacts(end.stopping(), end.exitCode(), before.isEmpty(),
+        // A cluster's run: nothing said its command ran when nothing was reported; and an undeclared job
+        // asks the cluster for whole GPUs, on its retry too (the engine cannot size a GPU it never saw).
+        boolean ran = before.isEmpty() && end.cluster().map(c -> c.measurement() != Measurement.NOT_RUN).orElse(true);
+        AttemptJudge.Decision decision = (end.cluster().isPresent() ? clusterJudge : judge).judge(new AttemptFacts(
+                end.stopping(), end.exitCode(), ran,
                 attempts, allowed, end.declaredMib(), end.attributed() ? OptionalLong.of(peak) : OptionalLong.empty()),
                 () -> tail);
         if (decision instanceof AttemptJudge.Requeue requeue) {
@@ -340,8 +347,9 @@ public final class Outcomes {
                         end.declaredMib())))));
         endedJobs.ended(end.spec());
         end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
-        Measurement measured = !end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
-                : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN;
+        Measurement measured = end.cluster().map(io.gpusched.cluster.ClusterReport::measurement)
+                .orElse(!end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
+                : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN);
         before.ifPresent(f -> reporter.warnOnce("job " + end.no() + ": " + f.cause() + " — " + f.fix()));
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
                 peaks, verdict, end.avgUtil(), end.took(), measured, before.map(EnvironmentScript.Failure::cause),

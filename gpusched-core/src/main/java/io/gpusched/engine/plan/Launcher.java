@@ -16,7 +16,11 @@ import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.spawn.RunningJobs;
 
+import io.gpusched.cluster.ClusterAttempt;
+import io.gpusched.cluster.ClusterDriver;
+import io.gpusched.cluster.ClusterRun;
 import io.gpusched.event.SchedulerEvent;
+import io.gpusched.journal.RunHandle;
 import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.outcome.NothingLearned;
@@ -49,6 +53,8 @@ public final class Launcher {
     private final Consumer<Inbox.Message> inbox;
     /** The requirement rule each job's declaration came from, by key, for its start event. */
     private final java.util.function.Function<String, Optional<String>> ruleOf;
+    /** The cluster jobs are handed to instead of started here (Slurm); empty for local runs. */
+    private final Optional<ClusterDriver> cluster;
 
     /**
      * @param executor how a job's command runs: a local process
@@ -56,11 +62,13 @@ public final class Launcher {
      * @param ended how many jobs of the queue ended, in an earlier run or this one (for "N/M dispatched")
      * @param inbox where each launched job's exit is posted
      * @param ruleOf the requirement rule a job's declaration came from, by key
+     * @param cluster where jobs are handed over instead of started here; empty for local runs
      */
     public Launcher(Durability durability, RunFiles runFiles, RunDriver executor, RunDriver leases, RunNames names,
              RunningJobs running, ProcTable procFs, Reporter reporter, LoopClock clock, IntSupplier ended,
              Consumer<Inbox.Message> inbox,
-             java.util.function.Function<String, Optional<String>> ruleOf) {
+             java.util.function.Function<String, Optional<String>> ruleOf, Optional<ClusterDriver> cluster) {
+        this.cluster = cluster;
         this.durability = durability;
         this.runFiles = runFiles;
         this.executor = executor;
@@ -86,6 +94,9 @@ public final class Launcher {
                                         int total, List<SchedulerEvent> reports) {
         if (durability.failing().isPresent()) {
             return Optional.empty();
+        }
+        if (cluster.isPresent() && durability.state().submission(p.spec().key()).filter(Submissions::isLease).isEmpty()) {
+            return handOver(cluster.get(), p, declared, total);
         }
         Path log = names.log(p.no(), gpus);
         long run = durability.state().nextRun();
@@ -148,26 +159,65 @@ public final class Launcher {
                 ? ruleOf.apply(rj.key()) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.LOCAL) : Optional.empty());
-        rj.elsewhere = started.elsewhere();
         running.add(rj);
         reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, ended.getAsInt() + running.size(), total, rj.pid, jobLog,
                 p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
-        if (started.elsewhere().isPresent()) {
-            // Its driver measured it: the report is on the job (on the loop's thread, in the inbox's order)
-            // before its exit is reaped, so the outcome rules judge what was measured there.
-            started.elsewhere().get().ended().thenAccept(report -> {
-                inbox.accept(new Inbox.Control(() -> rj.report = Optional.of(report), refused -> { }));
-                inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(report.exitCode())));
-            });
-        } else {
-            started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
-        }
+        started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
         return Optional.of(rj);
     }
 
-    /** @return whether job commands go to a driver that places them itself (Slurm): no GPU is picked here */
+    /** @return whether job commands go to a cluster that places them itself (Slurm): no GPU is picked here */
     boolean placesItself() {
-        return executor.placesItself();
+        return cluster.isPresent();
+    }
+
+    /**
+     * Hands one attempt to the cluster: intent, hand-over, record, as a local start; the cluster's job id
+     * is journaled ({@code slurm_submitted}) with the start, so a restart follows it instead of handing it
+     * over twice. Its start is reported when its command starts there, on the GPUs the cluster gave it.
+     */
+    private Optional<RunningJob> handOver(ClusterDriver to, PendingQueue.PendingJob p, OptionalLong declared, int total) {
+        String key = p.spec().key();
+        long run = durability.state().nextRun();
+        if (!durability.appendUnforced(new JournalEvent.Launching(key, run, List.of()))) {
+            durability.appendUnforced(new JournalEvent.Interrupted(key));
+            return Optional.empty();
+        }
+        int attempt = p.attempts() + 1;
+        ClusterRun handed;
+        try {
+            handed = to.submit(new ClusterAttempt(p.no(), attempt, p.spec(), declared));
+        } catch (IOException e) {
+            durability.appendUnforced(new JournalEvent.Interrupted(key));
+            reporter.warnOnce("cannot hand job " + p.no() + " over: " + e.getMessage()
+                    + " — it stays pending; running jobs are unaffected");
+            return Optional.empty();
+        }
+        durability.appendUnforced(new JournalEvent.SlurmSubmitted(key, handed.id(), handed.request()));
+        RunningJob rj = new RunningJob(p.spec(), p.no(), declared, List.of(), RunHandle.NO_SESSION, handed.log(),
+                clock.now(), run, 0, Optional.empty());
+        rj.elsewhere = Optional.of(handed);
+        durability.appendUnforced(new JournalEvent.Started(key, rj.pid, List.of(), declared, ruleOf.apply(key)));
+        rj.rule = p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib()) ? ruleOf.apply(key) : Optional.empty();
+        rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
+                .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.SLURM) : Optional.empty());
+        running.add(rj);
+        Instant since = p.since();
+        handed.running().thenAccept(gpus -> inbox.accept(new Inbox.Control(() -> {
+            if (running.get(key).filter(r -> r == rj).isPresent()) {
+                Instant now = clock.now();
+                reporter.emit(new SchedulerEvent.JobStarted(now, rj.no, key, rj.spec.command(), gpus, declared,
+                        ended.getAsInt() + running.size(), total, 0, rj.log, attempt, waited(since, now),
+                        Optional.empty(), rj.rule, rj.learned));
+            }
+        }, refused -> { })));
+        // Measured where it ran: the report is on the job (on the loop's thread, in the inbox's order)
+        // before its exit is reaped, so the outcome rules judge what was measured there.
+        handed.ended().thenAccept(report -> {
+            inbox.accept(new Inbox.Control(() -> rj.report = Optional.of(report), refused -> { }));
+            inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(report.exitCode())));
+        });
+        return Optional.of(rj);
     }
 }

@@ -51,12 +51,12 @@ public final class RunningJob {
      */
     public Optional<String> ttyEntry = Optional.empty();
     /**
-     * For a run placed elsewhere ({@link RunDriver.Elsewhere}, a Slurm job): the driver's handle on it.
-     * Its {@link #pid} is then {@link io.gpusched.journal.RunHandle#NO_SESSION}, which no process has.
+     * For a run on a cluster that placed it (a Slurm job): the cluster's handle on it. Its {@link #pid}
+     * is then {@link io.gpusched.journal.RunHandle#NO_SESSION}, which no process has.
      */
-    public Optional<RunDriver.Elsewhere> elsewhere = Optional.empty();
-    /** For a run placed elsewhere: how it ended, as its driver measured it, set just before its exit is reaped. */
-    public Optional<RunDriver.Report> report = Optional.empty();
+    public Optional<io.gpusched.cluster.ClusterRun> elsewhere = Optional.empty();
+    /** For a run on a cluster: how it ended, as measured there, set just before its exit is reaped. */
+    public Optional<io.gpusched.cluster.ClusterReport> report = Optional.empty();
 
     public RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, long pid, Path log, Instant startedAt,
                long run, long startTicks, Optional<String> leaseEntry) {

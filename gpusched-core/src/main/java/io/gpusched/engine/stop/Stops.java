@@ -6,7 +6,6 @@ import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.proc.ProcFs;
 import io.gpusched.engine.proc.ProcTable;
 import io.gpusched.engine.proc.SessionSignals;
-import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.spawn.RunningJobs;
@@ -59,7 +58,7 @@ public final class Stops {
         Instant now = clock.now();
         for (RunningJob rj : running.all()) {
             if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
-                    && rj.elsewhere.filter(RunDriver.Elsewhere::enforcesItsTimeLimit).isEmpty()
+                    && !rj.placedElsewhere() // a cluster enforces its time limit itself, from its real start
                     && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
                 stop(rj, rj.spec.scheduling().onTimeout() == Scheduling.OnTimeout.REQUEUE
                         ? StopReason.TIME_SLICE : StopReason.TIMEOUT);
@@ -88,7 +87,7 @@ public final class Stops {
         rj.stopSentAt = now;
         reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), rj.spec.timeout()));
         if (rj.elsewhere.isPresent()) {
-            rj.elsewhere.get().cancel(); // scancel for a Slurm job: it ends through its driver's report
+            rj.elsewhere.get().cancel(); // scancel for a Slurm job: it ends when the cluster says so
             return;
         }
         signals.terminate(rj.pid, rj.leaseEntry);

@@ -77,7 +77,7 @@ public final class JobTable {
         JobRecord r = state.record(key);
         Optional<RunningJob> run = running.get(key);
         // An attempt handed to Slurm is its Slurm job, never the session number its started line holds.
-        Optional<RunHandle> handle = run.flatMap(j -> j.elsewhere).map(e -> e.handle()).or(() -> r.handle()
+        Optional<RunHandle> handle = run.flatMap(j -> j.elsewhere).<RunHandle>map(e -> new RunHandle.Slurm(e.id())).or(() -> r.handle()
                 .map(h -> state.slurmJob(key).isPresent() ? new RunHandle.Slurm(state.slurmJob(key).getAsLong()) : h));
         return new Job(JobId.of(key), r.no().orElse(0), r.state(), owner(key), source.spec(key), r.attempts(),
                 handle, run);
