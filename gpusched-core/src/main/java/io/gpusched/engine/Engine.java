@@ -493,7 +493,7 @@ public final class Engine {
         leases = new Leases(local, runFiles, names, procFs, reporter, clock);
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
         orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
-                reader::lastGpus);
+                reader::lastGpus, ports.cluster());
         queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer());
         settlement = new Settlement(durability, source, running, outcomes, ended, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);

@@ -13,6 +13,9 @@ import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.spawn.RunningJobs;
 
+import io.gpusched.cluster.ClusterAttempt;
+import io.gpusched.cluster.ClusterDriver;
+import io.gpusched.cluster.ClusterRun;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
@@ -53,11 +56,15 @@ public final class Orphans {
     private final Reporter reporter;
     private final LoopClock clock;
     private final Consumer<Inbox.Message> inbox;
+    /** The cluster a dead scheduler's runs were handed to, for a run on one (Slurm); empty for a local run. */
+    private final Optional<ClusterDriver> cluster;
     /** The GPUs of the last read, for what a share of one GPU came to on the GPU its run holds. */
     private final java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus;
 
     public Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, Leases leases, RunningJobs running, Durability durability,
-            Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus) {
+            Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus,
+            Optional<ClusterDriver> cluster) {
+        this.cluster = cluster;
         this.gpus = gpus;
         this.runFiles = runFiles;
         this.names = names;
@@ -77,6 +84,9 @@ public final class Orphans {
      * @return whether it is a running job now
      */
     public boolean adopt(JobSpec spec, JobRecord r, int no) {
+        if (cluster.isPresent()) {
+            return adoptFromCluster(cluster.get(), spec, r, no);
+        }
         if (r.run().isEmpty() || r.runningPgid().isEmpty()) {
             return false;
         }
@@ -111,6 +121,48 @@ public final class Orphans {
         exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         reporter.emit(new SchedulerEvent.OrphanAdopted(clock.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
         return true;
+    }
+
+    /**
+     * A run a dead scheduler handed to the cluster: followed again by the cluster's id the journal keeps
+     * (no local session is probed for it), and not reported as started again. Without that id it was
+     * never handed over as far as the journal knows: pending again (the cluster's driver still finds it
+     * by name if it got that far).
+     */
+    private boolean adoptFromCluster(ClusterDriver to, JobSpec spec, JobRecord r, int no) {
+        java.util.OptionalLong id = durability.state().slurmJob(spec.key());
+        if (id.isEmpty()) {
+            return false;
+        }
+        OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
+        ClusterRun run;
+        try {
+            run = to.submit(new ClusterAttempt(no, r.attempts() + 1, spec, declared));
+        } catch (IOException e) {
+            reporter.warnOnce("cannot follow job " + no + " again: " + e.getMessage());
+            return false;
+        }
+        RunningJob rj = new RunningJob(spec, no, declared, List.of(), RunHandle.NO_SESSION, run.log(), clock.now(),
+                r.run().orElse(0), 0, Optional.empty());
+        rj.elsewhere = Optional.of(run);
+        running.add(rj);
+        followEnd(rj, run, inbox);
+        return true;
+    }
+
+    /**
+     * Follows a cluster's run to its end: its report is put on the job (on the loop's thread, in the
+     * inbox's order) before its exit is reaped, so the outcome rules judge what was measured there.
+     *
+     * @param rj the running job
+     * @param run the cluster's run of it
+     * @param inbox the loop's inbox
+     */
+    public static void followEnd(RunningJob rj, ClusterRun run, Consumer<Inbox.Message> inbox) {
+        run.ended().thenAccept(report -> {
+            inbox.accept(new Inbox.Control(() -> rj.report = Optional.of(report), refused -> { }));
+            inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(report.exitCode())));
+        });
     }
 
     /**

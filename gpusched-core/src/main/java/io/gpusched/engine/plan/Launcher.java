@@ -1,5 +1,6 @@
 package io.gpusched.engine.plan;
 
+import io.gpusched.engine.ending.Orphans;
 import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.Inbox;
 import io.gpusched.engine.loop.LoopClock;
@@ -194,7 +195,10 @@ public final class Launcher {
                     + " — it stays pending; running jobs are unaffected");
             return Optional.empty();
         }
-        durability.appendUnforced(new JournalEvent.SlurmSubmitted(key, handed.id(), handed.request()));
+        if (!durability.state().slurmJob(key).equals(java.util.OptionalLong.of(handed.id()))) {
+            // Followed again (an older run's submission): its line is in the journal already.
+            durability.appendUnforced(new JournalEvent.SlurmSubmitted(key, handed.id(), handed.request()));
+        }
         RunningJob rj = new RunningJob(p.spec(), p.no(), declared, List.of(), RunHandle.NO_SESSION, handed.log(),
                 clock.now(), run, 0, Optional.empty());
         rj.elsewhere = Optional.of(handed);
@@ -212,12 +216,7 @@ public final class Launcher {
                         Optional.empty(), rj.rule, rj.learned));
             }
         }, refused -> { })));
-        // Measured where it ran: the report is on the job (on the loop's thread, in the inbox's order)
-        // before its exit is reaped, so the outcome rules judge what was measured there.
-        handed.ended().thenAccept(report -> {
-            inbox.accept(new Inbox.Control(() -> rj.report = Optional.of(report), refused -> { }));
-            inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(report.exitCode())));
-        });
+        Orphans.followEnd(rj, handed, inbox);
         return Optional.of(rj);
     }
 }
