@@ -7,6 +7,7 @@ import io.gpusched.slurm.SlurmException;
 import io.gpusched.slurm.SlurmExecutor;
 import io.gpusched.slurm.SlurmOptions;
 import io.gpusched.slurm.SlurmWrap;
+import io.gpusched.service.ServiceServer;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -20,7 +21,8 @@ import java.util.Optional;
 
 /**
  * {@code gpusched JOBS --executor slurm [...]}: the jobs file on Slurm ({@link SlurmExecutor}), with the local
- * run's log lines; and the hidden verb {@code gpusched slurm-wrap} each Slurm job runs ({@link SlurmWrap}).
+ * run's log lines, status board and socket for the client verbs ({@code queue}, {@code top}, {@code cancel});
+ * and the hidden verb {@code gpusched slurm-wrap} each Slurm job runs ({@link SlurmWrap}).
  * Takes only the options that mean something on Slurm, and refuses the others by name.
  */
 final class SlurmCommand {
@@ -152,7 +154,25 @@ final class SlurmCommand {
         // As a local run: with --events -, the JSON stream has stdout and the log lines move to stderr.
         PrintStream human = EventsOption.toStdout(eventsTo) ? err : out;
         LogRenderer log = new LogRenderer(human, o.tolerance());
-        java.util.function.Consumer<io.gpusched.event.SchedulerEvent> events = json == null ? log : log.andThen(json);
+        // As a local run: the client verbs (queue, top, cancel) answer on a socket in the log directory once
+        // the run holds it, and the socket goes when the run ends. Without one, the run goes on and says so.
+        java.util.concurrent.atomic.AtomicReference<io.gpusched.Scheduler> built = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Optional<ServiceServer>> socket =
+                new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
+        Path runSocket = logDir.resolve(ClientCommand.RUN_SOCKET);
+        java.util.function.Consumer<io.gpusched.event.SchedulerEvent> serve = e -> {
+            if (e instanceof io.gpusched.event.SchedulerEvent.RunStarted && built.get() != null) {
+                try {
+                    socket.set(Optional.of(ServiceServer.start(built.get(), runSocket)));
+                } catch (io.gpusched.model.GpuschedException x) {
+                    human.println("gpusched: the client verbs cannot reach this run: " + x.getMessage());
+                }
+            } else if (e instanceof io.gpusched.event.SchedulerEvent.RunFinished) {
+                socket.get().ifPresent(ServiceServer::close);
+            }
+        };
+        java.util.function.Consumer<io.gpusched.event.SchedulerEvent> events = (json == null ? log : log.andThen(json))
+                .andThen(serve);
         SlurmExecutor executorRun = new SlurmExecutor(jobs.get(), logDir, o, CommandRunner.system(),
                 SlurmExecutor.defaultWrapper(), events, note -> {
                     human.println("[" + java.time.LocalTime.now().format(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss"))
@@ -160,7 +180,7 @@ final class SlurmCommand {
                     human.flush();
                 }, rules);
         try {
-            RunSummary summary = executorRun.run();
+            RunSummary summary = executorRun.run(built::set);
             return summary.exitCode();
         } catch (JobSpecException e) {
             Cli.printBadLines(e, err);
@@ -173,6 +193,7 @@ final class SlurmCommand {
             err.println("gpusched: " + e.getMessage() + " — nothing was submitted to Slurm");
             return Cli.USAGE;
         } finally {
+            socket.get().ifPresent(ServiceServer::close);
             EventsOption.closing(json).close();
         }
     }

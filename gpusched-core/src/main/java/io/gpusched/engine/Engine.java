@@ -263,6 +263,13 @@ public final class Engine {
     public CompletableFuture<Integer> submit(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
                                              Optional<CompletableFuture<io.gpusched.model.Grant>> lease) {
         CompletableFuture<Integer> accepted = new CompletableFuture<>();
+        if (ports.cluster().isPresent()) {
+            // A cluster's run takes its jobs from its jobs file: a submission (or an srun lease, which would
+            // run here) has nowhere to go.
+            accepted.completeExceptionally(new GpuschedException("this run hands its jobs file to a cluster"
+                    + " (--executor slurm) and takes no submissions; add a line to its jobs file instead"));
+            return accepted;
+        }
         inbox.post(new Inbox.Submitted(spec, context, result, accepted, lease));
         return accepted;
     }
