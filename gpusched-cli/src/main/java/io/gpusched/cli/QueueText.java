@@ -60,7 +60,8 @@ final class QueueText {
         out.println(board.running().size() + " running, " + board.pending().size() + " pending, " + shown.finished() + " done"
                 + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus()));
         for (Row.Running r : board.running()) {
-            out.println("▶ job " + r.no() + " gpu" + r.gpus() + " " + Math.round(r.elapsedSeconds()) + "s, peak "
+            out.println("▶ job " + r.no() + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
+                    + " gpu" + r.gpus() + " " + Math.round(r.elapsedSeconds()) + "s, peak "
                     + r.peakMib() + " MiB — " + r.command().text() + owner(r) + note(r.comment()));
         }
         for (Row.Pending p : board.pending()) {

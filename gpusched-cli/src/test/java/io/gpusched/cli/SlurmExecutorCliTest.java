@@ -108,6 +108,60 @@ class SlurmExecutorCliTest {
         assertTrue(events.contains("\"event\":\"job_finished\"") && events.contains("\"event\":\"run_finished\""), events);
     }
 
+    @Test
+    void aSlurmRunAnswersQueueAndCancelOnItsSocket_showingEachJobsSlurmJobAndState() throws Exception {
+        Assumptions.assumeTrue(LocalSlurm.available(), LocalSlurm.SKIPPED);
+        Path slurmDir = Files.createDirectories(dir.resolve("socket"));
+        Path jobs = slurmDir.resolve("jobs.txt");
+        Files.writeString(jobs, CliRun.job("vram=500", 500, 0.1, 60));
+        Path logs = slurmDir.resolve("logs");
+        try (LocalSlurm slurm = LocalSlurm.start(Files.createDirectories(dir.resolve("cluster")))) {
+            String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+            ProcessBuilder pb = new ProcessBuilder(javaBin, "-cp", cp, Main.class.getName(), jobs.toString(), "--executor",
+                    "slurm", "--sim", "2", "--shard-mib", "1000", "--gpu-shards", "8", "--poll", "0.2", "--log-dir",
+                    logs.toString()).redirectErrorStream(true).redirectOutput(slurmDir.resolve("run.out").toFile());
+            pb.environment().putAll(slurm.env());
+            Process run = pb.start();
+            try {
+                Path started = logs.resolve("slurm/job001-1/started.json");
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(40);
+                String queue = "";
+                // Until the row shows the GPU the wrapper reported (started.json), as the next board has it.
+                while (System.nanoTime() < deadline && !queue.matches("(?s).*RUNNING\\) gpu\\[\\d.*")) {
+                    Thread.sleep(200);
+                    if (Files.exists(started)) {
+                        queue = client("queue", "--log-dir", logs.toString());
+                    }
+                }
+                String out = Files.readString(slurmDir.resolve("run.out"));
+                assertTrue(queue.startsWith("1 running, 0 pending"), queue + "\nrun:\n" + out);
+                java.util.regex.Matcher id = java.util.regex.Pattern.compile("job 1 submitted to Slurm as job (\\d+)")
+                        .matcher(out);
+                assertTrue(id.find(), out);
+                assertTrue(queue.matches("(?s).*▶ job 1 \\(slurm job " + id.group(1) + " RUNNING\\) gpu\\[[01]\\] .*"), queue);
+                assertTrue(Files.readString(logs.resolve("status.txt")).contains("--vram 500"), "the status board is written");
+
+                String cancelled = client("cancel", "1", "--log-dir", logs.toString());
+                assertTrue(run.waitFor(40, java.util.concurrent.TimeUnit.SECONDS), cancelled);
+                out = Files.readString(slurmDir.resolve("run.out"));
+                assertTrue(out.contains("job 1: scancel " + id.group(1)), out);
+                assertTrue(out.contains("job 1 finished [CANCELLED]"), out);
+                assertTrue(!Files.exists(logs.resolve(ClientCommand.RUN_SOCKET)), "the socket goes with the run");
+            } finally {
+                run.destroyForcibly().waitFor();
+            }
+        }
+    }
+
+    /** What the client verb prints, run in this JVM as the command line runs it. */
+    private static String client(String... argv) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream out = new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8);
+        new Cli(out, out, s -> { }).run(argv);
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
     /**
      * The job's finished line without its time stamp, duration and mean utilisation, which depend on when the
      * samples fell (a local run's first samples may precede the job's first report).

@@ -15,6 +15,14 @@ public interface ClusterRun {
     /** @return what was asked of the cluster for its GPUs, as the journal keeps it (e.g. {@code shard:2}) */
     String request();
 
+    /**
+     * @return where it is, as {@code gpusched queue} and the status board show it: the cluster's name for it
+     *     and its state there, e.g. {@code slurm job 41 RUNNING}; safe from any thread
+     */
+    default String where() {
+        return "cluster job " + id();
+    }
+
     /** @return where its command's output goes: the log its outcome is read from (a CUDA OOM in its tail) */
     Path log();
 

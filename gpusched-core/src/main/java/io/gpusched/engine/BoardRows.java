@@ -32,9 +32,12 @@ final class BoardRows {
     StatusBoard board(Instant now, RunningJobs running, PendingQueue queue, Outcomes outcomes, EndedJobs ended) {
         List<StatusBoard.Running> rows = new ArrayList<>();
         for (RunningJob rj : running.all()) {
-            rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, now),
+            // A cluster's job shows the GPUs the cluster gave it, once its command started there.
+            List<Integer> gpus = rj.elsewhere.map(e -> e.running().getNow(List.of())).orElse(rj.gpus);
+            rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, Duration.between(rj.startedAt, now),
                     rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
-                    rj.spec.scheduling().priority(), rj.rule, rj.spec.comment()));
+                    rj.spec.scheduling().priority(), rj.rule, rj.spec.comment(),
+                    rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where)));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
         if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf) {

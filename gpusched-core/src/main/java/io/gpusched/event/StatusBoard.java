@@ -86,11 +86,14 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      * @param rule the requirement rule ({@code --requirements}) its declaration came from; empty when none
      * @param comment its line's free note ({@code comment=}); empty when none
+     * @param cluster where it is on the cluster it was handed to, e.g. {@code slurm job 41 RUNNING}; empty for a
+     *     job run here
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
                           long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
                           java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
-                          java.util.Optional<String> rule, @OmittedWhenEmpty java.util.Optional<String> comment) {
+                          java.util.Optional<String> rule, @OmittedWhenEmpty java.util.Optional<String> comment,
+                          @OmittedWhenEmpty java.util.Optional<String> cluster) {
         /**
          * Copies the collections.
          *
@@ -106,6 +109,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
          * @param comment see {@link #comment()}
+         * @param cluster see {@link #cluster()}
          */
         public Running {
             gpus = List.copyOf(gpus);
@@ -114,6 +118,31 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
             java.util.Objects.requireNonNull(declaredMib, "declaredMib");
             java.util.Objects.requireNonNull(rule, "rule");
             java.util.Objects.requireNonNull(comment, "comment");
+            java.util.Objects.requireNonNull(cluster, "cluster");
+        }
+
+        /**
+         * A job running here (on no cluster).
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         */
+        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
+                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
+                       java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
+                       java.util.Optional<String> rule, java.util.Optional<String> comment) {
+            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority, rule, comment,
+                    java.util.Optional.empty());
         }
 
         /**

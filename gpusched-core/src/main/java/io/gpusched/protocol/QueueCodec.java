@@ -82,6 +82,7 @@ final class QueueCodec {
             g.writeNumberField("priority", r.priority());
             writeText(g, "rule", r.rule());
             writePresent(g, "comment", r.comment());
+            writePresent(g, "cluster", r.cluster());
         } else if (row instanceof Row.Pending p) {
             g.writeNumberField("no", p.no());
             writeText(g, "command", p.command());
@@ -139,7 +140,7 @@ final class QueueCodec {
                 f.wholeByIndex("current_mib"), f.longOr("peak_mib", 0),
                 f.optionalString("stopping").map(s -> named(SchedulerEvent.StopReason.class, "stopping", s)),
                 f.optionalText("owner"), f.optionalLong("declared_mib"), f.intOr("priority", 0), f.optionalText("rule"),
-                f.optionalText("comment"));
+                f.optionalText("comment"), f.optionalText("cluster"));
     }
 
     private static Row.Pending readPending(Fields f) {

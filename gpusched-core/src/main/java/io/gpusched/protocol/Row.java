@@ -95,10 +95,13 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      * @param rule the requirement rule its declaration came from; empty when none
      * @param comment its line's free note ({@code comment=}); empty when none (or from a daemon older than
      *     the field)
+     * @param cluster where it is on the cluster a run handed it to ({@code slurm job 41 RUNNING}); empty for a
+     *     job run on the scheduler's machine (or from a daemon older than the field)
      */
     record Running(int no, ListText command, List<Integer> gpus, double elapsedSeconds, Map<Integer, Long> currentMib,
                    long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<ListText> owner,
-                   OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment)
+                   OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment,
+                   Optional<ListText> cluster)
             implements Row {
         /**
          * Copies the collections.
@@ -115,6 +118,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
          * @param comment see {@link #comment()}
+         * @param cluster see {@link #cluster()}
          */
         public Running {
             Objects.requireNonNull(command, "command");
@@ -125,6 +129,30 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
             Objects.requireNonNull(declaredMib, "declaredMib");
             Objects.requireNonNull(rule, "rule");
             Objects.requireNonNull(comment, "comment");
+            Objects.requireNonNull(cluster, "cluster");
+        }
+
+        /**
+         * A job running on the scheduler's machine.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsedSeconds see {@link #elapsedSeconds()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         */
+        public Running(int no, ListText command, List<Integer> gpus, double elapsedSeconds, Map<Integer, Long> currentMib,
+                       long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<ListText> owner,
+                       OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment) {
+            this(no, command, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
+                    comment, Optional.empty());
         }
 
         /**
@@ -134,13 +162,13 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
         public static Running listed(StatusBoard.Running r) {
             return new Running(r.no(), cutCommand(r.command()), r.gpus(), seconds(r.elapsed()), r.currentMib(), r.peakMib(),
                     r.stopping(), cutText(r.owner()), r.declaredMib(), r.priority(), cutText(r.rule()),
-                    cutText(r.comment()));
+                    cutText(r.comment()), cutText(r.cluster()));
         }
 
         @Override
         public Running withCommand(ListText c) {
             return new Running(no, c, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
-                    comment);
+                    comment, cluster);
         }
     }
 

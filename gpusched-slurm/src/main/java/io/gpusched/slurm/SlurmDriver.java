@@ -203,6 +203,8 @@ final class SlurmDriver implements ClusterDriver {
         final CompletableFuture<List<Integer>> running = new CompletableFuture<>();
         final CompletableFuture<ClusterReport> ended = new CompletableFuture<>();
         volatile boolean cancelRequested;
+        /** Its state in Slurm's last answer ({@code squeue}), for the board; {@code submitted} before one. */
+        volatile String state = "submitted";
         int missingPolls;
 
         Followed(int no, long id, Path dir, String gres) {
@@ -220,6 +222,11 @@ final class SlurmDriver implements ClusterDriver {
         @Override
         public String request() {
             return gres;
+        }
+
+        @Override
+        public String where() {
+            return "slurm job " + id + " " + state;
         }
 
         @Override
@@ -250,6 +257,7 @@ final class SlurmDriver implements ClusterDriver {
 
         /** Its start, once the wrapper says so; its end, once Slurm no longer runs it. */
         void step(String state) {
+            this.state = state;
             if (!running.isDone() && !state.equals("PENDING")) {
                 WrapReport.read(dir, WrapReport.STARTED).ifPresent(r -> running.complete(r.gpus()));
             }
@@ -266,7 +274,13 @@ final class SlurmDriver implements ClusterDriver {
                 notes.accept("job " + no + ": Slurm job " + id + " ended " + state + " without a wrapper result — see "
                         + dir.resolve("slurm.out"));
             }
-            ended.complete(report(state, result));
+            ClusterReport r = report(state, result);
+            if (r.gpus().isEmpty() && running.isDone()) {
+                // Killed before its wrapper could write its result (a scancel): the GPUs its start reported.
+                r = new ClusterReport(r.exitCode(), running.join(), r.peakMib(), r.avgUtil(), r.took(), r.measurement(),
+                        r.stoppedBy());
+            }
+            ended.complete(r);
         }
     }
 
