@@ -14,10 +14,11 @@ import java.util.OptionalLong;
 import java.util.function.Supplier;
 
 /**
- * How one Slurm attempt of a job ended: Slurm's last state for it and the wrapper's report read as an
- * attempt's {@link AttemptFacts}, and the shared {@link AttemptJudge}'s decision on them (an outcome, or a
- * CUDA OOM to retry with a bigger declaration). What is Slurm's here is only reading the facts: whose
- * cancel it was, Slurm's time limit, a missing report. Pure: the log tail is handed in.
+ * How one Slurm attempt of a job ended, as the engine decides it: {@link SlurmDriver#report}'s reading of
+ * Slurm's last state and the wrapper's report, judged by the shared {@link AttemptJudge} (an outcome, or a
+ * CUDA OOM to retry with a bigger declaration). The engine does this itself for a run ({@code Outcomes});
+ * this composition states the Slurm cases as one pure function for {@code AttemptEndTest}. Its
+ * {@link Measured} is what the driver reports. Pure: the log tail is handed in.
  *
  * @param decision the judge's decision
  * @param exitCode the exit status to record: the wrapper's; {@link RunSummary#TIMEOUT_EXIT} after Slurm's
@@ -66,20 +67,14 @@ record AttemptEnd(AttemptJudge.Decision decision, int exitCode, Measured measure
      */
     static AttemptEnd judge(AttemptJudge judge, String slurmState, Optional<WrapReport> result, boolean cancelRequested,
                             Supplier<String> logTail, int attempt, int maxAttempts, OptionalLong declaredMib) {
+        // The driver's reading of Slurm's state and the wrapper's report, then the engine's own rules on it.
+        io.gpusched.cluster.ClusterReport r = SlurmDriver.report(slurmState, result);
+        Optional<StopReason> stop = cancelRequested ? Optional.of(StopReason.CANCELLED) : r.stoppedBy();
         Measured m = Measured.of(result);
-        int exit = result.flatMap(r -> r.exitCode().isPresent() ? Optional.of(r.exitCode().getAsInt())
-                : Optional.empty()).orElse(1);
-        // Someone else's scancel of a job that had already exited 0 leaves it ok.
-        Optional<StopReason> stop = cancelRequested || slurmState.equals("CANCELLED") && (result.isEmpty() || exit != 0)
-                ? Optional.of(StopReason.CANCELLED)
-                : slurmState.equals("TIMEOUT") ? Optional.of(StopReason.TIMEOUT) : Optional.empty();
-        if (stop.equals(Optional.of(StopReason.TIMEOUT))) {
-            exit = RunSummary.TIMEOUT_EXIT;
-        }
         // Without a report nothing says the command ran: its log is not judged for an OOM.
-        AttemptFacts facts = new AttemptFacts(stop, exit, result.isPresent(), attempt, maxAttempts - 1, declaredMib,
-                m.peakMib().isEmpty() ? OptionalLong.empty() : OptionalLong.of(m.peak()));
-        return new AttemptEnd(judge.judge(facts, logTail), exit, m);
+        AttemptFacts facts = new AttemptFacts(stop, r.exitCode(), r.measurement() != Measurement.NOT_RUN, attempt,
+                maxAttempts - 1, declaredMib, m.peakMib().isEmpty() ? OptionalLong.empty() : OptionalLong.of(m.peak()));
+        return new AttemptEnd(judge.judge(facts, logTail), r.exitCode(), m);
     }
 
     /**
