@@ -65,7 +65,13 @@ final class SlurmDriver implements ClusterDriver {
                 Consumer<String> notes, Consumer<SchedulerEvent> warnings, Consumer<SlurmException> fatal, Before before) {
         this.logDir = logDir;
         this.options = options;
-        this.slurm = new SlurmClient(commands);
+        // One Slurm command at a time: the engine's thread submits and cancels while the poller asks squeue.
+        Object oneAtATime = new Object();
+        this.slurm = new SlurmClient(argv -> {
+            synchronized (oneAtATime) {
+                return commands.run(argv);
+            }
+        });
         this.wrapper = List.copyOf(wrapper);
         this.mapping = new SlurmMapping(options.shardMib(), options.gpuShards());
         this.source = source;
@@ -192,6 +198,11 @@ final class SlurmDriver implements ClusterDriver {
         for (Followed f : List.copyOf(followed.values())) {
             f.step(Optional.ofNullable(queue.get(f.id)).map(SlurmClient.Queued::state).orElse("GONE"));
         }
+    }
+
+    /** The run cannot go on: says so to whoever stops it. */
+    void fail(SlurmException why) {
+        fatal.accept(why);
     }
 
     /** An attempt in Slurm, as the engine follows it. */

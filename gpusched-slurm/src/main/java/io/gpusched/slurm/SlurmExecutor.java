@@ -31,14 +31,14 @@ import java.util.function.Consumer;
 /**
  * Runs a gpusched jobs file on Slurm ({@code gpusched jobs.txt --executor slurm}) with the scheduler's own
  * engine: the queue, the live jobs file (its {@code cancel} words), the journal, the outcome rules, the OOM
- * retries and the status board are a local run's; Slurm is the engine's cluster ({@link SlurmDriver}), which
+ * retries and the status board are a local run's; Slurm is the engine's cluster ({@code SlurmDriver}), which
  * places and runs each attempt and whose wrapper ({@link SlurmWrap}) measures it on the compute node. Slurm
  * queues and packs; the engine picks no GPU.
  *
  * <p>Resuming: each attempt is journalled ({@code slurm_submitted}) as soon as {@code sbatch} answers and
  * followed again by that id, or by its name when its submitter died between {@code sbatch} and the journal
  * line, and never submitted twice; a wiped or {@code --fresh} journal never adopts an older run's Slurm
- * jobs (see {@link SlurmDriver}). Jobs keep running in Slurm while no submitter watches.
+ * jobs (see {@code SlurmDriver}). Jobs keep running in Slurm while no submitter watches.
  */
 public final class SlurmExecutor {
     private final Path jobsFile;
@@ -201,7 +201,16 @@ public final class SlurmExecutor {
         built.accept(s);
         Thread poller = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
-                driver.poll();
+                try {
+                    driver.poll();
+                } catch (RuntimeException e) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        return; // the run ended while a Slurm command ran
+                    }
+                    // Nothing else follows the jobs: the run stops (they keep running in Slurm) and says why.
+                    driver.fail(new SlurmException("following the Slurm jobs failed: " + e.getMessage()));
+                    return;
+                }
                 try {
                     Thread.sleep(Math.max(1, options.poll().toMillis()));
                 } catch (InterruptedException e) {
