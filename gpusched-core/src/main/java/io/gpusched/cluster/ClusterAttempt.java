@@ -14,7 +14,14 @@ import java.util.OptionalLong;
  *     empty for an undeclared job, which asks for whole GPUs
  */
 public record ClusterAttempt(int no, int attempt, JobSpec spec, OptionalLong declaredMib) {
-    /** Checks the numbers. */
+    /**
+     * Checks the numbers.
+     *
+     * @param no see {@link #no()}
+     * @param attempt see {@link #attempt()}
+     * @param spec see {@link #spec()}
+     * @param declaredMib see {@link #declaredMib()}
+     */
     public ClusterAttempt {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(declaredMib, "declaredMib");

@@ -25,7 +25,17 @@ import java.util.OptionalDouble;
  */
 public record ClusterReport(int exitCode, List<Integer> gpus, Map<Integer, Long> peakMib, OptionalDouble avgUtil,
                             Duration took, Measurement measurement, Optional<StopReason> stoppedBy) {
-    /** Copies the collections. */
+    /**
+     * Copies the collections.
+     *
+     * @param exitCode see {@link #exitCode()}
+     * @param gpus see {@link #gpus()}
+     * @param peakMib see {@link #peakMib()}
+     * @param avgUtil see {@link #avgUtil()}
+     * @param took see {@link #took()}
+     * @param measurement see {@link #measurement()}
+     * @param stoppedBy see {@link #stoppedBy()}
+     */
     public ClusterReport {
         gpus = List.copyOf(gpus);
         peakMib = Map.copyOf(peakMib);

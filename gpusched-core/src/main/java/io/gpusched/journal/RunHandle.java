@@ -53,7 +53,11 @@ public sealed interface RunHandle {
      * @param slurmJob the Slurm job id, at least 1
      */
     record Slurm(long slurmJob) implements RunHandle {
-        /** Checks the id. */
+        /**
+         * Checks the id.
+         *
+         * @param slurmJob see {@link #slurmJob()}
+         */
         public Slurm {
             if (slurmJob < 1) {
                 throw new IllegalArgumentException("a Slurm job id is at least 1, got " + slurmJob);
