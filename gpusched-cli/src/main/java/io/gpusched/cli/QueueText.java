@@ -60,7 +60,7 @@ final class QueueText {
         out.println(board.running().size() + " running, " + board.pending().size() + " pending, " + shown.finished() + " done"
                 + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus()));
         for (Row.Running r : board.running()) {
-            out.println("▶ job " + r.no() + " gpu" + r.gpus() + " " + Math.round(r.elapsedSeconds()) + "s, peak "
+            out.println("▶ job " + r.no() + " gpu" + r.gpus() + " " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak "
                     + r.peakMib() + " MiB — " + r.command().text() + owner(r) + note(r.comment()));
         }
         for (Row.Pending p : board.pending()) {
@@ -73,7 +73,8 @@ final class QueueText {
         }
         for (Row.Ended d : done) {
             String status = d.status().journalName();
-            out.println(("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status + " — " + d.command().text()
+            out.println(("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status
+                    + (d.status().isFailure() ? ", exit " + d.exitCode() : "") + " — " + d.command().text()
                     + owner(d));
         }
         if (java.util.stream.Stream.of(board.running(), board.pending(), done).flatMap(List::stream)
@@ -96,11 +97,11 @@ final class QueueText {
         }
         String where;
         if (row instanceof Row.Running r) {
-            where = "running on gpu" + r.gpus() + " for " + Math.round(r.elapsedSeconds()) + "s, peak " + r.peakMib() + " MiB";
+            where = "running on gpu" + r.gpus() + " for " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak " + r.peakMib() + " MiB";
         } else if (row instanceof Row.Pending p) {
             where = (p.held() ? "held" : "pending") + ", " + mib(p.declaredMib()) + ", waits: " + p.reason().text();
         } else if (row instanceof Row.Ended e) {
-            where = "ended " + e.status().journalName();
+            where = "ended " + e.status().journalName() + (e.status().isFailure() ? ", exit " + e.exitCode() : "");
         } else {
             where = "interrupted (runs again on restart)";
         }

@@ -231,9 +231,9 @@ class CommandLineAsTypedEndToEndTest {
                 all.out().lines().toList());
         String json = daemon.verb("queue", "--json", "--all").out();
         assertTrue(json.contains("\"earlier\":[{") && json.contains("\"exit_code\":5"), json);
-        assertTrue(daemon.verb("show", "2").out().startsWith("job 2 ended failed"), "show answers it too");
+        assertTrue(daemon.verb("show", "2").out().startsWith("job 2 ended failed, exit 5"), "show answers it too");
         String plain = daemon.verb("queue", "--all").out();
-        assertTrue(plain.contains("✓ job 1 ok") && plain.contains("✗ job 2 failed"), plain);
+        assertTrue(plain.contains("✓ job 1 ok — true") && plain.contains("✗ job 2 failed, exit 5 — exit 5"), plain);
         assertFalse(plain.contains("not shown"), plain);
     }
 }
