@@ -66,7 +66,8 @@ final class ClientCommand {
             "(default: the daemon's log directory, or ./gpusched-N.log under a root daemon). submit --follow",
             "(-f): after the number, follow the job's output as logs -f does, then print its outcome and exit",
             "with its exit status; Ctrl-C detaches and the job goes on. submit --dry-run: queue nothing; say",
-            "where the job would start now, or why it would wait (exit 0), or why it could never run (exit 1). Another user's jobs are theirs to cancel and read: --user naming them, or logs N of one",
+            "where the job would start now, or why it would wait (exit 0), or why it could never run (exit 1).",
+            "Another user's jobs are theirs to cancel and read: --user naming them, or logs N of one",
             "of their jobs, is for root and --admin-group members only.",
             "",
             "Every verb takes --socket PATH (or GPUSCHED_SOCKET), or --log-dir DIR for a jobs-file run, which",
@@ -236,14 +237,8 @@ final class ClientCommand {
                             java.nio.charset.StandardCharsets.UTF_8);
                     if (json) {
                         page.println(QueueText.queueJson(shown));
-                    } else if (format.isPresent() || System.console() != null) {
-                        new QueueTable(format.orElse(QueueFormat.DEFAULT), Terminal.columns(), !utf8Locale()).print(page, shown);
-                    } else if (!utf8Locale()) {
-                        java.io.ByteArrayOutputStream list = new java.io.ByteArrayOutputStream();
-                        QueueText.printQueue(new PrintStream(list, false, java.nio.charset.StandardCharsets.UTF_8), shown);
-                        page.print(QueueTable.ascii(list.toString(java.nio.charset.StandardCharsets.UTF_8)));
                     } else {
-                        QueueText.printQueue(page, shown);
+                        QueueTable.printQueue(page, shown, format);
                     }
                     page.flush();
                 }
@@ -316,20 +311,6 @@ final class ClientCommand {
             case ALREADY_ENDED -> "had already ended";
             case NOT_FOUND -> "no such job";
         };
-    }
-
-    /**
-     * Whether the locale takes UTF-8: the first of LC_ALL, LC_CTYPE and LANG that is set says so; with
-     * none set, UTF-8 (Java's own default), so only a locale that names another charset gets ASCII.
-     */
-    static boolean utf8Locale() {
-        for (String name : List.of("LC_ALL", "LC_CTYPE", "LANG")) {
-            String v = System.getenv(name);
-            if (v != null && !v.isEmpty()) {
-                return TopCommand.utf8();
-            }
-        }
-        return true;
     }
 
     private static String value(List<String> args, int i, String option) {

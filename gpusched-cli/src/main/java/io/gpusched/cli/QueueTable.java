@@ -36,6 +36,41 @@ final class QueueTable {
         this.ascii = ascii;
     }
 
+    /**
+     * {@code gpusched queue} without {@code --json}: the table when a format was asked for or output goes
+     * to a terminal, else the list {@link QueueText#printQueue} has always printed; either in ASCII when
+     * the locale is not UTF-8.
+     *
+     * @param format {@code --format}, if given
+     */
+    static void printQueue(PrintStream page, QueueView.Shown shown, java.util.Optional<QueueFormat> format) {
+        boolean ascii = !utf8Locale();
+        if (format.isPresent() || System.console() != null) {
+            new QueueTable(format.orElse(QueueFormat.DEFAULT), Terminal.columns(), ascii).print(page, shown);
+        } else if (ascii) {
+            java.io.ByteArrayOutputStream list = new java.io.ByteArrayOutputStream();
+            QueueText.printQueue(new PrintStream(list, false, java.nio.charset.StandardCharsets.UTF_8), shown);
+            page.print(ascii(list.toString(java.nio.charset.StandardCharsets.UTF_8)));
+        } else {
+            QueueText.printQueue(page, shown);
+        }
+    }
+
+    /**
+     * Whether the locale takes UTF-8: the first of LC_ALL, LC_CTYPE and LANG that is set says so, as for
+     * {@code gpusched top}; with none set, UTF-8 (Java's own default since 18), so only a locale that
+     * names another charset gets ASCII.
+     */
+    static boolean utf8Locale() {
+        for (String name : List.of("LC_ALL", "LC_CTYPE", "LANG")) {
+            String v = System.getenv(name);
+            if (v != null && !v.isEmpty()) {
+                return TopCommand.utf8();
+            }
+        }
+        return true;
+    }
+
     /** Prints the table of what the queue view kept, then a line naming the finished jobs left out. */
     void print(PrintStream out, QueueView.Shown shown) {
         io.gpusched.protocol.QueueView.Board b = shown.snapshot().board();
