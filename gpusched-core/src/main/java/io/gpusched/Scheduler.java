@@ -221,6 +221,39 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * Why a job could never run on this machine, asked before it is submitted, from any thread and
+     * without waiting for the scheduler's loop: more memory per GPU than any allowed GPU has (with the
+     * margin), more GPUs than are present or allowed, a pinned GPU the machine lacks. The reason is the
+     * one the scheduler gives a queued job it ends infeasible; the requirement rules in force are applied
+     * first. A service refuses such a submission instead of queuing it ({@code PROTOCOL.md}:
+     * {@code infeasible}); {@link #submit} itself still takes it, and the job ends infeasible.
+     *
+     * @param spec the job as it would be submitted
+     * @return the reason; empty when it could run, or before the first round has read the GPUs
+     */
+    public java.util.Optional<String> neverRuns(JobSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        return engine.neverRuns(spec);
+    }
+
+    /**
+     * What the scheduler would do with a job if it were submitted now, from any thread while
+     * {@link #run()} runs: start it (on which GPUs), keep it waiting (with the reason the queue would
+     * show), or never run it (infeasible, or an {@code after} that names no job or one that failed).
+     * Nothing is queued or journaled, and no number is used.
+     *
+     * @param spec the job as it would be submitted
+     * @param context who would submit it (fair share is per owner)
+     * @return the preview
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public io.gpusched.model.SubmitPreview preview(JobSpec spec, SubmitContext context) {
+        Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(context, "context");
+        return await(() -> engine.preview(spec, context));
+    }
+
+    /**
      * Queues a request for GPUs whose command the caller runs itself, as {@code gpusched srun} does: it is
      * ordered and placed like a submission ({@link #submit(JobSpec, SubmitContext)}; the spec's command is
      * what the holder says it runs), and when placed {@link Lease#granted()} completes with the GPUs and

@@ -29,14 +29,16 @@ final class ClientCommand {
     /** The help text's lines; the attribute options come from the attribute table. */
     private static List<String> help() {
         List<String> submit = new ArrayList<>(AttributeOptions.usage(a -> true));
-        submit.addAll(List.of("[--output PATH]", "[--follow]", "[--json]", "--", "CMD..."));
+        submit.addAll(List.of("[--output PATH]", "[--follow]", "[--dry-run]", "[--json]", "--", "CMD..."));
         List<String> lines = new ArrayList<>();
         lines.add("usage: gpusched serve [--socket PATH] [--jobs FILE] [run options]   a daemon for this user");
         lines.addAll(AttributeOptions.wrap("       gpusched submit ", submit, 104));
         lines.addAll(List.of(
-            "       gpusched queue [--user U|me] [--all] [--json]",
+            "       gpusched queue [--user U|me] [--all] [--json] [--format SPEC]",
             "                                        the queue: running, pending (and why), the last 10 done;",
-            "                                        --user: only U's jobs; --all: every finished job held;",
+            "                                        --user: only U's jobs; --all: every finished job held",
+            "                                        (those of earlier daemons too, from its journal);",
+            "                                        a table on a terminal, or with --format (see below);",
             "                                        a command over 200 characters is shortened, ending in …",
             "       gpusched show N [--json]         one job: where it is, why it waits, its whole command",
             "       gpusched info [--json]           the GPUs: memory, utilisation, paused or not",
@@ -62,8 +64,10 @@ final class ClientCommand {
             "",
             "submit --output PATH (-o): the job's stdout and stderr go to PATH, relative to this directory",
             "(default: the daemon's log directory, or ./gpusched-N.log under a root daemon). submit --follow",
-            "(-f): after the number, follow the job's output as logs -f does; Ctrl-C detaches and the job",
-            "goes on. Another user's jobs are theirs to cancel and read: --user naming them, or logs N of one",
+            "(-f): after the number, follow the job's output as logs -f does, then print its outcome and exit",
+            "with its exit status; Ctrl-C detaches and the job goes on. submit --dry-run: queue nothing; say",
+            "where the job would start now, or why it would wait (exit 0), or why it could never run (exit 1).",
+            "Another user's jobs are theirs to cancel and read: --user naming them, or logs N of one",
             "of their jobs, is for root and --admin-group members only.",
             "",
             "Every verb takes --socket PATH (or GPUSCHED_SOCKET), or --log-dir DIR for a jobs-file run, which",
@@ -71,7 +75,15 @@ final class ClientCommand {
             "it exists, else this user's $XDG_RUNTIME_DIR/gpusched/gpusched.sock (/tmp/gpusched-USER/ without",
             "XDG_RUNTIME_DIR). submit joins the words after -- into one command line run by /bin/sh -c, in",
             "this directory and with this environment, and prints the job's number.",
-            "Exit 0, 1 when the service refused (the reason is printed), 2 for a bad command line."));
+            "",
+            "queue --format SPEC: the table's columns, as squeue -o: %-fields (\"%i %u %t %.M %30c %r\") or",
+            "names (job,user,state,time:.6,command:30,reason); a number is the most columns a field takes, a",
+            "'.' aligns it right; the last column is cut to the terminal. " + QueueFormat.known() + ".",
+            "Plain ASCII when the locale (LC_ALL, LC_CTYPE, LANG) names another charset than UTF-8.",
+            "",
+            "Exit codes:"));
+        lines.addAll(ExitCodes.TABLE.stream().map(l -> "  " + l).toList());
+        lines.add("(a jobs-file run's own exit codes: docs/scripts.md)");
         return lines;
     }
 
@@ -108,6 +120,8 @@ final class ClientCommand {
         Optional<Path> output = Optional.empty();
         Optional<String> user = Optional.empty();
         boolean all = false;
+        boolean dryRun = false;
+        Optional<QueueFormat> format = Optional.empty();
         AttributeOptions attrs = new AttributeOptions();
         List<String> words = new ArrayList<>();
         try {
@@ -146,6 +160,18 @@ final class ClientCommand {
                             throw new UsageException(a + " is an option of gpusched queue");
                         }
                         all = true;
+                    }
+                    case "--dry-run" -> {
+                        if (!verb.equals("submit")) {
+                            throw new UsageException(a + " is an option of gpusched submit");
+                        }
+                        dryRun = true;
+                    }
+                    case "--format" -> {
+                        if (!verb.equals("queue")) {
+                            throw new UsageException(a + " is an option of gpusched queue");
+                        }
+                        format = Optional.of(QueueFormat.parse(value(rest, ++i, a)));
                     }
                     case "--socket" -> socket = Optional.of(Path.of(value(rest, ++i, a)));
                     case "--log-dir" -> socket = Optional.of(Path.of(value(rest, ++i, a)).resolve(RUN_SOCKET));
@@ -192,11 +218,16 @@ final class ClientCommand {
             switch (verb) {
                 case "submit" -> {
                     String line = attrs.line(String.join(" ", words));
-                    int no = c.submit(new GpuschedClient.Submission(line, Path.of("").toAbsolutePath(),
-                            Optional.of(System.getenv()), output, Optional.empty()));
+                    GpuschedClient.Submission submission = new GpuschedClient.Submission(line,
+                            Path.of("").toAbsolutePath(), Optional.of(System.getenv()), output, Optional.empty());
+                    if (dryRun) {
+                        out.println(DryRun.say(c.preview(submission), json));
+                        return ExitCodes.OK;
+                    }
+                    int no = c.submit(submission);
                     out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
                     if (follow) {
-                        return jobOutput.logs(c, no, true);
+                        return jobOutput.followToOutcome(c, no);
                     }
                 }
                 case "queue" -> {
@@ -207,7 +238,7 @@ final class ClientCommand {
                     if (json) {
                         page.println(QueueText.queueJson(shown));
                     } else {
-                        QueueText.printQueue(page, shown);
+                        QueueTable.printQueue(page, shown, format);
                     }
                     page.flush();
                 }
@@ -240,10 +271,14 @@ final class ClientCommand {
                             out.println("no pending or running job of " + u + " to cancel");
                         }
                     }
+                    int rc = ExitCodes.OK;
                     for (String w : words) {
                         int no = number(w, "a job number");
-                        out.println(cancelled(no, c.cancel(no)));
+                        CancelOutcome o = c.cancel(no);
+                        out.println(cancelled(no, o));
+                        rc = o == CancelOutcome.NOT_FOUND ? ExitCodes.REFUSED : rc;
                     }
+                    return rc;
                 }
                 default -> {
                     for (String w : words) {

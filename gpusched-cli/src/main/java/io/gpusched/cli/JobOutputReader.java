@@ -1,6 +1,8 @@
 package io.gpusched.cli;
 
+import io.gpusched.protocol.Row;
 import io.gpusched.service.GpuschedClient;
+import io.gpusched.service.ServiceException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -68,6 +70,9 @@ final class JobOutputReader {
             files.forEach(f -> copy(f, 0));
             return 0;
         }
+        if (logs.state().equals("pending")) {
+            err.println("job " + no + " is pending" + waits(c, no) + "; its output follows once it starts (Ctrl-C detaches)");
+        }
         // Ctrl-C stops following, not the job: Main's shutdown hook says so and exits 0.
         onInterrupt.accept(() -> err.println("detached: job " + no + " keeps running (gpusched logs " + no
                 + " -f follows it again)"));
@@ -79,6 +84,67 @@ final class JobOutputReader {
     }
 
     /** Copies every attempt's log in turn, then what the newest gains, until the job has ended. */
+    /** Why a pending job waits, as {@code , waits: REASON}; nothing when the queue cannot say. */
+    private static String waits(GpuschedClient c, int no) {
+        try {
+            return c.job(no).row() instanceof Row.Pending p ? " (waits: " + DisplayWidth.clean(p.reason().text()) + ")" : "";
+        } catch (ServiceException e) {
+            return "";
+        }
+    }
+
+    /**
+     * {@code submit --follow}: the job's output until it ends, then its outcome line on standard error
+     * (as {@code srun} prints it) and its exit status as this command's ({@link ExitCodes}).
+     *
+     * @return the job's exit status (128 + N after signal N); 0 when following stopped before the end
+     */
+    int followToOutcome(GpuschedClient c, int no) {
+        int rc = logs(c, no, true);
+        if (rc != 0 || Thread.currentThread().isInterrupted()) {
+            return rc;
+        }
+        // The loop said ended; the queue's snapshot may be a round behind it.
+        for (long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10); ; ) {
+            try {
+                if (c.job(no).row() instanceof Row.Ended e) {
+                    err.println(outcome(e));
+                    return e.status().isFailure() && e.exitCode() == 0 ? ExitCodes.REFUSED : ExitCodes.ofJob(e.exitCode());
+                }
+            } catch (ServiceException e) {
+                err.println("gpusched: job " + no + " ended, but its outcome cannot be read: " + e.getMessage());
+                return ExitCodes.REFUSED;
+            }
+            if (System.nanoTime() > end) {
+                err.println("gpusched: job " + no + " ended, but the queue has not listed its outcome yet");
+                return ExitCodes.REFUSED;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 0;
+            }
+        }
+    }
+
+    /** {@code job 3 failed, exit 4 in 2s, peak 812 MiB of 1024 MiB declared}, as {@code srun} says it. */
+    static String outcome(Row.Ended e) {
+        StringBuilder s = new StringBuilder("job " + e.no() + " " + e.status().journalName());
+        if (e.status() != io.gpusched.model.JobStatus.OK) {
+            s.append(", exit ").append(e.exitCode());
+        }
+        s.append(" in ").append(Math.round(e.durationSeconds())).append("s");
+        if (!e.peakMib().isEmpty()) {
+            s.append(", peak ").append(e.overallPeakMib()).append(" MiB");
+            e.declaredMib().ifPresent(d -> s.append(" of ").append(d).append(" MiB declared"));
+        } else {
+            s.append(", no GPU memory seen");
+        }
+        e.cause().ifPresent(c -> s.append("; ").append(c.text()));
+        return DisplayWidth.clean(s.toString());
+    }
+
     private int follow(GpuschedClient c, int no, GpuschedClient.Logs first) {
         GpuschedClient.Logs logs = first;
         int index = 0;

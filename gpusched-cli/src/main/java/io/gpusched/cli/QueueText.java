@@ -61,7 +61,7 @@ final class QueueText {
                 + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus()));
         for (Row.Running r : board.running()) {
             out.println("▶ job " + r.no() + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
-                    + " gpu" + r.gpus() + " " + Math.round(r.elapsedSeconds()) + "s, peak "
+                    + " gpu" + r.gpus() + " " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak "
                     + r.peakMib() + " MiB — " + r.command().text() + owner(r) + note(r.comment()));
         }
         for (Row.Pending p : board.pending()) {
@@ -74,7 +74,8 @@ final class QueueText {
         }
         for (Row.Ended d : done) {
             String status = d.status().journalName();
-            out.println(("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status + " — " + d.command().text()
+            out.println(("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status
+                    + (d.status().isFailure() ? ", exit " + d.exitCode() : "") + " — " + d.command().text()
                     + owner(d));
         }
         if (java.util.stream.Stream.of(board.running(), board.pending(), done).flatMap(List::stream)
@@ -97,11 +98,11 @@ final class QueueText {
         }
         String where;
         if (row instanceof Row.Running r) {
-            where = "running on gpu" + r.gpus() + " for " + Math.round(r.elapsedSeconds()) + "s, peak " + r.peakMib() + " MiB";
+            where = "running on gpu" + r.gpus() + " for " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak " + r.peakMib() + " MiB";
         } else if (row instanceof Row.Pending p) {
             where = (p.held() ? "held" : "pending") + ", " + mib(p.declaredMib()) + ", waits: " + p.reason().text();
         } else if (row instanceof Row.Ended e) {
-            where = "ended " + e.status().journalName();
+            where = "ended " + e.status().journalName() + (e.status().isFailure() ? ", exit " + e.exitCode() : "");
         } else {
             where = "interrupted (runs again on restart)";
         }

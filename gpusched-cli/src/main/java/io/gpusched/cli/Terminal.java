@@ -54,6 +54,28 @@ final class Terminal implements AutoCloseable {
     }
 
     /** @return the terminal's size now, as the kernel knows it (so after every SIGWINCH) */
+    /**
+     * The width a table printed now may take: {@code COLUMNS} when it is set to a number, else the
+     * terminal's own when standard output is one; empty when output goes to a file or a pipe.
+     *
+     * @return the columns, at least 1
+     */
+    static java.util.OptionalInt columns() {
+        String env = System.getenv("COLUMNS");
+        if (env != null && env.strip().matches("[0-9]{1,5}") && Integer.parseInt(env.strip()) > 0) {
+            return java.util.OptionalInt.of(Integer.parseInt(env.strip()));
+        }
+        if (System.console() == null) {
+            return java.util.OptionalInt.empty();
+        }
+        try {
+            String[] rc = stty("size").strip().split("\\s+");
+            return java.util.OptionalInt.of(Math.max(1, Integer.parseInt(rc[1])));
+        } catch (IOException | RuntimeException e) {
+            return java.util.OptionalInt.empty();
+        }
+    }
+
     Size size() throws IOException {
         String[] rc = stty("size").strip().split("\\s+");
         try {

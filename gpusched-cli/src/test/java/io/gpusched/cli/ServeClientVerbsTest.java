@@ -129,8 +129,10 @@ class ServeClientVerbsTest {
     @Test
     void submitFollowStreamsTheJobsOutput_andCtrlCDetachesWhileTheJobGoesOn() throws Exception {
         serve();
-        assertEquals(new ServeDaemon.Result(0, "submitted job 1\nhello\n", ""),
-                daemon.verb("submit", "--follow", "--vram", "1G", "--", "echo hello"), "follows until the job ends");
+        ServeDaemon.Result followed = daemon.verb("submit", "--follow", "--vram", "1G", "--", "echo hello");
+        assertEquals(0, followed.code(), "follows until the job ends, and exits as it did");
+        assertEquals("submitted job 1\nhello\n", followed.out());
+        assertTrue(followed.err().matches("job 1 ok in \\d+s, no GPU memory seen\n"), followed.err());
 
         Path go = dir.resolve("go");
         Process client = daemon.client(dir, "submit", "--follow", "--vram", "1G", "--",

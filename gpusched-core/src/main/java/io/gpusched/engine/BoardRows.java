@@ -28,6 +28,14 @@ final class BoardRows {
     private List<JobResult> done = List.of();
     private long earlierChanges = -1;
     private List<JobResult> earlier = List.of();
+    /** Submissions that had ended before this run (they are in no source): listed first among the earlier. */
+    private List<JobResult> endedBefore = List.of();
+
+    /** @param results the submissions that had ended before this run, by number */
+    void endedBefore(List<JobResult> results) {
+        endedBefore = List.copyOf(results);
+        earlierChanges = -1;
+    }
 
     StatusBoard board(Instant now, RunningJobs running, PendingQueue queue, Outcomes outcomes, EndedJobs ended) {
         List<StatusBoard.Running> rows = new ArrayList<>();
@@ -55,7 +63,10 @@ final class BoardRows {
             reasonsOf = queue.waitReasons();
         }
         if (ended.changes() != earlierChanges) {
-            earlier = ended.earlierResults();
+            List<JobResult> all = new ArrayList<>(endedBefore);
+            all.addAll(ended.earlierResults());
+            all.sort(Comparator.comparingInt(JobResult::no));
+            earlier = List.copyOf(all);
             earlierChanges = ended.changes();
         }
         List<JobResult> results = outcomes.results();

@@ -14,6 +14,7 @@ import io.gpusched.engine.observe.BoundedBackend;
 import io.gpusched.engine.observe.GpuReader;
 import io.gpusched.engine.observe.Measurer;
 import io.gpusched.engine.observe.Timelines;
+import io.gpusched.engine.plan.Admission;
 import io.gpusched.engine.plan.Dispatcher;
 import io.gpusched.engine.plan.Launcher;
 import io.gpusched.engine.plan.Plan;
@@ -352,6 +353,52 @@ public final class Engine {
         });
     }
 
+    /**
+     * Why a job could never run here, from any thread without waiting for the loop: the requirement rules
+     * in force applied, judged against the GPUs the loop last read ({@link Admission#never}).
+     *
+     * @param spec the job as submitted
+     * @return the reason it would end infeasible; empty when it could run, or before the first round
+     */
+    public Optional<String> neverRuns(JobSpec spec) {
+        io.gpusched.event.QueueSnapshot s = snapshot;
+        if (s == null) {
+            return Optional.empty();
+        }
+        return Admission.never(source.asQueued(spec), s.gpus(), new Allocator(options.placement()));
+    }
+
+    /**
+     * What the scheduler would do with a job submitted now, from any thread, acting on nothing: never
+     * (infeasible, an unknown or failed {@code after}), wait (and why), or start (and where).
+     *
+     * @param spec the job as submitted
+     * @param context who would submit it
+     * @return the preview, once the loop has looked
+     */
+    public CompletableFuture<io.gpusched.model.SubmitPreview> preview(JobSpec spec, SubmitContext context) {
+        return inbox.call(() -> {
+            JobSpec queued = source.asQueued(spec);
+            Optional<String> never = Admission.never(queued, reader.lastGpus(), new Allocator(options.placement()))
+                    .or(() -> submissions.unknownAfter(spec));
+            if (never.isPresent()) {
+                return new io.gpusched.model.SubmitPreview.Never(never.get());
+            }
+            io.gpusched.policy.Dependencies.Verdict after = queue.dependencies(queued);
+            if (after instanceof io.gpusched.policy.Dependencies.Failed f) {
+                return new io.gpusched.model.SubmitPreview.Never(f.reason());
+            }
+            if (after instanceof io.gpusched.policy.Dependencies.Waiting w) {
+                return new io.gpusched.model.SubmitPreview.Waits(w.reason());
+            }
+            if (draining) {
+                return new io.gpusched.model.SubmitPreview.Waits("the daemon is draining: it starts no job until the"
+                        + " next gpusched serve");
+            }
+            return planner.preview(Admission.candidate(queued, context.owner(), clock.now()));
+        });
+    }
+
     /** @return the queue as the loop last published it; empty before the first round */
     public Optional<io.gpusched.event.QueueSnapshot> snapshot() {
         return Optional.ofNullable(snapshot);
@@ -445,6 +492,7 @@ public final class Engine {
             journal.loadWarnings().forEach(reporter::warnOnce);
             orphans.recoverLaunches();
             submissions.rebuild();
+            board.endedBefore(submissions.endedBefore());
             Optional<String> err = source.refresh();
             if (err.isPresent() && source.jobs().isEmpty()) {
                 throw new GpuschedException(err.get().replace(" — keeping the previous queue until the file is fixed", "")

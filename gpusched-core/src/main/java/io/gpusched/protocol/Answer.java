@@ -69,6 +69,29 @@ public sealed interface Answer {
     }
 
     /**
+     * The answer to {@code preview}: the job would start now on {@code gpus}, or would wait for
+     * {@code waits}. A job that could never run is refused as a {@code submit} is ({@code infeasible}).
+     *
+     * @param gpus the GPUs it would start on, ascending; empty when it would wait
+     * @param waits why it would wait, as the queue would say; empty when it would start
+     */
+    record Preview(List<Integer> gpus, Optional<String> waits) implements Answer {
+        /**
+         * Copies the list and checks that exactly one of the two is given.
+         *
+         * @param gpus see {@link #gpus()}
+         * @param waits see {@link #waits()}
+         */
+        public Preview {
+            gpus = List.copyOf(gpus);
+            Objects.requireNonNull(waits, "waits");
+            if (gpus.isEmpty() == waits.isEmpty()) {
+                throw new IllegalArgumentException("a preview either starts on GPUs or waits, not both or neither");
+            }
+        }
+    }
+
+    /**
      * The answer to {@code queue}: the head line of a streamed answer, or the whole one-line answer.
      *
      * @param snapshot the queue; in a streamed head every board list is empty and the rows follow

@@ -90,6 +90,9 @@ public final class ProtocolCodec {
                     g.writeEndObject();
                 }
                 submitOptions(g, s.output(), s.requestId(), s.umask());
+            } else if (r instanceof Request.Preview p) {
+                g.writeStringField("line", p.line());
+                g.writeStringField("cwd", p.cwd());
             } else if (r instanceof Request.Queue q) {
                 if (q.stream()) {
                     g.writeBooleanField("stream", true);
@@ -152,6 +155,7 @@ public final class ProtocolCodec {
             case "submit" -> new Request.Submit(f.string("line"), f.string("cwd"),
                     f.has("env") ? Optional.of(f.stringMap("env")) : Optional.empty(), f.optionalString("output"),
                     f.optionalString("request_id"), f.optionalInt("umask"));
+            case "preview" -> new Request.Preview(f.string("line"), f.string("cwd"));
             case "queue" -> new Request.Queue(f.boolOr("stream", false));
             case "job" -> new Request.Job(f.wholeInt("no"));
             case "cancel" -> f.has("user") ? new Request.CancelUser(f.string("user")) : new Request.Cancel(f.wholeInt("no"));
@@ -206,6 +210,16 @@ public final class ProtocolCodec {
             g.writeStringField("user", h.user());
         } else if (a instanceof Answer.Submitted s) {
             g.writeNumberField("no", s.no());
+        } else if (a instanceof Answer.Preview p) {
+            if (p.waits().isPresent()) {
+                g.writeStringField("waits", p.waits().get());
+            } else {
+                g.writeArrayFieldStart("gpus");
+                for (int gpu : p.gpus()) {
+                    g.writeNumber(gpu);
+                }
+                g.writeEndArray();
+            }
         } else if (a instanceof Answer.Queue q) {
             g.writeFieldName("snapshot");
             QueueCodec.writeView(g, q.snapshot());
@@ -385,6 +399,8 @@ public final class ProtocolCodec {
         HELLO,
         /** The answer to {@code submit}. */
         SUBMITTED,
+        /** The answer to {@code preview}. */
+        PREVIEW,
         /** The answer to {@code queue} (a streamed head or the one line). */
         QUEUE,
         /** A line of a streamed queue's rows (no {@code ok}). */
@@ -435,6 +451,7 @@ public final class ProtocolCodec {
         return switch (expect) {
             case HELLO -> new Answer.Hello(f.stringOr("server", ""), f.string("user"));
             case SUBMITTED -> new Answer.Submitted(f.wholeInt("no"));
+            case PREVIEW -> new Answer.Preview(f.has("gpus") ? f.ints("gpus") : List.of(), f.optionalString("waits"));
             case QUEUE -> new Answer.Queue(QueueCodec.readView(f.object("snapshot")), counts(f, "rows"),
                     f.optionalInt("lines"), counts(f, "left_out"));
             case JOB -> {

@@ -24,6 +24,31 @@ public sealed interface Request {
     }
 
     /**
+     * {@code preview}: what a {@code submit} of this job would do now, queuing nothing
+     * ({@code gpusched submit --dry-run}).
+     *
+     * @param line the job as a jobs-file line
+     * @param cwd the absolute directory it would run in
+     */
+    record Preview(String line, String cwd) implements Request {
+        /**
+         * Checks the fields.
+         *
+         * @param line see {@link #line()}
+         * @param cwd see {@link #cwd()}
+         */
+        public Preview {
+            Objects.requireNonNull(line, "line");
+            Objects.requireNonNull(cwd, "cwd");
+        }
+
+        @Override
+        public String op() {
+            return "preview";
+        }
+    }
+
+    /**
      * {@code submit}: queue a job.
      *
      * @param line the job as a jobs-file line

@@ -267,6 +267,19 @@ public final class GpuschedClient implements AutoCloseable {
     }
 
     /**
+     * What submitting a job would do now, queuing nothing ({@code gpusched submit --dry-run}).
+     *
+     * @param s the job and where it would run (its output, request id and environment play no part)
+     * @return the GPUs it would start on, or why it would wait
+     * @throws ServiceException {@code infeasible} when it could never run here, as {@link #submit} would
+     *     be refused; {@code bad_job} for a line that is not a job
+     */
+    public Answer.Preview preview(Submission s) {
+        return call(new Request.Preview(s.line(), s.workDir().toAbsolutePath().toString()), Expect.PREVIEW,
+                Answer.Preview.class);
+    }
+
+    /**
      * @return the queue as JSON, {@code {"snapshot": ...}}: the {@link #queue()} as a one-line
      *     {@code queue} answer's {@code snapshot} writes it, every row of it
      */

@@ -69,6 +69,7 @@ final class Requests {
             }
             return CompletableFuture.completedFuture(switch (String.valueOf(req.get("op"))) {
                 case "hello" -> java.util.List.of(CODEC.encode(new Answer.Hello("gpusched", peer)));
+                case "preview" -> java.util.List.of(preview(req, peer));
                 case "queue" -> queue(req);
                 case "job" -> job(req);
                 case "cancel" -> java.util.List.of(cancel(req, peer));
@@ -77,7 +78,7 @@ final class Requests {
                 case "dashboard" -> java.util.List.of(dashboard(peer));
                 case "drain" -> java.util.List.of(drain(peer));
                 default -> java.util.List.of(error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello,"
-                        + " submit, queue, job, cancel, pause, resume, logs, dashboard, drain, srun, srun_attach"));
+                        + " submit, preview, queue, job, cancel, pause, resume, logs, dashboard, drain, srun, srun_attach"));
             });
         } catch (GpuschedException | IllegalArgumentException e) {
             return done(errorOf(e));
@@ -105,6 +106,9 @@ final class Requests {
         if (e instanceof QueueFullException) {
             return error("queue_full", e.getMessage());
         }
+        if (e instanceof Infeasible) {
+            return error("infeasible", e.getMessage());
+        }
         if (e instanceof Forbidden) {
             return error("forbidden", e.getMessage());
         }
@@ -123,6 +127,7 @@ final class Requests {
 
     private CompletableFuture<String> submit(Map<String, Object> req, String peer) {
         Map.Entry<JobSpec, SubmitContext> job = submission(req, peer);
+        admit(scheduler, job.getKey());
         JobHandle h = scheduler.submit(job.getKey(), job.getValue());
         // A copy, so the timeout fails only this answer, never the job's own future.
         return h.number().copy().orTimeout(30, TimeUnit.SECONDS).handle((no, e) -> {
@@ -139,6 +144,34 @@ final class Requests {
             return error("failed", cause instanceof TimeoutException
                     ? "the scheduler did not take the job within 30 s; it may be stopping" : cause.getMessage());
         });
+    }
+
+    /**
+     * Refuses a job that could never run on this machine, before it is queued or journaled: what the
+     * scheduler would end infeasible ({@link Scheduler#neverRuns}). Never trusts the client's own check.
+     *
+     * @throws IllegalArgumentException ({@code infeasible}) with the scheduler's reason
+     */
+    static void admit(Scheduler scheduler, JobSpec spec) {
+        Optional<String> never = scheduler.neverRuns(spec);
+        if (never.isPresent()) {
+            throw new Infeasible("cannot submit '" + spec.command() + "': it could never run here: " + never.get());
+        }
+    }
+
+    /**
+     * What a {@code submit} of the request's job would do now: start (where) or wait (why); a job that
+     * could never run is refused as {@code submit} refuses it.
+     */
+    private String preview(Map<String, Object> req, String peer) {
+        Map.Entry<JobSpec, SubmitContext> job = submission(req, peer);
+        io.gpusched.model.SubmitPreview p = scheduler.preview(job.getKey(), job.getValue());
+        if (p instanceof io.gpusched.model.SubmitPreview.Never n) {
+            throw new Infeasible("cannot submit '" + job.getKey().command() + "': it could never run here: " + n.reason());
+        }
+        return CODEC.encode(p instanceof io.gpusched.model.SubmitPreview.Starts st
+                ? new Answer.Preview(st.gpus(), Optional.empty())
+                : new Answer.Preview(java.util.List.of(), Optional.of(((io.gpusched.model.SubmitPreview.Waits) p).reason())));
     }
 
     /**
@@ -382,6 +415,15 @@ final class Requests {
         private static final long serialVersionUID = 1L;
 
         Forbidden(String message) {
+            super(message);
+        }
+    }
+
+    /** A job that could never run on this machine's GPUs. */
+    private static final class Infeasible extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        Infeasible(String message) {
             super(message);
         }
     }

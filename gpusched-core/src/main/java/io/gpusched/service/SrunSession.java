@@ -133,6 +133,7 @@ final class SrunSession {
         Lease l;
         try {
             Map.Entry<JobSpec, SubmitContext> job = submission.of(request, peer);
+            Requests.admit(scheduler, job.getKey());
             l = scheduler.lease(job.getKey(), job.getValue());
         } catch (GpuschedException | IllegalArgumentException e) {
             // As submit answers the same request: a bad line is bad_job, a bad field bad_request.

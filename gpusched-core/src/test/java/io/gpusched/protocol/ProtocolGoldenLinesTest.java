@@ -57,6 +57,13 @@ class ProtocolGoldenLinesTest {
             new Sent("{\"v\":1,\"op\":\"submit\",\"line\":\"[vrma=8G] x\",\"cwd\":\"/\"}", new Request.Submit("[vrma=8G] x", "/",
                     Optional.empty(), Optional.empty(), Optional.empty(), OptionalInt.empty())),
             new Sent("{\"v\":1,\"op\":\"logs\",\"no\":7}", new Request.Logs(7)),
+            new Sent("{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=80G] python train.py\",\"cwd\":\"/home/ada/exp\"}",
+                    new Request.Submit("[vram=80G] python train.py", "/home/ada/exp", Optional.empty(), Optional.empty(),
+                            Optional.empty(), OptionalInt.empty())),
+            new Sent("{\"v\":1,\"op\":\"preview\",\"line\":\"[vram=8G] python eval.py\",\"cwd\":\"/home/ada/exp\"}",
+                    new Request.Preview("[vram=8G] python eval.py", "/home/ada/exp")),
+            new Sent("{\"v\":1,\"op\":\"preview\",\"line\":\"[gpus=2] python train.py\",\"cwd\":\"/home/ada/exp\"}",
+                    new Request.Preview("[gpus=2] python train.py", "/home/ada/exp")),
             new Sent("{\"v\":1,\"op\":\"pause\",\"gpu\":0}", new Request.Pause(0)),
             new Sent("{\"v\":1,\"op\":\"drain\"}", new Request.Drain()),
             new Sent("{\"v\":1,\"op\":\"dashboard\"}", new Request.Dashboard()),
@@ -106,6 +113,14 @@ class ProtocolGoldenLinesTest {
                     + "\"tty\":\"gpusched-5e7a91c0-7\"}", new Answer.Logs(List.of("/home/ada/exp/gpusched-7.log"), "running",
                     Optional.of("gpusched-5e7a91c0-7")), Expect.LOGS),
             new Written("{\"v\":1,\"ok\":true}", new Answer.Acknowledged(), Expect.ACKNOWLEDGED),
+            new Written("{\"v\":1,\"ok\":false,\"error\":{\"code\":\"infeasible\",\"message\":\"cannot submit 'python train.py':"
+                    + " it could never run here: needs 1 GPU with ≥ 82432 MiB (vram 81920 + margin 512); the largest allowed GPU"
+                    + " has 40960 MiB\"}}", new Answer.Failure("infeasible", "cannot submit 'python train.py': it could never run"
+                    + " here: needs 1 GPU with ≥ 82432 MiB (vram 81920 + margin 512); the largest allowed GPU has 40960 MiB"),
+                    Expect.SUBMITTED),
+            new Written("{\"v\":1,\"ok\":true,\"gpus\":[0]}", new Answer.Preview(List.of(0), Optional.empty()), Expect.PREVIEW),
+            new Written("{\"v\":1,\"ok\":true,\"waits\":\"needs 2 fully idle GPUs; gpu0 is paused\"}",
+                    new Answer.Preview(List.of(), Optional.of("needs 2 fully idle GPUs; gpu0 is paused")), Expect.PREVIEW),
             new Written("{\"v\":1,\"ok\":true,\"running\":2}", new Answer.Draining(2), Expect.DRAINING),
             new Written("{\"v\":1,\"ok\":true,\"url\":\"http://127.0.0.1:8765/?token=3q2-7wHx\"}",
                     new Answer.DashboardUrl("http://127.0.0.1:8765/?token=3q2-7wHx"), Expect.DASHBOARD_URL),
@@ -173,7 +188,7 @@ class ProtocolGoldenLinesTest {
         for (String line : examples) {
             assertTrue(golden.contains(line), "PROTOCOL.md's example is not pinned here: " + line);
         }
-        assertEquals(32, golden.size(), "the golden lines");
+        assertEquals(38, golden.size(), "the golden lines");
     }
 
     @Test

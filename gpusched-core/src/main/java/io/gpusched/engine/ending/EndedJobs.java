@@ -65,17 +65,32 @@ public final class EndedJobs {
         if (!endedBefore.remove(j.key())) {
             return Optional.empty();
         }
+        JobResult result = earlierResult(j, r, no, owner);
+        earlier.put(j.key(), result);
+        changes++;
+        return Optional.of(result);
+    }
+
+    /**
+     * A job that ended before this run, as the journal folded it: its status, exit code, GPUs, peaks and
+     * declaration; not judged again (its line may have changed since), and with no duration (the fold
+     * keeps none).
+     *
+     * @param j its job
+     * @param r its record, terminal
+     * @param no its display number
+     * @param owner who it ran for
+     * @return its outcome
+     */
+    public static JobResult earlierResult(JobSpec j, JobRecord r, int no, String owner) {
         JobStatus status = status(r);
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
         Measurement measured = !r.peakMib().isEmpty() ? Measurement.MEASURED
                 : r.gpus().isEmpty() || status == JobStatus.INFEASIBLE ? Measurement.NOT_RUN : Measurement.NONE_SEEN;
         // Judged in its own run; the declaration may have been edited since, so it is not judged again.
-        JobResult result = new JobResult(j.key(), no, j.command(), r.gpus(), status, r.returncode().orElse(0), declared,
+        return new JobResult(j.key(), no, j.command(), r.gpus(), status, r.returncode().orElse(0), declared,
                 r.peakMib(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, measured, Optional.empty(),
                 Optional.of(owner));
-        earlier.put(j.key(), result);
-        changes++;
-        return Optional.of(result);
     }
 
     /** Notes the line of a job as it ends in this run. */

@@ -88,6 +88,31 @@ public final class Dispatcher {
     }
 
     /**
+     * What {@link #decide} would make of one more job queued after the pending ones, acting on nothing:
+     * {@code gpusched submit --dry-run}.
+     *
+     * @param pending the jobs that may be placed, in queue order
+     * @param extra the job not queued ({@link Admission#candidate})
+     * @param views the GPUs and running jobs as last planned
+     * @param snap the snapshot the views came from
+     * @return the preview for {@code extra}
+     */
+    io.gpusched.model.SubmitPreview preview(List<PendingQueue.PendingJob> pending, PendingQueue.PendingJob extra,
+                                            List<GpuView> views, GpuSnapshot snap) {
+        Instant now = clock.now();
+        List<Occupant> occupants = new ArrayList<>();
+        for (RunningJob rj : running.all()) {
+            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
+                    rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
+        }
+        List<PendingQueue.PendingJob> all = new ArrayList<>(pending);
+        all.add(extra);
+        Plan plan = decide(policy, all, occupants, views, snap, now, fairShare.recent(now));
+        return Admission.of(plan.actions().stream().filter(a -> a.job() == extra).findFirst()
+                .orElseThrow(() -> new IllegalStateException("the plan left out the previewed job")));
+    }
+
+    /**
      * Decides, without acting: which pending jobs start where, which wait and why, which can never be
      * placed (a pinned GPU the machine does not have, or the policy's verdict), which running jobs to
      * preempt. Pure: the same inputs give the same plan.

@@ -41,6 +41,20 @@ public final class Planner {
     }
 
     /**
+     * What the last plan's GPUs and queue would make of one more job ({@code gpusched submit --dry-run}).
+     *
+     * @param extra the job, not queued ({@link Admission#candidate})
+     * @return where it would start, or why it would wait or never run
+     */
+    public io.gpusched.model.SubmitPreview preview(PendingQueue.PendingJob extra) {
+        if (plannedVersion == -1 || reader.lastGpus().isEmpty()) {
+            return new io.gpusched.model.SubmitPreview.Waits(reader.lastGpus().isEmpty()
+                    ? "the scheduler has not read its GPUs yet" : "dispatch paused (GPU backend or journal failing)");
+        }
+        return dispatcher.preview(queue.pending(), extra, plannedViews, reader.last());
+    }
+
+    /**
      * @param jobs the source's jobs
      * @param version the source's version of them
      * @param views this round's GPU views; present only when this round's read answered

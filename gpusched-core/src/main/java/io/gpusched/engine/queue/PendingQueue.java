@@ -197,8 +197,11 @@ public final class PendingQueue {
                 : learned.isPresent() ? OptionalLong.of(learned.get().mib()) : j.vramMib();
     }
 
-    /** @return whether the jobs this one runs after let it run, hold it back, or failed */
-    Dependencies.Verdict dependencies(JobSpec j) {
+    /**
+     * @param j a job
+     * @return whether the jobs this one runs after let it run, hold it back, or failed
+     */
+    public Dependencies.Verdict dependencies(JobSpec j) {
         return dependencies.check(j.scheduling().after(), this::known);
     }
 

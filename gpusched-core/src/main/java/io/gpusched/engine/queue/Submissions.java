@@ -39,6 +39,9 @@ public final class Submissions {
     private final PendingQueue queue;
     private final Leases leases;
     private final int maxQueuedPerUser;
+    /** The most ended submissions of earlier runs the queue lists ({@code gpusched queue --all}). */
+    public static final int ENDED_BEFORE_KEPT = 10_000;
+    private List<JobResult> endedBefore = List.of();
 
     /** @param maxQueuedPerUser how many submissions not yet ended one owner may have */
     public Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, LoopClock clock, PendingQueue queue,
@@ -58,11 +61,16 @@ public final class Submissions {
      * the names of all it holds (an ended one may still be waited for by name).
      */
     public void rebuild() {
+        java.util.ArrayDeque<JobResult> before = new java.util.ArrayDeque<>();
         for (JournalEvent.Submitted s : durability.state().submissions()) {
             JobRecord r = durability.state().record(s.key());
             JobSpec spec = spec(s);
             queue.learnNames(List.of(spec));
             if (r.terminal()) {
+                before.addLast(io.gpusched.engine.ending.EndedJobs.earlierResult(spec, r, s.no(), s.owner()));
+                if (before.size() > ENDED_BEFORE_KEPT) {
+                    before.removeFirst();
+                }
                 continue;
             }
             if (isLease(s) && r.runningPgid().isEmpty() && !r.launching()) {
@@ -74,6 +82,15 @@ public final class Submissions {
             }
             source.submit(spec);
         }
+        endedBefore = List.copyOf(before);
+    }
+
+    /**
+     * @return the submissions that had ended before this run, as the journal holds them, by number: the
+     *     queue's finished jobs of earlier runs (the newest {@value #ENDED_BEFORE_KEPT} at most)
+     */
+    public List<JobResult> endedBefore() {
+        return endedBefore;
     }
 
     /**
@@ -102,8 +119,8 @@ public final class Submissions {
             unknown = queue.unknownDependencies(spec);
         }
         if (!unknown.isEmpty()) {
-            IllegalArgumentException e = new IllegalArgumentException("cannot submit '" + spec.command() + "': after="
-                    + String.join(",", unknown) + " names no job of the queue; give the job it means [name=...] first");
+            IllegalArgumentException e = new IllegalArgumentException("cannot submit '" + spec.command() + "': "
+                    + unknownAfter(unknown));
             accepted.completeExceptionally(e);
             result.completeExceptionally(e);
             return;
@@ -129,6 +146,25 @@ public final class Submissions {
             leases.register(key, no, w, result);
         });
         durability.acknowledge(accepted, no);
+    }
+
+    /**
+     * Why a job naming jobs the queue does not know in {@code after} is refused, as a submission is.
+     *
+     * @param spec the job
+     * @return the reason; empty when every name is known
+     */
+    public Optional<String> unknownAfter(JobSpec spec) {
+        List<String> unknown = queue.unknownDependencies(spec);
+        if (!unknown.isEmpty()) {
+            queue.learnNames(source.jobs());
+            unknown = queue.unknownDependencies(spec);
+        }
+        return unknown.isEmpty() ? Optional.empty() : Optional.of(unknownAfter(unknown));
+    }
+
+    private static String unknownAfter(List<String> unknown) {
+        return "after=" + String.join(",", unknown) + " names no job of the queue; give the job it means [name=...] first";
     }
 
     /** The submission the journal holds with this owner's request id (a scan: a few thousand at most). */

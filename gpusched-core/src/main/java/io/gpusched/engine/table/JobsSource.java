@@ -75,7 +75,8 @@ public final class JobsSource {
     // Requirement rules (--requirements): re:read live by the same stability rule as the jobs file.
     private final Optional<StableReader> rulesReader;
     private final String rulesName;
-    private Requirements rules;
+    // Volatile: asQueued reads it from the service's threads (a submission checked before it is queued).
+    private volatile Requirements rules;
     private String lastRulesError;
     private Map<String, String> ruleOf = Map.of();
 
@@ -216,6 +217,21 @@ public final class JobsSource {
         return Optional.ofNullable(ruleOf.get(key));
     }
 
+    /**
+     * A line as the queue will hold it: the requirement rules in force applied, as {@link #jobs()} applies
+     * them. Safe from any thread (the rules are an immutable value, swapped whole).
+     *
+     * @param line the job as submitted
+     * @return the job with what the rules imply
+     */
+    public JobSpec asQueued(JobSpec line) {
+        return applied(line).spec();
+    }
+
+    private Requirements.Applied applied(JobSpec line) {
+        return rules.apply(learnUndeclared && !line.declared() ? line.learningVram() : line);
+    }
+
     /** @return the requirement rules now in force */
     Requirements rules() {
         return rules;
@@ -315,7 +331,7 @@ public final class JobsSource {
             Map<String, String> from = new HashMap<>();
             for (int i = 0; i < list.size(); i++) {
                 JobSpec line = list.get(i);
-                Requirements.Applied a = rules.apply(learnUndeclared && !line.declared() ? line.learningVram() : line);
+                Requirements.Applied a = applied(line);
                 list.set(i, a.spec());
                 a.rule().ifPresent(rule -> from.put(a.spec().key(), rule));
             }

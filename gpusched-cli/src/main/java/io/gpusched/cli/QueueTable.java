@@ -1,0 +1,268 @@
+package io.gpusched.cli;
+
+import io.gpusched.protocol.ListText;
+import io.gpusched.protocol.Row;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * {@code gpusched queue} as a table: a title row, then one row per job (running, interrupted, pending,
+ * then the finished ones shown, oldest first), in the columns of a {@link QueueFormat}. Columns are
+ * separated by two spaces and sized to their widest cell (or the format's width); the last column is
+ * cut to the terminal's width when that is known. With {@code ascii}, every character is plain ASCII
+ * ({@code ...} for the ellipsis, {@code >=} for {@code ≥}, {@code ?} for the rest), for a terminal whose
+ * locale is not UTF-8.
+ */
+final class QueueTable {
+    private static final String GAP = "  ";
+
+    private final QueueFormat format;
+    private final OptionalInt terminalColumns;
+    private final boolean ascii;
+
+    /**
+     * @param format the columns
+     * @param terminalColumns the terminal's width; empty when output goes to no terminal (nothing is cut
+     *     but what a column's own width cuts)
+     * @param ascii whether to print plain ASCII only
+     */
+    QueueTable(QueueFormat format, OptionalInt terminalColumns, boolean ascii) {
+        this.format = format;
+        this.terminalColumns = terminalColumns;
+        this.ascii = ascii;
+    }
+
+    /**
+     * {@code gpusched queue} without {@code --json}: the table when a format was asked for or output goes
+     * to a terminal, else the list {@link QueueText#printQueue} has always printed; either in ASCII when
+     * the locale is not UTF-8.
+     *
+     * @param format {@code --format}, if given
+     */
+    static void printQueue(PrintStream page, QueueView.Shown shown, java.util.Optional<QueueFormat> format) {
+        boolean ascii = !utf8Locale();
+        if (format.isPresent() || System.console() != null) {
+            new QueueTable(format.orElse(QueueFormat.DEFAULT), Terminal.columns(), ascii).print(page, shown);
+        } else if (ascii) {
+            java.io.ByteArrayOutputStream list = new java.io.ByteArrayOutputStream();
+            QueueText.printQueue(new PrintStream(list, false, java.nio.charset.StandardCharsets.UTF_8), shown);
+            page.print(ascii(list.toString(java.nio.charset.StandardCharsets.UTF_8)));
+        } else {
+            QueueText.printQueue(page, shown);
+        }
+    }
+
+    /**
+     * Whether the locale takes UTF-8: the first of LC_ALL, LC_CTYPE and LANG that is set says so, as for
+     * {@code gpusched top}; with none set, UTF-8 (Java's own default since 18), so only a locale that
+     * names another charset gets ASCII.
+     */
+    static boolean utf8Locale() {
+        for (String name : List.of("LC_ALL", "LC_CTYPE", "LANG")) {
+            String v = System.getenv(name);
+            if (v != null && !v.isEmpty()) {
+                return TopCommand.utf8();
+            }
+        }
+        return true;
+    }
+
+    /** Prints the table of what the queue view kept, then a line naming the finished jobs left out. */
+    void print(PrintStream out, QueueView.Shown shown) {
+        io.gpusched.protocol.QueueView.Board b = shown.snapshot().board();
+        List<Row> rows = new ArrayList<>();
+        rows.addAll(b.running());
+        rows.addAll(b.interrupted());
+        rows.addAll(b.pending());
+        rows.addAll(b.finished());
+        List<QueueFormat.Column> columns = format.columns();
+        List<List<String>> cells = new ArrayList<>();
+        List<String> titles = new ArrayList<>();
+        for (QueueFormat.Column c : columns) {
+            titles.add(c.field().title);
+        }
+        cells.add(titles);
+        for (Row r : rows) {
+            List<String> line = new ArrayList<>(columns.size());
+            for (QueueFormat.Column c : columns) {
+                line.add(text(cell(c.field(), r)));
+            }
+            cells.add(line);
+        }
+        int[] widths = new int[columns.size()];
+        for (int i = 0; i < columns.size(); i++) {
+            int widest = 0;
+            for (List<String> line : cells) {
+                widest = Math.max(widest, DisplayWidth.of(line.get(i)));
+            }
+            OptionalInt cap = columns.get(i).width();
+            widths[i] = cap.isPresent() ? Math.min(cap.getAsInt(), Math.max(widest, 1)) : widest;
+        }
+        for (List<String> line : cells) {
+            out.println(line(line, columns, widths));
+        }
+        if (shown.leftOut() > 0) {
+            out.println("(" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")
+                    + " not shown: gpusched queue --all)");
+        }
+    }
+
+    private String line(List<String> line, List<QueueFormat.Column> columns, int[] widths) {
+        StringBuilder b = new StringBuilder();
+        String ellipsis = ascii ? "..." : "…";
+        int last = columns.size() - 1;
+        for (int i = 0; i <= last; i++) {
+            if (i > 0) {
+                b.append(GAP);
+            }
+            String cell = line.get(i);
+            if (i < last) {
+                b.append(columns.get(i).right() ? DisplayWidth.padLeft(cell, widths[i], ellipsis)
+                        : DisplayWidth.padRight(cell, widths[i], ellipsis));
+                continue;
+            }
+            int room = widths[i];
+            if (terminalColumns.isPresent()) {
+                room = Math.min(room, Math.max(terminalColumns.getAsInt() - DisplayWidth.of(b.toString()), 0));
+            }
+            // The last column is not padded: no trailing spaces, unless it is aligned to the right.
+            String fitted = DisplayWidth.fit(cell, room, room >= DisplayWidth.of(ellipsis) ? ellipsis : "");
+            b.append(columns.get(i).right() ? " ".repeat(Math.max(0, room - DisplayWidth.of(fitted))) + fitted : fitted);
+        }
+        return b.toString().stripTrailing();
+    }
+
+    private String text(String s) {
+        String clean = DisplayWidth.clean(s);
+        return ascii ? ascii(clean) : clean;
+    }
+
+    /**
+     * @param s text
+     * @return {@code s} in plain ASCII: the symbols gpusched itself writes spelled out, any other
+     *     character beyond ASCII as {@code ?}
+     */
+    static String ascii(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        s.codePoints().forEach(c -> {
+            switch (c) {
+                case '…' -> b.append("...");
+                case '≥' -> b.append(">=");
+                case '≤' -> b.append("<=");
+                case '—', '–', '−' -> b.append('-');
+                case '✓' -> b.append('+');
+                case '✗' -> b.append('x');
+                case '▶' -> b.append('>');
+                case '×' -> b.append('x');
+                default -> b.append(c < 0x80 ? (char) c : '?');
+            }
+        });
+        return b.toString();
+    }
+
+    /** One cell's text, before cleaning. */
+    static String cell(QueueFormat.Field field, Row r) {
+        return switch (field) {
+            case JOB -> String.valueOf(r.no());
+            case USER -> r.owner().map(ListText::text).orElse("-");
+            case STATE -> state(r);
+            case GPUS -> gpus(r);
+            case MEMORY -> memory(r);
+            case TIME -> time(r);
+            case PRIORITY -> r instanceof Row.Running x ? String.valueOf(x.priority())
+                    : r instanceof Row.Pending p ? String.valueOf(p.priority()) : "-";
+            case REASON -> reason(r);
+            case EXIT -> r instanceof Row.Ended e ? String.valueOf(e.exitCode()) : "-";
+            case COMMAND -> r.command().text();
+            case COMMENT -> r instanceof Row.Running x ? x.comment().map(ListText::text).orElse("")
+                    : r instanceof Row.Pending p ? p.comment().map(ListText::text).orElse("") : "";
+        };
+    }
+
+    private static String state(Row r) {
+        if (r instanceof Row.Running x) {
+            return x.stopping().isPresent() ? "stopping" : "running";
+        }
+        if (r instanceof Row.Pending p) {
+            return p.held() ? "held" : "pending";
+        }
+        if (r instanceof Row.Ended e) {
+            return e.status().journalName();
+        }
+        return "interrupted";
+    }
+
+    private static String gpus(Row r) {
+        List<Integer> g = r instanceof Row.Running x ? x.gpus() : r instanceof Row.Ended e ? e.gpus()
+                : r instanceof Row.Interrupted i ? i.gpus() : List.of();
+        return g.isEmpty() ? "-" : String.join(",", g.stream().map(String::valueOf).toList());
+    }
+
+    private static String memory(Row r) {
+        if (r instanceof Row.Running x) {
+            long used = x.currentMib().values().stream().mapToLong(Long::longValue).sum();
+            return mib(used) + "/" + declared(x.declaredMib());
+        }
+        if (r instanceof Row.Pending p) {
+            return "-/" + declared(p.declaredMib());
+        }
+        if (r instanceof Row.Ended e) {
+            return (e.peakMib().isEmpty() ? "-" : mib(e.overallPeakMib())) + "/" + declared(e.declaredMib());
+        }
+        return "-";
+    }
+
+    private static String declared(OptionalLong mib) {
+        return mib.isPresent() ? mib(mib.getAsLong()) : "-";
+    }
+
+    /** @return MiB as the table writes memory: {@code 512M}, {@code 7.5G}, {@code 24G}, {@code 141G} */
+    static String mib(long mib) {
+        if (mib < 1024) {
+            return mib + "M";
+        }
+        double gib = mib / 1024.0;
+        if (gib >= 100 || mib % 1024 == 0) {
+            return Math.round(gib) + "G";
+        }
+        return String.format(Locale.ROOT, "%.1fG", gib);
+    }
+
+    private static String time(Row r) {
+        double s = r instanceof Row.Running x ? x.elapsedSeconds() : r instanceof Row.Ended e ? e.durationSeconds()
+                : r instanceof Row.Interrupted i ? i.elapsedSeconds() : -1;
+        // An outcome folded from an earlier run's journal has no duration: it says so rather than 0s.
+        return s < 0 || (r instanceof Row.Ended && s == 0) ? "-" : duration(Math.round(s));
+    }
+
+    /** @return seconds as the table writes time: {@code 45s}, {@code 3m05s}, {@code 1h02m}, {@code 2d04h} */
+    static String duration(long seconds) {
+        if (seconds < 60) {
+            return seconds + "s";
+        }
+        if (seconds < 3600) {
+            return String.format(Locale.ROOT, "%dm%02ds", seconds / 60, seconds % 60);
+        }
+        if (seconds < 86_400) {
+            return String.format(Locale.ROOT, "%dh%02dm", seconds / 3600, seconds % 3600 / 60);
+        }
+        return String.format(Locale.ROOT, "%dd%02dh", seconds / 86_400, seconds % 86_400 / 3600);
+    }
+
+    private static String reason(Row r) {
+        if (r instanceof Row.Pending p) {
+            return p.reason().text();
+        }
+        if (r instanceof Row.Running x) {
+            return x.stopping().map(s -> "stopping: " + s.name().toLowerCase(Locale.ROOT)).orElse("");
+        }
+        if (r instanceof Row.Ended e) {
+            return "exit " + e.exitCode() + e.cause().map(c -> "; " + c.text()).orElse("");
+        }
+        return "runs again when the scheduler restarts";
+    }
+}
