@@ -130,7 +130,8 @@ class TarballTest {
     @Test
     void itShipsTheManPageCompletionsUnitsAndAnExampleConfiguration() throws Exception {
         for (String f : List.of("share/man/man1/gpusched.1.gz", "share/bash-completion/completions/gpusched",
-                "share/zsh/site-functions/_gpusched", "lib/systemd/system/gpusched.service",
+                "share/zsh/site-functions/_gpusched", "share/fish/vendor_completions.d/gpusched.fish",
+                "lib/systemd/system/gpusched.service",
                 "lib/systemd/user/gpusched.service", "etc/gpusched/gpusched.conf", "examples/demo.txt", "README.md",
                 "LICENSE")) {
             assertTrue(Files.isRegularFile(home.resolve(f)), f);
