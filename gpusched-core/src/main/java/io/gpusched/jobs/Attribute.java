@@ -302,7 +302,7 @@ public enum Attribute {
     }
 
     /**
-     * The option of {@code gpusched submit} (and, unless {@link #daemonLaunch()}, {@code gpusched srun})
+     * The option of {@code gpusched submit} and {@code gpusched srun}
      * that sets an attribute: {@code --KEY VALUE}, or {@code --KEY} alone for a bare word.
      *
      * @param option the option as typed, e.g. {@code --vram}
@@ -373,7 +373,7 @@ public enum Attribute {
     /**
      * @return whether it acts when the daemon launches the command (its environment, its terminal, its
      *     launch again after an OOM): {@code gpusched srun} runs its command itself, in the caller's
-     *     terminal, so it refuses these options
+     *     terminal, so it applies {@code conda}/{@code setup} itself, has a terminal already, and runs once
      */
     public boolean daemonLaunch() {
         return daemonLaunch;
