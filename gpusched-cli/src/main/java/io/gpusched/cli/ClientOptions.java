@@ -66,11 +66,7 @@ final class ClientOptions {
      * @return its picocli spec: options, positional words, usage with the verb's help line and example
      */
     static CommandSpec spec(String verb) {
-        CommandSpec s = CommandSpec.create().name("gpusched " + verb);
-        Verbs.Verb v = Verbs.find(verb).orElseThrow();
-        s.usageMessage().width(100).sortOptions(false).sortSynopsis(false).description(fmt(v.help())).footerHeading("%nExample:%n")
-                .footer(footer(verb, v.example()).toArray(String[]::new));
-        s.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("print this help").build());
+        CommandSpec s = base(verb, note(verb));
         boolean command = verb.equals("submit") || verb.equals("srun");
         if (command) {
             for (Attribute a : Attribute.ALL) {
@@ -136,11 +132,9 @@ final class ClientOptions {
         };
     }
 
-    /** The example, then what the verb's help said besides its options (exit codes, defaults). */
-    private static List<String> footer(String verb, String example) {
-        List<String> lines = new ArrayList<>();
-        lines.add("  " + example);
-        String note = switch (verb) {
+    /** What the verb's help says besides its options and example (exit codes, defaults). */
+    private static String note(String verb) {
+        return switch (verb) {
             case "submit" -> "Prints the job's number. The job runs in this directory, with this environment. A flag"
                     + " sets the attribute a jobs file's [k=v ...] block does (docs/jobs-file.md). Exit 0, 1 when the"
                     + " service refused (the reason is printed), 2 for a bad command line.";
@@ -158,11 +152,6 @@ final class ClientOptions {
                     + " members, or its own user).";
             default -> "";
         };
-        if (!note.isEmpty()) {
-            lines.add("");
-            lines.addAll(wrap(note, 99));
-        }
-        return lines.stream().map(ClientOptions::fmt).toList();
     }
 
     /** Prose as lines of at most {@code width} characters, broken between words. */
@@ -180,11 +169,11 @@ final class ClientOptions {
         return lines;
     }
 
-    private static OptionSpec flag(String[] names, String help) {
+    static OptionSpec flag(String[] names, String help) {
         return OptionSpec.builder(names).arity("0").type(boolean.class).description(fmt(help)).build();
     }
 
-    private static OptionSpec valued(String[] names, String label, String help) {
+    static OptionSpec valued(String[] names, String label, String help) {
         return OptionSpec.builder(names).arity("1").type(String.class).paramLabel(label).description(fmt(help)).build();
     }
 
@@ -195,7 +184,7 @@ final class ClientOptions {
 
     /** @return the verb's {@code --help} text */
     static String usage(String verb) {
-        return new CommandLine(spec(verb)).getUsageMessage(CommandLine.Help.Ansi.OFF);
+        return usage(spec(verb));
     }
 
     /**
@@ -207,21 +196,7 @@ final class ClientOptions {
         int dashes = args.indexOf("--");
         List<String> before = dashes < 0 ? args : args.subList(0, dashes);
         CommandSpec spec = spec(verb);
-        CommandLine cl = new CommandLine(spec);
-        cl.setExpandAtFiles(false).setOverwrittenOptionsAllowed(true)
-                .setStopAtPositional(verb.equals("submit") || verb.equals("srun"));
-        ParseResult r;
-        try {
-            r = cl.parseArgs(before.toArray(String[]::new));
-        } catch (CommandLine.UnmatchedArgumentException e) {
-            String bad = e.getUnmatched().isEmpty() ? "?" : e.getUnmatched().get(0);
-            throw new UsageException(unknownOption(verb, bad, spec));
-        } catch (CommandLine.MissingParameterException e) {
-            String option = e.getMissing().isEmpty() ? "an option" : name(e.getMissing().get(0));
-            throw new UsageException(option + " needs a value (see gpusched " + verb + " --help)");
-        } catch (CommandLine.ParameterException e) {
-            throw new UsageException(e.getMessage() + " (see gpusched " + verb + " --help)");
-        }
+        ParseResult r = parse(spec, verb, before, verb.equals("submit") || verb.equals("srun"));
         if (r.isUsageHelpRequested()) {
             return new Parsed(verb, true, false, false, false, false, Optional.empty(), Optional.empty(),
                     Optional.empty(), List.of(), List.of());
@@ -262,6 +237,55 @@ final class ClientOptions {
                 Optional.ofNullable(r.<String>matchedOptionValue("--user", null)), socket, attributes, words);
     }
 
+    /**
+     * Parses with a verb's spec, picocli's errors said as gpusched says errors: one line, what is wrong
+     * and how to fix it.
+     *
+     * @param spec the verb's spec
+     * @param verb the verb, for the errors
+     * @param args the words after the verb
+     * @param stopAtPositional whether the first word that is no option starts a command (submit, srun)
+     * @throws UsageException with that line
+     */
+    static ParseResult parse(CommandSpec spec, String verb, List<String> args, boolean stopAtPositional) {
+        CommandLine cl = new CommandLine(spec);
+        cl.setExpandAtFiles(false).setOverwrittenOptionsAllowed(true).setStopAtPositional(stopAtPositional);
+        try {
+            return cl.parseArgs(args.toArray(String[]::new));
+        } catch (CommandLine.UnmatchedArgumentException e) {
+            String bad = e.getUnmatched().isEmpty() ? "?" : e.getUnmatched().get(0);
+            throw new UsageException(unknownOption(verb, bad, spec));
+        } catch (CommandLine.MissingParameterException e) {
+            String option = e.getMissing().isEmpty() ? "an option" : name(e.getMissing().get(0));
+            throw new UsageException(option + " needs a value (see gpusched " + verb + " --help)");
+        } catch (CommandLine.ParameterException e) {
+            throw new UsageException(e.getMessage() + " (see gpusched " + verb + " --help)");
+        }
+    }
+
+    /** The usage text of a spec, as {@code --help} prints it. */
+    static String usage(CommandSpec spec) {
+        return new CommandLine(spec).getUsageMessage(CommandLine.Help.Ansi.OFF);
+    }
+
+    /**
+     * A spec with gpusched's usage layout: the verb's help line, {@code -h/--help}, and the example and
+     * notes as the footer.
+     */
+    static CommandSpec base(String verb, String note) {
+        CommandSpec s = CommandSpec.create().name("gpusched " + verb);
+        Verbs.Verb v = Verbs.find(verb).orElseThrow();
+        List<String> footer = new ArrayList<>(List.of("  " + v.example()));
+        if (!note.isEmpty()) {
+            footer.add("");
+            footer.addAll(wrap(note, 99));
+        }
+        s.usageMessage().width(100).sortOptions(false).sortSynopsis(false).description(fmt(v.help()))
+                .footerHeading("%nExample:%n").footer(footer.stream().map(ClientOptions::fmt).toArray(String[]::new));
+        s.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("print this help").build());
+        return s;
+    }
+
     /** A word before {@code --} that is neither an option nor its value: most often half of a value. */
     private static String stray(List<String> before, String word) {
         int at = before.indexOf(word);
@@ -287,7 +311,7 @@ final class ClientOptions {
             return verb + " takes no argument '" + option + "' (see gpusched " + verb + " --help)";
         }
         List<String> owners = new ArrayList<>();
-        for (String other : VERBS) {
+        for (String other : VERBS.contains(verb) ? VERBS : List.<String>of()) {
             if (!other.equals(verb) && !other.equals("srun") && spec(other).optionsMap().containsKey(bare)) {
                 owners.add("gpusched " + other);
             }

@@ -28,9 +28,10 @@ final class Completion {
 
     /**
      * @param main the run's help ({@link CliArgs#HELP}), whose option lines are a run's and serve's options
+     * @param specs the verbs declared with picocli, each with its spec (the one its parser uses)
      * @param ownHelp the verbs with a hand-written help text of their own, each with it
      */
-    static Model model(String main, Map<String, String> ownHelp) {
+    static Model model(String main, Map<String, picocli.CommandLine.Model.CommandSpec> specs, Map<String, String> ownHelp) {
         Set<String> verbs = new LinkedHashSet<>();
         Verbs.ALL.forEach(v -> verbs.add(v.name()));
         Set<String> run = new LinkedHashSet<>();
@@ -44,10 +45,11 @@ final class Completion {
         perVerb.put("serve", serve);
         Set<String> files = new TreeSet<>();
         Set<String> dirs = new TreeSet<>();
-        // The client verbs and srun: their picocli specs, the same the parser uses.
-        for (String verb : ClientOptions.VERBS) {
+        // The verbs declared with picocli: their specs, the same the parser uses.
+        for (Map.Entry<String, picocli.CommandLine.Model.CommandSpec> e : specs.entrySet()) {
+            String verb = e.getKey();
             Set<String> s = new LinkedHashSet<>();
-            for (picocli.CommandLine.Model.OptionSpec o : ClientOptions.spec(verb).options()) {
+            for (picocli.CommandLine.Model.OptionSpec o : e.getValue().options()) {
                 s.addAll(List.of(o.names()));
                 String label = o.paramLabel();
                 if (label.equals("DIR")) {

@@ -41,11 +41,18 @@ final class DistDocs {
         Files.writeString(out.resolve("gpusched.conf"), exampleConfig(), StandardCharsets.UTF_8);
     }
 
-    /** The verbs with a help text of their own, as the man page's COMMANDS and the completions list them. */
+    /** The verbs declared with picocli, each with its spec: their man page sections and completions come from it. */
+    static Map<String, picocli.CommandLine.Model.CommandSpec> specs() {
+        Map<String, picocli.CommandLine.Model.CommandSpec> specs = new LinkedHashMap<>();
+        ClientOptions.VERBS.forEach(v -> specs.put(v, ClientOptions.spec(v)));
+        specs.put("status", StatusCommand.spec());
+        return specs;
+    }
+
+    /** The verbs with a hand-written help text of their own, as the man page's COMMANDS and the completions list them. */
     static Map<String, String> ownHelp() {
         Map<String, String> own = new LinkedHashMap<>();
         own.put("top", TopCommand.HELP);
-        own.put("status", StatusCommand.HELP);
         own.put("stats", StatsCommand.HELP);
         own.put("simulate", SimulateCommand.HELP);
         own.put("convert", ConvertCommand.HELP);
@@ -54,16 +61,14 @@ final class DistDocs {
 
     static String manPage(String version) {
         List<ManPage.Section> commands = new ArrayList<>();
-        for (String verb : ClientOptions.VERBS) {
-            commands.add(new ManPage.Section("gpusched " + verb, ClientOptions.usage(verb)));
-        }
+        specs().forEach((verb, spec) -> commands.add(new ManPage.Section("gpusched " + verb, ClientOptions.usage(spec))));
         ownHelp().forEach((verb, help) -> commands.add(new ManPage.Section("gpusched " + verb, help)));
         commands.add(new ManPage.Section("gpusched --executor slurm", SlurmCommand.USAGE));
         return ManPage.render(version, CliArgs.HELP, commands, ServeConfig.HELP);
     }
 
     static Completion.Model completionModel() {
-        return Completion.model(CliArgs.HELP, ownHelp());
+        return Completion.model(CliArgs.HELP, specs(), ownHelp());
     }
 
     /**
