@@ -68,7 +68,11 @@ class TarballTest {
 
     @Test
     void versionRunsWithoutMavenOrACompiler() throws Exception {
-        assertEquals(new Artifacts.Run(0, "gpusched " + Artifacts.version() + "\n"), gpusched(60, "--version"));
+        // One line: the version, then the build's revision and date and the Java runtime (issue #25).
+        Artifacts.Run r = gpusched(60, "--version");
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.out().startsWith("gpusched " + Artifacts.version() + " (revision ") && r.out().contains("; Java ")
+                && r.out().lines().count() == 1, r.out());
     }
 
     @Test
