@@ -11,6 +11,7 @@ module io.gpusched.cli {
     requires io.gpusched.slurm;
     requires io.gpusched.testkit;
     requires com.fasterxml.jackson.core;
+    requires info.picocli; // the command line's parser, built with its programmatic API (no reflection)
     requires jdk.httpserver; // the dashboard
     requires jdk.unsupported; // sun.misc.Signal: SIGINT/SIGTERM/SIGWINCH handlers
     requires jdk.management; // the process metrics (CPU time, open files), with java.management

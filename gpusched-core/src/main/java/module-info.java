@@ -36,6 +36,8 @@ module io.gpusched {
     exports io.gpusched.stats to io.gpusched.cli;
     // gpusched doctor runs the same start-up checks the engine's launcher relies on (Preflight).
     exports io.gpusched.engine.preflight to io.gpusched.cli;
+    // gpusched srun runs its command itself: conda= and setup= wrap it as the daemon's launch wraps a job's.
+    exports io.gpusched.engine.spawn to io.gpusched.cli;
 
     uses io.gpusched.gpu.GpuBackendProvider;
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds gpusched-VERSION-linux-x86_64.tar.gz and gpusched_DEBVERSION_amd64.deb from the bundled jar: the
 # package phase of gpusched-dist (see its pom.xml). The man page, the completions and the example
-# configuration are generated from the CLI's help texts by io.gpusched.cli.DistDocs. Without dpkg-deb
+# configuration are generated from the CLI's picocli specs and help texts by io.gpusched.cli.DistDocs. Without dpkg-deb
 # (not a Debian-family machine) the .deb is left out, and said so.
 # usage: dist.sh VERSION JAVA JAR REPO OUT
 set -eu
@@ -37,6 +37,7 @@ stage() {
 t=$out/stage/$name
 stage "$t" bin lib share/man share/bash-completion/completions share/zsh/site-functions lib/systemd/system \
     lib/systemd/user etc .
+install -D -m 0644 "$gen/gpusched.fish" "$t/share/fish/vendor_completions.d/gpusched.fish"
 install -m 0644 "$repo/README.md" "$repo/LICENSE" "$t/"
 (cd "$out/stage" && tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner -cf - "$name") \
     | gzip -9n >"$out/$name.tar.gz"
@@ -49,6 +50,7 @@ fi
 d=$out/stage/deb
 stage "$d" usr/bin usr/lib usr/share/man usr/share/bash-completion/completions usr/share/zsh/vendor-completions \
     lib/systemd/system usr/lib/systemd/user etc usr/share/doc/gpusched
+install -D -m 0644 "$gen/gpusched.fish" "$d/usr/share/fish/vendor_completions.d/gpusched.fish"
 install -D -m 0644 "$repo/LICENSE" "$d/usr/share/doc/gpusched/copyright"
 mkdir -p "$d/DEBIAN"
 for s in postinst prerm postrm; do install -m 0755 "$here/debian/$s" "$d/DEBIAN/$s"; done

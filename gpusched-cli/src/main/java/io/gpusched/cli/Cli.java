@@ -69,7 +69,15 @@ public final class Cli {
      * @return the exit code: 0 all ok, the largest failing job's code, 2 usage, 130 interrupted
      */
     public int run(String... argv) {
-        if (argv.length > 0 && argv[0].equals("slurm-wrap")) {
+        if (argv.length == 0) {
+            out.println(Verbs.listing());
+            return USAGE;
+        }
+        if (argv.length == 1 && (argv[0].equals("-V") || argv[0].equals("--version"))) {
+            out.println(versionLine());
+            return 0;
+        }
+        if (argv[0].equals("slurm-wrap")) {
             // hidden: what each Slurm job of --executor slurm runs on its compute node
             return io.gpusched.slurm.SlurmWrap.run(java.util.List.of(argv).subList(1, argv.length), err);
         }
@@ -106,6 +114,11 @@ public final class Cli {
         }
         if (argv.length > 0 && ClientCommand.VERBS.contains(argv[0])) {
             return new ClientCommand(out, err, onInterrupt).run(argv);
+        }
+        // A word that is no verb is a jobs file, unless it is a plain word naming no file: a mistyped verb.
+        if (!argv[0].equals("serve") && Verbs.find(argv[0]).isEmpty() && Verbs.mistyped(argv[0])) {
+            err.println("gpusched: " + Verbs.unknown(argv[0]));
+            return USAGE;
         }
         boolean serve = argv.length > 0 && argv[0].equals("serve");
         CliArgs args;
@@ -328,7 +341,7 @@ public final class Cli {
     }
 
     private int printHelpOrVersion(boolean help) {
-        out.println(help ? CliArgs.HELP : "gpusched " + version());
+        out.println(help ? CliArgs.HELP : versionLine());
         return 0;
     }
 
@@ -361,6 +374,17 @@ public final class Cli {
         if (more > 0) {
             err.println("gpusched: ... and " + more + " more bad line" + (more == 1 ? "" : "s"));
         }
+    }
+
+    /**
+     * What {@code gpusched --version} prints, on one line so a script's {@code head -1} keeps it whole:
+     * the version, the git revision and the date of the build, and the Java runtime it runs on.
+     */
+    static String versionLine() {
+        io.gpusched.dashboard.BuildInfo b = io.gpusched.dashboard.BuildInfo.current();
+        return "gpusched " + version() + " (revision " + b.revision() + ", built " + io.gpusched.dashboard.BuildInfo.buildDate()
+                + "; Java " + System.getProperty("java.runtime.version", System.getProperty("java.version", "?")) + ", "
+                + System.getProperty("java.vendor", "?") + ")";
     }
 
     static String version() {

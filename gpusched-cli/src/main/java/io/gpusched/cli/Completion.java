@@ -10,9 +10,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Bash and zsh completion for gpusched, made at build time from the help texts (see {@link DistDocs}): the
- * verbs from the usage lines, each verb's options from its usage entry or its own help, and which options
- * take a file or directory from the value names the help gives them ({@code --log-dir DIR}).
+ * Bash, zsh and fish completion for gpusched, made at build time (see {@link DistDocs}): the verbs from
+ * {@link Verbs}, the client verbs' and srun's options from their picocli specs ({@link ClientOptions}),
+ * the other verbs' from their help texts, and which options take a file or directory from the value
+ * names given them ({@code --log-dir DIR}).
  */
 final class Completion {
     /** What gets completed: the verbs, the options of a plain run, each verb's options, the path-valued ones. */
@@ -26,15 +27,13 @@ final class Completion {
     }
 
     /**
-     * @param main the run's help ({@link CliArgs#HELP}), whose usage lines name the verbs and whose
-     *     option lines are a run's and serve's options
-     * @param client the client verbs' help ({@link ClientCommand#HELP}): its usage entries give each
-     *     verb's options
-     * @param ownHelp the verbs with a help text of their own, each with it
+     * @param main the run's help ({@link CliArgs#HELP}), whose option lines are a run's and serve's options
+     * @param specs the verbs declared with picocli, each with its spec (the one its parser uses)
+     * @param ownHelp the verbs with a hand-written help text of their own, each with it
      */
-    static Model model(String main, String client, Map<String, String> ownHelp) {
-        Set<String> verbs = new LinkedHashSet<>(HelpText.verbs(main));
-        verbs.addAll(HelpText.verbs(client));
+    static Model model(String main, Map<String, picocli.CommandLine.Model.CommandSpec> specs, Map<String, String> ownHelp) {
+        Set<String> verbs = new LinkedHashSet<>();
+        Verbs.ALL.forEach(v -> verbs.add(v.name()));
         Set<String> run = new LinkedHashSet<>();
         for (HelpText.Option o : HelpText.options(main)) {
             o.letter().ifPresent(c -> run.add("-" + c));
@@ -44,15 +43,23 @@ final class Completion {
         Set<String> serve = new LinkedHashSet<>(run);
         HelpText.usageOptions(main).getOrDefault("serve", Set.of()).forEach(o -> serve.add("--" + o));
         perVerb.put("serve", serve);
-        HelpText.usageOptions(client).forEach((verb, options) -> {
-            if (!verb.equals("serve") && !ownHelp.containsKey(verb)) {
-                Set<String> s = new LinkedHashSet<>();
-                options.forEach(o -> s.add("--" + o));
-                // "Every verb takes --socket PATH (or GPUSCHED_SOCKET), or --log-dir DIR", says the same help.
-                s.addAll(List.of("--socket", "--log-dir", "--help"));
-                perVerb.put(verb, s);
+        Set<String> files = new TreeSet<>();
+        Set<String> dirs = new TreeSet<>();
+        // The verbs declared with picocli: their specs, the same the parser uses.
+        for (Map.Entry<String, picocli.CommandLine.Model.CommandSpec> e : specs.entrySet()) {
+            String verb = e.getKey();
+            Set<String> s = new LinkedHashSet<>();
+            for (picocli.CommandLine.Model.OptionSpec o : e.getValue().options()) {
+                s.addAll(List.of(o.names()));
+                String label = o.paramLabel();
+                if (label.equals("DIR")) {
+                    dirs.add(o.longestName());
+                } else if (label.equals("PATH") || label.equals("FILE")) {
+                    files.add(o.longestName());
+                }
             }
-        });
+            perVerb.put(verb, s);
+        }
         ownHelp.forEach((verb, help) -> {
             // Its option lines where it has them (the prose names other tools' options too), else its usage.
             Set<String> s = new LinkedHashSet<>();
@@ -63,9 +70,7 @@ final class Completion {
             }
             perVerb.put(verb, s);
         });
-        Set<String> files = new TreeSet<>();
-        Set<String> dirs = new TreeSet<>();
-        for (String text : concat(main, client, ownHelp)) {
+        for (String text : concat(main, ownHelp)) {
             Matcher m = PATH_OPTION.matcher(text);
             while (m.find()) {
                 (m.group(2).equals("DIR") ? dirs : files).add(m.group(1));
@@ -75,8 +80,8 @@ final class Completion {
         return new Model(verbs, run, perVerb, files, dirs, Set.of("submit", "srun"));
     }
 
-    private static List<String> concat(String main, String client, Map<String, String> own) {
-        List<String> all = new java.util.ArrayList<>(List.of(main, client));
+    private static List<String> concat(String main, Map<String, String> own) {
+        List<String> all = new java.util.ArrayList<>(List.of(main));
         all.addAll(own.values());
         return all;
     }
@@ -153,6 +158,35 @@ final class Completion {
         out.append("    if [[ $PREFIX == -* ]]; then\n        compadd -a opts\n    else\n        _files\n    fi\n");
         out.append("}\n");
         out.append("_gpusched \"$@\"\n");
+        return out.toString();
+    }
+
+    /** The fish script, {@code gpusched.fish} for {@code ~/.config/fish/completions/} or the vendor directory. */
+    static String fish(Model m) {
+        StringBuilder out = new StringBuilder();
+        out.append("# fish completion for gpusched. Generated by io.gpusched.cli.Completion; do not edit.\n");
+        out.append("complete -c gpusched -f\n");
+        out.append("complete -c gpusched -n __fish_use_subcommand -a '").append(words(m.verbs())).append("'\n");
+        out.append("complete -c gpusched -n __fish_use_subcommand -F\n");
+        m.verbOptions().forEach((verb, options) -> {
+            for (String o : options) {
+                out.append("complete -c gpusched -n '__fish_seen_subcommand_from ").append(verb).append("' ")
+                        .append(o.startsWith("--") ? "-l " + o.substring(2) : "-s " + o.substring(1));
+                if (m.dirOptions().contains(o)) {
+                    out.append(" -r -a '(__fish_complete_directories)'");
+                } else if (m.fileOptions().contains(o)) {
+                    out.append(" -r -F");
+                }
+                out.append('\n');
+            }
+        });
+        for (String o : m.runOptions()) {
+            if (o.startsWith("--")) {
+                out.append("complete -c gpusched -n __fish_use_subcommand -l ").append(o.substring(2)).append('\n');
+            }
+        }
+        out.append("complete -c gpusched -n '__fish_seen_subcommand_from ").append(words(m.commandVerbs()))
+                .append("' -a '(__fish_complete_subcommand --fcs-skip=2)'\n");
         return out.toString();
     }
 

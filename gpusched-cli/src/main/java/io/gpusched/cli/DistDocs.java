@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 /**
  * Writes what the packages ship beside the jar, all made from the help texts the CLI prints, so none is a
  * second copy kept by hand: the man page {@code gpusched.1}, {@code gpusched.bash} and {@code _gpusched}
- * (completion), and the commented example {@code gpusched.conf}. gpusched-dist's build runs it:
+ * (completion), {@code gpusched.fish}, and the commented example {@code gpusched.conf}. gpusched-dist's build runs it:
  * {@code java -cp gpusched.jar io.gpusched.cli.DistDocs OUT_DIR VERSION}.
  */
 final class DistDocs {
@@ -37,15 +37,22 @@ final class DistDocs {
         Completion.Model model = completionModel();
         Files.writeString(out.resolve("gpusched.bash"), Completion.bash(model), StandardCharsets.UTF_8);
         Files.writeString(out.resolve("_gpusched"), Completion.zsh(model), StandardCharsets.UTF_8);
+        Files.writeString(out.resolve("gpusched.fish"), Completion.fish(model), StandardCharsets.UTF_8);
         Files.writeString(out.resolve("gpusched.conf"), exampleConfig(), StandardCharsets.UTF_8);
     }
 
-    /** The verbs with a help text of their own, as the man page's COMMANDS and the completions list them. */
+    /** The verbs declared with picocli, each with its spec: their man page sections and completions come from it. */
+    static Map<String, picocli.CommandLine.Model.CommandSpec> specs() {
+        Map<String, picocli.CommandLine.Model.CommandSpec> specs = new LinkedHashMap<>();
+        ClientOptions.VERBS.forEach(v -> specs.put(v, ClientOptions.spec(v)));
+        specs.put("status", StatusCommand.spec());
+        return specs;
+    }
+
+    /** The verbs with a hand-written help text of their own, as the man page's COMMANDS and the completions list them. */
     static Map<String, String> ownHelp() {
         Map<String, String> own = new LinkedHashMap<>();
-        own.put("srun", SrunCommand.HELP);
         own.put("top", TopCommand.HELP);
-        own.put("status", StatusCommand.HELP);
         own.put("stats", StatsCommand.HELP);
         own.put("simulate", SimulateCommand.HELP);
         own.put("convert", ConvertCommand.HELP);
@@ -54,15 +61,14 @@ final class DistDocs {
 
     static String manPage(String version) {
         List<ManPage.Section> commands = new ArrayList<>();
-        commands.add(new ManPage.Section("gpusched serve, submit, queue, info, cancel, logs, attach, pause, resume,"
-                + " dashboard", ClientCommand.HELP));
+        specs().forEach((verb, spec) -> commands.add(new ManPage.Section("gpusched " + verb, ClientOptions.usage(spec))));
         ownHelp().forEach((verb, help) -> commands.add(new ManPage.Section("gpusched " + verb, help)));
         commands.add(new ManPage.Section("gpusched --executor slurm", SlurmCommand.USAGE));
         return ManPage.render(version, CliArgs.HELP, commands, ServeConfig.HELP);
     }
 
     static Completion.Model completionModel() {
-        return Completion.model(CliArgs.HELP, ClientCommand.HELP, ownHelp());
+        return Completion.model(CliArgs.HELP, specs(), ownHelp());
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
-import io.gpusched.jobs.Attribute;
+import io.gpusched.engine.spawn.EnvironmentScript;
+import io.gpusched.jobs.JobSpec;
 import io.gpusched.model.Grant;
 import io.gpusched.protocol.Answer;
 import io.gpusched.service.GpuschedClient;
@@ -8,10 +9,7 @@ import io.gpusched.service.ServiceException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -23,32 +21,6 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code srun} itself are passed on to it as SIGTERM.
  */
 final class SrunCommand {
-    static final String HELP = String.join("\n", help());
-
-    /** The help text's lines; the attribute options come from the attribute table, as submit's do. */
-    private static List<String> help() {
-        List<String> usage = new ArrayList<>(AttributeOptions.usage(AttributeOptions::forSrun));
-        usage.addAll(List.of("[-n N]", "[--quiet]", "[--socket PATH | --log-dir DIR]", "[--]", "CMD..."));
-        List<String> lines = new ArrayList<>(AttributeOptions.wrap("usage: gpusched srun ", usage, 104));
-        lines.add("");
-        lines.add("options that set a job attribute, as submit's do (-n N is --gpus N):");
-        lines.addAll(AttributeOptions.optionLines(AttributeOptions::forSrun, Map.of(Attribute.GPUS, "-n"), a -> ""));
-        lines.add("");
-        lines.add("submit's " + String.join(", ", Attribute.ALL.stream().filter(a -> !AttributeOptions.forSrun(a))
-                .flatMap(a -> a.flag().stream()).map(Attribute.Flag::option).toList())
-                + " are not srun's: it runs CMD itself, here, as it is.");
-        lines.addAll(List.of(
-            "",
-            "Blocks until the GPUs are granted (saying where it waits and why), then runs CMD in this terminal",
-            "with CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER and GPUSCHED_* set, and exits with CMD's exit status.",
-            "The words of CMD are joined with spaces and run by /bin/sh -c, as a jobs-file line is. The daemon",
-            "measures its VRAM and journals its outcome like any job's; cancel, timeout and pause work as for",
-            "submitted jobs (a cancel or timeout sends SIGTERM to the command's processes). Ctrl-C while waiting",
-            "withdraws the request (exit 130); once running, Ctrl-C is the command's. --quiet prints only",
-            "what CMD prints. Exit 1 when the daemon refused or ended the request, 2 for a bad command line."));
-        return lines;
-    }
-
     /** How long a finished command's client keeps trying to tell a restarting daemon how it ended. */
     private static final long REPORT_PATIENCE_MILLIS = 60_000;
 
@@ -61,64 +33,33 @@ final class SrunCommand {
     }
 
     int run(String[] argv) {
-        AttributeOptions attrs = new AttributeOptions();
-        List<String> args = List.of(argv);
-        List<String> words = new ArrayList<>();
-        Optional<Path> socket = Optional.empty();
-        boolean quiet = false;
+        ClientOptions.Parsed p;
         try {
-            for (int i = 1; i < argv.length; i++) {
-                String a = argv[i];
-                if (a.equals("--")) {
-                    words.addAll(List.of(argv).subList(i + 1, argv.length));
-                    break;
-                }
-                switch (a) {
-                    case "-h", "--help" -> {
-                        out.println(HELP);
-                        return 0;
-                    }
-                    case "--quiet", "-q" -> quiet = true;
-                    case "--socket" -> socket = Optional.of(Path.of(value(argv, ++i, a)));
-                    case "--log-dir" -> socket = Optional.of(Path.of(value(argv, ++i, a)).resolve(ClientCommand.RUN_SOCKET));
-                    case "-n" -> i = attrs.add(Attribute.GPUS, args, i);
-                    default -> {
-                        Optional<Attribute> attribute = AttributeOptions.of(a);
-                        if (attribute.isPresent()) {
-                            if (!AttributeOptions.forSrun(attribute.get())) {
-                                throw new UsageException(a + " is an option of gpusched submit: srun runs the command"
-                                        + " itself, in this terminal");
-                            }
-                            i = attrs.add(attribute.get(), args, i);
-                        } else if (a.startsWith("-")) {
-                            throw new UsageException("unknown option " + a + " for gpusched srun (see gpusched srun --help)");
-                        } else {
-                            // Like Slurm's srun: the first word that is not an option starts the command.
-                            words.addAll(List.of(argv).subList(i, argv.length));
-                            i = argv.length;
-                        }
-                    }
-                }
+            p = ClientOptions.parse("srun", List.of(argv).subList(1, argv.length));
+            if (p.help()) {
+                out.print(ClientOptions.usage("srun"));
+                return 0;
             }
-            if (words.isEmpty()) {
+            if (p.words().isEmpty()) {
                 throw new UsageException("srun needs a command: gpusched srun [options] -- CMD...");
             }
         } catch (UsageException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
-        String command = String.join(" ", words);
-        String line = attrs.line(command);
-        Path socketPath = socket.orElseGet(GpuschedClient::defaultSocket);
-        Path cwd = Path.of("").toAbsolutePath();
-        return new Session(socketPath, quiet).run(line, command, cwd);
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new UsageException(option + " needs a value");
+        String line = p.line();
+        JobSpec spec;
+        try {
+            spec = JobSpec.parse(line);
+        } catch (io.gpusched.jobs.JobSpecException e) {
+            // The daemon would refuse it as well; said here before connecting.
+            err.println("gpusched: " + e.getMessage());
+            return 1;
         }
-        return args[i];
+        Path socketPath = p.socket().orElseGet(GpuschedClient::defaultSocket);
+        Path cwd = Path.of("").toAbsolutePath();
+        // conda= and setup= wrap the command here, as the daemon's launch wraps a submitted job's.
+        return new Session(socketPath, p.quiet()).run(line, EnvironmentScript.of(spec), cwd);
     }
 
     /** One srun: the wait, the command, the report. */

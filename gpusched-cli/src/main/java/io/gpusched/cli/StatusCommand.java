@@ -18,19 +18,18 @@ import java.util.OptionalLong;
  * read from its log directory ({@code status.txt} and {@code status.json}, written after every round).
  */
 final class StatusCommand {
-    static final String HELP = String.join("\n",
-            "usage: gpusched status [--log-dir DIR] [--json]",
-            "",
-            "Prints the status board of the scheduler that uses DIR (running or finished), and whether",
-            "it is still running.",
-            "",
-            "options (defaults in brackets):",
-            "  --log-dir DIR   the scheduler's log directory [gpusched_logs]",
-            "  --json          print the board as one JSON object (fields as in --events' status_updated,",
-            "                  under \"status\", plus \"state\", \"scheduler_pid\", \"finished\", \"log_dir\")",
-            "  -h, --help      print this help",
-            "",
-            "exit code: 0 board printed; 1 no board in DIR (no scheduler has run there); 2 bad command line.");
+    /** Its options, declared once: the parser, {@code --help}, the completions and the man page read them. */
+    static picocli.CommandLine.Model.CommandSpec spec() {
+        picocli.CommandLine.Model.CommandSpec s = ClientOptions.base("status", "Prints the status board of the scheduler"
+                + " that uses DIR (running or finished), and whether it is still running. Exit 0 board printed; 1 no"
+                + " board in DIR (no scheduler has run there); 2 bad command line.");
+        s.addOption(picocli.CommandLine.Model.OptionSpec.builder("--log-dir").arity("1").type(String.class).paramLabel("DIR")
+                .defaultValue("gpusched_logs").description("the scheduler's log directory [gpusched_logs]").build());
+        s.addOption(ClientOptions.flag(new String[] {"--json"}, "print the board as one JSON object (fields as in"
+                + " --events' status_updated, under \"status\", plus \"state\", \"scheduler_pid\", \"finished\","
+                + " \"log_dir\")"));
+        return s;
+    }
 
     private static final JsonFactory JSON = new JsonFactory();
     private final PrintStream out;
@@ -42,25 +41,19 @@ final class StatusCommand {
     }
 
     int run(String... argv) {
-        Path logDir = Path.of("gpusched_logs");
-        boolean json = false;
-        for (int i = 0; i < argv.length; i++) {
-            String a = argv[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                out.println(HELP);
-                return 0;
-            } else if (a.equals("--json")) {
-                json = true;
-            } else if (a.equals("--log-dir") && i + 1 < argv.length) {
-                logDir = Path.of(argv[++i]);
-            } else if (a.startsWith("--log-dir=")) {
-                logDir = Path.of(a.substring("--log-dir=".length()));
-            } else {
-                err.println("gpusched status: " + (a.equals("--log-dir") ? "--log-dir needs a value" : "unexpected argument " + a)
-                        + " (see gpusched status --help)");
-                return Cli.USAGE;
-            }
+        picocli.CommandLine.ParseResult r;
+        try {
+            r = ClientOptions.parse(spec(), "status", java.util.List.of(argv), false);
+        } catch (UsageException e) {
+            err.println("gpusched status: " + e.getMessage());
+            return Cli.USAGE;
         }
+        if (r.isUsageHelpRequested()) {
+            out.print(ClientOptions.usage(r.commandSpec()));
+            return 0;
+        }
+        Path logDir = Path.of(r.<String>matchedOptionValue("--log-dir", "gpusched_logs"));
+        boolean json = r.matchedOptionValue("--json", false);
         String text;
         String statusJson;
         try {

@@ -15,6 +15,8 @@ import java.nio.charset.StandardCharsets;
 public record BuildInfo(String version, String revision) {
     /** The resource the cli module's build writes (see its pom.xml). */
     static final String REVISION_RESOURCE = "build-revision";
+    /** The build's date, written by the same step. */
+    static final String DATE_RESOURCE = "build-date";
 
     /**
      * Checks for null.
@@ -33,15 +35,26 @@ public record BuildInfo(String version, String revision) {
         return new BuildInfo(v == null ? "dev" : v, builtRevision());
     }
 
+    /**
+     * @return when the jar was built, in UTC, e.g. {@code 2026-11-26T01:40:00Z}, as its build wrote it in the
+     *     resource {@code io/gpusched/dashboard/build-date}; {@code unknown} without it; never throws
+     */
+    public static String buildDate() {
+        String d = resource(DATE_RESOURCE);
+        return d.matches("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z") ? d : "unknown";
+    }
+
     private static String builtRevision() {
-        try (InputStream in = BuildInfo.class.getResourceAsStream(REVISION_RESOURCE)) {
-            if (in == null) {
-                return "unknown";
-            }
-            String r = new String(in.readNBytes(200), StandardCharsets.UTF_8).strip();
-            return r.matches("[0-9a-f]{7,64}") ? r : "unknown";
+        String r = resource(REVISION_RESOURCE);
+        return r.matches("[0-9a-f]{7,64}") ? r : "unknown";
+    }
+
+    /** A resource beside this class, its first 200 bytes stripped; "" when missing or unreadable. */
+    private static String resource(String name) {
+        try (InputStream in = BuildInfo.class.getResourceAsStream(name)) {
+            return in == null ? "" : new String(in.readNBytes(200), StandardCharsets.UTF_8).strip();
         } catch (IOException e) {
-            return "unknown";
+            return "";
         }
     }
 }

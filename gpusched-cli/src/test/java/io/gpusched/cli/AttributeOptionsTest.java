@@ -12,15 +12,14 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
  * The options of {@code submit} and {@code srun} that set a job attribute come from the attribute table:
- * each row with a flag is an option of both (of {@code submit} only where the daemon's launch applies
- * it), listed in both helps, and the line they build reads back as the values typed, whatever quotes
- * or spaces those hold. A row added to the table is checked here with no test edited.
+ * each row with a flag is an option of both, listed in both helps, and the line they build reads back as
+ * the values typed, whatever quotes or spaces those hold. A row added to the table is checked here with
+ * no test edited.
  */
 class AttributeOptionsTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -32,33 +31,19 @@ class AttributeOptionsTest {
     }
 
     @Test
-    void eachRowWithAFlagIsAnOptionOfSubmitAndSrun_butSrunRefusesThoseTheDaemonsLaunchApplies() {
-        Set<String> submitUsage = HelpText.usageOptions(ClientCommand.HELP).get("submit");
-        Set<String> srunUsage = HelpText.usageOptions(SrunCommand.HELP).get("srun");
-        List<String> srunOptions = HelpText.options(SrunCommand.HELP).stream().map(HelpText.Option::name).toList();
-        List<String> submitOptions = HelpText.options(ClientCommand.HELP).stream().map(HelpText.Option::name).toList();
+    void everyRowButCancelHasAFlag_andItIsAnOptionOfSubmitAndSrunAlike_listedInBothHelps() {
+        String submitHelp = ClientOptions.usage("submit");
+        String srunHelp = ClientOptions.usage("srun");
         for (Attribute a : Attribute.ALL) {
-            if (a.flag().isEmpty()) {
-                assertEquals(Optional.empty(), AttributeOptions.of("--" + a.key()), a.key());
+            if (a == Attribute.CANCEL) {
+                // [cancel] marks a jobs-file line cancelled; a submitted job is cancelled with gpusched cancel N.
+                assertTrue(a.flag().isEmpty());
                 continue;
             }
-            String option = a.flag().get().option();
-            String name = option.substring(2);
-            assertEquals(Optional.of(a), AttributeOptions.of(option));
-            assertTrue(submitUsage.contains(name) && submitOptions.contains(name), option + " in submit's help");
-            assertEquals(AttributeOptions.forSrun(a), srunUsage.contains(name) && srunOptions.contains(name),
-                    option + " in srun's help");
-            List<String> args = new ArrayList<>(List.of("srun", option));
-            if (!a.bare()) {
-                args.add("1");
-            }
-            if (!AttributeOptions.forSrun(a)) {
-                err.reset();
-                args.addAll(List.of("--", "true"));
-                assertEquals(Cli.USAGE, run(args.toArray(String[]::new)));
-                assertEquals("gpusched: " + option + " is an option of gpusched submit: srun runs the command itself, in"
-                        + " this terminal\n", err.toString(StandardCharsets.UTF_8));
-            }
+            String option = a.flag().orElseThrow(() -> new AssertionError(a + " has no flag")).option();
+            assertTrue(ClientOptions.spec("submit").optionsMap().containsKey(option), option);
+            assertTrue(ClientOptions.spec("srun").optionsMap().containsKey(option), option);
+            assertTrue(submitHelp.contains(option) && srunHelp.contains(option), option + " in both helps");
             err.reset();
             assertEquals(Cli.USAGE, run("queue", option));
             assertEquals("gpusched: " + option + " is an option of gpusched submit\n", err.toString(StandardCharsets.UTF_8));
@@ -67,7 +52,7 @@ class AttributeOptionsTest {
 
     @Test
     void theLineTheOptionsBuildReadsBackAsTheValuesTyped_quotesAndSpacesIncluded() {
-        Property.forAll(JobSpecArbitraries.jobSpecs()).tries(1000).check(spec -> {
+        Property.forAll(JobSpecArbitraries.jobSpecs()).tries(300).check(spec -> {
             List<String> args = new ArrayList<>();
             for (Attribute a : Attribute.ALL) {
                 a.flag().ifPresent(f -> a.written(spec).ifPresent(token -> {
@@ -77,25 +62,29 @@ class AttributeOptionsTest {
                     }
                 }));
             }
-            AttributeOptions options = new AttributeOptions();
-            for (int i = 0; i < args.size(); i++) {
-                int at = i;
-                i = options.add(AttributeOptions.of(args.get(i)).orElseThrow(() -> new AssertionError(args.get(at))), args, i);
-            }
-            String line = options.line(spec.command());
-            JobSpec back = JobSpec.parse(line);
-            assertEquals(spec.command(), back.command(), line);
-            for (Attribute a : Attribute.ALL) {
-                if (a.flag().isPresent()) {
-                    assertEquals(a.written(spec), a.written(back), a + " via " + args + " → " + line);
+            for (String verb : Set.of("submit", "srun")) {
+                List<String> all = new ArrayList<>(args);
+                all.add("--");
+                all.add(spec.command());
+                String line = ClientOptions.parse(verb, all).line();
+                JobSpec back = JobSpec.parse(line);
+                assertEquals(spec.command(), back.command(), line);
+                for (Attribute a : Attribute.ALL) {
+                    if (a.flag().isPresent()) {
+                        assertEquals(a.written(spec), a.written(back), a + " via " + args + " → " + line);
+                    }
                 }
             }
         });
     }
 
     @Test
-    void withoutOptionsTheLineIsAnEmptyBlockAndTheCommand_soABracketStartsNoBlock() {
-        assertEquals("[] [ -f x ] && echo y", new AttributeOptions().line("[ -f x ] && echo y"));
+    void oneWordAfterDashesIsAShellLine_severalAreExactArgv_andABracketStartsNoBlock() {
+        assertEquals("[] [ -f x ] && echo y", ClientOptions.parse("submit", List.of("--", "[ -f x ] && echo y")).line());
+        assertEquals("[vram=2048] sh -c 'echo $X; sleep 2'",
+                ClientOptions.parse("submit", List.of("--vram=2048", "--", "sh", "-c", "echo $X; sleep 2")).line());
+        assertEquals("[gpus=2] python3 -c 'print(1)'", ClientOptions.parse("srun", List.of("-n", "2", "python3", "-c",
+                "print(1)")).line());
     }
 
     /** The value a user types for a block token's written value: quotes as a block reads them, taken off. */

@@ -105,4 +105,22 @@ class DistDocsTest {
             assertTrue(m.fileOptions().contains(f), f + " in " + m.fileOptions());
         }
     }
+
+    @Test
+    void submitAndSrunCompleteEveryAttributeFlag_fromTheSpecsTheParserUses_inBashZshAndFish() throws Exception {
+        Completion.Model m = DistDocs.completionModel();
+        String fish = Completion.fish(m);
+        for (io.gpusched.jobs.Attribute a : io.gpusched.jobs.Attribute.ALL) {
+            a.flag().ifPresent(f -> {
+                for (String verb : List.of("submit", "srun")) {
+                    assertTrue(m.verbOptions().get(verb).contains(f.option()), verb + " " + f.option());
+                    assertTrue(fish.contains("complete -c gpusched -n '__fish_seen_subcommand_from " + verb + "' -l "
+                            + f.option().substring(2) + "\n"), verb + " " + f.option() + " in fish");
+                }
+            });
+        }
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "skipped: bash is not installed");
+        assertEquals(List.of("--on-timeout"), bashCompletes("srun", "--on-t"));
+        assertEquals(List.of("--preemptible"), bashCompletes("submit", "--pree"));
+    }
 }

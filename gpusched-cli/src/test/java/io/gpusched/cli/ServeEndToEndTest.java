@@ -114,7 +114,8 @@ class ServeEndToEndTest {
         Path out = dir.resolve("out");
         Result r = cli("submit", "--socket", s, "--vram", "1G", "--conda", "torch", "--setup",
                 ". '" + dir.resolve("activate") + "'; PATH=\"" + bin + ":$PATH\"", "--",
-                "echo", "\"$GREETING in $CONDA_DEFAULT_ENV\"", ">", out.toString());
+                // One word: a shell line (its $VARs and > are the shell's); several words would be an exact argv.
+                "echo \"$GREETING in $CONDA_DEFAULT_ENV\" > '" + out + "'");
         assertEquals(new Result(0, "submitted job 1\n", ""), r);
         awaitQueue("✓ job 1 ok");
         assertEquals("hi there in torch", Files.readString(out).strip());

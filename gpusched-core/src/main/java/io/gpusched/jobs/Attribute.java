@@ -139,7 +139,8 @@ public enum Attribute {
         }
     },
     /** {@code preemptible}: {@link Scheduling#preemptible()}. */
-    PREEMPTIBLE("preemptible", true, Optional.empty(), false, false) {
+    PREEMPTIBLE("preemptible", true, Flag.bare("preemptible",
+            "a higher-priority job that has waited long may stop this one, which is queued again"), false, false) {
         @Override
         void read(String value, Where at, JobsFileParser.Parsed p) {
             p.preemptible = true;
@@ -151,7 +152,8 @@ public enum Attribute {
         }
     },
     /** {@code on-timeout=requeue}: {@link Scheduling#onTimeout()}. */
-    ON_TIMEOUT("on-timeout", false, Optional.empty(), false, false) {
+    ON_TIMEOUT("on-timeout", false, Flag.valued("on-timeout", "requeue|fail",
+            "what reaching --timeout does: fail (the default), or requeue it at the end"), false, false) {
         @Override
         void read(String value, Where at, JobsFileParser.Parsed p) {
             p.onTimeout = SchedulingSyntax.onTimeout(value, at.token(), at.source(), at.line());
@@ -191,7 +193,7 @@ public enum Attribute {
         }
     },
     /** {@code after-ok=prep}: another spelling of {@link #AFTER}, read as it and written as it. */
-    AFTER_OK("after-ok", false, Optional.empty(), false, false) {
+    AFTER_OK("after-ok", false, Flag.valued("after-ok", "X", "the same as --after"), false, false) {
         @Override
         void read(String value, Where at, JobsFileParser.Parsed p) {
             SchedulingSyntax.after(key(), value, at.token(), at.source(), at.line(), p.after);
@@ -208,7 +210,8 @@ public enum Attribute {
         }
     },
     /** {@code after-any=prep}: {@link Scheduling#after()} that may end either way. */
-    AFTER_ANY("after-any", false, Optional.empty(), false, false) {
+    AFTER_ANY("after-any", false, Flag.valued("after-any", "X", "start once these jobs have ended, however they ended"),
+            false, false) {
         @Override
         void read(String value, Where at, JobsFileParser.Parsed p) {
             SchedulingSyntax.after(key(), value, at.token(), at.source(), at.line(), p.after);
@@ -299,7 +302,7 @@ public enum Attribute {
     }
 
     /**
-     * The option of {@code gpusched submit} (and, unless {@link #daemonLaunch()}, {@code gpusched srun})
+     * The option of {@code gpusched submit} and {@code gpusched srun}
      * that sets an attribute: {@code --KEY VALUE}, or {@code --KEY} alone for a bare word.
      *
      * @param option the option as typed, e.g. {@code --vram}
@@ -370,7 +373,7 @@ public enum Attribute {
     /**
      * @return whether it acts when the daemon launches the command (its environment, its terminal, its
      *     launch again after an OOM): {@code gpusched srun} runs its command itself, in the caller's
-     *     terminal, so it refuses these options
+     *     terminal, so it applies {@code conda}/{@code setup} itself, has a terminal already, and runs once
      */
     public boolean daemonLaunch() {
         return daemonLaunch;

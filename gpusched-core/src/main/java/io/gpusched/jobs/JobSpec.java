@@ -258,6 +258,18 @@ public record JobSpec(
         return new Builder().command(command);
     }
 
+    /**
+     * A builder for a command given as a program and its arguments, run exactly as given (see
+     * {@link Builder#argv(java.util.List)}); otherwise as {@link #builder(String)}.
+     *
+     * @param argv the program, then its arguments; at least one word
+     * @return the builder
+     * @throws IllegalArgumentException if {@code argv} is empty or a word holds NUL
+     */
+    public static Builder builder(java.util.List<String> argv) {
+        return new Builder().argv(argv);
+    }
+
     /** @return a builder holding this job's every component, to change some and {@link Builder#build()} another */
     public Builder toBuilder() {
         Builder b = new Builder();
@@ -307,6 +319,20 @@ public record JobSpec(
          */
         public Builder command(String value) {
             command = Objects.requireNonNull(value, "command");
+            return this;
+        }
+
+        /**
+         * The command as a program and its arguments, run exactly as given: written as the shell line
+         * that runs them ({@link ShellWords#join}), since a job's command is a shell line. Use
+         * {@link #command(String)} for a line the shell should read (pipes, variables, {@code &&}).
+         *
+         * @param argv the program, then its arguments; at least one word, none holding NUL
+         * @return this builder
+         * @throws IllegalArgumentException if {@code argv} is empty or a word holds NUL
+         */
+        public Builder argv(java.util.List<String> argv) {
+            command = ShellWords.join(argv);
             return this;
         }
 

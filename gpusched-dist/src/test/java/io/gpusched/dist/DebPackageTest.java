@@ -49,6 +49,7 @@ class DebPackageTest {
         for (String f : List.of("./usr/lib/gpusched/gpusched.jar", "./lib/systemd/system/gpusched.service",
                 "./usr/lib/systemd/user/gpusched.service", "./usr/share/man/man1/gpusched.1.gz",
                 "./usr/share/bash-completion/completions/gpusched", "./usr/share/zsh/vendor-completions/_gpusched",
+                "./usr/share/fish/vendor_completions.d/gpusched.fish",
                 "./etc/gpusched/gpusched.conf", "./usr/share/doc/gpusched/copyright")) {
             assertEquals("-rw-r--r-- root/root", contents.get(f), f + " in " + contents.keySet());
         }

@@ -68,7 +68,11 @@ class TarballTest {
 
     @Test
     void versionRunsWithoutMavenOrACompiler() throws Exception {
-        assertEquals(new Artifacts.Run(0, "gpusched " + Artifacts.version() + "\n"), gpusched(60, "--version"));
+        // One line: the version, then the build's revision and date and the Java runtime (issue #25).
+        Artifacts.Run r = gpusched(60, "--version");
+        assertEquals(0, r.code(), r.out());
+        assertTrue(r.out().startsWith("gpusched " + Artifacts.version() + " (revision ") && r.out().contains("; Java ")
+                && r.out().lines().count() == 1, r.out());
     }
 
     @Test
@@ -130,7 +134,8 @@ class TarballTest {
     @Test
     void itShipsTheManPageCompletionsUnitsAndAnExampleConfiguration() throws Exception {
         for (String f : List.of("share/man/man1/gpusched.1.gz", "share/bash-completion/completions/gpusched",
-                "share/zsh/site-functions/_gpusched", "lib/systemd/system/gpusched.service",
+                "share/zsh/site-functions/_gpusched", "share/fish/vendor_completions.d/gpusched.fish",
+                "lib/systemd/system/gpusched.service",
                 "lib/systemd/user/gpusched.service", "etc/gpusched/gpusched.conf", "examples/demo.txt", "README.md",
                 "LICENSE")) {
             assertTrue(Files.isRegularFile(home.resolve(f)), f);

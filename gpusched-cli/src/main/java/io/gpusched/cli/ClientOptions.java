@@ -1,0 +1,345 @@
+package io.gpusched.cli;
+
+import io.gpusched.jobs.Attribute;
+import io.gpusched.jobs.JobsFileParser;
+import io.gpusched.jobs.ShellWords;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * The options of the verbs that talk to a daemon ({@code submit}, {@code srun}, {@code queue}, ...),
+ * declared once with picocli's programmatic API: the parser, each verb's {@code --help} and the
+ * completions and man page ({@link DistDocs}) are all made from these specs.
+ *
+ * <p>Why the programmatic API and not annotations: a spec is built for the one verb being run, from
+ * plain method calls, so a start loads no annotation and reflects on no field; the attribute options
+ * come from the attribute table ({@link Attribute}) the same way for {@code submit} and {@code srun}.
+ *
+ * <p>The command: with {@code --}, the words after it; one word is a shell line (as a jobs file's line),
+ * several are a program and its arguments run exactly as given ({@link ShellWords#join}). Without
+ * {@code --}, {@code submit} and {@code srun} take the first word that is no option as the command's
+ * start (as Slurm's srun does), the same way.
+ */
+final class ClientOptions {
+    /** The verbs whose options are here, in the order their errors name them. */
+    static final List<String> VERBS = List.of("submit", "queue", "show", "info", "cancel", "logs", "attach", "pause",
+            "resume", "dashboard", "drain", "srun");
+
+    /** A unit typed as a word of its own after a size: {@code --vram 8 GB}. */
+    private static final Pattern UNIT = Pattern.compile("(?i)[kmgt]i?b?|mib|gib");
+
+    /** What a client verb's command line says. */
+    record Parsed(String verb, boolean help, boolean json, boolean follow, boolean all, boolean quiet,
+                  boolean dryRun, Optional<QueueFormat> format, Optional<Path> output, Optional<String> user, Optional<Path> socket, List<String> attributes,
+                  List<String> words) {
+        /**
+         * @return the job line: the attribute block in the order typed, then the command (one word: a
+         *     shell line; several: those words exactly)
+         */
+        String line() {
+            return "[" + String.join(" ", attributes) + "] " + command();
+        }
+
+        /** @return the command as the shell line the job runs */
+        String command() {
+            return words.size() == 1 ? words.get(0) : ShellWords.join(words);
+        }
+    }
+
+    private ClientOptions() {
+    }
+
+    /**
+     * @param verb a client verb or {@code srun}
+     * @return its picocli spec: options, positional words, usage with the verb's help line and example
+     */
+    static CommandSpec spec(String verb) {
+        CommandSpec s = base(verb, note(verb));
+        boolean command = verb.equals("submit") || verb.equals("srun");
+        if (command) {
+            for (Attribute a : Attribute.ALL) {
+                a.flag().ifPresent(f -> {
+                    String[] names = a == Attribute.GPUS ? new String[] {"-n", f.option()} : new String[] {f.option()};
+                    OptionSpec.Builder o = OptionSpec.builder(names).description(fmt(f.help()));
+                    if (a.bare()) {
+                        o.arity("0").type(boolean.class);
+                    } else {
+                        o.arity("1").type(String.class).paramLabel(f.metavar().orElse("VALUE"));
+                    }
+                    s.addOption(o.build());
+                });
+            }
+        }
+        if (verb.equals("submit")) {
+            s.addOption(valued(new String[] {"-o", "--output"}, "PATH", "the job's stdout and stderr go to PATH, relative"
+                    + " to this directory [the daemon's log directory; ./gpusched-N.log under a root daemon]"));
+            s.addOption(flag(new String[] {"-f", "--follow"}, "after the number, follow the job's output as logs -f does;"
+                    + " Ctrl-C detaches, the job goes on; else it prints the outcome and exits with the job's status"));
+            s.addOption(flag(new String[] {"--dry-run"}, "queue nothing: say where the job would start now, or why it"
+                    + " would wait (exit 0), or why it could never run (exit 1)"));
+        }
+        if (verb.equals("logs")) {
+            s.addOption(flag(new String[] {"-f", "--follow"}, "follow the output until the job ends (Ctrl-C detaches)"));
+        }
+        if (verb.equals("srun")) {
+            s.addOption(flag(new String[] {"-q", "--quiet"}, "print only what the command prints"));
+        }
+        if (verb.equals("queue") || verb.equals("cancel")) {
+            s.addOption(valued(new String[] {"--user"}, "U|me", verb.equals("queue") ? "only U's jobs"
+                    : "every pending and running job of U (another user's: root and --admin-group members only)"));
+        }
+        if (verb.equals("queue")) {
+            s.addOption(flag(new String[] {"--all"}, "every finished job the daemon holds, not only the last 10 (those"
+                    + " of earlier daemons too, from its journal)"));
+            s.addOption(valued(new String[] {"--format"}, "SPEC", "the table's columns, as squeue -o: %-fields (\"%i %u %t"
+                    + " %.M %30c %r\") or names (job,user,state,time:.6,command:30,reason); a number is the most columns"
+                    + " a field takes, a '.' aligns it right; the last column is cut to the terminal"));
+        }
+        if (Set.of("submit", "queue", "show", "info", "dashboard").contains(verb)) {
+            s.addOption(flag(new String[] {"--json"}, "print JSON"));
+        }
+        s.addOption(valued(new String[] {"--socket"}, "PATH", "the daemon's socket [GPUSCHED_SOCKET, else"
+                + " /run/gpusched/gpusched.sock when there, else this user's]"));
+        s.addOption(valued(new String[] {"--log-dir"}, "DIR", "a jobs-file run's log directory: its DIR/gpusched.sock"));
+        s.addPositional(PositionalParamSpec.builder().arity("0..*").type(List.class).auxiliaryTypes(String.class)
+                .paramLabel(positionalLabel(verb)).description(fmt(positionalHelp(verb))).build());
+        return s;
+    }
+
+    private static String positionalLabel(String verb) {
+        return switch (verb) {
+            case "submit", "srun" -> "CMD";
+            case "show", "logs", "attach", "cancel" -> "N";
+            case "pause", "resume" -> "GPU";
+            default -> "";
+        };
+    }
+
+    private static String positionalHelp(String verb) {
+        return switch (verb) {
+            case "submit", "srun" -> "after --: one word is a shell line (pipes, variables, &&), run by /bin/sh -c as a"
+                    + " jobs file's line is; several words are the program and its arguments, run exactly as given";
+            case "show", "logs", "attach" -> "a job number";
+            case "cancel" -> "job numbers";
+            case "pause", "resume" -> "GPU indices";
+            default -> "none";
+        };
+    }
+
+    /** What the verb's help says besides its options and example (exit codes, defaults). */
+    private static String note(String verb) {
+        return switch (verb) {
+            case "submit" -> "Prints the job's number. The job runs in this directory, with this environment. A flag"
+                    + " sets the attribute a jobs file's [k=v ...] block does (docs/jobs-file.md). Exit 0, 1 when the"
+                    + " service refused (the reason is printed), 2 for a bad command line.";
+            case "srun" -> "Blocks until the GPUs are granted (saying where it waits and why), then runs CMD in this"
+                    + " terminal with CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER and GPUSCHED_* set, and exits with CMD's"
+                    + " exit status. The daemon measures its VRAM and journals its outcome like any job's. Ctrl-C while"
+                    + " waiting withdraws the request (exit 130); once running, Ctrl-C is the command's. srun runs CMD"
+                    + " once: --retries is journaled but a retry is submit's. Exit 1 when the daemon refused or ended"
+                    + " the request, 2 for a bad command line.";
+            case "queue" -> "A table on a terminal or with --format; " + QueueFormat.known() + ". Plain ASCII when the"
+                    + " locale (LC_ALL, LC_CTYPE, LANG) names another charset than UTF-8. A command over 200 characters"
+                    + " is shortened, ending in …. Another user's jobs: --user is for root and --admin-group members.";
+            case "attach" -> "A job without a terminal: its log, followed as logs N -f.";
+            case "dashboard" -> "The URL carries your token, so keep it to yourself; valid until the daemon restarts.";
+            case "drain" -> "Queued jobs wait in the daemon's journal for the next gpusched serve (root, --admin-group"
+                    + " members, or its own user).";
+            default -> "";
+        };
+    }
+
+    /** Prose as lines of at most {@code width} characters, broken between words. */
+    private static List<String> wrap(String text, int width) {
+        List<String> lines = new ArrayList<>();
+        StringBuilder line = new StringBuilder();
+        for (String w : text.split(" ")) {
+            if (line.length() > 0 && line.length() + 1 + w.length() > width) {
+                lines.add(line.toString());
+                line = new StringBuilder();
+            }
+            line.append(line.length() > 0 ? " " : "").append(w);
+        }
+        lines.add(line.toString());
+        return lines;
+    }
+
+    static OptionSpec flag(String[] names, String help) {
+        return OptionSpec.builder(names).arity("0").type(boolean.class).description(fmt(help)).build();
+    }
+
+    static OptionSpec valued(String[] names, String label, String help) {
+        return OptionSpec.builder(names).arity("1").type(String.class).paramLabel(label).description(fmt(help)).build();
+    }
+
+    /** Text for picocli's usage, which reads it as a format string. */
+    private static String fmt(String text) {
+        return text.replace("%", "%%");
+    }
+
+    /** @return the verb's {@code --help} text */
+    static String usage(String verb) {
+        StringBuilder b = new StringBuilder(usage(spec(verb))).append("\nExit codes:\n");
+        ExitCodes.TABLE.forEach(row -> b.append("  ").append(row).append('\n'));
+        return b.toString();
+    }
+
+    /**
+     * @param verb a client verb or {@code srun}
+     * @param args the words after the verb
+     * @throws UsageException with one line saying what is wrong and how to fix it
+     */
+    static Parsed parse(String verb, List<String> args) {
+        int dashes = args.indexOf("--");
+        List<String> before = dashes < 0 ? args : args.subList(0, dashes);
+        CommandSpec spec = spec(verb);
+        ParseResult r = parse(spec, verb, before, verb.equals("submit") || verb.equals("srun"));
+        if (r.isUsageHelpRequested()) {
+            return new Parsed(verb, true, false, false, false, false, false, Optional.empty(), Optional.empty(),
+                    Optional.empty(),
+                    Optional.empty(), List.of(), List.of());
+        }
+        List<String> positional = r.hasMatchedPositional(0) ? r.matchedPositional(0).getValue() : List.of();
+        List<String> words = new ArrayList<>(positional);
+        if (dashes >= 0) {
+            if (!positional.isEmpty() && (verb.equals("submit") || verb.equals("srun"))) {
+                throw new UsageException(stray(before, positional.get(0)));
+            }
+            words.addAll(args.subList(dashes + 1, args.size()));
+        }
+        List<String> attributes = new ArrayList<>();
+        Set<String> seen = new LinkedHashSet<>();
+        for (ArgSpec arg : r.matchedArgs()) {
+            if (!(arg instanceof OptionSpec o)) {
+                continue;
+            }
+            Optional<Attribute> a = Attribute.forKey(o.longestName().substring(2))
+                    .filter(x -> x.flag().isPresent() && o.longestName().equals(x.flag().get().option()));
+            if (a.isEmpty() || !(verb.equals("submit") || verb.equals("srun"))) {
+                continue;
+            }
+            if (!seen.add(a.get().key())) {
+                throw new UsageException(o.longestName() + " is given twice; keep one");
+            }
+            attributes.add(a.get().bare() ? a.get().key()
+                    : a.get().key() + "=" + JobsFileParser.quote(o.<String>getValue()));
+        }
+        Optional<Path> socket = r.hasMatchedOption("--socket") ? Optional.of(Path.of(r.<String>matchedOptionValue("--socket", "")))
+                : r.hasMatchedOption("--log-dir")
+                ? Optional.of(Path.of(r.<String>matchedOptionValue("--log-dir", "")).resolve(ClientCommand.RUN_SOCKET))
+                : Optional.empty();
+        return new Parsed(verb, false, r.matchedOptionValue("--json", false), r.matchedOptionValue("--follow", false),
+                r.matchedOptionValue("--all", false), r.matchedOptionValue("--quiet", false),
+                r.matchedOptionValue("--dry-run", false),
+                r.hasMatchedOption("--format") ? Optional.of(QueueFormat.parse(r.<String>matchedOptionValue("--format", "")))
+                        : Optional.empty(),
+                r.hasMatchedOption("--output") ? Optional.of(Path.of(r.<String>matchedOptionValue("--output", "")))
+                        : Optional.empty(),
+                Optional.ofNullable(r.<String>matchedOptionValue("--user", null)), socket, attributes, words);
+    }
+
+    /**
+     * Parses with a verb's spec, picocli's errors said as gpusched says errors: one line, what is wrong
+     * and how to fix it.
+     *
+     * @param spec the verb's spec
+     * @param verb the verb, for the errors
+     * @param args the words after the verb
+     * @param stopAtPositional whether the first word that is no option starts a command (submit, srun)
+     * @throws UsageException with that line
+     */
+    static ParseResult parse(CommandSpec spec, String verb, List<String> args, boolean stopAtPositional) {
+        CommandLine cl = new CommandLine(spec);
+        cl.setExpandAtFiles(false).setOverwrittenOptionsAllowed(true).setStopAtPositional(stopAtPositional);
+        try {
+            return cl.parseArgs(args.toArray(String[]::new));
+        } catch (CommandLine.UnmatchedArgumentException e) {
+            String bad = e.getUnmatched().isEmpty() ? "?" : e.getUnmatched().get(0);
+            throw new UsageException(unknownOption(verb, bad, spec));
+        } catch (CommandLine.MissingParameterException e) {
+            String option = e.getMissing().isEmpty() ? "an option" : name(e.getMissing().get(0));
+            throw new UsageException(option + " needs a value (see gpusched " + verb + " --help)");
+        } catch (CommandLine.ParameterException e) {
+            throw new UsageException(e.getMessage() + " (see gpusched " + verb + " --help)");
+        }
+    }
+
+    /** The usage text of a spec, as {@code --help} prints it. */
+    static String usage(CommandSpec spec) {
+        return new CommandLine(spec).getUsageMessage(CommandLine.Help.Ansi.OFF);
+    }
+
+    /**
+     * A spec with gpusched's usage layout: the verb's help line, {@code -h/--help}, and the example and
+     * notes as the footer.
+     */
+    static CommandSpec base(String verb, String note) {
+        CommandSpec s = CommandSpec.create().name("gpusched " + verb);
+        Verbs.Verb v = Verbs.find(verb).orElseThrow();
+        List<String> footer = new ArrayList<>(List.of("  " + v.example()));
+        if (!note.isEmpty()) {
+            footer.add("");
+            footer.addAll(wrap(note, 99));
+        }
+        s.usageMessage().width(100).sortOptions(false).sortSynopsis(false).description(fmt(v.help()))
+                .footerHeading("%nExample:%n").footer(footer.stream().map(ClientOptions::fmt).toArray(String[]::new));
+        s.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).description("print this help").build());
+        return s;
+    }
+
+    /** A word before {@code --} that is neither an option nor its value: most often half of a value. */
+    private static String stray(List<String> before, String word) {
+        int at = before.indexOf(word);
+        if (at >= 2 && before.get(at - 2).startsWith("--") && UNIT.matcher(word).matches()) {
+            String option = before.get(at - 2);
+            return "bad size for " + option + ": '" + before.get(at - 1) + " " + word + "' is two words; write "
+                    + option + " " + before.get(at - 1) + word + " (e.g. --vram 8G)";
+        }
+        return "'" + word + "' before -- is neither an option nor an option's value; put the whole command after --";
+    }
+
+    private static String name(ArgSpec a) {
+        return a instanceof OptionSpec o ? o.longestName() : a.paramLabel();
+    }
+
+    /**
+     * The line for an option this verb does not take: the verbs that do take it, else the nearest of
+     * its own options.
+     */
+    private static String unknownOption(String verb, String option, CommandSpec spec) {
+        String bare = option.contains("=") && option.startsWith("--") ? option.substring(0, option.indexOf('=')) : option;
+        if (!bare.startsWith("-")) {
+            return verb + " takes no argument '" + option + "' (see gpusched " + verb + " --help)";
+        }
+        List<String> owners = new ArrayList<>();
+        for (String other : VERBS.contains(verb) ? VERBS : List.<String>of()) {
+            if (!other.equals(verb) && !other.equals("srun") && spec(other).optionsMap().containsKey(bare)) {
+                owners.add("gpusched " + other);
+            }
+        }
+        if (owners.size() > 2) {
+            owners = owners.subList(0, 2);
+        }
+        if (!owners.isEmpty()) {
+            return bare + " is an option of " + String.join(" and ", owners);
+        }
+        Map<String, OptionSpec> own = spec.optionsMap();
+        return "unknown option " + bare + " for gpusched " + verb
+                + io.gpusched.jobs.DidYouMean.suggest(bare.replaceFirst("^-+", ""),
+                        own.keySet().stream().filter(k -> k.startsWith("--")).map(k -> k.substring(2)).toList())
+                        .map(s -> " — did you mean --" + s + "?").orElse("")
+                + " (see gpusched " + verb + " --help)";
+    }
+}

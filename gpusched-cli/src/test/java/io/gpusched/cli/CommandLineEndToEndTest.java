@@ -1,0 +1,218 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.jobs.Attribute;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The command line as people type it (issue #25), through the real CLI in processes of its own against a
+ * real daemon: exact argv after {@code --}, a size typed as two words refused, {@code --opt=value}, every
+ * jobs-file attribute a flag of {@code submit} and {@code srun} alike and carried into the journal, bare
+ * {@code gpusched} listing the verbs, a mistyped verb answered with the nearest one, each verb's help with
+ * an example, and {@code --version}'s revision, build date and Java.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class CommandLineEndToEndTest {
+    @TempDir
+    Path dir;
+    private ServeDaemon daemon;
+
+    @AfterEach
+    void stop() {
+        if (daemon != null) {
+            daemon.close();
+        }
+    }
+
+    private ServeDaemon serve() throws Exception {
+        daemon = new ServeDaemon(dir, "--sim", "2", "--poll", "0.1", "--kill-grace", "1").start();
+        return daemon;
+    }
+
+    /** The CLI's main class in a JVM of its own, in {@code dir}, with {@code env} added to its environment. */
+    private ServeDaemon.Result gpusched(Map<String, String> env, String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        argv.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile());
+        pb.environment().putAll(env);
+        return ServeDaemon.result(pb.start());
+    }
+
+    private ServeDaemon.Result gpusched(String... args) throws Exception {
+        return gpusched(Map.of(), args);
+    }
+
+    private String journal() throws Exception {
+        return Files.readString(daemon.logs().resolve("journal.jsonl"), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void srunRunsTheWordsAfterDashesAsTheProgramAndItsArguments_andExitsWithItsStatus() throws Exception {
+        serve();
+        String socket = daemon.socket().toString();
+        String python = "import sys; print(\"hello world\"); sys.exit(3)";
+        List<String> program = Files.isExecutable(Path.of("/usr/bin/python3")) || onPath("python3")
+                ? List.of("python3", "-c", python) : List.of("sh", "-c", "echo \"hello world\"; exit 3");
+        List<String> args = new ArrayList<>(List.of("srun", "--socket", socket, "--"));
+        args.addAll(program);
+        ServeDaemon.Result r = gpusched(args.toArray(String[]::new));
+        assertEquals(3, r.code(), r.err());
+        assertEquals("hello world\n", r.out(), r.err());
+        // Without --, the first word that is no option starts the command, the same way.
+        args.remove("--");
+        r = gpusched(args.toArray(String[]::new));
+        assertEquals(3, r.code(), r.err());
+        assertEquals("hello world\n", r.out(), r.err());
+        // Journaled as one correctly quoted shell line: the journal's format is unchanged.
+        assertTrue(journal().contains("\"command\":\"" + program.get(0) + " -c '"), journal());
+    }
+
+    @Test
+    void submitOfShDashCRunsTheWholeScriptInOneShell_andOneWordIsAShellLine() throws Exception {
+        serve();
+        String socket = daemon.socket().toString();
+        ServeDaemon.Result r = gpusched(Map.of("X", "from-the-environment"), "submit", "--socket", socket, "-f", "--", "sh",
+                "-c", "echo $X; sleep 0.2; echo done");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("submitted job 1\nfrom-the-environment\ndone\n", r.out(), r.err());
+        r = gpusched("submit", "--socket", socket, "-f", "--", "echo abc | tr a-c x-z");
+        assertEquals("submitted job 2\nxyz\n", r.out(), r.err());
+        assertTrue(journal().contains("\"command\":\"sh -c 'echo $X; sleep 0.2; echo done'\""), journal());
+    }
+
+    @Test
+    void aSizeTypedAsTwoWordsIsRefusedAsABadSize_andNothingIsQueued_whileOptEqualsValueIsTaken() throws Exception {
+        serve();
+        String socket = daemon.socket().toString();
+        ServeDaemon.Result r = gpusched("submit", "--socket", socket, "--vram", "8", "GB", "--", "python", "train.py");
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: bad size for --vram: '8 GB' is two words; write --vram 8GB"
+                + " (e.g. --vram 8G)\n"), r);
+        assertEquals("0 running, 0 pending, 0 done\n", daemon.verb("queue").out());
+        r = gpusched("submit", "--socket=" + socket, "--vram=2G", "--", "true");
+        assertEquals(new ServeDaemon.Result(0, "submitted job 1\n", ""), r);
+        assertTrue(journal().contains("\"line\":\"[vram=2048] true\""), journal());
+        r = gpusched("submit", "--socket", socket, "--vrm=2G", "--", "true");
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --vrm for gpusched submit — did you mean"
+                + " --vram? (see gpusched submit --help)\n"), r);
+    }
+
+    @Test
+    void everyAttributeIsAFlagOfSubmitAndSrunAlike_andTheJournaledLineCarriesIt() throws Exception {
+        serve();
+        // A job named dep that has ended ok, for --after and its kind.
+        assertEquals(0, daemon.verb("submit", "--name", "dep", "--", "true").code());
+        daemon.awaitQueue("1 done");
+        int named = 0;
+        for (Attribute a : Attribute.values()) {
+            if (a.flag().isEmpty()) {
+                assertEquals(Attribute.CANCEL, a, "only [cancel], a jobs-file edit, has no flag");
+                continue;
+            }
+            for (String verb : List.of("submit", "srun")) {
+                String value = switch (a) {
+                    case VRAM -> "1G";
+                    case GPUS -> "2"; // 1 is the default, which a line does not write
+                    case TIMEOUT -> "1h";
+                    case RETRIES -> "1";
+                    case PRIORITY -> "2";
+                    case GPU_IDS -> "1";
+                    case ON_TIMEOUT -> "requeue";
+                    case NAME -> "n" + ++named;
+                    case AFTER, AFTER_OK, AFTER_ANY -> "dep";
+                    case CONDA -> "base";
+                    case SETUP -> "true";
+                    case COMMENT -> "note-" + verb;
+                    default -> "";
+                };
+                List<String> args = new ArrayList<>(List.of(a.flag().get().option()));
+                if (!a.bare()) {
+                    args.add(value);
+                }
+                if (a == Attribute.ON_TIMEOUT) {
+                    args.addAll(List.of("--timeout", "1h")); // requeue needs a timeout on the line
+                }
+                String marker = "attr-" + a.key() + "-" + verb;
+                args.addAll(List.of("--", "echo", marker));
+                ServeDaemon.Result r = daemon.verb(verb, args.toArray(String[]::new));
+                assertFalse(r.code() == Cli.USAGE, verb + " " + args + ": " + r.err());
+                // The journal keeps the line as the daemon writes it back (vram=1024, after for after-ok).
+                String typed = a.bare() ? a.key() : a.key() + "=" + value;
+                String token = a.sameAs().orElse(a).written(io.gpusched.jobs.JobSpec.parse("[" + typed
+                        + (a == Attribute.ON_TIMEOUT ? " timeout=1h" : "") + "] x")).orElseThrow();
+                assertTrue(journal().lines().anyMatch(l -> l.contains("\"event\":\"submitted\"") && l.contains(marker)
+                        && l.matches(".*\"line\":\"\\[[^\\]]*\\b" + java.util.regex.Pattern.quote(token) + "\\b.*")),
+                        verb + " " + args + " → " + journal());
+            }
+        }
+    }
+
+    @Test
+    void bareGpuschedListsTheVerbs_aMistypedVerbGetsTheNearest_andAnExistingFileIsStillAJobsFile() throws Exception {
+        ServeDaemon.Result bare = gpusched();
+        assertEquals(Cli.USAGE, bare.code());
+        for (Verbs.Verb v : Verbs.ALL) {
+            assertTrue(bare.out().contains("\n  " + v.name() + " ") && bare.out().contains(v.help()), v.name());
+        }
+        ServeDaemon.Result typo = gpusched("qeue");
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: 'qeue' is not a verb — did you mean queue? (gpusched alone"
+                + " lists the verbs; a jobs file of that name is not here)\n"), typo);
+        Files.writeString(dir.resolve("qeue"), "echo ran-the-jobs-file\n");
+        ServeDaemon.Result file = gpusched("qeue", "--sim", "1", "--poll", "0.1", "--log-dir", dir.resolve("run").toString());
+        assertEquals(0, file.code(), file.err());
+        assertTrue(file.out().contains("job 1 finished [OK]") && file.out().contains("echo ran-the-jobs-file"), file.out());
+    }
+
+    @Test
+    void everyVerbHasItsOwnHelpWithAnExample() throws Exception {
+        for (String verb : ClientOptions.VERBS) {
+            ServeDaemon.Result r = ServeDaemon.cli(verb, "--help");
+            assertEquals(0, r.code(), verb);
+            assertTrue(r.out().startsWith("Usage: gpusched " + verb + " "), r.out());
+            assertTrue(r.out().contains("\nExample:\n  gpusched " + verb), r.out());
+            assertTrue(r.out().contains(Verbs.find(verb).orElseThrow().help()), r.out());
+        }
+        ServeDaemon.Result srun = gpusched("srun", "-h");
+        assertEquals(0, srun.code());
+        for (Attribute a : Attribute.values()) {
+            a.flag().ifPresent(f -> assertTrue(srun.out().contains(f.option()), f.option()));
+        }
+    }
+
+    @Test
+    void versionSaysTheVersionTheGitRevisionTheBuildDateAndTheJavaRuntime() throws Exception {
+        for (String flag : List.of("--version", "-V", "version")) {
+            ServeDaemon.Result r = gpusched(flag);
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.out().matches("gpusched \\S+ \\(revision ([0-9a-f]{40}|unknown), built"
+                    + " ([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z|unknown); Java \\S+, .+\\)\n"), r.out());
+            assertTrue(r.out().contains("Java " + System.getProperty("java.runtime.version")), r.out());
+        }
+        // Built in this git checkout: the build wrote the revision and the date.
+        if (Files.isDirectory(Path.of("..", ".git")) || Files.isRegularFile(Path.of("..", ".git"))) {
+            assertFalse(gpusched("-V").out().contains("unknown"), "the build recorded revision and date");
+        }
+    }
+
+    private static boolean onPath(String program) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
