@@ -1,26 +1,37 @@
 /*
- * gpusched-spawnd: the scheduler's spawn server (issue #18). One per scheduler, started once; it forks
- * each job's wrapper as the leader of a new session and reports when it exits, so a job costs one fork
- * of this small process and one exec (the wrapper's /bin/sh), where `setsid /bin/sh -c WRAPPER` from the
- * JVM costs the JVM's spawn, an exec of setsid and then the exec of sh.
+ * gpusched-spawnd: the scheduler's spawn server (issues #18, #27). One per scheduler, started once; it
+ * forks each run as the leader of a new session and reports when it exits.
  *
  * Requests, on stdin, each a run of NUL-terminated fields:
- *   ID CWD STDIN_PATH LOG_PATH ARGC ARG... ENVC ENV...
+ *   ID CWD STDIN_PATH LOG_PATH PID_PATH EXIT_PATH ARGC ARG... ENVC ENV...
  * The child leads a new session (setsid), starts in CWD, reads STDIN_PATH, appends stdout and stderr
- * to LOG_PATH (created 0644 if missing) and execs ARG... with exactly ENV... as its environment.
+ * to LOG_PATH (created 0644 if missing).
+ *
+ * With PID_PATH and EXIT_PATH (both non-empty) the child is the run's monitor, which replaces the
+ * wrapper shell a run had before (issue #27): it writes its pid (the session id) to PID_PATH before it
+ * says it is ready, so the file exists before the scheduler is told the run started and before any of
+ * the run's code runs; once let go it starts ARG... with exactly ENV... (posix_spawn, every signal at
+ * its default and none blocked), waits for it, writes its exit status (or 128 + the signal that ended
+ * it) to EXIT_PATH, forces it to disk, and exits with that status. The monitor ignores SIGTERM, SIGINT
+ * and SIGHUP, so a stop signal sent to the run's process group ends the command and the monitor still
+ * records how; SIGKILL ends it too, and then no status is written (the run counts as interrupted).
+ * Without them (both empty) the child execs ARG... itself.
+ *
  * Replies, on stdout, one line each:
- *   started ID PID          the exec succeeded (PID leads the job's session)
- *   failed ID ERRNO TEXT    it did not; nothing of the job runs
- *   exit PID STATUS         a started job's leader ended: its exit code, or 128 + the signal
- * At end of stdin (the scheduler stopped or died) it exits at once and leaves its jobs running: the
- * wrapper writes each one's exit status to its run's exit file, which a restarted scheduler reads.
- * A child execs only after its "started" line is written: one the scheduler was never told of never runs.
+ *   started ID PID          the run is ready and let go (PID leads the run's session)
+ *   failed ID ERRNO TEXT    it is not; nothing of the run's command runs
+ *   exit PID STATUS         a started run's leader ended: its exit code, or 128 + the signal
+ * At end of stdin (the scheduler stopped or died) it exits at once and leaves its runs running: each
+ * monitor writes its run's exit file, which a restarted scheduler reads.
+ * A child starts the command only after its "started" line is written: one the scheduler was never
+ * told of never runs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,13 +76,14 @@ static void reply(const char *fmt, ...) {
 }
 
 /* Input buffer: requests arrive in pieces; fields are NUL-terminated. */
+#define FIXED 6 /* ID CWD STDIN_PATH LOG_PATH PID_PATH EXIT_PATH, before ARGC */
 static char *buf;
 static size_t buf_len, buf_cap;
 
 /* Parses one whole request from the buffer if it holds one; returns its length, or 0. */
 static size_t parse(char **fields, size_t max_fields, size_t *count) {
     size_t pos = 0, n = 0;
-    size_t need = 5; /* ID CWD IN LOG ARGC, then more once known */
+    size_t need = FIXED + 1; /* ID CWD IN LOG PID EXIT ARGC, then more once known */
     int stage = 0;   /* 0: fixed fields and argc; 1: args and envc; 2: env */
     size_t argc = 0, envc = 0;
     while (n < need) {
@@ -85,13 +97,13 @@ static size_t parse(char **fields, size_t max_fields, size_t *count) {
         }
         fields[n++] = buf + pos;
         pos = (size_t) (end - buf) + 1;
-        if (stage == 0 && n == 5) {
-            argc = strtoul(fields[4], NULL, 10);
-            need = 5 + argc + 1;
+        if (stage == 0 && n == FIXED + 1) {
+            argc = strtoul(fields[FIXED], NULL, 10);
+            need = FIXED + 1 + argc + 1;
             stage = 1;
-        } else if (stage == 1 && n == 5 + argc + 1) {
-            envc = strtoul(fields[5 + argc], NULL, 10);
-            need = 5 + argc + 1 + envc;
+        } else if (stage == 1 && n == FIXED + 1 + argc + 1) {
+            envc = strtoul(fields[FIXED + 1 + argc], NULL, 10);
+            need = FIXED + 1 + argc + 1 + envc;
             stage = 2;
         }
     }
@@ -99,9 +111,74 @@ static size_t parse(char **fields, size_t max_fields, size_t *count) {
     return pos;
 }
 
+/* Writes "VALUE\n" to path in one write (a reader takes a value only with its newline); with sync, forces
+   it to disk before returning. Returns 0 or an errno. */
+static int write_number(const char *path, long value, int sync) {
+    char line[32];
+    int n = snprintf(line, sizeof line, "%ld\n", value);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        return errno;
+    }
+    int err = 0;
+    ssize_t w;
+    do {
+        w = write(fd, line, (size_t) n);
+    } while (w < 0 && errno == EINTR);
+    if (w != n) {
+        err = w < 0 ? errno : EIO;
+    } else if (sync && fsync(fd) < 0) {
+        err = errno;
+    }
+    if (close(fd) < 0 && err == 0 && errno != EINTR) {
+        err = errno;
+    }
+    return err;
+}
+
+/* The run's monitor, once let go: starts the command, waits for it, writes its status durably, and ends
+   with it. It is the session leader, as the wrapper shell was; it never returns. */
+static void monitor(char **argv, char **envp, const char *exit_path) {
+    /* Ignored here before the command starts, and reset to the default in it by posix_spawn: a stop
+       signal sent to the run's process group ends the command, and the monitor lives to record how. */
+    signal(SIGTERM, SIG_IGN);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+    posix_spawnattr_t attr;
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    pid_t cmd;
+    int code;
+    int err = posix_spawn(&cmd, argv[0], NULL, &attr, argv, envp);
+    posix_spawnattr_destroy(&attr);
+    if (err != 0) {
+        dprintf(2, "gpusched-spawnd: cannot run %s: %s\n", argv[0], strerror(err));
+        code = 127;
+    } else {
+        int status;
+        pid_t r;
+        do {
+            r = waitpid(cmd, &status, 0);
+        } while (r < 0 && errno == EINTR);
+        code = r < 0 ? 127 : WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
+    }
+    int werr = write_number(exit_path, code, 1);
+    if (werr != 0) {
+        dprintf(2, "gpusched-spawnd: cannot write the exit status %d to %s: %s\n", code, exit_path, strerror(werr));
+    }
+    _exit(code);
+}
+
 static void spawn(char **f, size_t count) {
-    size_t argc = strtoul(f[4], NULL, 10);
-    size_t envc = count - 5 - argc - 1;
+    size_t argc = strtoul(f[FIXED], NULL, 10);
+    size_t envc = count - FIXED - 1 - argc - 1;
+    const char *pid_path = f[4], *exit_path = f[5];
+    int monitored = pid_path[0] != '\0' && exit_path[0] != '\0';
     char **argv = calloc(argc + 1, sizeof *argv);
     char **envp = calloc(envc + 1, sizeof *envp);
     if (argv == NULL || envp == NULL || argc == 0) {
@@ -110,8 +187,8 @@ static void spawn(char **f, size_t count) {
         free(envp);
         return;
     }
-    memcpy(argv, f + 5, argc * sizeof *argv);
-    memcpy(envp, f + 5 + argc + 1, envc * sizeof *envp);
+    memcpy(argv, f + FIXED + 1, argc * sizeof *argv);
+    memcpy(envp, f + FIXED + 1 + argc + 1, envc * sizeof *envp);
     /* report: the child says whether it is ready (0) or why not (errno). go: the child execs only once
        this server has told the scheduler the run started; if the server dies first, the child reads
        end-of-file and exits without running anything, so a run the scheduler never heard of never runs
@@ -157,6 +234,10 @@ static void spawn(char **f, size_t count) {
             err = errno;
         } else if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
             err = errno;
+        } else if (monitored) {
+            /* Before "ready": the file exists before the scheduler hears the run started, and so before
+               a restarted one could look for it; the command has not started. */
+            err = write_number(pid_path, (long) getpid(), 0);
         }
         if (in > 2) {
             close(in);
@@ -165,6 +246,7 @@ static void spawn(char **f, size_t count) {
             close(out);
         }
         (void) !write(report[1], &err, sizeof err);
+        close(report[1]);
         if (err != 0) {
             _exit(127);
         }
@@ -175,6 +257,10 @@ static void spawn(char **f, size_t count) {
         } while (r < 0 && errno == EINTR);
         if (r != 1) {
             _exit(127);
+        }
+        close(go[0]);
+        if (monitored) {
+            monitor(argv, envp, exit_path);
         }
         execve(argv[0], argv, envp);
         dprintf(2, "gpusched-spawnd: cannot run %s: %s\n", argv[0], strerror(errno));
