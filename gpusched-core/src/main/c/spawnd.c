@@ -8,19 +8,24 @@
  * to LOG_PATH (created 0644 if missing).
  *
  * With PID_PATH and EXIT_PATH (both non-empty) the child is the run's monitor, which replaces the
- * wrapper shell a run had before (issue #27): it writes its pid (the session id) to PID_PATH before it
- * says it is ready, so the file exists before the scheduler is told the run started and before any of
- * the run's code runs; once let go it starts ARG... with exactly ENV... (posix_spawn, every signal at
- * its default and none blocked), waits for it, writes its exit status (or 128 + the signal that ended
- * it) to EXIT_PATH, forces it to disk, and exits with that status. The monitor ignores SIGTERM, SIGINT
- * and SIGHUP, so a stop signal sent to the run's process group ends the command and the monitor still
- * records how; SIGKILL ends it too, and then no status is written (the run counts as interrupted).
+ * wrapper shell a run had before (issue #27). In a session of its own, it forks the run's process, which
+ * leads the run's session and waits for the monitor's word; the monitor writes that process's pid (the
+ * session id) to PID_PATH before it says it is ready, so the file exists before the scheduler is told
+ * the run started and before any of the run's code runs. Once let go, the run's process execs ARG...
+ * with exactly ENV... (every signal at its default, none blocked), so a command `/bin/sh -c CMD` is the
+ * session's leader and its $$ the session id, as under the wrapper. The monitor waits for it, writes
+ * its exit status (or 128 + the signal that ended it) to EXIT_PATH and forces it to disk while the
+ * leader is still a zombie (a live process to whoever looks for the session), then reaps it and exits
+ * with that status. Signals to the run's group do not reach the monitor; if it is killed itself, no
+ * status is written (the run counts as interrupted).
  * Without them (both empty) the child execs ARG... itself.
  *
  * Replies, on stdout, one line each:
- *   started ID PID          the run is ready and let go (PID leads the run's session)
+ *   started ID PID CHILD    the run is ready and let go (PID leads the run's session; CHILD is the
+ *                           monitor, or PID itself without one)
  *   failed ID ERRNO TEXT    it is not; nothing of the run's command runs
- *   exit PID STATUS         a started run's leader ended: its exit code, or 128 + the signal
+ *   exit PID STATUS         a started run ended (its monitor, once the status is written): its exit
+ *                           code, or 128 + the signal
  * At end of stdin (the scheduler stopped or died) it exits at once and leaves its runs running: each
  * monitor writes its run's exit file, which a restarted scheduler reads.
  * A child starts the command only after its "started" line is written: one the scheduler was never
@@ -136,40 +141,83 @@ static int write_number(const char *path, long value, int sync) {
     return err;
 }
 
-/* The run's monitor, once let go: starts the command, waits for it, writes its status durably, and ends
-   with it. It is the session leader, as the wrapper shell was; it never returns. */
-static void monitor(char **argv, char **envp, const char *exit_path) {
-    /* Ignored here before the command starts, and reset to the default in it by posix_spawn: a stop
-       signal sent to the run's process group ends the command, and the monitor lives to record how. */
+/* Each started child's pid and the pid it was reported as (a monitor's: its command's, the session
+   leader): exits are reported under the latter. A small table: one entry per running run. */
+static struct { pid_t child, run; } *table;
+static size_t table_len, table_cap;
+
+static int remember(pid_t child, pid_t run) {
+    if (table_len == table_cap) {
+        size_t cap = table_cap == 0 ? 64 : table_cap * 2;
+        void *t = realloc(table, cap * sizeof *table);
+        if (t == NULL) {
+            return 0;
+        }
+        table = t;
+        table_cap = cap;
+    }
+    table[table_len].child = child;
+    table[table_len].run = run;
+    table_len++;
+    return 1;
+}
+
+static pid_t forget(pid_t child) {
+    for (size_t i = 0; i < table_len; i++) {
+        if (table[i].child == child) {
+            pid_t run = table[i].run;
+            table[i] = table[--table_len];
+            return run;
+        }
+    }
+    return child;
+}
+
+/* Reads the one-byte "go" from fd; returns whether it came (EOF or an error: the run must not start). */
+static int await_go(int fd) {
+    char b;
+    ssize_t r;
+    do {
+        r = read(fd, &b, 1);
+    } while (r < 0 && errno == EINTR);
+    return r == 1;
+}
+
+/* The run's monitor, once let go: lets the command's shell (its child cmd, the session's leader) go,
+   waits for it to end, writes its status durably while it is still a zombie, reaps it, and ends with
+   its status. It never returns. While the status is written, the leader's pid still exists (a zombie is
+   a live process to a scheduler that looks for the run's session), so a scheduler restarted meanwhile
+   waits, and then finds the exit file: never an ended session without its status. */
+static void monitor(pid_t cmd, int release, const char *exit_path) {
+    /* Not in the run's session, so its group's signals do not reach it; these are for the scheduler's
+       group, should it be started there. */
     signal(SIGTERM, SIG_IGN);
     signal(SIGINT, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
-    posix_spawnattr_t attr;
-    sigset_t all, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setsigdefault(&attr, &all);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-    pid_t cmd;
+    ssize_t w;
+    do {
+        w = write(release, "g", 1);
+    } while (w < 0 && errno == EINTR);
+    close(release);
+    siginfo_t si;
     int code;
-    int err = posix_spawn(&cmd, argv[0], NULL, &attr, argv, envp);
-    posix_spawnattr_destroy(&attr);
-    if (err != 0) {
-        dprintf(2, "gpusched-spawnd: cannot run %s: %s\n", argv[0], strerror(err));
+    memset(&si, 0, sizeof si);
+    int r;
+    do {
+        r = waitid(P_PID, (id_t) cmd, &si, WEXITED | WNOWAIT);
+    } while (r < 0 && errno == EINTR);
+    if (r < 0) {
         code = 127;
+    } else if (si.si_code == CLD_EXITED) {
+        code = si.si_status & 0xff;
     } else {
-        int status;
-        pid_t r;
-        do {
-            r = waitpid(cmd, &status, 0);
-        } while (r < 0 && errno == EINTR);
-        code = r < 0 ? 127 : WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
+        code = 128 + si.si_status; /* killed or dumped: the signal */
     }
-    int werr = write_number(exit_path, code, 1);
+    int werr = r < 0 ? 0 : write_number(exit_path, code, 1);
     if (werr != 0) {
         dprintf(2, "gpusched-spawnd: cannot write the exit status %d to %s: %s\n", code, exit_path, strerror(werr));
+    }
+    while (waitpid(cmd, NULL, 0) < 0 && errno == EINTR) {
     }
     _exit(code);
 }
@@ -222,22 +270,19 @@ static void spawn(char **f, size_t count) {
         signal(SIGHUP, SIG_DFL);
         close(go[1]);
         close(report[0]);
-        int err = 0;
+        /* ready: what the child tells this server, 0 and the run's pid, or why it is not ready */
+        struct { int err; pid_t pid; } ready = {0, getpid()};
         int in = -1, out = -1;
         if (setsid() < 0) {
-            err = errno;
+            ready.err = errno;
         } else if (chdir(f[1]) < 0) {
-            err = errno;
+            ready.err = errno;
         } else if ((in = open(f[2], O_RDONLY)) < 0) {
-            err = errno;
+            ready.err = errno;
         } else if ((out = open(f[3], O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0) {
-            err = errno;
+            ready.err = errno;
         } else if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
-            err = errno;
-        } else if (monitored) {
-            /* Before "ready": the file exists before the scheduler hears the run started, and so before
-               a restarted one could look for it; the command has not started. */
-            err = write_number(pid_path, (long) getpid(), 0);
+            ready.err = errno;
         }
         if (in > 2) {
             close(in);
@@ -245,23 +290,56 @@ static void spawn(char **f, size_t count) {
         if (out > 2) {
             close(out);
         }
-        (void) !write(report[1], &err, sizeof err);
-        close(report[1]);
-        if (err != 0) {
-            _exit(127);
+        if (ready.err == 0 && monitored) {
+            /* This child is the monitor, in a session of its own (the scheduler's group signals do not
+               reach it); the command's shell is its child and leads the run's session, so the shell's
+               $$ is the session id, as under the wrapper. The shell waits for the monitor's word. */
+            int rel[2];
+            if (pipe2(rel, O_CLOEXEC) < 0) {
+                ready.err = errno;
+            } else {
+                pid_t cmd = fork();
+                if (cmd == 0) {
+                    close(rel[1]);
+                    if (setsid() < 0 || !await_go(rel[0])) {
+                        _exit(127);
+                    }
+                    execve(argv[0], argv, envp);
+                    dprintf(2, "gpusched-spawnd: cannot run %s: %s\n", argv[0], strerror(errno));
+                    _exit(127);
+                }
+                close(rel[0]);
+                if (cmd < 0) {
+                    ready.err = errno;
+                } else {
+                    ready.pid = cmd;
+                    /* Before "ready": the file exists before the scheduler hears the run started, and so
+                       before a restarted one could look for it; the command has not started. */
+                    ready.err = write_number(pid_path, (long) cmd, 0);
+                    if (ready.err == 0) {
+                        (void) !write(report[1], &ready, sizeof ready);
+                        close(report[1]);
+                        if (!await_go(go[0])) {
+                            close(rel[1]); /* the shell reads end-of-file and ends unrun */
+                            while (waitpid(cmd, NULL, 0) < 0 && errno == EINTR) {
+                            }
+                            _exit(127);
+                        }
+                        close(go[0]);
+                        monitor(cmd, rel[1], exit_path);
+                    }
+                    close(rel[1]);
+                    while (waitpid(cmd, NULL, 0) < 0 && errno == EINTR) {
+                    }
+                }
+            }
         }
-        char b;
-        ssize_t r;
-        do {
-            r = read(go[0], &b, 1);
-        } while (r < 0 && errno == EINTR);
-        if (r != 1) {
+        (void) !write(report[1], &ready, sizeof ready);
+        close(report[1]);
+        if (ready.err != 0 || !await_go(go[0])) {
             _exit(127);
         }
         close(go[0]);
-        if (monitored) {
-            monitor(argv, envp, exit_path);
-        }
         execve(argv[0], argv, envp);
         dprintf(2, "gpusched-spawnd: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -273,21 +351,26 @@ static void spawn(char **f, size_t count) {
         close(report[0]);
         close(go[1]);
     } else {
-        int err = 0;
+        struct { int err; pid_t pid; } ready = {EIO, 0};
         ssize_t r;
         do {
-            r = read(report[0], &err, sizeof err);
+            r = read(report[0], &ready, sizeof ready);
         } while (r < 0 && errno == EINTR);
         close(report[0]);
-        if (r != (ssize_t) sizeof err || err != 0) {
+        if (r != (ssize_t) sizeof ready || ready.err != 0) {
             /* it could not get ready: reap it here, it never was a job */
             close(go[1]);
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
             }
-            int why = r == (ssize_t) sizeof err ? err : EIO;
+            int why = r == (ssize_t) sizeof ready ? ready.err : EIO;
             reply("failed %s %d %s\n", f[0], why, strerror(why));
+        } else if (!remember(pid, ready.pid)) {
+            close(go[1]); /* nothing runs: the child ends unrun */
+            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
+            }
+            reply("failed %s %d %s\n", f[0], ENOMEM, strerror(ENOMEM));
         } else {
-            reply("started %s %ld\n", f[0], (long) pid);
+            reply("started %s %ld %ld\n", f[0], (long) ready.pid, (long) pid);
             (void) !write(go[1], "g", 1);
             close(go[1]);
         }
@@ -301,7 +384,7 @@ static void reap(void) {
     pid_t pid;
     while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 127;
-        reply("exit %ld %d\n", (long) pid, code);
+        reply("exit %ld %d\n", (long) forget(pid), code);
     }
 }
 

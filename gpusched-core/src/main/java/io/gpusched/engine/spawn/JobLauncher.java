@@ -16,19 +16,23 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * Starts a job: {@code setsid /bin/sh -c WRAPPER} so the job leads its own session and process group
- * (its pid is both ids), in the scheduler's working directory (a submission's own, when it has one),
- * stdin from {@code /dev/null}, stdout and stderr appended to its log, and the environment (the
- * scheduler's, or the one a submission captured) telling it which GPUs it got.
+ * Starts a job so it leads its own session and process group (the leader's pid is both ids), in the
+ * scheduler's working directory (a submission's own, when it has one), stdin from {@code /dev/null},
+ * stdout and stderr appended to its log, and the environment (the scheduler's, or the one a submission
+ * captured) telling it which GPUs it got.
  *
- * <p>The wrapper is a few lines of {@code sh} around the user's command: it writes its pid to the run's
- * pid file, runs the command in a subshell (so an {@code exit} in the command ends only the command),
- * and writes the command's exit status to the run's exit file. That status survives the scheduler: a
- * job that finishes while no scheduler is watching is journaled with its real outcome on restart and
- * never run again. The wrapper traps SIGTERM with a no-op handler, so it outlives its command while the
- * command shuts down gracefully (a handler, unlike an ignored signal, is not inherited by what the
- * command starts); if the wrapper itself is killed, no status is written and the run counts as
- * interrupted.
+ * <p>The run's pid file is written before the command starts and the command's exit status to the run's
+ * exit file when it ends. That status survives the scheduler: a job that finishes while no scheduler is
+ * watching is journaled with its real outcome on restart and never run again. What writes the status
+ * outlives SIGTERM sent to the run's group, so it records how the command ended; if it is killed
+ * itself, no status is written and the run counts as interrupted.
+ *
+ * <p>Where the native spawn server runs ({@link SpawnServer}), the session's leader is
+ * {@code /bin/sh -c COMMAND} itself and the server's monitor, its parent outside the session, writes both
+ * files (issue #27). Elsewhere it is {@code setsid /bin/sh -c WRAPPER}: a few lines of {@code sh} that
+ * write the pid file, run the command in a subshell (so an {@code exit} in the command ends only the
+ * command) and write the exit file; it traps SIGTERM with a no-op handler (a handler, unlike an ignored
+ * signal, is not inherited by what the command starts).
  */
 public final class JobLauncher implements RunDriver {
     /** Environment entry every process of a run inherits, so escaped processes can still be found. */

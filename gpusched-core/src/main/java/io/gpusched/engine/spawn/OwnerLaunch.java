@@ -17,7 +17,7 @@ import java.util.Optional;
  * How a root scheduler starts a submission as the user who sent it, with nothing of that user's reaching
  * a process that runs as root.
  *
- * <p>The run's session leader (the spawn server's monitor, or where none runs the root {@link #WRAPPER}
+ * <p>The run's root process (the spawn server's monitor, or where none runs the root {@link #WRAPPER}
  * shell) runs as root with {@link #ROOT_ENVIRONMENT} (never the submitter's) in {@code /}; it writes the
  * run's pid and exit files, as for every run, and between them starts {@code gpusched-runas}
  * ({@code src/main/c/runas.c}) on the run's spec file. That program drops to the

@@ -21,13 +21,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The native spawn server, {@code gpusched-spawnd} ({@code src/main/c/spawnd.c}, built into this jar):
- * one small process per scheduler that forks each run as the leader of a new session and reports its
- * exit. The forked child is the run's monitor ({@link #monitored}): it writes the run's pid file itself
- * before the scheduler is told the run started, starts the command's shell with one {@code posix_spawn},
- * and writes the exit file (forced to disk) when the command ends. A run then costs a fork of that small
- * process and the command shell's exec; the wrapper shell it replaces (issue #27) was a shell of its own
- * that forked a subshell for the command and wrote both files, and the JVM's own spawn of
- * {@code setsid /bin/sh WRAPPER} costs an exec of {@code setsid} more (issue #18).
+ * one small process per scheduler that starts each run as the leader of a new session and reports its
+ * exit. Its forked child is the run's monitor ({@link #monitored}): it forks the run's process, writes
+ * the run's pid file before the scheduler is told the run started, lets the process exec the command's
+ * shell (which so leads the session, its {@code $$} the session id), and writes the exit file, forced to
+ * disk, when the command ends. A run then costs two forks of that small process and the shell's exec;
+ * the wrapper shell it replaces (issue #27) was an exec of {@code sh} that forked a subshell for the
+ * command and wrote both files, and the JVM's own spawn of {@code setsid /bin/sh WRAPPER} costs an exec
+ * of {@code setsid} more (issue #18).
  *
  * <p>The run files, the run token and the session are as with the wrapper. If the server dies, the runs
  * it started go on (their monitors write their exit files), their exits are then found by polling their
@@ -94,10 +95,10 @@ public final class SpawnServer implements AutoCloseable {
     }
 
     /**
-     * Starts a run under its monitor, on the scheduler's loop thread: waits for the server's answer (a
-     * fork and the pid file's write). The monitor leads the run's session; its pid is in {@code pidFile}
-     * before this returns, and the command's exit status (or 128 + the signal that ended it) goes to
-     * {@code exitFile}, forced to disk, when the command ends.
+     * Starts a run under its monitor, on the scheduler's loop thread: waits for the server's answer (two
+     * forks and the pid file's write). The command leads the run's session; its pid is in {@code pidFile}
+     * before this returns, and its exit status (or 128 + the signal that ended it) goes to
+     * {@code exitFile}, forced to disk, when it ends, before it is reaped.
      *
      * @param argv the command's program and its arguments ({@code /bin/sh -c COMMAND})
      * @param env its whole environment

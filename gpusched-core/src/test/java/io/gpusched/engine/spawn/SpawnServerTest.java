@@ -67,21 +67,22 @@ class SpawnServerTest {
     }
 
     @Test
-    void aMonitoredRunLeadsItsSession_itsPidFileIsWrittenBeforeTheCommandStarts_andItsExitStatusAfter()
+    void aMonitoredRunsShellLeadsItsSession_itsPidFileIsWrittenBeforeTheCommandStarts_andItsExitStatusAfter()
             throws Exception {
         Path log = dir.resolve("job.log");
         Files.writeString(log, "before\n");
         Path pid = dir.resolve("run.pid");
-        RunDriver.Started s = monitored("echo \"$ONLY $HOME $(pwd)\"; cat " + pid + "; ps -o sid= -p $$;"
-                + " ps -o pid= -p $PPID; [ -e " + dir.resolve("run.exit") + " ] && echo early; exit 7", log);
+        RunDriver.Started s = monitored("echo \"$ONLY $HOME $(pwd)\"; cat " + pid + "; echo $$; ps -o sid= -p $$;"
+                + " ps -o sid= -p $PPID; [ -e " + dir.resolve("run.exit") + " ] && echo early; exit 7", log);
         assertEquals(String.valueOf(s.sessionId()), Files.readString(pid).strip(), "written before the answer");
         assertEquals(7, s.exit().get(20, TimeUnit.SECONDS));
         List<String> lines = Files.readAllLines(log);
-        assertEquals(List.of("before", "this  " + dir.toRealPath(), String.valueOf(s.sessionId())),
-                lines.subList(0, 3), "appended; only the environment given; in its directory; the pid file there already");
-        assertEquals(String.valueOf(s.sessionId()), lines.get(3).strip(), "the monitor leads the run's session");
-        assertEquals(String.valueOf(s.sessionId()), lines.get(4).strip(), "and is the command's parent");
-        assertEquals(5, lines.size(), "no exit file while the command ran: " + lines);
+        String sid = String.valueOf(s.sessionId());
+        assertEquals(List.of("before", "this  " + dir.toRealPath(), sid, sid), lines.subList(0, 4),
+                "appended; only the environment given; in its directory; the pid file there already; $$ is the run's pid");
+        assertEquals(sid, lines.get(4).strip(), "the command's shell leads the run's session");
+        assertFalse(lines.get(5).strip().equals(sid), "its parent, the monitor, is in a session of its own");
+        assertEquals(6, lines.size(), "no exit file while the command ran: " + lines);
         assertEquals("7\n", Files.readString(dir.resolve("run.exit")));
     }
 
@@ -105,12 +106,26 @@ class SpawnServerTest {
     }
 
     @Test
-    void aMonitorKilledItselfWritesNoExitStatus_andTheRunIsReportedKilled() throws Exception {
+    void aKillOfTheRunsGroupIsRecordedAsOneHundredThirtySeven_aKilledMonitorWritesNoStatus() throws Exception {
         RunDriver.Started s = monitored(": > " + dir.resolve("ready") + "; sleep 30", dir.resolve("k.log"));
         awaitFile(dir.resolve("ready"));
         new ProcessBuilder("kill", "-KILL", "--", "-" + s.sessionId()).start().waitFor();
         assertEquals(137, s.exit().get(20, TimeUnit.SECONDS));
-        assertFalse(Files.exists(dir.resolve("run.exit")), "no status: the run counts as interrupted");
+        assertEquals("137", Files.readString(dir.resolve("run.exit")).strip(), "the monitor is outside the group");
+
+        RunDriver.Started m = server.monitored(List.of("/bin/sh", "-c", "echo $PPID > " + dir.resolve("monitor") + "; sleep 30"),
+                Map.of("PATH", "/usr/bin:/bin"), dir, dir.resolve("m.log"), dir.resolve("m.pid"), dir.resolve("m.exit"));
+        awaitFile(dir.resolve("monitor"));
+        for (int i = 0; i < 200 && Files.readString(dir.resolve("monitor")).isBlank(); i++) {
+            Thread.sleep(10);
+        }
+        long monitor = Long.parseLong(Files.readString(dir.resolve("monitor")).strip());
+        new ProcessBuilder("kill", "-KILL", String.valueOf(monitor)).start().waitFor();
+        new ProcessBuilder("kill", "-KILL", "--", "-" + m.sessionId()).start().waitFor();
+        for (int i = 0; i < 500 && ProcessHandle.of(m.sessionId()).isPresent(); i++) {
+            Thread.sleep(10);
+        }
+        assertFalse(Files.exists(dir.resolve("m.exit")), "no status: the run counts as interrupted");
     }
 
     @Test
@@ -135,7 +150,10 @@ class SpawnServerTest {
     @Test
     void monitoredRunsOutliveTheServer_writeTheirExitFiles_andTheirExitsAreReadFromThem() throws Exception {
         Path go = dir.resolve("go");
-        RunDriver.Started s = monitored("while [ ! -e " + go + " ]; do sleep 0.05; done; exit 5", dir.resolve("j.log"));
+        RunDriver.Started s = monitored(": > " + dir.resolve("running") + "; while [ ! -e " + go + " ]; do sleep 0.05; done;"
+                + " exit 5", dir.resolve("j.log"));
+        // Once its command runs: until the server lets it go, a run would end unrun with the server, by design.
+        awaitFile(dir.resolve("running"));
         ProcessHandle spawnd = ProcessHandle.of(server.pid()).orElseThrow();
         spawnd.destroyForcibly();
         spawnd.onExit().get(20, TimeUnit.SECONDS);
