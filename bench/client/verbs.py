@@ -9,6 +9,8 @@ Variants: the launcher as it is (bin/gpusched), and the java command under it wi
   c1one        + -XX:CICompilerCount=1
   j25-cds      a Java 24+ runtime (--java25 or the newest /usr/lib/jvm/*-2[4-9]*), a dynamic archive of its own
   j25-aot      the same runtime with an ahead-of-time cache (-XX:AOTCache, trained once here)
+  launcher-j25 bin/gpusched with the Java 24+ runtime first on the PATH (what its launcher then picks)
+  launcher-base  --base ROOT's bin/gpusched (an older checkout), against the same daemon
   version      bin/gpusched --version, for the ratio the issue asks about
 Prints median [min-max] wall and CPU (user+sys) per variant over --runs (>= 10) rounds.
 usage: bench/client/verbs.py [--runs N] [--root DIR] [--java25 PATH]
@@ -20,6 +22,7 @@ ap.add_argument("--runs", type=int, default=10)
 ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 ap.add_argument("--java25", default=None)
 ap.add_argument("--only", default=None, help="comma-separated variant names")
+ap.add_argument("--base", default=None, help="another checkout whose bin/gpusched is measured too (launcher-base)")
 a = ap.parse_args()
 root = a.root
 gs = os.path.join(root, "bin", "gpusched")
@@ -55,6 +58,14 @@ if j25:
                    stderr=subprocess.DEVNULL)
     variants["j25-cds"] = [j25] + f25 + [f"-XX:SharedArchiveFile={jsa25}", "-jar", jar] + q
     variants["j25-aot"] = [j25] + f25 + [f"-XX:AOTCache={aot}", "-jar", jar] + q
+if j25:
+    env25 = dict(os.environ, PATH=os.path.dirname(j25) + ":" + os.environ["PATH"])
+    subprocess.run([gs, "queue", "--socket", sock], env=env25, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # trains
+    variants["launcher-j25"] = ["env", "PATH=" + env25["PATH"], gs] + q
+if a.base:
+    gsb = os.path.join(a.base, "bin", "gpusched")
+    subprocess.run([gsb] + q, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # trains its archive
+    variants["launcher-base"] = [gsb] + q
 if a.only:
     variants = {k: v for k, v in variants.items() if k in a.only.split(",")}
 wall = {k: [] for k in variants}
