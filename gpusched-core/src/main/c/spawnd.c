@@ -14,8 +14,7 @@
  * the run started and before any of the run's code runs. Once let go, the run's process execs ARG...
  * with exactly ENV... (every signal at its default, none blocked), so a command `/bin/sh -c CMD` is the
  * session's leader and its $$ the session id, as under the wrapper. The monitor waits for it, writes
- * its exit status (or 128 + the signal that ended it) to EXIT_PATH and forces it to disk while the
- * leader is still a zombie (a live process to whoever looks for the session), then reaps it and exits
+ * its exit status (or 128 + the signal that ended it) to EXIT_PATH while the leader is still a zombie (a live process to whoever looks for the session), then reaps it and exits
  * with that status. Signals to the run's group do not reach the monitor; if it is killed itself, no
  * status is written (the run counts as interrupted).
  * Without them (both empty) the child execs ARG... itself.
@@ -184,7 +183,7 @@ static int await_go(int fd) {
 }
 
 /* The run's monitor, once let go: lets the command's shell (its child cmd, the session's leader) go,
-   waits for it to end, writes its status durably while it is still a zombie, reaps it, and ends with
+   waits for it to end, writes its status while it is still a zombie, reaps it, and ends with
    its status. It never returns. While the status is written, the leader's pid still exists (a zombie is
    a live process to a scheduler that looks for the run's session), so a scheduler restarted meanwhile
    waits, and then finds the exit file: never an ended session without its status. */
@@ -213,7 +212,10 @@ static void monitor(pid_t cmd, int release, const char *exit_path) {
     } else {
         code = 128 + si.si_status; /* killed or dumped: the signal */
     }
-    int werr = r < 0 ? 0 : write_number(exit_path, code, 1);
+    /* Not forced to disk, as the wrapper's was not: an fsync here measured 0.4 ms of wall per job on a
+       quiet disk and 4 ms on a busy one, all of it before the scheduler hears the exit, and the outcome
+       the scheduler journals is forced anyway; the file speaks only for a run nobody watched end. */
+    int werr = r < 0 ? 0 : write_number(exit_path, code, 0);
     if (werr != 0) {
         dprintf(2, "gpusched-spawnd: cannot write the exit status %d to %s: %s\n", code, exit_path, strerror(werr));
     }

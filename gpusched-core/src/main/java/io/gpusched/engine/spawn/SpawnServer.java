@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * one small process per scheduler that starts each run as the leader of a new session and reports its
  * exit. Its forked child is the run's monitor ({@link #monitored}): it forks the run's process, writes
  * the run's pid file before the scheduler is told the run started, lets the process exec the command's
- * shell (which so leads the session, its {@code $$} the session id), and writes the exit file, forced to
- * disk, when the command ends. A run then costs two forks of that small process and the shell's exec;
+ * shell (which so leads the session, its {@code $$} the session id), and writes the exit file when the
+ * command ends. A run then costs two forks of that small process and the shell's exec;
  * the wrapper shell it replaces (issue #27) was an exec of {@code sh} that forked a subshell for the
  * command and wrote both files, and the JVM's own spawn of {@code setsid /bin/sh WRAPPER} costs an exec
  * of {@code setsid} more (issue #18).
@@ -98,7 +98,7 @@ public final class SpawnServer implements AutoCloseable {
      * Starts a run under its monitor, on the scheduler's loop thread: waits for the server's answer (two
      * forks and the pid file's write). The command leads the run's session; its pid is in {@code pidFile}
      * before this returns, and its exit status (or 128 + the signal that ended it) goes to
-     * {@code exitFile}, forced to disk, when it ends, before it is reaped.
+     * {@code exitFile} when it ends, before it is reaped.
      *
      * @param argv the command's program and its arguments ({@code /bin/sh -c COMMAND})
      * @param env its whole environment
