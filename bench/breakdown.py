@@ -15,7 +15,7 @@ import argparse, os, statistics, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GPUSCHED = os.path.join(ROOT, "bin", "gpusched")
-SPAWND = os.path.join(ROOT, "gpusched-core", "target", "classes", "io", "gpusched", "engine", "gpusched-spawnd")
+SPAWND = os.path.join(ROOT, "gpusched-core", "target", "classes", "io", "gpusched", "engine", "spawn", "gpusched-spawnd")
 # The sh form of the wrapper, as JobLauncher.WRAPPER builds it.
 WRAPPER = ("trap : TERM; __gs_p=$1 __gs_e=$2 __gs_c=$3; shift 3; printf '%s\\n' $$ >\"$__gs_p\"; "
            "( trap 'exit 143' TERM; eval \"$__gs_c\" ); __gs_rc=$?; printf '%s\\n' $__gs_rc >\"$__gs_e\"; exit $__gs_rc")
@@ -43,20 +43,26 @@ def spawn_paths(work, n):
             subprocess.run(argv, stdin=subprocess.DEVNULL)
         out[name] = ((children_cpu() - c0) / n * 1000, (time.monotonic() - t0) / n * 1000)
     if os.access(SPAWND, os.X_OK):
-        c0, t0 = children_cpu(), time.monotonic()
-        p = subprocess.Popen([SPAWND], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        argv = ["/bin/sh", "-c", WRAPPER, "sh", pid, ex, "true"]
-        fields = ["1", work, "/dev/null", os.path.join(work, "log"), str(len(argv)), *argv, "1", "PATH=/usr/bin:/bin"]
-        req = b"".join(x.encode() + b"\0" for x in fields)
-        for _ in range(n):
-            p.stdin.write(req)
-            p.stdin.flush()
-            while not p.stdout.readline().startswith(b"exit"):
-                pass
-        p.stdin.close()
-        p.wait()
-        out["`/bin/sh -c WRAPPER` forked by gpusched-spawnd"] = ((children_cpu() - c0) / n * 1000,
-                                                                 (time.monotonic() - t0) / n * 1000)
+        # Request: ID CWD STDIN LOG PID_FILE EXIT_FILE ARGC ARG... ENVC ENV... (spawnd.c); empty run files:
+        # the child execs the wrapper itself (as before issue #27), else its monitor writes them.
+        forms = {
+            "`/bin/sh -c WRAPPER` forked by gpusched-spawnd (before #27)": ("", "", ["/bin/sh", "-c", WRAPPER, "sh", pid, ex, "true"]),
+            "`/bin/sh -c true` under gpusched-spawnd's monitor (#27)": (pid, ex, ["/bin/sh", "-c", "true", "sh"]),
+        }
+        for name, (pf, ef, argv) in forms.items():
+            c0, t0 = children_cpu(), time.monotonic()
+            p = subprocess.Popen([SPAWND], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            fields = ["1", work, "/dev/null", os.path.join(work, "log"), pf, ef, str(len(argv)), *argv, "1",
+                      "PATH=/usr/bin:/bin"]
+            req = b"".join(x.encode() + b"\0" for x in fields)
+            for _ in range(n):
+                p.stdin.write(req)
+                p.stdin.flush()
+                while not p.stdout.readline().startswith(b"exit"):
+                    pass
+            p.stdin.close()
+            p.wait()
+            out[name] = ((children_cpu() - c0) / n * 1000, (time.monotonic() - t0) / n * 1000)
     return out
 
 

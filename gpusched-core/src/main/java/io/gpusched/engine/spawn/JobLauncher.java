@@ -16,19 +16,23 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * Starts a job: {@code setsid /bin/sh -c WRAPPER} so the job leads its own session and process group
- * (its pid is both ids), in the scheduler's working directory (a submission's own, when it has one),
- * stdin from {@code /dev/null}, stdout and stderr appended to its log, and the environment (the
- * scheduler's, or the one a submission captured) telling it which GPUs it got.
+ * Starts a job so it leads its own session and process group (the leader's pid is both ids), in the
+ * scheduler's working directory (a submission's own, when it has one), stdin from {@code /dev/null},
+ * stdout and stderr appended to its log, and the environment (the scheduler's, or the one a submission
+ * captured) telling it which GPUs it got.
  *
- * <p>The wrapper is a few lines of {@code sh} around the user's command: it writes its pid to the run's
- * pid file, runs the command in a subshell (so an {@code exit} in the command ends only the command),
- * and writes the command's exit status to the run's exit file. That status survives the scheduler: a
- * job that finishes while no scheduler is watching is journaled with its real outcome on restart and
- * never run again. The wrapper traps SIGTERM with a no-op handler, so it outlives its command while the
- * command shuts down gracefully (a handler, unlike an ignored signal, is not inherited by what the
- * command starts); if the wrapper itself is killed, no status is written and the run counts as
- * interrupted.
+ * <p>The run's pid file is written before the command starts and the command's exit status to the run's
+ * exit file when it ends. That status survives the scheduler: a job that finishes while no scheduler is
+ * watching is journaled with its real outcome on restart and never run again. What writes the status
+ * outlives SIGTERM sent to the run's group, so it records how the command ended; if it is killed
+ * itself, no status is written and the run counts as interrupted.
+ *
+ * <p>Where the native spawn server runs ({@link SpawnServer}), the session's leader is
+ * {@code /bin/sh -c COMMAND} itself and the server's monitor, its parent outside the session, writes both
+ * files (issue #27). Elsewhere it is {@code setsid /bin/sh -c WRAPPER}: a few lines of {@code sh} that
+ * write the pid file, run the command in a subshell (so an {@code exit} in the command ends only the
+ * command) and write the exit file; it traps SIGTERM with a no-op handler (a handler, unlike an ignored
+ * signal, is not inherited by what the command starts).
  */
 public final class JobLauncher implements RunDriver {
     /** Environment entry every process of a run inherits, so escaped processes can still be found. */
@@ -58,6 +62,15 @@ public final class JobLauncher implements RunDriver {
      * for {@code conda run} with its setup may not; a longer one goes through the command file.
      */
     static final int MAX_ARGUMENT_CHARS = 40_000;
+
+    /**
+     * The same limit in UTF-8 bytes, for the spawn server, which is sent the command's bytes (so any
+     * locale carries any text): below MAX_ARG_STRLEN (131,072 bytes with the NUL), with room to spare.
+     */
+    static final int MAX_ARGUMENT_BYTES = 120_000;
+
+    /** The spawn server's command, when it is in a file: sourced by a shell whose parameters are cleared. */
+    static final String FROM_FILE = "__gs_c=$1; shift; . \"$__gs_c\"";
 
     private final CharsetEncoder argumentEncoding = argumentCharset().newEncoder();
     private final Path setsid;
@@ -121,6 +134,20 @@ public final class JobLauncher implements RunDriver {
             return launchAsOwner(command, runAs.get(), log, run, dir, environment,
                     runEnvironment(gpus, snapshot, jobVars, runToken), runToken);
         }
+        Map<String, String> env = new java.util.LinkedHashMap<>(environment.orElseGet(System::getenv));
+        env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
+        env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
+        Optional<Started> monitored = monitored(() -> {
+            byte[] utf8 = command.getBytes(StandardCharsets.UTF_8);
+            if (utf8.length <= MAX_ARGUMENT_BYTES) {
+                return List.of("/bin/sh", "-c", command, "sh"); // $0 is sh, as under the wrapper
+            }
+            Files.write(run.command(), utf8);
+            return List.of("/bin/sh", "-c", FROM_FILE, "sh", run.command().toString());
+        }, env, dir, log, run);
+        if (monitored.isPresent()) {
+            return monitored.get();
+        }
         List<String> argv = new java.util.ArrayList<>(List.of("/bin/sh", "-c"));
         boolean inFile = !argumentEncoding.canEncode(command) || command.length() > MAX_ARGUMENT_CHARS;
         argv.add(inFile ? WRAPPER_FROM_FILE : WRAPPER);
@@ -133,10 +160,31 @@ public final class JobLauncher implements RunDriver {
         } else {
             argv.add(command);
         }
-        Map<String, String> env = new java.util.LinkedHashMap<>(environment.orElseGet(System::getenv));
-        env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
-        env.putAll(runEnvironment(gpus, snapshot, jobVars, runToken));
-        return spawn(argv, env, dir, log, run.exit());
+        return spawn(argv, env, dir, log);
+    }
+
+    /** What a monitored run starts: its argv, possibly after writing the command file. */
+    private interface CommandArgv {
+        List<String> get() throws IOException;
+    }
+
+    /**
+     * Starts a run under the spawn server's monitor, which writes its pid and exit files: empty where no
+     * server runs, or where it died during this request (the caller then starts the run's wrapper itself).
+     */
+    private Optional<Started> monitored(CommandArgv argv, Map<String, String> env, Path dir, Path log, RunFiles.Paths run)
+            throws IOException {
+        if (spawnd.isEmpty() || !spawnd.get().alive()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(spawnd.get().monitored(argv.get(), env, dir, log, run.pid(), run.exit()));
+        } catch (IOException e) {
+            if (spawnd.get().alive()) {
+                throw e; // this run could not start (a missing directory, ...): as from the JVM's spawn
+            }
+            return Optional.empty(); // the server died: this run and the next go through the JVM's spawn
+        }
     }
 
     /**
@@ -160,26 +208,21 @@ public final class JobLauncher implements RunDriver {
             throw new IOException(e.getMessage(), e);
         }
         OwnerLaunch.write(run.spec(), spec);
-        List<String> argv = List.of("/bin/sh", "-c", OwnerLaunch.WRAPPER, "sh", run.pid().toString(), run.exit().toString(),
-                helper.toString(), run.spec().toString());
         Map<String, String> env = new java.util.LinkedHashMap<>(OwnerLaunch.ROOT_ENVIRONMENT);
         env.put(RUN_VARIABLE, runToken);
-        return spawn(argv, env, Path.of("/"), wrapperLog, run.exit());
+        // The monitor (root, this fixed environment, in /) starts gpusched-runas as the root wrapper did.
+        Optional<Started> monitored = monitored(() -> List.of(helper.toString(), run.spec().toString()), env,
+                Path.of("/"), wrapperLog, run);
+        if (monitored.isPresent()) {
+            return monitored.get();
+        }
+        List<String> argv = List.of("/bin/sh", "-c", OwnerLaunch.WRAPPER, "sh", run.pid().toString(), run.exit().toString(),
+                helper.toString(), run.spec().toString());
+        return spawn(argv, env, Path.of("/"), wrapperLog);
     }
 
-    /** Starts argv as a session leader: through the spawn server while it lives, else the JVM's {@code setsid}. */
-    private Started spawn(List<String> wrapperArgv, Map<String, String> env, Path dir, Path log, Path exitFile)
-            throws IOException {
-        if (spawnd.isPresent() && spawnd.get().alive()) {
-            try {
-                return spawnd.get().spawn(wrapperArgv, env, dir, log, exitFile);
-            } catch (IOException e) {
-                if (spawnd.get().alive()) {
-                    throw e; // this run could not start (a missing directory, ...): as from the JVM's spawn
-                }
-                // The server died: this run and the next go through the JVM's spawn.
-            }
-        }
+    /** Starts a wrapper as a session leader through the JVM's {@code setsid}: where no spawn server runs. */
+    private Started spawn(List<String> wrapperArgv, Map<String, String> env, Path dir, Path log) throws IOException {
         List<String> argv = new java.util.ArrayList<>(wrapperArgv);
         argv.add(0, setsid.toString());
         ProcessBuilder pb = new ProcessBuilder(argv);

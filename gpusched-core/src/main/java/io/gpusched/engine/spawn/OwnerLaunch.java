@@ -17,9 +17,10 @@ import java.util.Optional;
  * How a root scheduler starts a submission as the user who sent it, with nothing of that user's reaching
  * a process that runs as root.
  *
- * <p>The run's wrapper shell runs as root with {@link #ROOT_ENVIRONMENT} (never the submitter's) in
- * {@code /}; it writes the run's pid and exit files, as every wrapper does, and between them execs
- * {@code gpusched-runas} ({@code src/main/c/runas.c}) on the run's spec file. That program drops to the
+ * <p>The run's root process (the spawn server's monitor, or where none runs the root {@link #WRAPPER}
+ * shell) runs as root with {@link #ROOT_ENVIRONMENT} (never the submitter's) in {@code /}; it writes the
+ * run's pid and exit files, as for every run, and between them starts {@code gpusched-runas}
+ * ({@code src/main/c/runas.c}) on the run's spec file. That program drops to the
  * user's uid, gid and groups first, and only then applies what the user sent: the umask, the output file
  * (opened as the user, never through a symbolic link, never another user's), the working directory,
  * the environment (theirs, or their login basics when they sent none) and the command, through

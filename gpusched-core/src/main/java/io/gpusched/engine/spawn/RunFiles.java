@@ -14,8 +14,10 @@ import java.util.OptionalLong;
 
 /**
  * The two small files each run of a job leaves in {@code <log-dir>/runs/}: {@code jobNNN.runR.pid},
- * written by the job's wrapper shell as its first act (its pid, which is also its session id), and
- * {@code jobNNN.runR.exit}, written when the command exits on its own (its exit status). They are how
+ * written before its command starts (the pid of the session's leader, which is also the session id),
+ * and {@code jobNNN.runR.exit}, written when the command exits on its own (its exit status). The spawn
+ * server's monitor writes them, or where none runs the wrapper shell
+ * ({@link JobLauncher}). They are how
  * a restarted scheduler learns what happened while nobody watched: a run with an exit file ran to
  * completion and is never started again; one with a pid file and no exit file was spawned.
  *

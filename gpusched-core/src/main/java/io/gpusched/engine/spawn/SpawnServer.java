@@ -21,16 +21,19 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The native spawn server, {@code gpusched-spawnd} ({@code src/main/c/spawnd.c}, built into this jar):
- * one small process per scheduler that forks each run's wrapper as the leader of a new session and
- * reports its exit. A run then costs one fork of that process and the wrapper's one exec, where the
- * JVM's own spawn of {@code setsid /bin/sh ...} costs a spawn from the JVM, an exec of {@code setsid}
- * and then the exec of {@code sh}: about 1 ms of CPU less per job (BENCHMARKS.md, issue #18).
+ * one small process per scheduler that starts each run as the leader of a new session and reports its
+ * exit. Its forked child is the run's monitor ({@link #monitored}): it forks the run's process, writes
+ * the run's pid file before the scheduler is told the run started, lets the process exec the command's
+ * shell (which so leads the session, its {@code $$} the session id), and writes the exit file when the
+ * command ends. A run then costs two forks of that small process and the shell's exec;
+ * the wrapper shell it replaces (issue #27) was an exec of {@code sh} that forked a subshell for the
+ * command and wrote both files, and the JVM's own spawn of {@code setsid /bin/sh WRAPPER} costs an exec
+ * of {@code setsid} more (issue #18).
  *
- * <p>Nothing of the launch protocol changes: the wrapper is the same, so the pid file, the exit file,
- * the run token and the session are as before. If the server dies, the runs it started go on (their
- * wrappers write their exit files), their exits are then found by polling their pids, and new runs go
- * back to the JVM's spawn. Where the binary cannot be extracted or run (no C compiler at build time, a
- * {@code noexec} mount), {@link #start} says so by returning empty.
+ * <p>The run files, the run token and the session are as with the wrapper. If the server dies, the runs
+ * it started go on (their monitors write their exit files), their exits are then found by polling their
+ * pids, and new runs go back to the JVM's spawn of the wrapper. Where the binary cannot be extracted or
+ * run (no C compiler at build time, a {@code noexec} mount), {@link #start} says so by returning empty.
  */
 public final class SpawnServer implements AutoCloseable {
     /** The binary, a resource beside this class. */
@@ -47,7 +50,7 @@ public final class SpawnServer implements AutoCloseable {
     private final Map<Long, Run> runs = new ConcurrentHashMap<>();
     private volatile boolean dead;
 
-    /** A started run: how it ends, and where its wrapper writes its status should this server die first. */
+    /** A started run: how it ends, and where its status is written should this server die first. */
     private record Run(CompletableFuture<Integer> exit, Path exitFile) {
     }
 
@@ -92,24 +95,52 @@ public final class SpawnServer implements AutoCloseable {
     }
 
     /**
-     * Starts a run, on the scheduler's loop thread: waits for the server's answer (a fork and an exec).
+     * Starts a run under its monitor, on the scheduler's loop thread: waits for the server's answer (two
+     * forks and the pid file's write). The command leads the run's session; its pid is in {@code pidFile}
+     * before this returns, and its exit status (or 128 + the signal that ended it) goes to
+     * {@code exitFile} when it ends, before it is reaped.
      *
-     * @param argv the program and its arguments (the wrapper)
+     * @param argv the command's program and its arguments ({@code /bin/sh -c COMMAND})
      * @param env its whole environment
      * @param cwd where it starts
      * @param log where its stdout and stderr are appended
-     * @param exitFile where its wrapper writes its exit status (read should this server die)
+     * @param pidFile where the monitor writes its pid (an older file is replaced)
+     * @param exitFile where the monitor writes the exit status (read should this server die)
+     * @return its session id and how it ends
+     * @throws IOException when it could not start
+     */
+    RunDriver.Started monitored(List<String> argv, Map<String, String> env, Path cwd, Path log, Path pidFile,
+                                Path exitFile) throws IOException {
+        return request(argv, env, cwd, log, pidFile.toString(), exitFile);
+    }
+
+    /**
+     * Starts a program as a session leader itself, with no monitor: its own exit files, if any, are its
+     * business (the wrapper shell's, when the monitor cannot be used).
+     *
+     * @param argv the program and its arguments
+     * @param env its whole environment
+     * @param cwd where it starts
+     * @param log where its stdout and stderr are appended
+     * @param exitFile where it writes its exit status (read should this server die)
      * @return its session id and how it ends
      * @throws IOException when it could not start
      */
     RunDriver.Started spawn(List<String> argv, Map<String, String> env, Path cwd, Path log, Path exitFile)
             throws IOException {
+        return request(argv, env, cwd, log, "", exitFile);
+    }
+
+    private RunDriver.Started request(List<String> argv, Map<String, String> env, Path cwd, Path log, String pidFile,
+                                      Path exitFile) throws IOException {
         long id = ids.incrementAndGet();
         ByteArrayOutputStream req = new ByteArrayOutputStream(1024);
         field(req, Long.toString(id));
         field(req, cwd.toString());
         field(req, "/dev/null");
         field(req, log.toString());
+        field(req, pidFile);
+        field(req, pidFile.isEmpty() ? "" : exitFile.toString());
         field(req, Integer.toString(argv.size()));
         argv.forEach(a -> field(req, a));
         field(req, Integer.toString(env.size()));
@@ -183,7 +214,7 @@ public final class SpawnServer implements AutoCloseable {
         }
         dead = true;
         starting.values().forEach(s -> s.completeExceptionally(new IOException("the spawn server stopped")));
-        // Its runs go on without it: their wrappers write their statuses, found once their pids are gone.
+        // Its runs go on without it: their monitors write their statuses, found once their pids are gone.
         runs.forEach((pid, run) -> {
             CompletableFuture<?> gone = ProcessHandle.of(pid).map(ProcessHandle::onExit)
                     .orElse(CompletableFuture.completedFuture(null));
@@ -198,7 +229,7 @@ public final class SpawnServer implements AutoCloseable {
         }
     }
 
-    /** A wrapper's status as its exit file says; 137 (killed) when it wrote none, or not all of its line. */
+    /** A run's status as its exit file says; 137 (killed) when none was written, or not all of its line. */
     private static int exitStatus(Path exitFile) {
         return RunFiles.exitCode(exitFile).orElse(137);
     }

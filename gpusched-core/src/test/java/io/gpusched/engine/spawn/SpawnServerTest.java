@@ -23,7 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The native spawn server: real processes through the binary the build made. Each run leads its own
  * session, gets exactly the environment, directory and log it was given, and its exit is reported; a
  * run the server cannot start is an error naming why; and runs outlive the server, their exits then
- * read from their wrappers' exit files.
+ * read from their exit files. A monitored run's leader (issue #27) writes the pid file before its
+ * command starts and the exit status once the command ends, survives a stop signal to its group to
+ * record it, and writes none when it is killed itself.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SpawnServerTest {
@@ -50,6 +52,120 @@ class SpawnServerTest {
         return server.spawn(List.of("/bin/sh", "-c", JobLauncher.WRAPPER, "sh", dir.resolve("run.pid").toString(),
                 dir.resolve("run.exit").toString(), command), Map.of("PATH", "/usr/bin:/bin", "ONLY", "this"), dir, log,
                 dir.resolve("run.exit"));
+    }
+
+    private RunDriver.Started monitored(String command, Path log) throws IOException {
+        return server.monitored(List.of("/bin/sh", "-c", command), Map.of("PATH", "/usr/bin:/bin", "ONLY", "this"), dir,
+                log, dir.resolve("run.pid"), dir.resolve("run.exit"));
+    }
+
+    private void awaitFile(Path file) throws InterruptedException {
+        for (int i = 0; i < 2000 && !Files.exists(file); i++) {
+            Thread.sleep(10);
+        }
+        assertTrue(Files.exists(file), file + " appeared");
+    }
+
+    @Test
+    void aMonitoredRunsShellLeadsItsSession_itsPidFileIsWrittenBeforeTheCommandStarts_andItsExitStatusAfter()
+            throws Exception {
+        Path log = dir.resolve("job.log");
+        Files.writeString(log, "before\n");
+        Path pid = dir.resolve("run.pid");
+        RunDriver.Started s = monitored("echo \"$ONLY $HOME $(pwd)\"; cat " + pid + "; echo $$; ps -o sid= -p $$;"
+                + " ps -o sid= -p $PPID; [ -e " + dir.resolve("run.exit") + " ] && echo early; exit 7", log);
+        assertEquals(String.valueOf(s.sessionId()), Files.readString(pid).strip(), "written before the answer");
+        assertEquals(7, s.exit().get(20, TimeUnit.SECONDS));
+        List<String> lines = Files.readAllLines(log);
+        String sid = String.valueOf(s.sessionId());
+        assertEquals(List.of("before", "this  " + dir.toRealPath(), sid, sid), lines.subList(0, 4),
+                "appended; only the environment given; in its directory; the pid file there already; $$ is the run's pid");
+        assertEquals(sid, lines.get(4).strip(), "the command's shell leads the run's session");
+        assertFalse(lines.get(5).strip().equals(sid), "its parent, the monitor, is in a session of its own");
+        assertEquals(6, lines.size(), "no exit file while the command ran: " + lines);
+        assertEquals("7\n", Files.readString(dir.resolve("run.exit")));
+    }
+
+    @Test
+    void aStopSignalToTheRunsGroupEndsTheCommand_whichMayTrapIt_andTheMonitorRecordsHowItEnded() throws Exception {
+        Path log = dir.resolve("t.log");
+        RunDriver.Started s = monitored("trap 'echo trapped; exit 3' TERM; : > " + dir.resolve("ready")
+                + "; while :; do sleep 0.05; done", log);
+        awaitFile(dir.resolve("ready"));
+        new ProcessBuilder("kill", "-TERM", "--", "-" + s.sessionId()).start().waitFor();
+        assertEquals(3, s.exit().get(20, TimeUnit.SECONDS), "the command's own trap ran: TERM is not ignored in it");
+        assertTrue(Files.readString(log).endsWith("trapped\n"), "the trap's output: " + Files.readString(log));
+        assertEquals("3", Files.readString(dir.resolve("run.exit")).strip());
+
+        RunDriver.Started plain = server.monitored(List.of("/bin/sh", "-c", ": > " + dir.resolve("ready2") + "; sleep 30"),
+                Map.of("PATH", "/usr/bin:/bin"), dir, dir.resolve("p.log"), dir.resolve("p.pid"), dir.resolve("p.exit"));
+        awaitFile(dir.resolve("ready2"));
+        new ProcessBuilder("kill", "-TERM", "--", "-" + plain.sessionId()).start().waitFor();
+        assertEquals(143, plain.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("143", Files.readString(dir.resolve("p.exit")).strip(), "128 + SIGTERM, as a shell says it");
+    }
+
+    @Test
+    void aKillOfTheRunsGroupIsRecordedAsOneHundredThirtySeven_aKilledMonitorWritesNoStatus() throws Exception {
+        RunDriver.Started s = monitored(": > " + dir.resolve("ready") + "; sleep 30", dir.resolve("k.log"));
+        awaitFile(dir.resolve("ready"));
+        new ProcessBuilder("kill", "-KILL", "--", "-" + s.sessionId()).start().waitFor();
+        assertEquals(137, s.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("137", Files.readString(dir.resolve("run.exit")).strip(), "the monitor is outside the group");
+
+        RunDriver.Started m = server.monitored(List.of("/bin/sh", "-c", "echo $PPID > " + dir.resolve("monitor") + "; sleep 30"),
+                Map.of("PATH", "/usr/bin:/bin"), dir, dir.resolve("m.log"), dir.resolve("m.pid"), dir.resolve("m.exit"));
+        awaitFile(dir.resolve("monitor"));
+        for (int i = 0; i < 200 && Files.readString(dir.resolve("monitor")).isBlank(); i++) {
+            Thread.sleep(10);
+        }
+        long monitor = Long.parseLong(Files.readString(dir.resolve("monitor")).strip());
+        new ProcessBuilder("kill", "-KILL", String.valueOf(monitor)).start().waitFor();
+        new ProcessBuilder("kill", "-KILL", "--", "-" + m.sessionId()).start().waitFor();
+        for (int i = 0; i < 500 && ProcessHandle.of(m.sessionId()).isPresent(); i++) {
+            Thread.sleep(10);
+        }
+        assertFalse(Files.exists(dir.resolve("m.exit")), "no status: the run counts as interrupted");
+    }
+
+    @Test
+    void aCommandThatCannotBeExecutedEndsOneHundredTwentySevenSayingWhy() throws Exception {
+        RunDriver.Started s = server.monitored(List.of(dir.resolve("no-such-program").toString()), Map.of(), dir,
+                dir.resolve("n.log"), dir.resolve("n.pid"), dir.resolve("n.exit"));
+        assertEquals(127, s.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("127", Files.readString(dir.resolve("n.exit")).strip());
+        assertEquals("gpusched-spawnd: cannot run " + dir.resolve("no-such-program") + ": No such file or directory",
+                Files.readString(dir.resolve("n.log")).strip());
+    }
+
+    @Test
+    void aMonitoredRunThatCannotGetReadyWritesNoPidFile_andIsAnError() throws Exception {
+        IOException e = assertThrows(IOException.class, () -> server.monitored(List.of("/bin/true"), Map.of(), dir,
+                dir.resolve("x.log"), dir.resolve("no-such-dir").resolve("x.pid"), dir.resolve("x.exit")));
+        assertEquals("No such file or directory", e.getMessage());
+        assertTrue(server.alive());
+        assertEquals(0, monitored("true", dir.resolve("ok.log")).exit().get(20, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void monitoredRunsOutliveTheServer_writeTheirExitFiles_andTheirExitsAreReadFromThem() throws Exception {
+        Path go = dir.resolve("go");
+        RunDriver.Started s = monitored(": > " + dir.resolve("running") + "; while [ ! -e " + go + " ]; do sleep 0.05; done;"
+                + " exit 5", dir.resolve("j.log"));
+        // Once its command runs: until the server lets it go, a run would end unrun with the server, by design.
+        awaitFile(dir.resolve("running"));
+        ProcessHandle spawnd = ProcessHandle.of(server.pid()).orElseThrow();
+        spawnd.destroyForcibly();
+        spawnd.onExit().get(20, TimeUnit.SECONDS);
+        for (int i = 0; i < 200 && server.alive(); i++) {
+            Thread.sleep(10);
+        }
+        assertFalse(server.alive(), "the reader saw the server go");
+        assertTrue(ProcessHandle.of(s.sessionId()).map(ProcessHandle::isAlive).orElse(false), "the run goes on");
+        assertFalse(s.exit().isDone());
+        Files.createFile(go);
+        assertEquals(5, s.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("5", Files.readString(dir.resolve("run.exit")).strip());
     }
 
     @Test

@@ -1,0 +1,112 @@
+package io.gpusched.engine.spawn;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.options.SchedulerOptions.VisibleDevices;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launcher through the spawn server's monitor (issue #27): the command reaches {@code /bin/sh -c}
+ * as its UTF-8 bytes whatever the JVM's locale, one too long for an argument goes through the run's
+ * command file, and the run's pid and exit files are the monitor's; where the server is gone, the run
+ * goes through the wrapper shell and the files are the same.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class JobLauncherTest {
+    @TempDir
+    Path dir;
+
+    private SpawnServer server;
+    private JobLauncher launcher;
+    private RunFiles runFiles;
+
+    @BeforeEach
+    void start() throws Exception {
+        runFiles = new RunFiles(dir.resolve("logs"));
+        runFiles.createDirectory();
+        Optional<SpawnServer> s = SpawnServer.start(runFiles.dir());
+        assumeTrue(s.isPresent(), "the spawn server was not built (needs gcc at build time) or cannot run here");
+        server = s.get();
+        Path setsid = JobLauncher.findSetsid().orElseThrow();
+        launcher = new JobLauncher(setsid, dir, Map.of(), VisibleDevices.INDEX, Optional.of(server), Optional.empty());
+    }
+
+    @AfterEach
+    void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private RunDriver.Started launch(String command, int no) throws Exception {
+        runFiles.prepare(no, 1);
+        return launcher.launch(command, List.of(0), new GpuSnapshot(List.of(), List.of()), dir.resolve("job" + no + ".log"),
+                Map.of(), "token#" + no, runFiles.paths(no, 1), dir, Optional.of(Map.of("PATH", "/usr/bin:/bin")),
+                Optional.empty());
+    }
+
+    @Test
+    void aNonAsciiCommandReachesTheShellAsItsUtf8Bytes_andTheMonitorWritesTheRunFiles() throws Exception {
+        String text = "héllo ✓ 🚀 $x";
+        RunDriver.Started s = launch("printf '%s' '" + text + "' > out.txt; exit 4", 1);
+        assertEquals(4, s.exit().get(20, TimeUnit.SECONDS));
+        assertArrayEquals(text.getBytes(StandardCharsets.UTF_8), Files.readAllBytes(dir.resolve("out.txt")));
+        assertEquals(s.sessionId(), runFiles.pid(1, 1).orElseThrow());
+        assertEquals(4, runFiles.exitCode(1, 1).orElseThrow());
+        assertFalse(Files.exists(runFiles.paths(1, 1).command()), "short enough for an argument");
+    }
+
+    @Test
+    void aCommandTooLongForOneArgumentRunsFromTheRunsCommandFile_withThePlainShellsParameters() throws Exception {
+        String value = "é".repeat(JobLauncher.MAX_ARGUMENT_BYTES / 2 + 1);
+        RunDriver.Started s = launch("v='" + value + "'; echo \"${#v} [$#] [$0]\" > out.txt", 2);
+        assertEquals(0, s.exit().get(20, TimeUnit.SECONDS), () -> readOrEmpty(dir.resolve("job2.log")));
+        assertTrue(Files.exists(runFiles.paths(2, 1).command()), "over the argument limit in bytes");
+        // dash counts bytes, bash characters: either way the whole value arrived.
+        String out = Files.readString(dir.resolve("out.txt")).strip();
+        assertTrue(out.equals(value.length() + " [0] [sh]") || out.equals(2 * value.length() + " [0] [sh]"), out);
+        assertEquals(0, runFiles.exitCode(2, 1).orElseThrow());
+    }
+
+    @Test
+    void whenTheServerIsGoneARunGoesThroughTheWrapperShell_withTheSameRunFiles() throws Exception {
+        ProcessHandle spawnd = ProcessHandle.of(server.pid()).orElseThrow();
+        spawnd.destroyForcibly();
+        spawnd.onExit().get(20, TimeUnit.SECONDS);
+        for (int i = 0; i < 200 && server.alive(); i++) {
+            Thread.sleep(10);
+        }
+        // $$ in the command's subshell is the wrapper's pid: the session's leader.
+        RunDriver.Started s = launch("echo $$ > leader.txt; tr '\\0' ' ' < /proc/$$/cmdline > cmdline.txt; exit 6", 3);
+        assertEquals(6, s.exit().get(20, TimeUnit.SECONDS));
+        assertEquals(s.sessionId(), runFiles.pid(3, 1).orElseThrow());
+        assertEquals(6, runFiles.exitCode(3, 1).orElseThrow());
+        assertEquals(String.valueOf(s.sessionId()), Files.readString(dir.resolve("leader.txt")).strip());
+        assertTrue(Files.readString(dir.resolve("cmdline.txt")).contains(JobLauncher.WRAPPER),
+                "the wrapper shell leads the session and runs the command in its subshell");
+    }
+
+    private static String readOrEmpty(Path p) {
+        try {
+            return Files.readString(p);
+        } catch (java.io.IOException e) {
+            return "";
+        }
+    }
+}
