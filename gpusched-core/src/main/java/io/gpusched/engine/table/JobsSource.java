@@ -77,7 +77,7 @@ public final class JobsSource {
     private final String rulesName;
     private Requirements rules;
     private String lastRulesError;
-    private Map<String, String> ruleOf = Map.of();
+    private Map<String, String> ruleOf = new HashMap<>();
 
     /**
      * A source with the default quiet period on the system's monotonic clock.
@@ -287,6 +287,21 @@ public final class JobsSource {
         byKey = null;
     }
 
+    /** The jobs of {@link #jobs()} marked {@code cancel}, built when first asked for after a change. */
+    private List<JobSpec> cancelMarked;
+
+    /**
+     * @return the jobs of {@link #jobs()} marked {@code cancel}, in queue order (a round applies them
+     *     without walking the whole queue)
+     */
+    public List<JobSpec> cancelMarked() {
+        List<JobSpec> jobs = jobs();
+        if (cancelMarked == null) {
+            cancelMarked = jobs.stream().filter(JobSpec::cancel).toList();
+        }
+        return cancelMarked;
+    }
+
     /** {@link #jobs()} by key, built when first asked for after a change (only controls ask). */
     private Map<String, JobSpec> byKey;
 
@@ -309,6 +324,7 @@ public final class JobsSource {
     /** The jobs in queue order: file (or fixed list) first, then submissions; an immutable list, cached per version. */
     public List<JobSpec> jobs() {
         if (all == null) {
+            cancelMarked = null;
             List<JobSpec> list = new ArrayList<>(reader.isPresent() ? fromFile : fixed);
             list.addAll(submitted);
             // Rules are applied here, to the lines as written, so an edit of either file re-derives them.
@@ -319,7 +335,7 @@ public final class JobsSource {
                 list.set(i, a.spec());
                 a.rule().ifPresent(rule -> from.put(a.spec().key(), rule));
             }
-            ruleOf = Map.copyOf(from);
+            ruleOf = from;
             all = List.copyOf(list);
         }
         return all;
@@ -343,7 +359,18 @@ public final class JobsSource {
      */
     public void submit(JobSpec keyed) {
         submitted.add(keyed);
+        List<JobSpec> before = all;
         changed();
+        if (before != null) {
+            // Appended to the list already built instead of building it anew: with 100,000 queued a
+            // rebuild applies the rules to every line again, per submission.
+            Requirements.Applied a = rules.apply(learnUndeclared && !keyed.declared() ? keyed.learningVram() : keyed);
+            List<JobSpec> list = new ArrayList<>(before.size() + 1);
+            list.addAll(before);
+            list.add(a.spec());
+            a.rule().ifPresent(rule -> ruleOf.put(a.spec().key(), rule));
+            all = List.copyOf(list);
+        }
     }
 
     private static List<JobSpec> rekey(List<JobSpec> jobs) {
