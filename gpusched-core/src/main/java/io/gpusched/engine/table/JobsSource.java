@@ -285,6 +285,8 @@ public final class JobsSource {
         version++;
         all = null;
         byKey = null;
+        appendTo = null;
+        toAppend.clear();
     }
 
     /** The jobs of {@link #jobs()} marked {@code cancel}, built when first asked for after a change. */
@@ -323,6 +325,9 @@ public final class JobsSource {
 
     /** The jobs in queue order: file (or fixed list) first, then submissions; an immutable list, cached per version. */
     public List<JobSpec> jobs() {
+        if (all == null && appendTo != null) {
+            all = appended(); // submissions are never marked cancel: cancelMarked holds
+        }
         if (all == null) {
             cancelMarked = null;
             List<JobSpec> list = new ArrayList<>(reader.isPresent() ? fromFile : fixed);
@@ -359,18 +364,37 @@ public final class JobsSource {
      */
     public void submit(JobSpec keyed) {
         submitted.add(keyed);
-        List<JobSpec> before = all;
-        changed();
-        if (before != null) {
-            // Appended to the list already built instead of building it anew: with 100,000 queued a
-            // rebuild applies the rules to every line again, per submission.
+        if (all == null && appendTo == null) {
+            changed();
+            return;
+        }
+        // Appended to the list already built when it is next asked for, instead of built anew: with
+        // 100,000 queued a rebuild applies the rules to every line again. One copy per batch.
+        if (appendTo == null) {
+            appendTo = all;
+        }
+        toAppend.add(keyed);
+        version++;
+        all = null;
+        byKey = null;
+    }
+
+    /** A built {@link #jobs()} that only {@link #toAppend} has to follow: submissions since it was built. */
+    private List<JobSpec> appendTo;
+    private final List<JobSpec> toAppend = new ArrayList<>();
+
+    /** @return {@link #appendTo} with {@link #toAppend} after it, the rules applied to those */
+    private List<JobSpec> appended() {
+        List<JobSpec> list = new ArrayList<>(appendTo.size() + toAppend.size());
+        list.addAll(appendTo);
+        for (JobSpec keyed : toAppend) {
             Requirements.Applied a = rules.apply(learnUndeclared && !keyed.declared() ? keyed.learningVram() : keyed);
-            List<JobSpec> list = new ArrayList<>(before.size() + 1);
-            list.addAll(before);
             list.add(a.spec());
             a.rule().ifPresent(rule -> ruleOf.put(a.spec().key(), rule));
-            all = List.copyOf(list);
         }
+        appendTo = null;
+        toAppend.clear();
+        return List.copyOf(list);
     }
 
     private static List<JobSpec> rekey(List<JobSpec> jobs) {
