@@ -23,6 +23,10 @@ import java.util.Map;
 final class BoardRows {
     private List<PendingQueue.PendingJob> pendingOf;
     private Map<String, String> reasonsOf;
+    /** The reasons map is updated in place when jobs are planned alone: its size tells. */
+    private int reasonsSize;
+    /** The last board's row of each pending job. */
+    private Map<PendingQueue.PendingJob, StatusBoard.Pending> pendingRows = new java.util.IdentityHashMap<>();
     private List<StatusBoard.Pending> pending = List.of();
     private long doneCount = -1;
     private List<JobResult> done = List.of();
@@ -48,19 +52,31 @@ final class BoardRows {
                     rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where)));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
-        if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf) {
-            List<StatusBoard.Pending> waiting = new ArrayList<>();
+        if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf || reasonsSize != queue.waitReasons().size()) {
+            List<StatusBoard.Pending> waiting = new ArrayList<>(queue.pending().size());
             java.util.Set<String> held = new java.util.HashSet<>();
             queue.held().forEach(h -> held.add(h.spec().key()));
+            // A job planned alone joins a list whose other rows are unchanged: each row is made again
+            // only when its job or its reason is another object than the last board's.
+            java.util.Map<PendingQueue.PendingJob, StatusBoard.Pending> made = new java.util.IdentityHashMap<>(
+                    queue.pending().size() * 2);
             for (PendingQueue.PendingJob p : queue.pending()) {
-                waiting.add(new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(),
-                        queue.waitReasons().getOrDefault(p.spec().key(), ""), java.util.Optional.of(p.owner()),
-                        held.contains(p.spec().key()), p.spec().scheduling().priority(),
-                        queue.ruleOf(p), p.spec().comment()));
+                String reason = queue.waitReasons().getOrDefault(p.spec().key(), "");
+                boolean isHeld = held.contains(p.spec().key());
+                StatusBoard.Pending row = pendingRows.get(p);
+                if (row == null || row.reason() != reason || row.held() != isHeld) {
+                    row = new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(), reason,
+                            java.util.Optional.of(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
+                            p.spec().comment());
+                }
+                made.put(p, row);
+                waiting.add(row);
             }
-            pending = List.copyOf(waiting);
+            pendingRows = made;
+            pending = List.copyOf(waiting); // immutable: the board keeps it as it is, by identity
             pendingOf = queue.pending();
             reasonsOf = queue.waitReasons();
+            reasonsSize = reasonsOf.size();
         }
         if (ended.changes() != earlierChanges) {
             List<JobResult> all = new ArrayList<>(endedBefore);

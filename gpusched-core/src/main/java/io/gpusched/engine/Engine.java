@@ -122,7 +122,7 @@ public final class Engine {
     /** {@link #drain()} was asked: nothing more starts, and the loop ends once nothing runs. */
     private boolean draining;
     private boolean dirty = true;
-    /** Submissions the next round must plan, and when it is due (at once, unless the queue is large). */
+    /** Submissions planned alone whose board is still to be published, and when it is due. */
     private final SubmitBurst burst = new SubmitBurst();
     private volatile Thread loopThread;
     private volatile io.gpusched.event.QueueSnapshot snapshot;
@@ -588,13 +588,23 @@ public final class Engine {
                 stops.enforceDeadlines();
                 timers.schedule(Timer.SAMPLE, sampleNanos);
             }
-            if (dirty || timers.due(Timer.ROUND, now) || burst.dueIn(now, queued()) == 0) {
+            // Submissions alone are planned alone when that decides the same (each waits behind the
+            // queue): no round over the whole queue. Their board follows when the burst pauses.
+            boolean submitted = joined > 0;
+            boolean planned = submitted && !dirty && admit(joined);
+            joined = 0;
+            if (dirty || timers.due(Timer.ROUND, now) || (submitted && !planned)) {
                 dirty = false;
                 burst.planned();
                 round();
                 // A jobs-file change waiting to settle is looked at again as soon as it can be decided.
                 timers.schedule(Timer.ROUND, Math.min(pollNanos, source.settleNanos().orElse(pollNanos)));
                 timers.schedule(Timer.SAMPLE, sampleNanos);
+            } else if (burst.dueIn(now, queued()) == 0) {
+                long t0 = timers.now();
+                emitBoard();
+                long t1 = timers.now();
+                burst.published(t1, t1 - t0);
             }
             // After the round: a freed GPU goes to the next job before the sweep's pass over /proc.
             if (!leftovers.isEmpty() && timers.due(Timer.SWEEP, now)) {
@@ -646,6 +656,31 @@ public final class Engine {
         }
     }
 
+    /**
+     * Plans the jobs submitted since the last round alone, if the planner can ({@link Planner#admit}).
+     *
+     * @return whether it did; then their board is due when the burst of submissions pauses
+     */
+    private boolean admit(int n) {
+        if (draining) {
+            return false;
+        }
+        Optional<List<io.gpusched.alloc.GpuView>> views = reader.failures() == 0 && !reader.lastGpus().isEmpty()
+                ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus())) : Optional.empty();
+        if (!planner.admit(source.jobs(), source.version(), n, views)) {
+            return false;
+        }
+        if (seenVersion == source.version() - n) {
+            // Submissions come numbered and never ran: nothing for the next round to see or take up.
+            seenVersion = source.version();
+        }
+        burst.submitted(timers.now());
+        return true;
+    }
+
+    /** Submissions taken since the last plan. */
+    private int joined;
+
     /** @return how many jobs the last round found queued, pending or held */
     private int queued() {
         return queue.pending().size() + queue.held().size();
@@ -656,8 +691,9 @@ public final class Engine {
             outcomes.reap(e.job(), e.exitCode());
             dirty = true;
         } else if (m instanceof Inbox.Submitted s) {
-            submissions.accept(s.spec(), s.context(), s.result(), s.accepted(), s.lease());
-            burst.submitted(timers.now());
+            if (submissions.accept(s.spec(), s.context(), s.result(), s.accepted(), s.lease())) {
+                joined++;
+            }
         } else if (m instanceof Inbox.Control c) {
             c.action().run();
             dirty = true;
@@ -689,7 +725,7 @@ public final class Engine {
             settlement.adoptOrphans(jobs);
             seenVersion = version;
         }
-        queue.applyCancellations(jobs);
+        queue.applyCancellations(source.cancelMarked());
         leases.reapAbandoned(List.copyOf(running.all()));
         stops.enforceDeadlines();
         if (!draining) {

@@ -104,10 +104,8 @@ public final class QueuePolicy {
                     if (reservation.isPresent()) {
                         reason += "; " + reservation.get().describe() + preempting(reservation.get());
                     }
-                } else if (reservation.isPresent() && b.rejections().stream()
-                        .anyMatch(r -> r.check() == Rejection.Check.RESERVED)) {
-                    // The allocator's reason ends with "gpuN is reserved"; say for whom.
-                    reason += " for job " + reservation.get().no() + ", waiting " + Waits.format(reservation.get().waited());
+                } else {
+                    reason = reservedFor(reason, b, reservation);
                 }
                 if (waited.compareTo(options.reserveAfter()) < 0) {
                     replanAt = earliest(replanAt, c.queuedAt().plus(options.reserveAfter()));
@@ -124,6 +122,107 @@ public final class QueuePolicy {
         return new Plan(decisions, reservation, preempt, replanAt);
     }
 
+    /** The allocator's reason ends with "gpuN is reserved"; say for whom. */
+    private static String reservedFor(String reason, Placement.Blocked b, Optional<Reservation> reservation) {
+        if (reservation.isPresent() && b.rejections().stream().anyMatch(r -> r.check() == Rejection.Check.RESERVED)) {
+            return reason + " for job " + reservation.get().no() + ", waiting " + Waits.format(reservation.get().waited());
+        }
+        return reason;
+    }
+
+    /**
+     * What a plan left that decides a job joining the queue after it, without planning the others again
+     * ({@link #admit}).
+     *
+     * @param reservation the plan's reservation, if any
+     * @param holder the waiting job it is for (present exactly when {@code reservation} is)
+     * @param owners the owners of the jobs the plan was given (fair share applies once there are two)
+     * @param started whether the plan started or failed any job (then the GPUs it saw are not those now)
+     */
+    public record Standing(Optional<Reservation> reservation, Optional<Candidate> holder, Set<String> owners,
+                           boolean started) {
+        /**
+         * Checks for nulls and that the holder comes with the reservation.
+         *
+         * @param reservation see {@link #reservation()}
+         * @param holder see {@link #holder()}
+         * @param owners see {@link #owners()}
+         * @param started see {@link #started()}
+         */
+        public Standing {
+            java.util.Objects.requireNonNull(reservation, "reservation");
+            java.util.Objects.requireNonNull(holder, "holder");
+            java.util.Objects.requireNonNull(owners, "owners");
+            if (reservation.isPresent() != holder.isPresent()) {
+                throw new IllegalArgumentException("a reservation comes with its holder");
+            }
+        }
+    }
+
+    /**
+     * Decides, alone, a job that joined the queue after a plan that started nothing: the decision
+     * {@link #plan} would give it with the same queue and GPUs, as long as its arrival changes no other
+     * job's. That is so when it waits (the GPUs it could take are taken or reserved), it is not the
+     * job a reservation goes to, and it brings no second owner (which would make fair share reorder
+     * everyone). Otherwise the caller plans the whole queue.
+     *
+     * @param now the time
+     * @param c the job that joined
+     * @param standing what the last plan left
+     * @param running the running jobs now
+     * @param views the GPUs now, with our jobs on them; the same the last plan placed on
+     * @param recentGpuHours each owner's recent GPU time
+     * @return why it waits; empty when it would start or fail, or its arrival could change another
+     *     job's decision
+     */
+    public Optional<String> admit(Instant now, Candidate c, Standing standing, List<Occupant> running, List<GpuView> views,
+                                  Map<String, Double> recentGpuHours) {
+        if (standing.started() || (!standing.owners().isEmpty() && !standing.owners().contains(c.owner())
+                && standing.owners().size() == 1)) {
+            return Optional.empty();
+        }
+        boolean shared = standing.owners().size() > 1 || (!standing.owners().isEmpty() && !standing.owners().contains(c.owner()));
+        Map<String, Double> usage = shared ? recentGpuHours : Map.of();
+        Duration waited = Duration.between(c.queuedAt(), now);
+        boolean mayReserve = waited.compareTo(options.reserveAfter()) >= 0;
+        Optional<Reservation> reservation = standing.reservation();
+        boolean beforeHolder = reservation.isEmpty() || comesBefore(c, standing.holder().get(), now, usage);
+        if (mayReserve && beforeHolder) {
+            return Optional.empty(); // it would take the reservation (or get the first one)
+        }
+        Set<Integer> closed = beforeHolder ? Set.of() : closedTo(c, reservation.get(), running, now);
+        if (!(allocator.place(c.request(), views, closed) instanceof Placement.Blocked b)) {
+            return Optional.empty();
+        }
+        String reason = beforeHolder ? b.reason() : reservedFor(b.reason(), b, reservation);
+        if (shared) {
+            reason += fairShareNote(c.owner(), recentGpuHours);
+        }
+        return Optional.of(reason);
+    }
+
+    /**
+     * The order {@link #order} puts jobs in at {@code now}, as a comparator: to place a job that joins a
+     * queue already in order (a binary search) instead of ordering the whole queue again.
+     *
+     * @param now the time
+     * @param usage each owner's recent GPU time when fair share applies (jobs of several owners wait);
+     *     empty when it does not
+     * @return earlier first
+     */
+    public Comparator<Candidate> orderAt(Instant now, Map<String, Double> usage) {
+        return (a, b) -> RANK.compare(new Ranked(a, effective(a, now, usage)), new Ranked(b, effective(b, now, usage)));
+    }
+
+    /** Whether {@code a} comes before {@code b} in {@link #order} at {@code now}. */
+    private boolean comesBefore(Candidate a, Candidate b, Instant now, Map<String, Double> usage) {
+        return RANK.compare(new Ranked(a, effective(a, now, usage)), new Ranked(b, effective(b, now, usage))) < 0;
+    }
+
+    /** Highest effective priority first, ties in queue order, then by number. */
+    private static final Comparator<Ranked> RANK = Comparator.comparingLong((Ranked r) -> -r.effective())
+            .thenComparingLong(r -> r.candidate().position()).thenComparingInt(r -> r.candidate().no());
+
     /**
      * @param now the time
      * @param queue waiting jobs in queue order
@@ -137,8 +236,7 @@ public final class QueuePolicy {
         for (Candidate c : queue) {
             ranked.add(new Ranked(c, effective(c, now, usage)));
         }
-        ranked.sort(Comparator.comparingLong((Ranked r) -> -r.effective())
-                .thenComparingLong(r -> r.candidate().position()).thenComparingInt(r -> r.candidate().no()));
+        ranked.sort(RANK);
         List<Candidate> out = new ArrayList<>(ranked.size());
         ranked.forEach(r -> out.add(r.candidate()));
         return out;

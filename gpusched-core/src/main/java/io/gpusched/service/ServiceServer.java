@@ -50,7 +50,8 @@ import jdk.net.ExtendedSocketOptions;
  *
  * <p>Bounded whatever clients do ({@link Limits}): a fixed set of threads (one selector thread reads,
  * writes and accepts for every connection; two answer {@code hello} and {@code queue}; four run what
- * waits for the scheduler's loop; one times {@code srun} updates), so an idle connection costs a file
+ * waits for the scheduler's loop; 32 take submissions, so many clients' submissions share one fsync;
+ * one times {@code srun} updates), so an idle connection costs a file
  * descriptor and a few hundred bytes, not a thread. An answer that comes later ({@code submit}'s
  * number, an {@code srun}'s events) is written when its future completes, by the selector thread.
  * Connections are capped overall and per user, one that sends no whole request for the idle timeout
@@ -119,6 +120,12 @@ public final class ServiceServer implements AutoCloseable {
     private static final int ANSWERERS = 2;
     /** Threads for requests that wait for the scheduler's loop (submit, cancel, logs, pause, srun's steps). */
     private static final int WORKERS = 4;
+    /**
+     * Threads that take submissions, each waiting until its line is durable: the submissions of that
+     * many clients at once share one fsync (with {@link #WORKERS}' four, at most four did, and 10 clients
+     * got a few hundred submissions a second).
+     */
+    private static final int SUBMITTERS = 32;
     /** How often connections are checked for the idle timeout, at most. */
     private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** How long accepting pauses after accept failed (out of file descriptors), so the loop does not spin. */
@@ -136,6 +143,7 @@ public final class ServiceServer implements AutoCloseable {
     private final Thread loop;
     private final ExecutorService answerers = Executors.newFixedThreadPool(ANSWERERS, named("gpusched-answer"));
     private final ExecutorService workers = Executors.newFixedThreadPool(WORKERS, named("gpusched-request"));
+    private final ExecutorService submitters = Executors.newFixedThreadPool(SUBMITTERS, named("gpusched-submit"));
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(named("gpusched-srun-timer"));
     /** Work other threads hand the selector thread: queue an answer, end a connection. */
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -611,7 +619,8 @@ public final class ServiceServer implements AutoCloseable {
             }
         } else if (Requests.immediate(req)) {
             reply(c, () -> requests.answer(req, c.peer));
-        } else if (!execute(workers, () -> reply(c, () -> requests.answer(req, c.peer)))) {
+        } else if (!execute("submit".equals(req.get("op")) ? submitters : workers,
+                () -> reply(c, () -> requests.answer(req, c.peer)))) {
             post(() -> close(c));
         }
     }
@@ -850,6 +859,7 @@ public final class ServiceServer implements AutoCloseable {
         closeQuietly(server);
         answerers.shutdownNow();
         workers.shutdownNow();
+        submitters.shutdownNow();
         timer.shutdownNow();
         try {
             Files.deleteIfExists(socket);

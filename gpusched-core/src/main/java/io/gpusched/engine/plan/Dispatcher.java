@@ -82,9 +82,98 @@ public final class Dispatcher {
             occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
                     rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
         }
-        Plan plan = launcher.placesItself() ? handOver(pending)
-                : decide(policy, pending, occupants, views, snap, now, fairShare.recent(now));
+        if (launcher.placesItself()) {
+            // A cluster places each job itself: nothing here to admit a newcomer against, so every
+            // dispatch hands the whole queue over (a standing that "started" forces the whole plan).
+            Plan plan = handOver(pending);
+            standing = new QueuePolicy.Standing(Optional.empty(), Optional.empty(), java.util.Set.of(), true);
+            return apply(plan, views, snap, total, reasons, now);
+        }
+        Plan plan = decide(policy, pending, occupants, views, snap, now, fairShare.recent(now));
+        standing = standing(plan, pending, snap);
+        Map<String, Double> usage = standing.owners().size() > 1 ? fairShare.recent(now) : Map.of();
+        java.util.Comparator<Candidate> order = policy.orderAt(now, usage);
+        lastOrder = java.util.Comparator.comparing((PendingQueue.PendingJob p) -> new Candidate(p.spec().key(), p.no(),
+                request(p), p.spec().scheduling().priority(), p.position(), p.since(), p.owner(), p.spec().timeout()), order);
         return apply(plan, views, snap, total, reasons, now);
+    }
+
+    /** The order the last plan gave the jobs it was given (the policy's, at that plan's time). */
+    private java.util.Comparator<PendingQueue.PendingJob> lastOrder = java.util.Comparator.comparingInt(PendingQueue.PendingJob::no);
+
+    /** @return the order the last dispatch put the pending jobs in, to place a job that joined since among them */
+    java.util.Comparator<PendingQueue.PendingJob> lastOrder() {
+        return lastOrder;
+    }
+
+    /** What the last plan left that decides a job joining the queue alone ({@link #admit}). */
+    private QueuePolicy.Standing standing = new QueuePolicy.Standing(Optional.empty(), Optional.empty(), java.util.Set.of(), true);
+
+    private static QueuePolicy.Standing standing(Plan plan, List<PendingQueue.PendingJob> pending, GpuSnapshot snap) {
+        java.util.Set<String> owners = new java.util.HashSet<>();
+        Optional<Candidate> holder = Optional.empty();
+        Optional<String> held = plan.reservation().map(Reservation::key);
+        for (PendingQueue.PendingJob p : pending) {
+            Optional<Candidate> c = candidate(p, snap);
+            c.ifPresent(x -> owners.add(x.owner()));
+            if (held.isPresent() && held.get().equals(p.spec().key())) {
+                holder = c;
+            }
+        }
+        boolean started = plan.actions().stream().anyMatch(a -> !(a instanceof Plan.Wait));
+        if (plan.reservation().isPresent() && holder.isEmpty()) {
+            return new QueuePolicy.Standing(Optional.empty(), Optional.empty(), owners, true);
+        }
+        return new QueuePolicy.Standing(plan.reservation(), holder, owners, started);
+    }
+
+    /**
+     * Decides a job that joined the queue since the last dispatch, alone, as the policy's
+     * {@link QueuePolicy#admit} allows: on the GPUs the last dispatch left, which must be those now.
+     *
+     * @param p the job
+     * @param views the GPUs now; the caller checked they are the last dispatch's
+     * @param snap the snapshot they came from (for pinned GPUs)
+     * @return why it waits; empty when the whole queue must be planned instead
+     */
+    Optional<String> admit(PendingQueue.PendingJob p, List<GpuView> views, GpuSnapshot snap) {
+        Optional<Candidate> c = candidate(p, snap);
+        if (c.isEmpty()) {
+            return Optional.empty();
+        }
+        Instant now = clock.now();
+        List<Occupant> occupants = new ArrayList<>();
+        for (RunningJob rj : running.all()) {
+            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
+                    rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
+        }
+        Optional<String> reason = policy.admit(now, c.get(), standing, occupants, views, fairShare.recent(now));
+        if (reason.isPresent()) {
+            if (!standing.owners().contains(c.get().owner())) {
+                java.util.Set<String> owners = new java.util.HashSet<>(standing.owners());
+                owners.add(c.get().owner());
+                standing = new QueuePolicy.Standing(standing.reservation(), standing.holder(), owners, standing.started());
+            }
+            Instant due = c.get().queuedAt().plus(policy.options().reserveAfter());
+            if (due.isAfter(now) && (replanAt.isEmpty() || due.isBefore(replanAt.get()))) {
+                replanAt = Optional.of(due);
+            }
+        }
+        return reason;
+    }
+
+    /** @return how the policy sees a pending job; empty when it pins a GPU the machine does not have */
+    static Optional<Candidate> candidate(PendingQueue.PendingJob p, GpuSnapshot snap) {
+        Request request = request(p);
+        if (p.spec().scheduling().pinned()) {
+            Pins.Resolved pins = Pins.resolve(p.spec().scheduling().gpuIds(), snap);
+            if (pins.unknown().isPresent()) {
+                return Optional.empty();
+            }
+            request = request.pinnedTo(pins.indices());
+        }
+        return Optional.of(new Candidate(p.spec().key(), p.no(), request, p.spec().scheduling().priority(), p.position(),
+                p.since(), p.owner(), p.spec().timeout()));
     }
 
     /**

@@ -55,6 +55,57 @@ public final class Planner {
     }
 
     /**
+     * Plans jobs that joined the queue since the last plan (submissions, the last {@code joined} of
+     * {@code jobs}) alone, each in O(log n) of the queue, when that gives what planning the whole queue
+     * would: the last plan placed on these same GPUs and started nothing, nothing else changed since,
+     * and each of them waits without changing any other job's decision ({@code QueuePolicy.admit}).
+     * Otherwise it does nothing and says so, and the caller plans the whole queue.
+     *
+     * @param jobs the source's jobs, the new ones last
+     * @param version the source's version of them
+     * @param joined how many jobs at the end of {@code jobs} joined since the last plan
+     * @param views the GPUs as last read
+     * @return whether the new jobs were planned
+     */
+    public boolean admit(List<JobSpec> jobs, long version, int joined, Optional<List<GpuView>> views) {
+        boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+        if (joined < 1 || views.isEmpty() || due || plannedVersion < 0 || version != plannedVersion + joined
+                || durability.changes() != plannedChanges + joined || !settlement.liveOrphans().isEmpty()
+                || durability.failing().isPresent() || !views.get().equals(plannedViews) || joined > jobs.size()) {
+            return false;
+        }
+        java.time.Instant now = clock.now();
+        Map<PendingQueue.PendingJob, String> waiting = new java.util.LinkedHashMap<>();
+        Map<PendingQueue.PendingJob, String> held = new java.util.LinkedHashMap<>();
+        for (int i = jobs.size() - joined; i < jobs.size(); i++) {
+            JobSpec j = jobs.get(i);
+            Optional<PendingQueue.PendingJob> p = queue.joined(j, i, now);
+            if (p.isEmpty()) {
+                return false;
+            }
+            if (!j.scheduling().after().isEmpty()) {
+                io.gpusched.policy.Dependencies.Verdict v = queue.dependencies(j);
+                if (v instanceof io.gpusched.policy.Dependencies.Waiting w) {
+                    held.put(p.get(), w.reason());
+                    continue;
+                }
+                if (!(v instanceof io.gpusched.policy.Dependencies.Ready)) {
+                    return false;
+                }
+            }
+            Optional<String> reason = dispatcher.admit(p.get(), views.get(), reader.last());
+            if (reason.isEmpty()) {
+                return false;
+            }
+            waiting.put(p.get(), reason.get());
+        }
+        queue.joined(waiting, dispatcher.lastOrder(), held);
+        plannedVersion = version;
+        plannedChanges = durability.changes();
+        return true;
+    }
+
+    /**
      * @param jobs the source's jobs
      * @param version the source's version of them
      * @param views this round's GPU views; present only when this round's read answered

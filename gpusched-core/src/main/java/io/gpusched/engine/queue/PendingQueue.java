@@ -159,11 +159,7 @@ public final class PendingQueue {
             if (r.handle().isPresent() || r.terminal() || j.cancel()) {
                 continue; // a live orphan (a gone one was settled), an ended job, or one cancelled
             }
-            Optional<LearnedVram> learned = learned(j, r);
-            Instant waitingSince = table.since(j.key(), k -> durability.state().submission(k)
-                    .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
-            PendingJob p = new PendingJob(j, no(j.key()), declared(j, r, learned), r.attempts(),
-                    table.position(j.key(), position), waitingSince, table.owner(j.key()), learned);
+            PendingJob p = pendingJob(j, r, position, now);
             String reason = waitingFor.get(j.key());
             if (reason != null) {
                 waiting.add(p);
@@ -175,6 +171,64 @@ public final class PendingQueue {
         pending = out;
         held = waiting;
         heldReasons = waitingReasons;
+    }
+
+    private PendingJob pendingJob(JobSpec j, JobRecord r, long position, Instant now) {
+        Optional<LearnedVram> learned = learned(j, r);
+        Instant waitingSince = table.since(j.key(), k -> durability.state().submission(k)
+                .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
+        return new PendingJob(j, no(j.key()), declared(j, r, learned), r.attempts(),
+                table.position(j.key(), position), waitingSince, table.owner(j.key()), learned);
+    }
+
+    /**
+     * A job that joined the queue since the last {@link #compute}, as compute would list it.
+     *
+     * @param j the job, not running and never started
+     * @param position its place in the source's list
+     * @param now the time
+     * @return it, pending; empty when the journal says it is not (ended, or a run of it in flight)
+     */
+    public Optional<PendingJob> joined(JobSpec j, long position, Instant now) {
+        JobRecord r = durability.state().record(j.key());
+        if (running.contains(j.key()) || r.handle().isPresent() || r.terminal() || j.cancel()) {
+            return Optional.empty();
+        }
+        return Optional.of(pendingJob(j, r, position, now));
+    }
+
+    /**
+     * Adds jobs that joined the queue since the last plan, decided alone: each waiting one at its place
+     * in the plan's order, each held one after the held jobs. The lists are new objects (the board sees
+     * the change by identity); the reasons map is updated in place.
+     *
+     * @param waiting jobs that may be placed, with why each waits
+     * @param order the last plan's order of the jobs that may be placed
+     * @param heldBack jobs held by their dependencies, with why
+     */
+    public void joined(Map<PendingJob, String> waiting, java.util.Comparator<PendingJob> order,
+                       Map<PendingJob, String> heldBack) {
+        int placeable = pending.size() - held.size();
+        List<PendingJob> head = new ArrayList<>(placeable + waiting.size());
+        head.addAll(pending.subList(0, placeable));
+        Map<String, String> reasons = waitReasons instanceof HashMap<String, String> m ? m : new HashMap<>(waitReasons);
+        for (Map.Entry<PendingJob, String> e : waiting.entrySet()) {
+            int at = java.util.Collections.binarySearch(head, e.getKey(), order);
+            head.add(at < 0 ? -at - 1 : at, e.getKey());
+            reasons.put(e.getKey().spec().key(), e.getValue());
+        }
+        List<PendingJob> nowHeld = new ArrayList<>(held);
+        Map<String, String> nowHeldReasons = new HashMap<>(heldReasons);
+        for (Map.Entry<PendingJob, String> e : heldBack.entrySet()) {
+            nowHeld.add(e.getKey());
+            nowHeldReasons.put(e.getKey().spec().key(), e.getValue());
+            reasons.put(e.getKey().spec().key(), e.getValue());
+        }
+        head.addAll(nowHeld);
+        pending = head;
+        held = nowHeld;
+        heldReasons = nowHeldReasons;
+        waitReasons = reasons;
     }
 
     /** @return where a job's declaration is learned from ({@code vram=auto}), unless an OOM's bump decides it */

@@ -97,20 +97,22 @@ public final class Submissions {
      * Journals a submission and queues it. {@code accepted} gets its display number once the journal
      * line is forced. When the disk refuses the line, {@code accepted} and {@code result} fail with a
      * {@link io.gpusched.model.JournalUnwritableException} and nothing is queued: the number stays free.
+     *
+     * @return whether a new job joined the queue (false for a refusal or a request sent again)
      */
-    public void accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
+    public boolean accept(JobSpec spec, SubmitContext context, CompletableFuture<JobResult> result,
                 CompletableFuture<Integer> accepted, Optional<CompletableFuture<io.gpusched.model.Grant>> lease) {
         Optional<JournalEvent.Submitted> first = context.requestId().flatMap(id -> submitted(context.owner(), id));
         if (first.isPresent()) {
             repeat(first.get(), result, accepted);
-            return;
+            return false;
         }
         if (durability.state().openSubmissions(context.owner()) >= maxQueuedPerUser) {
             // Before a number is taken: the refused submission leaves no trace.
             io.gpusched.model.QueueFullException e = new io.gpusched.model.QueueFullException(context.owner(), maxQueuedPerUser);
             accepted.completeExceptionally(e);
             result.completeExceptionally(e);
-            return;
+            return false;
         }
         List<String> unknown = queue.unknownDependencies(spec);
         if (!unknown.isEmpty()) {
@@ -123,7 +125,7 @@ public final class Submissions {
                     + unknownAfter(unknown));
             accepted.completeExceptionally(e);
             result.completeExceptionally(e);
-            return;
+            return false;
         }
         int no = durability.state().nextNo();
         String key = new io.gpusched.model.JobId.Submission(no).key();
@@ -136,7 +138,13 @@ public final class Submissions {
         if (refused.isPresent()) {
             accepted.completeExceptionally(refused.get());
             result.completeExceptionally(refused.get());
-            return;
+            return false;
+        }
+        if (byRequest != null && byRequest.size() > 2 * durability.state().submissions().size() + 1024) {
+            byRequest = null; // compaction forgot many: rebuilt from the journal at the next request id
+        }
+        if (byRequest != null) {
+            context.requestId().ifPresent(id -> byRequest.put(new RequestKey(context.owner(), id), key));
         }
         source.submit(spec.withKey(key));
         queue.learnNames(List.of(spec.withKey(key)));
@@ -146,6 +154,7 @@ public final class Submissions {
             leases.register(key, no, w, result);
         });
         durability.acknowledge(accepted, no);
+        return true;
     }
 
     /**
@@ -167,15 +176,35 @@ public final class Submissions {
         return "after=" + String.join(",", unknown) + " names no job of the queue; give the job it means [name=...] first";
     }
 
-    /** The submission the journal holds with this owner's request id (a scan: a few thousand at most). */
+    /**
+     * The submission the journal holds with this owner's request id: looked up in an index of the
+     * journal's submissions by owner and request id (built at the first request id, then kept with each
+     * submission), checked against the journal, which compaction may have made forget it.
+     */
     private Optional<JournalEvent.Submitted> submitted(String owner, String requestId) {
-        for (JournalEvent.Submitted s : durability.state().submissions()) {
-            if (s.requestId().filter(requestId::equals).isPresent() && s.owner().equals(owner)) {
-                return Optional.of(s);
+        if (byRequest == null) {
+            byRequest = new java.util.HashMap<>();
+            for (JournalEvent.Submitted s : durability.state().submissions()) {
+                s.requestId().ifPresent(id -> byRequest.put(new RequestKey(s.owner(), id), s.key()));
             }
         }
-        return Optional.empty();
+        String key = byRequest.get(new RequestKey(owner, requestId));
+        if (key == null) {
+            return Optional.empty();
+        }
+        Optional<JournalEvent.Submitted> s = durability.state().submission(key);
+        if (s.isEmpty()) {
+            byRequest.remove(new RequestKey(owner, requestId));
+        }
+        return s;
     }
+
+    /** A client's name for a submission: unique per owner. */
+    private record RequestKey(String owner, String requestId) {
+    }
+
+    /** The journal's submissions by request id; null until the first request id asks. */
+    private java.util.Map<RequestKey, String> byRequest;
 
     /**
      * A submission its client sent again (it never got the answer, e.g. the daemon died first): nothing

@@ -78,7 +78,7 @@ public final class JobsSource {
     // Volatile: asQueued reads it from the service's threads (a submission checked before it is queued).
     private volatile Requirements rules;
     private String lastRulesError;
-    private Map<String, String> ruleOf = Map.of();
+    private Map<String, String> ruleOf = new HashMap<>();
 
     /**
      * A source with the default quiet period on the system's monotonic clock.
@@ -301,6 +301,23 @@ public final class JobsSource {
         version++;
         all = null;
         byKey = null;
+        appendTo = null;
+        toAppend.clear();
+    }
+
+    /** The jobs of {@link #jobs()} marked {@code cancel}, built when first asked for after a change. */
+    private List<JobSpec> cancelMarked;
+
+    /**
+     * @return the jobs of {@link #jobs()} marked {@code cancel}, in queue order (a round applies them
+     *     without walking the whole queue)
+     */
+    public List<JobSpec> cancelMarked() {
+        List<JobSpec> jobs = jobs();
+        if (cancelMarked == null) {
+            cancelMarked = jobs.stream().filter(JobSpec::cancel).toList();
+        }
+        return cancelMarked;
     }
 
     /** {@link #jobs()} by key, built when first asked for after a change (only controls ask). */
@@ -324,7 +341,11 @@ public final class JobsSource {
 
     /** The jobs in queue order: file (or fixed list) first, then submissions; an immutable list, cached per version. */
     public List<JobSpec> jobs() {
+        if (all == null && appendTo != null) {
+            all = appended(); // submissions are never marked cancel: cancelMarked holds
+        }
         if (all == null) {
+            cancelMarked = null;
             List<JobSpec> list = new ArrayList<>(reader.isPresent() ? fromFile : fixed);
             list.addAll(submitted);
             // Rules are applied here, to the lines as written, so an edit of either file re-derives them.
@@ -335,7 +356,7 @@ public final class JobsSource {
                 list.set(i, a.spec());
                 a.rule().ifPresent(rule -> from.put(a.spec().key(), rule));
             }
-            ruleOf = Map.copyOf(from);
+            ruleOf = from;
             all = List.copyOf(list);
         }
         return all;
@@ -359,7 +380,37 @@ public final class JobsSource {
      */
     public void submit(JobSpec keyed) {
         submitted.add(keyed);
-        changed();
+        if (all == null && appendTo == null) {
+            changed();
+            return;
+        }
+        // Appended to the list already built when it is next asked for, instead of built anew: with
+        // 100,000 queued a rebuild applies the rules to every line again. One copy per batch.
+        if (appendTo == null) {
+            appendTo = all;
+        }
+        toAppend.add(keyed);
+        version++;
+        all = null;
+        byKey = null;
+    }
+
+    /** A built {@link #jobs()} that only {@link #toAppend} has to follow: submissions since it was built. */
+    private List<JobSpec> appendTo;
+    private final List<JobSpec> toAppend = new ArrayList<>();
+
+    /** @return {@link #appendTo} with {@link #toAppend} after it, the rules applied to those */
+    private List<JobSpec> appended() {
+        List<JobSpec> list = new ArrayList<>(appendTo.size() + toAppend.size());
+        list.addAll(appendTo);
+        for (JobSpec keyed : toAppend) {
+            Requirements.Applied a = rules.apply(learnUndeclared && !keyed.declared() ? keyed.learningVram() : keyed);
+            list.add(a.spec());
+            a.rule().ifPresent(rule -> ruleOf.put(a.spec().key(), rule));
+        }
+        appendTo = null;
+        toAppend.clear();
+        return List.copyOf(list);
     }
 
     private static List<JobSpec> rekey(List<JobSpec> jobs) {

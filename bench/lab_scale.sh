@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The daemon at lab scale (issue #27, item 2): a real `gpusched serve` on one simulated 24000 MiB GPU
+# that a running `sleep` holds, with QUEUED jobs submitted behind it through the socket, beside
+# task-spooler's `tsp` in the same run. For each QUEUED (default: 10000 and 100000) it prints:
+#   - the time to queue them (one client, 8 connections pipelining submissions: the journal's pace);
+#   - submit round trip median and p99 (one client, TRIPS sequential submissions on one connection,
+#     each answered once its line is fsynced), and the same for `tsp true` behind a running `sleep`;
+#   - submissions/s from 10 concurrent clients (100 each);
+#   - `gpusched queue` wall time (the real CLI, JVM start included) against `gpusched --version`
+#     and `tsp -l`;
+#   - the daemon's RSS with the queue held, and its CPU over IDLE seconds with nothing happening.
+# A benchmark, not a test: noisy machines give noisy figures; run it several times (RUNS) and take
+# medians. Usage: bench/lab_scale.sh [QUEUED...]   env: RUNS (1), TRIPS (1000), IDLE (10), JAR,
+# DAEMON_JAVA_OPTS (e.g. -XX:StartFlightRecording=filename=/tmp/d.jfr to profile the daemon).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
+[ -f "$jar" ] || { echo "lab_scale.sh: $jar missing; build it: mvn -DskipTests package -pl gpusched-cli -am" >&2; exit 2; }
+tsp_bin="$(command -v tsp || command -v ts || true)"
+[ -n "$tsp_bin" ] || { echo "lab_scale.sh: task-spooler missing; apt-get install -y task-spooler" >&2; exit 2; }
+sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
+runs="${RUNS:-1}"; trips="${TRIPS:-1000}"; idle="${IDLE:-10}"
+# bin/gpusched's JVM flags.
+opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+work="$(mktemp -d)"
+daemon=""
+cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+cat >"$work/client.py" <<'EOF'
+import json, os, socket, statistics, sys, threading, time
+sock, mode = sys.argv[1], sys.argv[2]
+cwd = os.getcwd()
+def conn():
+    s = socket.socket(socket.AF_UNIX); s.connect(sock); return s, s.makefile('rb')
+def req(i, tag):
+    return (json.dumps({"v": 1, "op": "submit", "line": f"[vram=20G] echo {tag} {i}", "cwd": cwd,
+                        "env": {"PATH": "/usr/bin:/bin"}}) + "\n").encode()
+def answer(f):
+    a = json.loads(f.readline())
+    if not a.get("ok"):
+        sys.exit(f"refused: {a}")
+if mode == "fill":            # N submissions on 8 connections, each keeping 32 in flight
+    n = int(sys.argv[3]); t0 = time.time()
+    def fill(k):
+        s, f = conn(); mine = range(k, n, 8); window = 32
+        for j, i in enumerate(mine):
+            s.sendall(req(i, "queued"))
+            if j >= window: answer(f)
+        for _ in range(min(window, len(mine))): answer(f)
+    ts = [threading.Thread(target=fill, args=(k,)) for k in range(8)]
+    [t.start() for t in ts]; [t.join() for t in ts]
+    print(f"fill {n} {time.time() - t0:.2f}")
+elif mode == "trips":         # sequential round trips on one connection
+    n = int(sys.argv[3]); s, f = conn(); rt = []
+    for i in range(n):
+        t0 = time.perf_counter(); s.sendall(req(i, "trip")); answer(f); rt.append(time.perf_counter() - t0)
+    rt.sort()
+    print(f"trips median_ms {statistics.median(rt) * 1e3:.2f} p99_ms {rt[int(len(rt) * 0.99)] * 1e3:.2f}")
+elif mode == "clients":       # 10 clients x 100 submissions at once
+    def one(k):
+        s, f = conn()
+        for i in range(100):
+            s.sendall(req(i, f"client{k}")); answer(f)
+    t0 = time.time()
+    ts = [threading.Thread(target=one, args=(k,)) for k in range(10)]
+    [t.start() for t in ts]; [t.join() for t in ts]
+    print(f"clients per_s {1000 / (time.time() - t0):.0f}")
+EOF
+
+ms() { python3 -c "import sys,time; print(f'{(time.time()-float(sys.argv[1]))*1e3:.1f}')" "$1"; }
+median() { python3 -c "import sys,statistics; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+tsp_trips() { # $1: how many; tsp true behind a running sleep, one client process each (its own limit)
+  local d; d="$(mktemp -d "$work/tsp.XXXX")"
+  export TS_SOCKET="$d/socket" TS_SAVELIST_DIR="$d" TMPDIR="$d"
+  "$tsp_bin" -K >/dev/null 2>&1 || true
+  "$tsp_bin" -S 1 >/dev/null; "$tsp_bin" sleep 3600 >/dev/null
+  python3 - "$tsp_bin" "$1" <<'EOF'
+import subprocess, sys, time, statistics
+rt = []
+for _ in range(int(sys.argv[2])):
+    t0 = time.perf_counter(); subprocess.run([sys.argv[1], "true"], stdout=subprocess.DEVNULL, check=True)
+    rt.append(time.perf_counter() - t0)
+rt.sort()
+print(f"tsp_true median_ms {statistics.median(rt) * 1e3:.2f} p99_ms {rt[int(len(rt) * 0.99)] * 1e3:.2f}")
+EOF
+  local t0; t0=$(date +%s.%N); "$tsp_bin" -l >/dev/null; echo "tsp_l_ms $(ms "$t0")"
+  "$tsp_bin" -K >/dev/null 2>&1 || true
+  unset TS_SOCKET TS_SAVELIST_DIR TMPDIR
+}
+
+for run in $(seq "$runs"); do
+  for queued in "${sizes[@]}"; do
+    d="$work/q$queued"; rm -rf "$d"; mkdir -p "$d"
+    echo '[vram=20G] sleep 3600' >"$d/jobs.txt"
+    java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 --socket "$d/s.sock" \
+      --log-dir "$d/logs" >"$d/daemon.log" 2>&1 &
+    daemon=$!
+    until java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >/dev/null 2>&1; do sleep 0.2; done
+    echo "== run $run, $queued queued (jar $jar)"
+    (cd "$d" && python3 "$work/client.py" "$d/s.sock" fill "$queued")
+    (cd "$d" && python3 "$work/client.py" "$d/s.sock" trips "$trips")
+    (cd "$d" && python3 "$work/client.py" "$d/s.sock" clients)
+    q=(); v=()
+    for _ in 1 2 3 4 5; do
+      t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; q+=("$(ms "$t0")")
+      t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main --version >/dev/null; v+=("$(ms "$t0")")
+    done
+    echo "queue_ms $(median "${q[@]}") version_ms $(median "${v[@]}") queue_lines $(wc -l <"$d/queue.out")"
+    echo "rss_mib $(awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$daemon/status")"
+    sleep 2
+    c0=$(cpu_ticks "$daemon"); sleep "$idle"; c1=$(cpu_ticks "$daemon")
+    echo "idle_cpu_ms_per_s $(python3 -c "print(f'{($c1 - $c0) * 1000 / $(getconf CLK_TCK) / $idle:.1f}')")"
+    kill "$daemon"; wait "$daemon" 2>/dev/null || true; daemon=""
+    tsp_trips "$trips"
+  done
+done
