@@ -180,12 +180,12 @@ public final class Outcomes {
         Instant now = clock.now();
         Duration ran = Duration.between(rj.startedAt, now);
         fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
-        if (rj.stopping.equals(Optional.of(StopReason.PREEMPTED)) || rj.stopping.equals(Optional.of(StopReason.TIME_SLICE))) {
+        Optional<AttemptJudge.RunAgain> again = AttemptJudge.runsAgain(rj.stopping);
+        if (again.isPresent()) {
             // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
-            boolean slice = rj.stopping.get() == StopReason.TIME_SLICE;
-            durability.record(List.of(new JournalEvent.Requeued(rj.key(),
-                    slice ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
-            if (slice) {
+            durability.record(List.of(new JournalEvent.Requeued(rj.key(), rj.stopping.get() == StopReason.TIME_SLICE
+                    ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
+            if (again.get().place() == AttemptJudge.Place.AT_THE_BACK) {
                 table.toTheBack(rj.key(), now);
             }
             durability.removeRunFilesOnceDurable(rj.no, rj.run);
