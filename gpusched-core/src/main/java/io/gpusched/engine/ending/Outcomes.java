@@ -338,7 +338,10 @@ public final class Outcomes {
                     end.declaredMib(), next));
             return;
         }
-        AttemptJudge.Final outcome = (AttemptJudge.Final) decision;
+        if (!(decision instanceof AttemptJudge.Final outcome)) {
+            // reap requeues a run stopped to run again before it gathers facts; nothing else stops one so.
+            throw new IllegalStateException("job " + end.no() + " was stopped to run again, not judged: " + decision);
+        }
         JobStatus status = outcome.status();
         Verdict verdict = outcome.verdict();
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();
