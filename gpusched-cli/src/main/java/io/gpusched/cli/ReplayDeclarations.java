@@ -132,7 +132,8 @@ final class ReplayDeclarations {
             for (JournalEvent e : List.of(new JournalEvent.Seen(key, j.no(), j.command()),
                     new JournalEvent.Started(key, JournalEvent.Started.NO_SESSION, run.gpus(), j.declaredMib(),
                             Optional.ofNullable(ruleOf.get(j.no()))),
-                    new JournalEvent.Done(key, run.timedOut() ? "timeout" : "ok", run.timedOut() ? 143 : 0, peaks, OptionalDouble.empty()))) {
+                    new JournalEvent.Done(key, run.status().orElseThrow().journalName(), run.timedOut() ? 143 : 0, peaks,
+                            OptionalDouble.empty()))) {
                 text.append(codec.encode(e)).append('\n');
             }
         }

@@ -11,9 +11,10 @@ import java.util.OptionalLong;
  * only when an OOM is possible.
  *
  * @param stoppedFor why the scheduler stopped it, when it did: {@link StopReason#CANCELLED} or
- *     {@link StopReason#TIMEOUT} (an attempt stopped to run again later, by a preemption, a time slice
- *     or the scheduler's own stop, is requeued by its driver, not judged; were one given, it would be
- *     judged by its exit status and never as an OOM)
+ *     {@link StopReason#TIMEOUT} end it; {@link StopReason#PREEMPTED} or {@link StopReason#TIME_SLICE}
+ *     make it {@link AttemptJudge.RunAgain run again} (see {@link AttemptJudge#stopAtTheLimit}); the
+ *     scheduler's own stop is its driver's to handle (were it given, the attempt would be judged by its
+ *     exit status and never as an OOM)
  * @param exitCode its exit status (128 + the signal's number when a signal ended it)
  * @param commandRan false when its command is known not to have run (its setup failed, its conda is
  *     missing, gpusched-runas refused it) or nothing says that it did (a Slurm job that left no wrapper

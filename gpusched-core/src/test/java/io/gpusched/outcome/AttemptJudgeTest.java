@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.jobs.Scheduling;
 import io.gpusched.jobs.Units;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.Verdict;
@@ -104,6 +105,41 @@ class AttemptJudgeTest {
             assertEquals(new AttemptJudge.Final(JobStatus.TIMEOUT, Verdict.NOT_JUDGED), LOCAL.judge(new AttemptFacts(
                     Optional.of(StopReason.TIMEOUT), exit, true, 1, 5, OptionalLong.of(2000), OptionalLong.of(2400)), UNREAD));
         }
+    }
+
+    @Test
+    void aJobStoppedAtItsLimitTimesOutUnlessItAskedToBeRequeued() {
+        assertEquals(StopReason.TIMEOUT, AttemptJudge.stopAtTheLimit(Scheduling.OnTimeout.FAIL));
+        assertEquals(StopReason.TIME_SLICE, AttemptJudge.stopAtTheLimit(Scheduling.OnTimeout.REQUEUE));
+    }
+
+    @Test
+    void aUsedUpTimeSliceRunsAgainAtTheBackWhateverTheExitOrTheLogSays() {
+        for (int exit : new int[] {0, 1, 143}) {
+            assertEquals(new AttemptJudge.RunAgain(AttemptJudge.Place.AT_THE_BACK), LOCAL.judge(new AttemptFacts(
+                    Optional.of(AttemptJudge.stopAtTheLimit(Scheduling.OnTimeout.REQUEUE)), exit, true, 1, 0,
+                    OptionalLong.of(2000), OptionalLong.of(2400)), UNREAD));
+        }
+    }
+
+    @Test
+    void aPreemptedAttemptRunsAgainWhereItStoodEvenWithNoRetriesLeft() {
+        for (AttemptJudge judge : new AttemptJudge[] {LOCAL, SLURM}) {
+            assertEquals(new AttemptJudge.RunAgain(AttemptJudge.Place.WHERE_IT_STOOD), judge.judge(new AttemptFacts(
+                    Optional.of(StopReason.PREEMPTED), 137, true, 3, 2, OptionalLong.empty(), OptionalLong.empty()), UNREAD));
+        }
+    }
+
+    @Test
+    void onlyAPreemptionOrATimeSliceRunsAgain() {
+        assertEquals(Optional.of(new AttemptJudge.RunAgain(AttemptJudge.Place.WHERE_IT_STOOD)),
+                AttemptJudge.runsAgain(Optional.of(StopReason.PREEMPTED)));
+        assertEquals(Optional.of(new AttemptJudge.RunAgain(AttemptJudge.Place.AT_THE_BACK)),
+                AttemptJudge.runsAgain(Optional.of(StopReason.TIME_SLICE)));
+        for (StopReason other : new StopReason[] {StopReason.CANCELLED, StopReason.TIMEOUT, StopReason.SHUTDOWN}) {
+            assertEquals(Optional.empty(), AttemptJudge.runsAgain(Optional.of(other)), other.name());
+        }
+        assertEquals(Optional.empty(), AttemptJudge.runsAgain(Optional.empty()));
     }
 
     @Test

@@ -180,12 +180,12 @@ public final class Outcomes {
         Instant now = clock.now();
         Duration ran = Duration.between(rj.startedAt, now);
         fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
-        if (rj.stopping.equals(Optional.of(StopReason.PREEMPTED)) || rj.stopping.equals(Optional.of(StopReason.TIME_SLICE))) {
+        Optional<AttemptJudge.RunAgain> again = AttemptJudge.runsAgain(rj.stopping);
+        if (again.isPresent()) {
             // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
-            boolean slice = rj.stopping.get() == StopReason.TIME_SLICE;
-            durability.record(List.of(new JournalEvent.Requeued(rj.key(),
-                    slice ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
-            if (slice) {
+            durability.record(List.of(new JournalEvent.Requeued(rj.key(), rj.stopping.get() == StopReason.TIME_SLICE
+                    ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
+            if (again.get().place() == AttemptJudge.Place.AT_THE_BACK) {
                 table.toTheBack(rj.key(), now);
             }
             durability.removeRunFilesOnceDurable(rj.no, rj.run);
@@ -338,7 +338,10 @@ public final class Outcomes {
                     end.declaredMib(), next));
             return;
         }
-        AttemptJudge.Final outcome = (AttemptJudge.Final) decision;
+        if (!(decision instanceof AttemptJudge.Final outcome)) {
+            // reap requeues a run stopped to run again before it gathers facts; nothing else stops one so.
+            throw new IllegalStateException("job " + end.no() + " was stopped to run again, not judged: " + decision);
+        }
         JobStatus status = outcome.status();
         Verdict verdict = outcome.verdict();
         Map<Integer, Long> peaks = end.attributed() ? end.peakMib() : Map.of();

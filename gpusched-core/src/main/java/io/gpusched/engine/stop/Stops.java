@@ -13,7 +13,7 @@ import io.gpusched.engine.spawn.RunningJobs;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.options.SchedulerOptions;
-import io.gpusched.jobs.Scheduling;
+import io.gpusched.outcome.AttemptJudge;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -60,8 +60,7 @@ public final class Stops {
             if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
                     && !rj.placedElsewhere() // a cluster enforces its time limit itself, from its real start
                     && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
-                stop(rj, rj.spec.scheduling().onTimeout() == Scheduling.OnTimeout.REQUEUE
-                        ? StopReason.TIME_SLICE : StopReason.TIMEOUT);
+                stop(rj, AttemptJudge.stopAtTheLimit(rj.spec.scheduling().onTimeout()));
             }
         }
         escalateKills();

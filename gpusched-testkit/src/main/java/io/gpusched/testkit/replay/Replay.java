@@ -5,7 +5,10 @@ import io.gpusched.alloc.GpuView;
 import io.gpusched.alloc.PlacementPolicy;
 import io.gpusched.alloc.Request;
 import io.gpusched.alloc.Tenant;
-import io.gpusched.jobs.Scheduling;
+import io.gpusched.event.SchedulerEvent.StopReason;
+import io.gpusched.model.JobStatus;
+import io.gpusched.outcome.AttemptFacts;
+import io.gpusched.outcome.AttemptJudge;
 import io.gpusched.policy.Candidate;
 import io.gpusched.policy.Decision;
 import io.gpusched.policy.Dependencies;
@@ -38,13 +41,27 @@ import java.util.stream.Collectors;
  * budget; a known peak above the declaration raises the budget the way observed peaks do in the engine.
  * A job whose {@code timeout=} is shorter than its duration is stopped at the limit, as the scheduler
  * stops it, and frees its GPUs then; the replay takes it to exit the instant it is told to (the sim job
- * does), where a real job may take up to the kill grace. A preempted job frees its GPUs at once and
- * queues again, to do the work of that run anew. A job with {@code on-timeout=requeue} runs in slices
- * of its timeout, going to the back of the queue after each, until its duration is done. A job waits
- * for its {@code after} dependencies (a timed-out one counts as failed) and never runs when one it
- * needs failed. External processes are not modelled (the GPUs start empty), nor fair share (one owner).
+ * does), where a real job may take up to the kill grace.
+ *
+ * <p>How each attempt ends is the engine's own rule, not a copy: the replay gives the
+ * {@link AttemptJudge} the attempt's facts (stopped at its limit, with the reason
+ * {@link AttemptJudge#stopAtTheLimit} names for its {@code on-timeout=}; preempted; or exited 0, with its
+ * declaration and known peak) and does what it decides. An outcome ({@link JobStatus#OK},
+ * {@link JobStatus#TIMEOUT}) is the run's {@link ReplayResult.Run#status()} and what the jobs after it
+ * see; a preempted job frees its GPUs at once and runs again where it stood, to do the work of that run
+ * anew; a used-up time slice ({@code on-timeout=requeue}) runs again at the back of the queue with the
+ * rest of its work, so such a job runs in slices of its timeout until its duration is done. A job waits
+ * for its {@code after} dependencies (a timed-out one counts as failed) and never runs when one it needs
+ * failed. Not modelled: a failing exit or a CUDA OOM (every command succeeds), external processes (the
+ * GPUs start empty), fair share (one owner).
  */
 public final class Replay {
+    /**
+     * The engine's outcome rules. The tolerance is the engine's default; the replay reports no verdict,
+     * and an undeclared job's retry never happens here (no OOM is modelled).
+     */
+    private static final AttemptJudge JUDGE = new AttemptJudge(0.1, AttemptJudge.UndeclaredRetry.DECLARES_THE_BUMPED_PEAK);
+
     private final QueuePolicy policy;
     private final List<Long> gpuTotalsMib;
 
@@ -71,8 +88,11 @@ public final class Replay {
         this.gpuTotalsMib = List.copyOf(gpuTotalsMib);
     }
 
-    /** A run in progress; {@code slice} when it ends at its time slice and queues again. */
-    private record Active(ReplayResult.Run run, long endNanos, Waiting from, boolean slice) {
+    /**
+     * A run in progress, and how it ends, judged when it starts: the replay knows its end already (its
+     * duration, or its limit, whichever comes first).
+     */
+    private record Active(ReplayResult.Run run, long endNanos, Waiting from, AttemptJudge.Decision ending) {
     }
 
     /** A waiting job: since when, how much of its work is left, and its place among equal priorities. */
@@ -97,7 +117,7 @@ public final class Replay {
         List<Waiting> pending = new ArrayList<>();
         Dependencies dependencies = new Dependencies();
         jobs.forEach(j -> j.scheduling().name().ifPresent(n -> dependencies.learn(n, key(j))));
-        Map<String, String> endedStatus = new HashMap<>();
+        Map<String, JobStatus> endedStatus = new HashMap<>();
         Map<String, Integer> numbers = new HashMap<>();
         jobs.forEach(j -> numbers.put(key(j), j.no()));
         long backs = Long.MAX_VALUE / 2;
@@ -121,10 +141,11 @@ public final class Replay {
             for (Waiting w : pending) {
                 ReplayJob j = w.job();
                 Dependencies.Verdict v = dependencies.check(j.scheduling().after(),
-                        k -> new Dependencies.Known(numbers.get(k), Optional.ofNullable(endedStatus.get(k))));
+                        k -> new Dependencies.Known(numbers.get(k),
+                                Optional.ofNullable(endedStatus.get(k)).map(JobStatus::journalName)));
                 if (v instanceof Dependencies.Failed f) {
                     infeasible.put(j, "dependency failed: " + f.reason());
-                    endedStatus.put(key(j), "dependency_failed");
+                    endedStatus.put(key(j), JobStatus.DEPENDENCY_FAILED);
                     continue;
                 }
                 if (v instanceof Dependencies.Waiting) {
@@ -158,11 +179,14 @@ public final class Replay {
                     List<Integer> gpus = ((Decision.Start) d).gpus();
                     ReplayJob j = w.job();
                     long limit = j.timeout().map(Duration::toNanos).orElse(Long.MAX_VALUE);
-                    boolean slice = j.scheduling().onTimeout() == Scheduling.OnTimeout.REQUEUE && w.remainingNanos() > limit;
+                    // Work that outlasts its limit is stopped there, as the engine's deadline stops it.
+                    AttemptJudge.Decision ending = judged(j, w.remainingNanos() > limit
+                            ? Optional.of(AttemptJudge.stopAtTheLimit(j.scheduling().onTimeout())) : Optional.empty());
                     long stop = now + Math.min(w.remainingNanos(), limit);
-                    ReplayResult.Run run = new ReplayResult.Run(j, gpus, Duration.ofNanos(now), Duration.ofNanos(stop), slice);
+                    ReplayResult.Run run = new ReplayResult.Run(j, gpus, Duration.ofNanos(now), Duration.ofNanos(stop),
+                            outcome(ending));
                     runs.add(run);
-                    active.add(new Active(run, stop, w, slice));
+                    active.add(new Active(run, stop, w, ending));
                     end = Math.max(end, stop);
                 }
             }
@@ -171,10 +195,10 @@ public final class Replay {
                 for (String k : plan.preempt()) {
                     Active victim = active.stream().filter(a -> key(a.run().job()).equals(k)).findFirst().orElseThrow();
                     active.remove(victim);
+                    AttemptJudge.Decision ending = judged(victim.run().job(), Optional.of(StopReason.PREEMPTED));
                     runs.set(runs.indexOf(victim.run()), new ReplayResult.Run(victim.run().job(), victim.run().gpus(),
-                            victim.run().start(), Duration.ofNanos(now), true));
-                    // Requeued where it stood, waiting since it first queued, its interrupted work to do again.
-                    pending.add(victim.from());
+                            victim.run().start(), Duration.ofNanos(now), outcome(ending)));
+                    backs = act(ending, victim, now, pending, endedStatus, backs);
                 }
                 end = Math.max(now, active.stream().mapToLong(Active::endNanos).max().orElse(now));
                 continue; // the freed GPUs are offered at this same instant
@@ -199,15 +223,7 @@ public final class Replay {
             now = Math.max(now, wake);
             while (!active.isEmpty() && active.peek().endNanos() <= now) {
                 Active a = active.poll();
-                ReplayJob j = a.run().job();
-                if (a.slice()) {
-                    // Its slice is over: to the back of the queue, waiting from now, with the rest of its work.
-                    long done = a.endNanos() - a.run().start().toNanos();
-                    pending.add(new Waiting(j, now, a.from().remainingNanos() - done, backs++));
-                } else {
-                    endedStatus.put(key(j), a.from().remainingNanos() > j.timeout().map(Duration::toNanos)
-                            .orElse(Long.MAX_VALUE) ? "timeout" : "ok");
-                }
+                backs = act(a.ending(), a, now, pending, endedStatus, backs);
             }
         }
         for (Waiting w : pending) {
@@ -226,6 +242,44 @@ public final class Replay {
         long makespan = end;
         timeline.forEach((g, rs) -> busy.put(g, makespan == 0 ? 0.0 : (double) busyNanos(rs) / makespan));
         return new ReplayResult(Duration.ofNanos(makespan), runs, infeasible, timeline, busy);
+    }
+
+    /**
+     * The engine's judge on a replayed attempt: its command ran and exits 0 unless the scheduler stops
+     * it; the replay models no OOM (no retries, no log), so only the stop and the exit decide.
+     */
+    private static AttemptJudge.Decision judged(ReplayJob j, Optional<StopReason> stoppedFor) {
+        return JUDGE.judge(new AttemptFacts(stoppedFor, 0, true, 1, 0, j.declaredMib(), j.peakMib()), () -> "");
+    }
+
+    /** A run's outcome as its result tells it: none for an attempt that runs again. */
+    private static Optional<JobStatus> outcome(AttemptJudge.Decision ending) {
+        return ending instanceof AttemptJudge.Final f ? Optional.of(f.status()) : Optional.empty();
+    }
+
+    /**
+     * Does what the judge decided of an ended attempt: its outcome is known to the jobs that run after it,
+     * or it waits again, where it stood with its interrupted work to do anew (a preemption), or at the back,
+     * waiting from now, with the rest of its work (a used-up time slice: the sim job resumes).
+     *
+     * @param back the place at the back of the queue
+     * @return the next place at the back
+     */
+    private static long act(AttemptJudge.Decision ending, Active a, long now, List<Waiting> pending,
+                            Map<String, JobStatus> endedStatus, long back) {
+        ReplayJob j = a.run().job();
+        if (ending instanceof AttemptJudge.Final f) {
+            endedStatus.put(key(j), f.status());
+        } else if (ending instanceof AttemptJudge.RunAgain again && again.place() == AttemptJudge.Place.AT_THE_BACK) {
+            long done = a.endNanos() - a.run().start().toNanos();
+            pending.add(new Waiting(j, now, a.from().remainingNanos() - done, back));
+            return back + 1;
+        } else if (ending instanceof AttemptJudge.RunAgain) {
+            pending.add(a.from());
+        } else {
+            throw new IllegalStateException("the replay models no OOM, so no OOM retry: " + ending);
+        }
+        return back;
     }
 
     private static String key(ReplayJob j) {

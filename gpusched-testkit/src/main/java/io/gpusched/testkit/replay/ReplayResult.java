@@ -1,8 +1,11 @@
 package io.gpusched.testkit.replay;
 
+import io.gpusched.model.JobStatus;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * What a replay found.
@@ -38,10 +41,10 @@ public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, Str
      * @param gpus the GPUs it got, ascending
      * @param start when it started, from the replay's zero
      * @param end when it ended: at its timeout if {@link #timedOut()}
-     * @param preempted whether it was stopped to run again later: preempted for a higher-priority job, or
-     *     its time slice ended ({@code on-timeout=requeue})
+     * @param status how it ended, as the engine's outcome rules judge it ({@link JobStatus#OK} or
+     *     {@link JobStatus#TIMEOUT}); empty when it was stopped to run again later
      */
-    public record Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end, boolean preempted) {
+    public record Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end, Optional<JobStatus> status) {
         /**
          * Copies the list.
          *
@@ -49,28 +52,24 @@ public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, Str
          * @param gpus see {@link #gpus()}
          * @param start see {@link #start()}
          * @param end see {@link #end()}
-         * @param preempted see {@link #preempted()}
+         * @param status see {@link #status()}
          */
         public Run {
             gpus = List.copyOf(gpus);
+            Objects.requireNonNull(status, "status");
         }
 
         /**
-         * A run that was not preempted.
-         *
-         * @param job see {@link #job()}
-         * @param gpus see {@link #gpus()}
-         * @param start see {@link #start()}
-         * @param end see {@link #end()}
+         * @return whether it was stopped to run again later: preempted for a higher-priority job, or its
+         *     time slice ended ({@code on-timeout=requeue})
          */
-        public Run(ReplayJob job, List<Integer> gpus, Duration start, Duration end) {
-            this(job, gpus, start, end, false);
+        public boolean preempted() {
+            return status.isEmpty();
         }
 
         /** @return whether it was stopped at its timeout (and so ended as a timeout, not on its own) */
         public boolean timedOut() {
-            return !preempted && job.timesOut()
-                    && job.scheduling().onTimeout() == io.gpusched.jobs.Scheduling.OnTimeout.FAIL;
+            return status.equals(Optional.of(JobStatus.TIMEOUT));
         }
     }
 }

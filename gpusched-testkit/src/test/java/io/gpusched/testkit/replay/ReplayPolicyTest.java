@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.alloc.PlacementPolicy;
 import io.gpusched.jobs.Scheduling;
+import io.gpusched.model.JobStatus;
 import io.gpusched.testkit.arbitraries.Gen;
 import io.gpusched.testkit.arbitraries.Property;
 import java.time.Duration;
@@ -67,6 +68,21 @@ class ReplayPolicyTest {
                 slices.stream().map(ReplayResult.Run::start).toList(), "after each slice the others go first");
         assertEquals(Duration.ofSeconds(31), r.makespan(), "10 + 3 + 3 + 10 + 5: no work lost, none repeated");
         assertFalse(slices.get(2).timedOut(), "its last slice ends on its own");
+    }
+
+    @Test
+    void eachReplayedRunEndsAsTheEnginesJudgeSaysOkTimeoutOrToRunAgain() {
+        ReplayResult r = replay(1, """
+                [vram=20G timeout=10 on-timeout=requeue] sliced # duration=15
+                [vram=20G timeout=2] capped # duration=5
+                [vram=20G] plain # duration=1
+                """);
+        Map<Integer, List<ReplayResult.Run>> runs = runsByJob(r);
+        assertEquals(List.of(Optional.empty(), Optional.of(JobStatus.OK)),
+                runs.get(1).stream().map(ReplayResult.Run::status).toList(), "a slice runs again; the last one is ok");
+        assertTrue(runs.get(1).get(0).preempted());
+        assertEquals(Optional.of(JobStatus.TIMEOUT), runs.get(2).get(0).status());
+        assertEquals(Optional.of(JobStatus.OK), runs.get(3).get(0).status());
     }
 
     /** A random workload of named jobs with dependencies on earlier ones, some of which time out. */
