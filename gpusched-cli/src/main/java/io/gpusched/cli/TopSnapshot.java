@@ -102,7 +102,8 @@ record TopSnapshot(List<Gpu> gpus, List<Running> running, List<Pending> pending,
         List<Running> running = new ArrayList<>();
         for (Row.Running r : board.running()) {
             running.add(new Running(r.no(), owner(r), r.priority(), r.gpus(), r.currentMib(), r.declaredMib(),
-                    Math.round(r.elapsedSeconds()), r.stopping().isPresent(), text(r.command()) + note(r.comment())));
+                    Math.round(r.elapsedSeconds()), r.stopping().isPresent(),
+                    where(r.cluster()) + text(r.command()) + note(r.comment())));
         }
         List<Pending> pending = new ArrayList<>();
         for (Row.Pending p : board.pending()) {
@@ -119,6 +120,11 @@ record TopSnapshot(List<Gpu> gpus, List<Running> running, List<Pending> pending,
 
     private static String owner(Row r) {
         return r.owner().map(TopSnapshot::text).orElse("");
+    }
+
+    /** Where a job handed to a cluster is there, before its command, as {@code queue} writes it. */
+    private static String where(java.util.Optional<ListText> cluster) {
+        return cluster.map(c -> "(" + text(c) + ") ").orElse("");
     }
 
     /** A job's note ({@code comment=}) after its command in the command column, as a shell comment reads. */

@@ -31,6 +31,23 @@ import org.junit.jupiter.api.Test;
 /** top reads the queue answer as the daemon writes it: a QueueSnapshot in the protocol's fields. */
 class TopSnapshotTest {
     @Test
+    void aJobHandedToSlurmShowsItsSlurmJobAndStateBeforeItsCommand() throws IOException {
+        StatusBoard board = new StatusBoard(
+                List.of(new StatusBoard.Running(1, "python train.py", List.of(0), Duration.ofSeconds(5), Map.of(), 0,
+                        Optional.empty(), Optional.of("alice"), OptionalLong.empty(), 0, Optional.empty(), Optional.empty(),
+                        Optional.of("slurm job 41 RUNNING")),
+                        new StatusBoard.Running(2, "python eval.py", List.of(1), Duration.ofSeconds(5), Map.of(), 0,
+                        Optional.empty(), Optional.of("alice"))),
+                List.of(), List.of(), List.of(), List.of());
+        QueueSnapshot q = new QueueSnapshot(Instant.EPOCH, board, Set.of(), List.of(), List.of());
+
+        TopSnapshot s = TopSnapshot.of(parse(new ProtocolCodec().encode(QueueView.listed(q))));
+
+        assertEquals(List.of("(slurm job 41 RUNNING) python train.py", "python eval.py"),
+                s.running().stream().map(TopSnapshot.Running::command).toList());
+    }
+
+    @Test
     void readsEveryFieldTopShowsFromTheDaemonsJson() throws IOException {
         StatusBoard board = new StatusBoard(
                 List.of(new StatusBoard.Running(3, "python \u001b[31mtrain.py", List.of(0, 1), Duration.ofMillis(12_600),
