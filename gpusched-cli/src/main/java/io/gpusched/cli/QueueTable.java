@@ -239,18 +239,12 @@ final class QueueTable {
         return s < 0 || (r instanceof Row.Ended && s == 0) ? "-" : duration(Math.round(s));
     }
 
-    /** @return seconds as the table writes time: {@code 45s}, {@code 3m05s}, {@code 1h02m}, {@code 2d04h} */
+    /**
+     * @return whole seconds as the table writes time: {@code 45s}, {@code 3m05s}, {@code 1h02m}, {@code 2d04h}
+     *     ({@code stats}'s words for a duration)
+     */
     static String duration(long seconds) {
-        if (seconds < 60) {
-            return seconds + "s";
-        }
-        if (seconds < 3600) {
-            return String.format(Locale.ROOT, "%dm%02ds", seconds / 60, seconds % 60);
-        }
-        if (seconds < 86_400) {
-            return String.format(Locale.ROOT, "%dh%02dm", seconds / 3600, seconds % 3600 / 60);
-        }
-        return String.format(Locale.ROOT, "%dd%02dh", seconds / 86_400, seconds % 86_400 / 3600);
+        return StatsFormat.duration(Math.max(0, seconds) * 1000);
     }
 
     private static String reason(Row r) {

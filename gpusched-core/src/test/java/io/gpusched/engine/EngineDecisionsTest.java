@@ -26,7 +26,6 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -49,18 +48,13 @@ class EngineDecisionsTest {
 
     private final FakeProcTable procs = new FakeProcTable();
     private final FakeRunDriver driver = new FakeRunDriver(procs);
-    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
+    private final EngineUnderTest loop = new EngineUnderTest();
     private Engine engine;
-    /** Called on the loop's thread with each event, before the loop goes on. */
-    private volatile java.util.function.Consumer<SchedulerEvent> onEvent = e -> { };
     private CompletableFuture<RunSummary> run;
 
     @AfterEach
     void stop() throws Exception {
-        if (engine != null && !run.isDone()) {
-            engine.stop();
-            run.get(10, TimeUnit.SECONDS);
-        }
+        loop.stop();
     }
 
     private void start(SchedulerOptions options, StubBackend gpus, String... lines) {
@@ -71,39 +65,17 @@ class EngineDecisionsTest {
             int occurrence = seen.merge(j.command(), 1, Integer::sum) - 1;
             keyed.add(j.withKey(io.gpusched.jobs.JobKeys.key(j.command(), occurrence)));
         }
-        engine = new Engine(gpus, options, logs, false, new JobsSource(Optional.empty(), keyed), e -> {
-                    onEvent.accept(e);
-                    events.add(e);
-                },
-                new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(driver)));
-        run = new CompletableFuture<>();
-        Thread loop = new Thread(() -> {
-            try {
-                run.complete(engine.run());
-            } catch (Throwable t) {
-                run.completeExceptionally(t);
-            }
-        }, "engine-under-test");
-        loop.setDaemon(true);
-        loop.start();
+        engine = loop.start(sink -> new Engine(gpus, options, logs, false, new JobsSource(Optional.empty(), keyed), sink,
+                new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(driver))));
+        run = loop.run();
     }
 
     private <T extends SchedulerEvent> T await(Class<T> type, Predicate<T> what) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < until) {
-            for (SchedulerEvent e : events) {
-                if (type.isInstance(e) && what.test(type.cast(e))) {
-                    return type.cast(e);
-                }
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("no " + type.getSimpleName() + " as expected; events besides boards: "
-                + events.stream().filter(e -> !(e instanceof SchedulerEvent.StatusUpdated)).toList());
+        return loop.await(type, what);
     }
 
     private JobResult finished(int no) throws InterruptedException {
-        return await(SchedulerEvent.JobFinished.class, f -> f.result().no() == no).result();
+        return loop.finished(no);
     }
 
     private List<String> journalLines() throws Exception {
@@ -148,7 +120,7 @@ class EngineDecisionsTest {
     void oomIsJournaledBeforeTheRequeueEvent_andTheNextAttemptAsksForTheBump() throws Exception {
         // What the journal holds at the moment the requeue is reported.
         CompletableFuture<List<String>> journalAtRequeue = new CompletableFuture<>();
-        onEvent = e -> {
+        loop.onEvent(e -> {
             if (e instanceof SchedulerEvent.RequeuedAfterOom) {
                 try {
                     journalAtRequeue.complete(journalLines());
@@ -156,7 +128,7 @@ class EngineDecisionsTest {
                     journalAtRequeue.completeExceptionally(x);
                 }
             }
-        };
+        });
         start(FAST.withOomRetries(1), new StubBackend(1, 24000), "[vram=4G] train.py");
 
         FakeRunDriver.Run first = driver.nextStart();

@@ -138,16 +138,14 @@ class RunsElsewhereTest {
 
     private final FakeProcTable procs = new FakeProcTable();
     private final Cluster cluster = new Cluster();
-    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
+    private final EngineUnderTest loop = new EngineUnderTest();
+    private final List<SchedulerEvent> events = loop.events();
     private Engine engine;
     private CompletableFuture<RunSummary> run;
 
     @AfterEach
     void stop() throws Exception {
-        if (engine != null && !run.isDone()) {
-            engine.stop();
-            run.get(10, TimeUnit.SECONDS);
-        }
+        loop.stop();
     }
 
     private void start(SchedulerOptions options, String... lines) {
@@ -157,37 +155,18 @@ class RunsElsewhereTest {
             keyed.add(j.withKey(io.gpusched.jobs.JobKeys.key(j.command(), 0)));
         }
         // One GPU of 1000 MiB here: none of the jobs below would fit it; the driver's system places them.
-        engine = new Engine(new StubBackend(1, 1000), options, logs, false, new JobsSource(Optional.empty(), keyed),
-                events::add, new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(new FakeRunDriver(procs)),
-                        Optional.of(cluster)));
-        run = new CompletableFuture<>();
-        Thread loop = new Thread(() -> {
-            try {
-                run.complete(engine.run());
-            } catch (Throwable t) {
-                run.completeExceptionally(t);
-            }
-        }, "engine-under-test");
-        loop.setDaemon(true);
-        loop.start();
+        engine = loop.start(sink -> new Engine(new StubBackend(1, 1000), options, logs, false,
+                new JobsSource(Optional.empty(), keyed), sink, new Engine.Ports(procs,
+                        new LoopClock(Instant::now, System::nanoTime), Optional.of(new FakeRunDriver(procs)), Optional.of(cluster))));
+        run = loop.run();
     }
 
     private <T extends SchedulerEvent> T await(Class<T> type, Predicate<T> what) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() < until) {
-            for (SchedulerEvent e : events) {
-                if (type.isInstance(e) && what.test(type.cast(e))) {
-                    return type.cast(e);
-                }
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("no " + type.getSimpleName() + " as expected; events besides boards: "
-                + events.stream().filter(e -> !(e instanceof SchedulerEvent.StatusUpdated)).toList());
+        return loop.await(type, what);
     }
 
     private JobResult finished(int no) throws InterruptedException {
-        return await(SchedulerEvent.JobFinished.class, f -> f.result().no() == no).result();
+        return loop.finished(no);
     }
 
     @Test
