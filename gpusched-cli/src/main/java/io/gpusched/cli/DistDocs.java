@@ -45,6 +45,7 @@ final class DistDocs {
     static Map<String, picocli.CommandLine.Model.CommandSpec> specs() {
         Map<String, picocli.CommandLine.Model.CommandSpec> specs = new LinkedHashMap<>();
         ClientOptions.VERBS.forEach(v -> specs.put(v, ClientOptions.spec(v)));
+        specs.put("top", TopCommand.spec());
         specs.put("status", StatusCommand.spec());
         return specs;
     }
@@ -52,7 +53,6 @@ final class DistDocs {
     /** The verbs with a hand-written help text of their own, as the man page's COMMANDS and the completions list them. */
     static Map<String, String> ownHelp() {
         Map<String, String> own = new LinkedHashMap<>();
-        own.put("top", TopCommand.HELP);
         own.put("stats", StatsCommand.HELP);
         own.put("simulate", SimulateCommand.HELP);
         own.put("convert", ConvertCommand.HELP);

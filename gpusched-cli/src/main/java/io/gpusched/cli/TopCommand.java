@@ -25,22 +25,27 @@ import java.util.function.Consumer;
  * session's state; the drawing is {@link TopRenderer}'s and the terminal {@link Terminal}'s.
  */
 final class TopCommand {
-    static final String HELP = String.join("\n",
-            "usage: gpusched top [--socket PATH | --log-dir DIR] [--interval S]",
-            "       gpusched top --once [--width N] [--height N]",
-            "",
-            "Watches a gpusched daemon or jobs-file run: per GPU a memory bar split by job (what each holds,",
-            "then what it declared beyond that), others' use and the headroom, how busy it is, paused or",
-            "unhealthy; the running and pending jobs with owners, priorities and why each waits; the latest",
-            "results with their verdicts. Redrawn every --interval seconds [1] and when the terminal's size",
-            "changes.",
-            "",
-            "keys: q quit   up/down or k/j select a job   c cancel it (asks y/n)",
-            "      p pause / r resume a GPU (asks which; another user's job or a GPU needs an admin)",
-            "",
-            "--once prints one frame to stdout and exits: --width columns [$COLUMNS, else 100], --height rows",
-            "[all]. The socket is found as for the other client verbs (see gpusched submit --help). Exit 0;",
-            "1 when the daemon cannot be reached or goes away; 2 for a bad command line.");
+    /** Its options, declared once: the parser, {@code --help}, the completions and the man page read them. */
+    static picocli.CommandLine.Model.CommandSpec spec() {
+        picocli.CommandLine.Model.CommandSpec s = ClientOptions.base("top", "Watches a gpusched daemon or jobs-file run:"
+                + " per GPU a memory bar split by job (what each holds, then what it declared beyond that), others' use"
+                + " and the headroom, how busy it is, paused or unhealthy; the running and pending jobs with owners,"
+                + " priorities and why each waits; the latest results with their verdicts. Redrawn every --interval"
+                + " seconds [1] and when the terminal's size changes. Keys: q quit; up/down or k/j select a job; c"
+                + " cancel it (asks y/n); p pause / r resume a GPU (asks which; another user's job or a GPU needs an"
+                + " admin). The socket is found as for the other client verbs (see gpusched submit --help). Exit 0;"
+                + " 1 when the daemon cannot be reached or goes away; 2 for a bad command line.");
+        s.addOption(ClientOptions.valued(new String[] {"--socket"}, "PATH", "the daemon's socket [GPUSCHED_SOCKET, else"
+                + " /run/gpusched/gpusched.sock when there, else this user's]"));
+        s.addOption(ClientOptions.valued(new String[] {"--log-dir"}, "DIR", "a jobs-file run's log directory: its"
+                + " DIR/gpusched.sock"));
+        s.addOption(ClientOptions.valued(new String[] {"--interval"}, "S", "redraw every S seconds, 0.1 to 60 [1]"));
+        s.addOption(ClientOptions.flag(new String[] {"--once"}, "print one frame to stdout and exit"));
+        s.addOption(ClientOptions.valued(new String[] {"--width"}, "N", "with --once: columns, 10 to 10000 [$COLUMNS,"
+                + " else 100]"));
+        s.addOption(ClientOptions.valued(new String[] {"--height"}, "N", "with --once: rows, 1 to 10000 [all]"));
+        return s;
+    }
 
     /** Wakes the loop when the terminal's size changed. */
     private static final int RESIZED = -2;
@@ -73,7 +78,7 @@ final class TopCommand {
             return Cli.USAGE;
         }
         if (o == null) {
-            out.println(HELP);
+            out.print(ClientOptions.usage(spec()));
             return 0;
         }
         TopRenderer.Glyphs glyphs = utf8() ? TopRenderer.Glyphs.UNICODE : TopRenderer.Glyphs.ASCII;
@@ -96,50 +101,40 @@ final class TopCommand {
         }
     }
 
+    /** @return the options, or {@code null} for {@code --help} */
     private static Options parse(String[] argv) {
-        Optional<Path> socket = Optional.empty();
+        picocli.CommandLine.ParseResult r = ClientOptions.parse(spec(), "top",
+                List.of(argv).subList(1, argv.length), false);
+        if (r.isUsageHelpRequested()) {
+            return null;
+        }
+        Optional<Path> socket = r.hasMatchedOption("--socket") ? Optional.of(Path.of(r.<String>matchedOptionValue("--socket", "")))
+                : r.hasMatchedOption("--log-dir")
+                ? Optional.of(Path.of(r.<String>matchedOptionValue("--log-dir", "")).resolve(ClientCommand.RUN_SOCKET))
+                : Optional.empty();
+        boolean once = r.matchedOptionValue("--once", false);
+        OptionalInt width = r.hasMatchedOption("--width")
+                ? OptionalInt.of(whole(r.matchedOptionValue("--width", ""), "--width", 10)) : OptionalInt.empty();
+        OptionalInt height = r.hasMatchedOption("--height")
+                ? OptionalInt.of(whole(r.matchedOptionValue("--height", ""), "--height", 1)) : OptionalInt.empty();
         long interval = 1000;
-        boolean once = false;
-        OptionalInt width = OptionalInt.empty();
-        OptionalInt height = OptionalInt.empty();
-        for (int i = 1; i < argv.length; i++) {
-            String a = argv[i];
-            switch (a) {
-                case "-h", "--help" -> {
-                    return null;
-                }
-                case "--socket" -> socket = Optional.of(Path.of(value(argv, ++i, a)));
-                case "--log-dir" -> socket = Optional.of(Path.of(value(argv, ++i, a)).resolve(ClientCommand.RUN_SOCKET));
-                case "--once" -> once = true;
-                case "--width" -> width = OptionalInt.of(whole(value(argv, ++i, a), a, 10));
-                case "--height" -> height = OptionalInt.of(whole(value(argv, ++i, a), a, 1));
-                case "--interval" -> {
-                    String v = value(argv, ++i, a);
-                    double s;
-                    try {
-                        s = Double.parseDouble(v);
-                    } catch (NumberFormatException e) {
-                        s = Double.NaN;
-                    }
-                    if (!(s >= 0.1 && s <= 60)) {
-                        throw new UsageException("--interval takes seconds from 0.1 to 60, e.g. --interval 0.5; got '" + v + "'");
-                    }
-                    interval = Math.round(s * 1000);
-                }
-                default -> throw new UsageException("unknown option " + a + " for gpusched top (see gpusched top --help)");
+        if (r.hasMatchedOption("--interval")) {
+            String v = r.matchedOptionValue("--interval", "");
+            double s;
+            try {
+                s = Double.parseDouble(v);
+            } catch (NumberFormatException e) {
+                s = Double.NaN;
             }
+            if (!(s >= 0.1 && s <= 60)) {
+                throw new UsageException("--interval takes seconds from 0.1 to 60, e.g. --interval 0.5; got '" + v + "'");
+            }
+            interval = Math.round(s * 1000);
         }
         if (!once && (width.isPresent() || height.isPresent())) {
             throw new UsageException("--width and --height go with --once; live, top fits the terminal");
         }
         return new Options(socket, interval, once, width, height);
-    }
-
-    private static String value(String[] argv, int i, String option) {
-        if (i >= argv.length) {
-            throw new UsageException(option + " needs a value");
-        }
-        return argv[i];
     }
 
     private static int whole(String v, String option, int least) {

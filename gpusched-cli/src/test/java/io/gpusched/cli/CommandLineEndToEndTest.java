@@ -207,6 +207,18 @@ class CommandLineEndToEndTest {
         }
     }
 
+    @Test
+    void topTakesOptEqualsValue_andAMisspeltOptionIsAnsweredWithTheNearestOne() throws Exception {
+        serve();
+        ServeDaemon.Result r = gpusched("top", "--socket=" + daemon.socket(), "--once", "--width=40", "--height=2");
+        assertEquals(0, r.code(), r.err());
+        assertEquals(2, r.out().lines().count(), r.out());
+        assertTrue(r.out().lines().allMatch(l -> l.length() <= 40), r.out());
+        r = gpusched("top", "--socket=" + daemon.socket(), "--intervall=2");
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --intervall for gpusched top — did you mean"
+                + " --interval? (see gpusched top --help)\n"), r);
+    }
+
     private static boolean onPath(String program) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {

@@ -75,6 +75,8 @@ class TopOnceTest {
                 ServeDaemon.cli("top", "--json"));
         ServeDaemon.Result help = ServeDaemon.cli("top", "--help");
         assertEquals(0, help.code());
-        assertTrue(help.out().startsWith("usage: gpusched top [--socket PATH | --log-dir DIR] [--interval S]"), help.out());
+        assertTrue(help.out().startsWith("Usage: gpusched top "), help.out());
+        assertTrue(help.out().contains("--interval=S") && help.out().contains("Example:\n  gpusched top --interval 2"),
+                help.out());
     }
 }
