@@ -47,13 +47,13 @@ final class DistDocs {
         ClientOptions.VERBS.forEach(v -> specs.put(v, ClientOptions.spec(v)));
         specs.put("top", TopCommand.spec());
         specs.put("status", StatusCommand.spec());
+        specs.put("stats", StatsCommand.spec());
         return specs;
     }
 
     /** The verbs with a hand-written help text of their own, as the man page's COMMANDS and the completions list them. */
     static Map<String, String> ownHelp() {
         Map<String, String> own = new LinkedHashMap<>();
-        own.put("stats", StatsCommand.HELP);
         own.put("simulate", SimulateCommand.HELP);
         own.put("convert", ConvertCommand.HELP);
         return own;

@@ -26,30 +26,28 @@ import java.util.function.Function;
  * written, so this is safe beside a live scheduler.
  */
 final class StatsCommand {
-    static final String HELP = String.join("\n",
-            "usage: gpusched stats [--since 7d] [--user U] [--json] [--plot FILE.svg] [--log-dir DIR]",
-            "",
-            "Figures from the journal of the scheduler that uses DIR, running or not (the journal is only read):",
-            "jobs by final status, GPU-hours (GPUs x run time), waits from submission (or a file line's first",
-            "sight) to first start, each GPU's share of the period held by jobs, and how good VRAM declarations",
-            "were, as the scheduler's verdicts judge them; in all, then per user. Jobs-file lines belong to the",
-            "journal file's owner (the user the scheduler ran as): only submissions name their owner.",
-            "",
-            "options (defaults in brackets):",
-            "  --log-dir DIR     the scheduler's log directory [gpusched_logs]",
-            "  --since DUR       only the last DUR: a number with s, m, h or d, as a jobs file's timeout (7d, 12h,",
-            "                    1.5h) [the whole journal, from its first time]",
-            "  --user U          only U's jobs; me: yours [everyone]",
-            "  --tolerance F     band of a within verdict, as the scheduler's --tolerance [0.10]",
-            "  --json            print the same as one JSON object (durations in seconds, shares in [0, 1])",
-            "  --plot FILE.svg   also write GPU memory over the period as an SVG chart: a lane per GPU, a bar",
-            "                    per job run as high as its peak (or declaration), coloured by owner",
-            "  -h, --help        print this help",
-            "",
-            "Runs written before gpusched recorded times in its journal lack them: they are left out, and said so.",
-            "",
-            "exit code: 0 printed; 1 no journal in DIR, or it or the plot file cannot be read or written;",
-            "2 bad command line.");
+    /** Its options, declared once: the parser, {@code --help}, the completions and the man page read them. */
+    static picocli.CommandLine.Model.CommandSpec spec() {
+        picocli.CommandLine.Model.CommandSpec s = ClientOptions.base("stats", "Figures from the journal of the scheduler"
+                + " that uses DIR, running or not (the journal is only read): jobs by final status, GPU-hours (GPUs x run"
+                + " time), waits from submission (or a file line's first sight) to first start, each GPU's share of the"
+                + " period held by jobs, and how good VRAM declarations were, as the scheduler's verdicts judge them; in"
+                + " all, then per user. Jobs-file lines belong to the journal file's owner (the user the scheduler ran"
+                + " as): only submissions name their owner. Runs written before gpusched recorded times in its journal"
+                + " lack them: they are left out, and said so. Exit 0 printed; 1 no journal in DIR, or it or the plot"
+                + " file cannot be read or written; 2 bad command line.");
+        s.addOption(ClientOptions.valued(new String[] {"--log-dir"}, "DIR", "the scheduler's log directory [gpusched_logs]"));
+        s.addOption(ClientOptions.valued(new String[] {"--since"}, "DUR", "only the last DUR: a number with s, m, h or d,"
+                + " as a jobs file's timeout (7d, 12h, 1.5h) [the whole journal, from its first time]"));
+        s.addOption(ClientOptions.valued(new String[] {"--user"}, "U", "only U's jobs; me: yours [everyone]"));
+        s.addOption(ClientOptions.valued(new String[] {"--tolerance"}, "F", "band of a within verdict, as the scheduler's"
+                + " --tolerance [0.10]"));
+        s.addOption(ClientOptions.flag(new String[] {"--json"}, "print the same as one JSON object (durations in seconds,"
+                + " shares in [0, 1])"));
+        s.addOption(ClientOptions.valued(new String[] {"--plot"}, "FILE.svg", "also write GPU memory over the period as an"
+                + " SVG chart: a lane per GPU, a bar per job run as high as its peak (or declaration), coloured by owner"));
+        return s;
+    }
 
     private final PrintStream out;
     private final PrintStream err;
@@ -84,7 +82,7 @@ final class StatsCommand {
         try {
             Optional<Args> parsed = parse(argv);
             if (parsed.isEmpty()) {
-                out.println(HELP);
+                out.print(ClientOptions.usage(spec()));
                 return 0;
             }
             a = parsed.get();
@@ -142,46 +140,25 @@ final class StatsCommand {
 
     /** @return the arguments; empty for {@code --help} */
     private static Optional<Args> parse(String... argv) {
-        Path logDir = Path.of("gpusched_logs");
+        picocli.CommandLine.ParseResult r = ClientOptions.parse(spec(), "stats", java.util.List.of(argv), false);
+        if (r.isUsageHelpRequested()) {
+            return Optional.empty();
+        }
+        Path logDir = Path.of(r.hasMatchedOption("--log-dir") ? nonEmpty("--log-dir", r.matchedOptionValue("--log-dir", ""))
+                : "gpusched_logs");
         Optional<Duration> since = Optional.empty();
-        Optional<String> user = Optional.empty();
-        double tolerance = SchedulerOptions.defaults().tolerance();
-        boolean json = false;
-        Optional<Path> plot = Optional.empty();
-        for (int i = 0; i < argv.length; i++) {
-            String a = argv[i];
-            String name = a.contains("=") && a.startsWith("--") ? a.substring(0, a.indexOf('=')) : a;
-            String inline = a.contains("=") && a.startsWith("--") ? a.substring(a.indexOf('=') + 1) : null;
-            switch (name) {
-                case "-h", "--help" -> {
-                    return Optional.empty();
-                }
-                case "--json" -> {
-                    if (inline != null) {
-                        throw new UsageException("--json takes no value (see gpusched stats --help)");
-                    }
-                    json = true;
-                }
-                case "--log-dir" -> logDir = Path.of(nonEmpty(name, inline != null ? inline : value(name, argv, ++i)));
-                case "--since" -> {
-                    String v = inline != null ? inline : value(name, argv, ++i);
-                    since = Optional.of(Units.parseDuration(v).orElseThrow(() -> new UsageException("--since " + v
-                            + " is not a duration; give a number with s, m, h or d (up to 3650d), e.g. --since 7d")));
-                }
-                case "--user" -> user = Optional.of(nonEmpty(name, inline != null ? inline : value(name, argv, ++i)));
-                case "--tolerance" -> tolerance = tolerance(inline != null ? inline : value(name, argv, ++i));
-                case "--plot" -> plot = Optional.of(Path.of(nonEmpty(name, inline != null ? inline : value(name, argv, ++i))));
-                default -> throw new UsageException("unexpected argument " + a + " (see gpusched stats --help)");
-            }
+        if (r.hasMatchedOption("--since")) {
+            String v = r.matchedOptionValue("--since", "");
+            since = Optional.of(Units.parseDuration(v).orElseThrow(() -> new UsageException("--since " + v
+                    + " is not a duration; give a number with s, m, h or d (up to 3650d), e.g. --since 7d")));
         }
-        return Optional.of(new Args(logDir, since, user, tolerance, json, plot));
-    }
-
-    private static String value(String option, String[] argv, int i) {
-        if (i >= argv.length) {
-            throw new UsageException(option + " needs a value (see gpusched stats --help)");
-        }
-        return argv[i];
+        Optional<String> user = r.hasMatchedOption("--user")
+                ? Optional.of(nonEmpty("--user", r.matchedOptionValue("--user", ""))) : Optional.empty();
+        double tolerance = r.hasMatchedOption("--tolerance") ? tolerance(r.matchedOptionValue("--tolerance", ""))
+                : SchedulerOptions.defaults().tolerance();
+        Optional<Path> plot = r.hasMatchedOption("--plot")
+                ? Optional.of(Path.of(nonEmpty("--plot", r.matchedOptionValue("--plot", "")))) : Optional.empty();
+        return Optional.of(new Args(logDir, since, user, tolerance, r.matchedOptionValue("--json", false), plot));
     }
 
     private static String nonEmpty(String option, String v) {

@@ -219,6 +219,20 @@ class CommandLineEndToEndTest {
                 + " --interval? (see gpusched top --help)\n"), r);
     }
 
+    @Test
+    void statsTakesOptEqualsValue_andAMisspeltOptionIsAnsweredWithTheNearestOne() throws Exception {
+        Path logs = Files.createDirectory(dir.resolve("logs"));
+        Files.writeString(logs.resolve("journal.jsonl"), "");
+        Path plot = dir.resolve("plot.svg");
+        ServeDaemon.Result r = gpusched("stats", "--log-dir=" + logs, "--since=7d", "--plot=" + plot, "--json");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith("{") && r.out().contains("plot.svg"), r.out());
+        assertTrue(Files.readString(plot).startsWith("<svg") || Files.readString(plot).contains("<svg"), "plot written");
+        r = gpusched("stats", "--log-dir=" + logs, "--sinse=7d");
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched stats: unknown option --sinse for gpusched stats — did you"
+                + " mean --since? (see gpusched stats --help)\n"), r);
+    }
+
     private static boolean onPath(String program) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {

@@ -98,7 +98,7 @@ class StatsCommandTest {
         assertEquals(2, cli("stats", "--since").code);
         assertEquals(2, cli("stats", "--since=0").code);
         oneLine(cli("stats", "--tolerance", "1.5"), "gpusched stats: --tolerance 1.5 is not a share in [0, 1); e.g. --tolerance 0.1");
-        oneLine(cli("stats", "--bogus"), "gpusched stats: unexpected argument --bogus (see gpusched stats --help)");
+        oneLine(cli("stats", "--bogus"), "gpusched stats: unknown option --bogus for gpusched stats (see gpusched stats --help)");
     }
 
     @Test
@@ -134,7 +134,9 @@ class StatsCommandTest {
     void helpIsPrinted() {
         Run r = cli("stats", "--help");
         assertEquals(0, r.code);
-        assertEquals(StatsCommand.HELP + "\n", r.out);
+        assertEquals(ClientOptions.usage(StatsCommand.spec()), r.out);
+        assertTrue(r.out.startsWith("Usage: gpusched stats ") && r.out.contains("--since=DUR")
+                && r.out.contains("Example:\n  gpusched stats --since 7d"), r.out);
         assertTrue(cli("--help").out.contains("gpusched stats [--since 7d] [--user U] [--json] [--plot FILE.svg]"));
     }
 
