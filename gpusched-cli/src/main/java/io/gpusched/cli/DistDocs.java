@@ -48,13 +48,13 @@ final class DistDocs {
         specs.put("top", TopCommand.spec());
         specs.put("status", StatusCommand.spec());
         specs.put("stats", StatsCommand.spec());
+        specs.put("simulate", SimulateCommand.spec());
         return specs;
     }
 
     /** The verbs with a hand-written help text of their own, as the man page's COMMANDS and the completions list them. */
     static Map<String, String> ownHelp() {
         Map<String, String> own = new LinkedHashMap<>();
-        own.put("simulate", SimulateCommand.HELP);
         own.put("convert", ConvertCommand.HELP);
         return own;
     }

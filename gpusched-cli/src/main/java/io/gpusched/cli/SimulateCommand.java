@@ -25,40 +25,44 @@ import java.util.Set;
  * {@link ReplayWorkload} for where durations come from.
  */
 final class SimulateCommand {
-    static final String HELP = String.join("\n",
-            "usage: gpusched simulate JOBS_FILE [options]",
-            "",
-            "Replays the placement policy over JOBS_FILE with a discrete-event clock (no processes, no",
-            "polling): every job starts the moment it fits and runs for its duration. Prints the makespan",
-            "and each GPU's timeline: the lower bound for a real run on that machine.",
-            "",
-            "A job's duration: a trailing '# duration=DUR' comment on its line (DUR: 90, 1.5s, 2m, 3h);",
-            "else, for a $GPUSCHED_SIMJOB line, its --ramp + --hold (defaults 0.5 + 1 s, --vram as the",
-            "actual peak); else --default-duration. '# ... peak=MIB' on a line gives its actual peak,",
-            "'# ... at=DUR' when it joins the queue (default: at the start).",
-            "A job whose timeout= is shorter than its duration is stopped at the limit and ends as a",
-            "timeout, freeing its GPUs then, as in a real run.",
-            "",
-            "options (defaults in brackets):",
-            "  --gpus-spec SPEC       the machine, e.g. 4x80G or 2x24000,1x48G [1x24000]",
-            "  --margin MIB           MiB added to every declaration [512]",
-            "  --idle-threshold MIB   idle threshold for undeclared jobs [200]",
-            "  --spike-buffer F       buffer over peaks that exceed declarations [0.10]",
-            "  --exclusive            one job per GPU",
-            "  --requirements FILE    requirement rules, as for a run: what a command implies when its line",
-            "                         does not say (see gpusched --help)",
-            "  --auto-vram            as for a run: every line without vram= learns it, as [vram=auto] does",
-            "  --learn-from JOURNAL   the peaks learning lines learn from: a run's journal.jsonl, or one a",
-            "                         replay saved [none: learning lines ask for their rule's figure or run alone]",
-            "  --save-journal FILE    write this replay's jobs and peaks as a journal (FILE must not exist), for",
-            "                         the next replay's --learn-from",
-            "  --default-duration D   duration of lines that state none [none: such a line is an error]",
-            "  --age-step D           as for a run: one priority level per D waited [15m]",
-            "  --reserve-after D|never  as for a run: reserve GPUs for the head of the queue after D [30m]",
-            "  --jobs                 also list every job's GPUs, start and end",
-            "  -h, --help             print this help",
-            "",
-            "exit code: 0; 2 for a bad command line or jobs file.");
+    /** Its options, declared once: the parser, {@code --help}, the completions and the man page read them. */
+    static picocli.CommandLine.Model.CommandSpec spec() {
+        picocli.CommandLine.Model.CommandSpec s = ClientOptions.base("simulate", "Replays the placement policy over"
+                + " JOBS_FILE with a discrete-event clock (no processes, no polling): every job starts the moment it fits"
+                + " and runs for its duration. Prints the makespan and each GPU's timeline: the lower bound for a real run"
+                + " on that machine. A job's duration: a trailing '# duration=DUR' comment on its line (DUR: 90, 1.5s, 2m,"
+                + " 3h); else, for a $GPUSCHED_SIMJOB line, its --ramp + --hold (defaults 0.5 + 1 s, --vram as the actual"
+                + " peak); else --default-duration. '# ... peak=MIB' on a line gives its actual peak, '# ... at=DUR' when"
+                + " it joins the queue (default: at the start). A job whose timeout= is shorter than its duration is"
+                + " stopped at the limit and ends as a timeout, freeing its GPUs then, as in a real run. Exit 0; 2 for a"
+                + " bad command line or jobs file.");
+        s.addOption(ClientOptions.valued(new String[] {"--gpus-spec"}, "SPEC", "the machine, e.g. 4x80G or"
+                + " 2x24000,1x48G [1x24000]"));
+        s.addOption(ClientOptions.valued(new String[] {"--margin"}, "MIB", "MiB added to every declaration [512]"));
+        s.addOption(ClientOptions.valued(new String[] {"--idle-threshold"}, "MIB", "idle threshold for undeclared jobs [200]"));
+        s.addOption(ClientOptions.valued(new String[] {"--spike-buffer"}, "F", "buffer over peaks that exceed declarations"
+                + " [0.10]"));
+        s.addOption(ClientOptions.flag(new String[] {"--exclusive"}, "one job per GPU"));
+        s.addOption(ClientOptions.valued(new String[] {"--requirements"}, "FILE", "requirement rules, as for a run: what a"
+                + " command implies when its line does not say (see gpusched --help)"));
+        s.addOption(ClientOptions.flag(new String[] {"--auto-vram"}, "as for a run: every line without vram= learns it, as"
+                + " [vram=auto] does"));
+        s.addOption(ClientOptions.valued(new String[] {"--learn-from"}, "JOURNAL", "the peaks learning lines learn from: a"
+                + " run's journal.jsonl, or one a replay saved [none: learning lines ask for their rule's figure or run"
+                + " alone]"));
+        s.addOption(ClientOptions.valued(new String[] {"--save-journal"}, "FILE", "write this replay's jobs and peaks as a"
+                + " journal (FILE must not exist), for the next replay's --learn-from"));
+        s.addOption(ClientOptions.valued(new String[] {"--default-duration"}, "D", "duration of lines that state none"
+                + " [none: such a line is an error]"));
+        s.addOption(ClientOptions.valued(new String[] {"--age-step"}, "D", "as for a run: one priority level per D waited"
+                + " [15m]"));
+        s.addOption(ClientOptions.valued(new String[] {"--reserve-after"}, "D|never", "as for a run: reserve GPUs for the"
+                + " head of the queue after D [30m]"));
+        s.addOption(ClientOptions.flag(new String[] {"--jobs"}, "also list every job's GPUs, start and end"));
+        s.addPositional(picocli.CommandLine.Model.PositionalParamSpec.builder().arity("0..1").type(String.class)
+                .paramLabel("JOBS_FILE").description("the jobs file to replay").build());
+        return s;
+    }
 
     private SimulateCommand() {
     }
@@ -79,54 +83,37 @@ final class SimulateCommand {
         Optional<Path> saveJournal = Optional.empty();
         boolean autoVram = false;
         try {
-            for (int i = 1; i < argv.length; i++) {
-                String a = argv[i];
-                String v = null;
-                int eq = a.indexOf('=');
-                if (a.startsWith("--") && eq > 0) {
-                    v = a.substring(eq + 1);
-                    a = a.substring(0, eq);
+            picocli.CommandLine.ParseResult r = ClientOptions.parse(spec(), "simulate",
+                    List.of(argv).subList(1, argv.length), false);
+            if (r.isUsageHelpRequested()) {
+                out.print(ClientOptions.usage(r.commandSpec()));
+                return 0;
+            }
+            exclusive = r.matchedOptionValue("--exclusive", false);
+            listJobs = r.matchedOptionValue("--jobs", false);
+            autoVram = r.matchedOptionValue("--auto-vram", false);
+            for (picocli.CommandLine.Model.OptionSpec o : r.matchedOptions()) {
+                String a = o.longestName();
+                if (o.arity().max() == 0 || a.equals("--help")) {
+                    continue;
                 }
+                String v = o.getValue();
                 switch (a) {
-                    case "-h", "--help" -> {
-                        out.println(HELP);
-                        return 0;
-                    }
-                    case "--exclusive" -> exclusive = true;
-                    case "--jobs" -> listJobs = true;
-                    case "--auto-vram" -> autoVram = true;
-                    case "--gpus-spec", "--margin", "--idle-threshold", "--spike-buffer", "--default-duration",
-                            "--age-step", "--reserve-after", "--requirements", "--learn-from", "--save-journal" -> {
-                        if (v == null) {
-                            if (i + 1 >= argv.length) {
-                                throw new UsageException(a + " needs a value");
-                            }
-                            v = argv[++i];
-                        }
-                        switch (a) {
-                            case "--gpus-spec" -> spec = v;
-                            case "--margin" -> margin = parseLong(a, v);
-                            case "--idle-threshold" -> idle = parseLong(a, v);
-                            case "--spike-buffer" -> spike = parseDouble(a, v);
-                            case "--age-step" -> queue = queue.withAgeStep(CliArgs.policyDuration(a, v));
-                            case "--reserve-after" -> queue = queue.withReserveAfter(CliArgs.policyDuration(a, v));
-                            case "--requirements" -> requirements = Optional.of(Path.of(v));
-                            case "--learn-from" -> learnFrom = Optional.of(Path.of(v));
-                            case "--save-journal" -> saveJournal = Optional.of(Path.of(v));
-                            default -> {
-                                String val = v;
-                                defaultDuration = Optional.of(Units.parseDuration(v).orElseThrow(() ->
-                                        new UsageException("--default-duration: bad duration '" + val + "'")));
-                            }
-                        }
-                    }
-                    default -> {
-                        if (a.startsWith("-") || file != null) {
-                            throw new UsageException("unexpected argument " + argv[i] + " (see gpusched simulate --help)");
-                        }
-                        file = Path.of(a);
-                    }
+                    case "--gpus-spec" -> spec = v;
+                    case "--margin" -> margin = parseLong(a, v);
+                    case "--idle-threshold" -> idle = parseLong(a, v);
+                    case "--spike-buffer" -> spike = parseDouble(a, v);
+                    case "--age-step" -> queue = queue.withAgeStep(CliArgs.policyDuration(a, v));
+                    case "--reserve-after" -> queue = queue.withReserveAfter(CliArgs.policyDuration(a, v));
+                    case "--requirements" -> requirements = Optional.of(Path.of(v));
+                    case "--learn-from" -> learnFrom = Optional.of(Path.of(v));
+                    case "--save-journal" -> saveJournal = Optional.of(Path.of(v));
+                    default -> defaultDuration = Optional.of(Units.parseDuration(v).orElseThrow(() ->
+                            new UsageException("--default-duration: bad duration '" + v + "'")));
                 }
+            }
+            if (r.hasMatchedPositional(0)) {
+                file = Path.of(r.<String>matchedPositionalValue(0, ""));
             }
             if (file == null) {
                 throw new UsageException("simulate needs a jobs file (see gpusched simulate --help)");

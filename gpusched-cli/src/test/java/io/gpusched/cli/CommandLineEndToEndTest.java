@@ -233,6 +233,19 @@ class CommandLineEndToEndTest {
                 + " mean --since? (see gpusched stats --help)\n"), r);
     }
 
+    @Test
+    void simulateTakesOptEqualsValue_andAMisspeltOptionIsAnsweredWithTheNearestOne() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "true\n");
+        ServeDaemon.Result r = gpusched("simulate", jobs.toString(), "--gpus-spec=2x80G", "--default-duration=5s", "--jobs");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith("simulated 1 jobs on 2 GPUs (2 x 81920 MiB)"), r.out());
+        assertTrue(r.out().contains("makespan 5.00s"), r.out());
+        r = gpusched("simulate", jobs.toString(), "--gpus-spc=2x80G");
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --gpus-spc for gpusched simulate — did you"
+                + " mean --gpus-spec? (see gpusched simulate --help)\n"), r);
+    }
+
     private static boolean onPath(String program) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {

@@ -39,7 +39,7 @@ class SimulateDocsTest {
     void theDocsExplainSimulateWithEveryOptionItTakes() throws IOException {
         assertEquals(0, run("simulate", "--help"));
         Set<String> options = new LinkedHashSet<>();
-        Matcher m = Pattern.compile("(?m)^  (?:-h, )?(--[a-z][a-z-]*)").matcher(out.toString(StandardCharsets.UTF_8));
+        Matcher m = Pattern.compile("(?m)^ +(?:-h, )?(--[a-z][a-z-]*)").matcher(out.toString(StandardCharsets.UTF_8));
         while (m.find()) {
             options.add(m.group(1));
         }
