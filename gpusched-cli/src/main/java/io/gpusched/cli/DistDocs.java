@@ -49,6 +49,7 @@ final class DistDocs {
         specs.put("status", StatusCommand.spec());
         specs.put("stats", StatsCommand.spec());
         specs.put("simulate", SimulateCommand.spec());
+        specs.put("doctor", DoctorCommand.spec());
         return specs;
     }
 

@@ -29,24 +29,28 @@ import java.util.function.UnaryOperator;
  * fix; exit 1 if any problem, 0 otherwise (warnings and notes included), 2 for a bad command line.
  */
 final class DoctorCommand {
-    static final String HELP = String.join("\n",
-            "usage: gpusched doctor [--sim] [--socket PATH] [--log-dir DIR] [--config FILE] [--backend NAME]",
-            "                       [--nvml-library PATH]",
-            "",
-            "Checks what gpusched serve needs here, as this user (run it as root for the lab's daemon), with the",
-            "daemon's own rules, changing nothing: the GPU backend (NVIDIA driver and NVML), util-linux's setsid,",
-            "tmux (for [tty] jobs), the helpers built into the jar (gpusched-spawnd, gpusched-runas), the state",
-            "directory's and the socket directory's owners and modes, the configuration file, and whether a",
-            "daemon answers on the socket. Prints one line per check (ok, note, warning, problem), each problem",
-            "with its fix.",
-            "",
-            "  --sim            GPUs will be simulated (serve --sim N): no GPU here is a note, not a problem",
-            "  --socket PATH    the daemon's socket [as serve: $GPUSCHED_SOCKET, root: /run/gpusched/gpusched.sock]",
-            "  --log-dir DIR    the daemon's state directory [as serve: root: /var/lib/gpusched, else gpusched_logs]",
-            "  --config FILE    the configuration file [" + DoctorCommand.CONFIG + "]",
-            "  --backend NAME, --nvml-library PATH   as serve's",
-            "",
-            "Exit 0 when nothing is a problem, 1 when something is, 2 for a bad command line.");
+    /** Its options, declared once: the parser, {@code --help}, the completions and the man page read them. */
+    static picocli.CommandLine.Model.CommandSpec spec() {
+        picocli.CommandLine.Model.CommandSpec s = ClientOptions.base("doctor", "Checks what gpusched serve needs here, as"
+                + " this user (run it as root for the lab's daemon), with the daemon's own rules, changing nothing: the GPU"
+                + " backend (NVIDIA driver and NVML), util-linux's setsid, tmux (for [tty] jobs), the helpers built into"
+                + " the jar (gpusched-spawnd, gpusched-runas), the state directory's and the socket directory's owners and"
+                + " modes, the configuration file, and whether a daemon answers on the socket. Prints one line per check"
+                + " (ok, note, warning, problem), each problem with its fix. Exit 0 when nothing is a problem, 1 when"
+                + " something is, 2 for a bad command line.");
+        // arity 0..1: serve's --sim N, typed here from habit, means the same
+        s.addOption(picocli.CommandLine.Model.OptionSpec.builder("--sim").arity("0..1").type(String.class)
+                .paramLabel("N").description("GPUs will be simulated (serve --sim N): no GPU here is a note, not a"
+                        + " problem").build());
+        s.addOption(ClientOptions.valued(new String[] {"--socket"}, "PATH", "the daemon's socket [as serve:"
+                + " $GPUSCHED_SOCKET, root: /run/gpusched/gpusched.sock]"));
+        s.addOption(ClientOptions.valued(new String[] {"--log-dir"}, "DIR", "the daemon's state directory [as serve: root:"
+                + " /var/lib/gpusched, else gpusched_logs]"));
+        s.addOption(ClientOptions.valued(new String[] {"--config"}, "FILE", "the configuration file [" + CONFIG + "]"));
+        s.addOption(ClientOptions.valued(new String[] {"--backend"}, "NAME", "as serve's"));
+        s.addOption(ClientOptions.valued(new String[] {"--nvml-library"}, "PATH", "as serve's"));
+        return s;
+    }
 
     /** Where the lab's daemon reads its configuration. */
     static final Path CONFIG = Path.of("/etc/gpusched/gpusched.conf");
@@ -92,46 +96,32 @@ final class DoctorCommand {
     }
 
     int run(String[] argv) {
-        boolean sim = false;
-        Optional<Path> socket = Optional.empty();
-        Optional<Path> logDir = Optional.empty();
-        Path config = CONFIG;
-        Map<String, String> backendOptions = new HashMap<>();
-        Optional<String> backend = Optional.empty();
-        java.util.ArrayDeque<String> args = new java.util.ArrayDeque<>(List.of(argv).subList(1, argv.length));
+        picocli.CommandLine.ParseResult r;
         try {
-            while (!args.isEmpty()) {
-                String a = args.poll();
-                String inline = null;
-                if (a.startsWith("--") && a.contains("=")) {
-                    inline = a.substring(a.indexOf('=') + 1);
-                    a = a.substring(0, a.indexOf('='));
-                }
-                switch (a) {
-                    case "-h", "--help" -> {
-                        out.println(HELP);
-                        return 0;
-                    }
-                    case "--sim" -> {
-                        sim = true;
-                        // serve's --sim N, typed here from habit, means the same
-                        if (inline == null && args.peek() != null && args.peek().matches("[0-9]+")) {
-                            args.poll();
-                        }
-                    }
-                    case "--socket" -> socket = Optional.of(Path.of(value(a, inline, args)));
-                    case "--log-dir" -> logDir = Optional.of(Path.of(value(a, inline, args)));
-                    case "--config" -> config = Path.of(value(a, inline, args));
-                    case "--backend" -> backend = Optional.of(value(a, inline, args));
-                    case "--nvml-library" -> backendOptions.put("library", value(a, inline, args));
-                    default -> throw new UsageException("unknown option " + a + " of gpusched doctor (see gpusched doctor"
-                            + " --help)");
-                }
+            r = ClientOptions.parse(spec(), "doctor", List.of(argv).subList(1, argv.length), false);
+            String n = r.matchedOptionValue("--sim", "");
+            if (!n.isEmpty() && !n.matches("[0-9]+")) {
+                throw new UsageException("doctor takes no argument '" + n + "' (see gpusched doctor --help)");
             }
         } catch (UsageException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
+        if (r.isUsageHelpRequested()) {
+            out.print(ClientOptions.usage(r.commandSpec()));
+            return 0;
+        }
+        boolean sim = r.hasMatchedOption("--sim");
+        Optional<Path> socket = r.hasMatchedOption("--socket")
+                ? Optional.of(Path.of(r.<String>matchedOptionValue("--socket", ""))) : Optional.empty();
+        Optional<Path> logDir = r.hasMatchedOption("--log-dir")
+                ? Optional.of(Path.of(r.<String>matchedOptionValue("--log-dir", ""))) : Optional.empty();
+        Path config = Path.of(r.<String>matchedOptionValue("--config", CONFIG.toString()));
+        Map<String, String> backendOptions = new HashMap<>();
+        if (r.hasMatchedOption("--nvml-library")) {
+            backendOptions.put("library", r.matchedOptionValue("--nvml-library", ""));
+        }
+        Optional<String> backend = Optional.ofNullable(r.matchedOptionValue("--backend", null));
         boolean root = "root".equals(System.getProperty("user.name"));
         Path dir = logDir.orElse(root ? CliArgs.ROOT_STATE_DIR : Path.of("gpusched_logs"));
         Path sock = socket.orElseGet(ClientCommand::serveSocket);
@@ -162,16 +152,6 @@ final class DoctorCommand {
 
     private static String plural(long n, String word) {
         return n + " " + word + (n == 1 ? "" : "s");
-    }
-
-    private static String value(String option, String inline, java.util.Deque<String> args) {
-        if (inline != null) {
-            return inline;
-        }
-        if (args.isEmpty()) {
-            throw new UsageException(option + " needs a value (see gpusched doctor --help)");
-        }
-        return args.poll();
     }
 
     /** The backend serve would pick (detection, or the one named), opened once and read. */

@@ -246,6 +246,26 @@ class CommandLineEndToEndTest {
                 + " mean --gpus-spec? (see gpusched simulate --help)\n"), r);
     }
 
+    @Test
+    void doctorTakesOptEqualsValue_andServesSimN_andAMisspeltOptionIsAnsweredWithTheNearestOne() throws Exception {
+        Path conf = dir.resolve("none.conf");
+        ServeDaemon.Result r = gpusched("doctor", "--sim", "2", "--config=" + conf, "--log-dir=" + dir.resolve("state"),
+                "--socket=" + dir.resolve("run/gpusched.sock"));
+        assertTrue(r.code() == 0 || r.code() == 1, r.code() + " " + r.err());
+        assertEquals("", r.err());
+        assertTrue(r.out().contains("note     GPU backend: --sim: GPUs are simulated"), r.out());
+        assertTrue(r.out().contains("note     configuration: no " + conf + ": the daemon runs on its flags alone"), r.out());
+        r = gpusched("doctor", "--confg=" + conf);
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --confg for gpusched doctor — did you mean"
+                + " --config? (see gpusched doctor --help)\n"), r);
+        r = gpusched("doctor", "--sim", "two");
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: doctor takes no argument 'two' (see gpusched doctor --help)\n"), r);
+        r = gpusched("doctor", "--help");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().startsWith("Usage: gpusched doctor ") && r.out().contains("--config=FILE")
+                && r.out().contains("Example:\n  gpusched doctor\n"), r.out());
+    }
+
     private static boolean onPath(String program) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
