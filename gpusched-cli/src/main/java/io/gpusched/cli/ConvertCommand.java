@@ -13,35 +13,47 @@ import java.util.List;
  * converted (it is left out). Exit 0, 1 when a line was left out, 2 for a bad command line.
  */
 final class ConvertCommand {
-    static final String HELP = String.join("\n",
-            "usage: gpusched convert --from gpu_scheduler FILE > jobs.txt",
-            "",
-            "Writes FILE, a jobs file of the fractional screen scheduler (scheduler.py: lines",
-            "priority,script_path,conda_env,arguments,allowed_gpus), as a gpusched jobs file on stdout:",
-            "priority negated (there lower runs first, here higher), conda_env as conda=, allowed_gpus as",
-            "gpu-ids=, the command python SCRIPT ARGUMENTS. Comments and blank lines are kept, a header line",
-            "dropped. stderr gets one line per input line with something gpusched has no equivalent for (its",
-            "--cuda rewriting) or that is not a job line (left out). Exit 0, 1 when a line was left out, 2 for",
-            "a bad command line.");
+    /** Its options, declared once: the parser, {@code --help}, the completions and the man page read them. */
+    static picocli.CommandLine.Model.CommandSpec spec() {
+        picocli.CommandLine.Model.CommandSpec s = ClientOptions.base("convert", "Writes FILE, a jobs file of the"
+                + " fractional screen scheduler (scheduler.py: lines priority,script_path,conda_env,arguments,allowed_gpus),"
+                + " as a gpusched jobs file on stdout: priority negated (there lower runs first, here higher), conda_env"
+                + " as conda=, allowed_gpus as gpu-ids=, the command python SCRIPT ARGUMENTS. Comments and blank lines are"
+                + " kept, a header line dropped. stderr gets one line per input line with something gpusched has no"
+                + " equivalent for (its --cuda rewriting) or that is not a job line (left out). Exit 0, 1 when a line was"
+                + " left out, 2 for a bad command line.");
+        s.addOption(ClientOptions.valued(new String[] {"--from"}, "TOOL", "whose jobs file FILE is: gpu_scheduler"));
+        s.addPositional(picocli.CommandLine.Model.PositionalParamSpec.builder().arity("0..*").type(List.class)
+                .auxiliaryTypes(String.class).paramLabel("FILE").description("the file to convert").build());
+        return s;
+    }
 
     private ConvertCommand() {
     }
 
     static int run(String[] argv, PrintStream out, PrintStream err) {
-        List<String> args = List.of(argv).subList(1, argv.length);
-        if (args.contains("-h") || args.contains("--help")) {
-            out.println(HELP);
+        picocli.CommandLine.ParseResult r;
+        try {
+            r = ClientOptions.parse(spec(), "convert", List.of(argv).subList(1, argv.length), false);
+        } catch (UsageException e) {
+            err.println("gpusched: " + e.getMessage());
+            return Cli.USAGE;
+        }
+        if (r.isUsageHelpRequested()) {
+            out.print(ClientOptions.usage(r.commandSpec()));
             return 0;
         }
-        if (args.size() != 3 || !args.get(0).equals("--from")) {
+        List<String> files = r.hasMatchedPositional(0) ? r.matchedPositional(0).getValue() : List.of();
+        if (!r.hasMatchedOption("--from") || files.size() != 1) {
             err.println("gpusched: convert takes --from gpu_scheduler FILE (see gpusched convert --help)");
             return Cli.USAGE;
         }
-        if (!args.get(1).equals("gpu_scheduler")) {
-            err.println("gpusched: convert knows --from gpu_scheduler only, not " + args.get(1));
+        String from = r.matchedOptionValue("--from", "");
+        if (!from.equals("gpu_scheduler")) {
+            err.println("gpusched: convert knows --from gpu_scheduler only, not " + from);
             return Cli.USAGE;
         }
-        Path file = Path.of(args.get(2));
+        Path file = Path.of(files.get(0));
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);

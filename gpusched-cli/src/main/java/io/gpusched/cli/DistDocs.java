@@ -50,26 +50,20 @@ final class DistDocs {
         specs.put("stats", StatsCommand.spec());
         specs.put("simulate", SimulateCommand.spec());
         specs.put("doctor", DoctorCommand.spec());
+        specs.put("convert", ConvertCommand.spec());
         return specs;
-    }
-
-    /** The verbs with a hand-written help text of their own, as the man page's COMMANDS and the completions list them. */
-    static Map<String, String> ownHelp() {
-        Map<String, String> own = new LinkedHashMap<>();
-        own.put("convert", ConvertCommand.HELP);
-        return own;
     }
 
     static String manPage(String version) {
         List<ManPage.Section> commands = new ArrayList<>();
         specs().forEach((verb, spec) -> commands.add(new ManPage.Section("gpusched " + verb, ClientOptions.usage(spec))));
-        ownHelp().forEach((verb, help) -> commands.add(new ManPage.Section("gpusched " + verb, help)));
         commands.add(new ManPage.Section("gpusched --executor slurm", SlurmCommand.USAGE));
         return ManPage.render(version, CliArgs.HELP, commands, ServeConfig.HELP);
     }
 
     static Completion.Model completionModel() {
-        return Completion.model(CliArgs.HELP, specs(), ownHelp());
+        // every verb's options are in its spec now: none has a hand-written help of its own
+        return Completion.model(CliArgs.HELP, specs(), Map.of());
     }
 
     /**

@@ -266,6 +266,19 @@ class CommandLineEndToEndTest {
                 && r.out().contains("Example:\n  gpusched doctor\n"), r.out());
     }
 
+    @Test
+    void convertTakesOptEqualsValue_andAMisspeltOptionIsAnsweredWithTheNearestOne() throws Exception {
+        Path csv = Files.writeString(dir.resolve("jobs.csv"), "0,/a.py,,,\n");
+        assertEquals(new ServeDaemon.Result(0, "python /a.py\n", ""), gpusched("convert", "--from=gpu_scheduler", csv.toString()));
+        assertEquals(new ServeDaemon.Result(0, "python /a.py\n", ""), gpusched("convert", csv.toString(), "--from", "gpu_scheduler"));
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --form for gpusched convert — did you mean"
+                + " --from? (see gpusched convert --help)\n"), gpusched("convert", "--form=gpu_scheduler", csv.toString()));
+        ServeDaemon.Result help = gpusched("convert", "--help");
+        assertEquals(0, help.code(), help.err());
+        assertTrue(help.out().startsWith("Usage: gpusched convert ") && help.out().contains("--from=TOOL")
+                && help.out().contains("Example:\n  gpusched convert --from gpu_scheduler jobs.csv\n"), help.out());
+    }
+
     private static boolean onPath(String program) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
