@@ -77,11 +77,6 @@ public final class Dispatcher {
     Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total,
                     Map<String, String> reasons) {
         Instant now = clock.now();
-        List<Occupant> occupants = new ArrayList<>();
-        for (RunningJob rj : running.all()) {
-            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
-                    rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
-        }
         if (launcher.placesItself()) {
             // A cluster places each job itself: nothing here to admit a newcomer against, so every
             // dispatch hands the whole queue over (a standing that "started" forces the whole plan).
@@ -89,9 +84,10 @@ public final class Dispatcher {
             standing = new QueuePolicy.Standing(Optional.empty(), Optional.empty(), java.util.Set.of(), true);
             return apply(plan, views, snap, total, reasons, now);
         }
-        Plan plan = decide(policy, pending, occupants, views, snap, now, fairShare.recent(now));
+        Map<String, Double> recent = fairShare.recent(now);
+        Plan plan = decide(policy, pending, occupants(), views, snap, now, recent);
         standing = standing(plan, pending, snap);
-        Map<String, Double> usage = standing.owners().size() > 1 ? fairShare.recent(now) : Map.of();
+        Map<String, Double> usage = standing.owners().size() > 1 ? recent : Map.of();
         java.util.Comparator<Candidate> order = policy.orderAt(now, usage);
         lastOrder = java.util.Comparator.comparing((PendingQueue.PendingJob p) -> new Candidate(p.spec().key(), p.no(),
                 request(p), p.spec().scheduling().priority(), p.position(), p.since(), p.owner(), p.spec().timeout()), order);
@@ -142,11 +138,7 @@ public final class Dispatcher {
             return Optional.empty();
         }
         Instant now = clock.now();
-        List<Occupant> occupants = new ArrayList<>();
-        for (RunningJob rj : running.all()) {
-            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
-                    rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
-        }
+        List<Occupant> occupants = occupants();
         Optional<String> reason = policy.admit(now, c.get(), standing, occupants, views, fairShare.recent(now));
         if (reason.isPresent()) {
             if (!standing.owners().contains(c.get().owner())) {
@@ -176,6 +168,16 @@ public final class Dispatcher {
                 p.since(), p.owner(), p.spec().timeout()));
     }
 
+    /** @return the running jobs as the queue policy sees them: who holds which GPUs, since when, how long */
+    private List<Occupant> occupants() {
+        List<Occupant> occupants = new ArrayList<>();
+        for (RunningJob rj : running.all()) {
+            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
+                    rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
+        }
+        return occupants;
+    }
+
     /**
      * What {@link #decide} would make of one more job queued after the pending ones, acting on nothing:
      * {@code gpusched submit --dry-run}.
@@ -189,11 +191,7 @@ public final class Dispatcher {
     io.gpusched.model.SubmitPreview preview(List<PendingQueue.PendingJob> pending, PendingQueue.PendingJob extra,
                                             List<GpuView> views, GpuSnapshot snap) {
         Instant now = clock.now();
-        List<Occupant> occupants = new ArrayList<>();
-        for (RunningJob rj : running.all()) {
-            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
-                    rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
-        }
+        List<Occupant> occupants = occupants();
         List<PendingQueue.PendingJob> all = new ArrayList<>(pending);
         all.add(extra);
         Plan plan = decide(policy, all, occupants, views, snap, now, fairShare.recent(now));
