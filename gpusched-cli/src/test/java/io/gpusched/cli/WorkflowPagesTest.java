@@ -31,7 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code CMD} through {@code /bin/sh} as alice in her own directory ({@code /home/alice} on the page), with
  * the CLI as {@code gpusched} on her PATH and the daemon's socket in {@code GPUSCHED_SOCKET}; {@code # CMD}
  * runs it as root; the lines up to the next prompt are what it printed, stdout and stderr together. Each
- * transcript has a daemon of its own, and its users' directories start empty.
+ * transcript has a daemon of its own, and its users' directories start empty. A command that ends in
+ * {@code <<'EOF'} takes the lines up to {@code EOF} with it (a here-document, to write a file); in the
+ * daemon's options {@code /home/} is where the users' directories are.
  *
  * <p>What differs from run to run is masked on both sides before they are compared: clock times, dates,
  * durations, process ids and the runs of blanks that align a table. Everything else (job numbers, states,
@@ -120,10 +122,19 @@ class WorkflowPagesTest {
         Matcher m = DIRECTIVE.matcher(page);
         while (m.find()) {
             List<Step> steps = new ArrayList<>();
-            for (String line : m.group(3).split("\n", -1)) {
+            String[] lines = m.group(3).split("\n", -1);
+            for (int i = 0; i < lines.length; i++) {
+                String line = lines[i];
                 Matcher p = PROMPT.matcher(line);
                 if (p.matches()) {
-                    steps.add(new Step(p.group(1) == null ? "root" : p.group(1), p.group(2), new ArrayList<>()));
+                    StringBuilder command = new StringBuilder(p.group(2));
+                    if (p.group(2).endsWith("<<'EOF'")) {
+                        // A here-document: its lines are the command's, up to EOF.
+                        do {
+                            command.append('\n').append(lines[++i]);
+                        } while (!lines[i].equals("EOF"));
+                    }
+                    steps.add(new Step(p.group(1) == null ? "root" : p.group(1), command.toString(), new ArrayList<>()));
                 } else if (!steps.isEmpty()) {
                     steps.get(steps.size() - 1).printed().add(line);
                 } else if (!line.isBlank()) {
@@ -186,7 +197,8 @@ class WorkflowPagesTest {
         }
         Files.createDirectories(homes.resolve("root"));
         List<Step> seen = new ArrayList<>();
-        try (ServeDaemon daemon = new ServeDaemon(root, t.serve().isBlank() ? new String[0] : t.serve().split("\\s+"))) {
+        String serve = t.serve().replace("/home/", homes + "/");
+        try (ServeDaemon daemon = new ServeDaemon(root, serve.isBlank() ? new String[0] : serve.split("\\s+"))) {
             daemon.start();
             Files.setPosixFilePermissions(root.resolve("run"), PosixFilePermissions.fromString("rwxr-xr-x"));
             for (Step s : t.steps()) {
