@@ -33,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * runs it as root; the lines up to the next prompt are what it printed, stdout and stderr together. Each
  * transcript has a daemon of its own, and its users' directories start empty. A command that ends in
  * {@code <<'EOF'} takes the lines up to {@code EOF} with it (a here-document, to write a file); in the
- * daemon's options {@code /home/} is where the users' directories are.
+ * daemon's options and in a command {@code /home/} is where the users' directories are.
  *
  * <p>What differs from run to run is masked on both sides before they are compared: clock times, dates,
  * durations, process ids and the runs of blanks that align a table. Everything else (job numbers, states,
@@ -213,8 +213,9 @@ class WorkflowPagesTest {
     /** What one step prints, with the test's directories written as the page's ({@code /home/USER}). */
     private static List<String> printed(Step s, Path bin, Path homes, Path socket) throws Exception {
         Path home = homes.resolve(s.user());
-        List<String> argv = "root".equals(s.user()) ? new ArrayList<>(List.of("/bin/sh", "-c", s.command()))
-                : UnixUsers.setpriv(s.user(), "/bin/sh", "-c", s.command());
+        String command = s.command().replace("/home/", homes + "/");
+        List<String> argv = "root".equals(s.user()) ? new ArrayList<>(List.of("/bin/sh", "-c", command))
+                : UnixUsers.setpriv(s.user(), "/bin/sh", "-c", command);
         ProcessBuilder pb = new ProcessBuilder(argv).directory(home.toFile()).redirectErrorStream(true);
         pb.environment().clear();
         pb.environment().put("PATH", bin + ":/usr/local/bin:/usr/bin:/bin");
