@@ -308,6 +308,21 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * {@link #leaseHeld} for a holder that goes on with the lease (its {@code srun} client, back after the
+     * scheduler restarted), from any thread while {@link #run()} runs: where it is held under this token,
+     * the job's result, which completes once the job ends and is journaled, as the result of the
+     * {@link #lease} call that queued it would have.
+     *
+     * @param no the lease's display number
+     * @param token the grant's token
+     * @return the result to come; empty when the lease is not held under that token
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public java.util.Optional<CompletableFuture<JobResult>> leaseAttach(int no, String token) {
+        return await(() -> engine.leaseAttach(no, token));
+    }
+
+    /**
      * Cancels a job of the queue by its display number, from any thread while {@link #run()} runs: a
      * running job gets SIGTERM (SIGKILL after the kill grace) and ends cancelled; a pending one is
      * journaled cancelled and never runs. A jobs-file line cancelled this way stays cancelled.

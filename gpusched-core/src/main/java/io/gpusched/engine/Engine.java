@@ -294,6 +294,16 @@ public final class Engine {
     }
 
     /**
+     * A lease holder back after a restart, from any thread: see {@code Scheduler.leaseAttach}.
+     *
+     * @return its job's result to come, where the lease is held under this token
+     */
+    public CompletableFuture<java.util.Optional<CompletableFuture<io.gpusched.model.JobResult>>> leaseAttach(int no,
+            String token) {
+        return inbox.call(() -> controls.leaseAttach(no, token));
+    }
+
+    /**
      * Cancels a job by display number, from any thread.
      *
      * @return what happened

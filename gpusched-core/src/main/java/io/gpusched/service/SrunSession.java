@@ -81,6 +81,8 @@ final class SrunSession {
     private Phase phase = Phase.STARTING;
     private int no;
     private Optional<Lease> lease = Optional.empty();
+    /** The job's result to come, for a holder that attached after a restart (it queued no lease here). */
+    private Optional<CompletableFuture<JobResult>> attachedResult = Optional.empty();
     private String token = "";
     /** The client's line once heard: empty inside when the connection ended instead. */
     private Optional<Optional<String>> heard = Optional.empty();
@@ -282,7 +284,9 @@ final class SrunSession {
             return;
         }
         int number = n.intValue();
-        if (!scheduler.owner(number).map(peer::equals).orElse(false) || !scheduler.leaseHeld(number, t)) {
+        Optional<CompletableFuture<JobResult>> result = scheduler.owner(number).map(peer::equals).orElse(false)
+                ? scheduler.leaseAttach(number, t) : Optional.empty();
+        if (result.isEmpty()) {
             refuse(Requests.error("not_held", "job " + number + " holds no GPUs for you under that token (it ended, or"
                     + " the scheduler lost it while it restarted)"));
             return;
@@ -290,6 +294,7 @@ final class SrunSession {
         synchronized (this) {
             no = number;
             token = t;
+            attachedResult = result;
             phase = Phase.GRANTED;
             client.send(CODEC.encode(new Answer.Held(number)));
             client.nextLine(this::heard);
@@ -298,13 +303,13 @@ final class SrunSession {
 
     /**
      * The grant is the client's and it spoke (or went away): record its command's exit status, answer the
-     * job's outcome. Its result is known only to the session that queued the lease, not to an attach.
+     * job's outcome: the result of the lease this session queued, or of the one it attached to.
      */
     private synchronized void held(Optional<String> line) {
         phase = Phase.DONE;
         int n = no;
         String t = token;
-        Optional<CompletableFuture<JobResult>> result = lease.map(l -> l.job().result());
+        Optional<CompletableFuture<JobResult>> result = lease.map(l -> l.job().result()).or(() -> attachedResult);
         OptionalInt status = line.flatMap(SrunSession::exitStatus).map(OptionalInt::of).orElse(OptionalInt.empty());
         blocking.execute(() -> {
             try {
