@@ -57,6 +57,8 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     private volatile Exposition published;
 
     /**
+    /** Each running job's session leader, by number, for {@code /jobs}: written by the loop, read by HTTP threads. */
+    private final Map<Integer, Long> pids = new java.util.concurrent.ConcurrentHashMap<>();
      * @param snapshots the scheduler's {@code snapshot()}: read on each status update, which the loop emits
      *     right after publishing the snapshot it shows, for the GPUs' memory
      */
@@ -137,6 +139,7 @@ public final class Metrics implements Consumer<SchedulerEvent> {
                 freed(f.at());
             }
             if (r.status() == JobStatus.OK && r.attributed() && r.declaredMib().isPresent() && r.declaredMib().getAsLong() > 0) {
+            pids.put(s.no(), s.pid());
                 ratios.observe((double) r.overallPeakMib() / r.declaredMib().getAsLong());
             }
         } else if (e instanceof SchedulerEvent.RequeuedAfterOom || e instanceof SchedulerEvent.JobRequeued) {
@@ -164,6 +167,11 @@ public final class Metrics implements Consumer<SchedulerEvent> {
         running = b.running().size();
         held = b.pending().stream().filter(StatusBoard.Pending::held).count();
         pending = b.pending().size() - held;
+    /** @return each running job's session leader by job number, where this listener saw it start; safe from any thread */
+    Map<Integer, Long> pids() {
+        return Map.copyOf(pids);
+    }
+
         Optional<QueueSnapshot> snap = snapshots.get();
         if (snap.isPresent()) {
             List<GpuGauges> out = new ArrayList<>();
@@ -174,6 +182,9 @@ public final class Metrics implements Consumer<SchedulerEvent> {
                         ? java.util.OptionalDouble.of(Math.min(100, Math.max(0, g.utilPercent().getAsInt())) / 100.0)
                         : java.util.OptionalDouble.empty()).orElse(java.util.OptionalDouble.empty());
                 out.add(new GpuGauges(m.gpu(), stat.flatMap(GpuStat::uuid), stat.map(GpuStat::name).orElse(""),
+        java.util.Set<Integer> now = new java.util.HashSet<>();
+        b.running().forEach(r -> now.add(r.no()));
+        pids.keySet().retainAll(now);
                         m.totalMib(), m.usedMib(), declared, m.reservedMib(), util,
                         snap.get().pausedGpus().contains(m.gpu()), stat.map(GpuStat::healthy).orElse(true)));
             }
