@@ -55,8 +55,11 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     String render(SchedulerEvent e) {
         if (e instanceof SchedulerEvent.RunStarted r) {
             live = r.live();
-            return r.jobs() + " jobs queued [" + (r.live() ? "live queue (file re-read each round)" : "static queue")
-                    + "] (file and GPUs polled every " + seconds(r.poll()) + "s; a job that ends frees its GPUs at once;"
+            // Only a live queue has a file to poll: a static one was read once, a daemon's comes over its socket.
+            return r.jobs() + (r.jobs() == 1 ? " job" : " jobs") + " queued ["
+                    + (r.live() ? "live queue (file re-read each round)" : "static queue") + "] ("
+                    + (r.live() ? "file and GPUs" : "GPUs") + " polled every " + seconds(r.poll())
+                    + "s; a job that ends frees its GPUs at once;"
                     + " backend: " + r.backend()
                     + r.statusBoard().map(p -> "; status board: " + p).orElse("") + ")";
         } else if (e instanceof SchedulerEvent.GpusDiscovered g) {

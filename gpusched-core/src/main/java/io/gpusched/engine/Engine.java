@@ -563,7 +563,7 @@ public final class Engine {
         settlement = new Settlement(durability, source, running, outcomes, ended, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
         Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
-                reporter, clock, () -> ended.earlierCount() + outcomes.results().size(), this::post, source::ruleOf,
+                reporter, clock, this::post, source::ruleOf,
                 ports.cluster());
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
                 fairShare, stops, durability, running, reporter, clock, outcomes, launcher);

@@ -67,7 +67,8 @@ public sealed interface SchedulerEvent {
      * @param command shell command
      * @param gpus GPU indices it got
      * @param declaredMib its per-GPU declaration for this attempt
-     * @param dispatched jobs dispatched or finished so far in this run, this one included
+     * @param dispatched jobs of the queue no longer waiting once this one starts (running or ended),
+     *     this one included: 1 to {@code total}
      * @param total jobs known to the queue
      * @param pid the job's process id (also its session and process-group id)
      * @param log its log file

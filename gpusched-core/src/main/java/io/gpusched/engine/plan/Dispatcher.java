@@ -72,9 +72,10 @@ public final class Dispatcher {
      * @param views this round's GPUs and running jobs
      * @param snap the snapshot the views came from (for the devices' UUIDs)
      * @param total jobs known to the queue
+     * @param held jobs of the queue held back by their dependencies: not in {@code pending}, not started
      * @param reasons filled with why each job that stays pending waits
      */
-    Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total,
+    Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total, int held,
                     Map<String, String> reasons) {
         Instant now = clock.now();
         if (launcher.placesItself()) {
@@ -82,7 +83,7 @@ public final class Dispatcher {
             // dispatch hands the whole queue over (a standing that "started" forces the whole plan).
             Plan plan = handOver(pending);
             standing = new QueuePolicy.Standing(Optional.empty(), Optional.empty(), java.util.Set.of(), true);
-            return apply(plan, views, snap, total, reasons, now);
+            return apply(plan, views, snap, total, held, reasons, now);
         }
         Map<String, Double> recent = fairShare.recent(now);
         Plan plan = decide(policy, pending, occupants(), views, snap, now, recent);
@@ -91,7 +92,7 @@ public final class Dispatcher {
         java.util.Comparator<Candidate> order = policy.orderAt(now, usage);
         lastOrder = java.util.Comparator.comparing((PendingQueue.PendingJob p) -> new Candidate(p.spec().key(), p.no(),
                 request(p), p.spec().scheduling().priority(), p.position(), p.since(), p.owner(), p.spec().timeout()), order);
-        return apply(plan, views, snap, total, reasons, now);
+        return apply(plan, views, snap, total, held, reasons, now);
     }
 
     /** The order the last plan gave the jobs it was given (the policy's, at that plan's time). */
@@ -269,13 +270,16 @@ public final class Dispatcher {
      * @param views this round's GPUs and running jobs, before the starts
      * @param snap the snapshot the views came from (for the devices' UUIDs)
      * @param total jobs known to the queue
+     * @param held jobs of the queue held back by their dependencies
      * @param reasons filled with why each job that stays pending waits
      */
-    private Result apply(Plan plan, List<GpuView> views, GpuSnapshot snap, int total, Map<String, String> reasons,
+    private Result apply(Plan plan, List<GpuView> views, GpuSnapshot snap, int total, int held, Map<String, String> reasons,
                          Instant now) {
         List<PendingQueue.PendingJob> still = new ArrayList<>();
         List<SchedulerEvent> started = new ArrayList<>();
-        for (Plan.Action a : plan.actions()) {
+        List<Plan.Action> actions = plan.actions();
+        for (int i = 0; i < actions.size(); i++) {
+            Plan.Action a = actions.get(i);
             PendingQueue.PendingJob p = a.job();
             if (a instanceof Plan.Fail f) {
                 outcomes.fail(p.spec(), p.no(), p.declaredMib(), JobStatus.INFEASIBLE, f.reason());
@@ -284,7 +288,10 @@ public final class Dispatcher {
                 still.add(p);
             } else {
                 Plan.Start s = (Plan.Start) a;
-                Optional<RunningJob> launched = launcher.launch(p, s.gpus(), s.declared(), snap, total, started);
+                // "N/M dispatched": of the M jobs of the queue, all but those still waiting (held, left
+                // pending so far this round, or yet to be looked at) once this one starts, so never above M.
+                int dispatched = Math.max(1, total - held - still.size() - (actions.size() - i - 1));
+                Optional<RunningJob> launched = launcher.launch(p, s.gpus(), s.declared(), snap, dispatched, total, started);
                 if (launched.isPresent()) {
                     RunningJob rj = launched.get();
                     views = GpuView.withTenant(views, rj.gpus, new Tenant(rj.key(), rj.declaredMib, 0, 0));
