@@ -554,7 +554,7 @@ public final class Engine {
         stops = new Stops(options, running, signals, procFs, names, reporter, clock);
         spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
-                options.visibleDevices(), spawnd, runas);
+                backend::jobEnvironment, options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter, clock);
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
         orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
