@@ -1,7 +1,6 @@
 package io.gpusched.engine.table;
 
 import io.gpusched.engine.proc.ProcFs;
-import io.gpusched.engine.spawn.RunningJobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,7 +23,7 @@ class JobTableTest {
     private final JournalState state = new JournalState();
     private final JobSpec line = JobSpec.parse("[vram=1G] train.py");
     private final JobsSource source = new JobsSource(Optional.empty(), List.of(line));
-    private final JobTable table = new JobTable(() -> state, source, new RunningJobs(new ProcFs(Path.of("/nonexistent"))));
+    private final JobTable table = new JobTable(() -> state, source, new ProcFs(Path.of("/nonexistent")), false);
 
     @Test
     void aJobIsFoundByItsNumber_withItsOwnerStateAndSpec() {
