@@ -305,7 +305,7 @@ public final class Engine {
      * @return each job's number and what happened, by number
      */
     public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.model.CancelOutcome>> cancelAll(String owner) {
-        return inbox.call(() -> controls.cancelAll(owner, List.copyOf(table.runs()), source.jobs()));
+        return inbox.call(() -> controls.cancelAll(owner, source.jobs()));
     }
 
     /**
