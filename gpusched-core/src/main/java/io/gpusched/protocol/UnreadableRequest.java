@@ -32,7 +32,9 @@ public final class UnreadableRequest extends IllegalArgumentException {
         }
     }
 
+    /** Why the line was refused: the answer's error code. */
     private final Reason reason;
+    /** The op it named, when one of this version; not serialized (an Optional is not serializable). */
     private final transient Optional<String> op;
 
     UnreadableRequest(Reason reason, Optional<String> op, String message) {
