@@ -1,10 +1,9 @@
 package io.gpusched.engine;
 
-import io.gpusched.engine.ending.EndedJobs;
 import io.gpusched.engine.ending.Outcomes;
 import io.gpusched.engine.queue.PendingQueue;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.model.JobResult;
 import io.gpusched.event.StatusBoard;
@@ -41,9 +40,9 @@ final class BoardRows {
         earlierChanges = -1;
     }
 
-    StatusBoard board(Instant now, RunningJobs running, PendingQueue queue, Outcomes outcomes, EndedJobs ended) {
+    StatusBoard board(Instant now, JobTable table, PendingQueue queue, Outcomes outcomes) {
         List<StatusBoard.Running> rows = new ArrayList<>();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             // A cluster's job shows the GPUs the cluster gave it, once its command started there.
             List<Integer> gpus = rj.elsewhere.map(e -> e.running().getNow(List.of())).orElse(rj.gpus);
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, Duration.between(rj.startedAt, now),
@@ -78,12 +77,12 @@ final class BoardRows {
             reasonsOf = queue.waitReasons();
             reasonsSize = reasonsOf.size();
         }
-        if (ended.changes() != earlierChanges) {
+        if (table.earlierChanges() != earlierChanges) {
             List<JobResult> all = new ArrayList<>(endedBefore);
-            all.addAll(ended.earlierResults());
+            all.addAll(table.earlierResults());
             all.sort(Comparator.comparingInt(JobResult::no));
             earlier = List.copyOf(all);
-            earlierChanges = ended.changes();
+            earlierChanges = table.earlierChanges();
         }
         List<JobResult> results = outcomes.results();
         if (outcomes.endedCount() != doneCount) {

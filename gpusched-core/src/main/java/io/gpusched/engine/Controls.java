@@ -145,10 +145,9 @@ final class Controls {
      *
      * @return each job's number and what happened, by number; empty when the owner has no such job
      */
-    java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner, java.util.Collection<RunningJob> running,
-                                                          List<JobSpec> queue) {
+    java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner, List<JobSpec> queue) {
         java.util.SortedSet<Integer> nos = new java.util.TreeSet<>();
-        for (RunningJob rj : running) {
+        for (RunningJob rj : table.runs()) {
             if (owner.equals(table.owner(rj.key()))) {
                 nos.add(rj.no);
             }

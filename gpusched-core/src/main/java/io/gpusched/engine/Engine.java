@@ -1,6 +1,5 @@
 package io.gpusched.engine;
 
-import io.gpusched.engine.ending.EndedJobs;
 import io.gpusched.engine.ending.Orphans;
 import io.gpusched.engine.ending.Outcomes;
 import io.gpusched.engine.lease.Leases;
@@ -32,7 +31,6 @@ import io.gpusched.engine.spawn.OwnerLaunch;
 import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunFiles;
 import io.gpusched.engine.spawn.RunNames;
-import io.gpusched.engine.spawn.RunningJobs;
 import io.gpusched.engine.spawn.SpawnServer;
 import io.gpusched.engine.stop.Leftovers;
 import io.gpusched.engine.stop.Stops;
@@ -95,7 +93,6 @@ public final class Engine {
     private final SessionSignals signals;
     private final Inbox inbox = new Inbox();
     private final Reporter reporter;
-    private final RunningJobs running;
     private final Timelines timelines = new Timelines();
     private final Measurer measurer;
     private final Leftovers leftovers;
@@ -103,14 +100,13 @@ public final class Engine {
 
     // The parts that write the journal exist once it is open (in run()).
     private Durability durability;
-    private EndedJobs ended;
     private Outcomes outcomes;
     private Stops stops;
     private PendingQueue queue;
     private Planner planner;
     private Settlement settlement;
     private Orphans orphans;
-    private JobTable table;
+    private final JobTable table;
     private final BoardRows board = new BoardRows();
 
     /** The loop's clock, which also dates every journal line. */
@@ -233,16 +229,17 @@ public final class Engine {
         this.clock = ports.clock();
         this.timers = new LoopTimers(clock::nanos);
         this.signals = new SessionSignals(procFs);
-        this.running = new RunningJobs(procFs);
         this.backend = backend;
         this.gpus = new BoundedBackend(backend, options.backendTimeout());
         this.options = options;
         this.logDir = logDir;
         this.fresh = fresh;
         this.source = source;
+        // Read once the run is open and durability assembled; built now, for the parts built here.
+        this.table = new JobTable(() -> durability.state(), source, procFs, options.retryFailed());
         this.reporter = new Reporter(listener, clock);
-        this.measurer = new Measurer(options, procFs, running, reporter, clock, timelines);
-        this.leftovers = new Leftovers(signals, running, reporter);
+        this.measurer = new Measurer(options, procFs, table, reporter, clock, timelines);
+        this.leftovers = new Leftovers(signals, table, reporter);
         this.reader = new GpuReader(gpus, options, measurer, reporter, clock);
     }
 
@@ -318,7 +315,7 @@ public final class Engine {
      * @return each job's number and what happened, by number
      */
     public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.model.CancelOutcome>> cancelAll(String owner) {
-        return inbox.call(() -> controls.cancelAll(owner, List.copyOf(running.all()), source.jobs()));
+        return inbox.call(() -> controls.cancelAll(owner, source.jobs()));
     }
 
     /**
@@ -453,9 +450,9 @@ public final class Engine {
         return inbox.call(() -> {
             if (!draining) {
                 draining = true;
-                reporter.emit(new SchedulerEvent.Draining(clock.now(), running.size(), queued()));
+                reporter.emit(new SchedulerEvent.Draining(clock.now(), table.runningCount(), queued()));
             }
-            return running.size();
+            return table.runningCount();
         });
     }
 
@@ -534,8 +531,7 @@ public final class Engine {
         RunNames names = new RunNames(logDir, journal.path());
         durability = new Durability(journal, runFiles, reporter, clock, () -> dirty = true);
         reporter.holdFor(durability);
-        ended = new EndedJobs(journal.state().records(), options.retryFailed());
-        table = new JobTable(durability::state, source, running);
+        table.open(journal.state().records());
         FairShare fairShare = new FairShare(options.policy().fairShareHalfLife());
         try {
             runFiles.createDirectory();
@@ -549,24 +545,24 @@ public final class Engine {
             reporter.warnOnce("this build has no gpusched-runas (built without a C compiler): other users' submissions"
                     + " cannot start and stay pending; rebuild gpusched with gcc");
         }
-        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, reporter, clock, ended, measurer,
+        outcomes = new Outcomes(options, durability, runFiles, names, leftovers, reporter, clock, measurer,
                 table, fairShare, timelines, runas);
-        stops = new Stops(options, running, signals, procFs, names, reporter, clock);
+        stops = new Stops(options, table, signals, procFs, names, reporter, clock);
         spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 backend::jobEnvironment, options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter, clock);
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
-        orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
+        orphans = new Orphans(runFiles, names, procFs, leases, table, durability, reporter, clock, this::post,
                 reader::lastGpus, ports.cluster());
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer());
-        settlement = new Settlement(durability, source, running, outcomes, ended, reporter, clock, table, orphans, queue);
+        queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer());
+        settlement = new Settlement(durability, source, outcomes, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
-        Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
+        Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, table, procFs,
                 reporter, clock, this::post, source::ruleOf,
                 ports.cluster());
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
-                fairShare, stops, durability, running, reporter, clock, outcomes, launcher);
+                fairShare, stops, durability, table, reporter, clock, outcomes, launcher);
         planner = new Planner(settlement, queue, dispatcher, durability, reader, clock);
     }
 
@@ -582,7 +578,7 @@ public final class Engine {
             boolean stopping = stops.stopping();
             // While stopping no round runs, so a waiting submission must not cut the wait short.
             long cap = stopping ? stops.deadlineWait() : Math.min(stops.deadlineWait(), burst.dueIn(timers.now(), queued()));
-            drainInbox(timers.waitNanos(timers.now(), cap, !stopping, !stopping && !running.isEmpty(),
+            drainInbox(timers.waitNanos(timers.now(), cap, !stopping, !stopping && !table.noneRunning(),
                     !stopping && !leftovers.isEmpty()));
             if (stops.stopping()) {
                 if (stops.stopDone()) {
@@ -593,7 +589,7 @@ public final class Engine {
                 continue;
             }
             long now = timers.now();
-            if (!running.isEmpty() && timers.due(Timer.SAMPLE, now)) {
+            if (!table.noneRunning() && timers.due(Timer.SAMPLE, now)) {
                 reader.sample();
                 stops.enforceDeadlines();
                 timers.schedule(Timer.SAMPLE, sampleNanos);
@@ -621,10 +617,10 @@ public final class Engine {
                 leftovers.sweep();
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
-            if (draining && running.isEmpty() && settlement.liveOrphans().isEmpty()) {
+            if (draining && table.noneRunning() && settlement.liveOrphans().isEmpty()) {
                 return finish(true);
             }
-            if (queue.pending().isEmpty() && running.isEmpty() && settlement.liveOrphans().isEmpty() && inbox.isEmpty() && !dirty
+            if (queue.pending().isEmpty() && table.noneRunning() && settlement.liveOrphans().isEmpty() && inbox.isEmpty() && !dirty
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
                 if (!options.watch()) {
@@ -635,7 +631,7 @@ public final class Engine {
                     drainedAnnounced = true;
                     reporter.emit(new SchedulerEvent.Drained(clock.now(), true));
                 }
-            } else if (!running.isEmpty() || !queue.pending().isEmpty()) {
+            } else if (!table.noneRunning() || !queue.pending().isEmpty()) {
                 drainedAnnounced = false;
             }
         }
@@ -715,7 +711,7 @@ public final class Engine {
     private RunSummary finish(boolean interrupted) {
         leftovers.sweep();
         emitBoard(); // the last board: nothing running any more, and what the stop interrupted
-        RunSummary summary = new RunSummary(outcomes.results(), ended.earlierResults(), interrupted);
+        RunSummary summary = new RunSummary(outcomes.results(), table.earlierResults(), interrupted);
         outcomes.abandonAwaited();
         durability.abandonUnacknowledged();
         inbox.close();
@@ -736,7 +732,7 @@ public final class Engine {
             seenVersion = version;
         }
         queue.applyCancellations(source.cancelMarked());
-        leases.reapAbandoned(List.copyOf(running.all()));
+        leases.reapAbandoned(List.copyOf(table.runs()));
         stops.enforceDeadlines();
         if (!draining) {
             planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
@@ -747,7 +743,7 @@ public final class Engine {
     }
 
     private void emitBoard() {
-        io.gpusched.event.StatusBoard b = board.board(clock.now(), running, queue, outcomes, ended);
+        io.gpusched.event.StatusBoard b = board.board(clock.now(), table, queue, outcomes);
         java.util.Set<Integer> paused = durability.state().pausedGpus();
         snapshot = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused, settlement.liveOrphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));

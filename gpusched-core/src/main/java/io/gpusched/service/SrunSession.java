@@ -12,6 +12,7 @@ import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.protocol.Answer;
 import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.Request;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -97,12 +98,6 @@ final class SrunSession {
         this.timer = timer;
     }
 
-    /** @return whether a request line asks for a session rather than one answer */
-    static boolean wants(Map<String, Object> request) {
-        return Long.valueOf(Protocol.VERSION).equals(request.get("v"))
-                && ("srun".equals(request.get("op")) || "srun_attach".equals(request.get("op")));
-    }
-
     /**
      * Starts a session; the caller's thread may wait for the scheduler's loop (queueing the lease), and
      * returns once the session lives on callbacks. The session ends the connection when it ends.
@@ -110,14 +105,16 @@ final class SrunSession {
      * @param blocking runs the session's later calls that wait for the scheduler's loop
      * @param timer schedules the waiting client's updates
      */
-    static void start(Scheduler scheduler, Client client, String peer, Map<String, Object> request,
-                      Submission submission, Executor blocking, ScheduledExecutorService timer) {
+    static void start(Scheduler scheduler, Client client, String peer, Request request, Executor blocking,
+                      ScheduledExecutorService timer) {
         SrunSession s = new SrunSession(scheduler, client, peer, blocking, timer);
         try {
-            if ("srun_attach".equals(request.get("op"))) {
-                s.attach(request);
+            if (request instanceof Request.SrunAttach a) {
+                s.attach(a);
+            } else if (request instanceof Request.Srun r) {
+                s.queue(r);
             } else {
-                s.queue(request, submission);
+                throw new IllegalArgumentException(request.op() + " is no srun");
             }
         } catch (RuntimeException e) {
             // The scheduler is not running, or what cannot be answered: the connection ends, nothing else.
@@ -125,16 +122,10 @@ final class SrunSession {
         }
     }
 
-    /** A request's job, owner, directory and environment, as {@code submit} reads them. */
-    interface Submission {
-        /** @return the request's job and where and how it runs, for this caller */
-        Map.Entry<JobSpec, SubmitContext> of(Map<String, Object> request, String peer);
-    }
-
-    private void queue(Map<String, Object> request, Submission submission) {
+    private void queue(Request.Srun request) {
         Lease l;
         try {
-            Map.Entry<JobSpec, SubmitContext> job = submission.of(request, peer);
+            Map.Entry<JobSpec, SubmitContext> job = Requests.submission(request, peer);
             Requests.admit(scheduler, job.getKey());
             l = scheduler.lease(job.getKey(), job.getValue());
         } catch (GpuschedException | IllegalArgumentException e) {
@@ -277,13 +268,10 @@ final class SrunSession {
     }
 
     /** A holder back after losing its connection (the daemon restarted): it must own the lease. */
-    private void attach(Map<String, Object> request) {
-        if (!(request.get("no") instanceof Long n) || n < 1 || n > Integer.MAX_VALUE
-                || !(request.get("token") instanceof String t)) {
-            refuse(Requests.error("bad_request", "srun_attach needs \"no\" (a job number) and \"token\" (a string)"));
-            return;
-        }
-        int number = n.intValue();
+    private void attach(Request.SrunAttach request) {
+        // The codec refused a number under 1 or a missing token: those never get here.
+        int number = request.no();
+        String t = request.token();
         Optional<CompletableFuture<JobResult>> result = scheduler.owner(number).map(peer::equals).orElse(false)
                 ? scheduler.leaseAttach(number, t) : Optional.empty();
         if (result.isEmpty()) {
@@ -351,12 +339,11 @@ final class SrunSession {
 
     private static Optional<Integer> exitStatus(String line) {
         try {
-            Map<String, Object> m = Json.parseObject(line);
-            if ("exited".equals(m.get("op")) && m.get("status") instanceof Long s && s >= 0 && s <= 255) {
-                return Optional.of(s.intValue());
+            if (CODEC.decodeRequest(line) instanceof Request.Exited e && e.status() >= 0 && e.status() <= 255) {
+                return Optional.of(e.status());
             }
         } catch (IllegalArgumentException e) {
-            // not JSON: treated as no status
+            // no exited request: treated as no status
         }
         return Optional.empty();
     }

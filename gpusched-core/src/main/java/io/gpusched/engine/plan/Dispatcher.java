@@ -6,7 +6,7 @@ import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.queue.PendingQueue;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 import io.gpusched.engine.stop.Stops;
 
 import io.gpusched.model.JobStatus;
@@ -43,7 +43,7 @@ public final class Dispatcher {
     private Optional<String> reservation = Optional.empty();
     private Optional<Instant> replanAt = Optional.empty();
     private final Durability durability;
-    private final RunningJobs running;
+    private final JobTable table;
     private final Reporter reporter;
     private final LoopClock clock;
     private final Outcomes outcomes;
@@ -54,13 +54,13 @@ public final class Dispatcher {
     }
 
     /** @param launcher carries out each start the plan decides */
-    public Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, RunningJobs running,
+    public Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, JobTable table,
                Reporter reporter, LoopClock clock, Outcomes outcomes, Launcher launcher) {
         this.policy = policy;
         this.fairShare = fairShare;
         this.stops = stops;
         this.durability = durability;
-        this.running = running;
+        this.table = table;
         this.reporter = reporter;
         this.clock = clock;
         this.outcomes = outcomes;
@@ -172,7 +172,7 @@ public final class Dispatcher {
     /** @return the running jobs as the queue policy sees them: who holds which GPUs, since when, how long */
     private List<Occupant> occupants() {
         List<Occupant> occupants = new ArrayList<>();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
                     rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
         }
@@ -303,7 +303,7 @@ public final class Dispatcher {
             }
         }
         for (String key : plan.preempt()) {
-            running.get(key).filter(rj -> rj.stopping.isEmpty()).ifPresent(rj -> stops.stop(rj, StopReason.PREEMPTED));
+            table.run(key).filter(rj -> rj.stopping.isEmpty()).ifPresent(rj -> stops.stop(rj, StopReason.PREEMPTED));
         }
         if (changed(plan.reservation())) {
             plan.reservation().ifPresent(r -> reporter.emit(new SchedulerEvent.Reserved(now, r)));

@@ -15,7 +15,7 @@ import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunFiles;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.cluster.ClusterAttempt;
 import io.gpusched.cluster.ClusterDriver;
@@ -45,7 +45,7 @@ public final class Launcher {
     private final RunDriver executor;
     private final RunDriver leases;
     private final RunNames names;
-    private final RunningJobs running;
+    private final JobTable table;
     private final ProcTable procFs;
     private final Reporter reporter;
     private final LoopClock clock;
@@ -63,7 +63,7 @@ public final class Launcher {
      * @param cluster where jobs are handed over instead of started here; empty for local runs
      */
     public Launcher(Durability durability, RunFiles runFiles, RunDriver executor, RunDriver leases, RunNames names,
-             RunningJobs running, ProcTable procFs, Reporter reporter, LoopClock clock,
+             JobTable table, ProcTable procFs, Reporter reporter, LoopClock clock,
              Consumer<Inbox.Message> inbox,
              java.util.function.Function<String, Optional<String>> ruleOf, Optional<ClusterDriver> cluster) {
         this.cluster = cluster;
@@ -72,7 +72,7 @@ public final class Launcher {
         this.executor = executor;
         this.leases = leases;
         this.names = names;
-        this.running = running;
+        this.table = table;
         this.procFs = procFs;
         this.reporter = reporter;
         this.clock = clock;
@@ -156,7 +156,7 @@ public final class Launcher {
                 ? ruleOf.apply(rj.key()) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.LOCAL) : Optional.empty());
-        running.add(rj);
+        table.started(rj);
         reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, dispatched, total, rj.pid, jobLog,
                 p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
@@ -203,10 +203,10 @@ public final class Launcher {
         rj.rule = p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib()) ? ruleOf.apply(key) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.SLURM) : Optional.empty());
-        running.add(rj);
+        table.started(rj);
         Instant since = p.since();
         handed.running().thenAccept(gpus -> inbox.accept(new Inbox.Control(() -> {
-            if (running.get(key).filter(r -> r == rj).isPresent()) {
+            if (table.run(key).filter(r -> r == rj).isPresent()) {
                 Instant now = clock.now();
                 reporter.emit(new SchedulerEvent.JobStarted(now, rj.no, key, rj.spec.command(), gpus, declared,
                         dispatched, total, 0, rj.log, attempt, waited(since, now),

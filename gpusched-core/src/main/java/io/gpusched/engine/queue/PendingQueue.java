@@ -1,10 +1,8 @@
 package io.gpusched.engine.queue;
 
-import io.gpusched.engine.ending.EndedJobs;
 import io.gpusched.engine.ending.Outcomes;
 import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
 import io.gpusched.engine.stop.Stops;
 import io.gpusched.engine.table.JobTable;
 import io.gpusched.engine.table.JobsSource;
@@ -35,10 +33,8 @@ import java.util.Set;
 public final class PendingQueue {
     private final Durability durability;
     private final JobsSource source;
-    private final RunningJobs running;
     private final Stops stops;
     private final Outcomes outcomes;
-    private final EndedJobs ended;
     private final Dependencies dependencies = new Dependencies();
     private final JobTable table;
     private List<PendingJob> pending = List.of();
@@ -60,16 +56,14 @@ public final class PendingQueue {
 
     private final double spikeBuffer;
 
-    public PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, JobTable table, double spikeBuffer) {
+    public PendingQueue(Durability durability, JobsSource source, Stops stops, Outcomes outcomes, JobTable table,
+                 double spikeBuffer) {
         this.spikeBuffer = spikeBuffer;
         this.table = table;
         this.durability = durability;
         this.source = source;
-        this.running = running;
         this.stops = stops;
         this.outcomes = outcomes;
-        this.ended = ended;
     }
 
     /**
@@ -117,7 +111,7 @@ public final class PendingQueue {
             }
         }
         durability.record(seen);
-        ended.retainQueue(jobs);
+        table.retainQueue(jobs);
     }
 
     /** A {@code cancel} word stops a running job, and ends one that has not started. */
@@ -126,7 +120,7 @@ public final class PendingQueue {
             if (!j.cancel()) {
                 continue;
             }
-            Optional<RunningJob> rj = running.get(j.key());
+            Optional<RunningJob> rj = table.run(j.key());
             if (rj.isPresent()) {
                 if (rj.get().stopping.isEmpty()) {
                     stops.stop(rj.get(), StopReason.CANCELLED);
@@ -152,7 +146,7 @@ public final class PendingQueue {
         long position = -1;
         for (JobSpec j : jobs) {
             position++;
-            if (running.contains(j.key())) {
+            if (table.isRunning(j.key())) {
                 continue;
             }
             JobRecord r = durability.state().record(j.key());
@@ -191,7 +185,7 @@ public final class PendingQueue {
      */
     public Optional<PendingJob> joined(JobSpec j, long position, Instant now) {
         JobRecord r = durability.state().record(j.key());
-        if (running.contains(j.key()) || r.handle().isPresent() || r.terminal() || j.cancel()) {
+        if (table.isRunning(j.key()) || r.handle().isPresent() || r.terminal() || j.cancel()) {
             return Optional.empty();
         }
         return Optional.of(pendingJob(j, r, position, now));

@@ -67,7 +67,7 @@ public final class Submissions {
             JobSpec spec = spec(s);
             queue.learnNames(List.of(spec));
             if (r.terminal()) {
-                before.addLast(io.gpusched.engine.ending.EndedJobs.earlierResult(spec, r, s.no(), s.owner()));
+                before.addLast(io.gpusched.engine.table.JobTable.earlierResult(spec, r, s.no(), s.owner()));
                 if (before.size() > ENDED_BEFORE_KEPT) {
                     before.removeFirst();
                 }

@@ -3,7 +3,7 @@ package io.gpusched.engine.stop;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.proc.ProcFs;
 import io.gpusched.engine.proc.SessionSignals;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +16,7 @@ import java.util.List;
  */
 public final class Leftovers {
     private final SessionSignals signals;
-    private final RunningJobs running;
+    private final JobTable table;
     private final Reporter reporter;
     private final List<Sweep> sweeps = new ArrayList<>();
 
@@ -24,9 +24,9 @@ public final class Leftovers {
     private record Sweep(int no, ProcFs.Run run, boolean report) {
     }
 
-    public Leftovers(SessionSignals signals, RunningJobs running, Reporter reporter) {
+    public Leftovers(SessionSignals signals, JobTable table, Reporter reporter) {
         this.signals = signals;
-        this.running = running;
+        this.table = table;
         this.reporter = reporter;
     }
 
@@ -41,7 +41,7 @@ public final class Leftovers {
 
     /** Kills now what the given runs left (a stop's last resort, or an orphan found dead). */
     public void killNow(ProcFs.Run run) {
-        signals.killLeftovers(List.of(run), running.otherSessions());
+        signals.killLeftovers(List.of(run), table.otherSessions());
     }
 
     public void sweep() {
@@ -50,7 +50,7 @@ public final class Leftovers {
         }
         List<Sweep> batch = List.copyOf(sweeps);
         sweeps.clear();
-        int[] killed = signals.killLeftovers(batch.stream().map(Sweep::run).toList(), running.otherSessions());
+        int[] killed = signals.killLeftovers(batch.stream().map(Sweep::run).toList(), table.otherSessions());
         for (int i = 0; i < batch.size(); i++) {
             int left = killed[i];
             if (left > 0 && batch.get(i).report()) {

@@ -8,7 +8,7 @@ import io.gpusched.engine.proc.ProcTable;
 import io.gpusched.engine.proc.SessionSignals;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.SchedulerEvent.StopReason;
@@ -27,7 +27,7 @@ import java.util.Optional;
  */
 public final class Stops {
     private final SchedulerOptions options;
-    private final RunningJobs running;
+    private final JobTable table;
     private final SessionSignals signals;
     private final ProcTable procFs;
     private final RunNames names;
@@ -38,10 +38,10 @@ public final class Stops {
     private boolean leaving;
     private Instant stopDeadline;
 
-    public Stops(SchedulerOptions options, RunningJobs running, SessionSignals signals, ProcTable procFs, RunNames names,
+    public Stops(SchedulerOptions options, JobTable table, SessionSignals signals, ProcTable procFs, RunNames names,
           Reporter reporter, LoopClock clock) {
         this.options = options;
-        this.running = running;
+        this.table = table;
         this.signals = signals;
         this.procFs = procFs;
         this.names = names;
@@ -56,7 +56,7 @@ public final class Stops {
     /** Times out every job past its limit, and escalates to SIGKILL where the grace ran out. */
     public void enforceDeadlines() {
         Instant now = clock.now();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
                     && !rj.placedElsewhere() // a cluster enforces its time limit itself, from its real start
                     && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
@@ -68,7 +68,7 @@ public final class Stops {
 
     public void escalateKills() {
         Instant now = clock.now();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             // A run elsewhere has no session to kill: its system ends it after the cancel, in its own time.
             if (rj.stopping.isPresent() && !rj.killEscalated && !rj.placedElsewhere()
                     && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
@@ -107,11 +107,11 @@ public final class Stops {
         Instant now = clock.now();
         stopDeadline = now.plus(options.killGrace()).plusSeconds(2);
         reporter.emit(new SchedulerEvent.Stopping(now, leaveJobs
-                ? (int) running.all().stream().filter(rj -> rj.stopping.isEmpty()).count() : running.size(), leaveJobs));
+                ? (int) table.runs().stream().filter(rj -> rj.stopping.isEmpty()).count() : table.runningCount(), leaveJobs));
         if (leaveJobs) {
             return;
         }
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             if (rj.lease() || rj.placedElsewhere()) {
                 // A lease's command runs in its client's terminal and keeps its GPUs across a restart; a
                 // run elsewhere (a Slurm job) goes on in its system, and the next scheduler follows it again.
@@ -127,7 +127,7 @@ public final class Stops {
 
     /** @return whether the stop is over: every job it waits for is gone, or the deadline passed */
     public boolean stopDone() {
-        return running.all().stream().allMatch(this::leftRunning) || !clock.now().isBefore(stopDeadline);
+        return table.runs().stream().allMatch(this::leftRunning) || !clock.now().isBefore(stopDeadline);
     }
 
     /** A job the stop leaves running: a lease, or, when leaving jobs, any not being stopped. */
@@ -145,14 +145,14 @@ public final class Stops {
      */
     public List<RunningJob> finishStop() {
         List<RunningJob> gone = new ArrayList<>();
-        for (RunningJob rj : List.copyOf(running.all())) {
+        for (RunningJob rj : List.copyOf(table.runs())) {
             if (leftRunning(rj)) {
                 continue; // left running and journaled as started: a restart takes it up (a lease keeps its GPUs)
             }
-            running.remove(rj);
+            table.runEnded(rj);
             ProcFs.Run run = names.leftovers(rj);
-            signals.killLeftovers(List.of(run), running.otherSessions());
-            if (procFs.leftovers(List.of(run), running.otherSessions()).get(0).isEmpty()) {
+            signals.killLeftovers(List.of(run), table.otherSessions());
+            if (procFs.leftovers(List.of(run), table.otherSessions()).get(0).isEmpty()) {
                 gone.add(rj);
             }
         }
@@ -163,7 +163,7 @@ public final class Stops {
     public long deadlineWait() {
         Instant now = clock.now();
         long best = options.poll().toNanos();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             Optional<Instant> d = rj.stopping.isPresent()
                     ? Optional.of(rj.stopSentAt.plus(options.killGrace()))
                     : rj.spec.timeout().map(rj.startedAt::plus);
