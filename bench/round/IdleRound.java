@@ -10,8 +10,10 @@
 // (default 5) of ROUNDS idle rounds each (default 40, at a 20 ms poll) are timed. The engine hands out
 // the board at the end of every round, on its loop thread, so between two boards that thread did one
 // round's work: its CPU time over the window, per round, is the round's cost, read with
-// ThreadMXBean in the listener. Printed per window: the median and p90 of the per-round loop CPU, and
-// the median wall gap between boards minus the poll; then the median of the windows' medians.
+// ThreadMXBean in the listener. Printed per window: the median, p90, mean and max of the per-round loop
+// CPU (the mean and max show the status files' rewrite, which the board's clock in their head asks for
+// once a second), and the median wall gap between boards minus the poll; then the median of the
+// windows' medians.
 import io.gpusched.Scheduler;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.gpu.GpuBackend;
@@ -103,8 +105,10 @@ public class IdleRound {
             Collections.sort(wall);
             double median = cpu.get(cpu.size() / 2);
             medians.add(median);
-            System.out.printf("run %d: idle round loop cpu median_ms %.3f p90_ms %.3f; wall gap minus poll median_ms %.3f%n",
-                    r, median, cpu.get(cpu.size() * 9 / 10), wall.get(wall.size() / 2));
+            System.out.printf("run %d: idle round loop cpu median_ms %.3f p90_ms %.3f mean_ms %.3f max_ms %.3f;"
+                    + " wall gap minus poll median_ms %.3f%n", r, median, cpu.get(cpu.size() * 9 / 10),
+                    cpu.stream().mapToDouble(Double::doubleValue).average().orElse(0), cpu.get(cpu.size() - 1),
+                    wall.get(wall.size() / 2));
         }
         Collections.sort(medians);
         System.out.printf("idle_round_ms %.3f (median of %d runs of %d rounds, %d pending)%n", medians.get(medians.size() / 2),
