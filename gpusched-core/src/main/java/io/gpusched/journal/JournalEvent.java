@@ -108,7 +108,10 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(line);
             Objects.requireNonNull(output);
             Objects.requireNonNull(requestId);
-            env = env.map(m -> java.util.Collections.unmodifiableMap(new TreeMap<>(m)));
+            // One copy of what consecutive submissions repeat (Shared): a queue of 100,000 held as many.
+            env = env.map(Shared::env);
+            owner = Shared.string(owner);
+            cwd = Shared.string(cwd);
         }
 
         /**

@@ -141,6 +141,12 @@ public final class Dispatcher {
         Instant now = clock.now();
         List<Occupant> occupants = occupants();
         Optional<String> reason = policy.admit(now, c.get(), standing, occupants, views, fairShare.recent(now));
+        if (reason.isPresent() && reason.get().equals(lastAdmitted)) {
+            // The same words as the job before (the usual case: a queue of one shape): one string for
+            // all of them, not one each.
+            reason = Optional.of(lastAdmitted);
+        }
+        reason.ifPresent(r -> lastAdmitted = r);
         if (reason.isPresent()) {
             if (!standing.owners().contains(c.get().owner())) {
                 java.util.Set<String> owners = new java.util.HashSet<>(standing.owners());
@@ -154,6 +160,9 @@ public final class Dispatcher {
         }
         return reason;
     }
+
+    /** The reason the last job admitted alone waits for. */
+    private String lastAdmitted = "";
 
     /** @return how the policy sees a pending job; empty when it pins a GPU the machine does not have */
     static Optional<Candidate> candidate(PendingQueue.PendingJob p, GpuSnapshot snap) {
