@@ -41,6 +41,8 @@ class AttachEndToEndTest {
         }
         new ProcessBuilder("tmux", "-L", outer, "kill-server").redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        // tmux leaves its socket when its server exits: the test's own terminal leaves none either.
+        Files.deleteIfExists(Path.of("/tmp", "tmux-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid"), outer));
     }
 
     @Test
