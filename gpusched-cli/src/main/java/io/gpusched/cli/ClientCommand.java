@@ -120,7 +120,8 @@ final class ClientCommand {
                     return jobOutput.logs(c, number(words.get(0), "a job number"), follow);
                 }
                 case "attach" -> {
-                    return jobOutput.attach(c, number(words.get(0), "a job number"));
+                    return words.isEmpty() ? new TerminalJobs(out, err, jobOutput).run(c)
+                            : jobOutput.attach(c, number(words.get(0), "a job number"));
                 }
                 case "cancel" -> {
                     if (user.isPresent()) {
@@ -169,8 +170,11 @@ final class ClientCommand {
         if (verb.equals("submit") && words.isEmpty()) {
             throw new UsageException("submit needs a command after --: gpusched submit [options] -- CMD...");
         }
-        if ((verb.equals("logs") || verb.equals("attach") || verb.equals("show")) && words.size() != 1) {
+        if ((verb.equals("logs") || verb.equals("show")) && words.size() != 1) {
             throw new UsageException(verb + " takes one job number, e.g. gpusched " + verb + " 3");
+        }
+        if (verb.equals("attach") && words.size() > 1) {
+            throw new UsageException("attach takes one job number, e.g. gpusched attach 3 (none: your jobs with a terminal)");
         }
         if ((verb.equals("dashboard") || verb.equals("queue") || verb.equals("info")) && !words.isEmpty()) {
             throw new UsageException(verb + " takes no arguments: gpusched " + verb + " [--json]");

@@ -131,7 +131,8 @@ final class ClientOptions {
         return switch (verb) {
             case "submit", "srun" -> "after --: one word is a shell line (pipes, variables, &&), run by /bin/sh -c as a"
                     + " jobs file's line is; several words are the program and its arguments, run exactly as given";
-            case "show", "logs", "attach" -> "a job number";
+            case "show", "logs" -> "a job number";
+            case "attach" -> "a job number; without one, your jobs with a terminal, or the only one running";
             case "cancel" -> "job numbers";
             case "pause", "resume" -> "GPU indices";
             default -> "none";
@@ -153,7 +154,9 @@ final class ClientOptions {
             case "queue" -> "A table on a terminal or with --format; " + QueueFormat.known() + ". Plain ASCII when the"
                     + " locale (LC_ALL, LC_CTYPE, LANG) names another charset than UTF-8. A command over 200 characters"
                     + " is shortened, ending in …. Another user's jobs: --user is for root and --admin-group members.";
-            case "attach" -> "A job without a terminal: its log, followed as logs N -f.";
+            case "attach" -> "A job without a terminal: its log, followed as logs N -f. Without N: your jobs with a"
+                    + " terminal (tty), listed; when exactly one of them runs, attaches to it. Once tmux returns it says"
+                    + " whether you detached (the job keeps running) or how the job ended.";
             case "dashboard" -> "The URL carries your token, so keep it to yourself; valid until the daemon restarts.";
             case "drain" -> "Queued jobs wait in the daemon's journal for the next gpusched serve (root, --admin-group"
                     + " members, or its own user).";

@@ -87,7 +87,7 @@ final class BoardRows {
                 if (row == null || row.reason() != reason || row.held() != isHeld) {
                     row = new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(), reason,
                             java.util.Optional.of(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
-                            p.spec().comment());
+                            p.spec().comment(), p.spec().environment().tty());
                 }
             }
             js[i] = p;
@@ -109,7 +109,7 @@ final class BoardRows {
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, Duration.between(rj.startedAt, now),
                     rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
                     rj.spec.scheduling().priority(), rj.rule, rj.spec.comment(),
-                    rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where)));
+                    rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where), rj.spec.environment().tty()));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
         if (queue.pending() != pendingOf || queue.changes() != changesOf || queue.joins() != joinsOf) {

@@ -127,4 +127,14 @@ class JsonEventWriterTest {
                 JsonEventWriter.valueToJson(with));
         assertTrue(JsonEventWriter.valueToJson(without).endsWith("\"rule\":null}"), JsonEventWriter.valueToJson(without));
     }
+
+    @Test
+    void aJobWithATerminalSaysTtyTrue_andOneWithoutSaysNothingOfIt() {
+        StatusBoard.Pending tty = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "", java.util.Optional.empty(),
+                false, 0, java.util.Optional.empty(), java.util.Optional.empty(), true);
+        StatusBoard.Pending plain = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "",
+                java.util.Optional.empty(), false, 0, java.util.Optional.empty(), java.util.Optional.empty(), false);
+        assertTrue(JsonEventWriter.valueToJson(tty).endsWith("\"rule\":null,\"tty\":true}"), JsonEventWriter.valueToJson(tty));
+        assertTrue(JsonEventWriter.valueToJson(plain).endsWith("\"rule\":null}"), JsonEventWriter.valueToJson(plain));
+    }
 }

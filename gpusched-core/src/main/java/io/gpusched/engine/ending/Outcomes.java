@@ -170,7 +170,11 @@ public final class Outcomes {
         // The leader is gone. Whatever it left still holds memory and would outlive the job: the next
         // sweep kills it. A run placed elsewhere left nothing here.
         if (!rj.placedElsewhere()) {
-            leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
+            // A [tty] run's shell removes its tmux socket as it ends; one killed (or lost) before that cannot.
+            boolean shellCut = exit.isEmpty() || exit.getAsInt() > 128 || rj.killEscalated;
+            leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty(), rj.ttyEntry.isPresent() && shellCut
+                    ? Optional.of(new Leftovers.Terminal(rj.key(), names.tty(rj.no), table.owner(rj.key())))
+                    : Optional.empty());
         }
         Instant now = clock.now();
         Duration ran = Duration.between(rj.startedAt, now);
@@ -268,6 +272,10 @@ public final class Outcomes {
         if (r.run().isPresent()) {
             // Its session is gone; a daemon it started may have left the session but not the run.
             leftovers.killNow(new ProcFs.Run(r.runningPgid().orElse(0), names.entry(r.run().getAsLong()), 0));
+            if (spec.environment().tty()) {
+                // Its shell may have been killed before it removed its tmux socket; its server is dead now.
+                io.gpusched.engine.spawn.TtySockets.removeLeftOver(names.tty(no), table.owner(spec.key()));
+            }
         }
         OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
         boolean lease = r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent();
