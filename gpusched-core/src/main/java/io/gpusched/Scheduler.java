@@ -84,6 +84,7 @@ public final class Scheduler implements AutoCloseable {
         this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs,
                 b.requirementsFile, b.requirements, fanOut, b.cluster);
         engine.maxQueuedPerUser(b.maxQueuedPerUser);
+        engine.dedup(b.dedup);
         this.closeWait = b.options.killGrace().plusSeconds(5);
         this.leaveJobsOnClose = b.leaveJobsOnClose;
     }
@@ -136,7 +137,9 @@ public final class Scheduler implements AutoCloseable {
     /**
      * Queues a job after the jobs file's lines and earlier submissions. It is a job of its own, with its
      * own display number and a key ({@code s<no>}) no file line can have: the same command submitted
-     * twice, or also in the jobs file, runs each time. Safe from any thread.
+     * twice, or also in the jobs file, runs each time, unless it is {@code unique} (then a second
+     * submission of the same job by the same owner is refused while the first is queued, running or
+     * ended ok: {@link #submit(JobSpec, SubmitContext)}). Safe from any thread.
      *
      * <p>While {@link #run()} runs, this returns once the submission is in the journal (forced to disk),
      * so a scheduler killed right after runs it on restart; before {@code run()} it returns at once and
@@ -170,6 +173,10 @@ public final class Scheduler implements AutoCloseable {
      * @throws QueueFullException (while the run runs) if the owner already has as many jobs not yet ended
      *     as {@link Builder#maxQueuedPerUser} allows; nothing is journaled and no number is used (before
      *     the run, the handle's futures fail with that instead)
+     * @throws io.gpusched.model.DuplicateJobException (while the run runs) if the spec is {@code unique}
+     *     (or {@link Builder#dedup} is on) and the owner has the same job (command and attributes, from the
+     *     same working directory) queued, running or ended ok: nothing is journaled, and the exception
+     *     names that job (before the run, the handle's futures fail with that instead)
      */
     public JobHandle submit(JobSpec spec, SubmitContext context) {
         return submit(spec, context, java.util.Optional.empty());
@@ -213,6 +220,9 @@ public final class Scheduler implements AutoCloseable {
                 }
                 if (e.getCause() instanceof QueueFullException full) {
                     throw new QueueFullException(full.owner(), full.limit());
+                }
+                if (e.getCause() instanceof io.gpusched.model.DuplicateJobException same) {
+                    throw new io.gpusched.model.DuplicateJobException(same.no(), same.state());
                 }
                 // otherwise the run ended first, or the journal refused it: the handle's futures say so
             }
@@ -510,6 +520,7 @@ public final class Scheduler implements AutoCloseable {
         private InstantSource clock = monotonic();
         private boolean fresh;
         private int maxQueuedPerUser = Engine.DEFAULT_MAX_QUEUED_PER_USER;
+        private boolean dedup;
         private boolean leaveJobsOnClose;
         private Optional<io.gpusched.cluster.ClusterDriver> cluster = Optional.empty();
 
@@ -530,6 +541,21 @@ public final class Scheduler implements AutoCloseable {
                 throw new IllegalArgumentException("--max-queued-per-user must be at least 1, got " + max);
             }
             this.maxQueuedPerUser = max;
+            return this;
+        }
+
+        /**
+         * Treats every submission as {@code unique} ({@code gpusched serve --dedup}): one whose owner has the
+         * same job (command and attributes, same working directory) queued, running or ended ok is not
+         * queued, and {@link #submit} throws a {@link io.gpusched.model.DuplicateJobException} naming that job.
+         * An {@code srun} lease ({@link Scheduler#lease}) is exempt (running the same command again in a
+         * terminal is the usual thing to do); its own {@code unique} still counts.
+         *
+         * @param on whether to (default off: only jobs marked {@code unique} are)
+         * @return this
+         */
+        public Builder dedup(boolean on) {
+            this.dedup = on;
             return this;
         }
 

@@ -428,6 +428,19 @@ public final class Engine {
         this.maxQueuedPerUser = max;
     }
 
+    /** Whether every submission but an srun lease is unique ({@code serve --dedup}). */
+    private boolean dedup;
+
+    /**
+     * Makes every submission but an {@code srun} lease {@code unique}: see
+     * {@link io.gpusched.model.DuplicateJobException}. Called before {@link #run()}.
+     *
+     * @param on whether to
+     */
+    public void dedup(boolean on) {
+        this.dedup = on;
+    }
+
     /** @return whether the caller is the loop's own thread (a listener), which must never wait for the loop */
     public boolean onLoopThread() {
         return Thread.currentThread() == loopThread;
@@ -549,9 +562,9 @@ public final class Engine {
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
         orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
                 reader::lastGpus, ports.cluster());
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer());
+        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer(), reporter);
         settlement = new Settlement(durability, source, running, outcomes, ended, reporter, clock, table, orphans, queue);
-        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
+        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser, dedup);
         Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
                 reporter, clock, () -> ended.earlierCount() + outcomes.results().size(), this::post, source::ruleOf,
                 ports.cluster());
