@@ -85,6 +85,7 @@ public final class Scheduler implements AutoCloseable {
                 b.requirementsFile, b.requirements, fanOut, b.cluster);
         engine.maxQueuedPerUser(b.maxQueuedPerUser);
         engine.dedup(b.dedup);
+        engine.maxJobTime(b.maxJobTime.map(m -> new io.gpusched.engine.stop.Stops.MaxJobTime(m.getKey(), m.getValue())));
         this.closeWait = b.options.killGrace().plusSeconds(5);
         this.leaveJobsOnClose = b.leaveJobsOnClose;
     }
@@ -521,6 +522,8 @@ public final class Scheduler implements AutoCloseable {
         private boolean fresh;
         private int maxQueuedPerUser = Engine.DEFAULT_MAX_QUEUED_PER_USER;
         private boolean dedup;
+        private java.util.Optional<java.util.Map.Entry<java.time.Duration, io.gpusched.jobs.Scheduling.OnTimeout>> maxJobTime =
+                java.util.Optional.empty();
         private boolean leaveJobsOnClose;
         private Optional<io.gpusched.cluster.ClusterDriver> cluster = Optional.empty();
 
@@ -556,6 +559,30 @@ public final class Scheduler implements AutoCloseable {
          */
         public Builder dedup(boolean on) {
             this.dedup = on;
+            return this;
+        }
+
+        /**
+         * Limits how long any job's attempt runs ({@code gpusched serve --max-job-time}): past it the job is
+         * stopped (SIGTERM, SIGKILL after the kill grace) and, with {@code REQUEUE}, queued again at the back
+         * of the queue, waiting from its stop, its attempt not counted (mgpu's context switch; journaled
+         * {@code requeued} with reason {@code max_job_time}); with {@code FAIL}, it ends {@code timeout}. A
+         * job's own {@code timeout=} no longer than the limit wins, with its own {@code on-timeout=}. An
+         * {@code srun} lease over it is failed either way (its client cannot take it up later); a job
+         * placed by a cluster is left to the cluster's own limit.
+         *
+         * @param limit the longest an attempt runs; positive
+         * @param onLimit what reaching it does: {@code REQUEUE} or {@code FAIL}
+         * @return this
+         * @throws IllegalArgumentException if {@code limit} is not positive
+         */
+        public Builder maxJobTime(java.time.Duration limit, io.gpusched.jobs.Scheduling.OnTimeout onLimit) {
+            Objects.requireNonNull(limit, "limit");
+            Objects.requireNonNull(onLimit, "onLimit");
+            if (limit.isNegative() || limit.isZero()) {
+                throw new IllegalArgumentException("--max-job-time must be positive, got " + limit);
+            }
+            this.maxJobTime = java.util.Optional.of(java.util.Map.entry(limit, onLimit));
             return this;
         }
 

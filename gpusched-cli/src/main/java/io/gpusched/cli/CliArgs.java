@@ -302,7 +302,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
                 adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, metricsTokenFile, limits,
-                maxQueued, stopJobsOnExit, jobRules);
+                maxQueued, stopJobsOnExit, jobRules.checked());
     }
 
     /** {@code serve}'s limits with one of them set from its option. */

@@ -428,6 +428,18 @@ public final class Engine {
         this.maxQueuedPerUser = max;
     }
 
+    /** The limit on every job's run ({@code serve --max-job-time}); empty for none. */
+    private Optional<io.gpusched.engine.stop.Stops.MaxJobTime> maxJobTime = Optional.empty();
+
+    /**
+     * Limits every job's run: see {@link io.gpusched.engine.stop.Stops.MaxJobTime}. Called before {@link #run()}.
+     *
+     * @param max the limit and what reaching it does; empty for none
+     */
+    public void maxJobTime(Optional<io.gpusched.engine.stop.Stops.MaxJobTime> max) {
+        this.maxJobTime = max;
+    }
+
     /** Whether every submission but an srun lease is unique ({@code serve --dedup}). */
     private boolean dedup;
 
@@ -555,6 +567,7 @@ public final class Engine {
         outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, reporter, clock, ended, measurer,
                 table, fairShare, timelines, runas);
         stops = new Stops(options, running, signals, procFs, names, reporter, clock);
+        stops.maxJobTime(maxJobTime);
         spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 options.visibleDevices(), spawnd, runas);
