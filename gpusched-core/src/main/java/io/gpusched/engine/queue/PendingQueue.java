@@ -208,7 +208,8 @@ public final class PendingQueue {
         if (jobs != sameLinesOf) {
             sameLinesOf = jobs;
             sameLines = List.of();
-            if (jobs.stream().anyMatch(JobSpec::unique)) {
+            // Unique submissions are the submissions' business: a daemon full of them pays nothing here.
+            if (jobs.stream().anyMatch(j -> j.unique() && durability.state().submission(j.key()).isEmpty())) {
                 List<String> lines = new ArrayList<>(jobs.size());
                 for (JobSpec j : jobs) {
                     lines.add(durability.state().submission(j.key()).isPresent() ? null : j.sameJobLine());
