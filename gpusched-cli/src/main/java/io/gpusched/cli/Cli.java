@@ -175,6 +175,7 @@ public final class Cli {
                     // for the next serve to take up; a jobs-file run is its user's, and Ctrl-C stops it all.
                     .leaveJobsRunningOnClose(serve && !args.stopJobsOnExit())
                     .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
+            args.jobRules().applyTo(builder);
             if (closeEvents.w() != null) {
                 builder.listener(closeEvents.w());
             }

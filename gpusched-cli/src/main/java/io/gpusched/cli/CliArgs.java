@@ -26,7 +26,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
                Optional<String> simMib, Optional<Path> requirements, Optional<Path> metricsTokenFile,
                io.gpusched.service.ServiceServer.Limits limits,
-               int maxQueuedPerUser, boolean stopJobsOnExit) {
+               int maxQueuedPerUser, boolean stopJobsOnExit, ServeJobRules jobRules) {
 
     /** Where {@code gpusched serve} run by root keeps its journal without {@code --log-dir} (made 0700). */
     static final Path ROOT_STATE_DIR = Path.of("/var/lib/gpusched");
@@ -111,6 +111,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             "                         no more (queue_full) [200000]",
             "  --idle-timeout S       serve: close a connection that sends no whole request for S seconds",
             "                         (a waiting or running srun excepted) [60]",
+            ServeJobRules.HELP,
             "  --version              print the version",
             "  -h, --help             print this help",
             "",
@@ -155,6 +156,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         boolean dashboardPublic = false;
         io.gpusched.service.ServiceServer.Limits limits = io.gpusched.service.ServiceServer.Limits.DEFAULTS;
         int maxQueued = io.gpusched.Scheduler.DEFAULT_MAX_QUEUED_PER_USER;
+        ServeJobRules jobRules = ServeJobRules.NONE;
         while (!args.isEmpty()) {
             String a = args.poll();
             String inline = null;
@@ -163,6 +165,12 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                 a = a.substring(0, a.indexOf('='));
             }
             try {
+                if (ServeJobRules.OPTIONS.contains(a)) {
+                    String option = a;
+                    String given = inline;
+                    jobRules = jobRules.with(a, () -> value(option, given, args), serve);
+                    continue;
+                }
                 switch (a) {
                     case "-h", "--help" -> help = true;
                     case "--version" -> version = true;
@@ -294,7 +302,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         }
         return new CliArgs(file, o, fresh, logDir, sim, backend, nvml, help, version, events, serve, socket, onFinish,
                 adminGroup, dashboard(dashboard, dashboardPublic), simMib, requirements, metricsTokenFile, limits,
-                maxQueued, stopJobsOnExit);
+                maxQueued, stopJobsOnExit, jobRules.checked());
     }
 
     /** {@code serve}'s limits with one of them set from its option. */

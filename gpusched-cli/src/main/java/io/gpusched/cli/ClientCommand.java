@@ -84,8 +84,16 @@ final class ClientCommand {
                         out.println(DryRun.say(c.preview(submission), json));
                         return ExitCodes.OK;
                     }
-                    int no = c.submit(submission);
-                    out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
+                    io.gpusched.protocol.Answer.Submitted answer = c.submitted(submission);
+                    int no = answer.no();
+                    if (answer.already().isPresent()) {
+                        // A unique job the daemon did not queue again: the one already there is the answer.
+                        io.gpusched.model.JobState st = answer.already().get();
+                        out.println(json ? "{\"no\":" + no + ",\"already\":\"" + st.journalName() + "\"}"
+                                : "job " + no + " " + io.gpusched.model.DuplicateJobException.said(st) + ": not submitted again");
+                    } else {
+                        out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
+                    }
                     if (follow) {
                         return jobOutput.followToOutcome(c, no);
                     }

@@ -20,7 +20,9 @@ import java.util.regex.Pattern;
  * becomes {@code conda=} (empty: none, the command runs with the PATH's {@code python}),
  * {@code allowed_gpus} {@code gpu-ids=} (IDs and ranges are written the same), and the script and its
  * arguments the command {@code python SCRIPT ARGS}: the path quoted for the shell where it needs it,
- * the arguments kept as written, since the original handed them to a shell too.
+ * the arguments kept as written, since the original handed them to a shell too. Every line is
+ * {@code unique}: the original hashes each job's script, arguments and environment and does not queue
+ * one whose hash is queued, running or succeeded, and its users rely on that.
  */
 final class GpuSchedulerCsv {
     // Characters a shell word may hold unquoted and mean the same.
@@ -82,6 +84,8 @@ final class GpuSchedulerCsv {
         if (!conda.isEmpty()) {
             attrs.add("conda=" + JobsFileParser.quote(conda));
         }
+        // Its users rely on a job added again after it succeeded not running again (its content hash).
+        attrs.add("unique");
         String command = "python " + shellWord(script) + (arguments.isEmpty() ? "" : " " + arguments);
         String line = (attrs.isEmpty() ? "" : "[" + String.join(" ", attrs) + "] ") + command;
         try {

@@ -99,6 +99,13 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         } else if (e instanceof SchedulerEvent.JobInfeasible i) {
             return "WARN  job " + i.no() + " INFEASIBLE — " + i.reason() + "; marking failed: " + i.command();
         } else if (e instanceof SchedulerEvent.JobStopping s) {
+            if (s.maxJobTime()) {
+                // The daemon's limit, not the job's: say which, so its user does not look for a timeout= they never wrote.
+                String over = "job " + s.no() + " over --max-job-time after " + seconds(s.elapsed()) + "s (limit "
+                        + s.limit().map(LogRenderer::seconds).orElse("?") + "s) — SIGTERM; ";
+                return s.why() == SchedulerEvent.StopReason.TIME_SLICE ? over + "it goes to the end of the queue"
+                        : "WARN  " + over + "it ends timeout";
+            }
             switch (s.why()) {
                 case CANCELLED:
                     return "WARN  job " + s.no() + " CANCELLED by user — SIGTERM to its session";

@@ -269,8 +269,8 @@ class CommandLineEndToEndTest {
     @Test
     void convertTakesOptEqualsValue_andAMisspeltOptionIsAnsweredWithTheNearestOne() throws Exception {
         Path csv = Files.writeString(dir.resolve("jobs.csv"), "0,/a.py,,,\n");
-        assertEquals(new ServeDaemon.Result(0, "python /a.py\n", ""), gpusched("convert", "--from=gpu_scheduler", csv.toString()));
-        assertEquals(new ServeDaemon.Result(0, "python /a.py\n", ""), gpusched("convert", csv.toString(), "--from", "gpu_scheduler"));
+        assertEquals(new ServeDaemon.Result(0, "[unique] python /a.py\n", ""), gpusched("convert", "--from=gpu_scheduler", csv.toString()));
+        assertEquals(new ServeDaemon.Result(0, "[unique] python /a.py\n", ""), gpusched("convert", csv.toString(), "--from", "gpu_scheduler"));
         assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --form for gpusched convert — did you mean"
                 + " --from? (see gpusched convert --help)\n"), gpusched("convert", "--form=gpu_scheduler", csv.toString()));
         ServeDaemon.Result help = gpusched("convert", "--help");

@@ -435,6 +435,31 @@ public final class Engine {
         this.maxQueuedPerUser = max;
     }
 
+    /** The limit on every job's run ({@code serve --max-job-time}); empty for none. */
+    private Optional<io.gpusched.engine.stop.Stops.MaxJobTime> maxJobTime = Optional.empty();
+
+    /**
+     * Limits every job's run: see {@link io.gpusched.engine.stop.Stops.MaxJobTime}. Called before {@link #run()}.
+     *
+     * @param max the limit and what reaching it does; empty for none
+     */
+    public void maxJobTime(Optional<io.gpusched.engine.stop.Stops.MaxJobTime> max) {
+        this.maxJobTime = max;
+    }
+
+    /** Whether every submission but an srun lease is unique ({@code serve --dedup}). */
+    private boolean dedup;
+
+    /**
+     * Makes every submission but an {@code srun} lease {@code unique}: see
+     * {@link io.gpusched.model.DuplicateJobException}. Called before {@link #run()}.
+     *
+     * @param on whether to
+     */
+    public void dedup(boolean on) {
+        this.dedup = on;
+    }
+
     /** @return whether the caller is the loop's own thread (a listener), which must never wait for the loop */
     public boolean onLoopThread() {
         return Thread.currentThread() == loopThread;
@@ -548,6 +573,7 @@ public final class Engine {
         outcomes = new Outcomes(options, durability, runFiles, names, leftovers, reporter, clock, measurer,
                 table, fairShare, timelines, runas);
         stops = new Stops(options, table, signals, procFs, names, reporter, clock);
+        stops.maxJobTime(maxJobTime);
         spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 backend::jobEnvironment, options.visibleDevices(), spawnd, runas);
@@ -555,9 +581,9 @@ public final class Engine {
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
         orphans = new Orphans(runFiles, names, procFs, leases, table, durability, reporter, clock, this::post,
                 reader::lastGpus, ports.cluster());
-        queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer());
+        queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter);
         settlement = new Settlement(durability, source, outcomes, reporter, clock, table, orphans, queue);
-        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
+        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser, dedup);
         Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, table, procFs,
                 reporter, clock, this::post, source::ruleOf,
                 ports.cluster());

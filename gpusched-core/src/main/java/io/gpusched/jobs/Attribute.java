@@ -277,6 +277,22 @@ public enum Attribute {
         public Optional<String> written(JobSpec s) {
             return s.comment().map(c -> "comment=" + AttributeBlock.quote(c));
         }
+    },
+    /**
+     * {@code unique}: {@link JobSpec#unique()}, not queued (or, in a jobs file, not run) while the same job,
+     * command and every other attribute, is queued, running or has ended ok; {@code srun} takes it too.
+     */
+    UNIQUE("unique", true, Flag.bare("unique", "not queued again when the same job (command and attributes) is"
+            + " queued, running or ended ok; the answer names that job"), false, false) {
+        @Override
+        void read(String value, Where at, JobsFileParser.Parsed p) {
+            p.spec.unique(true);
+        }
+
+        @Override
+        public Optional<String> written(JobSpec s) {
+            return s.unique() ? Optional.of("unique") : Optional.empty();
+        }
     };
 
     /** Every row, in table order (the order {@link JobSpec#toLine()} writes them); an unmodifiable list. */

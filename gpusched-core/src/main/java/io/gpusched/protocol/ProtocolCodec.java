@@ -257,6 +257,9 @@ public final class ProtocolCodec {
             g.writeStringField("user", h.user());
         } else if (a instanceof Answer.Submitted s) {
             g.writeNumberField("no", s.no());
+            if (s.already().isPresent()) {
+                g.writeStringField("already", s.already().get().journalName());
+            }
         } else if (a instanceof Answer.Preview p) {
             if (p.waits().isPresent()) {
                 g.writeStringField("waits", p.waits().get());
@@ -497,7 +500,7 @@ public final class ProtocolCodec {
         }
         return switch (expect) {
             case HELLO -> new Answer.Hello(f.stringOr("server", ""), f.string("user"));
-            case SUBMITTED -> new Answer.Submitted(f.wholeInt("no"));
+            case SUBMITTED -> new Answer.Submitted(f.wholeInt("no"), already(f.optionalString("already")));
             case PREVIEW -> new Answer.Preview(f.has("gpus") ? f.ints("gpus") : List.of(), f.optionalString("waits"));
             case QUEUE -> new Answer.Queue(QueueCodec.readView(f.object("snapshot")), counts(f, "rows"),
                     f.optionalInt("lines"), counts(f, "left_out"));
@@ -553,4 +556,20 @@ public final class ProtocolCodec {
         }
         return out;
     }
+
+    /** A {@code submit} answer's {@code already}: {@code pending}, {@code running} or {@code ok}, or none. */
+    private static Optional<io.gpusched.model.JobState> already(Optional<String> name) {
+        if (name.isEmpty()) {
+            return Optional.empty();
+        }
+        io.gpusched.model.JobState s = switch (name.get()) {
+            case "pending" -> io.gpusched.model.JobState.PENDING;
+            case "running" -> io.gpusched.model.JobState.RUNNING;
+            case "ok" -> io.gpusched.model.JobState.OK;
+            default -> throw new IllegalArgumentException("\"already\" must be pending, running or ok, got '"
+                    + name.get() + "'");
+        };
+        return Optional.of(s);
+    }
+
 }

@@ -139,6 +139,10 @@ final class Requests {
         if (e instanceof QueueFullException) {
             return error("queue_full", e.getMessage());
         }
+        if (e instanceof io.gpusched.model.DuplicateJobException) {
+            // srun's answer (submit's is an ok one naming the job): the message names the job.
+            return error("duplicate", e.getMessage());
+        }
         if (e instanceof Infeasible) {
             return error("infeasible", e.getMessage());
         }
@@ -162,13 +166,21 @@ final class Requests {
         Map.Entry<JobSpec, SubmitContext> job = submission(req.line(), req.cwd(), req.env(), req.output(),
                 req.requestId(), req.umask(), peer);
         admit(scheduler, job.getKey());
-        JobHandle h = scheduler.submit(job.getKey(), job.getValue());
+        JobHandle h;
+        try {
+            h = scheduler.submit(job.getKey(), job.getValue());
+        } catch (io.gpusched.model.DuplicateJobException same) {
+            return CompletableFuture.completedFuture(CODEC.encode(new Answer.Submitted(same.no(), Optional.of(same.state()))));
+        }
         // A copy, so the timeout fails only this answer, never the job's own future.
         return h.number().copy().orTimeout(30, TimeUnit.SECONDS).handle((no, e) -> {
             if (e == null) {
                 return CODEC.encode(new Answer.Submitted(no));
             }
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof io.gpusched.model.DuplicateJobException same) {
+                return CODEC.encode(new Answer.Submitted(same.no(), Optional.of(same.state())));
+            }
             if (cause instanceof io.gpusched.model.JournalUnwritableException refused) {
                 return error("journal_unwritable", refused.getMessage());
             }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class JobsFileParserTest {
     private static final String KNOWN_KEYS =
-            "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment";
+            "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment, unique";
 
     private static List<JobSpec> parse(String text) {
         return JobsFileParser.parse(text, "jobs.txt");
@@ -173,7 +173,7 @@ class JobsFileParserTest {
     @Test
     void misspeltBareCancelGetsCancelSuggested() {
         assertTrue(error("[cancle] x").getMessage().startsWith(
-                "jobs.txt:1: token without '=' in attribute block: 'cancle' — did you mean 'cancel'?; write key=value or a bare word (cancel, preemptible, tty);"),
+                "jobs.txt:1: token without '=' in attribute block: 'cancle' — did you mean 'cancel'?; write key=value or a bare word (cancel, preemptible, tty, unique);"),
                 error("[cancle] x").getMessage());
         assertFalse(error("[vram 8G] x").getMessage().contains("did you mean"), "a key without '=' is told otherwise");
     }

@@ -182,8 +182,9 @@ public final class Outcomes {
         Optional<AttemptJudge.RunAgain> again = AttemptJudge.runsAgain(rj.stopping);
         if (again.isPresent()) {
             // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
-            durability.record(List.of(new JournalEvent.Requeued(rj.key(), rj.stopping.get() == StopReason.TIME_SLICE
-                    ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
+            durability.record(List.of(new JournalEvent.Requeued(rj.key(), rj.stopping.get() != StopReason.TIME_SLICE
+                    ? JournalEvent.Requeued.PREEMPTED : rj.overMaxJobTime ? JournalEvent.Requeued.MAX_JOB_TIME
+                    : JournalEvent.Requeued.TIME_SLICE)));
             if (again.get().place() == AttemptJudge.Place.AT_THE_BACK) {
                 table.toTheBack(rj.key(), now);
             }

@@ -55,9 +55,11 @@ public final class PendingQueue {
     }
 
     private final double spikeBuffer;
+    private final io.gpusched.engine.loop.Reporter reporter;
 
     public PendingQueue(Durability durability, JobsSource source, Stops stops, Outcomes outcomes, JobTable table,
-                 double spikeBuffer) {
+                 double spikeBuffer, io.gpusched.engine.loop.Reporter reporter) {
+        this.reporter = reporter;
         this.spikeBuffer = spikeBuffer;
         this.table = table;
         this.durability = durability;
@@ -145,12 +147,15 @@ public final class PendingQueue {
     /**
      * Recomputes the pending list from the source's jobs and the journal: a query, run after
      * {@link Settlement#settle} wrote what had to be written. Live orphans, running and ended jobs are
-     * not pending; jobs that wait for others are held, with the reason the settlement found.
+     * not pending; jobs that wait for others are held, with the reason the settlement found. A
+     * {@code unique} line of the jobs file is left out while an earlier line of the same job stands for it
+     * ({@link #standingFor}).
      */
     public void compute(List<JobSpec> jobs, Map<String, String> waitingFor, Instant now) {
         List<PendingJob> out = new ArrayList<>();
         List<PendingJob> waiting = new ArrayList<>();
         Map<String, String> waitingReasons = new HashMap<>();
+        Map<String, String> standing = standingFor(jobs);
         long position = -1;
         for (JobSpec j : jobs) {
             position++;
@@ -160,6 +165,18 @@ public final class PendingQueue {
             JobRecord r = durability.state().record(j.key());
             if (r.handle().isPresent() || r.terminal() || j.cancel()) {
                 continue; // a live orphan (a gone one was settled), an ended job, or one cancelled
+            }
+            if (j.unique() && !standing.isEmpty()) {
+                String first = standing.get(sameLines.get((int) position));
+                if (first != null && !first.equals(j.key())) {
+                    // Said once, whichever state the first is in: it may go from queued to running to ok.
+                    if (toldDuplicate.add(j.key())) {
+                        reporter.warnOnce("line " + j.line() + " (job " + no(j.key()) + ") is unique and the same job as line "
+                            + jobLine(jobs, first) + " (job " + no(first) + "), which is queued, running or done ok: not run"
+                            + " (it runs if that one ends otherwise than ok)");
+                    }
+                    continue;
+                }
             }
             PendingJob p = pendingJob(j, r, position, now);
             String reason = waitingFor.get(j.key());
@@ -174,6 +191,64 @@ public final class PendingQueue {
         held = waiting;
         heldReasons = waitingReasons;
         changes++;
+    }
+
+    /** The unique lines the log was told are left out (each once; few, as each is a line of the file). */
+    private final Set<String> toldDuplicate = new HashSet<>();
+    /** The jobs of {@link #sameLines}, by identity: the source's list they were written for. */
+    private List<JobSpec> sameLinesOf = List.of();
+    /** {@link JobSpec#sameJobLine()} of each job of the source's list (null for a submission), once per list. */
+    private List<String> sameLines = List.of();
+
+    /**
+     * The first line of the jobs file (in file order) of each job that still stands for it: queued,
+     * running or ended ok. Empty when no line is {@code unique}, so a file without one costs one pass.
+     * Submissions are left out: they are deduplicated as they are taken, per owner ({@link Submissions}).
+     *
+     * @return {@link JobSpec#sameJobLine()} to the key of that line
+     */
+    private Map<String, String> standingFor(List<JobSpec> jobs) {
+        if (jobs != sameLinesOf) {
+            sameLinesOf = jobs;
+            sameLines = List.of();
+            // Unique submissions are the submissions' business: a daemon full of them pays nothing here.
+            if (jobs.stream().anyMatch(j -> j.unique() && durability.state().submission(j.key()).isEmpty())) {
+                List<String> lines = new ArrayList<>(jobs.size());
+                for (JobSpec j : jobs) {
+                    lines.add(durability.state().submission(j.key()).isPresent() ? null : j.sameJobLine());
+                }
+                sameLines = lines;
+            }
+        }
+        if (sameLines.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> first = new HashMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            String line = sameLines.get(i);
+            JobSpec j = jobs.get(i);
+            if (line != null && !j.cancel() && !first.containsKey(line) && said(j.key()).isPresent()) {
+                first.put(line, j.key());
+            }
+        }
+        return first;
+    }
+
+    private static int jobLine(List<JobSpec> jobs, String key) {
+        return jobs.stream().filter(j -> j.key().equals(key)).findFirst().map(JobSpec::line).orElse(0);
+    }
+
+    /** Where a file job stands for {@code unique}: pending, running or ok; empty once it ended otherwise. */
+    private Optional<io.gpusched.model.JobState> said(String key) {
+        if (table.run(key).isPresent()) {
+            return Optional.of(io.gpusched.model.JobState.RUNNING);
+        }
+        return switch (durability.state().record(key).state()) {
+            case PENDING -> Optional.of(io.gpusched.model.JobState.PENDING);
+            case LAUNCHING, RUNNING -> Optional.of(io.gpusched.model.JobState.RUNNING);
+            case OK -> Optional.of(io.gpusched.model.JobState.OK);
+            default -> Optional.empty();
+        };
     }
 
     private PendingJob pendingJob(JobSpec j, JobRecord r, long position, Instant now) {

@@ -53,14 +53,62 @@ public final class Stops {
         return stopping;
     }
 
+    /**
+     * The scheduler's limit on every job's run ({@code serve --max-job-time}) and what reaching it does
+     * ({@code --on-max-job-time}): {@code REQUEUE}, stopped and queued again at the back (mgpu's context
+     * switch), or {@code FAIL}, stopped and ended {@code timeout}. A job's own smaller or equal
+     * {@code timeout=} wins, with its own {@code on-timeout=}. An {@code srun} lease over it is failed
+     * whatever it says: its command runs in its client's terminal, which cannot take it up again later.
+     *
+     * @param limit the longest any attempt runs
+     * @param onLimit what reaching it does
+     */
+    public record MaxJobTime(Duration limit, io.gpusched.jobs.Scheduling.OnTimeout onLimit) {
+        /**
+         * @param limit see {@link #limit()}; positive
+         * @param onLimit see {@link #onLimit()}
+         */
+        public MaxJobTime {
+            java.util.Objects.requireNonNull(limit, "limit");
+            java.util.Objects.requireNonNull(onLimit, "onLimit");
+            if (limit.isNegative() || limit.isZero()) {
+                throw new IllegalArgumentException("--max-job-time must be positive, got " + limit);
+            }
+        }
+    }
+
+    /** The limit a running job stops at, why, and whether it is the scheduler's. */
+    private record Limit(Duration after, StopReason why, boolean maxJobTime) {
+    }
+
+    private Optional<MaxJobTime> maxJobTime = Optional.empty();
+
+    /** @param max the scheduler's limit on every run; empty for none (the default) */
+    public void maxJobTime(Optional<MaxJobTime> max) {
+        this.maxJobTime = max;
+    }
+
+    /** The limit a job's run stops at: its own {@code timeout=} unless the scheduler's is smaller. */
+    private Optional<Limit> limit(RunningJob rj) {
+        Optional<Duration> own = rj.spec.timeout();
+        if (maxJobTime.isPresent() && (own.isEmpty() || own.get().compareTo(maxJobTime.get().limit()) > 0)) {
+            boolean requeue = maxJobTime.get().onLimit() == io.gpusched.jobs.Scheduling.OnTimeout.REQUEUE && !rj.lease();
+            return Optional.of(new Limit(maxJobTime.get().limit(), requeue ? StopReason.TIME_SLICE : StopReason.TIMEOUT,
+                    true));
+        }
+        return own.map(t -> new Limit(t, AttemptJudge.stopAtTheLimit(rj.spec.scheduling().onTimeout()), false));
+    }
+
     /** Times out every job past its limit, and escalates to SIGKILL where the grace ran out. */
     public void enforceDeadlines() {
         Instant now = clock.now();
         for (RunningJob rj : table.runs()) {
-            if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
-                    && !rj.placedElsewhere() // a cluster enforces its time limit itself, from its real start
-                    && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
-                stop(rj, AttemptJudge.stopAtTheLimit(rj.spec.scheduling().onTimeout()));
+            if (rj.stopping.isEmpty() && !rj.placedElsewhere()) { // a cluster enforces its time limit itself
+                Optional<Limit> l = limit(rj);
+                if (l.isPresent() && !now.isBefore(rj.startedAt.plus(l.get().after()))) {
+                    rj.overMaxJobTime = l.get().maxJobTime();
+                    stop(rj, l.get().why());
+                }
             }
         }
         escalateKills();
@@ -84,7 +132,9 @@ public final class Stops {
         Instant now = clock.now();
         rj.stopping = Optional.of(why);
         rj.stopSentAt = now;
-        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), rj.spec.timeout()));
+        Optional<Duration> reached = rj.overMaxJobTime ? maxJobTime.map(MaxJobTime::limit) : rj.spec.timeout();
+        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), reached,
+                rj.overMaxJobTime));
         if (rj.elsewhere.isPresent()) {
             rj.elsewhere.get().cancel(); // scancel for a Slurm job: it ends when the cluster says so
             return;
@@ -166,7 +216,7 @@ public final class Stops {
         for (RunningJob rj : table.runs()) {
             Optional<Instant> d = rj.stopping.isPresent()
                     ? Optional.of(rj.stopSentAt.plus(options.killGrace()))
-                    : rj.spec.timeout().map(rj.startedAt::plus);
+                    : limit(rj).map(l -> rj.startedAt.plus(l.after()));
             if (d.isPresent()) {
                 best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + 1_000_000);
             }

@@ -427,6 +427,7 @@ public final class JobSpecArbitraries {
                     s.environment().conda(), Optional.of(v), s.environment().tty())).build()));
             case TTY -> Setting.of(1 / 7.0, Gen.constant(s -> s.toBuilder().environment(s.environment().withTty()).build()));
             case COMMENT -> Setting.of(1 / 6.0, comments().map(c -> s -> s.toBuilder().comment(Optional.of(c)).build()));
+            case UNIQUE -> Setting.of(0.2, Gen.constant(s -> s.toBuilder().unique(true).build()));
         };
     }
 
