@@ -123,4 +123,25 @@ class DistDocsTest {
         assertEquals(List.of("--on-timeout"), bashCompletes("srun", "--on-t"));
         assertEquals(List.of("--preemptible"), bashCompletes("submit", "--pree"));
     }
+    @Test
+    void serveAndARunAreCompletedAndManPagedFromTheSpecsTheirParserUses() throws Exception {
+        Completion.Model m = DistDocs.completionModel();
+        Set<String> serve = new java.util.LinkedHashSet<>();
+        CliArgs.spec(true).options().forEach(o -> serve.addAll(List.of(o.names())));
+        Set<String> run = new java.util.LinkedHashSet<>();
+        CliArgs.spec(false).options().forEach(o -> run.addAll(List.of(o.names())));
+        assertEquals(serve, m.verbOptions().get("serve"));
+        assertEquals(run, m.runOptions());
+        assertTrue(serve.contains("--stop-jobs-on-exit") && !run.contains("--stop-jobs-on-exit"), run.toString());
+        String man = DistDocs.manPage("9.9");
+        assertTrue(man.contains(".SS \"gpusched serve\""), man);
+        for (String option : serve) {
+            if (option.startsWith("--")) {
+                assertTrue(man.contains("\\fB\\-\\-" + ManPage.escape(option.substring(2)) + "\\fR"), option);
+            }
+        }
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "skipped: bash is not installed");
+        assertEquals(List.of("--stop-jobs-on-exit"), bashCompletes("serve", "--stop-j"));
+        assertEquals(List.of(), bashCompletes("--stop-j"), "a run does not take serve's own options");
+    }
 }
