@@ -336,6 +336,32 @@ class CommandLineEndToEndTest {
         assertEquals(run, ServeDaemon.cli("help"), "gpusched help prints what gpusched --help does");
     }
 
+    @Test
+    void aPendingRowShowsTheGpusItAsksFor_asItsLineSaysThem_andHowLongItHasWaitedSoFar() throws Exception {
+        serve();
+        String socket = daemon.socket().toString();
+        assertEquals(0, daemon.verb("pause", "0").code());
+        assertEquals(0, daemon.verb("pause", "1").code());
+        assertEquals(0, gpusched("submit", "--socket", socket, "--gpus", "2", "--", "true").code());
+        assertEquals(0, gpusched("submit", "--socket", socket, "--gpu-ids", "1", "--", "true").code());
+        assertEquals(0, gpusched("submit", "--socket", socket, "--gpus=0.5", "--", "true").code());
+        daemon.awaitQueue("0 running, 3 pending, 0 done");
+        Thread.sleep(1500);
+        ServeDaemon.Result first = gpusched("queue", "--socket", socket, "--format", "job,state,gpus,time");
+        assertEquals(0, first.code(), first.err());
+        List<String> rows = first.out().lines().toList();
+        assertEquals(4, rows.size(), first.out());
+        assertTrue(rows.get(1).matches("1 +pending +2 +\\d+s"), first.out());
+        assertTrue(rows.get(2).matches("2 +pending +1 on 1 +\\d+s"), first.out());
+        assertTrue(rows.get(3).matches("3 +pending +0\\.5 +\\d+s"), first.out());
+        long waited = Long.parseLong(rows.get(1).replaceAll(".* (\\d+)s$", "$1"));
+        assertTrue(waited >= 1, first.out());
+        Thread.sleep(2000);
+        String later = gpusched("queue", "--socket", socket, "--format", "%i %M").out().lines().toList().get(1);
+        assertTrue(Long.parseLong(later.replaceAll(".* (\\d+)s$", "$1")) >= waited + 1, "it goes on counting: " + later);
+        daemon.verb("cancel", "--user", "me");
+    }
+
     private static boolean onPath(String program) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
