@@ -345,7 +345,7 @@ public final class Cli {
                     + argv[0]);
             return USAGE;
         }
-        out.println(argv[0].equals("help") ? CliArgs.HELP : versionLine());
+        out.println(argv[0].equals("help") ? CliArgs.help(false) : versionLine());
         return 0;
     }
 

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -264,7 +265,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
     }
 
     /**
-     * The {@code --help} of a run or of serve, from its spec: usage, what it does, its options (two spaces, the
+     * The {@code --help} of a run or of serve ({@code gpusched help} prints a run's), from its spec: usage, what it does, its options (two spaces, the
      * option and its value's name, its help from column 25), an example, and notes. The man page, the example
      * configuration file and the completions read it or the spec.
      */
@@ -274,8 +275,15 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             lines.add("Usage: gpusched serve [--socket PATH] [--jobs FILE] [--admin-group G] [--config FILE] [options]");
         } else {
             lines.add("Usage: gpusched JOBS_FILE [options]");
-            lines.add("       gpusched serve [--socket PATH] [--config FILE] [options]   the daemon (gpusched serve --help)");
-            lines.add("       gpusched VERB [options]   one of the verbs gpusched alone lists (gpusched VERB --help)");
+            // each verb's line from its spec: its positional argument's name
+            Map<String, CommandSpec> specs = DistDocs.specs();
+            for (Verbs.Verb v : Verbs.ALL) {
+                String label = Optional.ofNullable(specs.get(v.name())).flatMap(sp -> sp.positionalParameters().stream()
+                        .findFirst()).map(PositionalParamSpec::paramLabel).filter(l -> !l.isEmpty() && !l.equals("PARAM"))
+                        .map(l -> " " + l).orElse("");
+                String synopsis = "       gpusched " + v.name() + label + " [options]";
+                lines.add(synopsis + " ".repeat(Math.max(2, 46 - synopsis.length())) + "(see gpusched " + v.name() + " --help)");
+            }
         }
         lines.add("");
         lines.addAll(ClientOptions.wrap(serve ? SERVE_ABOUT : RUN_ABOUT, 99));
@@ -336,9 +344,6 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
 
     /** A run's example. */
     static final String RUN_EXAMPLE = "gpusched examples/demo.txt --sim 2 --fresh -v";
-
-    /** What a run's {@code --help} prints; {@code gpusched help} prints it too. */
-    static final String HELP = help(false);
 
     static CliArgs parse(String... argv) {
         return parse(false, argv);

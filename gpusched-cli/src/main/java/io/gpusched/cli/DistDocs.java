@@ -61,7 +61,7 @@ final class DistDocs {
         specs().forEach((verb, spec) -> commands.add(new ManPage.Section("gpusched " + verb,
                 verb.equals("serve") ? serveSection() : ClientOptions.usage(spec))));
         commands.add(new ManPage.Section("gpusched --executor slurm", SlurmCommand.USAGE));
-        return ManPage.render(version, CliArgs.HELP, commands, ServeConfig.HELP);
+        return ManPage.render(version, CliArgs.help(false), commands, ServeConfig.HELP);
     }
 
     /** serve's help less its configuration file paragraph, which the man page has as a section of its own. */

@@ -18,7 +18,7 @@ final class ManPage {
 
     /**
      * @param version the version for the footer, e.g. 0.1.0
-     * @param main the run's help ({@link CliArgs#HELP}): usage block, description, options, notes
+     * @param main the run's help ({@link CliArgs#help(boolean)}): usage block, description, options, notes
      * @param commands the other verbs' help texts, each under its own subsection
      * @param configuration the configuration file's description
      */

@@ -23,7 +23,7 @@ class DistDocsTest {
     void theManPageHasEveryRunOptionAsAnEntry_andEveryVerbsHelp() {
         String man = DistDocs.manPage("9.9");
         assertTrue(man.contains(".TH GPUSCHED 1 \"\" \"gpusched 9.9\""), man);
-        for (HelpText.Option o : HelpText.options(CliArgs.HELP)) {
+        for (HelpText.Option o : HelpText.options(CliArgs.help(false))) {
             assertTrue(man.contains("\\fB\\-\\-" + ManPage.escape(o.name()) + "\\fR"), o.name());
         }
         for (String section : List.of(".SH SYNOPSIS", ".SH OPTIONS", ".SH \"EXIT STATUS\"", ".SH COMMANDS",
