@@ -36,11 +36,14 @@ record QueueFormat(List<Column> columns) {
         STATE('t', "state", "STATE"),
         /** {@code tty} for a running or pending job with a terminal of its own ({@code gpusched attach N}), else {@code -}. */
         TTY('y', "tty", "TTY"),
-        /** The GPUs it runs (or ran) on. */
+        /** The GPUs it runs (or ran) on; a pending job's, those it asks for ({@code 2}, {@code 0.5}, {@code 1 on 2-3}). */
         GPUS('b', "gpus", "GPUS"),
         /** GPU memory: used now (running) or its peak (ended), then its declaration, e.g. {@code 3.1G/8G}. */
         MEMORY('m', "memory", "MEMORY"),
-        /** How long it has run, or ran: {@code 45s}, {@code 3m05s}, {@code 1h02m}, {@code 2d04h}. */
+        /**
+         * How long it has run, or ran, or (pending) has waited so far: {@code 45s}, {@code 3m05s}, {@code 1h02m},
+         * {@code 2d04h}.
+         */
         TIME('M', "time", "TIME"),
         /** Its declared priority. */
         PRIORITY('p', "priority", "PRIO"),

@@ -104,7 +104,7 @@ final class QueueTable {
         for (Row r : rows) {
             List<String> line = new ArrayList<>(columns.size());
             for (QueueFormat.Column c : columns) {
-                line.add(text(cell(c.field(), r)));
+                line.add(text(cell(c.field(), r, shown.snapshot().at())));
             }
             cells.add(line);
         }
@@ -179,16 +179,21 @@ final class QueueTable {
         return b.toString();
     }
 
-    /** One cell's text, before cleaning. */
-    static String cell(QueueFormat.Field field, Row r) {
+    /**
+     * One cell's text, before cleaning.
+     *
+     * @param at when the snapshot was taken: a pending job's waiting so far ends there
+     */
+    static String cell(QueueFormat.Field field, Row r, java.time.Instant at) {
         return switch (field) {
             case JOB -> String.valueOf(r.no());
             case USER -> r.owner().map(ListText::text).orElse("-");
             case STATE -> state(r);
             case TTY -> tty(r) ? "tty" : "-";
-            case GPUS -> gpus(r);
+            case GPUS -> r instanceof Row.Pending p ? p.gpusAsked().map(ListText::text).orElse("-") : gpus(r);
             case MEMORY -> memory(r);
-            case TIME -> time(r);
+            case TIME -> r instanceof Row.Pending p ? p.since().map(s -> duration(java.time.Duration.between(s, at)
+                    .getSeconds())).orElse("-") : time(r);
             case PRIORITY -> r instanceof Row.Running x ? String.valueOf(x.priority())
                     : r instanceof Row.Pending p ? String.valueOf(p.priority()) : "-";
             case REASON -> reason(r);

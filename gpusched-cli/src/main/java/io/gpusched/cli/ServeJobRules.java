@@ -4,14 +4,12 @@ import io.gpusched.Scheduler;
 import io.gpusched.jobs.Scheduling;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
  * {@code gpusched serve}'s rules over every job it takes: {@code --dedup} (every submission is
  * {@code unique}), {@code --max-job-time} and {@code --on-max-job-time} (mgpu's limit and its context
- * switch). One block, parsed here and documented in {@link #HELP}, so the options move together wherever
- * serve's options are declared.
+ * switch), declared in serve's option table ({@code CliArgs}) and parsed here.
  *
  * @param dedup {@code --dedup}: every {@code submit} is {@code unique} (an {@code srun} only with its own
  *     {@code --unique})
@@ -23,33 +21,19 @@ record ServeJobRules(boolean dedup, Optional<Duration> maxJobTime, Optional<Sche
     /** No rule: what serve does without these options, and what a jobs-file run always does. */
     static final ServeJobRules NONE = new ServeJobRules(false, Optional.empty(), Optional.empty());
 
-    /** The options, as typed. */
-    static final Set<String> OPTIONS = Set.of("--dedup", "--max-job-time", "--on-max-job-time");
-
-    /** Their lines of serve's option list, in {@link CliArgs#HELP}'s layout. */
-    static final String HELP = String.join("\n",
-            "  --dedup                serve: every submit is unique: one whose user has the same job (command,",
-            "                         attributes, directory) queued, running or ended ok is not queued again,",
-            "                         and submit names that job (srun only with its own --unique) [off]",
-            "  --max-job-time D       serve: stop any job that has run D (90, 15m, 2h) and, by",
-            "                         --on-max-job-time, queue it again at the end or fail it; a job's own",
-            "                         smaller timeout= wins; srun jobs are failed, not requeued [off]",
-            "  --on-max-job-time requeue|fail  serve: what --max-job-time does: requeue (mgpu's context",
-            "                         switch: to the end of the queue, its attempt not counted) or fail",
-            "                         (ends timeout) [requeue]");
+    /** What a jobs file says instead, for a run given one of these options: the rest of its error line. */
+    static final java.util.Map<String, String> IN_A_JOBS_FILE = java.util.Map.of(
+            "--dedup", "; in a jobs file, mark a line [unique]",
+            "--max-job-time", "; in a jobs file, give a line timeout= (and on-timeout=)",
+            "--on-max-job-time", "; in a jobs file, give a line timeout= (and on-timeout=)");
 
     /**
-     * @param option one of {@link #OPTIONS}
+     * @param option {@code --dedup}, {@code --max-job-time} or {@code --on-max-job-time}
      * @param value its value, read only by an option that takes one
-     * @param serve whether these are serve's options
      * @return these rules with that option applied
-     * @throws UsageException outside serve, or for a bad value
+     * @throws UsageException for a bad value
      */
-    ServeJobRules with(String option, Supplier<String> value, boolean serve) {
-        if (!serve) {
-            throw new UsageException(option + " is an option of gpusched serve" + (option.equals("--dedup")
-                    ? "; in a jobs file, mark a line [unique]" : "; in a jobs file, give a line timeout= (and on-timeout=)"));
-        }
+    ServeJobRules with(String option, Supplier<String> value) {
         return switch (option) {
             case "--dedup" -> new ServeJobRules(true, maxJobTime, onMaxJobTime);
             case "--max-job-time" -> {

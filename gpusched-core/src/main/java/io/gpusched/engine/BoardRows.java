@@ -87,7 +87,8 @@ final class BoardRows {
                 if (row == null || row.reason() != reason || row.held() != isHeld) {
                     row = new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(), reason,
                             java.util.Optional.of(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
-                            p.spec().comment(), p.spec().environment().tty());
+                            p.spec().comment(), java.util.Optional.of(asked(p.spec())), java.util.Optional.of(p.since()),
+                            p.spec().environment().tty());
                 }
             }
             js[i] = p;
@@ -130,5 +131,12 @@ final class BoardRows {
             doneCount = outcomes.endedCount();
         }
         return new StatusBoard(rows, pending, done, earlier, outcomes.interrupted());
+    }
+
+    /** The GPUs a job asks for, in its line's words: {@code 2}, {@code 0.5}, {@code 1 on 2-3} (pinned). */
+    static String asked(io.gpusched.jobs.JobSpec s) {
+        String count = io.gpusched.jobs.Attribute.GPUS.written(s).map(w -> w.substring(w.indexOf('=') + 1)).orElse("1");
+        return io.gpusched.jobs.Attribute.GPU_IDS.written(s).map(w -> count + " on " + w.substring(w.indexOf('=') + 1))
+                .orElse(count);
     }
 }

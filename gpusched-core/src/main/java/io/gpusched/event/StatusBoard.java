@@ -3,6 +3,7 @@ package io.gpusched.event;
 import io.gpusched.model.JobResult;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -243,11 +244,16 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      * @param rule the requirement rule ({@code --requirements}) its declaration comes from; empty when none
      * @param comment its line's free note ({@code comment=}); empty when none
+     * @param gpusAsked the GPUs it asks for, as its line says: a count ({@code 2}), a share of one
+     *     ({@code 0.5}), and where it is pinned ({@code 2 on 0-1}); empty when not known
+     * @param since since when it waits; empty when not known
      * @param tty whether it will run in a terminal of its own ({@code [tty]}) that {@code gpusched attach} reaches
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
                           java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
-                          @OmittedWhenEmpty java.util.Optional<String> comment, @OmittedWhenEmpty boolean tty) {
+                          @OmittedWhenEmpty java.util.Optional<String> comment,
+                          @OmittedWhenEmpty java.util.Optional<String> gpusAsked,
+                          @OmittedWhenEmpty java.util.Optional<Instant> since, @OmittedWhenEmpty boolean tty) {
         /**
          * Checks for nulls.
          *
@@ -261,16 +267,20 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
          * @param comment see {@link #comment()}
+         * @param gpusAsked see {@link #gpusAsked()}
+         * @param since see {@link #since()}
          * @param tty see {@link #tty()}
          */
         public Pending {
             java.util.Objects.requireNonNull(owner, "owner");
             java.util.Objects.requireNonNull(rule, "rule");
             java.util.Objects.requireNonNull(comment, "comment");
+            java.util.Objects.requireNonNull(gpusAsked, "gpusAsked");
+            java.util.Objects.requireNonNull(since, "since");
         }
 
         /**
-         * A pending job without a terminal of its own.
+         * A pending job whose asked GPUs and waiting start are not known.
          *
          * @param no see {@link #no()}
          * @param command see {@link #command()}
@@ -286,7 +296,53 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
         public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
                        java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
                        java.util.Optional<String> comment) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, false);
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment,
+                    java.util.Optional.empty(), java.util.Optional.empty(), false);
+        }
+
+        /**
+         * A pending job whose asked GPUs and waiting start are not known.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         * @param tty see {@link #tty()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
+                       java.util.Optional<String> comment, boolean tty) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment,
+                    java.util.Optional.empty(), java.util.Optional.empty(), tty);
+        }
+
+        /**
+         * A pending job without a terminal of its own.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         * @param gpusAsked see {@link #gpusAsked()}
+         * @param since see {@link #since()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
+                       java.util.Optional<String> comment, java.util.Optional<String> gpusAsked,
+                       java.util.Optional<Instant> since) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, gpusAsked, since, false);
         }
 
         /**

@@ -95,6 +95,10 @@ final class QueueCodec {
             g.writeNumberField("priority", p.priority());
             writeText(g, "rule", p.rule());
             writePresent(g, "comment", p.comment());
+            writePresent(g, "gpus_asked", p.gpusAsked());
+            if (p.since().isPresent()) {
+                g.writeStringField("since", p.since().get().toString());
+            }
             writeTrue(g, "tty", p.tty());
         } else if (row instanceof Row.Ended e) {
             writeText(g, "key", e.key());
@@ -148,7 +152,8 @@ final class QueueCodec {
     private static Row.Pending readPending(Fields f) {
         return new Row.Pending(f.wholeInt("no"), f.text("command"), f.optionalLong("declared_mib"), f.intOr("attempts", 0),
                 f.has("reason") ? f.text("reason") : ListText.whole(""), f.optionalText("owner"), f.boolOr("held", false),
-                f.intOr("priority", 0), f.optionalText("rule"), f.optionalText("comment"), f.boolOr("tty", false));
+                f.intOr("priority", 0), f.optionalText("rule"), f.optionalText("comment"), f.optionalText("gpus_asked"),
+                f.has("since") ? Optional.of(instant(f, "since")) : Optional.empty(), f.boolOr("tty", false));
     }
 
     private static Row.Ended readEnded(Fields f) {
