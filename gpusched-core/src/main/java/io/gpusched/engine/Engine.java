@@ -8,6 +8,7 @@ import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.Inbox;
 import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.LoopTimers;
+import io.gpusched.engine.loop.LoopWait;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.loop.SubmitBurst;
 import io.gpusched.engine.observe.BoundedBackend;
@@ -212,9 +213,17 @@ public final class Engine {
      *     native spawn server), else this driver, and no {@code setsid} is needed
      * @param cluster where jobs go instead of starting here, a cluster that places them itself (Slurm);
      *     empty for a local run
+     * @param waits how the loop waits for its next message: {@link LoopWait#REAL} blocks on the inbox; a
+     *     {@link io.gpusched.engine.loop.VirtualTime} (with its own {@code clock}) jumps to what happens next
      */
-    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster) {
-        /** Ports of a local run. */
+    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster,
+                 LoopWait waits) {
+        /** Ports that wait in real time. */
+        Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster) {
+            this(procs, clock, local, cluster, LoopWait.REAL);
+        }
+
+        /** Ports of a local run, waiting in real time. */
         Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local) {
             this(procs, clock, local, Optional.empty());
         }
@@ -571,9 +580,15 @@ public final class Engine {
             // every wait zero. Exits and kill deadlines alone wake a stopping loop.
             boolean stopping = stops.stopping();
             // While stopping no round runs, so a waiting submission must not cut the wait short.
-            long cap = stopping ? stops.deadlineWait() : Math.min(stops.deadlineWait(), burst.dueIn(timers.now(), queued()));
+            long deadlineWait = stops.deadlineWait();
+            long deadline = timers.now() + deadlineWait;
+            long cap = stopping ? deadlineWait : Math.min(deadlineWait, burst.dueIn(timers.now(), queued()));
             drainInbox(timers.waitNanos(timers.now(), cap, !stopping, !stopping && !running.isEmpty(),
                     !stopping && !leftovers.isEmpty()));
+            if (!stops.stopping() && !running.isEmpty() && timers.now() - deadline >= 0) {
+                // The wait ended at a job's limit: stop it now, not at the next sample.
+                stops.enforceDeadlines();
+            }
             if (stops.stopping()) {
                 if (stops.stopDone()) {
                     outcomes.interruptedByStop(stops.finishStop());
@@ -638,7 +653,7 @@ public final class Engine {
     private void drainInbox(long waitNanos) {
         Inbox.Message m;
         try {
-            m = dirty && !stops.stopping() ? inbox.poll() : inbox.take(waitNanos);
+            m = dirty && !stops.stopping() ? inbox.poll() : ports.waits().next(inbox, waitNanos);
         } catch (InterruptedException e) {
             // Stop as asked, but keep the flag off while stopping: set, every wait of the loop would
             // return at once and the stop would spin a core until its jobs die. run() restores it.
