@@ -234,9 +234,35 @@ public final class Engine {
         }
     }
 
+    /**
+     * An engine on a virtual clock over a simulated machine: its runs start no process and end when their
+     * work is done in virtual time, and its loop never sleeps (the replay, {@code gpusched simulate}). It
+     * starts with no job: each comes as a submission.
+     *
+     * @param machine the GPUs, runs and sessions
+     * @param time the virtual clock, which the machine's runs are scheduled on
+     * @param waits how the loop waits: {@code time} itself, or a wait around it
+     * @param options tunables
+     * @param logDir the journal and the logs (simulated runs write none)
+     * @param listener receives every event on the loop's thread
+     * @return the engine, not yet run
+     */
+    public static Engine simulated(io.gpusched.engine.sim.SimulatedMachine machine, io.gpusched.engine.loop.VirtualTime time,
+                                   LoopWait waits, SchedulerOptions options, Path logDir, Consumer<SchedulerEvent> listener) {
+        io.gpusched.gpu.GpuBackend backend = machine.backend();
+        return new Engine(backend, BoundedBackend.inline(backend), options, logDir, true,
+                new JobsSource(Optional.empty(), List.of()), listener, new Ports(machine.procs(), time.clock(), Optional.of(machine.driver()), Optional.empty(), waits));
+    }
+
     /** As the public constructor, with the jobs source and the ports given (tests). */
     Engine(GpuBackend backend, SchedulerOptions options, Path logDir, boolean fresh, JobsSource source,
            Consumer<SchedulerEvent> listener, Ports ports) {
+        this(backend, new BoundedBackend(backend, options.backendTimeout()), options, logDir, fresh, source, listener, ports);
+    }
+
+    /** As above, with the backend's bound given ({@link BoundedBackend#inline} for a simulated machine). */
+    private Engine(GpuBackend backend, BoundedBackend gpus, SchedulerOptions options, Path logDir, boolean fresh,
+                   JobsSource source, Consumer<SchedulerEvent> listener, Ports ports) {
         this.ports = ports;
         this.procFs = ports.procs();
         this.clock = ports.clock();
@@ -244,7 +270,7 @@ public final class Engine {
         this.signals = new SessionSignals(procFs);
         this.running = new RunningJobs(procFs);
         this.backend = backend;
-        this.gpus = new BoundedBackend(backend, options.backendTimeout());
+        this.gpus = gpus;
         this.options = options;
         this.logDir = logDir;
         this.fresh = fresh;
