@@ -79,12 +79,14 @@ class SimulationTest {
     }
 
     @Test
-    void aJobThatCanNeverStartEndsTheSimulation_insteadOfWaitingForever() {
+    void aJobPinnedToAGpuTheMachineLacksFailsAtOnce_andTheOthersRun() {
         Simulation.Result r = run(1, job("[vram=1G gpu-ids=0,1 gpus=2] two.py", Duration.ofSeconds(1)),
                 job("[vram=1G] one.py", Duration.ofSeconds(1)));
 
         assertEquals(List.of(Duration.ZERO), starts(2));
         assertTrue(starts(1).isEmpty());
+        assertEquals(JobStatus.INFEASIBLE, r.summary().results().stream().filter(x -> x.no() == 1).findFirst().orElseThrow()
+                .status());
         assertEquals(2, r.jobs().size());
     }
 }
