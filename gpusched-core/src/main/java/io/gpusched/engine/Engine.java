@@ -7,6 +7,7 @@ import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.Inbox;
 import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.LoopTimers;
+import io.gpusched.engine.loop.LoopWait;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.loop.SubmitBurst;
 import io.gpusched.engine.observe.BoundedBackend;
@@ -208,9 +209,17 @@ public final class Engine {
      *     native spawn server), else this driver, and no {@code setsid} is needed
      * @param cluster where jobs go instead of starting here, a cluster that places them itself (Slurm);
      *     empty for a local run
+     * @param waits how the loop waits for its next message: {@link LoopWait#REAL} blocks on the inbox; a
+     *     {@link io.gpusched.engine.loop.VirtualTime} (with its own {@code clock}) jumps to what happens next
      */
-    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster) {
-        /** Ports of a local run. */
+    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster,
+                 LoopWait waits) {
+        /** Ports that wait in real time. */
+        Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster) {
+            this(procs, clock, local, cluster, LoopWait.REAL);
+        }
+
+        /** Ports of a local run, waiting in real time. */
         Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local) {
             this(procs, clock, local, Optional.empty());
         }
@@ -221,16 +230,42 @@ public final class Engine {
         }
     }
 
+    /**
+     * An engine on a virtual clock over a simulated machine: its runs start no process and end when their
+     * work is done in virtual time, and its loop never sleeps (the replay, {@code gpusched simulate}). It
+     * starts with no job: each comes as a submission.
+     *
+     * @param machine the GPUs, runs and sessions
+     * @param time the virtual clock, which the machine's runs are scheduled on
+     * @param waits how the loop waits: {@code time} itself, or a wait around it
+     * @param options tunables
+     * @param logDir the journal and the logs (simulated runs write none)
+     * @param listener receives every event on the loop's thread
+     * @return the engine, not yet run
+     */
+    public static Engine simulated(io.gpusched.engine.sim.SimulatedMachine machine, io.gpusched.engine.loop.VirtualTime time,
+                                   LoopWait waits, SchedulerOptions options, Path logDir, Consumer<SchedulerEvent> listener) {
+        io.gpusched.gpu.GpuBackend backend = machine.backend();
+        return new Engine(backend, BoundedBackend.inline(backend), options, logDir, true,
+                new JobsSource(Optional.empty(), List.of()), listener, new Ports(machine.procs(), time.clock(), Optional.of(machine.driver()), Optional.empty(), waits));
+    }
+
     /** As the public constructor, with the jobs source and the ports given (tests). */
     Engine(GpuBackend backend, SchedulerOptions options, Path logDir, boolean fresh, JobsSource source,
            Consumer<SchedulerEvent> listener, Ports ports) {
+        this(backend, new BoundedBackend(backend, options.backendTimeout()), options, logDir, fresh, source, listener, ports);
+    }
+
+    /** As above, with the backend's bound given ({@link BoundedBackend#inline} for a simulated machine). */
+    private Engine(GpuBackend backend, BoundedBackend gpus, SchedulerOptions options, Path logDir, boolean fresh,
+                   JobsSource source, Consumer<SchedulerEvent> listener, Ports ports) {
         this.ports = ports;
         this.procFs = ports.procs();
         this.clock = ports.clock();
         this.timers = new LoopTimers(clock::nanos);
         this.signals = new SessionSignals(procFs);
         this.backend = backend;
-        this.gpus = new BoundedBackend(backend, options.backendTimeout());
+        this.gpus = gpus;
         this.options = options;
         this.logDir = logDir;
         this.fresh = fresh;
@@ -603,9 +638,15 @@ public final class Engine {
             // every wait zero. Exits and kill deadlines alone wake a stopping loop.
             boolean stopping = stops.stopping();
             // While stopping no round runs, so a waiting submission must not cut the wait short.
-            long cap = stopping ? stops.deadlineWait() : Math.min(stops.deadlineWait(), burst.dueIn(timers.now(), queued()));
+            long deadlineWait = stops.deadlineWait();
+            long deadline = timers.now() + deadlineWait;
+            long cap = stopping ? deadlineWait : Math.min(deadlineWait, burst.dueIn(timers.now(), queued()));
             drainInbox(timers.waitNanos(timers.now(), cap, !stopping, !stopping && !table.noneRunning(),
                     !stopping && !leftovers.isEmpty()));
+            if (!stops.stopping() && !table.noneRunning() && timers.now() - deadline >= 0) {
+                // The wait ended at a job's limit: stop it now, not at the next sample.
+                stops.enforceDeadlines();
+            }
             if (stops.stopping()) {
                 if (stops.stopDone()) {
                     outcomes.interruptedByStop(stops.finishStop());
@@ -670,7 +711,7 @@ public final class Engine {
     private void drainInbox(long waitNanos) {
         Inbox.Message m;
         try {
-            m = dirty && !stops.stopping() ? inbox.poll() : inbox.take(waitNanos);
+            m = dirty && !stops.stopping() ? inbox.poll() : ports.waits().next(inbox, waitNanos);
         } catch (InterruptedException e) {
             // Stop as asked, but keep the flag off while stopping: set, every wait of the loop would
             // return at once and the stop would spin a core until its jobs die. run() restores it.

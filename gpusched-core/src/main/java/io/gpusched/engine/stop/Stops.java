@@ -209,7 +209,10 @@ public final class Stops {
         return gone;
     }
 
-    /** Nanoseconds until the nearest timeout or kill deadline, by the injected clock, capped at a poll. */
+    /**
+     * Nanoseconds until the nearest timeout or kill deadline, by the injected clock, plus its
+     * {@link LoopClock#slackNanos()}, capped at a poll.
+     */
     public long deadlineWait() {
         Instant now = clock.now();
         long best = options.poll().toNanos();
@@ -218,11 +221,11 @@ public final class Stops {
                     ? Optional.of(rj.stopSentAt.plus(options.killGrace()))
                     : limit(rj).map(l -> rj.startedAt.plus(l.after()));
             if (d.isPresent()) {
-                best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + 1_000_000);
+                best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + clock.slackNanos());
             }
         }
         if (stopping) {
-            best = Math.min(best, Math.max(0, Duration.between(now, stopDeadline).toNanos()) + 1_000_000);
+            best = Math.min(best, Math.max(0, Duration.between(now, stopDeadline).toNanos()) + clock.slackNanos());
         }
         return best;
     }
