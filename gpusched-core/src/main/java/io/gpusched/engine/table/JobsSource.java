@@ -229,7 +229,7 @@ public final class JobsSource {
     }
 
     private Requirements.Applied applied(JobSpec line) {
-        return rules.apply(learnUndeclared && !line.declared() ? line.learningVram() : line);
+        return rules.apply(line, learnUndeclared);
     }
 
     /** @return the requirement rules now in force */
@@ -404,7 +404,7 @@ public final class JobsSource {
         List<JobSpec> list = new ArrayList<>(appendTo.size() + toAppend.size());
         list.addAll(appendTo);
         for (JobSpec keyed : toAppend) {
-            Requirements.Applied a = rules.apply(learnUndeclared && !keyed.declared() ? keyed.learningVram() : keyed);
+            Requirements.Applied a = rules.apply(keyed, learnUndeclared);
             list.add(a.spec());
             a.rule().ifPresent(rule -> ruleOf.put(a.spec().key(), rule));
         }
