@@ -37,9 +37,9 @@ class ConvertCommandTest {
         Result r = ServeDaemon.cli("convert", "--from", "gpu_scheduler", csv.toString());
         assertEquals(String.join("\n",
                 "# Comments start with #",
-                "[gpu-ids=0-3 conda=pytorch_env unique] python /path/to/train.py --llm qwen2.5-7b-inst --epochs 100",
+                "[gpus=1 gpu-ids=0-3 conda=pytorch_env unique] python /path/to/train.py --llm qwen2.5-7b-inst --epochs 100",
                 "[priority=-1 conda=pytorch_env unique] python /path/to/eval.py --llm qwen2.5-3b-inst --dataset test",
-                "[priority=-2 gpu-ids=4,5,6,7 unique] python /path/to/inference.py --llm qwen2.5-32b-inst --batch_size 1",
+                "[priority=-2 gpus=1 gpu-ids=4,5,6,7 unique] python /path/to/inference.py --llm qwen2.5-32b-inst --batch_size 1",
                 "",
                 "[priority=3 gpu-ids=1 conda='/opt/envs/a b' unique] python '/home/u/my scripts/it'\\''s.py' --cuda 2 --x 'a b'",
                 "",
@@ -59,6 +59,11 @@ class ConvertCommandTest {
         List<JobSpec> jobs = JobsFileParser.parse(r.out(), "converted.txt");
         assertEquals(4, jobs.size());
         assertEquals(List.of("0", "1", "2", "3"), jobs.get(0).scheduling().gpuIds());
+        // allowed_gpus is "any of these": one GPU among the pins, not all of them.
+        assertEquals(1, jobs.get(0).gpus());
+        assertEquals(1, jobs.get(2).gpus());
+        assertEquals(List.of("1"), jobs.get(3).scheduling().gpuIds());
+        assertEquals(1, jobs.get(3).gpus());
         assertEquals(Optional.of("pytorch_env"), jobs.get(0).environment().conda());
         assertEquals(-2, jobs.get(2).scheduling().priority());
         assertEquals(Optional.empty(), jobs.get(2).environment().conda());

@@ -13,7 +13,8 @@ import java.util.OptionalLong;
  *     line without NUL, at most {@link JobsFileParser#MAX_LINE_BYTES} bytes of UTF-8
  * @param vramMib declared GPU memory per GPU in MiB; empty means undeclared (the job then runs only
  *     on a fully idle GPU, alone)
- * @param gpus how many distinct GPUs the job needs, at least 1
+ * @param gpus how many distinct GPUs the job needs, at least 1; a line without {@code gpus=} gets
+ *     {@link Scheduling#gpusByDefault()}: every GPU it pins, else 1
  * @param timeout wall-clock limit; empty means the job may run forever
  * @param retries CUDA-OOM retries the line asked for, at least 0 (the scheduler uses the larger of
  *     this and its {@code --oom-retries})
@@ -262,7 +263,8 @@ public record JobSpec(
     }
 
     /**
-     * A builder of a job running {@code command}, every other attribute at its default: one GPU,
+     * A builder of a job running {@code command}, every other attribute at its default: one GPU (every GPU
+     * it pins, if {@link Builder#scheduling} pins some and {@link Builder#gpus} is not called),
      * undeclared VRAM, no timeout, no retries, not cancelled, line 1, keyed as
      * {@link #parse(String)} keys a line on its own ({@link JobKeys#key(String, int) JobKeys.key(command, 0)}),
      * {@link Scheduling#DEFAULT}, {@link RunEnvironment#DEFAULT}, no share, not learned, no comment, not unique.
@@ -292,6 +294,7 @@ public record JobSpec(
         b.command = command;
         b.vramMib = vramMib;
         b.gpus = gpus;
+        b.gpusGiven = true;
         b.timeout = timeout;
         b.retries = retries;
         b.cancel = cancel;
@@ -316,6 +319,8 @@ public record JobSpec(
         String command = "";
         OptionalLong vramMib = OptionalLong.empty();
         int gpus = 1;
+        /** Whether {@link #gpus(int)} was called: if not, the job gets {@link Scheduling#gpusByDefault()}. */
+        boolean gpusGiven;
         Optional<Duration> timeout = Optional.empty();
         int retries;
         boolean cancel;
@@ -364,11 +369,13 @@ public record JobSpec(
         }
 
         /**
-         * @param value see {@link JobSpec#gpus()}
+         * @param value see {@link JobSpec#gpus()}; unset, the job gets every GPU it pins, else 1
+         *     ({@link Scheduling#gpusByDefault()}), or 1 with a share
          * @return this builder
          */
         public Builder gpus(int value) {
             gpus = value;
+            gpusGiven = true;
             return this;
         }
 
@@ -477,7 +484,8 @@ public record JobSpec(
          *     constructor says
          */
         public JobSpec build() {
-            return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line,
+            int count = gpusGiven || share.isPresent() ? gpus : scheduling.gpusByDefault();
+            return new JobSpec(command, vramMib, count, timeout, retries, cancel, line,
                     key.isPresent() ? key.get() : JobKeys.key(command, 0), scheduling, environment, share, learnVram,
                     comment, unique);
         }

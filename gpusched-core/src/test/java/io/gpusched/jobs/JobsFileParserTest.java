@@ -357,7 +357,9 @@ class JobsFileParserTest {
         assertEquals("jobs.txt:1: gpus=2 but gpu-ids lists 1 GPU; ask for at most 1 or list more GPUs in gpu-ids",
                 message("[gpu-ids=GPU-ab gpus=2] x"));
         assertEquals(2, JobSpec.parse("[gpus=2 gpu-ids=0-1] x").gpus());
-        assertEquals(1, JobSpec.parse("[gpu-ids=0-3] x").gpus(), "one of the pinned GPUs");
+        // Pins without gpus= are all the job's GPUs (as mgpu's --gpu-ids); gpus=1 picks one of them.
+        assertEquals(4, JobSpec.parse("[gpu-ids=0-3] x").gpus(), "every pinned GPU");
+        assertEquals(1, JobSpec.parse("[gpus=1 gpu-ids=0-3] x").gpus(), "one of the pinned GPUs");
     }
 
     @Test

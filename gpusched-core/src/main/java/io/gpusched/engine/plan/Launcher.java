@@ -151,8 +151,9 @@ public final class Launcher {
         // The rule it matched goes in the journal whatever decided this declaration: its peak teaches the rule's next job.
         durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared, ruleOf.apply(rj.key())));
         Optional<String> share = Dispatcher.request(p).share().map(io.gpusched.alloc.GpuShare::toString);
-        // After an OOM the declaration is the bump's, not the rule's; a share's is its share's; a learned one is learned.
-        rj.rule = share.isEmpty() && p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib())
+        // After an OOM the declaration is the bump's, not the rule's; a learned one is learned. A share may be a
+        // rule's ("gpus": 0.5, an llm_config.json model), so the rule is named beside it.
+        rj.rule = p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib())
                 ? ruleOf.apply(rj.key()) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.LOCAL) : Optional.empty());

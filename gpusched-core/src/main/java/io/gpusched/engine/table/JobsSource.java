@@ -229,7 +229,7 @@ public final class JobsSource {
     }
 
     private Requirements.Applied applied(JobSpec line) {
-        return rules.apply(learnUndeclared && !line.declared() ? line.learningVram() : line);
+        return rules.apply(line, learnUndeclared);
     }
 
     /** @return the requirement rules now in force */
@@ -403,7 +403,7 @@ public final class JobsSource {
     private Appended<JobSpec> appended() {
         List<JobSpec> added = new ArrayList<>(toAppend.size());
         for (JobSpec keyed : toAppend) {
-            Requirements.Applied a = rules.apply(learnUndeclared && !keyed.declared() ? keyed.learningVram() : keyed);
+            Requirements.Applied a = rules.apply(keyed, learnUndeclared);
             added.add(a.spec());
             a.rule().ifPresent(rule -> ruleOf.put(a.spec().key(), rule));
             if (byKey != null) {

@@ -380,8 +380,9 @@ public final class JobSpecArbitraries {
                 boolean whole = random.nextInt(3) != 0;
                 return s -> {
                     int pins = s.scheduling().gpuIds().size();
-                    if (whole && (pins == 0 || pins >= 2)) {
-                        return s.toBuilder().gpus(pins == 0 ? count : 2 + count % (pins - 1)).share(Optional.empty()).build();
+                    if (whole && pins != 1) {
+                        // Pinned, all the pins is the default (Scheduling.gpusByDefault): fewer, 1 included.
+                        return s.toBuilder().gpus(pins == 0 ? count : 1 + count % (pins - 1)).share(Optional.empty()).build();
                     }
                     // A share of one GPU instead of whole GPUs and a vram (the parser refuses both).
                     return s.toBuilder().gpus(1).share(Optional.of(share)).vramMib(OptionalLong.empty()).learnVram(false).build();
