@@ -31,7 +31,7 @@ module io.gpusched {
 
     // Internal, for gpusched's own modules only.
     exports io.gpusched.journal to io.gpusched.slurm, io.gpusched.cli;
-    exports io.gpusched.outcome to io.gpusched.slurm, io.gpusched.testkit;
+    exports io.gpusched.outcome to io.gpusched.slurm;
     exports io.gpusched.proc to io.gpusched.slurm;
     exports io.gpusched.stats to io.gpusched.cli;
     // gpusched doctor runs the same start-up checks the engine's launcher relies on (Preflight).

@@ -84,6 +84,8 @@ public final class Scheduler implements AutoCloseable {
         this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs,
                 b.requirementsFile, b.requirements, fanOut, b.cluster);
         engine.maxQueuedPerUser(b.maxQueuedPerUser);
+        engine.dedup(b.dedup);
+        engine.maxJobTime(b.maxJobTime.map(m -> new io.gpusched.engine.stop.Stops.MaxJobTime(m.getKey(), m.getValue())));
         this.closeWait = b.options.killGrace().plusSeconds(5);
         this.leaveJobsOnClose = b.leaveJobsOnClose;
     }
@@ -136,7 +138,9 @@ public final class Scheduler implements AutoCloseable {
     /**
      * Queues a job after the jobs file's lines and earlier submissions. It is a job of its own, with its
      * own display number and a key ({@code s<no>}) no file line can have: the same command submitted
-     * twice, or also in the jobs file, runs each time. Safe from any thread.
+     * twice, or also in the jobs file, runs each time, unless it is {@code unique} (then a second
+     * submission of the same job by the same owner is refused while the first is queued, running or
+     * ended ok: {@link #submit(JobSpec, SubmitContext)}). Safe from any thread.
      *
      * <p>While {@link #run()} runs, this returns once the submission is in the journal (forced to disk),
      * so a scheduler killed right after runs it on restart; before {@code run()} it returns at once and
@@ -170,6 +174,10 @@ public final class Scheduler implements AutoCloseable {
      * @throws QueueFullException (while the run runs) if the owner already has as many jobs not yet ended
      *     as {@link Builder#maxQueuedPerUser} allows; nothing is journaled and no number is used (before
      *     the run, the handle's futures fail with that instead)
+     * @throws io.gpusched.model.DuplicateJobException (while the run runs) if the spec is {@code unique}
+     *     (or {@link Builder#dedup} is on) and the owner has the same job (command and attributes, from the
+     *     same working directory) queued, running or ended ok: nothing is journaled, and the exception
+     *     names that job (before the run, the handle's futures fail with that instead)
      */
     public JobHandle submit(JobSpec spec, SubmitContext context) {
         return submit(spec, context, java.util.Optional.empty());
@@ -213,6 +221,9 @@ public final class Scheduler implements AutoCloseable {
                 }
                 if (e.getCause() instanceof QueueFullException full) {
                     throw new QueueFullException(full.owner(), full.limit());
+                }
+                if (e.getCause() instanceof io.gpusched.model.DuplicateJobException same) {
+                    throw new io.gpusched.model.DuplicateJobException(same.no(), same.state());
                 }
                 // otherwise the run ended first, or the journal refused it: the handle's futures say so
             }
@@ -305,6 +316,21 @@ public final class Scheduler implements AutoCloseable {
      */
     public boolean leaseHeld(int no, String token) {
         return await(() -> engine.leaseHeld(no, token));
+    }
+
+    /**
+     * {@link #leaseHeld} for a holder that goes on with the lease (its {@code srun} client, back after the
+     * scheduler restarted), from any thread while {@link #run()} runs: where it is held under this token,
+     * the job's result, which completes once the job ends and is journaled, as the result of the
+     * {@link #lease} call that queued it would have.
+     *
+     * @param no the lease's display number
+     * @param token the grant's token
+     * @return the result to come; empty when the lease is not held under that token
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public java.util.Optional<CompletableFuture<JobResult>> leaseAttach(int no, String token) {
+        return await(() -> engine.leaseAttach(no, token));
     }
 
     /**
@@ -510,6 +536,9 @@ public final class Scheduler implements AutoCloseable {
         private InstantSource clock = monotonic();
         private boolean fresh;
         private int maxQueuedPerUser = Engine.DEFAULT_MAX_QUEUED_PER_USER;
+        private boolean dedup;
+        private java.util.Optional<java.util.Map.Entry<java.time.Duration, io.gpusched.jobs.Scheduling.OnTimeout>> maxJobTime =
+                java.util.Optional.empty();
         private boolean leaveJobsOnClose;
         private Optional<io.gpusched.cluster.ClusterDriver> cluster = Optional.empty();
 
@@ -530,6 +559,45 @@ public final class Scheduler implements AutoCloseable {
                 throw new IllegalArgumentException("--max-queued-per-user must be at least 1, got " + max);
             }
             this.maxQueuedPerUser = max;
+            return this;
+        }
+
+        /**
+         * Treats every submission as {@code unique} ({@code gpusched serve --dedup}): one whose owner has the
+         * same job (command and attributes, same working directory) queued, running or ended ok is not
+         * queued, and {@link #submit} throws a {@link io.gpusched.model.DuplicateJobException} naming that job.
+         * An {@code srun} lease ({@link Scheduler#lease}) is exempt (running the same command again in a
+         * terminal is the usual thing to do); its own {@code unique} still counts.
+         *
+         * @param on whether to (default off: only jobs marked {@code unique} are)
+         * @return this
+         */
+        public Builder dedup(boolean on) {
+            this.dedup = on;
+            return this;
+        }
+
+        /**
+         * Limits how long any job's attempt runs ({@code gpusched serve --max-job-time}): past it the job is
+         * stopped (SIGTERM, SIGKILL after the kill grace) and, with {@code REQUEUE}, queued again at the back
+         * of the queue, waiting from its stop, its attempt not counted (mgpu's context switch; journaled
+         * {@code requeued} with reason {@code max_job_time}); with {@code FAIL}, it ends {@code timeout}. A
+         * job's own {@code timeout=} no longer than the limit wins, with its own {@code on-timeout=}. An
+         * {@code srun} lease over it is failed either way (its client cannot take it up later); a job
+         * placed by a cluster is left to the cluster's own limit.
+         *
+         * @param limit the longest an attempt runs; positive
+         * @param onLimit what reaching it does: {@code REQUEUE} or {@code FAIL}
+         * @return this
+         * @throws IllegalArgumentException if {@code limit} is not positive
+         */
+        public Builder maxJobTime(java.time.Duration limit, io.gpusched.jobs.Scheduling.OnTimeout onLimit) {
+            Objects.requireNonNull(limit, "limit");
+            Objects.requireNonNull(onLimit, "onLimit");
+            if (limit.isNegative() || limit.isZero()) {
+                throw new IllegalArgumentException("--max-job-time must be positive, got " + limit);
+            }
+            this.maxJobTime = java.util.Optional.of(java.util.Map.entry(limit, onLimit));
             return this;
         }
 

@@ -129,7 +129,8 @@ public final class Cli {
             return USAGE;
         }
         if (args.help() || args.version()) {
-            return printHelpOrVersion(args.help());
+            out.println(args.help() ? CliArgs.help(serve) : versionLine());
+            return 0;
         }
         Optional<Path> jobsFile = args.jobsFile();
         Optional<DashboardAccess> dashboardAccess;
@@ -175,6 +176,7 @@ public final class Cli {
                     // for the next serve to take up; a jobs-file run is its user's, and Ctrl-C stops it all.
                     .leaveJobsRunningOnClose(serve && !args.stopJobsOnExit())
                     .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
+            args.jobRules().applyTo(builder);
             if (closeEvents.w() != null) {
                 builder.listener(closeEvents.w());
             }
@@ -332,16 +334,19 @@ public final class Cli {
      * {@code ./help} names.
      */
     private int helpOrVersion(String[] argv) {
+        if (argv.length == 2 && (argv[1].equals("-h") || argv[1].equals("--help"))) {
+            out.print(ClientOptions.usage(ClientOptions.base(argv[0], argv[0].equals("help") ? "Prints what gpusched"
+                    + " --help prints: a jobs-file run's options (gpusched VERB --help: a verb's). To run a jobs file"
+                    + " named help, write ./help." : "Prints what gpusched --version prints, on one line. To run a jobs"
+                    + " file named version, write ./version.")));
+            return 0;
+        }
         if (argv.length > 1) {
             err.println("gpusched: " + argv[0] + " takes no arguments; to run a jobs file named " + argv[0] + ", write ./"
                     + argv[0]);
             return USAGE;
         }
-        return printHelpOrVersion(argv[0].equals("help"));
-    }
-
-    private int printHelpOrVersion(boolean help) {
-        out.println(help ? CliArgs.HELP : versionLine());
+        out.println(argv[0].equals("help") ? CliArgs.help(false) : versionLine());
         return 0;
     }
 

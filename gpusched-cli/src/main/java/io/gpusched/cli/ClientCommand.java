@@ -84,8 +84,16 @@ final class ClientCommand {
                         out.println(DryRun.say(c.preview(submission), json));
                         return ExitCodes.OK;
                     }
-                    int no = c.submit(submission);
-                    out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
+                    io.gpusched.protocol.Answer.Submitted answer = c.submitted(submission);
+                    int no = answer.no();
+                    if (answer.already().isPresent()) {
+                        // A unique job the daemon did not queue again: the one already there is the answer.
+                        io.gpusched.model.JobState st = answer.already().get();
+                        out.println(json ? "{\"no\":" + no + ",\"already\":\"" + st.journalName() + "\"}"
+                                : "job " + no + " " + io.gpusched.model.DuplicateJobException.said(st) + ": not submitted again");
+                    } else {
+                        out.println(json ? "{\"no\":" + no + "}" : "submitted job " + no);
+                    }
                     if (follow) {
                         return jobOutput.followToOutcome(c, no);
                     }
@@ -120,7 +128,8 @@ final class ClientCommand {
                     return jobOutput.logs(c, number(words.get(0), "a job number"), follow);
                 }
                 case "attach" -> {
-                    return jobOutput.attach(c, number(words.get(0), "a job number"));
+                    return words.isEmpty() ? new TerminalJobs(out, err, jobOutput).run(c)
+                            : jobOutput.attach(c, number(words.get(0), "a job number"));
                 }
                 case "cancel" -> {
                     if (user.isPresent()) {
@@ -169,8 +178,11 @@ final class ClientCommand {
         if (verb.equals("submit") && words.isEmpty()) {
             throw new UsageException("submit needs a command after --: gpusched submit [options] -- CMD...");
         }
-        if ((verb.equals("logs") || verb.equals("attach") || verb.equals("show")) && words.size() != 1) {
+        if ((verb.equals("logs") || verb.equals("show")) && words.size() != 1) {
             throw new UsageException(verb + " takes one job number, e.g. gpusched " + verb + " 3");
+        }
+        if (verb.equals("attach") && words.size() > 1) {
+            throw new UsageException("attach takes one job number, e.g. gpusched attach 3 (none: your jobs with a terminal)");
         }
         if ((verb.equals("dashboard") || verb.equals("queue") || verb.equals("info")) && !words.isEmpty()) {
             throw new UsageException(verb + " takes no arguments: gpusched " + verb + " [--json]");

@@ -131,7 +131,8 @@ final class ClientOptions {
         return switch (verb) {
             case "submit", "srun" -> "after --: one word is a shell line (pipes, variables, &&), run by /bin/sh -c as a"
                     + " jobs file's line is; several words are the program and its arguments, run exactly as given";
-            case "show", "logs", "attach" -> "a job number";
+            case "show", "logs" -> "a job number";
+            case "attach" -> "a job number; without one, your jobs with a terminal, or the only one running";
             case "cancel" -> "job numbers";
             case "pause", "resume" -> "GPU indices";
             default -> "none";
@@ -153,7 +154,9 @@ final class ClientOptions {
             case "queue" -> "A table on a terminal or with --format; " + QueueFormat.known() + ". Plain ASCII when the"
                     + " locale (LC_ALL, LC_CTYPE, LANG) names another charset than UTF-8. A command over 200 characters"
                     + " is shortened, ending in …. Another user's jobs: --user is for root and --admin-group members.";
-            case "attach" -> "A job without a terminal: its log, followed as logs N -f.";
+            case "attach" -> "A job without a terminal: its log, followed as logs N -f. Without N: your jobs with a"
+                    + " terminal (tty), listed; when exactly one of them runs, attaches to it. Once tmux returns it says"
+                    + " whether you detached (the job keeps running) or how the job ended.";
             case "dashboard" -> "The URL carries your token, so keep it to yourself; valid until the daemon restarts.";
             case "drain" -> "Queued jobs wait in the daemon's journal for the next gpusched serve (root, --admin-group"
                     + " members, or its own user).";
@@ -162,7 +165,7 @@ final class ClientOptions {
     }
 
     /** Prose as lines of at most {@code width} characters, broken between words. */
-    private static List<String> wrap(String text, int width) {
+    static List<String> wrap(String text, int width) {
         List<String> lines = new ArrayList<>();
         StringBuilder line = new StringBuilder();
         for (String w : text.split(" ")) {
@@ -255,7 +258,7 @@ final class ClientOptions {
      * and how to fix it.
      *
      * @param spec the verb's spec
-     * @param verb the verb, for the errors
+     * @param verb the verb, for the errors; {@code ""} for a jobs-file run ({@code gpusched JOBS_FILE})
      * @param args the words after the verb
      * @param stopAtPositional whether the first word that is no option starts a command (submit, srun)
      * @throws UsageException with that line
@@ -270,10 +273,15 @@ final class ClientOptions {
             throw new UsageException(unknownOption(verb, bad, spec));
         } catch (CommandLine.MissingParameterException e) {
             String option = e.getMissing().isEmpty() ? "an option" : name(e.getMissing().get(0));
-            throw new UsageException(option + " needs a value (see gpusched " + verb + " --help)");
+            throw new UsageException(option + " needs a value (see " + seeHelp(verb) + ")");
         } catch (CommandLine.ParameterException e) {
-            throw new UsageException(e.getMessage() + " (see gpusched " + verb + " --help)");
+            throw new UsageException(e.getMessage() + " (see " + seeHelp(verb) + ")");
         }
+    }
+
+    /** Where a verb's options are told: {@code gpusched VERB --help}, or {@code gpusched --help} for a run. */
+    private static String seeHelp(String verb) {
+        return verb.isEmpty() ? "gpusched --help" : "gpusched " + verb + " --help";
     }
 
     /** The usage text of a spec, as {@code --help} prints it. */
@@ -316,16 +324,23 @@ final class ClientOptions {
 
     /**
      * The line for an option this verb does not take: the verbs that do take it, else the nearest of
-     * its own options.
+     * its own options. A client verb's neighbours are the other client verbs; a run's ({@code verb} "")
+     * is serve.
      */
     private static String unknownOption(String verb, String option, CommandSpec spec) {
         String bare = option.contains("=") && option.startsWith("--") ? option.substring(0, option.indexOf('=')) : option;
         if (!bare.startsWith("-")) {
-            return verb + " takes no argument '" + option + "' (see gpusched " + verb + " --help)";
+            return switch (verb) {
+                case "" -> "one jobs file only; '" + option + "' is a second (see gpusched --help)";
+                case "serve" -> "serve takes no jobs file argument; to watch one too, use --jobs " + option
+                        + " (see gpusched serve --help)";
+                default -> verb + " takes no argument '" + option + "' (see gpusched " + verb + " --help)";
+            };
         }
         List<String> owners = new ArrayList<>();
-        for (String other : VERBS.contains(verb) ? VERBS : List.<String>of()) {
-            if (!other.equals(verb) && !other.equals("srun") && spec(other).optionsMap().containsKey(bare)) {
+        for (String other : VERBS.contains(verb) ? VERBS : verb.isEmpty() ? List.of("serve") : List.<String>of()) {
+            CommandSpec theirs = other.equals("serve") ? CliArgs.spec(true) : spec(other);
+            if (!other.equals(verb) && !other.equals("srun") && theirs.optionsMap().containsKey(bare)) {
                 owners.add("gpusched " + other);
             }
         }
@@ -333,13 +348,14 @@ final class ClientOptions {
             owners = owners.subList(0, 2);
         }
         if (!owners.isEmpty()) {
-            return bare + " is an option of " + String.join(" and ", owners);
+            return bare + " is an option of " + String.join(" and ", owners)
+                    + (verb.isEmpty() ? ServeJobRules.IN_A_JOBS_FILE.getOrDefault(bare, "") : "");
         }
         Map<String, OptionSpec> own = spec.optionsMap();
-        return "unknown option " + bare + " for gpusched " + verb
+        return "unknown option " + bare + (verb.isEmpty() ? "" : " for gpusched " + verb)
                 + io.gpusched.jobs.DidYouMean.suggest(bare.replaceFirst("^-+", ""),
                         own.keySet().stream().filter(k -> k.startsWith("--")).map(k -> k.substring(2)).toList())
                         .map(s -> " — did you mean --" + s + "?").orElse("")
-                + " (see gpusched " + verb + " --help)";
+                + " (see " + seeHelp(verb) + ")";
     }
 }

@@ -6,14 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 
 /**
  * Bash, zsh and fish completion for gpusched, made at build time (see {@link DistDocs}): the verbs from
- * {@link Verbs}, the client verbs' and srun's options from their picocli specs ({@link ClientOptions}),
- * the other verbs' from their help texts, and which options take a file or directory from the value
- * names given them ({@code --log-dir DIR}).
+ * {@link Verbs}, every verb's options (and a jobs-file run's) from the picocli specs their parsers use,
+ * and which options take a file or directory from the value names given them ({@code --log-dir DIR}).
  */
 final class Completion {
     /** What gets completed: the verbs, the options of a plain run, each verb's options, the path-valued ones. */
@@ -21,75 +21,46 @@ final class Completion {
                  Set<String> fileOptions, Set<String> dirOptions, Set<String> commandVerbs) {
     }
 
-    private static final Pattern PATH_OPTION = Pattern.compile("(?<![\\w-])(--[a-z][a-z0-9-]*)[ =](FILE|PATH|JOURNAL|DIR)\\b");
+    /** Value names that stand for a file ({@code FILE.svg} too); {@code DIR} stands for a directory. */
+    private static final Pattern FILE_LABEL = Pattern.compile("(?:FILE|PATH|JOURNAL)(?:\\..*)?");
 
     private Completion() {
     }
 
     /**
-     * @param main the run's help ({@link CliArgs#HELP}), whose option lines are a run's and serve's options
-     * @param specs the verbs declared with picocli, each with its spec (the one its parser uses)
-     * @param ownHelp the verbs with a hand-written help text of their own, each with it
+     * @param run a jobs-file run's spec ({@link CliArgs#spec(boolean)}): the options offered after bare {@code gpusched}
+     * @param specs every verb's spec, serve's included (the one its parser uses)
      */
-    static Model model(String main, Map<String, picocli.CommandLine.Model.CommandSpec> specs, Map<String, String> ownHelp) {
+    static Model model(CommandSpec run, Map<String, CommandSpec> specs) {
         Set<String> verbs = new LinkedHashSet<>();
         Verbs.ALL.forEach(v -> verbs.add(v.name()));
-        Set<String> run = new LinkedHashSet<>();
-        for (HelpText.Option o : HelpText.options(main)) {
-            o.letter().ifPresent(c -> run.add("-" + c));
-            run.add("--" + o.name());
-        }
-        Map<String, Set<String>> perVerb = new LinkedHashMap<>();
-        Set<String> serve = new LinkedHashSet<>(run);
-        HelpText.usageOptions(main).getOrDefault("serve", Set.of()).forEach(o -> serve.add("--" + o));
-        perVerb.put("serve", serve);
         Set<String> files = new TreeSet<>();
         Set<String> dirs = new TreeSet<>();
-        // The verbs declared with picocli: their specs, the same the parser uses.
-        for (Map.Entry<String, picocli.CommandLine.Model.CommandSpec> e : specs.entrySet()) {
-            String verb = e.getKey();
-            Set<String> s = new LinkedHashSet<>();
-            for (picocli.CommandLine.Model.OptionSpec o : e.getValue().options()) {
-                s.addAll(List.of(o.names()));
-                String label = o.paramLabel();
-                if (label.equals("DIR")) {
-                    dirs.add(o.longestName());
-                } else if (label.equals("PATH") || label.equals("FILE")) {
-                    files.add(o.longestName());
-                }
-            }
-            perVerb.put(verb, s);
-        }
-        ownHelp.forEach((verb, help) -> {
-            // Its option lines where it has them (the prose names other tools' options too), else its usage.
-            Set<String> s = new LinkedHashSet<>();
-            HelpText.usageOptions(help).values().forEach(os -> os.forEach(o -> s.add("--" + o)));
-            for (HelpText.Option o : HelpText.options(help)) {
-                o.letter().ifPresent(c -> s.add("-" + c));
-                s.add("--" + o.name());
-            }
-            perVerb.put(verb, s);
-        });
-        for (String text : concat(main, ownHelp)) {
-            Matcher m = PATH_OPTION.matcher(text);
-            while (m.find()) {
-                (m.group(2).equals("DIR") ? dirs : files).add(m.group(1));
-            }
-        }
+        Set<String> runOptions = options(run, files, dirs);
+        Map<String, Set<String>> perVerb = new LinkedHashMap<>();
+        specs.forEach((verb, spec) -> perVerb.put(verb, options(spec, files, dirs)));
         files.removeAll(dirs);
-        return new Model(verbs, run, perVerb, files, dirs, Set.of("submit", "srun"));
+        return new Model(verbs, runOptions, perVerb, files, dirs, Set.of("submit", "srun"));
     }
 
-    private static List<String> concat(String main, Map<String, String> own) {
-        List<String> all = new java.util.ArrayList<>(List.of(main));
-        all.addAll(own.values());
-        return all;
+    /** A spec's option names; the path-valued ones also go to {@code files} or {@code dirs}, by their value's name. */
+    private static Set<String> options(CommandSpec spec, Set<String> files, Set<String> dirs) {
+        Set<String> names = new LinkedHashSet<>();
+        for (OptionSpec o : spec.options()) {
+            names.addAll(List.of(o.names()));
+            if (o.arity().max() > 0 && o.paramLabel().equals("DIR")) {
+                dirs.add(o.longestName());
+            } else if (o.arity().max() > 0 && FILE_LABEL.matcher(o.paramLabel()).matches()) {
+                files.add(o.longestName());
+            }
+        }
+        return names;
     }
 
     /** The bash script: {@code complete -F _gpusched gpusched}. */
     static String bash(Model m) {
         StringBuilder out = new StringBuilder();
-        out.append("# bash completion for gpusched. Generated from its --help texts by io.gpusched.cli.Completion; do not edit.\n");
+        out.append("# bash completion for gpusched. Generated from its option specs by io.gpusched.cli.Completion; do not edit.\n");
         out.append("_gpusched() {\n");
         out.append("    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} verb=${COMP_WORDS[1]} i opts\n");
         out.append("    case $prev in\n");
@@ -131,7 +102,7 @@ final class Completion {
     static String zsh(Model m) {
         StringBuilder out = new StringBuilder();
         out.append("#compdef gpusched\n");
-        out.append("# zsh completion for gpusched. Generated from its --help texts by io.gpusched.cli.Completion; do not edit.\n");
+        out.append("# zsh completion for gpusched. Generated from its option specs by io.gpusched.cli.Completion; do not edit.\n");
         out.append("_gpusched() {\n");
         out.append("    local -a verbs opts\n");
         out.append("    verbs=(").append(words(m.verbs())).append(")\n");

@@ -18,7 +18,9 @@ final class ConvertCommand {
         picocli.CommandLine.Model.CommandSpec s = ClientOptions.base("convert", "Writes FILE, a jobs file of the"
                 + " fractional screen scheduler (scheduler.py: lines priority,script_path,conda_env,arguments,allowed_gpus),"
                 + " as a gpusched jobs file on stdout: priority negated (there lower runs first, here higher), conda_env"
-                + " as conda=, allowed_gpus as gpu-ids=, the command python SCRIPT ARGUMENTS. Comments and blank lines are"
+                + " as conda=, allowed_gpus as gpu-ids= (with gpus=1: any one of them), the command python SCRIPT ARGUMENTS,"
+                + " and every line unique (a job added again once it succeeded, or while it is queued or running, is not"
+                + " run again, as there). Comments and blank lines are"
                 + " kept, a header line dropped. stderr gets one line per input line with something gpusched has no"
                 + " equivalent for (its --cuda rewriting) or that is not a job line (left out). Exit 0, 1 when a line was"
                 + " left out, 2 for a bad command line.");

@@ -8,12 +8,13 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Writes what the packages ship beside the jar, all made from the help texts the CLI prints, so none is a
- * second copy kept by hand: the man page {@code gpusched.1}, {@code gpusched.bash} and {@code _gpusched}
+ * Writes what the packages ship beside the jar, all made from the option specs the CLI parses with and the
+ * help texts it prints, so none is a second copy kept by hand: the man page {@code gpusched.1}, {@code gpusched.bash} and {@code _gpusched}
  * (completion), {@code gpusched.fish}, and the commented example {@code gpusched.conf}. gpusched-dist's build runs it:
  * {@code java -cp gpusched.jar io.gpusched.cli.DistDocs OUT_DIR VERSION}.
  */
@@ -44,6 +45,7 @@ final class DistDocs {
     /** The verbs declared with picocli, each with its spec: their man page sections and completions come from it. */
     static Map<String, picocli.CommandLine.Model.CommandSpec> specs() {
         Map<String, picocli.CommandLine.Model.CommandSpec> specs = new LinkedHashMap<>();
+        specs.put("serve", CliArgs.spec(true));
         ClientOptions.VERBS.forEach(v -> specs.put(v, ClientOptions.spec(v)));
         specs.put("top", TopCommand.spec());
         specs.put("status", StatusCommand.spec());
@@ -56,14 +58,21 @@ final class DistDocs {
 
     static String manPage(String version) {
         List<ManPage.Section> commands = new ArrayList<>();
-        specs().forEach((verb, spec) -> commands.add(new ManPage.Section("gpusched " + verb, ClientOptions.usage(spec))));
+        specs().forEach((verb, spec) -> commands.add(new ManPage.Section("gpusched " + verb,
+                verb.equals("serve") ? serveSection() : ClientOptions.usage(spec))));
         commands.add(new ManPage.Section("gpusched --executor slurm", SlurmCommand.USAGE));
-        return ManPage.render(version, CliArgs.HELP, commands, ServeConfig.HELP);
+        return ManPage.render(version, CliArgs.help(false), commands, ServeConfig.HELP);
+    }
+
+    /** serve's help less its configuration file paragraph, which the man page has as a section of its own. */
+    private static String serveSection() {
+        String help = CliArgs.help(true);
+        int file = help.indexOf("\n\nConfiguration file:");
+        return (file < 0 ? help : help.substring(0, file)) + "\n\nIts configuration file: see CONFIGURATION FILE.";
     }
 
     static Completion.Model completionModel() {
-        // every verb's options are in its spec now: none has a hand-written help of its own
-        return Completion.model(CliArgs.HELP, specs(), Map.of());
+        return Completion.model(CliArgs.spec(false), specs());
     }
 
     /**
@@ -76,26 +85,23 @@ final class DistDocs {
         out.append("# Generated from gpusched --help; every option below is commented out, so its default applies.\n");
         out.append("# Restart the daemon to apply a change.\n#\n");
         ServeConfig.HELP.lines().forEach(l -> out.append("# ").append(l).append('\n'));
-        Map<String, HelpText.Option> documented = new LinkedHashMap<>();
-        HelpText.options(CliArgs.HELP).forEach(o -> documented.put(o.name(), o));
-        ServeConfig.keys().forEach((key, metavar) -> {
-            HelpText.Option o = documented.get(key);
-            out.append("\n");
-            if (o == null) {
-                out.append("# --").append(key).append(metavar.map(m -> " " + m).orElse(""))
-                        .append(": see gpusched serve in gpusched --help\n");
-                out.append('#').append(key).append(metavar.map(m -> " = " + m).orElse("")).append('\n');
-                return;
+        Map<String, Optional<String>> keys = ServeConfig.keys();
+        for (picocli.CommandLine.Model.OptionSpec o : CliArgs.spec(true).options()) {
+            String key = o.longestName().substring(2);
+            if (!keys.containsKey(key)) {
+                continue;
             }
-            boolean flag = metavar.isEmpty();
-            wrap(out, "--" + key + o.metavar().map(m -> " " + m).orElse("") + ": " + o.description());
+            String description = String.join(" ", o.description()).replace("%%", "%");
+            Optional<String> metavar = keys.get(key);
+            out.append("\n");
+            wrap(out, "--" + key + metavar.map(m -> " " + m).orElse("") + ": " + description);
             // The default when it is a value the option takes (a number or duration, not "all" or "off").
-            String example = o.metavar().orElse("");
-            for (Matcher d = DEFAULT.matcher(o.description()); d.find(); ) {
+            String example = metavar.orElse("");
+            for (Matcher d = DEFAULT.matcher(description); d.find(); ) {
                 example = d.group(1);
             }
-            out.append('#').append(key).append(flag ? "" : " = " + example).append('\n');
-        });
+            out.append('#').append(key).append(metavar.isEmpty() ? "" : " = " + example).append('\n');
+        }
         return out.toString();
     }
 

@@ -19,7 +19,8 @@ final class ExitCodes {
 
     /** The table, one row a line: the code, two spaces or more, what it means. */
     static final List<String> TABLE = List.of(
-            "0      done as asked",
+            "0      done as asked; also a unique job (--unique, serve --dedup) not submitted again because",
+            "       the same job is already queued, running or done ok, whose number is printed",
             "1      refused, with the reason printed: no such job (cancel, show, logs, attach), a job that could",
             "       never run here (submit, srun: more memory or GPUs than the machine has, a pinned GPU it lacks,",
             "       an after= naming no job), not yours, or no daemon",

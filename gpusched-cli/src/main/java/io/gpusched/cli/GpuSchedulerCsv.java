@@ -18,9 +18,12 @@ import java.util.regex.Pattern;
  *
  * <p>{@code priority} there is lower-first, here higher-first, so it is negated. {@code conda_env}
  * becomes {@code conda=} (empty: none, the command runs with the PATH's {@code python}),
- * {@code allowed_gpus} {@code gpu-ids=} (IDs and ranges are written the same), and the script and its
+ * {@code allowed_gpus} {@code gpu-ids=} (IDs and ranges are written the same) with {@code gpus=1} where it
+ * lists several (there: any one of them; here {@code gpu-ids} alone is all of them), and the script and its
  * arguments the command {@code python SCRIPT ARGS}: the path quoted for the shell where it needs it,
- * the arguments kept as written, since the original handed them to a shell too.
+ * the arguments kept as written, since the original handed them to a shell too. Every line is
+ * {@code unique}: the original hashes each job's script, arguments and environment and does not queue
+ * one whose hash is queued, running or succeeded, and its users rely on that.
  */
 final class GpuSchedulerCsv {
     // Characters a shell word may hold unquoted and mean the same.
@@ -82,10 +85,16 @@ final class GpuSchedulerCsv {
         if (!conda.isEmpty()) {
             attrs.add("conda=" + JobsFileParser.quote(conda));
         }
+        // Its users rely on a job added again after it succeeded not running again (its content hash).
+        attrs.add("unique");
         String command = "python " + shellWord(script) + (arguments.isEmpty() ? "" : " " + arguments);
         String line = (attrs.isEmpty() ? "" : "[" + String.join(" ", attrs) + "] ") + command;
         try {
-            JobSpec.parse(line);
+            if (JobSpec.parse(line).scheduling().gpuIds().size() > 1) {
+                // allowed_gpus is "any of these"; our gpu-ids alone would take them all.
+                attrs.add(attrs.indexOf("gpu-ids=" + gpus), "gpus=1");
+                line = "[" + String.join(" ", attrs) + "] " + command;
+            }
         } catch (JobSpecException e) {
             return bad(where, e.getMessage().replaceFirst("^<job>:1: ", ""), t);
         }

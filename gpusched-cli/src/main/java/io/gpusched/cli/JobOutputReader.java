@@ -35,9 +35,7 @@ final class JobOutputReader {
         if (found == TmuxAttach.Result.ATTACHED) {
             try {
                 int rc = TmuxAttach.attach(logs.tty().get());
-                String state = c.logs(no).state();
-                err.println(state.equals("running") ? "detached: job " + no + " keeps running (gpusched attach " + no
-                        + " attaches again)" : "job " + no + " has " + state);
+                err.println(afterAttach(c, no, logs.tty().get()));
                 return rc == 0 ? 0 : 1;
             } catch (java.io.IOException e) {
                 found = TmuxAttach.Result.NO_TMUX;
@@ -52,6 +50,46 @@ final class JobOutputReader {
                 : " has no terminal to attach to (not a [tty] job, or not running)") + "; following its log as"
                 + " gpusched logs " + no + " -f does");
         return logs(c, no, true);
+    }
+
+    /** How long {@code attach} waits for the daemon to list a job whose terminal closed as ended. */
+    static final java.time.Duration END_WAIT = java.time.Duration.ofSeconds(30);
+
+    /**
+     * What {@code attach} says once tmux returns. The terminal is asked, not the daemon: while the job's
+     * session is still there the user detached, and the job keeps running. Once it is gone the job's
+     * command has ended, but the daemon learns that only when the job's wrapper, which outlives the
+     * terminal by a moment (it waits for the last output to reach the log), exits and is reaped: the
+     * daemon is asked until it lists the end (at most {@link #END_WAIT}), so the end is what is said.
+     */
+    private static String afterAttach(GpuschedClient c, int no, String tty) {
+        if (TmuxAttach.hasSession(tty) == TmuxAttach.Result.ATTACHED) {
+            return "detached: job " + no + " keeps running (gpusched attach " + no + " attaches again)";
+        }
+        for (long end = System.nanoTime() + END_WAIT.toNanos(); ; ) {
+            Row row;
+            try {
+                row = c.job(no).row();
+            } catch (ServiceException e) {
+                return "gpusched: job " + no + "'s terminal closed, but its outcome cannot be read: " + e.getMessage();
+            }
+            if (row instanceof Row.Ended e) {
+                return outcome(e);
+            }
+            if (row instanceof Row.Pending) {
+                return "job " + no + " was stopped and waits to run again (gpusched attach " + no + " once it runs)";
+            }
+            if (System.nanoTime() > end) {
+                return "gpusched: job " + no + "'s terminal closed, but after " + END_WAIT.toSeconds() + " s the queue still"
+                        + " lists it running (gpusched show " + no + " says how it ends)";
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "job " + no + "'s terminal closed";
+            }
+        }
     }
 
     /**

@@ -55,8 +55,11 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     String render(SchedulerEvent e) {
         if (e instanceof SchedulerEvent.RunStarted r) {
             live = r.live();
-            return r.jobs() + " jobs queued [" + (r.live() ? "live queue (file re-read each round)" : "static queue")
-                    + "] (file and GPUs polled every " + seconds(r.poll()) + "s; a job that ends frees its GPUs at once;"
+            // Only a live queue has a file to poll: a static one was read once, a daemon's comes over its socket.
+            return r.jobs() + (r.jobs() == 1 ? " job" : " jobs") + " queued ["
+                    + (r.live() ? "live queue (file re-read each round)" : "static queue") + "] ("
+                    + (r.live() ? "file and GPUs" : "GPUs") + " polled every " + seconds(r.poll())
+                    + "s; a job that ends frees its GPUs at once;"
                     + " backend: " + r.backend()
                     + r.statusBoard().map(p -> "; status board: " + p).orElse("") + ")";
         } else if (e instanceof SchedulerEvent.GpusDiscovered g) {
@@ -96,6 +99,13 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         } else if (e instanceof SchedulerEvent.JobInfeasible i) {
             return "WARN  job " + i.no() + " INFEASIBLE — " + i.reason() + "; marking failed: " + i.command();
         } else if (e instanceof SchedulerEvent.JobStopping s) {
+            if (s.maxJobTime()) {
+                // The daemon's limit, not the job's: say which, so its user does not look for a timeout= they never wrote.
+                String over = "job " + s.no() + " over --max-job-time after " + seconds(s.elapsed()) + "s (limit "
+                        + s.limit().map(LogRenderer::seconds).orElse("?") + "s) — SIGTERM; ";
+                return s.why() == SchedulerEvent.StopReason.TIME_SLICE ? over + "it goes to the end of the queue"
+                        : "WARN  " + over + "it ends timeout";
+            }
             switch (s.why()) {
                 case CANCELLED:
                     return "WARN  job " + s.no() + " CANCELLED by user — SIGTERM to its session";

@@ -18,7 +18,7 @@ final class ManPage {
 
     /**
      * @param version the version for the footer, e.g. 0.1.0
-     * @param main the run's help ({@link CliArgs#HELP}): usage block, description, options, notes
+     * @param main the run's help ({@link CliArgs#help(boolean)}): usage block, description, options, notes
      * @param commands the other verbs' help texts, each under its own subsection
      * @param configuration the configuration file's description
      */
@@ -29,7 +29,7 @@ final class ManPage {
         out.append(".SH NAME\ngpusched \\- a VRAM\\-aware GPU job scheduler for one Linux machine\n");
         List<List<String>> blocks = HelpText.blocks(main);
         out.append(".SH SYNOPSIS\n");
-        preformatted(out, blocks.get(0).stream().map(l -> l.replaceFirst("^usage: ", "").replaceFirst("^ {7}", "")).toList());
+        preformatted(out, blocks.get(0).stream().map(l -> l.replaceFirst("^(?i)usage: ", "").replaceFirst("^ {7}", "")).toList());
         // Before the options: the description; after them, the exit codes and notes, each in its section.
         List<List<String>> description = new ArrayList<>();
         List<List<String>> exit = new ArrayList<>();
@@ -86,7 +86,7 @@ final class ManPage {
         } else if (block.get(0).startsWith("options") && block.size() > 1 && HelpText.isOptionLine(block.get(1))) {
             out.append(".PP\n").append(escape(block.get(0))).append('\n');
             options(out, block.subList(1, block.size()));
-        } else if (block.get(0).startsWith("usage:") || block.stream().anyMatch(l -> l.startsWith(" "))) {
+        } else if (block.get(0).toLowerCase(java.util.Locale.ROOT).startsWith("usage:") || block.stream().anyMatch(l -> l.startsWith(" "))) {
             preformatted(out, block);
         } else {
             out.append(".PP\n");

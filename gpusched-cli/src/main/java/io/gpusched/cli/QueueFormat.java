@@ -23,6 +23,9 @@ record QueueFormat(List<Column> columns) {
     /** The table {@code gpusched queue} prints without {@code --format} on a terminal. */
     static final QueueFormat DEFAULT = parse("%i %u %t %b %m %.M %.p %32c %r");
 
+    /** {@link #DEFAULT} when a job shown has a terminal ({@code [tty]}): a TTY column after STATE marks it. */
+    static final QueueFormat DEFAULT_WITH_TTY = parse("%i %u %t %y %b %m %.M %.p %32c %r");
+
     /** What a column can show. */
     enum Field {
         /** The job's number. */
@@ -31,11 +34,16 @@ record QueueFormat(List<Column> columns) {
         USER('u', "user", "USER"),
         /** running, stopping, pending, held, interrupted, or how it ended (ok, failed, timeout, ...). */
         STATE('t', "state", "STATE"),
-        /** The GPUs it runs (or ran) on. */
+        /** {@code tty} for a running or pending job with a terminal of its own ({@code gpusched attach N}), else {@code -}. */
+        TTY('y', "tty", "TTY"),
+        /** The GPUs it runs (or ran) on; a pending job's, those it asks for ({@code 2}, {@code 0.5}, {@code 1 on 2-3}). */
         GPUS('b', "gpus", "GPUS"),
         /** GPU memory: used now (running) or its peak (ended), then its declaration, e.g. {@code 3.1G/8G}. */
         MEMORY('m', "memory", "MEMORY"),
-        /** How long it has run, or ran: {@code 45s}, {@code 3m05s}, {@code 1h02m}, {@code 2d04h}. */
+        /**
+         * How long it has run, or ran, or (pending) has waited so far: {@code 45s}, {@code 3m05s}, {@code 1h02m},
+         * {@code 2d04h}.
+         */
         TIME('M', "time", "TIME"),
         /** Its declared priority. */
         PRIORITY('p', "priority", "PRIO"),

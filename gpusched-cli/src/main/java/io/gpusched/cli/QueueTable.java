@@ -46,7 +46,7 @@ final class QueueTable {
     static void printQueue(PrintStream page, QueueView.Shown shown, java.util.Optional<QueueFormat> format) {
         boolean ascii = !utf8Locale();
         if (format.isPresent() || System.console() != null) {
-            new QueueTable(format.orElse(QueueFormat.DEFAULT), Terminal.columns(), ascii).print(page, shown);
+            new QueueTable(format.orElseGet(() -> defaultFor(shown)), Terminal.columns(), ascii).print(page, shown);
         } else if (ascii) {
             java.io.ByteArrayOutputStream list = new java.io.ByteArrayOutputStream();
             QueueText.printQueue(new PrintStream(list, false, java.nio.charset.StandardCharsets.UTF_8), shown);
@@ -54,6 +54,21 @@ final class QueueTable {
         } else {
             QueueText.printQueue(page, shown);
         }
+    }
+
+    /**
+     * The table without {@code --format}: with a TTY column only when a job shown has a terminal, so
+     * the common queue without one is not widened by a column of dashes.
+     */
+    static QueueFormat defaultFor(QueueView.Shown shown) {
+        io.gpusched.protocol.QueueView.Board b = shown.snapshot().board();
+        return java.util.stream.Stream.of(b.running(), b.pending()).flatMap(List::stream).anyMatch(QueueTable::tty)
+                ? QueueFormat.DEFAULT_WITH_TTY : QueueFormat.DEFAULT;
+    }
+
+    /** @return whether the job runs, or will run, in a terminal of its own ({@code [tty]}) */
+    static boolean tty(Row r) {
+        return r instanceof Row.Running x ? x.tty() : r instanceof Row.Pending p && p.tty();
     }
 
     /**
@@ -89,7 +104,7 @@ final class QueueTable {
         for (Row r : rows) {
             List<String> line = new ArrayList<>(columns.size());
             for (QueueFormat.Column c : columns) {
-                line.add(text(cell(c.field(), r)));
+                line.add(text(cell(c.field(), r, shown.snapshot().at())));
             }
             cells.add(line);
         }
@@ -164,15 +179,21 @@ final class QueueTable {
         return b.toString();
     }
 
-    /** One cell's text, before cleaning. */
-    static String cell(QueueFormat.Field field, Row r) {
+    /**
+     * One cell's text, before cleaning.
+     *
+     * @param at when the snapshot was taken: a pending job's waiting so far ends there
+     */
+    static String cell(QueueFormat.Field field, Row r, java.time.Instant at) {
         return switch (field) {
             case JOB -> String.valueOf(r.no());
             case USER -> r.owner().map(ListText::text).orElse("-");
             case STATE -> state(r);
-            case GPUS -> gpus(r);
+            case TTY -> tty(r) ? "tty" : "-";
+            case GPUS -> r instanceof Row.Pending p ? p.gpusAsked().map(ListText::text).orElse("-") : gpus(r);
             case MEMORY -> memory(r);
-            case TIME -> time(r);
+            case TIME -> r instanceof Row.Pending p ? p.since().map(s -> duration(java.time.Duration.between(s, at)
+                    .getSeconds())).orElse("-") : time(r);
             case PRIORITY -> r instanceof Row.Running x ? String.valueOf(x.priority())
                     : r instanceof Row.Pending p ? String.valueOf(p.priority()) : "-";
             case REASON -> reason(r);

@@ -27,6 +27,11 @@ final class QueueText {
         return comment.map(c -> "   # " + DisplayWidth.clean(c.text())).orElse("");
     }
 
+    /** {@code  [tty]} after the number of a job with a terminal of its own, as its jobs-file line says it. */
+    private static String tty(Row row) {
+        return QueueTable.tty(row) ? " [tty]" : "";
+    }
+
     private static String mib(OptionalLong declared) {
         return declared.isEmpty() ? "undeclared" : declared.getAsLong() + " MiB";
     }
@@ -60,12 +65,12 @@ final class QueueText {
         out.println(board.running().size() + " running, " + board.pending().size() + " pending, " + shown.finished() + " done"
                 + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus()));
         for (Row.Running r : board.running()) {
-            out.println("▶ job " + r.no() + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
+            out.println("▶ job " + r.no() + tty(r) + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
                     + " gpu" + r.gpus() + " " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak "
                     + r.peakMib() + " MiB — " + r.command().text() + owner(r) + note(r.comment()));
         }
         for (Row.Pending p : board.pending()) {
-            out.println("… job " + p.no() + " " + mib(p.declaredMib()) + ", waits: " + p.reason().text() + " — "
+            out.println("… job " + p.no() + tty(p) + " " + mib(p.declaredMib()) + ", waits: " + p.reason().text() + " — "
                     + p.command().text() + owner(p) + note(p.comment()));
         }
         if (shown.leftOut() > 0) {

@@ -78,10 +78,7 @@ final class ReplayDeclarations {
         List<ReplayJob> out = new ArrayList<>();
         for (ReplayJob j : jobs) {
             JobSpec line = specs.get(j.no() - 1);
-            if (autoVram && !line.declared()) {
-                line = line.learningVram();
-            }
-            Requirements.Applied a = rules.apply(line);
+            Requirements.Applied a = rules.apply(line, autoVram);
             JobSpec spec = a.spec();
             a.rule().ifPresent(r -> ruleOf.put(j.no(), r));
             java.util.OptionalLong vram = spec.vramMib();

@@ -56,8 +56,6 @@ final class ServeConfig {
         }
     }
 
-    /** serve's options as written in its usage line ({@code [--socket PATH]}), beside the option lines. */
-    private static final Pattern USAGE_OPTION = Pattern.compile("\\[--([a-z][a-z0-9-]*)(?: ([^\\]]+))?\\]");
     private static final Pattern KEY = Pattern.compile("[a-z][a-z0-9-]*");
     /**
      * Options that make no sense in a file read at every start: --fresh would remove the journal each
@@ -76,54 +74,43 @@ final class ServeConfig {
     }
 
     /**
-     * The keys a file may set, each with the name of its value (none for a flag), from the help text
-     * {@code gpusched serve --help} prints: its option lines and serve's usage line.
+     * The keys a file may set, each with the name of its value (none for a flag): serve's options, from
+     * the spec its command line is parsed with ({@link CliArgs#spec(boolean)}), less {@link #NOT_KEYS}.
      */
     static Map<String, Optional<String>> keys() {
         Map<String, Optional<String>> keys = new LinkedHashMap<>();
-        for (HelpText.Option o : HelpText.options(CliArgs.HELP)) {
-            keys.put(o.name(), o.metavar());
-        }
-        CliArgs.HELP.lines().filter(l -> l.contains("gpusched serve ")).findFirst().ifPresent(line -> {
-            Matcher m = USAGE_OPTION.matcher(line);
-            while (m.find()) {
-                keys.putIfAbsent(m.group(1), Optional.ofNullable(m.group(2)));
+        for (picocli.CommandLine.Model.OptionSpec o : CliArgs.spec(true).options()) {
+            String key = o.longestName().replaceFirst("^--", "");
+            if (!NOT_KEYS.contains(key)) {
+                keys.put(key, o.arity().max() == 0 ? Optional.empty() : Optional.of(o.paramLabel()));
             }
-        });
-        keys.keySet().removeAll(NOT_KEYS);
+        }
         return keys;
     }
 
     /**
-     * {@code gpusched serve ARGV}: the configuration file's options, then ARGV without its {@code --config},
-     * parsed as one command line.
+     * {@code gpusched serve ARGV}: the configuration file's options, then ARGV, parsed as one command
+     * line. ARGV is read alone first (picocli, no value checked yet) for its {@code --config} and
+     * {@code --help}: so its own mistakes are not blamed on the file, and a broken file cannot hide the
+     * help that fixes it.
      *
      * @param argv what follows the word serve
      * @throws UsageException naming the file and line of a bad entry, or the line that set an option a
      *     check refused
      */
     static CliArgs parseServe(String... argv) {
-        List<String> rest = new ArrayList<>();
-        Optional<Path> named = Optional.empty();
-        for (int i = 0; i < argv.length; i++) {
-            String a = argv[i];
-            if (a.equals("--config")) {
-                if (i + 1 >= argv.length) {
-                    throw new UsageException("--config needs a file (see gpusched --help)");
-                }
-                named = Optional.of(Path.of(argv[++i]));
-            } else if (a.startsWith("--config=")) {
-                named = Optional.of(Path.of(a.substring("--config=".length())));
-            } else {
-                rest.add(a);
-            }
+        if (argv.length > 0 && argv[argv.length - 1].equals("--config")) {
+            // in the words the file's own errors use
+            throw new UsageException("--config needs a file (see gpusched --help)");
         }
-        // --help and --version print without reading it, so a broken file cannot hide the help that fixes it.
-        boolean printOnly = rest.stream().anyMatch(a -> a.equals("-h") || a.equals("--help") || a.equals("--version"));
-        ServeConfig config = printOnly ? new ServeConfig(List.of())
-                : named.isPresent() ? read(named.get(), true) : read(defaultFile(), false);
+        picocli.CommandLine.ParseResult line = CliArgs.read(true, argv);
+        if (line.isUsageHelpRequested() || line.hasMatchedOption("--version")) {
+            return CliArgs.parse(true, argv);
+        }
+        ServeConfig config = line.hasMatchedOption("--config")
+                ? read(Path.of(line.<String>matchedOptionValue("--config", "")), true) : read(defaultFile(), false);
         List<String> all = new ArrayList<>(config.argv());
-        all.addAll(rest);
+        all.addAll(List.of(argv));
         try {
             return CliArgs.parse(true, all.toArray(String[]::new));
         } catch (UsageException e) {

@@ -93,7 +93,8 @@ final class SrunCommand {
                     return withdrawnBy;
                 }
                 err.println("gpusched: " + e.getMessage());
-                return 1;
+                // A unique job already queued, running or done ok: not run again, as asked (exit-code table).
+                return e.code().equals("duplicate") ? ExitCodes.OK : 1;
             }
             if (withdrawnBy != 0) {
                 // The signal came as the grant did: the daemon sees the connection close and ends the run.

@@ -40,7 +40,7 @@ final class Verbs {
             new Verb("simulate", "replay a jobs file's placement on a pretend clock", "gpusched simulate jobs.txt --gpus-spec 4x80G"),
             new Verb("doctor", "check this machine for gpusched serve", "gpusched doctor"),
             new Verb("convert", "another tool's jobs file as ours, on stdout", "gpusched convert --from gpu_scheduler jobs.csv"),
-            new Verb("help", "the options of a jobs-file run and of serve", "gpusched help"),
+            new Verb("help", "a jobs-file run's options (gpusched serve --help: the daemon's)", "gpusched help"),
             new Verb("version", "the version, git revision, build date and Java runtime", "gpusched version"));
 
     private Verbs() {

@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The read-only web dashboard and its APIs, on the JDK's HTTP server with threads of its own (never the
  * scheduler's loop): {@code /} the page (one file, no external assets), {@code /events} its live updates
  * (Server-Sent Events), {@code /api/queue} the queue snapshot, {@code /api/jobs/N} one job with its
- * memory timeline, {@code /metrics} Prometheus text. Only GET and HEAD are answered: it changes nothing.
+ * memory timeline, {@code /metrics} Prometheus text, and {@code /status} and {@code /jobs} in
+ * local-gpu-scheduler's fields ({@link LocalSchedulerApi}). Only GET and HEAD are answered: it changes nothing.
  *
  * <p>Only the people its daemon's socket serves read it ({@link DashboardAccess}): every request carries
  * its user's token ({@code ?token=}, or {@code Authorization: Bearer}), which the socket hands out
@@ -86,6 +87,9 @@ public final class Dashboard implements AutoCloseable {
                     + e.getMessage() + "); pick another port, or 0 for any free one");
         }
         String page = page();
+        // The daemon's start: the dashboard starts with it, and the JVM's own start is earlier still.
+        java.time.Instant started = ProcessHandle.current().info().startInstant().orElseGet(java.time.Instant::now);
+        int port = server.getAddress().getPort();
         Tokens tokens = Tokens.fresh();
         AllowedHosts hosts = AllowedHosts.of(address, server.getAddress());
         EventStream events = new EventStream(scheduler);
@@ -103,7 +107,7 @@ public final class Dashboard implements AutoCloseable {
                     send(ex, 405, "text/plain; charset=utf-8", "the dashboard is read-only: GET or HEAD\n");
                     return;
                 }
-                route(ex, caller.get(), scheduler, metrics, events, page);
+                route(ex, caller.get(), scheduler, metrics, events, page, started, port);
             } catch (RuntimeException e) {
                 send(ex, 500, "text/plain; charset=utf-8", "gpusched dashboard: " + e + "\n");
             }
@@ -215,7 +219,7 @@ public final class Dashboard implements AutoCloseable {
     }
 
     private static void route(HttpExchange ex, Caller caller, Scheduler scheduler, Metrics metrics, EventStream events,
-                              String page) throws IOException {
+                              String page, java.time.Instant started, int port) throws IOException {
         String path = ex.getRequestURI().getPath();
         // The caller (a user by their token, or the scraper on /metrics) is shown the whole queue, as the
         // socket's queue op shows it to every user (PROTOCOL.md); where that op comes to hide something
@@ -237,9 +241,19 @@ public final class Dashboard implements AutoCloseable {
             }
         } else if (path.startsWith("/api/jobs/")) {
             job(ex, scheduler, snap, path.substring("/api/jobs/".length()));
+        } else if (path.equals("/status") || path.equals("/jobs")) {
+            // local-gpu-scheduler's two documents, shown to whom /api/queue is: the same whole queue.
+            if (snap.isEmpty()) {
+                notReady(ex);
+            } else if (path.equals("/status")) {
+                send(ex, 200, "application/json", LocalSchedulerApi.status(snap.get(), BuildInfo.current().version(),
+                        started, java.time.Instant.now(), port));
+            } else {
+                send(ex, 200, "application/json", LocalSchedulerApi.jobs(snap.get(), metrics.pids()));
+            }
         } else {
             send(ex, 404, "application/json", error("not_found", "no such page: " + path
-                    + "; there are /, /events, /api/queue, /api/jobs/N and /metrics"));
+                    + "; there are /, /events, /api/queue, /api/jobs/N, /status, /jobs and /metrics"));
         }
     }
 

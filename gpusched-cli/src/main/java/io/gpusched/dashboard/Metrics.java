@@ -43,6 +43,8 @@ public final class Metrics implements Consumer<SchedulerEvent> {
 
     private final Supplier<Optional<QueueSnapshot>> snapshots;
     private final BuildInfo build;
+    /** When the counters started from 0: what each counter's {@code _created} says. */
+    private final Instant created;
     private final Histogram waits = new Histogram(WAIT_BUCKETS);
     private final Histogram runs = new Histogram(RUN_BUCKETS);
     private final Histogram ratios = new Histogram(RATIO_BUCKETS);
@@ -55,6 +57,8 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     private List<GpuGauges> gpus = List.of();
     private Optional<Instant> lastFreed = Optional.empty();
     private volatile Exposition published;
+    /** Each running job's session leader, by number, for {@code /jobs}: written by the loop, read by HTTP threads. */
+    private final Map<Integer, Long> pids = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * @param snapshots the scheduler's {@code snapshot()}: read on each status update, which the loop emits
@@ -70,8 +74,18 @@ public final class Metrics implements Consumer<SchedulerEvent> {
      * @param build what {@code gpusched_build_info} says
      */
     public Metrics(Supplier<Optional<QueueSnapshot>> snapshots, BuildInfo build) {
+        this(snapshots, build, Instant.now());
+    }
+
+    /**
+     * @param snapshots as for {@link #Metrics(Supplier, BuildInfo)}
+     * @param build what {@code gpusched_build_info} says
+     * @param created when the counters start from 0, for their {@code _created}
+     */
+    Metrics(Supplier<Optional<QueueSnapshot>> snapshots, BuildInfo build, Instant created) {
         this.snapshots = snapshots;
         this.build = build;
+        this.created = created;
         for (JobStatus s : JobStatus.values()) {
             finished.put(s.journalName(), 0L);
         }
@@ -110,8 +124,9 @@ public final class Metrics implements Consumer<SchedulerEvent> {
      * @param runs run time histogram, seconds
      * @param ratios peak / declaration histogram
      * @param latencies dispatch latency histogram, seconds
+     * @param created when the counters started counting (this listener's creation, with its scheduler)
      */
-    record Exposition(BuildInfo build, long started, Map<String, Long> finished, long running, long pending, long held,
+    record Exposition(BuildInfo build, Instant created, long started, Map<String, Long> finished, long running, long pending, long held,
                       List<GpuGauges> gpus, Histogram.Snapshot waits, Histogram.Snapshot runs,
                       Histogram.Snapshot ratios, Histogram.Snapshot latencies) {
     }
@@ -124,6 +139,7 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     @Override
     public void accept(SchedulerEvent e) {
         if (e instanceof SchedulerEvent.JobStarted s) {
+            pids.put(s.no(), s.pid());
             started++;
             waits.observe(seconds(s.waited()));
             Instant arrived = s.at().minus(s.waited());
@@ -151,6 +167,11 @@ public final class Metrics implements Consumer<SchedulerEvent> {
         publish();
     }
 
+    /** @return each running job's session leader by job number, where this listener saw it start; safe from any thread */
+    Map<Integer, Long> pids() {
+        return Map.copyOf(pids);
+    }
+
     /** @return what a scrape shows now; safe from any thread */
     Exposition exposition() {
         return published;
@@ -161,6 +182,9 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     }
 
     private void queue(StatusBoard b) {
+        java.util.Set<Integer> now = new java.util.HashSet<>();
+        b.running().forEach(r -> now.add(r.no()));
+        pids.keySet().retainAll(now);
         running = b.running().size();
         held = b.pending().stream().filter(StatusBoard.Pending::held).count();
         pending = b.pending().size() - held;
@@ -182,7 +206,7 @@ public final class Metrics implements Consumer<SchedulerEvent> {
     }
 
     private void publish() {
-        published = new Exposition(build, started, Map.copyOf(finished), running, pending, held, gpus, waits.snapshot(),
+        published = new Exposition(build, created, started, Map.copyOf(finished), running, pending, held, gpus, waits.snapshot(),
                 runs.snapshot(), ratios.snapshot(), latencies.snapshot());
     }
 
@@ -208,7 +232,10 @@ public final class Metrics implements Consumer<SchedulerEvent> {
      * end in the base unit ({@code _bytes}, {@code _seconds}; ratios are 0–1 and end in {@code _ratio}), as
      * Prometheus's naming guide asks. Counters and histograms count from this scheduler's start
      * ({@code process_start_time_seconds}): they are not kept across restarts, which {@code rate()} and
-     * {@code increase()} take as a reset.
+     * {@code increase()} take as a reset. Each counter {@code X_total} is followed by {@code X_created}, the
+     * Unix time in seconds it started counting from, one per labelled series, as the exposition formats
+     * define it for counters; in this text format it is a gauge family of its own with its own HELP, so
+     * {@code promtool check metrics} finds nothing to say.
      *
      * @param x what to show
      * @return the text, ending in a line feed
@@ -222,11 +249,11 @@ public final class Metrics implements Consumer<SchedulerEvent> {
                 new PrometheusText.Sample(Map.of("state", "running"), x.running()),
                 new PrometheusText.Sample(Map.of("state", "pending"), x.pending()),
                 new PrometheusText.Sample(Map.of("state", "held"), x.held())));
-        t.counter("gpusched_jobs_started_total", "Job attempts started (an OOM retry or a requeued job starts again), "
+        counter(t, x, "gpusched_jobs_started_total", "Job attempts started (an OOM retry or a requeued job starts again), "
                 + "since this scheduler started.", List.of(PrometheusText.Sample.of(x.started())));
         List<PrometheusText.Sample> ended = new ArrayList<>();
         new TreeMap<>(x.finished()).forEach((status, n) -> ended.add(new PrometheusText.Sample(Map.of("status", status), n)));
-        t.counter("gpusched_jobs_finished_total", "Jobs that reached a final state, by status, since this scheduler "
+        counter(t, x, "gpusched_jobs_finished_total", "Jobs that reached a final state, by status, since this scheduler "
                 + "started.", ended);
         t.histogram("gpusched_job_wait_seconds", "Time from a job's submission (or first sight of its jobs-file line) "
                 + "to its start, in seconds.", x.waits());
@@ -252,6 +279,15 @@ public final class Metrics implements Consumer<SchedulerEvent> {
                 gpu(x, g -> g.paused() ? 1 : 0));
         t.gauge("gpusched_gpu_healthy", "1 when the backend reports the GPU healthy.", gpu(x, g -> g.healthy() ? 1 : 0));
         return t.toString();
+    }
+
+    /** A counter {@code X_total} and its {@code X_created}: the same series, each the time counting began. */
+    private static void counter(PrometheusText t, Exposition x, String name, String help, List<PrometheusText.Sample> samples) {
+        t.counter(name, help, samples);
+        String base = name.substring(0, name.length() - "_total".length());
+        double since = x.created().getEpochSecond() + x.created().getNano() / 1e9;
+        t.gauge(base + "_created", "When " + name + " started counting from 0 (this scheduler's start), Unix time in "
+                + "seconds.", samples.stream().map(s -> new PrometheusText.Sample(s.labels(), since)).toList());
     }
 
     private static List<PrometheusText.Sample> gpu(Exposition x, java.util.function.ToLongFunction<GpuGauges> f) {

@@ -34,11 +34,15 @@ class AttachEndToEndTest {
         if (daemon != null) {
             daemon.close();
             // A job outlives a killed daemon by design; one a failed test left waiting ends with its terminal.
-            new ProcessBuilder("tmux", "-L", io.gpusched.model.TtySession.of(daemon.logs(), 1).name(), "kill-server")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            for (int no = 1; no <= 20; no++) {
+                new ProcessBuilder("tmux", "-L", io.gpusched.model.TtySession.of(daemon.logs(), no).name(), "kill-server")
+                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            }
         }
         new ProcessBuilder("tmux", "-L", outer, "kill-server").redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        // tmux leaves its socket when its server exits: the test's own terminal leaves none either.
+        Files.deleteIfExists(Path.of("/tmp", "tmux-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid"), outer));
     }
 
     @Test
@@ -62,6 +66,41 @@ class AttachEndToEndTest {
         Files.writeString(go, "");
         daemon.awaitQueue("✓ job 1 ok");
         assertEquals(new Result(0, "on-the-job-screen\nafter-detach\n", ""), daemon.verb("logs", "1"));
+    }
+
+    /**
+     * The job ends while its owner is attached: the terminal closes, and {@code attach} says how the job
+     * ended, never that it keeps running, however the daemon's notice of the end and tmux's return are
+     * ordered. Each job waits for a client to attach and then ends at once, the narrowest window there is.
+     */
+    @Test
+    @Timeout(value = 400, unit = TimeUnit.SECONDS)
+    void attachReportsTheJobsEnd_twentyTimesInARow() throws Exception {
+        assumeTrue(Tmux.present(), "tmux is not installed (Debian package tmux): gpusched attach is not tested");
+        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1").start();
+        int times = 20;
+        StringBuilder loop = new StringBuilder();
+        for (int i = 1; i <= times; i++) {
+            // $TMUX inside the pane names the job's own server: the job ends once someone attached.
+            assertEquals(0, daemon.verb("submit", "--tty", "--vram", "100M", "--", "until [ -n \"$(tmux list-clients)\" ];"
+                    + " do sleep 0.02; done; echo bye-" + i + "; exit 3").code());
+            loop.append(String.join(" ", clientArgv("attach", String.valueOf(i)).stream().map(a -> "'" + a + "'").toList()))
+                    .append(" 2>").append(dir.resolve("attach-" + i + ".err")).append("; echo $? >").append(dir.resolve("rc-" + i))
+                    .append('\n');
+        }
+        daemon.awaitQueue("20 running");
+        Path client = dir.resolve("attach-all.sh");
+        Files.writeString(client, loop + "echo all-attached\n");
+        tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "sh " + client + "; sleep 600");
+        awaitScreen("all-attached", 300);
+        List<String> wrong = new ArrayList<>();
+        for (int i = 1; i <= times; i++) {
+            String said = Files.readString(dir.resolve("attach-" + i + ".err"));
+            if (!said.startsWith("job " + i + " failed, exit 3 in ") || said.contains("keeps running")) {
+                wrong.add("attach " + i + " said: " + said);
+            }
+        }
+        assertEquals(List.of(), wrong, "every attach reports its job's end");
     }
 
     @Test
@@ -97,7 +136,11 @@ class AttachEndToEndTest {
     }
 
     private String awaitScreen(String text) throws Exception {
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); ; Thread.sleep(100)) {
+        return awaitScreen(text, 30);
+    }
+
+    private String awaitScreen(String text, int seconds) throws Exception {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds); ; Thread.sleep(100)) {
             String screen = tmux("capture-pane", "-p", "-t", "t");
             if (screen.contains(text) || System.nanoTime() > end) {
                 return screen;

@@ -191,7 +191,8 @@ class CommandLineAsTypedEndToEndTest {
         assertEquals(4, lines.size(), table.out());
         assertTrue(lines.get(0).matches("JOB +USER +STATE +GPUS +MEMORY +TIME +PRIO +EXIT +REASON"), lines.get(0));
         assertTrue(lines.get(1).matches("1 +" + me + " +running +0 +\\d+M/2G +\\d+s +3 +-"), lines.get(1));
-        assertTrue(lines.get(2).matches("3 +" + me + " +pending +- +-/1G +- +0 +- +needs 2 GPUs with ≥ 1536 MiB headroom.*gpu1 is paused.*"), lines.get(2));
+        // a pending job: the GPUs it asks for, and how long it has waited so far
+        assertTrue(lines.get(2).matches("3 +" + me + " +pending +2 +-/1G +\\d+s +0 +- +needs 2 GPUs with ≥ 1536 MiB headroom.*gpu1 is paused.*"), lines.get(2));
         assertTrue(lines.get(3).matches("2 +" + me + " +failed +\\d +-/- +(\\d+s|-) +- +3 +exit 3"), lines.get(3));
 
         Result names = client(Map.of("COLUMNS", "40", "LANG", "C.UTF-8"), "queue", "--format", "job,state,command");

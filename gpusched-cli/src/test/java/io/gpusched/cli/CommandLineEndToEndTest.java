@@ -269,14 +269,97 @@ class CommandLineEndToEndTest {
     @Test
     void convertTakesOptEqualsValue_andAMisspeltOptionIsAnsweredWithTheNearestOne() throws Exception {
         Path csv = Files.writeString(dir.resolve("jobs.csv"), "0,/a.py,,,\n");
-        assertEquals(new ServeDaemon.Result(0, "python /a.py\n", ""), gpusched("convert", "--from=gpu_scheduler", csv.toString()));
-        assertEquals(new ServeDaemon.Result(0, "python /a.py\n", ""), gpusched("convert", csv.toString(), "--from", "gpu_scheduler"));
+        assertEquals(new ServeDaemon.Result(0, "[unique] python /a.py\n", ""), gpusched("convert", "--from=gpu_scheduler", csv.toString()));
+        assertEquals(new ServeDaemon.Result(0, "[unique] python /a.py\n", ""), gpusched("convert", csv.toString(), "--from", "gpu_scheduler"));
         assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --form for gpusched convert — did you mean"
                 + " --from? (see gpusched convert --help)\n"), gpusched("convert", "--form=gpu_scheduler", csv.toString()));
         ServeDaemon.Result help = gpusched("convert", "--help");
         assertEquals(0, help.code(), help.err());
         assertTrue(help.out().startsWith("Usage: gpusched convert ") && help.out().contains("--from=TOOL")
                 && help.out().contains("Example:\n  gpusched convert --from gpu_scheduler jobs.csv\n"), help.out());
+    }
+
+    @Test
+    void serveHasItsOwnHelpWithAnExample_takesOptEqualsValue_andAMisspeltOptionIsAnsweredWithTheNearestOne() throws Exception {
+        ServeDaemon.Result help = gpusched("serve", "--help");
+        assertEquals(0, help.code(), help.err());
+        assertTrue(help.out().startsWith("Usage: gpusched serve "), help.out());
+        assertTrue(help.out().contains("\nExample:\n  gpusched serve --sim 2 --socket /tmp/gpusched.sock\n"), help.out());
+        // its own options and those it shares with a run, one line each, and its configuration file
+        for (String line : List.of("\n  --admin-group G ", "\n  --stop-jobs-on-exit ", "\n  --config FILE ",
+                "\n  --margin MIB ", "\n  -v, --verbose ", "\nConfiguration file:\n")) {
+            assertTrue(help.out().contains(line), line + " in " + help.out());
+        }
+        assertFalse(help.out().contains("--executor"), "a run's own option is not serve's: " + help.out());
+        ServeDaemon.Result run = gpusched("--help");
+        assertTrue(run.out().startsWith("Usage: gpusched JOBS_FILE [options]\n") && !run.out().contains("--admin-group G ")
+                && run.out().contains("\nExample:\n  " + CliArgs.RUN_EXAMPLE + "\n"), run.out());
+
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --margn for gpusched serve — did you mean"
+                + " --margin? (see gpusched serve --help)\n"), gpusched("serve", "--config=/dev/null", "--margn=512"));
+        // --opt=value reaches the value's check, as --opt value does
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: --max-connections must be 1 to 1000000 connections, got 0\n"),
+                gpusched("serve", "--config=/dev/null", "--max-connections=0"));
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: serve takes no jobs file argument; to watch one too, use"
+                + " --jobs jobs.txt (see gpusched serve --help)\n"), gpusched("serve", "--config", "/dev/null", "jobs.txt"));
+    }
+
+    @Test
+    void aRunTakesOptEqualsValue_aServeOptionIsSaidToBeServes_andAMisspeltOptionIsAnsweredWithTheNearestOne()
+            throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "echo ran-it\n");
+        ServeDaemon.Result r = gpusched("jobs.txt", "--sim=1", "--poll=0.1", "--log-dir=" + dir.resolve("logs"));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().contains("job 1 finished [OK]"), r.out());
+        assertTrue(Files.isRegularFile(dir.resolve("logs/journal.jsonl")), "--log-dir=DIR was taken");
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: unknown option --simm — did you mean --sim? (see gpusched"
+                + " --help)\n"), gpusched(jobs.toString(), "--simm=1"));
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: --admin-group is an option of gpusched serve\n"),
+                gpusched(jobs.toString(), "--admin-group", "gpuadmin"));
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: one jobs file only; 'more.txt' is a second (see gpusched"
+                + " --help)\n"), gpusched(jobs.toString(), "more.txt"));
+        assertEquals(new ServeDaemon.Result(2, "", "gpusched: --poll needs a value (see gpusched --help)\n"),
+                gpusched(jobs.toString(), "--poll"));
+    }
+
+    @Test
+    void everyVerbsHelpEndsItsUsageWithAnExampleOfThatVerb_andARunsHelpWithOneOfARun() throws Exception {
+        for (Verbs.Verb v : Verbs.ALL) {
+            ServeDaemon.Result r = ServeDaemon.cli(v.name(), "--help");
+            assertEquals(0, r.code(), v.name() + ": " + r.err());
+            assertTrue(r.out().contains("\nExample:\n  " + v.example() + "\n"), v.name() + " --help:\n" + r.out());
+            assertTrue(v.example().startsWith("gpusched " + v.name()), v.example());
+        }
+        ServeDaemon.Result run = ServeDaemon.cli("--help");
+        assertEquals(0, run.code(), run.err());
+        assertTrue(run.out().contains("\nExample:\n  gpusched examples/demo.txt "), run.out());
+        assertEquals(run, ServeDaemon.cli("help"), "gpusched help prints what gpusched --help does");
+    }
+
+    @Test
+    void aPendingRowShowsTheGpusItAsksFor_asItsLineSaysThem_andHowLongItHasWaitedSoFar() throws Exception {
+        serve();
+        String socket = daemon.socket().toString();
+        assertEquals(0, daemon.verb("pause", "0").code());
+        assertEquals(0, daemon.verb("pause", "1").code());
+        assertEquals(0, gpusched("submit", "--socket", socket, "--gpus", "2", "--", "true").code());
+        assertEquals(0, gpusched("submit", "--socket", socket, "--gpu-ids", "1", "--", "true").code());
+        assertEquals(0, gpusched("submit", "--socket", socket, "--gpus=0.5", "--", "true").code());
+        daemon.awaitQueue("0 running, 3 pending, 0 done");
+        Thread.sleep(1500);
+        ServeDaemon.Result first = gpusched("queue", "--socket", socket, "--format", "job,state,gpus,time");
+        assertEquals(0, first.code(), first.err());
+        List<String> rows = first.out().lines().toList();
+        assertEquals(4, rows.size(), first.out());
+        assertTrue(rows.get(1).matches("1 +pending +2 +\\d+s"), first.out());
+        assertTrue(rows.get(2).matches("2 +pending +1 on 1 +\\d+s"), first.out());
+        assertTrue(rows.get(3).matches("3 +pending +0\\.5 +\\d+s"), first.out());
+        long waited = Long.parseLong(rows.get(1).replaceAll(".* (\\d+)s$", "$1"));
+        assertTrue(waited >= 1, first.out());
+        Thread.sleep(2000);
+        String later = gpusched("queue", "--socket", socket, "--format", "%i %M").out().lines().toList().get(1);
+        assertTrue(Long.parseLong(later.replaceAll(".* (\\d+)s$", "$1")) >= waited + 1, "it goes on counting: " + later);
+        daemon.verb("cancel", "--user", "me");
     }
 
     private static boolean onPath(String program) {

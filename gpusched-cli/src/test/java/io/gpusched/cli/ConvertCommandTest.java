@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.cli.ServeDaemon.Result;
 import io.gpusched.jobs.JobSpec;
@@ -36,11 +37,11 @@ class ConvertCommandTest {
         Result r = ServeDaemon.cli("convert", "--from", "gpu_scheduler", csv.toString());
         assertEquals(String.join("\n",
                 "# Comments start with #",
-                "[gpu-ids=0-3 conda=pytorch_env] python /path/to/train.py --llm qwen2.5-7b-inst --epochs 100",
-                "[priority=-1 conda=pytorch_env] python /path/to/eval.py --llm qwen2.5-3b-inst --dataset test",
-                "[priority=-2 gpu-ids=4,5,6,7] python /path/to/inference.py --llm qwen2.5-32b-inst --batch_size 1",
+                "[gpus=1 gpu-ids=0-3 conda=pytorch_env unique] python /path/to/train.py --llm qwen2.5-7b-inst --epochs 100",
+                "[priority=-1 conda=pytorch_env unique] python /path/to/eval.py --llm qwen2.5-3b-inst --dataset test",
+                "[priority=-2 gpus=1 gpu-ids=4,5,6,7 unique] python /path/to/inference.py --llm qwen2.5-32b-inst --batch_size 1",
                 "",
-                "[priority=3 gpu-ids=1 conda='/opt/envs/a b'] python '/home/u/my scripts/it'\\''s.py' --cuda 2 --x 'a b'",
+                "[priority=3 gpu-ids=1 conda='/opt/envs/a b' unique] python '/home/u/my scripts/it'\\''s.py' --cuda 2 --x 'a b'",
                 "",
                 ""), r.out());
         assertEquals(String.join("\n",
@@ -58,17 +59,23 @@ class ConvertCommandTest {
         List<JobSpec> jobs = JobsFileParser.parse(r.out(), "converted.txt");
         assertEquals(4, jobs.size());
         assertEquals(List.of("0", "1", "2", "3"), jobs.get(0).scheduling().gpuIds());
+        // allowed_gpus is "any of these": one GPU among the pins, not all of them.
+        assertEquals(1, jobs.get(0).gpus());
+        assertEquals(1, jobs.get(2).gpus());
+        assertEquals(List.of("1"), jobs.get(3).scheduling().gpuIds());
+        assertEquals(1, jobs.get(3).gpus());
         assertEquals(Optional.of("pytorch_env"), jobs.get(0).environment().conda());
         assertEquals(-2, jobs.get(2).scheduling().priority());
         assertEquals(Optional.empty(), jobs.get(2).environment().conda());
         assertEquals(Optional.of("/opt/envs/a b"), jobs.get(3).environment().conda());
         assertEquals("python '/home/u/my scripts/it'\\''s.py' --cuda 2 --x 'a b'", jobs.get(3).command());
+        assertTrue(jobs.stream().allMatch(JobSpec::unique), "gpu_scheduler's users rely on its deduplication");
     }
 
     @Test
     void aCleanFileExits0_andTheCommandLineIsChecked() throws Exception {
         Path csv = Files.writeString(dir.resolve("jobs.txt"), "0,/a.py,,,\n");
-        assertEquals(new Result(0, "python /a.py\n", ""), ServeDaemon.cli("convert", "--from", "gpu_scheduler", csv.toString()));
+        assertEquals(new Result(0, "[unique] python /a.py\n", ""), ServeDaemon.cli("convert", "--from", "gpu_scheduler", csv.toString()));
         assertEquals(2, ServeDaemon.cli("convert", csv.toString()).code());
         assertEquals(new Result(2, "", "gpusched: convert knows --from gpu_scheduler only, not slurm\n"),
                 ServeDaemon.cli("convert", "--from", "slurm", csv.toString()));

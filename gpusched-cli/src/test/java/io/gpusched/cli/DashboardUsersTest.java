@@ -184,4 +184,48 @@ class DashboardUsersTest {
             stop(roots);
         }
     }
+
+    @Test
+    void statusAndJobsAnswerInLocalGpuSchedulersFields_toAUserWithHerToken_andNobodyWithout() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+        Path socket = dir.resolve("run/gpusched.sock");
+        Path log = dir.resolve("daemon.log");
+        Process daemon = serve("root", System.getProperty("java.class.path"), socket, dir.resolve("logs"), log);
+        try {
+            String s = socket.toString();
+            String base = base(log);
+            Path home = ownDir(ADA, dir.resolve(ADA));
+            assertEquals(0, asUser(ADA, cp, home, "submit", "--socket", s, "--vram", "1G", "--", "sleep 60").code());
+            assertEquals(0, asUser(ADA, cp, home, "submit", "--socket", s, "--vram", "1G", "--", "true").code());
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                 !ServeDaemon.cli("queue", "--socket", s).out().contains("job 2 ok"); Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, ServeDaemon.cli("queue", "--socket", s).out());
+            }
+            String url = asUser(ADA, cp, home, "dashboard", "--socket", s).out().strip();
+            int port = java.net.URI.create(base).getPort();
+
+            String status = fetch(ADA, DashboardEndToEndTest.at(url, "status"));
+            // Keys come sorted, as every JSON of the dashboard's; jq reads them by name.
+            assertTrue(status.matches("(?s)200\\n\\{\"gpus_allocated\":\\[0\\],\"gpus_total\":1,\"jobs_queued\":0,"
+                    + "\"jobs_running\":1,\"jobs_total\":2,\"port\":" + port + ",\"service\":\"gpusched\",\"uptime_s\":[0-9]+,"
+                    + "\"version\":\"[^\"]+\"}\\n"), status);
+
+            String jobs = fetch(ADA, DashboardEndToEndTest.at(url, "jobs"));
+            Matcher m = Pattern.compile("^200\\n\\[\\{\"gpus\":\\[0\\],\"id\":1,\"num_gpus\":1,\"pid\":([0-9]+),"
+                    + "\"status\":\"running\"},\\{\"gpus\":\\[0\\],\"id\":2,\"num_gpus\":1,\"status\":\"ok\"}]\\n$").matcher(jobs);
+            assertTrue(m.find(), jobs);
+            String uid = Files.readAllLines(Path.of("/proc", m.group(1), "status")).stream()
+                    .filter(l -> l.startsWith("Uid:")).findFirst().orElseThrow().split("\\s+")[1];
+            assertEquals(UnixUsers.output("id", "-u", ADA), uid, "the pid is her running job's");
+
+            assertEquals("401\ngpusched dashboard: this needs your token; run gpusched dashboard for your URL\n",
+                    fetch(BOB, base + "status"));
+            String t = token(url);
+            String mangled = t.substring(0, t.length() - 1) + (t.endsWith("x") ? "y" : "x");
+            assertTrue(fetch(BOB, base + "jobs?token=" + mangled).startsWith("403\n"));
+        } finally {
+            stop(daemon);
+        }
+    }
 }

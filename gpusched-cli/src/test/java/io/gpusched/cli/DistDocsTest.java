@@ -23,7 +23,7 @@ class DistDocsTest {
     void theManPageHasEveryRunOptionAsAnEntry_andEveryVerbsHelp() {
         String man = DistDocs.manPage("9.9");
         assertTrue(man.contains(".TH GPUSCHED 1 \"\" \"gpusched 9.9\""), man);
-        for (HelpText.Option o : HelpText.options(CliArgs.HELP)) {
+        for (HelpText.Option o : HelpText.options(CliArgs.help(false))) {
             assertTrue(man.contains("\\fB\\-\\-" + ManPage.escape(o.name()) + "\\fR"), o.name());
         }
         for (String section : List.of(".SH SYNOPSIS", ".SH OPTIONS", ".SH \"EXIT STATUS\"", ".SH COMMANDS",
@@ -122,5 +122,26 @@ class DistDocsTest {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "skipped: bash is not installed");
         assertEquals(List.of("--on-timeout"), bashCompletes("srun", "--on-t"));
         assertEquals(List.of("--preemptible"), bashCompletes("submit", "--pree"));
+    }
+    @Test
+    void serveAndARunAreCompletedAndManPagedFromTheSpecsTheirParserUses() throws Exception {
+        Completion.Model m = DistDocs.completionModel();
+        Set<String> serve = new java.util.LinkedHashSet<>();
+        CliArgs.spec(true).options().forEach(o -> serve.addAll(List.of(o.names())));
+        Set<String> run = new java.util.LinkedHashSet<>();
+        CliArgs.spec(false).options().forEach(o -> run.addAll(List.of(o.names())));
+        assertEquals(serve, m.verbOptions().get("serve"));
+        assertEquals(run, m.runOptions());
+        assertTrue(serve.contains("--stop-jobs-on-exit") && !run.contains("--stop-jobs-on-exit"), run.toString());
+        String man = DistDocs.manPage("9.9");
+        assertTrue(man.contains(".SS \"gpusched serve\""), man);
+        for (String option : serve) {
+            if (option.startsWith("--")) {
+                assertTrue(man.contains("\\fB\\-\\-" + ManPage.escape(option.substring(2)) + "\\fR"), option);
+            }
+        }
+        Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "skipped: bash is not installed");
+        assertEquals(List.of("--stop-jobs-on-exit"), bashCompletes("serve", "--stop-j"));
+        assertEquals(List.of(), bashCompletes("--stop-j"), "a run does not take serve's own options");
     }
 }

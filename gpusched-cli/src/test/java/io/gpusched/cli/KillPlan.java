@@ -16,7 +16,7 @@ import java.util.function.Predicate;
 sealed interface KillPlan {
     /** Lines worth dying right after, by what they acknowledge. */
     List<String> TRIGGERS = List.of(" started on gpu [", " finished [", "hit CUDA OOM", "interrupted mid-run",
-            "ORPHAN of a previous scheduler", " jobs queued [", "already completed ok");
+            "ORPHAN of a previous scheduler", " queued [", "already completed ok");
 
     /** The most a plan waits before it kills, in milliseconds. */
     int MAX_DELAY_MS = 700;
@@ -47,7 +47,7 @@ sealed interface KillPlan {
         String line = TRIGGERS.get(rnd.nextInt(TRIGGERS.size()));
         int nth = 1 + rnd.nextInt(3);
         // a scheduler prints its queue size once
-        return new AfterLine(line, line.equals(" jobs queued [") ? 1 : nth, rnd.nextInt(MAX_DELAY_MS + 1));
+        return new AfterLine(line, line.equals(" queued [") ? 1 : nth, rnd.nextInt(MAX_DELAY_MS + 1));
     }
 
     /** @return the line trigger to start the scheduler with (never matches for the delay plans) */

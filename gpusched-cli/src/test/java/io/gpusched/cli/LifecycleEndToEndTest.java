@@ -195,8 +195,8 @@ class LifecycleEndToEndTest {
                 + "[vrma=1G] echo c\n");
         String warn = run.await("WARN  jobs.txt:3:");
         assertEquals("WARN  jobs.txt:3: token without '=' in attribute block: 'oops'; write key=value or a bare word "
-                + "(cancel, preemptible, tty); known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, "
-                + "on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment (a command that starts with '[' needs an empty block first: "
+                + "(cancel, preemptible, tty, unique); known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, "
+                + "on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment, unique (a command that starts with '[' needs an empty block first: "
                 + "[] [ -f x ] && ...) (and 2 more bad lines) — keeping the previous queue until the file is fixed", warn);
         assertEquals(0, run.exitCode());
         assertEquals(1, run.lines().stream().filter(l -> l.contains("bad line")).count(), "one event:\n" + run.output());

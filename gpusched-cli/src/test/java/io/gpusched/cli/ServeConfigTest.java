@@ -173,4 +173,18 @@ class ServeConfigTest {
                 argv(example.lines().filter(l -> l.matches("#(poll|margin|reserve-after) = .*"))
                         .map(l -> l.substring(1)).reduce("", (a, b) -> a + b + "\n")));
     }
+    @Test
+    void everyOptionServesHelpListsIsAKeyOrOneThatMakesNoSenseInAFile_andTheExampleFileHasALineForEachKey() {
+        java.util.Set<String> listed = new java.util.LinkedHashSet<>();
+        HelpText.options(CliArgs.help(true)).forEach(o -> listed.add(o.name()));
+        assertTrue(listed.size() >= 40, listed.toString());
+        java.util.Set<String> keys = new java.util.LinkedHashSet<>(ServeConfig.keys().keySet());
+        java.util.Set<String> left = new java.util.LinkedHashSet<>(listed);
+        left.removeAll(keys);
+        assertEquals(java.util.Set.of("config", "help", "version", "fresh"), left);
+        String example = DistDocs.exampleConfig();
+        for (String key : keys) {
+            assertTrue(example.contains("\n#" + key + "\n") || example.contains("\n#" + key + " = "), key);
+        }
+    }
 }

@@ -249,6 +249,43 @@ class SrunEndToEndTest {
                 "never granted twice");
     }
 
+    /** An srun whose command holds 1500 MiB until {@code go-N} exists, then exits 3; its output goes to srun-N.out. */
+    private Process srunUntilGo(int n) throws Exception {
+        Process srun = new ProcessBuilder("sh", "-c", srunLine("--vram", "2G", "--",
+                "$GPUSCHED_SIMJOB --vram 1500 --ramp 0.1 --hold 60 & touch " + dir.resolve("started-" + n) + "; while [ ! -e "
+                        + dir.resolve("go-" + n) + " ]; do sleep 0.1; done; kill $!; wait; exit 3")).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("srun-" + n + ".out").toFile()).start();
+        clients.add(srun);
+        await(() -> Files.exists(dir.resolve("started-" + n)) ? "" : null, "command " + n + " to start");
+        return srun;
+    }
+
+    /** srun's last line, with the job's number and its seconds made N, which differ between runs. */
+    private String finalLine(int n, Process srun) throws Exception {
+        Files.writeString(dir.resolve("go-" + n), "");
+        assertTrue(srun.waitFor(60, TimeUnit.SECONDS));
+        String out = Files.readString(dir.resolve("srun-" + n + ".out"));
+        assertEquals(3, srun.exitValue(), out);
+        List<String> lines = out.lines().toList();
+        return lines.isEmpty() ? "" : lines.get(lines.size() - 1).replaceAll("job [0-9]+", "job N").replaceAll(" in [0-9]+s", " in Ns");
+    }
+
+    @Test
+    void srunPrintsTheSameFinalLineAfterADaemonRestartAsWithout() throws Exception {
+        startDaemon();
+        Process plain = srunUntilGo(1);
+        Thread.sleep(1000); // sampled at its peak
+        String without = finalLine(1, plain);
+        assertEquals("gpusched: job N failed, exit 3 in Ns, peak 1500 MiB of 2048 MiB declared", without);
+
+        Process restarted = srunUntilGo(2);
+        daemon.destroyForcibly().waitFor();
+        startDaemon();
+        awaitQueue("▶ job 2");
+        Thread.sleep(1000); // sampled again by the new daemon
+        assertEquals(without, finalLine(2, restarted), Files.readString(dir.resolve("srun-2.out")));
+    }
+
     @Test
     void aClientKilledWhileItsCommandRunsEndsTheGrantOnceNothingOfTheRunIsLeft() throws Exception {
         startDaemon();

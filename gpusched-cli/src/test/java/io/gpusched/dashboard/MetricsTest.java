@@ -122,6 +122,20 @@ class MetricsTest {
     }
 
     @Test
+    void eachCounterSaysWhenItStartedCounting_perSeries() {
+        java.time.Instant created = java.time.Instant.parse("2026-11-26T04:00:00.250Z");
+        String text = Metrics.render(new Metrics(Optional::empty, new BuildInfo("0.2.0", "r"), created).exposition());
+        assertTrue(text.contains("# TYPE gpusched_jobs_started_total counter\ngpusched_jobs_started_total 0\n"
+                + "# HELP gpusched_jobs_started_created When gpusched_jobs_started_total started counting from 0 (this"
+                + " scheduler's start), Unix time in seconds.\n# TYPE gpusched_jobs_started_created gauge\n"
+                + "gpusched_jobs_started_created 1795665600.25\n"), text);
+        for (io.gpusched.model.JobStatus s : io.gpusched.model.JobStatus.values()) {
+            assertTrue(text.contains("gpusched_jobs_finished_created{status=\"" + s.journalName() + "\"} 1795665600.25\n"),
+                    s + ":\n" + text);
+        }
+    }
+
+    @Test
     void buildInfoNamesTheVersionAndRevision() {
         String text = Metrics.render(new Metrics(Optional::empty, new BuildInfo("0.2.0", "0123456789abcdef")).exposition());
         assertTrue(text.contains("# TYPE gpusched_build_info gauge\n"

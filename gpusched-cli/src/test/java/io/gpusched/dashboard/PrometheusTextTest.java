@@ -134,7 +134,8 @@ class PrometheusTextTest {
             }
         }
         assertEquals(List.of("gpusched_build_info", "gpusched_queue_jobs", "gpusched_jobs_started_total",
-                "gpusched_jobs_finished_total", "gpusched_job_wait_seconds", "gpusched_job_run_seconds",
+                "gpusched_jobs_started_created", "gpusched_jobs_finished_total", "gpusched_jobs_finished_created",
+                "gpusched_job_wait_seconds", "gpusched_job_run_seconds",
                 "gpusched_declaration_ratio", "gpusched_dispatch_latency_seconds", "gpusched_gpu_memory_total_bytes",
                 "gpusched_gpu_memory_used_bytes", "gpusched_gpu_memory_declared_bytes", "gpusched_gpu_memory_reserved_bytes",
                 "gpusched_gpu_utilization_ratio", "gpusched_gpu_paused", "gpusched_gpu_healthy"), List.copyOf(families));

@@ -1,10 +1,9 @@
 package io.gpusched.engine;
 
-import io.gpusched.engine.ending.EndedJobs;
 import io.gpusched.engine.ending.Outcomes;
 import io.gpusched.engine.queue.PendingQueue;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.model.JobResult;
 import io.gpusched.event.StatusBoard;
@@ -22,11 +21,12 @@ import java.util.Map;
  */
 final class BoardRows {
     private List<PendingQueue.PendingJob> pendingOf;
-    private Map<String, String> reasonsOf;
-    /** The reasons map is updated in place when jobs are planned alone: its size tells. */
-    private int reasonsSize;
-    /** The last board's row of each pending job. */
-    private Map<PendingQueue.PendingJob, StatusBoard.Pending> pendingRows = new java.util.IdentityHashMap<>();
+    /** The queue's counts of plans and of jobs joined alone, as the last rows saw them. */
+    private long changesOf = -1;
+    private long joinsOf = -1;
+    /** The last board's pending jobs and their rows, index for index. */
+    private PendingQueue.PendingJob[] jobsOf = new PendingQueue.PendingJob[0];
+    private StatusBoard.Pending[] rowsOf = new StatusBoard.Pending[0];
     private List<StatusBoard.Pending> pending = List.of();
     private long doneCount = -1;
     private List<JobResult> done = List.of();
@@ -41,49 +41,87 @@ final class BoardRows {
         earlierChanges = -1;
     }
 
-    StatusBoard board(Instant now, RunningJobs running, PendingQueue queue, Outcomes outcomes, EndedJobs ended) {
+    /**
+     * Makes the pending rows again. Each row is made anew only when its job or its reason is another
+     * object than the last board's; jobs are matched to the last board's by walking both lists in step
+     * (a job that joined, or one that left, costs a pointer comparison), so no row is hashed. When only
+     * jobs joined since (no plan replaced the reasons), the other rows' reasons are not looked up.
+     */
+    private void pendingRows(PendingQueue queue) {
+        List<PendingQueue.PendingJob> jobs = queue.pending();
+        boolean onlyJoined = queue.changes() == changesOf;
+        Map<String, String> reasons = queue.waitReasons();
+        java.util.Set<String> held = new java.util.HashSet<>();
+        queue.held().forEach(h -> held.add(h.spec().key()));
+        int n = jobs.size();
+        PendingQueue.PendingJob[] js = new PendingQueue.PendingJob[n];
+        StatusBoard.Pending[] rows = new StatusBoard.Pending[n];
+        java.util.Map<PendingQueue.PendingJob, Integer> lastAt = null; // built only if the lists part ways
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            PendingQueue.PendingJob p = jobs.get(i);
+            StatusBoard.Pending row = null;
+            if (k < jobsOf.length && jobsOf[k] == p) {
+                row = rowsOf[k++];
+            } else if (k + 1 < jobsOf.length && jobsOf[k + 1] == p) {
+                row = rowsOf[k + 1]; // the one before it left
+                k += 2;
+            } else if (k < jobsOf.length && !(i + 1 < n && jobs.get(i + 1) == jobsOf[k])) {
+                // Neither one that joined here nor one past the last board's end (which joined at the end):
+                // the lists parted ways (a plan reordered them), so look it up.
+                if (lastAt == null) {
+                    lastAt = new java.util.IdentityHashMap<>(jobsOf.length * 2);
+                    for (int j = 0; j < jobsOf.length; j++) {
+                        lastAt.put(jobsOf[j], j);
+                    }
+                }
+                Integer j = lastAt.get(p);
+                if (j != null) {
+                    row = rowsOf[j];
+                    k = j + 1;
+                }
+            }
+            if (row == null || !onlyJoined) {
+                String reason = reasons.getOrDefault(p.spec().key(), "");
+                boolean isHeld = !held.isEmpty() && held.contains(p.spec().key());
+                if (row == null || row.reason() != reason || row.held() != isHeld) {
+                    row = new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(), reason,
+                            java.util.Optional.of(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
+                            p.spec().comment(), java.util.Optional.of(asked(p.spec())), java.util.Optional.of(p.since()),
+                            p.spec().environment().tty());
+                }
+            }
+            js[i] = p;
+            rows[i] = row;
+        }
+        jobsOf = js;
+        rowsOf = rows;
+        pending = List.copyOf(java.util.Arrays.asList(rows)); // immutable: the board keeps it as it is, by identity
+        pendingOf = jobs;
+        changesOf = queue.changes();
+        joinsOf = queue.joins();
+    }
+
+    StatusBoard board(Instant now, JobTable table, PendingQueue queue, Outcomes outcomes) {
         List<StatusBoard.Running> rows = new ArrayList<>();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             // A cluster's job shows the GPUs the cluster gave it, once its command started there.
             List<Integer> gpus = rj.elsewhere.map(e -> e.running().getNow(List.of())).orElse(rj.gpus);
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, Duration.between(rj.startedAt, now),
                     rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
                     rj.spec.scheduling().priority(), rj.rule, rj.spec.comment(),
-                    rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where)));
+                    rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where), rj.spec.environment().tty()));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
-        if (queue.pending() != pendingOf || queue.waitReasons() != reasonsOf || reasonsSize != queue.waitReasons().size()) {
-            List<StatusBoard.Pending> waiting = new ArrayList<>(queue.pending().size());
-            java.util.Set<String> held = new java.util.HashSet<>();
-            queue.held().forEach(h -> held.add(h.spec().key()));
-            // A job planned alone joins a list whose other rows are unchanged: each row is made again
-            // only when its job or its reason is another object than the last board's.
-            java.util.Map<PendingQueue.PendingJob, StatusBoard.Pending> made = new java.util.IdentityHashMap<>(
-                    queue.pending().size() * 2);
-            for (PendingQueue.PendingJob p : queue.pending()) {
-                String reason = queue.waitReasons().getOrDefault(p.spec().key(), "");
-                boolean isHeld = held.contains(p.spec().key());
-                StatusBoard.Pending row = pendingRows.get(p);
-                if (row == null || row.reason() != reason || row.held() != isHeld) {
-                    row = new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(), reason,
-                            java.util.Optional.of(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
-                            p.spec().comment());
-                }
-                made.put(p, row);
-                waiting.add(row);
-            }
-            pendingRows = made;
-            pending = List.copyOf(waiting); // immutable: the board keeps it as it is, by identity
-            pendingOf = queue.pending();
-            reasonsOf = queue.waitReasons();
-            reasonsSize = reasonsOf.size();
+        if (queue.pending() != pendingOf || queue.changes() != changesOf || queue.joins() != joinsOf) {
+            pendingRows(queue);
         }
-        if (ended.changes() != earlierChanges) {
+        if (table.earlierChanges() != earlierChanges) {
             List<JobResult> all = new ArrayList<>(endedBefore);
-            all.addAll(ended.earlierResults());
+            all.addAll(table.earlierResults());
             all.sort(Comparator.comparingInt(JobResult::no));
             earlier = List.copyOf(all);
-            earlierChanges = ended.changes();
+            earlierChanges = table.earlierChanges();
         }
         List<JobResult> results = outcomes.results();
         if (outcomes.endedCount() != doneCount) {
@@ -93,5 +131,12 @@ final class BoardRows {
             doneCount = outcomes.endedCount();
         }
         return new StatusBoard(rows, pending, done, earlier, outcomes.interrupted());
+    }
+
+    /** The GPUs a job asks for, in its line's words: {@code 2}, {@code 0.5}, {@code 1 on 2-3} (pinned). */
+    static String asked(io.gpusched.jobs.JobSpec s) {
+        String count = io.gpusched.jobs.Attribute.GPUS.written(s).map(w -> w.substring(w.indexOf('=') + 1)).orElse("1");
+        return io.gpusched.jobs.Attribute.GPU_IDS.written(s).map(w -> count + " on " + w.substring(w.indexOf('=') + 1))
+                .orElse(count);
     }
 }

@@ -117,6 +117,21 @@ final class Controls {
         return leases.ended(job.get().run(), durability.state().record(key), key, token, status);
     }
 
+    /**
+     * A holder back after a restart: where the lease is held under this token, its job's result, which
+     * completes when the job ends, as the session that queued it would have had it.
+     *
+     * @return the result to come; empty when the lease is not held so
+     */
+    Optional<java.util.concurrent.CompletableFuture<io.gpusched.model.JobResult>> leaseAttach(int no, String token) {
+        if (!leaseHeld(no, token)) {
+            return Optional.empty();
+        }
+        java.util.concurrent.CompletableFuture<io.gpusched.model.JobResult> result = new java.util.concurrent.CompletableFuture<>();
+        outcomes.awaited(table.byNo(no).orElseThrow().id().key(), result);
+        return Optional.of(result);
+    }
+
     /** @return whether the lease of this number is held under this token (a holder that came back) */
     boolean leaseHeld(int no, String token) {
         Optional<JobTable.Job> job = table.byNo(no);
@@ -130,10 +145,9 @@ final class Controls {
      *
      * @return each job's number and what happened, by number; empty when the owner has no such job
      */
-    java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner, java.util.Collection<RunningJob> running,
-                                                          List<JobSpec> queue) {
+    java.util.SortedMap<Integer, CancelOutcome> cancelAll(String owner, List<JobSpec> queue) {
         java.util.SortedSet<Integer> nos = new java.util.TreeSet<>();
-        for (RunningJob rj : running) {
+        for (RunningJob rj : table.runs()) {
             if (owner.equals(table.owner(rj.key()))) {
                 nos.add(rj.no);
             }

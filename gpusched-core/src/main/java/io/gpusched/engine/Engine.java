@@ -1,6 +1,5 @@
 package io.gpusched.engine;
 
-import io.gpusched.engine.ending.EndedJobs;
 import io.gpusched.engine.ending.Orphans;
 import io.gpusched.engine.ending.Outcomes;
 import io.gpusched.engine.lease.Leases;
@@ -8,6 +7,7 @@ import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.Inbox;
 import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.LoopTimers;
+import io.gpusched.engine.loop.LoopWait;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.loop.SubmitBurst;
 import io.gpusched.engine.observe.BoundedBackend;
@@ -32,7 +32,6 @@ import io.gpusched.engine.spawn.OwnerLaunch;
 import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunFiles;
 import io.gpusched.engine.spawn.RunNames;
-import io.gpusched.engine.spawn.RunningJobs;
 import io.gpusched.engine.spawn.SpawnServer;
 import io.gpusched.engine.stop.Leftovers;
 import io.gpusched.engine.stop.Stops;
@@ -95,7 +94,6 @@ public final class Engine {
     private final SessionSignals signals;
     private final Inbox inbox = new Inbox();
     private final Reporter reporter;
-    private final RunningJobs running;
     private final Timelines timelines = new Timelines();
     private final Measurer measurer;
     private final Leftovers leftovers;
@@ -103,14 +101,13 @@ public final class Engine {
 
     // The parts that write the journal exist once it is open (in run()).
     private Durability durability;
-    private EndedJobs ended;
     private Outcomes outcomes;
     private Stops stops;
     private PendingQueue queue;
     private Planner planner;
     private Settlement settlement;
     private Orphans orphans;
-    private JobTable table;
+    private final JobTable table;
     private final BoardRows board = new BoardRows();
 
     /** The loop's clock, which also dates every journal line. */
@@ -212,9 +209,17 @@ public final class Engine {
      *     native spawn server), else this driver, and no {@code setsid} is needed
      * @param cluster where jobs go instead of starting here, a cluster that places them itself (Slurm);
      *     empty for a local run
+     * @param waits how the loop waits for its next message: {@link LoopWait#REAL} blocks on the inbox; a
+     *     {@link io.gpusched.engine.loop.VirtualTime} (with its own {@code clock}) jumps to what happens next
      */
-    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster) {
-        /** Ports of a local run. */
+    record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster,
+                 LoopWait waits) {
+        /** Ports that wait in real time. */
+        Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster) {
+            this(procs, clock, local, cluster, LoopWait.REAL);
+        }
+
+        /** Ports of a local run, waiting in real time. */
         Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local) {
             this(procs, clock, local, Optional.empty());
         }
@@ -225,24 +230,51 @@ public final class Engine {
         }
     }
 
+    /**
+     * An engine on a virtual clock over a simulated machine: its runs start no process and end when their
+     * work is done in virtual time, and its loop never sleeps (the replay, {@code gpusched simulate}). It
+     * starts with no job: each comes as a submission.
+     *
+     * @param machine the GPUs, runs and sessions
+     * @param time the virtual clock, which the machine's runs are scheduled on
+     * @param waits how the loop waits: {@code time} itself, or a wait around it
+     * @param options tunables
+     * @param logDir the journal and the logs (simulated runs write none)
+     * @param listener receives every event on the loop's thread
+     * @return the engine, not yet run
+     */
+    public static Engine simulated(io.gpusched.engine.sim.SimulatedMachine machine, io.gpusched.engine.loop.VirtualTime time,
+                                   LoopWait waits, SchedulerOptions options, Path logDir, Consumer<SchedulerEvent> listener) {
+        io.gpusched.gpu.GpuBackend backend = machine.backend();
+        return new Engine(backend, BoundedBackend.inline(backend), options, logDir, true,
+                new JobsSource(Optional.empty(), List.of()), listener, new Ports(machine.procs(), time.clock(), Optional.of(machine.driver()), Optional.empty(), waits));
+    }
+
     /** As the public constructor, with the jobs source and the ports given (tests). */
     Engine(GpuBackend backend, SchedulerOptions options, Path logDir, boolean fresh, JobsSource source,
            Consumer<SchedulerEvent> listener, Ports ports) {
+        this(backend, new BoundedBackend(backend, options.backendTimeout()), options, logDir, fresh, source, listener, ports);
+    }
+
+    /** As above, with the backend's bound given ({@link BoundedBackend#inline} for a simulated machine). */
+    private Engine(GpuBackend backend, BoundedBackend gpus, SchedulerOptions options, Path logDir, boolean fresh,
+                   JobsSource source, Consumer<SchedulerEvent> listener, Ports ports) {
         this.ports = ports;
         this.procFs = ports.procs();
         this.clock = ports.clock();
         this.timers = new LoopTimers(clock::nanos);
         this.signals = new SessionSignals(procFs);
-        this.running = new RunningJobs(procFs);
         this.backend = backend;
-        this.gpus = new BoundedBackend(backend, options.backendTimeout());
+        this.gpus = gpus;
         this.options = options;
         this.logDir = logDir;
         this.fresh = fresh;
         this.source = source;
+        // Read once the run is open and durability assembled; built now, for the parts built here.
+        this.table = new JobTable(() -> durability.state(), source, procFs, options.retryFailed());
         this.reporter = new Reporter(listener, clock);
-        this.measurer = new Measurer(options, procFs, running, reporter, clock, timelines);
-        this.leftovers = new Leftovers(signals, running, reporter);
+        this.measurer = new Measurer(options, procFs, table, reporter, clock, timelines);
+        this.leftovers = new Leftovers(signals, table, reporter);
         this.reader = new GpuReader(gpus, options, measurer, reporter, clock);
     }
 
@@ -294,6 +326,16 @@ public final class Engine {
     }
 
     /**
+     * A lease holder back after a restart, from any thread: see {@code Scheduler.leaseAttach}.
+     *
+     * @return its job's result to come, where the lease is held under this token
+     */
+    public CompletableFuture<java.util.Optional<CompletableFuture<io.gpusched.model.JobResult>>> leaseAttach(int no,
+            String token) {
+        return inbox.call(() -> controls.leaseAttach(no, token));
+    }
+
+    /**
      * Cancels a job by display number, from any thread.
      *
      * @return what happened
@@ -308,7 +350,7 @@ public final class Engine {
      * @return each job's number and what happened, by number
      */
     public CompletableFuture<java.util.SortedMap<Integer, io.gpusched.model.CancelOutcome>> cancelAll(String owner) {
-        return inbox.call(() -> controls.cancelAll(owner, List.copyOf(running.all()), source.jobs()));
+        return inbox.call(() -> controls.cancelAll(owner, source.jobs()));
     }
 
     /**
@@ -428,6 +470,31 @@ public final class Engine {
         this.maxQueuedPerUser = max;
     }
 
+    /** The limit on every job's run ({@code serve --max-job-time}); empty for none. */
+    private Optional<io.gpusched.engine.stop.Stops.MaxJobTime> maxJobTime = Optional.empty();
+
+    /**
+     * Limits every job's run: see {@link io.gpusched.engine.stop.Stops.MaxJobTime}. Called before {@link #run()}.
+     *
+     * @param max the limit and what reaching it does; empty for none
+     */
+    public void maxJobTime(Optional<io.gpusched.engine.stop.Stops.MaxJobTime> max) {
+        this.maxJobTime = max;
+    }
+
+    /** Whether every submission but an srun lease is unique ({@code serve --dedup}). */
+    private boolean dedup;
+
+    /**
+     * Makes every submission but an {@code srun} lease {@code unique}: see
+     * {@link io.gpusched.model.DuplicateJobException}. Called before {@link #run()}.
+     *
+     * @param on whether to
+     */
+    public void dedup(boolean on) {
+        this.dedup = on;
+    }
+
     /** @return whether the caller is the loop's own thread (a listener), which must never wait for the loop */
     public boolean onLoopThread() {
         return Thread.currentThread() == loopThread;
@@ -443,9 +510,9 @@ public final class Engine {
         return inbox.call(() -> {
             if (!draining) {
                 draining = true;
-                reporter.emit(new SchedulerEvent.Draining(clock.now(), running.size(), queued()));
+                reporter.emit(new SchedulerEvent.Draining(clock.now(), table.runningCount(), queued()));
             }
-            return running.size();
+            return table.runningCount();
         });
     }
 
@@ -524,8 +591,7 @@ public final class Engine {
         RunNames names = new RunNames(logDir, journal.path());
         durability = new Durability(journal, runFiles, reporter, clock, () -> dirty = true);
         reporter.holdFor(durability);
-        ended = new EndedJobs(journal.state().records(), options.retryFailed());
-        table = new JobTable(durability::state, source, running);
+        table.open(journal.state().records());
         FairShare fairShare = new FairShare(options.policy().fairShareHalfLife());
         try {
             runFiles.createDirectory();
@@ -539,24 +605,25 @@ public final class Engine {
             reporter.warnOnce("this build has no gpusched-runas (built without a C compiler): other users' submissions"
                     + " cannot start and stay pending; rebuild gpusched with gcc");
         }
-        outcomes = new Outcomes(options, durability, runFiles, names, running, leftovers, reporter, clock, ended, measurer,
+        outcomes = new Outcomes(options, durability, runFiles, names, leftovers, reporter, clock, measurer,
                 table, fairShare, timelines, runas);
-        stops = new Stops(options, running, signals, procFs, names, reporter, clock);
+        stops = new Stops(options, table, signals, procFs, names, reporter, clock);
+        stops.maxJobTime(maxJobTime);
         spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
-                options.visibleDevices(), spawnd, runas);
+                backend::jobEnvironment, options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter, clock);
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
-        orphans = new Orphans(runFiles, names, procFs, leases, running, durability, reporter, clock, this::post,
+        orphans = new Orphans(runFiles, names, procFs, leases, table, durability, reporter, clock, this::post,
                 reader::lastGpus, ports.cluster());
-        queue = new PendingQueue(durability, source, running, stops, outcomes, ended, table, options.spikeBuffer());
-        settlement = new Settlement(durability, source, running, outcomes, ended, reporter, clock, table, orphans, queue);
-        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser);
-        Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, running, procFs,
-                reporter, clock, () -> ended.earlierCount() + outcomes.results().size(), this::post, source::ruleOf,
+        queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter);
+        settlement = new Settlement(durability, source, outcomes, reporter, clock, table, orphans, queue);
+        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser, dedup);
+        Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, table, procFs,
+                reporter, clock, this::post, source::ruleOf,
                 ports.cluster());
         Dispatcher dispatcher = new Dispatcher(new QueuePolicy(new Allocator(options.placement()), options.policy()),
-                fairShare, stops, durability, running, reporter, clock, outcomes, launcher);
+                fairShare, stops, durability, table, reporter, clock, outcomes, launcher);
         planner = new Planner(settlement, queue, dispatcher, durability, reader, clock);
     }
 
@@ -571,9 +638,15 @@ public final class Engine {
             // every wait zero. Exits and kill deadlines alone wake a stopping loop.
             boolean stopping = stops.stopping();
             // While stopping no round runs, so a waiting submission must not cut the wait short.
-            long cap = stopping ? stops.deadlineWait() : Math.min(stops.deadlineWait(), burst.dueIn(timers.now(), queued()));
-            drainInbox(timers.waitNanos(timers.now(), cap, !stopping, !stopping && !running.isEmpty(),
+            long deadlineWait = stops.deadlineWait();
+            long deadline = timers.now() + deadlineWait;
+            long cap = stopping ? deadlineWait : Math.min(deadlineWait, burst.dueIn(timers.now(), queued()));
+            drainInbox(timers.waitNanos(timers.now(), cap, !stopping, !stopping && !table.noneRunning(),
                     !stopping && !leftovers.isEmpty()));
+            if (!stops.stopping() && !table.noneRunning() && timers.now() - deadline >= 0) {
+                // The wait ended at a job's limit: stop it now, not at the next sample.
+                stops.enforceDeadlines();
+            }
             if (stops.stopping()) {
                 if (stops.stopDone()) {
                     outcomes.interruptedByStop(stops.finishStop());
@@ -583,7 +656,7 @@ public final class Engine {
                 continue;
             }
             long now = timers.now();
-            if (!running.isEmpty() && timers.due(Timer.SAMPLE, now)) {
+            if (!table.noneRunning() && timers.due(Timer.SAMPLE, now)) {
                 reader.sample();
                 stops.enforceDeadlines();
                 timers.schedule(Timer.SAMPLE, sampleNanos);
@@ -611,10 +684,10 @@ public final class Engine {
                 leftovers.sweep();
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
-            if (draining && running.isEmpty() && settlement.liveOrphans().isEmpty()) {
+            if (draining && table.noneRunning() && settlement.liveOrphans().isEmpty()) {
                 return finish(true);
             }
-            if (queue.pending().isEmpty() && running.isEmpty() && settlement.liveOrphans().isEmpty() && inbox.isEmpty() && !dirty
+            if (queue.pending().isEmpty() && table.noneRunning() && settlement.liveOrphans().isEmpty() && inbox.isEmpty() && !dirty
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
                 if (!options.watch()) {
@@ -625,7 +698,7 @@ public final class Engine {
                     drainedAnnounced = true;
                     reporter.emit(new SchedulerEvent.Drained(clock.now(), true));
                 }
-            } else if (!running.isEmpty() || !queue.pending().isEmpty()) {
+            } else if (!table.noneRunning() || !queue.pending().isEmpty()) {
                 drainedAnnounced = false;
             }
         }
@@ -638,7 +711,7 @@ public final class Engine {
     private void drainInbox(long waitNanos) {
         Inbox.Message m;
         try {
-            m = dirty && !stops.stopping() ? inbox.poll() : inbox.take(waitNanos);
+            m = dirty && !stops.stopping() ? inbox.poll() : ports.waits().next(inbox, waitNanos);
         } catch (InterruptedException e) {
             // Stop as asked, but keep the flag off while stopping: set, every wait of the loop would
             // return at once and the stop would spin a core until its jobs die. run() restores it.
@@ -705,7 +778,7 @@ public final class Engine {
     private RunSummary finish(boolean interrupted) {
         leftovers.sweep();
         emitBoard(); // the last board: nothing running any more, and what the stop interrupted
-        RunSummary summary = new RunSummary(outcomes.results(), ended.earlierResults(), interrupted);
+        RunSummary summary = new RunSummary(outcomes.results(), table.earlierResults(), interrupted);
         outcomes.abandonAwaited();
         durability.abandonUnacknowledged();
         inbox.close();
@@ -726,7 +799,7 @@ public final class Engine {
             seenVersion = version;
         }
         queue.applyCancellations(source.cancelMarked());
-        leases.reapAbandoned(List.copyOf(running.all()));
+        leases.reapAbandoned(List.copyOf(table.runs()));
         stops.enforceDeadlines();
         if (!draining) {
             planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
@@ -737,7 +810,7 @@ public final class Engine {
     }
 
     private void emitBoard() {
-        io.gpusched.event.StatusBoard b = board.board(clock.now(), running, queue, outcomes, ended);
+        io.gpusched.event.StatusBoard b = board.board(clock.now(), table, queue, outcomes);
         java.util.Set<Integer> paused = durability.state().pausedGpus();
         snapshot = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused, settlement.liveOrphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));

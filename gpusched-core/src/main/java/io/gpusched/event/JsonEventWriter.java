@@ -213,7 +213,7 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
             } catch (IllegalAccessException | InvocationTargetException e) {
                 throw new IllegalStateException("cannot read " + c.accessor(), e);
             }
-            if (c.omittedWhenEmpty() && v instanceof Optional<?> o && o.isEmpty()) {
+            if (c.omittedWhenEmpty() && (v instanceof Optional<?> o && o.isEmpty() || Boolean.FALSE.equals(v))) {
                 continue;
             }
             String name = c.name();

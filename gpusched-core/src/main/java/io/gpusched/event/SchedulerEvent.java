@@ -67,7 +67,8 @@ public sealed interface SchedulerEvent {
      * @param command shell command
      * @param gpus GPU indices it got
      * @param declaredMib its per-GPU declaration for this attempt
-     * @param dispatched jobs dispatched or finished so far in this run, this one included
+     * @param dispatched jobs of the queue no longer waiting once this one starts (running or ended),
+     *     this one included: 1 to {@code total}
      * @param total jobs known to the queue
      * @param pid the job's process id (also its session and process-group id)
      * @param log its log file
@@ -261,10 +262,25 @@ public sealed interface SchedulerEvent {
      * @param no display number
      * @param why cancelled by the user, or timed out
      * @param elapsed how long it had run
-     * @param limit its timeout, for {@link StopReason#TIMEOUT}
+     * @param limit the limit it reached, for {@link StopReason#TIMEOUT} and {@link StopReason#TIME_SLICE}:
+     *     its {@code timeout=}, or the scheduler's {@code --max-job-time}
+     * @param maxJobTime whether that limit is the scheduler's {@code --max-job-time} (smaller than any
+     *     {@code timeout=} of the job's own), not the job's {@code timeout=}
      */
-    record JobStopping(Instant at, int no, StopReason why, Duration elapsed, java.util.Optional<Duration> limit)
-            implements SchedulerEvent {
+    record JobStopping(Instant at, int no, StopReason why, Duration elapsed, java.util.Optional<Duration> limit,
+                       boolean maxJobTime) implements SchedulerEvent {
+        /**
+         * A stop for any reason but the scheduler's {@code --max-job-time}.
+         *
+         * @param at time
+         * @param no display number
+         * @param why why
+         * @param elapsed how long it had run
+         * @param limit its {@code timeout=}
+         */
+        public JobStopping(Instant at, int no, StopReason why, Duration elapsed, java.util.Optional<Duration> limit) {
+            this(at, no, why, elapsed, limit, false);
+        }
     }
 
     /** Why a running job is being stopped. */

@@ -3,6 +3,7 @@ package io.gpusched.event;
 import io.gpusched.model.JobResult;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -88,12 +89,13 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param comment its line's free note ({@code comment=}); empty when none
      * @param cluster where it is on the cluster it was handed to, e.g. {@code slurm job 41 RUNNING}; empty for a
      *     job run here
+     * @param tty whether it runs in a terminal of its own ({@code [tty]}) that {@code gpusched attach} reaches
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
                           long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
                           java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
                           java.util.Optional<String> rule, @OmittedWhenEmpty java.util.Optional<String> comment,
-                          @OmittedWhenEmpty java.util.Optional<String> cluster) {
+                          @OmittedWhenEmpty java.util.Optional<String> cluster, @OmittedWhenEmpty boolean tty) {
         /**
          * Copies the collections.
          *
@@ -110,6 +112,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param rule see {@link #rule()}
          * @param comment see {@link #comment()}
          * @param cluster see {@link #cluster()}
+         * @param tty see {@link #tty()}
          */
         public Running {
             gpus = List.copyOf(gpus);
@@ -119,6 +122,32 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
             java.util.Objects.requireNonNull(rule, "rule");
             java.util.Objects.requireNonNull(comment, "comment");
             java.util.Objects.requireNonNull(cluster, "cluster");
+        }
+
+        /**
+         * A running job without a terminal of its own.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsed see {@link #elapsed()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         * @param cluster see {@link #cluster()}
+         */
+        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
+                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
+                       java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
+                       java.util.Optional<String> rule, java.util.Optional<String> comment,
+                       java.util.Optional<String> cluster) {
+            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority, rule, comment,
+                    cluster, false);
         }
 
         /**
@@ -215,10 +244,16 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      * @param rule the requirement rule ({@code --requirements}) its declaration comes from; empty when none
      * @param comment its line's free note ({@code comment=}); empty when none
+     * @param gpusAsked the GPUs it asks for, as its line says: a count ({@code 2}), a share of one
+     *     ({@code 0.5}), and where it is pinned ({@code 2 on 0-1}); empty when not known
+     * @param since since when it waits; empty when not known
+     * @param tty whether it will run in a terminal of its own ({@code [tty]}) that {@code gpusched attach} reaches
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
                           java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
-                          @OmittedWhenEmpty java.util.Optional<String> comment) {
+                          @OmittedWhenEmpty java.util.Optional<String> comment,
+                          @OmittedWhenEmpty java.util.Optional<String> gpusAsked,
+                          @OmittedWhenEmpty java.util.Optional<Instant> since, @OmittedWhenEmpty boolean tty) {
         /**
          * Checks for nulls.
          *
@@ -232,11 +267,82 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
          * @param comment see {@link #comment()}
+         * @param gpusAsked see {@link #gpusAsked()}
+         * @param since see {@link #since()}
+         * @param tty see {@link #tty()}
          */
         public Pending {
             java.util.Objects.requireNonNull(owner, "owner");
             java.util.Objects.requireNonNull(rule, "rule");
             java.util.Objects.requireNonNull(comment, "comment");
+            java.util.Objects.requireNonNull(gpusAsked, "gpusAsked");
+            java.util.Objects.requireNonNull(since, "since");
+        }
+
+        /**
+         * A pending job whose asked GPUs and waiting start are not known.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
+                       java.util.Optional<String> comment) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment,
+                    java.util.Optional.empty(), java.util.Optional.empty(), false);
+        }
+
+        /**
+         * A pending job whose asked GPUs and waiting start are not known.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         * @param tty see {@link #tty()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
+                       java.util.Optional<String> comment, boolean tty) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment,
+                    java.util.Optional.empty(), java.util.Optional.empty(), tty);
+        }
+
+        /**
+         * A pending job without a terminal of its own.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         * @param gpusAsked see {@link #gpusAsked()}
+         * @param since see {@link #since()}
+         */
+        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
+                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
+                       java.util.Optional<String> comment, java.util.Optional<String> gpusAsked,
+                       java.util.Optional<Instant> since) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, gpusAsked, since, false);
         }
 
         /**

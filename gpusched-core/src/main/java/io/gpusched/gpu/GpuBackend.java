@@ -32,6 +32,20 @@ public interface GpuBackend extends AutoCloseable {
         return java.util.Map.of();
     }
 
+    /**
+     * The extra environment of a job that a root scheduler runs as one of its users, in place of
+     * {@link #jobEnvironment()}: a backend whose jobs write files for it (the simulated GPUs' usage
+     * reports) gives each user a place of their own, so no user can write another's reports. Called
+     * on the scheduler's thread, possibly while {@link #snapshot()} runs on another, once per job
+     * start. By default {@link #jobEnvironment()}.
+     *
+     * @param user the Unix user name the job runs as, as the kernel named its submitter
+     * @return variable name to value
+     */
+    default java.util.Map<String, String> jobEnvironment(String user) {
+        return jobEnvironment();
+    }
+
     /** Releases the backend (e.g. {@code nvmlShutdown}); idempotent; never throws. */
     @Override
     void close();

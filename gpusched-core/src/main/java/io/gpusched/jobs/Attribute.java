@@ -70,7 +70,8 @@ public enum Attribute {
             if (s.share().isPresent()) {
                 return Optional.of("gpus=" + s.share().get());
             }
-            return s.gpus() != 1 ? Optional.of("gpus=" + s.gpus()) : Optional.empty();
+            // What a line without gpus= gets is not written: 1, or every GPU it pins.
+            return s.gpus() != s.scheduling().gpusByDefault() ? Optional.of("gpus=" + s.gpus()) : Optional.empty();
         }
     },
     /** {@code timeout=2h}: the wall-clock limit ({@link JobSpec#timeout()}), written back in decimal seconds. */
@@ -125,7 +126,8 @@ public enum Attribute {
         }
     },
     /** {@code gpu-ids=0-3,GPU-8f2c}: {@link Scheduling#gpuIds()}. */
-    GPU_IDS("gpu-ids", false, Flag.valued("gpu-ids", "0,1", "only these GPUs: indices, ranges (2-3), UUIDs (GPU-...)"),
+    GPU_IDS("gpu-ids", false, Flag.valued("gpu-ids", "0,1",
+            "these GPUs, all of them unless --gpus says how many: indices, ranges (2-3), UUIDs (GPU-...)"),
             false, false) {
         @Override
         void read(String value, Where at, JobsFileParser.Parsed p) {
@@ -276,6 +278,22 @@ public enum Attribute {
         @Override
         public Optional<String> written(JobSpec s) {
             return s.comment().map(c -> "comment=" + AttributeBlock.quote(c));
+        }
+    },
+    /**
+     * {@code unique}: {@link JobSpec#unique()}, not queued (or, in a jobs file, not run) while the same job,
+     * command and every other attribute, is queued, running or has ended ok; {@code srun} takes it too.
+     */
+    UNIQUE("unique", true, Flag.bare("unique", "not queued again when the same job (command and attributes) is"
+            + " queued, running or ended ok; the answer names that job"), false, false) {
+        @Override
+        void read(String value, Where at, JobsFileParser.Parsed p) {
+            p.spec.unique(true);
+        }
+
+        @Override
+        public Optional<String> written(JobSpec s) {
+            return s.unique() ? Optional.of("unique") : Optional.empty();
         }
     };
 

@@ -13,7 +13,8 @@ import java.util.OptionalLong;
  *     line without NUL, at most {@link JobsFileParser#MAX_LINE_BYTES} bytes of UTF-8
  * @param vramMib declared GPU memory per GPU in MiB; empty means undeclared (the job then runs only
  *     on a fully idle GPU, alone)
- * @param gpus how many distinct GPUs the job needs, at least 1
+ * @param gpus how many distinct GPUs the job needs, at least 1; a line without {@code gpus=} gets
+ *     {@link Scheduling#gpusByDefault()}: every GPU it pins, else 1
  * @param timeout wall-clock limit; empty means the job may run forever
  * @param retries CUDA-OOM retries the line asked for, at least 0 (the scheduler uses the larger of
  *     this and its {@code --oom-retries})
@@ -35,6 +36,8 @@ import java.util.OptionalLong;
  * @param comment a free note ({@code comment='nightly sweep'}) shown beside the job in the queue and
  *     passed to Slurm; nothing acts on it. One line of 1 to {@link #MAX_COMMENT_CHARS} characters, not
  *     blank, without control characters ({@link #commentProblem(String)}); empty when the line has none
+ * @param unique whether the job is left out while the same job ({@link #sameJobLine()}) is queued, running
+ *     or has ended ok ({@code [unique]}; a daemon's {@code serve --dedup} sets it on every submission)
  *
  * <p>API callers build one with {@link #builder(String)} (every attribute at its default until set);
  * the canonical constructor takes every component and gains one with each new attribute. Which
@@ -53,7 +56,8 @@ public record JobSpec(
         RunEnvironment environment,
         Optional<GpuShare> share,
         boolean learnVram,
-        Optional<String> comment) {
+        Optional<String> comment,
+        boolean unique) {
 
     /**
      * The longest {@code comment} in characters: a note for a queue line, not a document (Slurm's own
@@ -98,6 +102,7 @@ public record JobSpec(
      * @param share see {@link #share()}; only with one GPU and no {@code vramMib}
      * @param learnVram see {@link #learnVram()}; not with a {@code share}
      * @param comment see {@link #comment()}; one {@link #commentProblem(String)} accepts
+     * @param unique see {@link #unique()}
      */
     public JobSpec {
         Objects.requireNonNull(command, "command");
@@ -192,6 +197,18 @@ public record JobSpec(
     }
 
     /**
+     * What two jobs share when they are the same job for {@link #unique()}: the line {@link #toLine()}
+     * writes, without the {@code unique} word itself (a job submitted without it is still the same job as
+     * one with it). Every attribute counts, in its one written form, so {@code vram=18G} and
+     * {@code vram=18432} are the same; the line number and the key do not.
+     *
+     * @return the line as written, less {@code unique}
+     */
+    public String sameJobLine() {
+        return unique ? toBuilder().unique(false).build().toLine() : toLine();
+    }
+
+    /**
      * Parses one job line on its own (line 1, occurrence 0). One line has no file, so the checks of a
      * whole file are not made: its {@code after} may name any job, and its name is not compared with
      * others. A job that waits for itself ({@code [name=a after=a]}) is still refused.
@@ -218,8 +235,8 @@ public record JobSpec(
      * (a share as a decimal, {@code gpus=0.5}), {@code timeout} (decimal seconds), {@code retries},
      * {@code cancel}, {@code priority}, {@code gpu-ids} (runs of three or more consecutive indices as a
      * range, {@code 0-3}), {@code preemptible}, {@code on-timeout=requeue}, {@code name}, {@code after}
-     * (the jobs that must end ok), {@code after-any} (the others), {@code conda}, {@code setup} and
-     * {@code tty}, e.g.
+     * (the jobs that must end ok), {@code after-any} (the others), {@code conda}, {@code setup},
+     * {@code tty}, {@code comment} and {@code unique}, e.g.
      * {@code [vram=8192 timeout=7200s priority=-3 gpu-ids=0-3,GPU-8f2c on-timeout=requeue name=train after=prep] python train.py}.
      * A value is written bare when it can be read back so, else quoted: in single quotes, or in double
      * quotes with {@code \} and {@code "} escaped when it holds a single quote
@@ -246,10 +263,11 @@ public record JobSpec(
     }
 
     /**
-     * A builder of a job running {@code command}, every other attribute at its default: one GPU,
+     * A builder of a job running {@code command}, every other attribute at its default: one GPU (every GPU
+     * it pins, if {@link Builder#scheduling} pins some and {@link Builder#gpus} is not called),
      * undeclared VRAM, no timeout, no retries, not cancelled, line 1, keyed as
      * {@link #parse(String)} keys a line on its own ({@link JobKeys#key(String, int) JobKeys.key(command, 0)}),
-     * {@link Scheduling#DEFAULT}, {@link RunEnvironment#DEFAULT}, no share, not learned.
+     * {@link Scheduling#DEFAULT}, {@link RunEnvironment#DEFAULT}, no share, not learned, no comment, not unique.
      *
      * @param command see {@link #command()}
      * @return the builder
@@ -276,6 +294,7 @@ public record JobSpec(
         b.command = command;
         b.vramMib = vramMib;
         b.gpus = gpus;
+        b.gpusGiven = true;
         b.timeout = timeout;
         b.retries = retries;
         b.cancel = cancel;
@@ -286,6 +305,7 @@ public record JobSpec(
         b.share = share;
         b.learnVram = learnVram;
         b.comment = comment;
+        b.unique = unique;
         return b;
     }
 
@@ -299,6 +319,8 @@ public record JobSpec(
         String command = "";
         OptionalLong vramMib = OptionalLong.empty();
         int gpus = 1;
+        /** Whether {@link #gpus(int)} was called: if not, the job gets {@link Scheduling#gpusByDefault()}. */
+        boolean gpusGiven;
         Optional<Duration> timeout = Optional.empty();
         int retries;
         boolean cancel;
@@ -309,6 +331,7 @@ public record JobSpec(
         Optional<GpuShare> share = Optional.empty();
         boolean learnVram;
         Optional<String> comment = Optional.empty();
+        boolean unique;
 
         Builder() {
         }
@@ -346,11 +369,13 @@ public record JobSpec(
         }
 
         /**
-         * @param value see {@link JobSpec#gpus()}
+         * @param value see {@link JobSpec#gpus()}; unset, the job gets every GPU it pins, else 1
+         *     ({@link Scheduling#gpusByDefault()}), or 1 with a share
          * @return this builder
          */
         public Builder gpus(int value) {
             gpus = value;
+            gpusGiven = true;
             return this;
         }
 
@@ -445,14 +470,24 @@ public record JobSpec(
         }
 
         /**
+         * @param value see {@link JobSpec#unique()}
+         * @return this builder
+         */
+        public Builder unique(boolean value) {
+            unique = value;
+            return this;
+        }
+
+        /**
          * @return the job
          * @throws IllegalArgumentException if the components do not make a job, as the canonical
          *     constructor says
          */
         public JobSpec build() {
-            return new JobSpec(command, vramMib, gpus, timeout, retries, cancel, line,
+            int count = gpusGiven || share.isPresent() ? gpus : scheduling.gpusByDefault();
+            return new JobSpec(command, vramMib, count, timeout, retries, cancel, line,
                     key.isPresent() ? key.get() : JobKeys.key(command, 0), scheduling, environment, share, learnVram,
-                    comment);
+                    comment, unique);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.gpusched.jobs;
 
+import io.gpusched.alloc.GpuShare;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,10 +19,17 @@ import java.util.regex.Pattern;
  * <p>Precedence, attribute by attribute: what the line declares wins; else the first rule whose
  * pattern matches the command; else the default; else the line's own default. A line "declares" an
  * attribute when it differs from the default a line without it gets: {@code vram} and {@code timeout}
- * when present, {@code gpus} other than 1, {@code retries} other than 0 (a line's {@code [gpus=1]}
- * reads the same as none, so a rule's {@code gpus} applies to it); a share ({@code gpus=0.5}) declares
- * both {@code vram} and {@code gpus}. A line that learns its {@code vram} ({@code vram=auto}) still gets
- * the rule's figure here: it is what the job asks for until a run teaches better.
+ * when present, {@code gpus} other than 1, {@code retries} other than 0 (a line's {@code [gpus=1]} reads
+ * the same as none, so a rule's {@code gpus} applies to it); a share ({@code gpus=0.5}) declares both
+ * {@code vram} and {@code gpus}. A line that learns its {@code vram} ({@code vram=auto}) still gets the
+ * rule's figure here: it is what the job asks for until a run teaches better.
+ *
+ * <p>A rule's share ({@link Rule#share()}, {@code "gpus": 0.5}) is its memory and its GPU count at
+ * once, as on a line: it applies to a line that declares neither (its {@code gpus} read as none, as
+ * above), which then asks for that share of one GPU, among its pins if it has any. A line that says
+ * {@code vram=auto} does not take a share: a share is no figure in MiB to learn from, and the line's
+ * {@code auto} is its own answer to the same question. The scheduler's {@code --auto-vram} is not the
+ * line's answer, so there the rule's share wins ({@link #apply(JobSpec, boolean)}).
  *
  * @param rules the rules, in the order they are tried
  * @param fallback the default's attributes, named {@code default}; {@link Rule#NONE}'s when there is none
@@ -67,13 +75,31 @@ public record Requirements(List<Rule> rules, Rule fallback) {
      * @param gpus how many GPUs, if the rule sets it (1 to {@link JobsFileParser#MAX_GPUS})
      * @param timeout the wall-clock limit, if the rule sets it
      * @param retries CUDA-OOM retries, if the rule sets it (at least 0)
+     * @param share a share of one GPU's memory, if the rule sets one ({@code "gpus": 0.5}, or a model's
+     *     {@code 0.5} in gpu_scheduler's {@code llm_config.json}); never with {@code vramMib} or {@code gpus}
      */
     public record Rule(String name, String pattern, boolean regex, OptionalLong vramMib, OptionalInt gpus,
-                       Optional<Duration> timeout, OptionalInt retries) {
+                       Optional<Duration> timeout, OptionalInt retries, Optional<GpuShare> share) {
 
         /** A rule that matches nothing and sets nothing: the default of a file without one. */
         public static final Rule NONE = new Rule("default", "", false, OptionalLong.empty(), OptionalInt.empty(),
                 Optional.empty(), OptionalInt.empty());
+
+        /**
+         * A rule of whole GPUs, without a share.
+         *
+         * @param name see {@link #name()}
+         * @param pattern see {@link #pattern()}
+         * @param regex see {@link #regex()}
+         * @param vramMib see {@link #vramMib()}
+         * @param gpus see {@link #gpus()}
+         * @param timeout see {@link #timeout()}
+         * @param retries see {@link #retries()}
+         */
+        public Rule(String name, String pattern, boolean regex, OptionalLong vramMib, OptionalInt gpus,
+                    Optional<Duration> timeout, OptionalInt retries) {
+            this(name, pattern, regex, vramMib, gpus, timeout, retries, Optional.empty());
+        }
 
         /**
          * Checks the values (the parser reports them with the file's position first).
@@ -85,6 +111,7 @@ public record Requirements(List<Rule> rules, Rule fallback) {
          * @param gpus see {@link #gpus()}
          * @param timeout see {@link #timeout()}
          * @param retries see {@link #retries()}
+         * @param share see {@link #share()}
          */
         public Rule {
             Objects.requireNonNull(name, "name");
@@ -93,6 +120,11 @@ public record Requirements(List<Rule> rules, Rule fallback) {
             Objects.requireNonNull(gpus, "gpus");
             Objects.requireNonNull(timeout, "timeout");
             Objects.requireNonNull(retries, "retries");
+            Objects.requireNonNull(share, "share");
+            if (share.isPresent() && (vramMib.isPresent() || gpus.isPresent())) {
+                throw new IllegalArgumentException("a share (gpus " + share.get() + ") is the rule's memory and GPU count:"
+                        + " not with vramMib or gpus");
+            }
             if (vramMib.isPresent() && (vramMib.getAsLong() < 1 || vramMib.getAsLong() > Units.MAX_MIB)) {
                 throw new IllegalArgumentException("vramMib must be in [1, " + Units.MAX_MIB + "]");
             }
@@ -121,7 +153,7 @@ public record Requirements(List<Rule> rules, Rule fallback) {
 
         /** @return whether the rule sets no attribute at all */
         public boolean empty() {
-            return vramMib.isEmpty() && gpus.isEmpty() && timeout.isEmpty() && retries.isEmpty();
+            return vramMib.isEmpty() && gpus.isEmpty() && timeout.isEmpty() && retries.isEmpty() && share.isEmpty();
         }
     }
 
@@ -157,6 +189,23 @@ public record Requirements(List<Rule> rules, Rule fallback) {
     }
 
     /**
+     * {@link #apply(JobSpec)} under the scheduler's {@code --auto-vram} when {@code learnUndeclared}: a
+     * job that declares no memory learns it ({@link JobSpec#learningVram()}), unless its rule gives it a
+     * share of a GPU, which is then its declaration.
+     *
+     * @param spec the job as its line (or submission) declared it
+     * @param learnUndeclared whether a job that declares no memory learns it ({@code --auto-vram})
+     * @return the job with the rule's attributes, and the rule's name if it gave any
+     */
+    public Applied apply(JobSpec spec, boolean learnUndeclared) {
+        if (!learnUndeclared || spec.declared() || spec.learnVram()) {
+            return apply(spec);
+        }
+        Applied plain = apply(spec);
+        return plain.spec().share().isPresent() ? plain : apply(spec.learningVram());
+    }
+
+    /**
      * Fills in what the job did not declare from the first matching rule (or the default). Idempotent:
      * applying it to its own result changes nothing more.
      *
@@ -167,17 +216,27 @@ public record Requirements(List<Rule> rules, Rule fallback) {
         Rule r = ruleFor(spec.command());
         OptionalLong vram = spec.vramMib();
         int gpus = spec.gpus();
+        Optional<GpuShare> share = spec.share();
         Optional<Duration> timeout = spec.timeout();
         int retries = spec.retries();
         boolean used = false;
-        // A share is the line's declaration as much as vram is.
-        if (vram.isEmpty() && spec.share().isEmpty() && r.vramMib().isPresent()) {
-            vram = r.vramMib();
-            used = true;
-        }
-        if (gpus == 1 && spec.share().isEmpty() && r.gpus().isPresent() && r.gpus().getAsInt() != 1) {
+        int pins = spec.scheduling().gpuIds().size();
+        // gpus=1 reads as no gpus at all: it is what a line without gpus= gets.
+        boolean gpusOpen = share.isEmpty() && gpus == 1;
+        if (r.share().isPresent()) {
+            if (gpusOpen && vram.isEmpty() && !spec.learnVram()) {
+                gpus = 1;
+                share = r.share();
+                used = true;
+            }
+        } else {
+            // A share is the line's declaration as much as vram is.
+            if (vram.isEmpty() && share.isEmpty() && r.vramMib().isPresent()) {
+                vram = r.vramMib();
+                used = true;
+            }
             // A job pinned to fewer GPUs than the rule asks for keeps its pins' limit: the line wins.
-            if (!spec.scheduling().pinned() || r.gpus().getAsInt() <= spec.scheduling().gpuIds().size()) {
+            if (gpusOpen && r.gpus().isPresent() && r.gpus().getAsInt() != gpus && (pins == 0 || r.gpus().getAsInt() <= pins)) {
                 gpus = r.gpus().getAsInt();
                 used = true;
             }
@@ -193,6 +252,7 @@ public record Requirements(List<Rule> rules, Rule fallback) {
         if (!used) {
             return new Applied(spec, Optional.empty());
         }
-        return new Applied(spec.withRequirements(vram, gpus, timeout, retries), Optional.of(r.name()));
+        return new Applied(spec.withRequirements(vram, gpus, timeout, retries).toBuilder().share(share).build(),
+                Optional.of(r.name()));
     }
 }

@@ -102,6 +102,18 @@ public record Scheduling(int priority, List<String> gpuIds, boolean preemptible,
         return !gpuIds.isEmpty();
     }
 
+    /**
+     * How many GPUs a job gets that does not say {@code gpus=}: every GPU it pins, else one. The one rule
+     * for pins, as mgpu's {@code --gpu-ids 0,1} means them (both GPUs, so {@code torchrun
+     * --nproc_per_node=2} sees two); {@code gpus=K} below that picks K of the pinned GPUs, and a share
+     * ({@code gpus=0.5}) is one of them. A line's {@code gpus} is written out only where it differs.
+     *
+     * @return the number of {@link #gpuIds()}, or 1 when there are none
+     */
+    public int gpusByDefault() {
+        return pinned() ? gpuIds.size() : 1;
+    }
+
     /** What reaching a job's {@code timeout} does. */
     public enum OnTimeout {
         /** The job ends as timed out (the default). */

@@ -108,7 +108,10 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(line);
             Objects.requireNonNull(output);
             Objects.requireNonNull(requestId);
-            env = env.map(m -> java.util.Collections.unmodifiableMap(new TreeMap<>(m)));
+            // One copy of what consecutive submissions repeat (Shared): a queue of 100,000 held as many.
+            env = env.map(Shared::env);
+            owner = Shared.string(owner);
+            cwd = Shared.string(cwd);
         }
 
         /**
@@ -271,13 +274,18 @@ public sealed interface JournalEvent {
      * session is gone, which it requeues too.
      *
      * @param key identity key
-     * @param reason {@link #PREEMPTED} or {@link #TIME_SLICE}
+     * @param reason {@link #PREEMPTED}, {@link #TIME_SLICE} or {@link #MAX_JOB_TIME}
      */
     record Requeued(String key, String reason) implements JournalEvent {
         /** The reason of a preempted job. */
         public static final String PREEMPTED = "preempted";
         /** The reason of a job whose time slice ended. */
         public static final String TIME_SLICE = "time_slice";
+        /**
+         * The reason of a job that ran past the scheduler's {@code --max-job-time} with
+         * {@code --on-max-job-time requeue} (mgpu's context switch): a time slice the daemon sets.
+         */
+        public static final String MAX_JOB_TIME = "max_job_time";
 
         /**
          * Checks the reason.
@@ -287,8 +295,9 @@ public sealed interface JournalEvent {
          */
         public Requeued {
             Objects.requireNonNull(key);
-            if (!PREEMPTED.equals(reason) && !TIME_SLICE.equals(reason)) {
-                throw new IllegalArgumentException("\"reason\" of a requeued event must be preempted or time_slice");
+            if (!PREEMPTED.equals(reason) && !TIME_SLICE.equals(reason) && !MAX_JOB_TIME.equals(reason)) {
+                throw new IllegalArgumentException("\"reason\" of a requeued event must be preempted, time_slice or"
+                        + " max_job_time");
             }
         }
     }

@@ -83,6 +83,7 @@ public final class QueuePolicy {
         // Within one state of the GPUs an identical question gets an identical answer: 10,000 waiting
         // lines of a few shapes cost a few allocator calls. A start changes the state and clears it.
         Map<Question, Placement> memo = new HashMap<>();
+        String lastReason = "";
         for (Candidate c : order) {
             Set<Integer> closed = reservation.isPresent() ? closedTo(c, reservation.get(), occupants, now) : Set.of();
             List<GpuView> state = current;
@@ -113,6 +114,11 @@ public final class QueuePolicy {
                 if (shared) {
                     reason += fairShareNote(c.owner(), recentGpuHours);
                 }
+                // Jobs of one shape wait for the same words: one string for all, not one per job.
+                if (reason.equals(lastReason)) {
+                    reason = lastReason;
+                }
+                lastReason = reason;
                 decisions.add(new Decision.Wait(c.key(), reason));
             }
         }

@@ -1,6 +1,7 @@
 package io.gpusched.protocol;
 
 import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.JobState;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.LeaseEnd;
 import io.gpusched.model.Verdict;
@@ -61,11 +62,26 @@ public sealed interface Answer {
     }
 
     /**
-     * The answer to {@code submit}, once the job is journaled.
+     * The answer to {@code submit}, once the job is journaled; or, for a {@code unique} job whose owner
+     * has the same job queued, running or ended ok, that job, and nothing was queued.
      *
-     * @param no its display number
+     * @param no its display number, or the number of the job already there
+     * @param already where the job already there stands ({@link JobState#PENDING}, {@link JobState#RUNNING}
+     *     or {@link JobState#OK}); empty when this submission was queued
      */
-    record Submitted(int no) implements Answer {
+    record Submitted(int no, Optional<JobState> already) implements Answer {
+        /**
+         * @param no see {@link #no()}
+         * @param already see {@link #already()}
+         */
+        public Submitted {
+            Objects.requireNonNull(already, "already");
+        }
+
+        /** @param no the number of the job just queued */
+        public Submitted(int no) {
+            this(no, Optional.empty());
+        }
     }
 
     /**

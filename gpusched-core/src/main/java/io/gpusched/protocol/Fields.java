@@ -17,9 +17,15 @@ import java.util.TreeMap;
 /**
  * One JSON object of a protocol line, read with typed getters, as the journal's {@code EventFields}
  * does: a getter accepts only its type (a whole number is an integer literal in range, never
- * {@code 1.5}) and says which field was wrong. Fields this version does not know are ignored; a field
- * added in a later version of the protocol reads as its documented default when absent. Every refusal is
- * an {@link IllegalArgumentException}.
+ * {@code 1.5}) and says which field was wrong ({@code "no" must be a whole number}). Fields this version
+ * does not know are ignored; a field added in a later version of the protocol reads as its documented
+ * default when absent. Every refusal is an {@link IllegalArgumentException}.
+ *
+ * <p>The one JSON reader of the protocol, both ways: the service reads requests with it and the client
+ * answers. An integer literal beyond a long is no number this protocol sends: it reads as a decimal, so
+ * its field is refused as not whole (the same answer as for {@code 1.5}), never as unreadable JSON.
+ * Nesting deeper than the factory allows, and a number longer than jackson's 1000 digits, are unreadable
+ * JSON.
  */
 final class Fields {
     private final Map<String, Object> fields;
@@ -118,6 +124,20 @@ final class Fields {
     /** An int, or empty when absent or {@code null}. */
     OptionalInt optionalInt(String name) {
         return has(name) ? OptionalInt.of(wholeInt(name)) : OptionalInt.empty();
+    }
+
+    /** A whole number from 0 to 2^31 - 1: a job number, a GPU index, a umask. */
+    int count(String name) {
+        long v = whole(name);
+        if (v < 0 || v > Integer.MAX_VALUE) {
+            throw bad(name, "a whole number");
+        }
+        return (int) v;
+    }
+
+    /** A {@link #count}, or empty when absent or {@code null}. */
+    OptionalInt optionalCount(String name) {
+        return has(name) ? OptionalInt.of(count(name)) : OptionalInt.empty();
     }
 
     /** A number (whole or decimal). */
@@ -243,7 +263,7 @@ final class Fields {
     }
 
     private static IllegalArgumentException bad(String name, String what) {
-        return new IllegalArgumentException("\"" + name + "\" is not " + what);
+        return new IllegalArgumentException("\"" + name + "\" must be " + what);
     }
 
     private static Object value(JsonParser p, JsonToken t) throws IOException {

@@ -137,39 +137,86 @@ public final class ProtocolCodec {
 
     /**
      * Reads a request line by the field types {@code PROTOCOL.md} gives; what a request means (a valid job
-     * line, an absolute directory, who may ask) is the service's to check.
+     * line, an absolute directory, who may ask) is the service's to check. Checked in this order, the first
+     * failure answering: one JSON object, {@code "v"}, {@code "op"}, then the op's fields.
      *
-     * @param line one request line
+     * <p>Numbers: a job number, a GPU index and a umask are whole numbers from 0 to 2^31 - 1; an integer
+     * literal beyond a long (however many digits, up to jackson's limit of 1000) reads as a decimal and is
+     * refused as not whole, like {@code 1.5}, never as unreadable JSON.
+     *
+     * @param line one request line, untrusted
      * @return the request
-     * @throws IllegalArgumentException when it is not a version-{@value #VERSION} request this codec knows,
-     *     or a field is missing or of the wrong type
+     * @throws UnreadableRequest when it is not a version-{@value #VERSION} request this codec knows, or a
+     *     field is missing or of the wrong type; its {@link UnreadableRequest#reason()} is the answer's code
      */
     public Request decodeRequest(String line) {
-        Fields f = Fields.parse(JSON, line);
-        if (!Long.valueOf(VERSION).equals(f.raw("v"))) {
-            throw new IllegalArgumentException("\"v\" is not " + VERSION);
+        Fields f;
+        try {
+            f = Fields.parse(JSON, line);
+        } catch (IllegalArgumentException e) {
+            throw new UnreadableRequest(UnreadableRequest.Reason.BAD_REQUEST, Optional.empty(),
+                    "not a request: " + e.getMessage());
         }
-        String op = f.string("op");
+        if (!Long.valueOf(VERSION).equals(f.raw("v"))) {
+            throw new UnreadableRequest(UnreadableRequest.Reason.UNSUPPORTED_VERSION, Optional.empty(),
+                    "this gpusched speaks protocol version " + VERSION + ", the request says " + f.raw("v")
+                            + "; use a client of the same release");
+        }
+        if (!(f.raw("op") instanceof String op) || !REQUEST_OPS.contains(op)) {
+            throw UnreadableRequest.unknownOp(f.raw("op"));
+        }
+        try {
+            return request(op, f);
+        } catch (UnreadableRequest e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            throw new UnreadableRequest(UnreadableRequest.Reason.BAD_REQUEST, Optional.of(op), e.getMessage());
+        }
+    }
+
+    /** The ops {@link #decodeRequest} reads. */
+    private static final java.util.Set<String> REQUEST_OPS = java.util.Set.of("hello", "submit", "preview", "queue",
+            "job", "cancel", "pause", "resume", "drain", "dashboard", "logs", "srun", "srun_attach", "exited");
+
+    private static Request request(String op, Fields f) {
         return switch (op) {
             case "hello" -> new Request.Hello();
             case "submit" -> new Request.Submit(f.string("line"), f.string("cwd"),
                     f.has("env") ? Optional.of(f.stringMap("env")) : Optional.empty(), f.optionalString("output"),
-                    f.optionalString("request_id"), f.optionalInt("umask"));
+                    f.optionalString("request_id"), f.optionalCount("umask"));
             case "preview" -> new Request.Preview(f.string("line"), f.string("cwd"));
             case "queue" -> new Request.Queue(f.boolOr("stream", false));
-            case "job" -> new Request.Job(f.wholeInt("no"));
-            case "cancel" -> f.has("user") ? new Request.CancelUser(f.string("user")) : new Request.Cancel(f.wholeInt("no"));
-            case "pause" -> new Request.Pause(f.wholeInt("gpu"));
-            case "resume" -> new Request.Resume(f.wholeInt("gpu"));
+            case "job" -> new Request.Job(f.count("no"));
+            case "cancel" -> {
+                if (f.has("user") && f.has("no")) {
+                    throw new IllegalArgumentException("cancel takes \"no\" (one job) or \"user\" (all of theirs), not both");
+                }
+                yield f.has("user") ? new Request.CancelUser(f.string("user")) : new Request.Cancel(f.count("no"));
+            }
+            case "pause" -> new Request.Pause(f.count("gpu"));
+            case "resume" -> new Request.Resume(f.count("gpu"));
             case "drain" -> new Request.Drain();
             case "dashboard" -> new Request.Dashboard();
-            case "logs" -> new Request.Logs(f.wholeInt("no"));
+            case "logs" -> new Request.Logs(f.count("no"));
             case "srun" -> new Request.Srun(f.string("line"), f.string("cwd"), f.optionalString("output"),
-                    f.optionalString("request_id"), f.optionalInt("umask"));
-            case "srun_attach" -> new Request.SrunAttach(f.wholeInt("no"), f.string("token"));
+                    f.optionalString("request_id"), f.optionalCount("umask"));
+            case "srun_attach" -> srunAttach(f);
             case "exited" -> new Request.Exited(f.wholeInt("status"));
-            default -> throw new IllegalArgumentException("unknown op '" + op + "'");
+            default -> throw new IllegalStateException("not in REQUEST_OPS: " + op);
         };
+    }
+
+    private static Request.SrunAttach srunAttach(Fields f) {
+        try {
+            int no = f.count("no");
+            if (no >= 1) {
+                return new Request.SrunAttach(no, f.string("token"));
+            }
+        } catch (IllegalArgumentException e) {
+            // answered below, in the words of the whole request
+        }
+        throw new UnreadableRequest(UnreadableRequest.Reason.BAD_REQUEST, Optional.of("srun_attach"),
+                "srun_attach needs \"no\" (a job number) and \"token\" (a string)");
     }
 
     // ---------------------------------------------------------------- answers
@@ -210,6 +257,9 @@ public final class ProtocolCodec {
             g.writeStringField("user", h.user());
         } else if (a instanceof Answer.Submitted s) {
             g.writeNumberField("no", s.no());
+            if (s.already().isPresent()) {
+                g.writeStringField("already", s.already().get().journalName());
+            }
         } else if (a instanceof Answer.Preview p) {
             if (p.waits().isPresent()) {
                 g.writeStringField("waits", p.waits().get());
@@ -450,7 +500,7 @@ public final class ProtocolCodec {
         }
         return switch (expect) {
             case HELLO -> new Answer.Hello(f.stringOr("server", ""), f.string("user"));
-            case SUBMITTED -> new Answer.Submitted(f.wholeInt("no"));
+            case SUBMITTED -> new Answer.Submitted(f.wholeInt("no"), already(f.optionalString("already")));
             case PREVIEW -> new Answer.Preview(f.has("gpus") ? f.ints("gpus") : List.of(), f.optionalString("waits"));
             case QUEUE -> new Answer.Queue(QueueCodec.readView(f.object("snapshot")), counts(f, "rows"),
                     f.optionalInt("lines"), counts(f, "left_out"));
@@ -506,4 +556,20 @@ public final class ProtocolCodec {
         }
         return out;
     }
+
+    /** A {@code submit} answer's {@code already}: {@code pending}, {@code running} or {@code ok}, or none. */
+    private static Optional<io.gpusched.model.JobState> already(Optional<String> name) {
+        if (name.isEmpty()) {
+            return Optional.empty();
+        }
+        io.gpusched.model.JobState s = switch (name.get()) {
+            case "pending" -> io.gpusched.model.JobState.PENDING;
+            case "running" -> io.gpusched.model.JobState.RUNNING;
+            case "ok" -> io.gpusched.model.JobState.OK;
+            default -> throw new IllegalArgumentException("\"already\" must be pending, running or ok, got '"
+                    + name.get() + "'");
+        };
+        return Optional.of(s);
+    }
+
 }

@@ -83,6 +83,7 @@ final class QueueCodec {
             writeText(g, "rule", r.rule());
             writePresent(g, "comment", r.comment());
             writePresent(g, "cluster", r.cluster());
+            writeTrue(g, "tty", r.tty());
         } else if (row instanceof Row.Pending p) {
             g.writeNumberField("no", p.no());
             writeText(g, "command", p.command());
@@ -94,6 +95,11 @@ final class QueueCodec {
             g.writeNumberField("priority", p.priority());
             writeText(g, "rule", p.rule());
             writePresent(g, "comment", p.comment());
+            writePresent(g, "gpus_asked", p.gpusAsked());
+            if (p.since().isPresent()) {
+                g.writeStringField("since", p.since().get().toString());
+            }
+            writeTrue(g, "tty", p.tty());
         } else if (row instanceof Row.Ended e) {
             writeText(g, "key", e.key());
             g.writeNumberField("no", e.no());
@@ -140,13 +146,14 @@ final class QueueCodec {
                 f.wholeByIndex("current_mib"), f.longOr("peak_mib", 0),
                 f.optionalString("stopping").map(s -> named(SchedulerEvent.StopReason.class, "stopping", s)),
                 f.optionalText("owner"), f.optionalLong("declared_mib"), f.intOr("priority", 0), f.optionalText("rule"),
-                f.optionalText("comment"), f.optionalText("cluster"));
+                f.optionalText("comment"), f.optionalText("cluster"), f.boolOr("tty", false));
     }
 
     private static Row.Pending readPending(Fields f) {
         return new Row.Pending(f.wholeInt("no"), f.text("command"), f.optionalLong("declared_mib"), f.intOr("attempts", 0),
                 f.has("reason") ? f.text("reason") : ListText.whole(""), f.optionalText("owner"), f.boolOr("held", false),
-                f.intOr("priority", 0), f.optionalText("rule"), f.optionalText("comment"));
+                f.intOr("priority", 0), f.optionalText("rule"), f.optionalText("comment"), f.optionalText("gpus_asked"),
+                f.has("since") ? Optional.of(instant(f, "since")) : Optional.empty(), f.boolOr("tty", false));
     }
 
     private static Row.Ended readEnded(Fields f) {
@@ -259,6 +266,13 @@ final class QueueCodec {
     private static void writePresent(JsonGenerator g, String name, Optional<ListText> t) throws IOException {
         if (t.isPresent()) {
             writeText(g, name, t.get());
+        }
+    }
+
+    /** A flag added after the format was published: written only when true, so other rows read as before. */
+    private static void writeTrue(JsonGenerator g, String name, boolean flag) throws IOException {
+        if (flag) {
+            g.writeBooleanField(name, true);
         }
     }
 

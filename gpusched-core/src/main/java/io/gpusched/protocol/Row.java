@@ -97,11 +97,13 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      *     the field)
      * @param cluster where it is on the cluster a run handed it to ({@code slurm job 41 RUNNING}); empty for a
      *     job run on the scheduler's machine (or from a daemon older than the field)
+     * @param tty whether it runs in a terminal of its own ({@code [tty]}, {@code gpusched attach}); false from a
+     *     daemon older than the field
      */
     record Running(int no, ListText command, List<Integer> gpus, double elapsedSeconds, Map<Integer, Long> currentMib,
                    long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<ListText> owner,
                    OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment,
-                   Optional<ListText> cluster)
+                   Optional<ListText> cluster, boolean tty)
             implements Row {
         /**
          * Copies the collections.
@@ -119,6 +121,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          * @param rule see {@link #rule()}
          * @param comment see {@link #comment()}
          * @param cluster see {@link #cluster()}
+         * @param tty see {@link #tty()}
          */
         public Running {
             Objects.requireNonNull(command, "command");
@@ -130,6 +133,31 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
             Objects.requireNonNull(rule, "rule");
             Objects.requireNonNull(comment, "comment");
             Objects.requireNonNull(cluster, "cluster");
+        }
+
+        /**
+         * A running job without a terminal of its own.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param gpus see {@link #gpus()}
+         * @param elapsedSeconds see {@link #elapsedSeconds()}
+         * @param currentMib see {@link #currentMib()}
+         * @param peakMib see {@link #peakMib()}
+         * @param stopping see {@link #stopping()}
+         * @param owner see {@link #owner()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         * @param cluster see {@link #cluster()}
+         */
+        public Running(int no, ListText command, List<Integer> gpus, double elapsedSeconds, Map<Integer, Long> currentMib,
+                       long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<ListText> owner,
+                       OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment,
+                       Optional<ListText> cluster) {
+            this(no, command, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
+                    comment, cluster, false);
         }
 
         /**
@@ -162,13 +190,13 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
         public static Running listed(StatusBoard.Running r) {
             return new Running(r.no(), cutCommand(r.command()), r.gpus(), seconds(r.elapsed()), r.currentMib(), r.peakMib(),
                     r.stopping(), cutText(r.owner()), r.declaredMib(), r.priority(), cutText(r.rule()),
-                    cutText(r.comment()), cutText(r.cluster()));
+                    cutText(r.comment()), cutText(r.cluster()), r.tty());
         }
 
         @Override
         public Running withCommand(ListText c) {
             return new Running(no, c, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
-                    comment, cluster);
+                    comment, cluster, tty);
         }
     }
 
@@ -186,10 +214,17 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      * @param rule the requirement rule its declaration comes from; empty when none
      * @param comment its line's free note ({@code comment=}); empty when none (or from a daemon older than
      *     the field)
+     * @param gpusAsked the GPUs it asks for, in its line's words ({@code 2}, {@code 0.5}, {@code 1 on 2-3});
+     *     empty from a daemon older than the field
+     * @param since since when it waits (the waiting so far is the snapshot's {@code at} less this); empty
+     *     from a daemon older than the field
+     * @param tty whether it will run in a terminal of its own ({@code [tty]}, {@code gpusched attach}); false
+     *     from a daemon older than the field
      */
     record Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
                    Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
-                   Optional<ListText> comment) implements Row {
+                   Optional<ListText> comment, Optional<ListText> gpusAsked, Optional<java.time.Instant> since,
+                   boolean tty) implements Row {
         /**
          * Checks for nulls.
          *
@@ -203,6 +238,9 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
          * @param comment see {@link #comment()}
+         * @param gpusAsked see {@link #gpusAsked()}
+         * @param since see {@link #since()}
+         * @param tty see {@link #tty()}
          */
         public Pending {
             Objects.requireNonNull(command, "command");
@@ -211,6 +249,73 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
             Objects.requireNonNull(owner, "owner");
             Objects.requireNonNull(rule, "rule");
             Objects.requireNonNull(comment, "comment");
+            Objects.requireNonNull(gpusAsked, "gpusAsked");
+            Objects.requireNonNull(since, "since");
+        }
+
+        /**
+         * A row as a daemon older than {@code gpus_asked} and {@code since} sends it.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         */
+        public Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
+                       Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
+                       Optional<ListText> comment) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, Optional.empty(),
+                    Optional.empty(), false);
+        }
+
+        /**
+         * A row without a terminal of its own.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         * @param gpusAsked see {@link #gpusAsked()}
+         * @param since see {@link #since()}
+         */
+        public Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
+                       Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
+                       Optional<ListText> comment, Optional<ListText> gpusAsked, Optional<java.time.Instant> since) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, gpusAsked, since, false);
+        }
+
+        /**
+         * A row as a daemon older than {@code gpus_asked} and {@code since} sends it, with its terminal.
+         *
+         * @param no see {@link #no()}
+         * @param command see {@link #command()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param attempts see {@link #attempts()}
+         * @param reason see {@link #reason()}
+         * @param owner see {@link #owner()}
+         * @param held see {@link #held()}
+         * @param priority see {@link #priority()}
+         * @param rule see {@link #rule()}
+         * @param comment see {@link #comment()}
+         * @param tty see {@link #tty()}
+         */
+        public Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
+                       Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
+                       Optional<ListText> comment, boolean tty) {
+            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, Optional.empty(),
+                    Optional.empty(), tty);
         }
 
         /**
@@ -219,12 +324,14 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          */
         public static Pending listed(StatusBoard.Pending p) {
             return new Pending(p.no(), cutCommand(p.command()), p.declaredMib(), p.attempts(), cutText(p.reason()),
-                    cutText(p.owner()), p.held(), p.priority(), cutText(p.rule()), cutText(p.comment()));
+                    cutText(p.owner()), p.held(), p.priority(), cutText(p.rule()), cutText(p.comment()),
+                    cutText(p.gpusAsked()), p.since(), p.tty());
         }
 
         @Override
         public Pending withCommand(ListText c) {
-            return new Pending(no, c, declaredMib, attempts, reason, owner, held, priority, rule, comment);
+            return new Pending(no, c, declaredMib, attempts, reason, owner, held, priority, rule, comment, gpusAsked,
+                    since, tty);
         }
     }
 

@@ -258,12 +258,24 @@ public final class GpuschedClient implements AutoCloseable {
      * Submits a job.
      *
      * @param s the job and how it runs
-     * @return its display number, once the service has journaled it
+     * @return its display number, once the service has journaled it; for a {@code unique} job the
+     *     service did not queue again, the number of the same job already there ({@link #submitted} says which)
      */
     public int submit(Submission s) {
+        return submitted(s).no();
+    }
+
+    /**
+     * Submits a job, and says whether it was queued or is a {@code unique} job already there.
+     *
+     * @param s the job and how it runs
+     * @return the answer: the new job's number, or the number of the same job already queued, running or
+     *     ended ok with where it stands ({@link Answer.Submitted#already()})
+     */
+    public Answer.Submitted submitted(Submission s) {
         Request.Submit req = new Request.Submit(s.line(), s.workDir().toAbsolutePath().toString(), s.environment(),
                 s.output().map(Path::toString), s.requestId(), processUmask());
-        return call(req, Expect.SUBMITTED, Answer.Submitted.class).no();
+        return call(req, Expect.SUBMITTED, Answer.Submitted.class);
     }
 
     /**

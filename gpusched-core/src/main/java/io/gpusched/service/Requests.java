@@ -9,21 +9,24 @@ import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.protocol.Answer;
 import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.Request;
+import io.gpusched.protocol.UnreadableRequest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The answer to each request line of {@code PROTOCOL.md}, for a caller the kernel named: parsed, checked
- * (version, fields, who may do what) and carried out through the scheduler's thread-safe API. Knows
- * nothing of sockets; {@link ServiceServer} feeds it lines.
+ * The answer to each request of {@code PROTOCOL.md}, for a caller the kernel named: checked (what it
+ * means, who may do what) and carried out through the scheduler's thread-safe API. Knows nothing of
+ * sockets or JSON; {@link ServiceServer} decodes each line once ({@link #decode}) and feeds it the
+ * typed request.
  *
  * <p>Why one file of this length: every op's checks of who may do what sit side by side, so a reader
  * sees the whole access rule of the service in one place.
@@ -50,49 +53,76 @@ final class Requests {
     }
 
     /**
-     * The answer to one request, parsed from its line, as the lines to write back in order: one, or for a
-     * streamed {@code queue} and for {@code job} as many as {@code PROTOCOL.md} says, each far under
+     * Reads one request line, once, into its typed request.
+     *
+     * @throws UnreadableRequest when it is none of this version ({@link #errorOf} answers it)
+     */
+    static Request decode(String line) {
+        return CODEC.decodeRequest(line);
+    }
+
+    /**
+     * The answer to one request as the lines to write back in order: one, or for a streamed {@code queue}
+     * and for {@code job} as many as {@code PROTOCOL.md} says, each far under
      * {@link Protocol#MAX_LINE_BYTES}. At once for most ops; for {@code submit}, once the scheduler's loop
      * has numbered the job, completed on the thread that learns it, so no thread waits for the number.
      * Call it on a thread that may wait for the scheduler's loop, unless {@link #immediate} says the
-     * request never does. The future never fails: an unexpected fault is thrown here instead.
+     * request never does. {@code srun} and {@code srun_attach} are {@link SrunSession}'s, never answered
+     * here. The future never fails: an unexpected fault is thrown here instead.
      */
-    CompletableFuture<java.util.List<String>> answer(Map<String, Object> req, String peer) {
-        Object v = req.get("v");
-        if (!(v instanceof Long version) || version != Protocol.VERSION) {
-            return done(error("unsupported_version", "this gpusched speaks protocol version " + Protocol.VERSION
-                    + ", the request says " + v + "; use a client of the same release"));
-        }
+    CompletableFuture<java.util.List<String>> answer(Request req, String peer) {
         try {
-            if ("submit".equals(req.get("op"))) {
-                return submit(req, peer).thenApply(java.util.List::of);
+            if (req instanceof Request.Submit s) {
+                return submit(s, peer).thenApply(java.util.List::of);
             }
-            return CompletableFuture.completedFuture(switch (String.valueOf(req.get("op"))) {
-                case "hello" -> java.util.List.of(CODEC.encode(new Answer.Hello("gpusched", peer)));
-                case "preview" -> java.util.List.of(preview(req, peer));
-                case "queue" -> queue(req);
-                case "job" -> job(req);
-                case "cancel" -> java.util.List.of(cancel(req, peer));
-                case "logs" -> java.util.List.of(logs(req, peer));
-                case "pause", "resume" -> java.util.List.of(pause(req, peer));
-                case "dashboard" -> java.util.List.of(dashboard(peer));
-                case "drain" -> java.util.List.of(drain(peer));
-                default -> java.util.List.of(error("unknown_op", "unknown op '" + req.get("op") + "'; known: hello,"
-                        + " submit, preview, queue, job, cancel, pause, resume, logs, dashboard, drain, srun, srun_attach"));
-            });
+            return CompletableFuture.completedFuture(answerNow(req, peer));
         } catch (GpuschedException | IllegalArgumentException e) {
             return done(errorOf(e));
         }
     }
 
+    /** Every op but {@code submit}, answered at once; a switch over the sealed request type. */
+    private java.util.List<String> answerNow(Request req, String peer) {
+        // Java 17 has no pattern switch: one instanceof per record, the last branch proving the list whole.
+        if (req instanceof Request.Hello) {
+            return java.util.List.of(CODEC.encode(new Answer.Hello("gpusched", peer)));
+        } else if (req instanceof Request.Preview p) {
+            return java.util.List.of(preview(p, peer));
+        } else if (req instanceof Request.Queue q) {
+            return queue(q);
+        } else if (req instanceof Request.Job j) {
+            return job(j.no());
+        } else if (req instanceof Request.Cancel c) {
+            return java.util.List.of(cancel(c.no(), peer));
+        } else if (req instanceof Request.CancelUser c) {
+            return java.util.List.of(cancelAll(c.user(), peer));
+        } else if (req instanceof Request.Logs l) {
+            return java.util.List.of(logs(l.no(), peer));
+        } else if (req instanceof Request.Pause p) {
+            return java.util.List.of(pause(p.gpu(), true, peer));
+        } else if (req instanceof Request.Resume r) {
+            return java.util.List.of(pause(r.gpu(), false, peer));
+        } else if (req instanceof Request.Dashboard) {
+            return java.util.List.of(dashboard(peer));
+        } else if (req instanceof Request.Drain) {
+            return java.util.List.of(drain(peer));
+        } else if (req instanceof Request.Exited) {
+            // Said outside an srun's session, where it means nothing: as before typed requests, unknown.
+            throw UnreadableRequest.unknownOp(req.op());
+        } else if (req instanceof Request.Submit || req instanceof Request.Srun || req instanceof Request.SrunAttach) {
+            throw new IllegalStateException(req.op() + " is answered by answer() or SrunSession");
+        }
+        throw new IllegalStateException("a request type this switch lacks: " + req.getClass().getName());
+    }
+
     /**
      * Whether a request is answered from what is at hand, never waiting for the scheduler's loop or
-     * another process ({@code hello}, {@code queue}, a wrong version): the service answers these on
-     * threads of their own, so they stay quick while the loop is busy.
+     * another process ({@code hello}, {@code queue}, {@code job}): the service answers these on threads
+     * of their own, so they stay quick while the loop is busy. A line that is no request is answered at
+     * once too, by the caller.
      */
-    static boolean immediate(Map<String, Object> req) {
-        return !Long.valueOf(Protocol.VERSION).equals(req.get("v")) || "hello".equals(req.get("op"))
-                || "queue".equals(req.get("op")) || "job".equals(req.get("op"));
+    static boolean immediate(Request req) {
+        return req instanceof Request.Hello || req instanceof Request.Queue || req instanceof Request.Job;
     }
 
     /**
@@ -100,11 +130,18 @@ final class Requests {
      * {@code PROTOCOL.md} gives it: {@code submit} and {@code srun} answer the same.
      */
     static String errorOf(RuntimeException e) {
+        if (e instanceof UnreadableRequest u) {
+            return error(u.reason().code(), u.getMessage());
+        }
         if (e instanceof io.gpusched.model.JournalUnwritableException) {
             return error("journal_unwritable", e.getMessage());
         }
         if (e instanceof QueueFullException) {
             return error("queue_full", e.getMessage());
+        }
+        if (e instanceof io.gpusched.model.DuplicateJobException) {
+            // srun's answer (submit's is an ok one naming the job): the message names the job.
+            return error("duplicate", e.getMessage());
         }
         if (e instanceof Infeasible) {
             return error("infeasible", e.getMessage());
@@ -125,16 +162,25 @@ final class Requests {
         return CompletableFuture.completedFuture(java.util.List.of(answer));
     }
 
-    private CompletableFuture<String> submit(Map<String, Object> req, String peer) {
-        Map.Entry<JobSpec, SubmitContext> job = submission(req, peer);
+    private CompletableFuture<String> submit(Request.Submit req, String peer) {
+        Map.Entry<JobSpec, SubmitContext> job = submission(req.line(), req.cwd(), req.env(), req.output(),
+                req.requestId(), req.umask(), peer);
         admit(scheduler, job.getKey());
-        JobHandle h = scheduler.submit(job.getKey(), job.getValue());
+        JobHandle h;
+        try {
+            h = scheduler.submit(job.getKey(), job.getValue());
+        } catch (io.gpusched.model.DuplicateJobException same) {
+            return CompletableFuture.completedFuture(CODEC.encode(new Answer.Submitted(same.no(), Optional.of(same.state()))));
+        }
         // A copy, so the timeout fails only this answer, never the job's own future.
         return h.number().copy().orTimeout(30, TimeUnit.SECONDS).handle((no, e) -> {
             if (e == null) {
                 return CODEC.encode(new Answer.Submitted(no));
             }
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof io.gpusched.model.DuplicateJobException same) {
+                return CODEC.encode(new Answer.Submitted(same.no(), Optional.of(same.state())));
+            }
             if (cause instanceof io.gpusched.model.JournalUnwritableException refused) {
                 return error("journal_unwritable", refused.getMessage());
             }
@@ -163,8 +209,9 @@ final class Requests {
      * What a {@code submit} of the request's job would do now: start (where) or wait (why); a job that
      * could never run is refused as {@code submit} refuses it.
      */
-    private String preview(Map<String, Object> req, String peer) {
-        Map.Entry<JobSpec, SubmitContext> job = submission(req, peer);
+    private String preview(Request.Preview req, String peer) {
+        Map.Entry<JobSpec, SubmitContext> job = submission(req.line(), req.cwd(), Optional.empty(), Optional.empty(),
+                Optional.empty(), OptionalInt.empty(), peer);
         io.gpusched.model.SubmitPreview p = scheduler.preview(job.getKey(), job.getValue());
         if (p instanceof io.gpusched.model.SubmitPreview.Never n) {
             throw new Infeasible("cannot submit '" + job.getKey().command() + "': it could never run here: " + n.reason());
@@ -176,61 +223,56 @@ final class Requests {
 
     /**
      * The job a {@code submit} or {@code srun} request asks for, and its context: the caller as owner,
-     * the request's directory and environment.
+     * the request's directory and environment. The codec checked the fields' types; this checks what they
+     * mean, in this order: the line, the directory, the output, the request id, the umask.
      *
-     * @throws IllegalArgumentException for a missing or mistyped field, or a line that is not a job
+     * @throws IllegalArgumentException for a line that is not a job, a relative {@code cwd}, an unusable
+     *     {@code output} or {@code request_id}, a umask over 0777
      */
-    static Map.Entry<JobSpec, SubmitContext> submission(Map<String, Object> req, String peer) {
-        JobSpec spec = JobSpec.parse(string(req, "line"));
-        Path cwd = Path.of(string(req, "cwd"));
-        Optional<Map<String, String>> env = Optional.empty();
-        if (req.get("env") instanceof Map<?, ?> m) {
-            Map<String, String> e = new LinkedHashMap<>();
-            for (Map.Entry<?, ?> x : m.entrySet()) {
-                if (!(x.getValue() instanceof String s)) {
-                    throw new BadRequest("\"env\" must map names to strings");
-                }
-                e.put(String.valueOf(x.getKey()), s);
-            }
-            env = Optional.of(e);
-        } else if (req.containsKey("env") && req.get("env") != null) {
-            throw new BadRequest("\"env\" must be an object");
-        }
+    static Map.Entry<JobSpec, SubmitContext> submission(String line, String cwdField, Optional<Map<String, String>> env,
+                                                         Optional<String> output, Optional<String> requestId,
+                                                         OptionalInt umask, String peer) {
+        JobSpec spec = JobSpec.parse(line);
+        Path cwd = Path.of(cwdField);
         if (!cwd.isAbsolute()) {
             throw new BadRequest("\"cwd\" must be an absolute path, got " + cwd);
         }
         SubmitContext context = new SubmitContext(peer, cwd, env);
-        if (req.get("output") != null) {
-            context = context.withOutput(Path.of(string(req, "output")));
+        if (output.isPresent()) {
+            context = context.withOutput(Path.of(output.get()));
         }
-        if (req.get("request_id") != null) {
-            context = context.withRequestId(string(req, "request_id"));
+        if (requestId.isPresent()) {
+            context = context.withRequestId(requestId.get());
         }
-        if (req.get("umask") != null) {
-            long mask = whole(req, "umask");
+        if (umask.isPresent()) {
+            int mask = umask.getAsInt();
             if (mask > 0777) {
                 throw new BadRequest("\"umask\" must be 0 to 511 (octal 0 to 0777), got " + mask);
             }
-            context = context.withUmask((int) mask);
+            context = context.withUmask(mask);
         }
         return Map.entry(spec, context);
+    }
+
+    /** {@link #submission} of an {@code srun}: the command runs in the client, with its environment. */
+    static Map.Entry<JobSpec, SubmitContext> submission(Request.Srun req, String peer) {
+        return submission(req.line(), req.cwd(), Optional.empty(), req.output(), req.requestId(), req.umask(), peer);
     }
 
     /**
      * The queue, whoever asks: in one line holding the rows that fit, or with {@code "stream": true}
      * in as many lines as its rows need ({@link QueueAnswer}).
      */
-    private java.util.List<String> queue(Map<String, Object> req) {
+    private java.util.List<String> queue(Request.Queue req) {
         Optional<QueueAnswer> a = answerNow();
         if (a.isEmpty()) {
             return java.util.List.of(notReady());
         }
-        return Boolean.TRUE.equals(req.get("stream")) ? a.get().streamed() : java.util.List.of(a.get().oneLine());
+        return req.stream() ? a.get().streamed() : java.util.List.of(a.get().oneLine());
     }
 
     /** One job as the queue shows it, with its whole command: what {@code gpusched show} prints. */
-    private java.util.List<String> job(Map<String, Object> req) {
-        int no = (int) whole(req, "no");
+    private java.util.List<String> job(int no) {
         Optional<QueueAnswer> a = answerNow();
         if (a.isEmpty()) {
             return java.util.List.of(notReady());
@@ -265,21 +307,13 @@ final class Requests {
                         + "; start it with gpusched serve --dashboard PORT"));
     }
 
-    private String cancel(Map<String, Object> req, String peer) {
-        if (req.get("user") != null) {
-            return cancelAll(req, peer);
-        }
-        int no = (int) whole(req, "no");
+    private String cancel(int no, String peer) {
         requireOwnerOrAdmin(no, peer, "cancel it");
         return CODEC.encode(new Answer.Cancelled(scheduler.cancel(no)));
     }
 
     /** Every job of a user that has not ended: theirs to cancel, or an admin's. */
-    private String cancelAll(Map<String, Object> req, String peer) {
-        if (req.get("no") != null) {
-            throw new BadRequest("cancel takes \"no\" (one job) or \"user\" (all of theirs), not both");
-        }
-        String user = string(req, "user");
+    private String cancelAll(String user, String peer) {
         if (shared && !user.equals(peer) && !admin(peer)) {
             throw new Forbidden("only " + user + " or " + admins() + " may cancel " + user + "'s jobs");
         }
@@ -292,8 +326,7 @@ final class Requests {
      * GPUs. Only its owner and admins learn where another user's output is: a root daemon would
      * otherwise point anyone at it.
      */
-    private String logs(Map<String, Object> req, String peer) {
-        int no = (int) whole(req, "no");
+    private String logs(int no, String peer) {
         requireOwnerOrAdmin(no, peer, "read its log");
         java.util.List<String> paths = new java.util.ArrayList<>();
         Optional<Path> own = scheduler.outputFile(no);
@@ -357,32 +390,17 @@ final class Requests {
         return CODEC.encode(new Answer.Draining(scheduler.drain()));
     }
 
-    private String pause(Map<String, Object> req, String peer) {
-        int gpu = (int) whole(req, "gpu");
+    private String pause(int gpu, boolean pause, String peer) {
         if (shared && !admin(peer)) {
             throw new Forbidden("pausing and resuming GPUs is for admins (root" + adminGroup.map(g -> ", group " + g)
                     .orElse("") + "); ask one");
         }
-        if ("pause".equals(req.get("op"))) {
+        if (pause) {
             scheduler.pause(gpu);
         } else {
             scheduler.resume(gpu);
         }
         return CODEC.encode(new Answer.Acknowledged());
-    }
-
-    private static String string(Map<String, Object> req, String name) {
-        if (req.get(name) instanceof String s) {
-            return s;
-        }
-        throw new BadRequest("\"" + name + "\" must be a string");
-    }
-
-    private static long whole(Map<String, Object> req, String name) {
-        if (req.get(name) instanceof Long l && l >= 0 && l <= Integer.MAX_VALUE) {
-            return l;
-        }
-        throw new BadRequest("\"" + name + "\" must be a whole number");
     }
 
     /** The error answer {@code {"v":1,"ok":false,"error":{"code":...,"message":...}}}. */
@@ -428,7 +446,7 @@ final class Requests {
         }
     }
 
-    /** A request whose fields are missing or of the wrong type. */
+    /** A request whose fields mean nothing here (a relative directory, a umask over 0777). */
     private static final class BadRequest extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;
 

@@ -601,25 +601,35 @@ public final class ServiceServer implements AutoCloseable {
         }
     }
 
-    /** On an answering thread: the request parsed and answered, or handed to a worker when it must wait. */
+    /**
+     * On an answering thread: the line decoded once into its typed request, then answered, or handed to
+     * a worker when it must wait. A line that is no request is answered at once; a refused {@code srun}
+     * or {@code srun_attach} closes its connection after the answer, as every refused srun does.
+     */
     private void answer(Connection c, String line) {
-        Map<String, Object> req;
+        io.gpusched.protocol.Request req;
         try {
-            req = Json.parseObject(line);
-        } catch (IllegalArgumentException e) {
-            reply(c, CompletableFuture.completedFuture(List.of(Requests.error("bad_request", "not a request: "
-                    + e.getMessage()))));
+            req = Requests.decode(line);
+        } catch (io.gpusched.protocol.UnreadableRequest e) {
+            String error = Requests.errorOf(e);
+            if (e.op().filter(op -> op.equals("srun") || op.equals("srun_attach")).isPresent()) {
+                SrunSession.Client session = session(c);
+                session.send(error);
+                session.end();
+            } else {
+                reply(c, CompletableFuture.completedFuture(List.of(error)));
+            }
             return;
         }
-        if (SrunSession.wants(req)) {
+        if (req instanceof io.gpusched.protocol.Request.Srun || req instanceof io.gpusched.protocol.Request.SrunAttach) {
             boolean started = execute(workers, () -> SrunSession.start(scheduler, session(c), c.peer, req,
-                    Requests::submission, r -> execute(workers, r), timer));
+                    r -> execute(workers, r), timer));
             if (!started) {
                 post(() -> close(c));
             }
         } else if (Requests.immediate(req)) {
             reply(c, () -> requests.answer(req, c.peer));
-        } else if (!execute("submit".equals(req.get("op")) ? submitters : workers,
+        } else if (!execute(req instanceof io.gpusched.protocol.Request.Submit ? submitters : workers,
                 () -> reply(c, () -> requests.answer(req, c.peer)))) {
             post(() -> close(c));
         }

@@ -12,6 +12,7 @@ import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.protocol.Answer;
 import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.Request;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -81,6 +82,8 @@ final class SrunSession {
     private Phase phase = Phase.STARTING;
     private int no;
     private Optional<Lease> lease = Optional.empty();
+    /** The job's result to come, for a holder that attached after a restart (it queued no lease here). */
+    private Optional<CompletableFuture<JobResult>> attachedResult = Optional.empty();
     private String token = "";
     /** The client's line once heard: empty inside when the connection ended instead. */
     private Optional<Optional<String>> heard = Optional.empty();
@@ -95,12 +98,6 @@ final class SrunSession {
         this.timer = timer;
     }
 
-    /** @return whether a request line asks for a session rather than one answer */
-    static boolean wants(Map<String, Object> request) {
-        return Long.valueOf(Protocol.VERSION).equals(request.get("v"))
-                && ("srun".equals(request.get("op")) || "srun_attach".equals(request.get("op")));
-    }
-
     /**
      * Starts a session; the caller's thread may wait for the scheduler's loop (queueing the lease), and
      * returns once the session lives on callbacks. The session ends the connection when it ends.
@@ -108,14 +105,16 @@ final class SrunSession {
      * @param blocking runs the session's later calls that wait for the scheduler's loop
      * @param timer schedules the waiting client's updates
      */
-    static void start(Scheduler scheduler, Client client, String peer, Map<String, Object> request,
-                      Submission submission, Executor blocking, ScheduledExecutorService timer) {
+    static void start(Scheduler scheduler, Client client, String peer, Request request, Executor blocking,
+                      ScheduledExecutorService timer) {
         SrunSession s = new SrunSession(scheduler, client, peer, blocking, timer);
         try {
-            if ("srun_attach".equals(request.get("op"))) {
-                s.attach(request);
+            if (request instanceof Request.SrunAttach a) {
+                s.attach(a);
+            } else if (request instanceof Request.Srun r) {
+                s.queue(r);
             } else {
-                s.queue(request, submission);
+                throw new IllegalArgumentException(request.op() + " is no srun");
             }
         } catch (RuntimeException e) {
             // The scheduler is not running, or what cannot be answered: the connection ends, nothing else.
@@ -123,16 +122,10 @@ final class SrunSession {
         }
     }
 
-    /** A request's job, owner, directory and environment, as {@code submit} reads them. */
-    interface Submission {
-        /** @return the request's job and where and how it runs, for this caller */
-        Map.Entry<JobSpec, SubmitContext> of(Map<String, Object> request, String peer);
-    }
-
-    private void queue(Map<String, Object> request, Submission submission) {
+    private void queue(Request.Srun request) {
         Lease l;
         try {
-            Map.Entry<JobSpec, SubmitContext> job = submission.of(request, peer);
+            Map.Entry<JobSpec, SubmitContext> job = Requests.submission(request, peer);
             Requests.admit(scheduler, job.getKey());
             l = scheduler.lease(job.getKey(), job.getValue());
         } catch (GpuschedException | IllegalArgumentException e) {
@@ -275,14 +268,13 @@ final class SrunSession {
     }
 
     /** A holder back after losing its connection (the daemon restarted): it must own the lease. */
-    private void attach(Map<String, Object> request) {
-        if (!(request.get("no") instanceof Long n) || n < 1 || n > Integer.MAX_VALUE
-                || !(request.get("token") instanceof String t)) {
-            refuse(Requests.error("bad_request", "srun_attach needs \"no\" (a job number) and \"token\" (a string)"));
-            return;
-        }
-        int number = n.intValue();
-        if (!scheduler.owner(number).map(peer::equals).orElse(false) || !scheduler.leaseHeld(number, t)) {
+    private void attach(Request.SrunAttach request) {
+        // The codec refused a number under 1 or a missing token: those never get here.
+        int number = request.no();
+        String t = request.token();
+        Optional<CompletableFuture<JobResult>> result = scheduler.owner(number).map(peer::equals).orElse(false)
+                ? scheduler.leaseAttach(number, t) : Optional.empty();
+        if (result.isEmpty()) {
             refuse(Requests.error("not_held", "job " + number + " holds no GPUs for you under that token (it ended, or"
                     + " the scheduler lost it while it restarted)"));
             return;
@@ -290,6 +282,7 @@ final class SrunSession {
         synchronized (this) {
             no = number;
             token = t;
+            attachedResult = result;
             phase = Phase.GRANTED;
             client.send(CODEC.encode(new Answer.Held(number)));
             client.nextLine(this::heard);
@@ -298,13 +291,13 @@ final class SrunSession {
 
     /**
      * The grant is the client's and it spoke (or went away): record its command's exit status, answer the
-     * job's outcome. Its result is known only to the session that queued the lease, not to an attach.
+     * job's outcome: the result of the lease this session queued, or of the one it attached to.
      */
     private synchronized void held(Optional<String> line) {
         phase = Phase.DONE;
         int n = no;
         String t = token;
-        Optional<CompletableFuture<JobResult>> result = lease.map(l -> l.job().result());
+        Optional<CompletableFuture<JobResult>> result = lease.map(l -> l.job().result()).or(() -> attachedResult);
         OptionalInt status = line.flatMap(SrunSession::exitStatus).map(OptionalInt::of).orElse(OptionalInt.empty());
         blocking.execute(() -> {
             try {
@@ -346,12 +339,11 @@ final class SrunSession {
 
     private static Optional<Integer> exitStatus(String line) {
         try {
-            Map<String, Object> m = Json.parseObject(line);
-            if ("exited".equals(m.get("op")) && m.get("status") instanceof Long s && s >= 0 && s <= 255) {
-                return Optional.of(s.intValue());
+            if (CODEC.decodeRequest(line) instanceof Request.Exited e && e.status() >= 0 && e.status() <= 255) {
+                return Optional.of(e.status());
             }
         } catch (IllegalArgumentException e) {
-            // not JSON: treated as no status
+            // no exited request: treated as no status
         }
         return Optional.empty();
     }

@@ -109,7 +109,7 @@ class ControlsTest {
         assertEquals(List.of(-2, 0), s.board().pending().stream().map(StatusBoard.Pending::priority).sorted().toList());
         String json = io.gpusched.event.JsonEventWriter.valueToJson(s.board());
         assertTrue(json.contains("\"declared_mib\":2048,\"priority\":4,\"rule\":null}"), json);
-        assertTrue(json.contains("\"priority\":-2,\"rule\":null}"), json);
+        assertTrue(json.contains("\"priority\":-2,\"rule\":null,\"gpus_asked\":\"1\""), json);
     }
 
     @Test

@@ -44,7 +44,7 @@ class JsonEventWriterTest {
                 JsonEventWriter.toJson(new SchedulerEvent.JobStarted(T, 1, "k#0", "x", List.of(0, 1), OptionalLong.empty(), 1, 2,
                         42, Path.of("l.log"), 1, Duration.ofMillis(2500))));
         assertEquals("{\"event\":\"job_stopping\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":3,\"why\":\"timeout\","
-                        + "\"elapsed_s\":1.5,\"limit_s\":1.0}",
+                        + "\"elapsed_s\":1.5,\"limit_s\":1.0,\"max_job_time\":false}",
                 JsonEventWriter.toJson(new SchedulerEvent.JobStopping(T, 3, SchedulerEvent.StopReason.TIMEOUT,
                         Duration.ofMillis(1500), Optional.of(Duration.ofSeconds(1)))));
         JobResult r = new JobResult("k#0", 1, "x", List.of(0), JobStatus.FAILED_OOM, 1, OptionalLong.of(100),
@@ -126,5 +126,15 @@ class JsonEventWriterTest {
         assertTrue(JsonEventWriter.valueToJson(with).endsWith("\"rule\":null,\"comment\":\"a note\"}"),
                 JsonEventWriter.valueToJson(with));
         assertTrue(JsonEventWriter.valueToJson(without).endsWith("\"rule\":null}"), JsonEventWriter.valueToJson(without));
+    }
+
+    @Test
+    void aJobWithATerminalSaysTtyTrue_andOneWithoutSaysNothingOfIt() {
+        StatusBoard.Pending tty = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "", java.util.Optional.empty(),
+                false, 0, java.util.Optional.empty(), java.util.Optional.empty(), true);
+        StatusBoard.Pending plain = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "",
+                java.util.Optional.empty(), false, 0, java.util.Optional.empty(), java.util.Optional.empty(), false);
+        assertTrue(JsonEventWriter.valueToJson(tty).endsWith("\"rule\":null,\"tty\":true}"), JsonEventWriter.valueToJson(tty));
+        assertTrue(JsonEventWriter.valueToJson(plain).endsWith("\"rule\":null}"), JsonEventWriter.valueToJson(plain));
     }
 }

@@ -210,7 +210,7 @@ class JobsFileLimitsTest {
         String m = e.getMessage();
         assertEquals("evil\\x0aname\\u2028.txt:1: unknown key in attribute block: "
                 + "'vrma=\\x85\\u2028\\u2029\\u202e\\u200b\\ufeff\\x9b\\x1b[31m' — did you mean 'vram'?; known keys: vram, gpus, timeout, retries, "
-                + "cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment", m);
+                + "cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment, unique", m);
         assertEquals("evil\nname\u2028.txt", e.source(), "the accessor keeps the raw name");
     }
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class JobsFileParserTest {
     private static final String KNOWN_KEYS =
-            "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment";
+            "known keys: vram, gpus, timeout, retries, cancel, priority, gpu-ids, preemptible, on-timeout, name, after, after-ok, after-any, conda, setup, tty, comment, unique";
 
     private static List<JobSpec> parse(String text) {
         return JobsFileParser.parse(text, "jobs.txt");
@@ -173,7 +173,7 @@ class JobsFileParserTest {
     @Test
     void misspeltBareCancelGetsCancelSuggested() {
         assertTrue(error("[cancle] x").getMessage().startsWith(
-                "jobs.txt:1: token without '=' in attribute block: 'cancle' — did you mean 'cancel'?; write key=value or a bare word (cancel, preemptible, tty);"),
+                "jobs.txt:1: token without '=' in attribute block: 'cancle' — did you mean 'cancel'?; write key=value or a bare word (cancel, preemptible, tty, unique);"),
                 error("[cancle] x").getMessage());
         assertFalse(error("[vram 8G] x").getMessage().contains("did you mean"), "a key without '=' is told otherwise");
     }
@@ -357,7 +357,9 @@ class JobsFileParserTest {
         assertEquals("jobs.txt:1: gpus=2 but gpu-ids lists 1 GPU; ask for at most 1 or list more GPUs in gpu-ids",
                 message("[gpu-ids=GPU-ab gpus=2] x"));
         assertEquals(2, JobSpec.parse("[gpus=2 gpu-ids=0-1] x").gpus());
-        assertEquals(1, JobSpec.parse("[gpu-ids=0-3] x").gpus(), "one of the pinned GPUs");
+        // Pins without gpus= are all the job's GPUs (as mgpu's --gpu-ids); gpus=1 picks one of them.
+        assertEquals(4, JobSpec.parse("[gpu-ids=0-3] x").gpus(), "every pinned GPU");
+        assertEquals(1, JobSpec.parse("[gpus=1 gpu-ids=0-3] x").gpus(), "one of the pinned GPUs");
     }
 
     @Test

@@ -9,6 +9,11 @@ import io.gpusched.model.JobStatus;
 import io.gpusched.event.QueueSnapshot;
 import io.gpusched.event.StatusBoard;
 import io.gpusched.model.Verdict;
+import io.gpusched.protocol.Answer;
+import io.gpusched.protocol.BoardList;
+import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.ProtocolCodec.Expect;
+import io.gpusched.protocol.Row;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,6 +29,13 @@ import org.junit.jupiter.api.Test;
 /** Every line of a queue or job answer stays far under the line limit, whatever the queue holds. */
 class QueueAnswerTest {
     private static final int QUARTER = Protocol.MAX_LINE_BYTES / 4;
+    private static final ProtocolCodec CODEC = new ProtocolCodec();
+
+    /** A line as the client reads it, when it expects {@code expect}. */
+    @SuppressWarnings("unchecked")
+    private static <A extends Answer> A read(String line, Expect expect) {
+        return (A) CODEC.decode(line, expect);
+    }
 
     private static QueueSnapshot queue(int pending, String command, int done) {
         List<StatusBoard.Pending> p = new ArrayList<>();
@@ -47,21 +59,20 @@ class QueueAnswerTest {
     void aStreamOf100000JobsWith64KiBCommands_comesInLinesUnderAQuarterOfTheLimit_everyRowOnce() {
         QueueAnswer a = new QueueAnswer(queue(100_000, "x".repeat(64 * 1024), 0));
         List<String> lines = a.streamed();
-        Map<String, Object> head = Json.parseObject(lines.get(0));
-        assertEquals((long) lines.size() - 1, head.get("lines"));
-        assertEquals(100_000L, ((Map<?, ?>) head.get("rows")).get("pending"));
+        Answer.Queue head = read(lines.get(0), Expect.QUEUE);
+        assertEquals(java.util.OptionalInt.of(lines.size() - 1), head.lines());
+        assertEquals(100_000, head.rows().get(BoardList.PENDING));
         long rows = 0;
         long next = 1;
         for (String line : lines.subList(1, lines.size())) {
             assertTrue(bytes(line) < QUARTER, "a line of " + bytes(line) + " bytes");
-            Map<String, Object> m = Json.parseObject(line);
-            assertEquals("pending", m.get("list"));
-            for (Object r : (List<?>) m.get("rows")) {
-                Map<?, ?> row = (Map<?, ?>) r;
-                assertEquals(next++, row.get("no"), "in queue order");
-                assertEquals(65536L, row.get("command_chars"));
-                assertEquals(Protocol.LIST_COMMAND_CHARS, ((String) row.get("command")).codePointCount(0,
-                        ((String) row.get("command")).length()));
+            Answer.Rows m = read(line, Expect.ROWS);
+            assertEquals(BoardList.PENDING, m.list());
+            for (Row row : m.rows()) {
+                assertEquals(next++, row.no(), "in queue order");
+                assertEquals(java.util.OptionalInt.of(65536), row.command().wholeChars());
+                String command = row.command().text();
+                assertEquals(Protocol.LIST_COMMAND_CHARS, command.codePointCount(0, command.length()));
                 rows++;
             }
         }
@@ -86,23 +97,24 @@ class QueueAnswerTest {
         QueueAnswer a = new QueueAnswer(queue(100_000, "python sweep.py --seed 1", 50_000));
         String line = a.oneLine();
         assertTrue(bytes(line) <= Protocol.ONE_LINE_ROWS_BYTES + 4096, bytes(line) + " bytes");
-        Map<String, Object> m = Json.parseObject(line);
-        Map<?, ?> board = (Map<?, ?>) ((Map<?, ?>) m.get("snapshot")).get("board");
-        List<?> pending = (List<?>) board.get("pending");
-        List<?> done = (List<?>) board.get("done");
-        assertEquals(1L, ((Map<?, ?>) pending.get(0)).get("no"));
-        assertEquals(150_000L, ((Map<?, ?>) done.get(done.size() - 1)).get("no"), "the newest finished job");
-        Map<?, ?> leftOut = (Map<?, ?>) m.get("left_out");
-        assertEquals(100_000L - pending.size(), leftOut.get("pending"));
-        assertEquals(50_000L - done.size(), leftOut.get("done"));
-        assertFalse(leftOut.containsKey("running"), "only the lists it cut");
+        Answer.Queue m = read(line, Expect.QUEUE);
+        List<Row.Pending> pending = m.snapshot().board().pending();
+        List<Row.Ended> done = m.snapshot().board().done();
+        assertEquals(1, pending.get(0).no());
+        assertEquals(150_000, done.get(done.size() - 1).no(), "the newest finished job");
+        Map<BoardList, Integer> leftOut = m.leftOut();
+        assertEquals(100_000 - pending.size(), leftOut.get(BoardList.PENDING));
+        assertEquals(50_000 - done.size(), leftOut.get(BoardList.DONE));
+        assertFalse(leftOut.containsKey(BoardList.RUNNING), "only the lists it cut");
     }
 
     @Test
     void aSmallQueueIsWholeInOneLine_withNothingLeftOut() {
-        Map<String, Object> m = Json.parseObject(new QueueAnswer(queue(3, "true", 2)).oneLine());
-        assertFalse(m.containsKey("left_out"));
-        assertEquals(3, ((List<?>) ((Map<?, ?>) ((Map<?, ?>) m.get("snapshot")).get("board")).get("pending")).size());
+        String line = new QueueAnswer(queue(3, "true", 2)).oneLine();
+        Answer.Queue m = read(line, Expect.QUEUE);
+        assertFalse(line.contains("\"left_out\""), line);
+        assertTrue(m.leftOut().isEmpty());
+        assertEquals(3, m.snapshot().board().pending().size());
     }
 
     @Test
@@ -115,10 +127,10 @@ class QueueAnswerTest {
         List<String> after = b.streamed();
         assertTrue(before.get(1) == after.get(1), "the same line, not rendered again");
         assertEquals(before.subList(1, before.size()), after.subList(1, after.size()));
-        assertTrue(Json.parseObject(after.get(0)).toString().contains("paused_gpus=[0]"), after.get(0));
+        assertEquals(List.of(0), QueueAnswerTest.<Answer.Queue>read(after.get(0), Expect.QUEUE).snapshot().pausedGpus(), after.get(0));
         QueueSnapshot changed = queue(10_001, "python sweep.py", 0);
         List<String> third = new QueueAnswer(changed, b.rendered()).streamed();
-        assertEquals(10_001L, ((Map<?, ?>) Json.parseObject(third.get(0)).get("rows")).get("pending"));
+        assertEquals(10_001, QueueAnswerTest.<Answer.Queue>read(third.get(0), Expect.QUEUE).rows().get(BoardList.PENDING));
     }
 
     @Test
@@ -126,12 +138,12 @@ class QueueAnswerTest {
         String command = "echo " + "😀ab".repeat(30_000);
         QueueAnswer a = new QueueAnswer(queue(5, command, 0));
         List<String> lines = a.job(4).orElseThrow();
-        Map<String, Object> head = Json.parseObject(lines.get(0));
-        assertEquals("pending", head.get("list"));
-        assertEquals(4L, ((Map<?, ?>) head.get("job")).get("no"));
-        assertEquals((long) lines.size() - 1, head.get("parts"));
+        Answer.Job head = read(lines.get(0), Expect.JOB);
+        assertEquals(BoardList.PENDING, head.list());
+        assertEquals(4, head.job().no());
+        assertEquals(lines.size() - 1, head.parts());
         StringBuilder joined = new StringBuilder();
-        lines.subList(1, lines.size()).forEach(l -> joined.append(Json.parseObject(l).get("part")));
+        lines.subList(1, lines.size()).forEach(l -> joined.append(QueueAnswerTest.<Answer.Part>read(l, Expect.PART).part()));
         assertEquals(command, joined.toString());
         assertTrue(a.job(99).isEmpty());
     }

@@ -128,6 +128,45 @@ class ServiceServerTest {
     }
 
     @Test
+    void numbersBeyondALongAreRefusedAsNotWhole_notAsBadJson_andTheConnectionGoesOn() throws Exception {
+        String forty = "9".repeat(40);
+        try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()))) {
+            for (String line : List.of("{\"v\":1,\"op\":\"cancel\",\"no\":" + forty + "}",
+                    "{\"v\":1,\"op\":\"cancel\",\"no\":-" + forty + "}",
+                    "{\"v\":1,\"op\":\"job\",\"no\":" + forty + "}",
+                    "{\"v\":1,\"op\":\"pause\",\"gpu\":" + forty + "}",
+                    "{\"v\":1,\"op\":\"logs\",\"no\":9223372036854775808}",
+                    "{\"v\":1,\"op\":\"cancel\",\"no\":2147483648}",
+                    "{\"v\":1,\"op\":\"cancel\",\"no\":-1}")) {
+                String answer = exchange(ch, line);
+                assertTrue(answer.contains("\"code\":\"bad_request\"") && answer.contains("must be a whole number")
+                        && !answer.contains("not JSON"), line + " -> " + answer);
+            }
+            String umask = exchange(ch, "{\"v\":1,\"op\":\"submit\",\"line\":\"true\",\"cwd\":\"/\",\"umask\":" + forty + "}");
+            assertTrue(umask.contains("\"code\":\"bad_request\"") && umask.contains("\\\"umask\\\" must be a whole number"), umask);
+            String version = exchange(ch, "{\"v\":" + forty + ",\"op\":\"hello\"}");
+            assertTrue(version.contains("\"code\":\"unsupported_version\""), version);
+            // Past jackson's 1000 digits a number is no JSON this service reads, still one line, never a trace.
+            String endless = exchange(ch, "{\"v\":1,\"op\":\"cancel\",\"no\":" + "9".repeat(5000) + "}");
+            assertTrue(endless.contains("\"code\":\"bad_request\"") && endless.contains("not a request: not JSON"), endless);
+            assertTrue(exchange(ch, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"));
+        }
+    }
+
+    @Test
+    void aRefusedSrunAttachClosesItsConnection_asEveryRefusedSrunDoes() throws Exception {
+        for (String line : List.of("{\"v\":1,\"op\":\"srun_attach\",\"no\":" + "9".repeat(40) + ",\"token\":\"t\"}",
+                "{\"v\":1,\"op\":\"srun_attach\",\"no\":0,\"token\":\"t\"}",
+                "{\"v\":1,\"op\":\"srun\",\"line\":\"true\",\"cwd\":7}")) {
+            try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()))) {
+                String answer = exchange(ch, line);
+                assertTrue(answer.contains("\"code\":\"bad_request\""), line + " -> " + answer);
+                assertEquals(-1, ch.read(ByteBuffer.allocate(16)), "closed after the answer to " + line);
+            }
+        }
+    }
+
+    @Test
     void anOversizedRequestClosesOnlyItsOwnConnection() throws Exception {
         try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()))) {
             String answer = exchange(ch, "{\"v\":1,\"op\":\"hello\",\"pad\":\"" + "x".repeat(Protocol.MAX_LINE_BYTES) + "\"}");

@@ -178,6 +178,7 @@ public final class SlurmMapping {
             case RETRIES -> new ByExecutor("an attempt that ran out of GPU memory is submitted again with more");
             case CANCEL -> new ByExecutor("the job is not submitted, or scancel'led once the line says cancel");
             case NAME -> new ByExecutor("nothing to do: a name only serves after=, which is refused");
+            case UNIQUE -> new ByExecutor("a line the same as an earlier one queued, running or ended ok is not submitted");
             case GPU_IDS -> new Refused(s -> "gpu-ids=" + String.join(",", s.scheduling().gpuIds())
                     + " cannot be honoured on Slurm (Slurm chooses the GPUs); remove gpu-ids from the line," + without);
             case TTY -> new Refused(s -> "tty cannot be honoured on Slurm (a batch job has no terminal); remove tty from"

@@ -11,7 +11,7 @@ import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.engine.spawn.RunFiles;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.cluster.ClusterAttempt;
 import io.gpusched.cluster.ClusterDriver;
@@ -51,7 +51,7 @@ public final class Orphans {
     private final RunNames names;
     private final ProcTable procFs;
     private final Leases leases;
-    private final RunningJobs running;
+    private final JobTable table;
     private final Durability durability;
     private final Reporter reporter;
     private final LoopClock clock;
@@ -61,7 +61,7 @@ public final class Orphans {
     /** The GPUs of the last read, for what a share of one GPU came to on the GPU its run holds. */
     private final java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus;
 
-    public Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, Leases leases, RunningJobs running, Durability durability,
+    public Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, Leases leases, JobTable table, Durability durability,
             Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus,
             Optional<ClusterDriver> cluster) {
         this.cluster = cluster;
@@ -70,7 +70,7 @@ public final class Orphans {
         this.names = names;
         this.procFs = procFs;
         this.leases = leases;
-        this.running = running;
+        this.table = table;
         this.durability = durability;
         this.reporter = reporter;
         this.clock = clock;
@@ -113,7 +113,7 @@ public final class Orphans {
         if (spec.environment().tty()) {
             rj.ttyEntry = Optional.of(names.entry(run));
         }
-        running.add(rj);
+        table.started(rj);
         // A leader that ended without writing a status was killed before its command ended: no status.
         CompletableFuture<java.util.OptionalInt> exit = lease
                 ? leases.adopt(spec.key(), no).thenApply(java.util.OptionalInt::of)
@@ -145,7 +145,7 @@ public final class Orphans {
         RunningJob rj = new RunningJob(spec, no, declared, List.of(), RunHandle.NO_SESSION, run.log(), clock.now(),
                 r.run().orElse(0), 0, Optional.empty());
         rj.elsewhere = Optional.of(run);
-        running.add(rj);
+        table.started(rj);
         followEnd(rj, run, inbox);
         return true;
     }

@@ -14,7 +14,6 @@ import io.gpusched.engine.spawn.OwnerLogTail;
 import io.gpusched.engine.spawn.RunFiles;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
 import io.gpusched.engine.stop.Leftovers;
 import io.gpusched.engine.table.JobTable;
 
@@ -65,11 +64,9 @@ public final class Outcomes {
     private final Durability durability;
     private final RunFiles runFiles;
     private final RunNames names;
-    private final RunningJobs running;
     private final Leftovers leftovers;
     private final Reporter reporter;
     private final LoopClock clock;
-    private final EndedJobs endedJobs;
     private final Measurer measurer;
     private final JobTable table;
     private final FairShare fairShare;
@@ -97,8 +94,8 @@ public final class Outcomes {
         }
     }
 
-    public Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, RunningJobs running,
-             Leftovers leftovers, Reporter reporter, LoopClock clock, EndedJobs ended, Measurer measurer,
+    public Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, 
+             Leftovers leftovers, Reporter reporter, LoopClock clock, Measurer measurer,
              JobTable table, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
         this.runas = runas;
         this.timelines = timelines;
@@ -108,11 +105,9 @@ public final class Outcomes {
         this.durability = durability;
         this.runFiles = runFiles;
         this.names = names;
-        this.running = running;
         this.leftovers = leftovers;
         this.reporter = reporter;
         this.clock = clock;
-        this.endedJobs = ended;
         this.measurer = measurer;
         this.judge = new AttemptJudge(options.tolerance(), AttemptJudge.UndeclaredRetry.DECLARES_THE_BUMPED_PEAK);
         this.clusterJudge = new AttemptJudge(options.tolerance(), AttemptJudge.UndeclaredRetry.STAYS_UNDECLARED);
@@ -168,14 +163,18 @@ public final class Outcomes {
 
     /** A running job's leader exited; a late exit of an attempt no longer current is ignored. */
     public void reap(RunningJob rj, OptionalInt exit) {
-        if (!running.remove(rj)) {
+        if (!table.runEnded(rj)) {
             return;
         }
         durability.changed();
         // The leader is gone. Whatever it left still holds memory and would outlive the job: the next
         // sweep kills it. A run placed elsewhere left nothing here.
         if (!rj.placedElsewhere()) {
-            leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty());
+            // A [tty] run's shell removes its tmux socket as it ends; one killed (or lost) before that cannot.
+            boolean shellCut = exit.isEmpty() || exit.getAsInt() > 128 || rj.killEscalated;
+            leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty(), rj.ttyEntry.isPresent() && shellCut
+                    ? Optional.of(new Leftovers.Terminal(rj.key(), names.tty(rj.no), table.owner(rj.key())))
+                    : Optional.empty());
         }
         Instant now = clock.now();
         Duration ran = Duration.between(rj.startedAt, now);
@@ -183,8 +182,9 @@ public final class Outcomes {
         Optional<AttemptJudge.RunAgain> again = AttemptJudge.runsAgain(rj.stopping);
         if (again.isPresent()) {
             // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
-            durability.record(List.of(new JournalEvent.Requeued(rj.key(), rj.stopping.get() == StopReason.TIME_SLICE
-                    ? JournalEvent.Requeued.TIME_SLICE : JournalEvent.Requeued.PREEMPTED)));
+            durability.record(List.of(new JournalEvent.Requeued(rj.key(), rj.stopping.get() != StopReason.TIME_SLICE
+                    ? JournalEvent.Requeued.PREEMPTED : rj.overMaxJobTime ? JournalEvent.Requeued.MAX_JOB_TIME
+                    : JournalEvent.Requeued.TIME_SLICE)));
             if (again.get().place() == AttemptJudge.Place.AT_THE_BACK) {
                 table.toTheBack(rj.key(), now);
             }
@@ -245,7 +245,7 @@ public final class Outcomes {
     public void fail(JobSpec spec, int no, OptionalLong declared, JobStatus status, String reason) {
         durability.record(List.of(new JournalEvent.Done(spec.key(), status.journalName(), 1, Map.of(),
                 OptionalDouble.empty())));
-        endedJobs.ended(spec);
+        table.ended(spec);
         reporter.emit(status == JobStatus.DEPENDENCY_FAILED
                 ? new SchedulerEvent.DependencyFailed(clock.now(), no, spec.command(), reason)
                 : new SchedulerEvent.JobInfeasible(clock.now(), no, spec.command(), reason));
@@ -257,7 +257,7 @@ public final class Outcomes {
     /** A job whose line says {@code cancel} before it ever started. */
     public void cancelledBeforeStart(JobSpec j, int no) {
         durability.record(List.of(new JournalEvent.Done(j.key(), "cancelled", 0, Map.of(), OptionalDouble.empty())));
-        endedJobs.ended(j);
+        table.ended(j);
         complete(new JobResult(j.key(), no, j.command(), List.of(), JobStatus.CANCELLED, 0, j.vramMib(),
                 Map.of(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, Measurement.NOT_RUN, Optional.empty(),
                 owner(j.key())));
@@ -273,6 +273,10 @@ public final class Outcomes {
         if (r.run().isPresent()) {
             // Its session is gone; a daemon it started may have left the session but not the run.
             leftovers.killNow(new ProcFs.Run(r.runningPgid().orElse(0), names.entry(r.run().getAsLong()), 0));
+            if (spec.environment().tty()) {
+                // Its shell may have been killed before it removed its tmux socket; its server is dead now.
+                io.gpusched.engine.spawn.TtySockets.removeLeftOver(names.tty(no), table.owner(spec.key()));
+            }
         }
         OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
         boolean lease = r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent();
@@ -348,7 +352,7 @@ public final class Outcomes {
         durability.record(List.of(new JournalEvent.Done(key, status.journalName(), end.exitCode(), peaks, end.avgUtil(),
                 JournalEvent.VramPoint.of(timelines.ended(end.no(), end.run().orElse(-1), clock.now().minus(end.took()),
                         end.declaredMib())))));
-        endedJobs.ended(end.spec());
+        table.ended(end.spec());
         end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
         Measurement measured = end.cluster().map(io.gpusched.cluster.ClusterReport::measurement)
                 .orElse(!end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED

@@ -1,6 +1,6 @@
 /**
  * How runs end: applying the outcome rules ({@code io.gpusched.outcome}) to an ended attempt and journaling it ({@code Outcomes}),
- * earlier outcomes of the same jobs ({@code EndedJobs}), and what a dead scheduler left behind
+ * and what a dead scheduler left behind
  * ({@code Orphans}: runs taken up again, settled from their exit files, or run again).
  */
 package io.gpusched.engine.ending;

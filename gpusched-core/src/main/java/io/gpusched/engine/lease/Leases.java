@@ -118,7 +118,8 @@ public final class Leases implements RunDriver {
         // The stand-in session id, where a launched process's wrapper writes its pid: a restart then knows
         // the grant was made.
         Files.write(l.files().pid(), (sid + "\n").getBytes(StandardCharsets.US_ASCII));
-        Map<String, String> env = launcher.runEnvironment(l.gpus(), l.snapshot(), l.jobVars(), l.runToken());
+        Map<String, String> env = launcher.runEnvironment(l.gpus(), l.snapshot(), l.jobVars(), l.runToken(),
+                l.runAs().map(RunDriver.RunAs::user));
         env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
         w.granted.complete(new Grant(w.no, l.gpus(), env));
         return new Started(sid, w.exit);

@@ -10,16 +10,36 @@ import java.util.function.LongSupplier;
  * loop's waits ({@link #nanos()}), which a wall-clock step must not stretch or cut short.
  */
 public final class LoopClock implements InstantSource {
+    /** How far past a deadline a real wait aims: the ticker it waits on and the wall it is read by drift. */
+    private static final long REAL_SLACK_NANOS = 1_000_000;
+
     private final InstantSource wall;
     private final LongSupplier ticker;
+    private final long slackNanos;
 
     /**
      * @param wall the wall time
      * @param ticker monotonic nanoseconds (as {@link System#nanoTime()})
      */
     public LoopClock(InstantSource wall, LongSupplier ticker) {
+        this(wall, ticker, REAL_SLACK_NANOS);
+    }
+
+    /**
+     * @param wall the wall time
+     * @param ticker monotonic nanoseconds
+     * @param slackNanos how far past a deadline a wait for it aims, so that the wall time read on waking
+     *     is past it too: 1 ms for the real clocks, 0 where wall and ticker are one count (a virtual clock)
+     */
+    LoopClock(InstantSource wall, LongSupplier ticker, long slackNanos) {
         this.wall = wall;
         this.ticker = ticker;
+        this.slackNanos = slackNanos;
+    }
+
+    /** @return nanoseconds a wait for a deadline adds past it (see the constructor) */
+    public long slackNanos() {
+        return slackNanos;
     }
 
     /** @return the wall time now */

@@ -55,13 +55,13 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             boolean changed = pending.update(b.pending()) | done.update(b.done()) | earlier.update(b.earlier());
             String head = renderHead(s);
             if (changed || !head.equals(lastHead)) {
-                lastStatusJson = new byte[][] {
+                lastStatusJson = parts(
                     bytes("{\"event\":\"status_updated\",\"at\":" + JsonEventWriter.valueToJson(s.at())
                             + ",\"board\":{\"running\":" + JsonEventWriter.valueToJson(b.running()) + ",\"pending\":"),
                     pending.json, bytes(",\"done\":"), done.json, bytes(",\"earlier\":"), earlier.json,
-                    bytes(",\"interrupted\":" + JsonEventWriter.valueToJson(b.interrupted()) + "}}")};
+                    bytes(",\"interrupted\":" + JsonEventWriter.valueToJson(b.interrupted()) + "}}"));
                 write(jsonFile, statusJson(false, false));
-                if (write(file, bytes(head), pending.text, done.text, earlier.text)) {
+                if (write(file, parts(bytes(head), pending.text, done.text, earlier.text))) {
                     lastHead = head;
                 } else if (changed) {
                     lastHead = null;
@@ -211,16 +211,29 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     }
 
     /**
-     * One list section of the board as status.txt and status.json show it, UTF-8, assembled from
-     * per-row renderings kept from the previous list: a row (a record, compared by value) that was
-     * already in it costs a lookup, not a {@code String.format} and a reflective JSON walk.
+     * One list section of the board as status.txt and status.json show it, UTF-8, kept as chunks of
+     * rows: a chunk ends after a row whose identity hash says so (about one in {@link #CHUNK}), so where
+     * chunks end depends on the rows, not their positions, and a job that joins or leaves changes the
+     * one chunk it is in. An update reuses every chunk whose rows are the same objects in the same order
+     * (the engine hands over the same row objects for unchanged rows), and makes the others from the
+     * last rows' bytes where it finds them nearby, else by rendering the row. With 100,000 rows a board
+     * after one submission then costs a few chunks, not the whole section's bytes again; the files are
+     * written from the chunks as they are (a gathering write), with no copy of the whole.
      */
     private static final class Section<T> {
+        /** The mean rows per chunk. */
+        private static final int CHUNK = 256;
         private final java.util.function.Function<T, String> textRow;
         private List<T> of;
-        private Map<T, byte[][]> rows = new java.util.IdentityHashMap<>();
-        byte[] text = new byte[0];
-        byte[] json = bytes("[]");
+        private List<Chunk> chunks = List.of();
+        /** The text parts, one per chunk. */
+        byte[][] text = {};
+        /** The JSON array: "[", the chunks with "," between them, "]". */
+        byte[][] json = {bytes("[]")};
+
+        /** Rows, their text and JSON bytes back to back, and where each row's begin (and, at the end, where they end). */
+        private record Chunk(Object[] rows, byte[] text, int[] textAt, byte[] json, int[] jsonAt) {
+        }
 
         Section(java.util.function.Function<T, String> textRow) {
             this.textRow = textRow;
@@ -231,31 +244,158 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             if (list == of) {
                 return false;
             }
-            // By identity: the engine hands over the same row objects for unchanged rows, and hashing
-            // 100,000 rows' texts cost more than rendering the few new ones.
-            Map<T, byte[][]> next = new java.util.IdentityHashMap<>(list.size() * 2);
-            java.io.ByteArrayOutputStream t = new java.io.ByteArrayOutputStream(text.length + 4096);
-            java.io.ByteArrayOutputStream j = new java.io.ByteArrayOutputStream(json.length + 4096);
-            j.write('[');
-            for (T row : list) {
-                byte[][] r = next.computeIfAbsent(row, k -> {
-                    byte[][] kept = rows.get(k);
-                    return kept != null ? kept
-                            : new byte[][] {bytes(textRow.apply(k)), bytes(JsonEventWriter.valueToJson(k))};
-                });
-                t.writeBytes(r[0]);
-                if (j.size() > 1) {
-                    j.write(',');
-                }
-                j.writeBytes(r[1]);
+            Object[] rows = list.toArray();
+            int n = rows.length;
+            // The last chunks by their first row: where an unchanged run of chunks starts again.
+            java.util.Map<Object, Integer> startsAt = new java.util.IdentityHashMap<>(chunks.size() * 2);
+            for (int c = 0; c < chunks.size(); c++) {
+                startsAt.put(chunks.get(c).rows()[0], c);
             }
-            j.write(']');
-            rows = next;
+            List<Chunk> made = new java.util.ArrayList<>(chunks.size() + 1);
+            int near = 0; // the last chunk the walk is at: where a changed row's bytes are looked for
+            int i = 0;
+            while (i < n) {
+                Integer c = startsAt.get(rows[i]);
+                if (c != null && same(chunks.get(c).rows(), rows, i)) {
+                    made.add(chunks.get(c));
+                    i += chunks.get(c).rows().length;
+                    near = c + 1;
+                    continue;
+                }
+                int end = i;
+                while (true) {
+                    Object r = rows[end++];
+                    if (end >= n || last(r, end - 1 - i) || startsAt.containsKey(rows[end])) {
+                        break; // the chunk ends after r, or the next row starts a last chunk: resynchronised
+                    }
+                }
+                made.add(chunk(rows, i, end, near));
+                i = end;
+            }
+            chunks = made;
             of = list;
-            text = t.toByteArray();
-            json = j.toByteArray();
+            text = new byte[made.size()][];
+            json = new byte[made.size() * 2 + 1][];
+            json[0] = bytes("[");
+            for (int c = 0; c < made.size(); c++) {
+                text[c] = made.get(c).text();
+                json[2 * c + 1] = made.get(c).json();
+                json[2 * c + 2] = c == made.size() - 1 ? bytes("]") : COMMA;
+            }
+            if (made.isEmpty()) {
+                json = new byte[][] {bytes("[]")};
+            }
             return true;
         }
+
+        /** Whether {@code row}, the {@code index}th of its chunk, ends it: its hash says so, or the chunk is long. */
+        private static boolean last(Object row, int index) {
+            return System.identityHashCode(row) % CHUNK == 0 || index >= 4 * CHUNK - 1;
+        }
+
+        private static boolean same(Object[] chunk, Object[] rows, int from) {
+            if (from + chunk.length > rows.length) {
+                return false;
+            }
+            for (int x = 0; x < chunk.length; x++) {
+                if (chunk[x] != rows[from + x]) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        /** A chunk of {@code rows[from, to)}, each row's bytes taken from the last chunks near {@code near}, or rendered. */
+        private Chunk chunk(Object[] rows, int from, int to, int near) {
+            Object[] mine = java.util.Arrays.copyOfRange(rows, from, to);
+            Bytes t = new Bytes(mine.length * 96);
+            Bytes j = new Bytes(mine.length * 256);
+            int[] tAt = new int[mine.length + 1];
+            int[] jAt = new int[mine.length + 1];
+            for (int x = 0; x < mine.length; x++) {
+                if (x > 0) {
+                    j.add((byte) ',');
+                }
+                tAt[x] = t.size;
+                jAt[x] = j.size;
+                if (!copied(mine[x], near, t, j)) {
+                    @SuppressWarnings("unchecked")
+                    T r = (T) mine[x];
+                    t.add(bytes(textRow.apply(r)));
+                    j.add(bytes(JsonEventWriter.valueToJson(r)));
+                }
+            }
+            tAt[mine.length] = t.size;
+            jAt[mine.length] = j.size;
+            return new Chunk(mine, t.array(), tAt, j.array(), jAt);
+        }
+
+        /** Copies a row's bytes from the last chunk before {@code near}, at it or after it, if it is there. */
+        private boolean copied(Object row, int near, Bytes t, Bytes j) {
+            for (int c = Math.max(0, near - 1); c < Math.min(chunks.size(), near + 2); c++) {
+                Chunk k = chunks.get(c);
+                for (int x = 0; x < k.rows().length; x++) {
+                    if (k.rows()[x] == row) {
+                        t.add(k.text(), k.textAt()[x], k.textAt()[x + 1] - k.textAt()[x]);
+                        int jEnd = x + 1 < k.rows().length ? k.jsonAt()[x + 1] - 1 : k.jsonAt()[x + 1]; // less the comma
+                        j.add(k.json(), k.jsonAt()[x], jEnd - k.jsonAt()[x]);
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    private static final byte[] COMMA = {(byte) ','};
+
+    /** A growing byte array, without ByteArrayOutputStream's locks and its copy out. */
+    private static final class Bytes {
+        byte[] buf;
+        int size;
+
+        Bytes(int capacity) {
+            buf = new byte[capacity];
+        }
+
+        void add(byte b) {
+            room(1);
+            buf[size++] = b;
+        }
+
+        void add(byte[] b) {
+            add(b, 0, b.length);
+        }
+
+        void add(byte[] b, int from, int len) {
+            room(len);
+            System.arraycopy(b, from, buf, size, len);
+            size += len;
+        }
+
+        private void room(int len) {
+            if (size + len > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, Math.max(size + len, buf.length * 2));
+            }
+        }
+
+        /** @return the bytes, the buffer itself when it is exactly full */
+        byte[] array() {
+            return size == buf.length ? buf : java.util.Arrays.copyOf(buf, size);
+        }
+    }
+
+    /** @return the byte arrays and arrays of byte arrays given, as one array of byte arrays, in order */
+    private static byte[][] parts(Object... parts) {
+        List<byte[]> out = new java.util.ArrayList<>();
+        for (Object p : parts) {
+            if (p instanceof byte[][] many) {
+                out.addAll(java.util.Arrays.asList(many));
+            } else {
+                out.add((byte[]) p);
+            }
+        }
+        return out.toArray(new byte[0][]);
     }
 
     private static byte[] bytes(String text) {

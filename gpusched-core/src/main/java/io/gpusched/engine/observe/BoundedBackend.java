@@ -41,6 +41,24 @@ public final class BoundedBackend implements AutoCloseable {
         });
     }
 
+    private BoundedBackend(GpuBackend backend) {
+        this.backend = backend;
+        this.bound = Duration.ZERO;
+        this.worker = null;
+    }
+
+    /**
+     * A backend asked on the loop's own thread, with no bound: for one that cannot hang, being no driver
+     * but a table in memory (a simulated machine), where a hand-over to a worker would cost each round
+     * a thread switch for nothing.
+     *
+     * @param backend the backend
+     * @return the backend, unbounded
+     */
+    public static BoundedBackend inline(GpuBackend backend) {
+        return new BoundedBackend(backend);
+    }
+
     /**
      * @return the backend's answer, if it came within the bound
      * @throws BackendException when the backend failed, overran the bound, or has still not answered
@@ -48,6 +66,9 @@ public final class BoundedBackend implements AutoCloseable {
      *     thrown
      */
     GpuSnapshot snapshot() {
+        if (worker == null) {
+            return backend.snapshot();
+        }
         if (inFlight != null && !inFlight.isDone()) {
             throw new BackendException("GPU backend still stuck on a query sent "
                     + seconds(Duration.ofNanos(System.nanoTime() - inFlightSince)) + " ago, over the "
@@ -90,7 +111,9 @@ public final class BoundedBackend implements AutoCloseable {
     /** Stops the worker; a call stuck in it is interrupted and left to finish on a daemon thread. */
     @Override
     public void close() {
-        worker.shutdownNow();
+        if (worker != null) {
+            worker.shutdownNow();
+        }
     }
 
     static String seconds(Duration d) {

@@ -4,7 +4,7 @@ import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.proc.ProcTable;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.options.SchedulerOptions;
@@ -32,7 +32,7 @@ import java.util.Set;
 public final class Measurer {
     private final SchedulerOptions options;
     private final ProcTable procFs;
-    private final RunningJobs running;
+    private final JobTable table;
     private final Reporter reporter;
     private final LoopClock clock;
     private final Timelines timelines;
@@ -46,11 +46,11 @@ public final class Measurer {
     private record ExternalProcess(int gpu, long pid) {
     }
 
-    public Measurer(SchedulerOptions options, ProcTable procFs, RunningJobs running, Reporter reporter, LoopClock clock, Timelines timelines) {
+    public Measurer(SchedulerOptions options, ProcTable procFs, JobTable table, Reporter reporter, LoopClock clock, Timelines timelines) {
         this.timelines = timelines;
         this.options = options;
         this.procFs = procFs;
-        this.running = running;
+        this.table = table;
         this.reporter = reporter;
         this.clock = clock;
     }
@@ -61,7 +61,7 @@ public final class Measurer {
     }
 
     void attribute(GpuSnapshot snap) {
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             rj.currentMib.replaceAll((g, v) -> 0L);
         }
         Map<Long, OptionalLong> sessions = new HashMap<>();
@@ -72,7 +72,7 @@ public final class Measurer {
             if (sid.isPresent()) {
                 visible++;
             }
-            Optional<RunningJob> job = sid.isPresent() ? running.inSession(sid.getAsLong()) : Optional.empty();
+            Optional<RunningJob> job = sid.isPresent() ? table.runInSession(sid.getAsLong()) : Optional.empty();
             if (job.isEmpty() && sid.isPresent()) {
                 job = lease(p.pid());
             }
@@ -86,14 +86,14 @@ public final class Measurer {
             }
         }
         externalPeaks.keySet().retainAll(seenExternal);
-        if (!snap.processes().isEmpty() && visible == 0 && !running.isEmpty()) {
+        if (!snap.processes().isEmpty() && visible == 0 && !table.noneRunning()) {
             pidsInvisible = true;
             reporter.warnOnce("GPU processes are reported with PIDs that do not exist in this PID namespace (a container"
                     + " without --pid=host?): per-job peaks will be n/a; placement still uses device totals");
         }
         java.time.Instant now = clock.now();
         util.record(now, snap);
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             track(rj, snap);
             // Where the peaks are: one append per running job per sample, no allocation on most.
             timelines.sample(rj, now);
@@ -106,7 +106,7 @@ public final class Measurer {
      * only for GPU processes no session claimed, and only while such a run runs.
      */
     private Optional<RunningJob> lease(long pid) {
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             Optional<String> entry = rj.leaseEntry.or(() -> rj.ttyEntry);
             if (entry.isPresent() && procFs.carries(pid, entry.get())) {
                 return Optional.of(rj);
@@ -147,7 +147,7 @@ public final class Measurer {
     /** Each GPU's memory as placement counts it, with the running jobs on it by number: for snapshots. */
     public List<io.gpusched.event.QueueSnapshot.GpuMemory> memory(GpuSnapshot snap, Set<Integer> paused) {
         Map<String, RunningJob> byKey = new HashMap<>();
-        running.all().forEach(rj -> byKey.put(rj.key(), rj));
+        table.runs().forEach(rj -> byKey.put(rj.key(), rj));
         List<io.gpusched.event.QueueSnapshot.GpuMemory> out = new ArrayList<>();
         for (GpuView v : views(snap, paused)) {
             List<io.gpusched.event.QueueSnapshot.JobMemory> jobs = new ArrayList<>();
@@ -169,7 +169,7 @@ public final class Measurer {
         List<GpuView> out = new ArrayList<>();
         for (GpuStat g : snap.gpus()) {
             List<Tenant> tenants = new ArrayList<>();
-            for (RunningJob rj : running.all()) {
+            for (RunningJob rj : table.runs()) {
                 if (rj.gpus.contains(g.index())) {
                     tenants.add(new Tenant(rj.key(), rj.declaredMib, rj.currentMib.getOrDefault(g.index(), 0L),
                             rj.peakMib.getOrDefault(g.index(), 0L)));

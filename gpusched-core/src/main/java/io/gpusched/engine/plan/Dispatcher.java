@@ -6,7 +6,7 @@ import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.queue.PendingQueue;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 import io.gpusched.engine.stop.Stops;
 
 import io.gpusched.model.JobStatus;
@@ -43,7 +43,7 @@ public final class Dispatcher {
     private Optional<String> reservation = Optional.empty();
     private Optional<Instant> replanAt = Optional.empty();
     private final Durability durability;
-    private final RunningJobs running;
+    private final JobTable table;
     private final Reporter reporter;
     private final LoopClock clock;
     private final Outcomes outcomes;
@@ -54,13 +54,13 @@ public final class Dispatcher {
     }
 
     /** @param launcher carries out each start the plan decides */
-    public Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, RunningJobs running,
+    public Dispatcher(QueuePolicy policy, FairShare fairShare, Stops stops, Durability durability, JobTable table,
                Reporter reporter, LoopClock clock, Outcomes outcomes, Launcher launcher) {
         this.policy = policy;
         this.fairShare = fairShare;
         this.stops = stops;
         this.durability = durability;
-        this.running = running;
+        this.table = table;
         this.reporter = reporter;
         this.clock = clock;
         this.outcomes = outcomes;
@@ -72,9 +72,10 @@ public final class Dispatcher {
      * @param views this round's GPUs and running jobs
      * @param snap the snapshot the views came from (for the devices' UUIDs)
      * @param total jobs known to the queue
+     * @param held jobs of the queue held back by their dependencies: not in {@code pending}, not started
      * @param reasons filled with why each job that stays pending waits
      */
-    Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total,
+    Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total, int held,
                     Map<String, String> reasons) {
         Instant now = clock.now();
         if (launcher.placesItself()) {
@@ -82,7 +83,7 @@ public final class Dispatcher {
             // dispatch hands the whole queue over (a standing that "started" forces the whole plan).
             Plan plan = handOver(pending);
             standing = new QueuePolicy.Standing(Optional.empty(), Optional.empty(), java.util.Set.of(), true);
-            return apply(plan, views, snap, total, reasons, now);
+            return apply(plan, views, snap, total, held, reasons, now);
         }
         Map<String, Double> recent = fairShare.recent(now);
         Plan plan = decide(policy, pending, occupants(), views, snap, now, recent);
@@ -91,7 +92,7 @@ public final class Dispatcher {
         java.util.Comparator<Candidate> order = policy.orderAt(now, usage);
         lastOrder = java.util.Comparator.comparing((PendingQueue.PendingJob p) -> new Candidate(p.spec().key(), p.no(),
                 request(p), p.spec().scheduling().priority(), p.position(), p.since(), p.owner(), p.spec().timeout()), order);
-        return apply(plan, views, snap, total, reasons, now);
+        return apply(plan, views, snap, total, held, reasons, now);
     }
 
     /** The order the last plan gave the jobs it was given (the policy's, at that plan's time). */
@@ -140,6 +141,12 @@ public final class Dispatcher {
         Instant now = clock.now();
         List<Occupant> occupants = occupants();
         Optional<String> reason = policy.admit(now, c.get(), standing, occupants, views, fairShare.recent(now));
+        if (reason.isPresent() && reason.get().equals(lastAdmitted)) {
+            // The same words as the job before (the usual case: a queue of one shape): one string for
+            // all of them, not one each.
+            reason = Optional.of(lastAdmitted);
+        }
+        reason.ifPresent(r -> lastAdmitted = r);
         if (reason.isPresent()) {
             if (!standing.owners().contains(c.get().owner())) {
                 java.util.Set<String> owners = new java.util.HashSet<>(standing.owners());
@@ -153,6 +160,9 @@ public final class Dispatcher {
         }
         return reason;
     }
+
+    /** The reason the last job admitted alone waits for. */
+    private String lastAdmitted = "";
 
     /** @return how the policy sees a pending job; empty when it pins a GPU the machine does not have */
     static Optional<Candidate> candidate(PendingQueue.PendingJob p, GpuSnapshot snap) {
@@ -171,7 +181,7 @@ public final class Dispatcher {
     /** @return the running jobs as the queue policy sees them: who holds which GPUs, since when, how long */
     private List<Occupant> occupants() {
         List<Occupant> occupants = new ArrayList<>();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
                     rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
         }
@@ -269,13 +279,16 @@ public final class Dispatcher {
      * @param views this round's GPUs and running jobs, before the starts
      * @param snap the snapshot the views came from (for the devices' UUIDs)
      * @param total jobs known to the queue
+     * @param held jobs of the queue held back by their dependencies
      * @param reasons filled with why each job that stays pending waits
      */
-    private Result apply(Plan plan, List<GpuView> views, GpuSnapshot snap, int total, Map<String, String> reasons,
+    private Result apply(Plan plan, List<GpuView> views, GpuSnapshot snap, int total, int held, Map<String, String> reasons,
                          Instant now) {
         List<PendingQueue.PendingJob> still = new ArrayList<>();
         List<SchedulerEvent> started = new ArrayList<>();
-        for (Plan.Action a : plan.actions()) {
+        List<Plan.Action> actions = plan.actions();
+        for (int i = 0; i < actions.size(); i++) {
+            Plan.Action a = actions.get(i);
             PendingQueue.PendingJob p = a.job();
             if (a instanceof Plan.Fail f) {
                 outcomes.fail(p.spec(), p.no(), p.declaredMib(), JobStatus.INFEASIBLE, f.reason());
@@ -284,7 +297,10 @@ public final class Dispatcher {
                 still.add(p);
             } else {
                 Plan.Start s = (Plan.Start) a;
-                Optional<RunningJob> launched = launcher.launch(p, s.gpus(), s.declared(), snap, total, started);
+                // "N/M dispatched": of the M jobs of the queue, all but those still waiting (held, left
+                // pending so far this round, or yet to be looked at) once this one starts, so never above M.
+                int dispatched = Math.max(1, total - held - still.size() - (actions.size() - i - 1));
+                Optional<RunningJob> launched = launcher.launch(p, s.gpus(), s.declared(), snap, dispatched, total, started);
                 if (launched.isPresent()) {
                     RunningJob rj = launched.get();
                     views = GpuView.withTenant(views, rj.gpus, new Tenant(rj.key(), rj.declaredMib, 0, 0));
@@ -296,7 +312,7 @@ public final class Dispatcher {
             }
         }
         for (String key : plan.preempt()) {
-            running.get(key).filter(rj -> rj.stopping.isEmpty()).ifPresent(rj -> stops.stop(rj, StopReason.PREEMPTED));
+            table.run(key).filter(rj -> rj.stopping.isEmpty()).ifPresent(rj -> stops.stop(rj, StopReason.PREEMPTED));
         }
         if (changed(plan.reservation())) {
             plan.reservation().ifPresent(r -> reporter.emit(new SchedulerEvent.Reserved(now, r)));

@@ -15,7 +15,7 @@ import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunFiles;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.cluster.ClusterAttempt;
 import io.gpusched.cluster.ClusterDriver;
@@ -33,7 +33,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 
 /**
  * Carries out one start a plan decided: intent, spawn, record. The {@code launching} line is in the
@@ -46,11 +45,10 @@ public final class Launcher {
     private final RunDriver executor;
     private final RunDriver leases;
     private final RunNames names;
-    private final RunningJobs running;
+    private final JobTable table;
     private final ProcTable procFs;
     private final Reporter reporter;
     private final LoopClock clock;
-    private final IntSupplier ended;
     private final Consumer<Inbox.Message> inbox;
     /** The requirement rule each job's declaration came from, by key, for its start event. */
     private final java.util.function.Function<String, Optional<String>> ruleOf;
@@ -60,13 +58,12 @@ public final class Launcher {
     /**
      * @param executor how a job's command runs: a local process
      * @param leases how a lease's runs: in its client's terminal
-     * @param ended how many jobs of the queue ended, in an earlier run or this one (for "N/M dispatched")
      * @param inbox where each launched job's exit is posted
      * @param ruleOf the requirement rule a job's declaration came from, by key
      * @param cluster where jobs are handed over instead of started here; empty for local runs
      */
     public Launcher(Durability durability, RunFiles runFiles, RunDriver executor, RunDriver leases, RunNames names,
-             RunningJobs running, ProcTable procFs, Reporter reporter, LoopClock clock, IntSupplier ended,
+             JobTable table, ProcTable procFs, Reporter reporter, LoopClock clock,
              Consumer<Inbox.Message> inbox,
              java.util.function.Function<String, Optional<String>> ruleOf, Optional<ClusterDriver> cluster) {
         this.cluster = cluster;
@@ -75,11 +72,10 @@ public final class Launcher {
         this.executor = executor;
         this.leases = leases;
         this.names = names;
-        this.running = running;
+        this.table = table;
         this.procFs = procFs;
         this.reporter = reporter;
         this.clock = clock;
-        this.ended = ended;
         this.inbox = inbox;
         this.ruleOf = ruleOf;
     }
@@ -92,12 +88,12 @@ public final class Launcher {
 
     /** Intent, spawn, record; empty when the job could not start (said once; it stays pending). */
     Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, OptionalLong declared, GpuSnapshot snap,
-                                        int total, List<SchedulerEvent> reports) {
+                                        int dispatched, int total, List<SchedulerEvent> reports) {
         if (durability.failing().isPresent()) {
             return Optional.empty();
         }
         if (cluster.isPresent() && durability.state().submission(p.spec().key()).filter(Submissions::isLease).isEmpty()) {
-            return handOver(cluster.get(), p, declared, total);
+            return handOver(cluster.get(), p, declared, dispatched, total);
         }
         Path log = names.log(p.no(), gpus);
         long run = durability.state().nextRun();
@@ -155,14 +151,15 @@ public final class Launcher {
         // The rule it matched goes in the journal whatever decided this declaration: its peak teaches the rule's next job.
         durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared, ruleOf.apply(rj.key())));
         Optional<String> share = Dispatcher.request(p).share().map(io.gpusched.alloc.GpuShare::toString);
-        // After an OOM the declaration is the bump's, not the rule's; a share's is its share's; a learned one is learned.
-        rj.rule = share.isEmpty() && p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib())
+        // After an OOM the declaration is the bump's, not the rule's; a learned one is learned. A share may be a
+        // rule's ("gpus": 0.5, an llm_config.json model), so the rule is named beside it.
+        rj.rule = p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib())
                 ? ruleOf.apply(rj.key()) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.LOCAL) : Optional.empty());
-        running.add(rj);
+        table.started(rj);
         reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
-                declared, ended.getAsInt() + running.size(), total, rj.pid, jobLog,
+                declared, dispatched, total, rj.pid, jobLog,
                 p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
         return Optional.of(rj);
@@ -178,7 +175,8 @@ public final class Launcher {
      * is journaled ({@code slurm_submitted}) with the start, so a restart follows it instead of handing it
      * over twice. Its start is reported when its command starts there, on the GPUs the cluster gave it.
      */
-    private Optional<RunningJob> handOver(ClusterDriver to, PendingQueue.PendingJob p, OptionalLong declared, int total) {
+    private Optional<RunningJob> handOver(ClusterDriver to, PendingQueue.PendingJob p, OptionalLong declared, int dispatched,
+                                          int total) {
         String key = p.spec().key();
         long run = durability.state().nextRun();
         if (!durability.appendUnforced(new JournalEvent.Launching(key, run, List.of()))) {
@@ -206,13 +204,13 @@ public final class Launcher {
         rj.rule = p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib()) ? ruleOf.apply(key) : Optional.empty();
         rj.learned = p.learned().map(io.gpusched.journal.LearnedVram::describe)
                 .or(() -> p.spec().learnVram() && declared.isEmpty() ? Optional.of(NothingLearned.SLURM) : Optional.empty());
-        running.add(rj);
+        table.started(rj);
         Instant since = p.since();
         handed.running().thenAccept(gpus -> inbox.accept(new Inbox.Control(() -> {
-            if (running.get(key).filter(r -> r == rj).isPresent()) {
+            if (table.run(key).filter(r -> r == rj).isPresent()) {
                 Instant now = clock.now();
                 reporter.emit(new SchedulerEvent.JobStarted(now, rj.no, key, rj.spec.command(), gpus, declared,
-                        ended.getAsInt() + running.size(), total, 0, rj.log, attempt, waited(since, now),
+                        dispatched, total, 0, rj.log, attempt, waited(since, now),
                         Optional.empty(), rj.rule, rj.learned));
             }
         }, refused -> { })));

@@ -130,7 +130,7 @@ public final class Planner {
             still.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: cannot write the journal"));
             plannedVersion = -1;
         } else {
-            Dispatcher.Result r = dispatcher.dispatch(still, views.get(), reader.last(), jobs.size(), reasons);
+            Dispatcher.Result r = dispatcher.dispatch(still, views.get(), reader.last(), jobs.size(), queue.held().size(), reasons);
             still = r.stillPending();
             plannedViews = r.views();
             plannedVersion = version;

@@ -1,10 +1,8 @@
 package io.gpusched.engine.queue;
 
-import io.gpusched.engine.ending.EndedJobs;
 import io.gpusched.engine.ending.Outcomes;
 import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
 import io.gpusched.engine.stop.Stops;
 import io.gpusched.engine.table.JobTable;
 import io.gpusched.engine.table.JobsSource;
@@ -35,10 +33,8 @@ import java.util.Set;
 public final class PendingQueue {
     private final Durability durability;
     private final JobsSource source;
-    private final RunningJobs running;
     private final Stops stops;
     private final Outcomes outcomes;
-    private final EndedJobs ended;
     private final Dependencies dependencies = new Dependencies();
     private final JobTable table;
     private List<PendingJob> pending = List.of();
@@ -59,22 +55,23 @@ public final class PendingQueue {
     }
 
     private final double spikeBuffer;
+    private final io.gpusched.engine.loop.Reporter reporter;
 
-    public PendingQueue(Durability durability, JobsSource source, RunningJobs running, Stops stops, Outcomes outcomes,
-                 EndedJobs ended, JobTable table, double spikeBuffer) {
+    public PendingQueue(Durability durability, JobsSource source, Stops stops, Outcomes outcomes, JobTable table,
+                 double spikeBuffer, io.gpusched.engine.loop.Reporter reporter) {
+        this.reporter = reporter;
         this.spikeBuffer = spikeBuffer;
         this.table = table;
         this.durability = durability;
         this.source = source;
-        this.running = running;
         this.stops = stops;
         this.outcomes = outcomes;
-        this.ended = ended;
     }
 
     /**
-     * @return the pending jobs that may be placed, as last computed or left by dispatch; the same list
-     *     while unchanged
+     * @return the pending jobs that may be placed, as last computed or left by dispatch (the held ones
+     *     last); the same list while unchanged, and changed in place when jobs join it alone
+     *     ({@link #joined}): read it on the loop's thread, do not keep it
      */
     public List<PendingJob> pending() {
         return pending;
@@ -97,9 +94,16 @@ public final class PendingQueue {
         return waitReasons;
     }
 
+    /**
+     * The pending list and reasons a plan left.
+     *
+     * @param stillPending the jobs that wait, placeable ones in the plan's order, then the held ones
+     * @param reasons why each waits, by key
+     */
     public void set(List<PendingJob> stillPending, Map<String, String> reasons) {
         pending = stillPending;
         waitReasons = reasons;
+        changes++;
     }
 
     int no(String key) {
@@ -117,7 +121,7 @@ public final class PendingQueue {
             }
         }
         durability.record(seen);
-        ended.retainQueue(jobs);
+        table.retainQueue(jobs);
     }
 
     /** A {@code cancel} word stops a running job, and ends one that has not started. */
@@ -126,7 +130,7 @@ public final class PendingQueue {
             if (!j.cancel()) {
                 continue;
             }
-            Optional<RunningJob> rj = running.get(j.key());
+            Optional<RunningJob> rj = table.run(j.key());
             if (rj.isPresent()) {
                 if (rj.get().stopping.isEmpty()) {
                     stops.stop(rj.get(), StopReason.CANCELLED);
@@ -143,21 +147,36 @@ public final class PendingQueue {
     /**
      * Recomputes the pending list from the source's jobs and the journal: a query, run after
      * {@link Settlement#settle} wrote what had to be written. Live orphans, running and ended jobs are
-     * not pending; jobs that wait for others are held, with the reason the settlement found.
+     * not pending; jobs that wait for others are held, with the reason the settlement found. A
+     * {@code unique} line of the jobs file is left out while an earlier line of the same job stands for it
+     * ({@link #standingFor}).
      */
     public void compute(List<JobSpec> jobs, Map<String, String> waitingFor, Instant now) {
         List<PendingJob> out = new ArrayList<>();
         List<PendingJob> waiting = new ArrayList<>();
         Map<String, String> waitingReasons = new HashMap<>();
+        Map<String, String> standing = standingFor(jobs);
         long position = -1;
         for (JobSpec j : jobs) {
             position++;
-            if (running.contains(j.key())) {
+            if (table.isRunning(j.key())) {
                 continue;
             }
             JobRecord r = durability.state().record(j.key());
             if (r.handle().isPresent() || r.terminal() || j.cancel()) {
                 continue; // a live orphan (a gone one was settled), an ended job, or one cancelled
+            }
+            if (j.unique() && !standing.isEmpty()) {
+                String first = standing.get(sameLines.get((int) position));
+                if (first != null && !first.equals(j.key())) {
+                    // Said once, whichever state the first is in: it may go from queued to running to ok.
+                    if (toldDuplicate.add(j.key())) {
+                        reporter.warnOnce("line " + j.line() + " (job " + no(j.key()) + ") is unique and the same job as line "
+                            + jobLine(jobs, first) + " (job " + no(first) + "), which is queued, running or done ok: not run"
+                            + " (it runs if that one ends otherwise than ok)");
+                    }
+                    continue;
+                }
             }
             PendingJob p = pendingJob(j, r, position, now);
             String reason = waitingFor.get(j.key());
@@ -171,6 +190,65 @@ public final class PendingQueue {
         pending = out;
         held = waiting;
         heldReasons = waitingReasons;
+        changes++;
+    }
+
+    /** The unique lines the log was told are left out (each once; few, as each is a line of the file). */
+    private final Set<String> toldDuplicate = new HashSet<>();
+    /** The jobs of {@link #sameLines}, by identity: the source's list they were written for. */
+    private List<JobSpec> sameLinesOf = List.of();
+    /** {@link JobSpec#sameJobLine()} of each job of the source's list (null for a submission), once per list. */
+    private List<String> sameLines = List.of();
+
+    /**
+     * The first line of the jobs file (in file order) of each job that still stands for it: queued,
+     * running or ended ok. Empty when no line is {@code unique}, so a file without one costs one pass.
+     * Submissions are left out: they are deduplicated as they are taken, per owner ({@link Submissions}).
+     *
+     * @return {@link JobSpec#sameJobLine()} to the key of that line
+     */
+    private Map<String, String> standingFor(List<JobSpec> jobs) {
+        if (jobs != sameLinesOf) {
+            sameLinesOf = jobs;
+            sameLines = List.of();
+            // Unique submissions are the submissions' business: a daemon full of them pays nothing here.
+            if (jobs.stream().anyMatch(j -> j.unique() && durability.state().submission(j.key()).isEmpty())) {
+                List<String> lines = new ArrayList<>(jobs.size());
+                for (JobSpec j : jobs) {
+                    lines.add(durability.state().submission(j.key()).isPresent() ? null : j.sameJobLine());
+                }
+                sameLines = lines;
+            }
+        }
+        if (sameLines.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, String> first = new HashMap<>();
+        for (int i = 0; i < jobs.size(); i++) {
+            String line = sameLines.get(i);
+            JobSpec j = jobs.get(i);
+            if (line != null && !j.cancel() && !first.containsKey(line) && said(j.key()).isPresent()) {
+                first.put(line, j.key());
+            }
+        }
+        return first;
+    }
+
+    private static int jobLine(List<JobSpec> jobs, String key) {
+        return jobs.stream().filter(j -> j.key().equals(key)).findFirst().map(JobSpec::line).orElse(0);
+    }
+
+    /** Where a file job stands for {@code unique}: pending, running or ok; empty once it ended otherwise. */
+    private Optional<io.gpusched.model.JobState> said(String key) {
+        if (table.run(key).isPresent()) {
+            return Optional.of(io.gpusched.model.JobState.RUNNING);
+        }
+        return switch (durability.state().record(key).state()) {
+            case PENDING -> Optional.of(io.gpusched.model.JobState.PENDING);
+            case LAUNCHING, RUNNING -> Optional.of(io.gpusched.model.JobState.RUNNING);
+            case OK -> Optional.of(io.gpusched.model.JobState.OK);
+            default -> Optional.empty();
+        };
     }
 
     private PendingJob pendingJob(JobSpec j, JobRecord r, long position, Instant now) {
@@ -191,7 +269,7 @@ public final class PendingQueue {
      */
     public Optional<PendingJob> joined(JobSpec j, long position, Instant now) {
         JobRecord r = durability.state().record(j.key());
-        if (running.contains(j.key()) || r.handle().isPresent() || r.terminal() || j.cancel()) {
+        if (table.isRunning(j.key()) || r.handle().isPresent() || r.terminal() || j.cancel()) {
             return Optional.empty();
         }
         return Optional.of(pendingJob(j, r, position, now));
@@ -199,8 +277,10 @@ public final class PendingQueue {
 
     /**
      * Adds jobs that joined the queue since the last plan, decided alone: each waiting one at its place
-     * in the plan's order, each held one after the held jobs. The lists are new objects (the board sees
-     * the change by identity); the reasons map is updated in place.
+     * in the plan's order (a binary search; at the end of the placeable jobs in the usual case, where
+     * nothing moves), each held one after the held jobs. The lists and the reasons map are updated in
+     * place, in amortised O(log n) per job, not copied: with 100,000 queued a copy per submission was
+     * most of its cost. {@link #changes()} and {@link #joins()} tell the board what changed.
      *
      * @param waiting jobs that may be placed, with why each waits
      * @param order the last plan's order of the jobs that may be placed
@@ -208,28 +288,50 @@ public final class PendingQueue {
      */
     public void joined(Map<PendingJob, String> waiting, java.util.Comparator<PendingJob> order,
                        Map<PendingJob, String> heldBack) {
+        if (!(pending instanceof ArrayList<PendingJob>)) {
+            pending = new ArrayList<>(pending);
+        }
+        if (!(waitReasons instanceof HashMap<String, String>)) {
+            waitReasons = new HashMap<>(waitReasons);
+        }
         int placeable = pending.size() - held.size();
-        List<PendingJob> head = new ArrayList<>(placeable + waiting.size());
-        head.addAll(pending.subList(0, placeable));
-        Map<String, String> reasons = waitReasons instanceof HashMap<String, String> m ? m : new HashMap<>(waitReasons);
         for (Map.Entry<PendingJob, String> e : waiting.entrySet()) {
-            int at = java.util.Collections.binarySearch(head, e.getKey(), order);
-            head.add(at < 0 ? -at - 1 : at, e.getKey());
-            reasons.put(e.getKey().spec().key(), e.getValue());
+            int at = placeable == 0 || order.compare(pending.get(placeable - 1), e.getKey()) <= 0 ? placeable
+                    : java.util.Collections.binarySearch(pending.subList(0, placeable), e.getKey(), order);
+            pending.add(at < 0 ? -at - 1 : at, e.getKey());
+            placeable++;
+            waitReasons.put(e.getKey().spec().key(), e.getValue());
         }
-        List<PendingJob> nowHeld = new ArrayList<>(held);
-        Map<String, String> nowHeldReasons = new HashMap<>(heldReasons);
-        for (Map.Entry<PendingJob, String> e : heldBack.entrySet()) {
-            nowHeld.add(e.getKey());
-            nowHeldReasons.put(e.getKey().spec().key(), e.getValue());
-            reasons.put(e.getKey().spec().key(), e.getValue());
+        if (!heldBack.isEmpty()) {
+            List<PendingJob> nowHeld = new ArrayList<>(held);
+            Map<String, String> nowHeldReasons = new HashMap<>(heldReasons);
+            for (Map.Entry<PendingJob, String> e : heldBack.entrySet()) {
+                nowHeld.add(e.getKey());
+                pending.add(e.getKey());
+                nowHeldReasons.put(e.getKey().spec().key(), e.getValue());
+                waitReasons.put(e.getKey().spec().key(), e.getValue());
+            }
+            held = nowHeld;
+            heldReasons = nowHeldReasons;
         }
-        head.addAll(nowHeld);
-        pending = head;
-        held = nowHeld;
-        heldReasons = nowHeldReasons;
-        waitReasons = reasons;
+        joins += waiting.size() + heldBack.size();
     }
+
+    /**
+     * @return a count that moves whenever the pending list or its reasons are replaced (a plan of the
+     *     whole queue), not when jobs only joined it ({@link #joins()})
+     */
+    public long changes() {
+        return changes;
+    }
+
+    /** @return a count that moves whenever jobs joined the pending list alone ({@link #joined}) */
+    public long joins() {
+        return joins;
+    }
+
+    private long changes;
+    private long joins;
 
     /** @return where a job's declaration is learned from ({@code vram=auto}), unless an OOM's bump decides it */
     private Optional<LearnedVram> learned(JobSpec j, JobRecord r) {

@@ -1,12 +1,10 @@
 package io.gpusched.engine.queue;
 
-import io.gpusched.engine.ending.EndedJobs;
 import io.gpusched.engine.ending.Orphans;
 import io.gpusched.engine.ending.Outcomes;
 import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.Reporter;
-import io.gpusched.engine.spawn.RunningJobs;
 import io.gpusched.engine.table.JobTable;
 import io.gpusched.engine.table.JobsSource;
 
@@ -36,9 +34,7 @@ import java.util.Set;
 public final class Settlement {
     private final Durability durability;
     private final JobsSource source;
-    private final RunningJobs running;
     private final Outcomes outcomes;
-    private final EndedJobs ended;
     private final Reporter reporter;
     private final LoopClock clock;
     private final JobTable table;
@@ -49,13 +45,11 @@ public final class Settlement {
     /** Why each job that waits for another waits, as the last settlement found it, by key. */
     private Map<String, String> waitingFor = Map.of();
 
-    public Settlement(Durability durability, JobsSource source, RunningJobs running, Outcomes outcomes, EndedJobs ended,
+    public Settlement(Durability durability, JobsSource source, Outcomes outcomes,
                Reporter reporter, LoopClock clock, JobTable table, Orphans orphans, PendingQueue queue) {
         this.durability = durability;
         this.source = source;
-        this.running = running;
         this.outcomes = outcomes;
-        this.ended = ended;
         this.reporter = reporter;
         this.clock = clock;
         this.table = table;
@@ -82,7 +76,7 @@ public final class Settlement {
      */
     public void adoptOrphans(List<JobSpec> jobs) {
         for (JobSpec j : jobs) {
-            if (running.contains(j.key())) {
+            if (table.isRunning(j.key())) {
                 continue;
             }
             JobRecord r = durability.state().record(j.key());
@@ -99,7 +93,7 @@ public final class Settlement {
         List<Integer> orphans = new ArrayList<>();
         Map<String, String> waiting = new HashMap<>();
         for (JobSpec j : jobs) {
-            if (running.contains(j.key())) {
+            if (table.isRunning(j.key())) {
                 continue;
             }
             JobRecord r = durability.state().record(j.key());
@@ -117,9 +111,9 @@ public final class Settlement {
                 outcomes.orphanEnded(j, r);
                 r = durability.state().record(j.key());
             }
-            if (ended.retryNow(j, r)) {
+            if (table.retryNow(j, r)) {
                 reporter.emit(new SchedulerEvent.AlreadyEnded(clock.now(), no, j.key(), j.command(),
-                        EndedJobs.status(r), r.returncode().orElse(0), true));
+                        JobTable.status(r), r.returncode().orElse(0), true));
                 durability.record(List.of(new JournalEvent.Retry(j.key())));
                 r = durability.state().record(j.key());
             }
@@ -131,9 +125,9 @@ public final class Settlement {
                 continue;
             }
             if (r.terminal()) {
-                ended.firstSightOfEarlier(j, r, no, table.owner(j.key())).ifPresent(this::endedEarlier);
-                if (ended.edited(j)) {
-                    reporter.emit(new SchedulerEvent.EndedJobEdited(clock.now(), no, j.command(), EndedJobs.status(r)));
+                table.firstSightOfEarlier(j, r, no, table.owner(j.key())).ifPresent(this::endedEarlier);
+                if (table.edited(j)) {
+                    reporter.emit(new SchedulerEvent.EndedJobEdited(clock.now(), no, j.command(), JobTable.status(r)));
                 }
                 continue;
             }
@@ -151,7 +145,7 @@ public final class Settlement {
         liveOrphans = List.copyOf(orphans);
         waitingFor = waiting;
         source.retire(endedSubmissions);
-        ended.forget(endedSubmissions);
+        table.retire(endedSubmissions);
     }
 
     /**

@@ -39,13 +39,22 @@ public final class Submissions {
     private final PendingQueue queue;
     private final Leases leases;
     private final int maxQueuedPerUser;
+    /** Whether every submission but a lease is {@code unique} ({@code serve --dedup}). */
+    private final boolean dedupAll;
+    private final Duplicates duplicates;
     /** The most ended submissions of earlier runs the queue lists ({@code gpusched queue --all}). */
     public static final int ENDED_BEFORE_KEPT = 10_000;
     private List<JobResult> endedBefore = List.of();
 
-    /** @param maxQueuedPerUser how many submissions not yet ended one owner may have */
+    /**
+     * @param maxQueuedPerUser how many submissions not yet ended one owner may have
+     * @param dedupAll whether every submission but an {@code srun} lease is {@code unique}
+     *     ({@code serve --dedup}); an {@code srun} is only with its own {@code --unique}
+     */
     public Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, LoopClock clock, PendingQueue queue,
-                Leases leases, int maxQueuedPerUser) {
+                Leases leases, int maxQueuedPerUser, boolean dedupAll) {
+        this.dedupAll = dedupAll;
+        this.duplicates = new Duplicates(durability::state, Submissions::spec);
         this.leases = leases;
         this.maxQueuedPerUser = maxQueuedPerUser;
         this.queue = queue;
@@ -67,7 +76,7 @@ public final class Submissions {
             JobSpec spec = spec(s);
             queue.learnNames(List.of(spec));
             if (r.terminal()) {
-                before.addLast(io.gpusched.engine.ending.EndedJobs.earlierResult(spec, r, s.no(), s.owner()));
+                before.addLast(io.gpusched.engine.table.JobTable.earlierResult(spec, r, s.no(), s.owner()));
                 if (before.size() > ENDED_BEFORE_KEPT) {
                     before.removeFirst();
                 }
@@ -97,6 +106,9 @@ public final class Submissions {
      * Journals a submission and queues it. {@code accepted} gets its display number once the journal
      * line is forced. When the disk refuses the line, {@code accepted} and {@code result} fail with a
      * {@link io.gpusched.model.JournalUnwritableException} and nothing is queued: the number stays free.
+     * A {@code unique} job (or any but a lease, with {@code dedupAll}) whose owner has the same job
+     * queued, running or ended ok is not queued either: both fail with a
+     * {@link io.gpusched.model.DuplicateJobException} naming that job.
      *
      * @return whether a new job joined the queue (false for a refusal or a request sent again)
      */
@@ -106,6 +118,19 @@ public final class Submissions {
         if (first.isPresent()) {
             repeat(first.get(), result, accepted);
             return false;
+        }
+        // Computed once the index exists, so a daemon that never sees a unique job never hashes one.
+        Optional<Duplicates.Fingerprint> content = Optional.empty();
+        if (spec.unique() || (dedupAll && lease.isEmpty())) {
+            Duplicates.Fingerprint f = duplicates.fingerprint(context.owner(), context.workDir().toString(), spec);
+            Optional<io.gpusched.model.DuplicateJobException> same = duplicates.standing(f);
+            if (same.isPresent()) {
+                // Before the queue-full check: a job already there adds nothing to the queue.
+                accepted.completeExceptionally(same.get());
+                result.completeExceptionally(same.get());
+                return false;
+            }
+            content = Optional.of(f);
         }
         if (durability.state().openSubmissions(context.owner()) >= maxQueuedPerUser) {
             // Before a number is taken: the refused submission leaves no trace.
@@ -146,6 +171,10 @@ public final class Submissions {
         if (byRequest != null) {
             context.requestId().ifPresent(id -> byRequest.put(new RequestKey(context.owner(), id), key));
         }
+        if (content.isEmpty() && duplicates.built()) {
+            content = Optional.of(duplicates.fingerprint(context.owner(), context.workDir().toString(), spec));
+        }
+        content.ifPresent(f -> duplicates.taken(f, key));
         source.submit(spec.withKey(key));
         queue.learnNames(List.of(spec.withKey(key)));
         outcomes.awaited(key, result);

@@ -76,6 +76,8 @@ public final class JobLauncher implements RunDriver {
     private final Path setsid;
     private final Path workDir;
     private final Map<String, String> extraEnv;
+    /** The backend's variables for a job run as another user ({@link io.gpusched.gpu.GpuBackend#jobEnvironment(String)}). */
+    private final java.util.function.Function<String, Map<String, String>> ownerEnv;
     private final VisibleDevices visibleDevices;
     /** The native spawn server, when it runs here: a run then needs no {@code setsid} exec. */
     private final Optional<SpawnServer> spawnd;
@@ -88,6 +90,17 @@ public final class JobLauncher implements RunDriver {
 
     public JobLauncher(Path setsid, Path workDir, Map<String, String> extraEnv, VisibleDevices visibleDevices,
                 Optional<SpawnServer> spawnd, Optional<Path> runas) {
+        this(setsid, workDir, extraEnv, user -> extraEnv, visibleDevices, spawnd, runas);
+    }
+
+    /**
+     * @param extraEnv the backend's variables for a job run as the scheduler's user
+     * @param ownerEnv the backend's variables for a job run as the named user, in place of {@code extraEnv}
+     */
+    public JobLauncher(Path setsid, Path workDir, Map<String, String> extraEnv,
+                java.util.function.Function<String, Map<String, String>> ownerEnv, VisibleDevices visibleDevices,
+                Optional<SpawnServer> spawnd, Optional<Path> runas) {
+        this.ownerEnv = ownerEnv;
         this.spawnd = spawnd;
         this.runas = runas;
         this.setsid = setsid;
@@ -132,7 +145,7 @@ public final class JobLauncher implements RunDriver {
         Files.createDirectories(log.getParent());
         if (runAs.isPresent()) {
             return launchAsOwner(command, runAs.get(), log, run, dir, environment,
-                    runEnvironment(gpus, snapshot, jobVars, runToken), runToken);
+                    runEnvironment(gpus, snapshot, jobVars, runToken, Optional.of(runAs.get().user())), runToken);
         }
         Map<String, String> env = new java.util.LinkedHashMap<>(environment.orElseGet(System::getenv));
         env.putIfAbsent("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
@@ -243,7 +256,16 @@ public final class JobLauncher implements RunDriver {
      */
     public Map<String, String> runEnvironment(List<Integer> gpus, GpuSnapshot snapshot, Map<String, String> jobVars,
                                        String runToken) {
-        Map<String, String> env = new java.util.LinkedHashMap<>(extraEnv);
+        return runEnvironment(gpus, snapshot, jobVars, runToken, Optional.empty());
+    }
+
+    /**
+     * {@link #runEnvironment(List, GpuSnapshot, Map, String)} for a run of {@code user}'s, when it runs as
+     * that user: the backend's variables are then that user's.
+     */
+    public Map<String, String> runEnvironment(List<Integer> gpus, GpuSnapshot snapshot, Map<String, String> jobVars,
+                                       String runToken, Optional<String> user) {
+        Map<String, String> env = new java.util.LinkedHashMap<>(user.map(ownerEnv).orElse(extraEnv));
         env.putAll(jobVars);
         env.put("CUDA_VISIBLE_DEVICES", visibleDevices(gpus, snapshot));
         env.put("GPUSCHED_GPUS", gpus.stream().map(String::valueOf).collect(Collectors.joining(",")));

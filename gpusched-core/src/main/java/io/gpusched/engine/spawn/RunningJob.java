@@ -40,6 +40,8 @@ public final class RunningJob {
     public Optional<StopReason> stopping = Optional.empty();
     public Instant stopSentAt;
     public boolean killEscalated;
+    /** Whether it is being stopped for the scheduler's {@code --max-job-time}, not its own {@code timeout=}. */
+    public boolean overMaxJobTime;
     /**
      * For a lease run ({@link Leases}): the environment entry its processes carry, which stands for its
      * session in attribution and signals ({@link #pid} is then a stand-in no process has).

@@ -14,7 +14,9 @@ import io.gpusched.model.TtySession;
  * {@code pipe-pane}: the pane waits for that pipe before the command starts, so nothing is lost, and
  * the pipe drops the carriage return the terminal adds before each newline, so the log reads as a plain
  * job's. The shell waits for the server to end; a SIGTERM to the job's session (cancel, timeout) is
- * passed on to the pane's process group, which is outside that session. Without tmux the job fails
+ * passed on to the pane's process group, which is outside that session. tmux leaves its socket behind
+ * when its server exits, so the shell removes it last, once no server answers on it (a shell killed
+ * before that leaves it to the scheduler's sweep, {@link TtySockets}). Without tmux the job fails
  * with 127 after one line naming the package.
  */
 final class TtyScript {
@@ -44,6 +46,8 @@ final class TtyScript {
                 + "tmux -L \"$__gs_n\" -f /dev/null new-session -d -s \"$__gs_n\" -x 200 -y 50 -- /bin/sh -c "
                 + EnvironmentScript.quote(pane) + " \"$__gs_n\" \"$__gs_d/exit\" || { rm -rf \"$__gs_d\"; exit 1; }\n"
                 + "unset __gs_tc\n"
+                // tmux leaves its socket when its server exits: the path, asked while the server answers, goes at the end.
+                + "__gs_s=$(tmux -L \"$__gs_n\" display-message -p '#{socket_path}')\n"
                 // This shell's stdout is the job's log; the server opens it again through /proc, as the same user.
                 + "tmux -L \"$__gs_n\" pipe-pane -t \"$__gs_n\" \"sed -u 's/\\r\\$//' >>/proc/$$/fd/1; : >\\\"$__gs_d/piped\\\"\"\n"
                 + "__gs_pp=$(tmux -L \"$__gs_n\" display-message -p -t \"$__gs_n\" '#{pane_pid}')\n"
@@ -56,6 +60,7 @@ final class TtyScript {
                 + "__gs_i=0; while [ ! -e \"$__gs_d/piped\" ] && [ $__gs_i -lt 50 ]; do sleep 0.1; __gs_i=$((__gs_i+1)); done\n"
                 + "__gs_r=1; [ -s \"$__gs_d/exit\" ] && read -r __gs_r <\"$__gs_d/exit\"\n"
                 + "rm -rf \"$__gs_d\"\n"
+                + "[ -S \"$__gs_s\" ] && ! tmux -L \"$__gs_n\" has-session 2>/dev/null && rm -f \"$__gs_s\"\n"
                 + "exit \"$__gs_r\"";
     }
 }

@@ -3,7 +3,10 @@ package io.gpusched.engine.stop;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.proc.ProcFs;
 import io.gpusched.engine.proc.SessionSignals;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.spawn.TtySockets;
+import io.gpusched.engine.table.JobTable;
+import io.gpusched.model.TtySession;
+import java.util.Optional;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,23 +19,38 @@ import java.util.List;
  */
 public final class Leftovers {
     private final SessionSignals signals;
-    private final RunningJobs running;
+    private final JobTable table;
     private final Reporter reporter;
     private final List<Sweep> sweeps = new ArrayList<>();
 
     /** A finished run whose leftovers the next sweep kills; {@code report} when nobody stopped it. */
-    private record Sweep(int no, ProcFs.Run run, boolean report) {
+    private record Sweep(int no, ProcFs.Run run, boolean report, Optional<Terminal> terminal) {
     }
 
-    public Leftovers(SessionSignals signals, RunningJobs running, Reporter reporter) {
+    /**
+     * A {@code [tty]} run's terminal, whose socket the sweep removes once its server is killed.
+     *
+     * @param key the job's key: while another attempt of it runs, the socket (of the same name) is that one's
+     * @param tty its tmux server's name
+     * @param owner the user it ran as ({@link TtySockets#removeLeftOver})
+     */
+    public record Terminal(String key, TtySession tty, String owner) {
+    }
+
+    public Leftovers(SessionSignals signals, JobTable table, Reporter reporter) {
         this.signals = signals;
-        this.running = running;
+        this.table = table;
         this.reporter = reporter;
     }
 
     /** Queues a run whose leader exited; {@code report} says a kill is worth a warning (nobody stopped it). */
     public void add(int no, ProcFs.Run run, boolean report) {
-        sweeps.add(new Sweep(no, run, report));
+        add(no, run, report, Optional.empty());
+    }
+
+    /** As {@link #add(int, ProcFs.Run, boolean)}, for a run with a terminal whose socket goes after it. */
+    public void add(int no, ProcFs.Run run, boolean report, Optional<Terminal> terminal) {
+        sweeps.add(new Sweep(no, run, report, terminal));
     }
 
     public boolean isEmpty() {
@@ -41,7 +59,7 @@ public final class Leftovers {
 
     /** Kills now what the given runs left (a stop's last resort, or an orphan found dead). */
     public void killNow(ProcFs.Run run) {
-        signals.killLeftovers(List.of(run), running.otherSessions());
+        signals.killLeftovers(List.of(run), table.otherSessions());
     }
 
     public void sweep() {
@@ -50,13 +68,16 @@ public final class Leftovers {
         }
         List<Sweep> batch = List.copyOf(sweeps);
         sweeps.clear();
-        int[] killed = signals.killLeftovers(batch.stream().map(Sweep::run).toList(), running.otherSessions());
+        int[] killed = signals.killLeftovers(batch.stream().map(Sweep::run).toList(), table.otherSessions());
         for (int i = 0; i < batch.size(); i++) {
             int left = killed[i];
             if (left > 0 && batch.get(i).report()) {
                 reporter.warnOnce("job " + batch.get(i).no() + " left " + left + " process" + (left == 1 ? "" : "es")
                         + " running after it exited; killed " + (left == 1 ? "it" : "them"));
             }
+            // Its server is dead now (it died with the command, or was just killed): tmux leaves its socket.
+            batch.get(i).terminal().filter(t -> table.run(t.key()).isEmpty())
+                    .ifPresent(t -> TtySockets.removeLeftOver(t.tty(), t.owner()));
         }
     }
 }

@@ -8,7 +8,7 @@ import io.gpusched.engine.proc.ProcTable;
 import io.gpusched.engine.proc.SessionSignals;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.SchedulerEvent.StopReason;
@@ -27,7 +27,7 @@ import java.util.Optional;
  */
 public final class Stops {
     private final SchedulerOptions options;
-    private final RunningJobs running;
+    private final JobTable table;
     private final SessionSignals signals;
     private final ProcTable procFs;
     private final RunNames names;
@@ -38,10 +38,10 @@ public final class Stops {
     private boolean leaving;
     private Instant stopDeadline;
 
-    public Stops(SchedulerOptions options, RunningJobs running, SessionSignals signals, ProcTable procFs, RunNames names,
+    public Stops(SchedulerOptions options, JobTable table, SessionSignals signals, ProcTable procFs, RunNames names,
           Reporter reporter, LoopClock clock) {
         this.options = options;
-        this.running = running;
+        this.table = table;
         this.signals = signals;
         this.procFs = procFs;
         this.names = names;
@@ -53,14 +53,62 @@ public final class Stops {
         return stopping;
     }
 
+    /**
+     * The scheduler's limit on every job's run ({@code serve --max-job-time}) and what reaching it does
+     * ({@code --on-max-job-time}): {@code REQUEUE}, stopped and queued again at the back (mgpu's context
+     * switch), or {@code FAIL}, stopped and ended {@code timeout}. A job's own smaller or equal
+     * {@code timeout=} wins, with its own {@code on-timeout=}. An {@code srun} lease over it is failed
+     * whatever it says: its command runs in its client's terminal, which cannot take it up again later.
+     *
+     * @param limit the longest any attempt runs
+     * @param onLimit what reaching it does
+     */
+    public record MaxJobTime(Duration limit, io.gpusched.jobs.Scheduling.OnTimeout onLimit) {
+        /**
+         * @param limit see {@link #limit()}; positive
+         * @param onLimit see {@link #onLimit()}
+         */
+        public MaxJobTime {
+            java.util.Objects.requireNonNull(limit, "limit");
+            java.util.Objects.requireNonNull(onLimit, "onLimit");
+            if (limit.isNegative() || limit.isZero()) {
+                throw new IllegalArgumentException("--max-job-time must be positive, got " + limit);
+            }
+        }
+    }
+
+    /** The limit a running job stops at, why, and whether it is the scheduler's. */
+    private record Limit(Duration after, StopReason why, boolean maxJobTime) {
+    }
+
+    private Optional<MaxJobTime> maxJobTime = Optional.empty();
+
+    /** @param max the scheduler's limit on every run; empty for none (the default) */
+    public void maxJobTime(Optional<MaxJobTime> max) {
+        this.maxJobTime = max;
+    }
+
+    /** The limit a job's run stops at: its own {@code timeout=} unless the scheduler's is smaller. */
+    private Optional<Limit> limit(RunningJob rj) {
+        Optional<Duration> own = rj.spec.timeout();
+        if (maxJobTime.isPresent() && (own.isEmpty() || own.get().compareTo(maxJobTime.get().limit()) > 0)) {
+            boolean requeue = maxJobTime.get().onLimit() == io.gpusched.jobs.Scheduling.OnTimeout.REQUEUE && !rj.lease();
+            return Optional.of(new Limit(maxJobTime.get().limit(), requeue ? StopReason.TIME_SLICE : StopReason.TIMEOUT,
+                    true));
+        }
+        return own.map(t -> new Limit(t, AttemptJudge.stopAtTheLimit(rj.spec.scheduling().onTimeout()), false));
+    }
+
     /** Times out every job past its limit, and escalates to SIGKILL where the grace ran out. */
     public void enforceDeadlines() {
         Instant now = clock.now();
-        for (RunningJob rj : running.all()) {
-            if (rj.stopping.isEmpty() && rj.spec.timeout().isPresent()
-                    && !rj.placedElsewhere() // a cluster enforces its time limit itself, from its real start
-                    && !now.isBefore(rj.startedAt.plus(rj.spec.timeout().get()))) {
-                stop(rj, AttemptJudge.stopAtTheLimit(rj.spec.scheduling().onTimeout()));
+        for (RunningJob rj : table.runs()) {
+            if (rj.stopping.isEmpty() && !rj.placedElsewhere()) { // a cluster enforces its time limit itself
+                Optional<Limit> l = limit(rj);
+                if (l.isPresent() && !now.isBefore(rj.startedAt.plus(l.get().after()))) {
+                    rj.overMaxJobTime = l.get().maxJobTime();
+                    stop(rj, l.get().why());
+                }
             }
         }
         escalateKills();
@@ -68,7 +116,7 @@ public final class Stops {
 
     public void escalateKills() {
         Instant now = clock.now();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             // A run elsewhere has no session to kill: its system ends it after the cancel, in its own time.
             if (rj.stopping.isPresent() && !rj.killEscalated && !rj.placedElsewhere()
                     && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
@@ -84,7 +132,9 @@ public final class Stops {
         Instant now = clock.now();
         rj.stopping = Optional.of(why);
         rj.stopSentAt = now;
-        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), rj.spec.timeout()));
+        Optional<Duration> reached = rj.overMaxJobTime ? maxJobTime.map(MaxJobTime::limit) : rj.spec.timeout();
+        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), reached,
+                rj.overMaxJobTime));
         if (rj.elsewhere.isPresent()) {
             rj.elsewhere.get().cancel(); // scancel for a Slurm job: it ends when the cluster says so
             return;
@@ -107,11 +157,11 @@ public final class Stops {
         Instant now = clock.now();
         stopDeadline = now.plus(options.killGrace()).plusSeconds(2);
         reporter.emit(new SchedulerEvent.Stopping(now, leaveJobs
-                ? (int) running.all().stream().filter(rj -> rj.stopping.isEmpty()).count() : running.size(), leaveJobs));
+                ? (int) table.runs().stream().filter(rj -> rj.stopping.isEmpty()).count() : table.runningCount(), leaveJobs));
         if (leaveJobs) {
             return;
         }
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             if (rj.lease() || rj.placedElsewhere()) {
                 // A lease's command runs in its client's terminal and keeps its GPUs across a restart; a
                 // run elsewhere (a Slurm job) goes on in its system, and the next scheduler follows it again.
@@ -127,7 +177,7 @@ public final class Stops {
 
     /** @return whether the stop is over: every job it waits for is gone, or the deadline passed */
     public boolean stopDone() {
-        return running.all().stream().allMatch(this::leftRunning) || !clock.now().isBefore(stopDeadline);
+        return table.runs().stream().allMatch(this::leftRunning) || !clock.now().isBefore(stopDeadline);
     }
 
     /** A job the stop leaves running: a lease, or, when leaving jobs, any not being stopped. */
@@ -145,34 +195,37 @@ public final class Stops {
      */
     public List<RunningJob> finishStop() {
         List<RunningJob> gone = new ArrayList<>();
-        for (RunningJob rj : List.copyOf(running.all())) {
+        for (RunningJob rj : List.copyOf(table.runs())) {
             if (leftRunning(rj)) {
                 continue; // left running and journaled as started: a restart takes it up (a lease keeps its GPUs)
             }
-            running.remove(rj);
+            table.runEnded(rj);
             ProcFs.Run run = names.leftovers(rj);
-            signals.killLeftovers(List.of(run), running.otherSessions());
-            if (procFs.leftovers(List.of(run), running.otherSessions()).get(0).isEmpty()) {
+            signals.killLeftovers(List.of(run), table.otherSessions());
+            if (procFs.leftovers(List.of(run), table.otherSessions()).get(0).isEmpty()) {
                 gone.add(rj);
             }
         }
         return gone;
     }
 
-    /** Nanoseconds until the nearest timeout or kill deadline, by the injected clock, capped at a poll. */
+    /**
+     * Nanoseconds until the nearest timeout or kill deadline, by the injected clock, plus its
+     * {@link LoopClock#slackNanos()}, capped at a poll.
+     */
     public long deadlineWait() {
         Instant now = clock.now();
         long best = options.poll().toNanos();
-        for (RunningJob rj : running.all()) {
+        for (RunningJob rj : table.runs()) {
             Optional<Instant> d = rj.stopping.isPresent()
                     ? Optional.of(rj.stopSentAt.plus(options.killGrace()))
-                    : rj.spec.timeout().map(rj.startedAt::plus);
+                    : limit(rj).map(l -> rj.startedAt.plus(l.after()));
             if (d.isPresent()) {
-                best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + 1_000_000);
+                best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + clock.slackNanos());
             }
         }
         if (stopping) {
-            best = Math.min(best, Math.max(0, Duration.between(now, stopDeadline).toNanos()) + 1_000_000);
+            best = Math.min(best, Math.max(0, Duration.between(now, stopDeadline).toNanos()) + clock.slackNanos());
         }
         return best;
     }

@@ -71,7 +71,7 @@ public final class JobsSource {
     private List<JobSpec> fromFile = List.of();
     private String lastError;
     private long version;
-    private List<JobSpec> all;
+    private Appended<JobSpec> all;
     // Requirement rules (--requirements): re:read live by the same stability rule as the jobs file.
     private final Optional<StableReader> rulesReader;
     private final String rulesName;
@@ -229,7 +229,7 @@ public final class JobsSource {
     }
 
     private Requirements.Applied applied(JobSpec line) {
-        return rules.apply(learnUndeclared && !line.declared() ? line.learningVram() : line);
+        return rules.apply(line, learnUndeclared);
     }
 
     /** @return the requirement rules now in force */
@@ -329,6 +329,7 @@ public final class JobsSource {
      *     retired submission)
      */
     Optional<JobSpec> spec(String key) {
+        jobs(); // takes the submissions appended since it was built
         if (byKey == null) {
             Map<String, JobSpec> m = new HashMap<>();
             for (JobSpec j : jobs()) {
@@ -357,7 +358,7 @@ public final class JobsSource {
                 a.rule().ifPresent(rule -> from.put(a.spec().key(), rule));
             }
             ruleOf = from;
-            all = List.copyOf(list);
+            all = Appended.of(list);
         }
         return all;
     }
@@ -391,26 +392,29 @@ public final class JobsSource {
         }
         toAppend.add(keyed);
         version++;
-        all = null;
-        byKey = null;
+        all = null; // byKey follows in appended(), which spec() brings about
     }
 
     /** A built {@link #jobs()} that only {@link #toAppend} has to follow: submissions since it was built. */
-    private List<JobSpec> appendTo;
+    private Appended<JobSpec> appendTo;
     private final List<JobSpec> toAppend = new ArrayList<>();
 
     /** @return {@link #appendTo} with {@link #toAppend} after it, the rules applied to those */
-    private List<JobSpec> appended() {
-        List<JobSpec> list = new ArrayList<>(appendTo.size() + toAppend.size());
-        list.addAll(appendTo);
+    private Appended<JobSpec> appended() {
+        List<JobSpec> added = new ArrayList<>(toAppend.size());
         for (JobSpec keyed : toAppend) {
-            Requirements.Applied a = rules.apply(learnUndeclared && !keyed.declared() ? keyed.learningVram() : keyed);
-            list.add(a.spec());
+            Requirements.Applied a = rules.apply(keyed, learnUndeclared);
+            added.add(a.spec());
             a.rule().ifPresent(rule -> ruleOf.put(a.spec().key(), rule));
+            if (byKey != null) {
+                byKey.putIfAbsent(a.spec().key(), a.spec());
+            }
         }
+        // The list already built is shared, not copied: amortised O(1) per submission at any queue length.
+        Appended<JobSpec> list = appendTo.with(added);
         appendTo = null;
         toAppend.clear();
-        return List.copyOf(list);
+        return list;
     }
 
     private static List<JobSpec> rekey(List<JobSpec> jobs) {

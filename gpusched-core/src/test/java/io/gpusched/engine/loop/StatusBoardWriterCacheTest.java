@@ -73,4 +73,49 @@ class StatusBoardWriterCacheTest {
                 + ",\"finished\":true,\"interrupted\":false,\"status\":{\"event\":\"status_updated\",\"at\":\"2026-01-01T00:00:01Z\",\"board\":"
                 + "{\"running\":[],\"pending\":[],\"done\":[{"));
     }
+
+    @Test
+    void listsThatKeepMoveDropAndAddRows_areWrittenAsIfRenderedAfresh() throws Exception {
+        Path json = dir.resolve("status.json");
+        StatusBoardWriter w = new StatusBoardWriter(dir.resolve("status.txt"));
+        java.util.Random random = new java.util.Random(27);
+        List<StatusBoard.Pending> rows = new java.util.ArrayList<>();
+        int next = 1;
+        for (; next <= 1200; next++) { // many chunks of rows, so that most are kept and some made again
+            rows.add(new StatusBoard.Pending(next, "echo " + next, OptionalLong.of(1024), 0, "blocked"));
+        }
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        for (int step = 0; step < 50; step++) {
+            // What the engine does between boards: jobs join at the end or in the middle, jobs start (leave),
+            // a plan reorders, a row's reason changes (a new row object for the same job).
+            switch (random.nextInt(6)) {
+                case 0, 1 -> rows.add(new StatusBoard.Pending(next++, "echo " + next, OptionalLong.of(1024), 0, "blocked"));
+                case 2 -> rows.add(rows.isEmpty() ? 0 : random.nextInt(rows.size()),
+                        new StatusBoard.Pending(next++, "ünï " + next, OptionalLong.empty(), 0, ""));
+                case 3 -> {
+                    if (!rows.isEmpty()) {
+                        rows.remove(random.nextBoolean() ? 0 : random.nextInt(rows.size())); // the head starts, or any
+                    }
+                }
+                case 4 -> {
+                    if (rows.size() > 1) {
+                        java.util.Collections.swap(rows, random.nextInt(rows.size()), random.nextInt(rows.size()));
+                    }
+                }
+                default -> {
+                    if (!rows.isEmpty()) {
+                        int at = random.nextInt(rows.size());
+                        StatusBoard.Pending p = rows.get(at);
+                        rows.set(at, new StatusBoard.Pending(p.no(), p.command(), p.declaredMib(), 1, "now " + step));
+                    }
+                }
+            }
+            SchedulerEvent.StatusUpdated s = new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), List.copyOf(rows),
+                    List.of()));
+            w.accept(s);
+            assertEquals(StatusBoardWriter.render(s), Files.readString(dir.resolve("status.txt")), "step " + step);
+            assertEquals("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":false,\"interrupted\":false,"
+                    + "\"status\":" + io.gpusched.event.JsonEventWriter.toJson(s) + "}\n", Files.readString(json), "step " + step);
+        }
+    }
 }

@@ -1,9 +1,10 @@
 package io.gpusched.engine.table;
 
 import io.gpusched.engine.proc.ProcFs;
-import io.gpusched.engine.spawn.RunningJobs;
+import io.gpusched.engine.spawn.RunningJob;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.jobs.JobSpec;
@@ -24,7 +25,7 @@ class JobTableTest {
     private final JournalState state = new JournalState();
     private final JobSpec line = JobSpec.parse("[vram=1G] train.py");
     private final JobsSource source = new JobsSource(Optional.empty(), List.of(line));
-    private final JobTable table = new JobTable(() -> state, source, new RunningJobs(new ProcFs(Path.of("/nonexistent"))));
+    private final JobTable table = new JobTable(() -> state, source, new ProcFs(Path.of("/nonexistent")), false);
 
     @Test
     void aJobIsFoundByItsNumber_withItsOwnerStateAndSpec() {
@@ -59,5 +60,31 @@ class JobTableTest {
         assertEquals(t0.plusSeconds(60), table.since("k", k -> t0));
         table.forget("k");
         assertEquals(7, table.position("k", 7));
+    }
+
+    private RunningJob run(long session) {
+        return new RunningJob(line, 1, OptionalLong.empty(), List.of(0), session, Path.of("/tmp/job001_gpu0.log"),
+                Instant.EPOCH, session, 0, Optional.empty());
+    }
+
+    @Test
+    void aRunIsTheRowsUntilItsLeaderExits_andALateExitOfAnEarlierAttemptChangesNothing() {
+        state.apply(new JournalEvent.Seen(line.key(), 1, line.command()));
+        RunningJob first = run(4242);
+        table.started(first);
+        assertEquals(Optional.of(first), table.byNo(1).orElseThrow().run());
+        assertTrue(table.isRunning(line.key()));
+        assertEquals(Optional.of(first), table.runInSession(4242));
+        assertTrue(table.otherSessions().contains(4242L), "a run's own session is never swept");
+
+        RunningJob second = run(4343); // run again before the first attempt's exit was reaped
+        table.started(second);
+        assertFalse(table.runEnded(first), "not the current attempt");
+        assertEquals(List.of(second), List.copyOf(table.runs()));
+
+        assertTrue(table.runEnded(second));
+        assertTrue(table.noneRunning());
+        assertEquals(Optional.empty(), table.byNo(1).orElseThrow().run());
+        assertFalse(table.otherSessions().contains(4343L));
     }
 }

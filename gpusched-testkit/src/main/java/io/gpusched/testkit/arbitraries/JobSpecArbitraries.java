@@ -380,8 +380,9 @@ public final class JobSpecArbitraries {
                 boolean whole = random.nextInt(3) != 0;
                 return s -> {
                     int pins = s.scheduling().gpuIds().size();
-                    if (whole && (pins == 0 || pins >= 2)) {
-                        return s.toBuilder().gpus(pins == 0 ? count : 2 + count % (pins - 1)).share(Optional.empty()).build();
+                    if (whole && pins != 1) {
+                        // Pinned, all the pins is the default (Scheduling.gpusByDefault): fewer, 1 included.
+                        return s.toBuilder().gpus(pins == 0 ? count : 1 + count % (pins - 1)).share(Optional.empty()).build();
                     }
                     // A share of one GPU instead of whole GPUs and a vram (the parser refuses both).
                     return s.toBuilder().gpus(1).share(Optional.of(share)).vramMib(OptionalLong.empty()).learnVram(false).build();
@@ -427,6 +428,7 @@ public final class JobSpecArbitraries {
                     s.environment().conda(), Optional.of(v), s.environment().tty())).build()));
             case TTY -> Setting.of(1 / 7.0, Gen.constant(s -> s.toBuilder().environment(s.environment().withTty()).build()));
             case COMMENT -> Setting.of(1 / 6.0, comments().map(c -> s -> s.toBuilder().comment(Optional.of(c)).build()));
+            case UNIQUE -> Setting.of(0.2, Gen.constant(s -> s.toBuilder().unique(true).build()));
         };
     }
 

@@ -27,11 +27,18 @@ import java.util.concurrent.TimeUnit;
  * <p>The native program is used in place when the testkit is a classes directory, and otherwise
  * copied once to {@code $XDG_CACHE_HOME/gpusched} (or {@code ~/.cache/gpusched}, or a private
  * temporary directory) as {@code simjob-<content hash>}, so different testkit versions never share a
- * binary. Whether it runs is checked once per JVM.
+ * binary. Whether it runs is checked once per JVM. A root JVM (a root scheduler, whose jobs run as its
+ * users) uses only a copy every user can run and only root can change: in place or in a cache
+ * directory when the whole path is so, else in a private temporary directory of mode 0755.
  */
 public final class SimJobs {
     static final String RESOURCE = "simjob";
     static final String NATIVE_PROBE_OUTPUT = "simjob native";
+    /**
+     * Whether this JVM runs as root: a root scheduler's jobs run as its users, so the program must be
+     * where every user can run it and none can change it.
+     */
+    static final boolean RUNS_AS_ROOT = "root".equals(System.getProperty("user.name"));
 
     private SimJobs() {
     }
@@ -99,7 +106,7 @@ public final class SimJobs {
         if (url.getProtocol().equals("file")) {
             try {
                 Path inPlace = Path.of(url.toURI());
-                if (Files.isExecutable(inPlace) && runsHere(inPlace)) {
+                if (Files.isExecutable(inPlace) && usable(inPlace) && runsHere(inPlace)) {
                     return Optional.of(inPlace);
                 }
             } catch (URISyntaxException | IllegalArgumentException e) {
@@ -114,7 +121,7 @@ public final class SimJobs {
         }
         for (Path dir : cacheDirectories()) {
             Optional<Path> extracted = extractTo(dir, binary);
-            if (extracted.isPresent() && runsHere(extracted.get())) {
+            if (extracted.isPresent() && usable(extracted.get()) && runsHere(extracted.get())) {
                 return extracted;
             }
         }
@@ -168,11 +175,41 @@ public final class SimJobs {
         try {
             Path dir = Files.createTempDirectory("gpusched-simjob-");
             dir.toFile().deleteOnExit();
+            if (RUNS_AS_ROOT) {
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
             Optional<Path> copy = extractTo(dir, binary);
             copy.ifPresent(p -> p.toFile().deleteOnExit());
             return copy;
         } catch (IOException e) {
             return Optional.empty();
+        }
+    }
+
+    private static boolean usable(Path binary) {
+        return !RUNS_AS_ROOT || everyoneRunsOnlyRootChanges(binary);
+    }
+
+    /**
+     * Whether every user can run {@code binary} and nobody but root can replace it: it and each directory
+     * above it are root's, not writable by group or others (a sticky directory such as /tmp excepted,
+     * where others cannot rename root's entries), and enterable by others.
+     */
+    static boolean everyoneRunsOnlyRootChanges(Path binary) {
+        try {
+            Path p = binary.toRealPath();
+            boolean file = true;
+            for (; p != null; p = p.getParent(), file = false) {
+                int mode = (Integer) Files.getAttribute(p, "unix:mode");
+                int uid = (Integer) Files.getAttribute(p, "unix:uid");
+                boolean sticky = (mode & 01000) != 0;
+                if (uid != 0 || (mode & 01) == 0 || (!file && !sticky && (mode & 022) != 0) || (file && (mode & 022) != 0)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
@@ -66,6 +67,8 @@ public final class SimulatedGpuBackend implements GpuBackend {
     private final boolean ownsDirectory;
     private final UsageDirectory usage;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Why a user's job got no directory of its own, for the next snapshot: set on the scheduler's thread. */
+    private final java.util.Queue<String> userWarnings = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /**
      * {@code gpus} empty GPUs of {@value #DEFAULT_TOTAL_MIB} MiB each, reporting to
@@ -105,6 +108,10 @@ public final class SimulatedGpuBackend implements GpuBackend {
             } else {
                 this.directory = Files.createTempDirectory("gpusched-sim-");
                 this.ownsDirectory = true;
+                if (SimJobs.RUNS_AS_ROOT) {
+                    // A root scheduler's users reach their own directories in it, and list nothing of it.
+                    Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwx--x--x"));
+                }
             }
         } catch (IOException | UncheckedIOException e) {
             throw new BackendException("sim: cannot create the usage directory (" + e.getMessage()
@@ -185,6 +192,9 @@ public final class SimulatedGpuBackend implements GpuBackend {
             }
         });
         Set<String> warnings = new LinkedHashSet<>(scan.warnings());
+        for (String w; (w = userWarnings.poll()) != null; ) {
+            warnings.add(w);
+        }
         for (UsageReport report : scan.reports()) {
             report.usageMib().forEach((gpu, mib) -> {
                 if (gpu >= gpus) {
@@ -224,6 +234,27 @@ public final class SimulatedGpuBackend implements GpuBackend {
     @Override
     public Map<String, String> jobEnvironment() {
         return Map.of(SIM_DIR_ENV, directory.toString(), SIMJOB_ENV, SimJobs.shellCommand());
+    }
+
+    /**
+     * A job a root scheduler runs as {@code user} reports to a directory of that user's own in
+     * {@link #directory()} (made on first use, theirs, mode 0700), so no user can read or write another's
+     * reports, and a report there counts only for a process of theirs. Where that directory cannot be
+     * made (the usage directory is not root's alone, say), the next snapshot warns why and the job gets
+     * {@link #jobEnvironment()}: it runs, but what it reports is not seen.
+     *
+     * @param user the Unix user the job runs as
+     * @return {@link #jobEnvironment()} with {@value #SIM_DIR_ENV} naming the user's own directory
+     */
+    @Override
+    public Map<String, String> jobEnvironment(String user) {
+        try {
+            return Map.of(SIM_DIR_ENV, usage.userDirectory(user).toString(), SIMJOB_ENV, SimJobs.shellCommand());
+        } catch (IOException | RuntimeException e) {
+            userWarnings.add("sim: cannot give " + user + " a usage directory in " + directory + " (" + e.getMessage()
+                    + "); the GPU memory of their simulated jobs is not seen");
+            return jobEnvironment();
+        }
     }
 
     /**

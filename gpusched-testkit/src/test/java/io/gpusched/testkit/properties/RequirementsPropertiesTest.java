@@ -3,11 +3,13 @@ package io.gpusched.testkit.properties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpusched.alloc.GpuShare;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.jobs.Requirements;
 import io.gpusched.testkit.arbitraries.Gen;
 import io.gpusched.testkit.arbitraries.JobSpecArbitraries;
 import io.gpusched.testkit.arbitraries.Property;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,11 +51,17 @@ class RequirementsPropertiesTest {
     }
 
     private static Requirements.Rule rule(String name, String pattern, boolean regex, java.util.random.RandomGenerator random) {
+        Optional<Duration> timeout = random.nextBoolean() ? Optional.of(Duration.ofSeconds(1 + random.nextInt(100_000)))
+                : Optional.empty();
+        OptionalInt retries = random.nextBoolean() ? OptionalInt.of(random.nextInt(4)) : OptionalInt.empty();
+        if (random.nextInt(4) == 0) {
+            // A share of one GPU ("gpus": 0.5): the rule's memory and GPU count at once.
+            return new Requirements.Rule(name, pattern, regex, OptionalLong.empty(), OptionalInt.empty(), timeout, retries,
+                    Optional.of(new GpuShare(BigDecimal.valueOf(1 + random.nextInt(99), 2))));
+        }
         return new Requirements.Rule(name, pattern, regex,
                 random.nextBoolean() ? OptionalLong.of(1 + random.nextInt(80_000)) : OptionalLong.empty(),
-                random.nextBoolean() ? OptionalInt.of(1 + random.nextInt(8)) : OptionalInt.empty(),
-                random.nextBoolean() ? Optional.of(Duration.ofSeconds(1 + random.nextInt(100_000))) : Optional.empty(),
-                random.nextBoolean() ? OptionalInt.of(random.nextInt(4)) : OptionalInt.empty());
+                random.nextBoolean() ? OptionalInt.of(1 + random.nextInt(8)) : OptionalInt.empty(), timeout, retries);
     }
 
     @Test
@@ -65,7 +73,9 @@ class RequirementsPropertiesTest {
                 assertEquals(in.vramMib(), out.vramMib());
             }
             // A share declares the job's memory and its one GPU; no rule replaces it.
-            assertEquals(in.share(), out.share());
+            if (in.share().isPresent() || in.vramMib().isPresent() || in.learnVram() || in.gpus() != 1) {
+                assertEquals(in.share(), out.share());
+            }
             if (in.share().isPresent()) {
                 assertEquals(OptionalLong.empty(), out.vramMib());
                 assertEquals(1, out.gpus());
@@ -98,8 +108,13 @@ class RequirementsPropertiesTest {
             Requirements.Rule expected = first.orElse(c.rules().fallback());
             Requirements.Applied applied = c.rules().apply(in);
             JobSpec out = applied.spec();
+            boolean gpusOpen = in.share().isEmpty() && in.gpus() == 1;
             if (in.vramMib().isEmpty() && in.share().isEmpty()) {
                 assertEquals(expected.vramMib(), out.vramMib());
+            }
+            if (expected.share().isPresent()) {
+                boolean takesShare = gpusOpen && in.vramMib().isEmpty() && !in.learnVram();
+                assertEquals(takesShare ? expected.share() : in.share(), out.share());
             }
             if (in.timeout().isEmpty()) {
                 assertEquals(expected.timeout(), out.timeout());
@@ -107,7 +122,7 @@ class RequirementsPropertiesTest {
             if (in.retries() == 0) {
                 assertEquals(expected.retries().orElse(0), out.retries());
             }
-            if (in.gpus() == 1 && in.share().isEmpty() && expected.gpus().isPresent()) {
+            if (gpusOpen && expected.gpus().isPresent()) {
                 boolean fitsPins = !in.scheduling().pinned() || expected.gpus().getAsInt() <= in.scheduling().gpuIds().size();
                 assertEquals(fitsPins ? expected.gpus().getAsInt() : 1, out.gpus());
             }

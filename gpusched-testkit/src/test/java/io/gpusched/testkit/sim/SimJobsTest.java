@@ -64,4 +64,20 @@ class SimJobsTest {
         assertEquals(0, p.waitFor());
         assertEquals(SimJob.PROBE_OUTPUT, out);
     }
+
+    @Test
+    void aRootJvmTakesOnlyACopyEveryUserCanRunAndOnlyRootCanChange() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.getAttribute(cache, "unix:uid").equals(0), "needs root");
+        Path open = Files.createDirectories(cache.resolve("open"));
+        Files.setPosixFilePermissions(cache, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path everyones = SimJobs.extractTo(open, nativeBinary()).orElseThrow();
+        assertTrue(SimJobs.everyoneRunsOnlyRootChanges(everyones), everyones.toString());
+        // A directory only root enters (as /root): others cannot run what is in it.
+        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        assertFalse(SimJobs.everyoneRunsOnlyRootChanges(everyones));
+        // One others may write: they could put another program in its place.
+        Files.setPosixFilePermissions(open, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertFalse(SimJobs.everyoneRunsOnlyRootChanges(everyones));
+    }
 }

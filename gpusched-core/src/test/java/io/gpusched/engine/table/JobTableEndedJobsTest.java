@@ -1,21 +1,32 @@
-package io.gpusched.engine.ending;
+package io.gpusched.engine.table;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gpusched.engine.proc.ProcFs;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.Measurement;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.JournalState;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import org.junit.jupiter.api.Test;
 
-class EndedJobsTest {
+/** The job table's facts of ended jobs: ended before this run, said once or retried once, edited since. */
+class JobTableEndedJobsTest {
+    /** The table as a run opens it on this journal. */
+    private static JobTable opened(JournalState s, boolean retryFailed) {
+        JobTable t = new JobTable(() -> s, new JobsSource(java.util.Optional.empty(), List.of()),
+                new ProcFs(Path.of("/nonexistent")), retryFailed);
+        t.open(s.records());
+        return t;
+    }
+
     private static JobSpec spec(String line) {
         return JobSpec.parse(line);
     }
@@ -38,14 +49,14 @@ class EndedJobsTest {
         Map<JobSpec, String> outcomes = new java.util.LinkedHashMap<>();
         statuses.forEach(st -> outcomes.put(spec("echo " + st), st));
         JournalState s = ended(outcomes);
-        EndedJobs ended = new EndedJobs(s.records(), true);
+        JobTable ended = opened(s, true);
         for (JobSpec j : outcomes.keySet()) {
             JobRecord r = s.record(j.key());
             boolean failure = JobStatus.fromJournal(r.status()).orElseThrow().isFailure();
             assertEquals(failure, ended.retryNow(j, r), j.command());
             assertFalse(ended.retryNow(j, r), "at most once: " + j.command());
         }
-        EndedJobs without = new EndedJobs(s.records(), false);
+        JobTable without = opened(s, false);
         outcomes.keySet().forEach(j -> assertFalse(without.retryNow(j, s.record(j.key()))));
     }
 
@@ -53,7 +64,7 @@ class EndedJobsTest {
     void aLineMarkedCancelIsNotRetried() {
         JobSpec j = spec("[cancel] echo x");
         JournalState s = ended(Map.of(j, "failed"));
-        assertFalse(new EndedJobs(s.records(), true).retryNow(j, s.record(j.key())));
+        assertFalse(opened(s, true).retryNow(j, s.record(j.key())));
     }
 
     @Test
@@ -61,7 +72,7 @@ class EndedJobsTest {
         JobSpec a = spec("[vram=1G] echo a");
         JobSpec b = spec("echo b");
         JournalState s = ended(Map.of(a, "failed", b, "cancelled"));
-        EndedJobs ended = new EndedJobs(s.records(), false);
+        JobTable ended = opened(s, false);
         var first = ended.firstSightOfEarlier(a, s.record(a.key()), 1, "ada").orElseThrow();
         assertEquals(JobStatus.FAILED, first.status());
         assertEquals(java.util.Optional.of("ada"), first.owner());
@@ -70,15 +81,15 @@ class EndedJobsTest {
         assertTrue(ended.firstSightOfEarlier(a, s.record(a.key()), 1, "ada").isEmpty(), "said once");
         ended.firstSightOfEarlier(b, s.record(b.key()), 2, "ada");
         assertEquals(2, ended.earlierCount());
-        long changes = ended.changes();
+        long changes = ended.earlierChanges();
         ended.retainQueue(List.of(b));
         assertEquals(List.of(b.key()), ended.earlierResults().stream().map(io.gpusched.model.JobResult::key).toList());
-        assertTrue(ended.changes() > changes);
+        assertTrue(ended.earlierChanges() > changes);
     }
 
     @Test
     void editOfAnEndedLineIsNoticedOncePerEditButNotAMoveOrRepeat() {
-        EndedJobs ended = new EndedJobs(Map.of(), false);
+        JobTable ended = opened(new JournalState(), false);
         ended.ended(spec("[vram=30G] echo x"));
         assertFalse(ended.edited(spec("[vram=30G] echo x")), "same request");
         JobSpec moved = JobSpec.builder(spec("[vram=30G] echo x").command()).vramMib(spec("[vram=30G] echo x").vramMib())

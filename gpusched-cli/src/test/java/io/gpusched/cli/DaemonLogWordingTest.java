@@ -1,0 +1,76 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.event.SchedulerEvent;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The daemon's log as #26 found it: {@code (3/1 dispatched}, a file said to be polled where there is none,
+ * and {@code 1 jobs queued}. Counts are of the queue's jobs (never more dispatched than there are), a
+ * file is named only where one is re-read, and one job is one job.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class DaemonLogWordingTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aDaemonsJobsAreCountedAmongTheQueuesJobs_andItsHeaderNamesNoFile() throws Exception {
+        try (ServeDaemon daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1").start()) {
+            for (int i = 1; i <= 3; i++) {
+                assertEquals(0, daemon.verb("submit", "--vram", "1G", "--", "true").code());
+                int no = i;
+                for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                     !daemon.verb("queue").out().contains("job " + no + " ok"); Thread.sleep(50)) {
+                    assertTrue(System.nanoTime() < end, daemon.log());
+                }
+            }
+            // Three submitted while the GPU is paused, then placed in one round: two fit, the third waits.
+            assertEquals(0, daemon.verb("pause", "0").code());
+            for (int i = 4; i <= 6; i++) {
+                assertEquals(0, daemon.verb("submit", "--vram", "10G", "--", "sleep 60").code());
+            }
+            assertEquals(0, daemon.verb("resume", "0").code());
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !daemon.log().contains("job 5 started");
+                 Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, daemon.log());
+            }
+            String log = daemon.log();
+            assertTrue(log.contains("] 0 jobs queued [static queue] (GPUs polled every 0.1s; a job that ends frees its GPUs"
+                    + " at once; backend: sim"), log);
+            // An ended submission leaves the queue: each of the first three was the queue's one job.
+            for (int i = 1; i <= 3; i++) {
+                assertTrue(log.contains("job " + i + " started on gpu [0] (1/1 dispatched, declared 1024 MiB/gpu)"), log);
+            }
+            assertTrue(log.contains("job 4 started on gpu [0] (1/3 dispatched, declared 10240 MiB/gpu)"), log);
+            assertTrue(log.contains("job 5 started on gpu [0] (2/3 dispatched, declared 10240 MiB/gpu)"), log);
+            Matcher m = Pattern.compile("\\(([0-9]+)/([0-9]+) dispatched").matcher(log);
+            while (m.find()) {
+                assertTrue(Integer.parseInt(m.group(1)) <= Integer.parseInt(m.group(2)), m.group() + " in\n" + log);
+            }
+            daemon.verb("cancel", "--user", "me");
+        }
+    }
+
+    @Test
+    void oneJobIsOneJob_andOnlyALiveQueuesFileIsPolled() {
+        LogRenderer r = new LogRenderer(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), 0.1, false);
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        assertEquals("1 job queued [static queue] (GPUs polled every 5s; a job that ends frees its GPUs at once; backend: "
+                + "sim)", r.render(new SchedulerEvent.RunStarted(t, 1, false, Duration.ofSeconds(5), Optional.empty(), "sim")));
+        assertEquals("2 jobs queued [live queue (file re-read each round)] (file and GPUs polled every 5s; a job that ends"
+                + " frees its GPUs at once; backend: sim; status board: s.txt)", r.render(new SchedulerEvent.RunStarted(t, 2,
+                true, Duration.ofSeconds(5), Optional.of(Path.of("s.txt")), "sim")));
+    }
+}

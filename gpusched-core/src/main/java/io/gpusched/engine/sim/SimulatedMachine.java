@@ -1,0 +1,229 @@
+package io.gpusched.engine.sim;
+
+import io.gpusched.engine.loop.VirtualTime;
+import io.gpusched.engine.proc.ProcFs;
+import io.gpusched.engine.proc.ProcTable;
+import io.gpusched.engine.spawn.RunDriver;
+import io.gpusched.gpu.GpuBackend;
+import io.gpusched.gpu.GpuProcess;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * GPUs and runs that exist only on a {@link VirtualTime}: the three ports an engine needs besides its
+ * clock ({@link #driver()}, {@link #procs()}, {@link #backend()}), over one table of sessions.
+ *
+ * <p>A run is told its job's work by number ({@link #expect}) before it starts; it exits 0 when that
+ * work is done on the virtual clock. A signal ends its session at once (exit 128 + signal, as a shell
+ * reports it): a run stopped at its {@code timeout=} has done that much of its work, and its next attempt
+ * (a time slice, {@code on-timeout=requeue}) does the rest; a run stopped before its limit (preempted,
+ * cancelled) has its work to do anew. While a run lives, the backend reports its peak, if known, on each
+ * of its GPUs (the engine budgets a peak within the declaration as the declaration, one above it as the
+ * buffered peak); a GPU's used memory is the sum of those. No external process is modelled.
+ *
+ * <p>The driver and the process table are called on the loop's thread; the backend is read on the
+ * engine's backend thread, so the session table is guarded.
+ */
+public final class SimulatedMachine {
+    /** Where session ids start: far from real pids, as a stand-in needs no process. */
+    private static final long FIRST_SESSION = 1L << 40;
+
+    /** What a job does each time it runs. */
+    private static final class Work {
+        final Optional<Duration> limit;
+        final OptionalLong peakMib;
+        long remainingNanos;
+
+        Work(Duration work, OptionalLong peakMib, Optional<Duration> limit) {
+            this.remainingNanos = work.toNanos();
+            this.peakMib = peakMib;
+            this.limit = limit;
+        }
+    }
+
+    /** A live run: its job, GPUs and start on the virtual clock. */
+    private record Session(long sid, int no, List<Integer> gpus, long startNanos, CompletableFuture<Integer> exit) {
+    }
+
+    private final VirtualTime time;
+    private final List<Long> gpuTotalsMib;
+    private final Map<Integer, Work> work = new HashMap<>();
+    private final Map<Long, Session> sessions = new HashMap<>();
+    private long nextSid = FIRST_SESSION;
+
+    /**
+     * @param time the virtual clock runs exit on
+     * @param gpuTotalsMib memory of each GPU in MiB, indexed from 0; at least one
+     */
+    public SimulatedMachine(VirtualTime time, List<Long> gpuTotalsMib) {
+        if (gpuTotalsMib.isEmpty()) {
+            throw new IllegalArgumentException("at least one GPU is needed");
+        }
+        this.time = time;
+        this.gpuTotalsMib = List.copyOf(gpuTotalsMib);
+    }
+
+    /**
+     * Says what job {@code no} does when it runs.
+     *
+     * @param no the job's display number, as the engine gave it
+     * @param duration how long it runs in all, if nothing stops it
+     * @param peakMib its per-GPU peak in MiB, if known
+     * @param limit its {@code timeout=}: a stop at that limit keeps the work done (a time slice)
+     */
+    public synchronized void expect(int no, Duration duration, OptionalLong peakMib, Optional<Duration> limit) {
+        work.put(no, new Work(duration, peakMib, limit));
+    }
+
+    /** @return how many runs are alive now */
+    public synchronized int running() {
+        return sessions.size();
+    }
+
+    /** @return the driver: each start is a session that exits when its job's work is done */
+    public RunDriver driver() {
+        return this::start;
+    }
+
+    private synchronized RunDriver.Started start(RunDriver.Launch launch) throws java.io.IOException {
+        int no = Integer.parseInt(launch.jobVars().get("GPUSCHED_JOB_NO"));
+        Work w = work.get(no);
+        if (w == null) {
+            throw new java.io.IOException("the simulation knows no work for job " + no);
+        }
+        long sid = nextSid++;
+        Session s = new Session(sid, no, launch.gpus(), time.nanos(), new CompletableFuture<>());
+        sessions.put(sid, s);
+        time.at(time.nanos() + w.remainingNanos, () -> exit(s, 0));
+        return new RunDriver.Started(sid, s.exit());
+    }
+
+    /** Ends a session with {@code status}, once; a run that ends on its own has done all its work. */
+    private void exit(Session s, int status) {
+        synchronized (this) {
+            if (sessions.remove(s.sid()) == null) {
+                return; // stopped earlier: its scheduled exit finds nothing
+            }
+            Work w = work.get(s.no());
+            long ran = time.nanos() - s.startNanos();
+            if (status == 0) {
+                w.remainingNanos = 0;
+            } else if (w.limit.isPresent() && ran >= w.limit.get().toNanos()) {
+                w.remainingNanos = Math.max(0, w.remainingNanos - ran); // a time slice: the rest is left
+            }
+        }
+        s.exit().complete(status); // outside the lock: the engine's reaction runs on this thread
+    }
+
+    /** @return the process table: a session per live run, each its own only member */
+    public ProcTable procs() {
+        return new Procs();
+    }
+
+    /** @return the GPUs: each run's known peak on each of its GPUs, nothing else */
+    public GpuBackend backend() {
+        return new Backend();
+    }
+
+    private synchronized Optional<Session> live(long sid) {
+        return Optional.ofNullable(sessions.get(sid));
+    }
+
+    private final class Procs implements ProcTable {
+        @Override
+        public OptionalLong sessionOf(long pid) {
+            return live(pid).isPresent() ? OptionalLong.of(pid) : OptionalLong.empty();
+        }
+
+        @Override
+        public OptionalLong startTicks(long pid) {
+            return live(pid).isPresent() ? OptionalLong.of(1) : OptionalLong.empty();
+        }
+
+        @Override
+        public List<Long> sessionMembers(long sid) {
+            return live(sid).isPresent() ? List.of(sid) : List.of();
+        }
+
+        @Override
+        public boolean sessionAlive(long sid) {
+            return live(sid).isPresent();
+        }
+
+        @Override
+        public List<List<Long>> leftovers(List<ProcFs.Run> runs, Set<Long> otherSessions) {
+            List<List<Long>> none = new ArrayList<>();
+            runs.forEach(r -> none.add(List.of())); // a simulated run leaves nothing behind
+            return none;
+        }
+
+        @Override
+        public boolean carries(long pid, String envEntry) {
+            return false;
+        }
+
+        @Override
+        public List<Long> carriers(String envEntry) {
+            return List.of();
+        }
+
+        @Override
+        public OptionalLong ownSession() {
+            return OptionalLong.empty();
+        }
+
+        @Override
+        public Optional<CompletableFuture<?>> onExit(long pid) {
+            return live(pid).map(Session::exit);
+        }
+
+        @Override
+        public boolean signal(long pid, boolean forcibly) {
+            Optional<Session> s = live(pid);
+            s.ifPresent(session -> exit(session, 128 + (forcibly ? 9 : 15))); // the sim job exits when told
+            return s.isPresent();
+        }
+    }
+
+    private final class Backend implements GpuBackend {
+        @Override
+        public GpuSnapshot snapshot() {
+            List<GpuProcess> processes = new ArrayList<>();
+            long[] used = new long[gpuTotalsMib.size()];
+            synchronized (SimulatedMachine.this) {
+                for (Session s : sessions.values()) {
+                    OptionalLong peak = work.get(s.no()).peakMib;
+                    if (peak.isPresent() && peak.getAsLong() > 0) {
+                        for (int g : s.gpus()) {
+                            processes.add(new GpuProcess(g, s.sid(), peak.getAsLong()));
+                            used[g] += peak.getAsLong();
+                        }
+                    }
+                }
+            }
+            List<GpuStat> stats = new ArrayList<>();
+            for (int g = 0; g < gpuTotalsMib.size(); g++) {
+                stats.add(GpuStat.of(g, gpuTotalsMib.get(g), Math.min(used[g], gpuTotalsMib.get(g))));
+            }
+            return new GpuSnapshot(stats, processes);
+        }
+
+        @Override
+        public String describe() {
+            return "simulated (" + gpuTotalsMib.size() + " GPUs)";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}

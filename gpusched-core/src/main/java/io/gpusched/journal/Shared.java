@@ -1,0 +1,59 @@
+package io.gpusched.journal;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One copy of a value many submissions repeat, as a small set of recent ones: a user queueing 100,000
+ * jobs sends the same environment, directory and name with each, and without this the journal's fold
+ * held 100,000 equal copies (an environment alone is a sorted map, its entries and its strings: hundreds
+ * of bytes to kilobytes a job). Equal values are interchangeable here: every one is immutable. Safe from
+ * any thread (a slot holds an immutable value; a race only costs a missed share).
+ */
+final class Shared {
+    /** How many recent values of each kind are kept: a few users submitting at once still share. */
+    private static final int SLOTS = 8;
+    private static final Object[] ENVS = new Object[SLOTS];
+    private static final Object[] STRINGS = new Object[SLOTS];
+    private static int nextEnv;
+    private static int nextString;
+
+    private Shared() {
+    }
+
+    /**
+     * @param env an environment
+     * @return an unmodifiable copy sorted by name, the same object as a recent equal one's
+     */
+    @SuppressWarnings("unchecked")
+    static Map<String, String> env(Map<String, String> env) {
+        for (Object o : ENVS) {
+            if (o != null && o.equals(env)) {
+                return (Map<String, String>) o;
+            }
+        }
+        Map<String, String> copy = java.util.Collections.unmodifiableMap(new TreeMap<>(env));
+        synchronized (ENVS) {
+            ENVS[nextEnv] = copy;
+            nextEnv = (nextEnv + 1) % SLOTS;
+        }
+        return copy;
+    }
+
+    /**
+     * @param s a string
+     * @return it, or a recent equal one
+     */
+    static String string(String s) {
+        for (Object o : STRINGS) {
+            if (o != null && o.equals(s)) {
+                return (String) o;
+            }
+        }
+        synchronized (STRINGS) {
+            STRINGS[nextString] = s;
+            nextString = (nextString + 1) % SLOTS;
+        }
+        return s;
+    }
+}
