@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>A transcript is a {@code console} block right after a comment
  * {@code <!-- transcript serve="OPTIONS" users="alice bob" -->}. In it, {@code alice$ CMD} runs
  * {@code CMD} through {@code /bin/sh} as alice in her own directory ({@code /home/alice} on the page), with
- * the CLI as {@code gpusched} on her PATH and the daemon's socket in {@code GPUSCHED_SOCKET}; {@code # CMD}
+ * the CLI as {@code gpusched} (and {@code python}, where the system has {@code python3} alone) on her PATH
+ * and the daemon's socket in {@code GPUSCHED_SOCKET}; {@code # CMD}
  * runs it as root; the lines up to the next prompt are what it printed, stdout and stderr together. Each
  * transcript has a daemon of its own, and its users' directories start empty. A command that ends in
  * {@code <<'EOF'} takes the lines up to {@code EOF} with it (a here-document, to write a file); in the
@@ -191,6 +192,10 @@ class WorkflowPagesTest {
         Files.writeString(cli, "#!/bin/sh\nexec " + ServeDaemon.java() + " -XX:+UseSerialGC -XX:TieredStopAtLevel=1"
                 + " -XX:-UsePerfData -cp " + cp + " " + Main.class.getName() + " \"$@\"\n");
         Files.setPosixFilePermissions(cli, PosixFilePermissions.fromString("rwxr-xr-x"));
+        if (Files.isExecutable(Path.of("/usr/bin/python3")) && !Files.exists(Path.of("/usr/bin/python"))) {
+            // The tools' users type python; where the system names it python3 only, their PATH says python too.
+            Files.createSymbolicLink(bin.resolve("python"), Path.of("/usr/bin/python3"));
+        }
         Path homes = Files.createDirectories(root.resolve("home"));
         for (String u : t.users()) {
             UnixUsers.ownDir(u, homes.resolve(u));
