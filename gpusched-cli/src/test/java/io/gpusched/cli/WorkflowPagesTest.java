@@ -30,14 +30,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code <!-- transcript serve="OPTIONS" users="alice bob" -->}. In it, {@code alice$ CMD} runs
  * {@code CMD} through {@code /bin/sh} as alice in her own directory ({@code /home/alice} on the page), with
  * the CLI as {@code gpusched} (and {@code python}, where the system has {@code python3} alone) on her PATH
- * and the daemon's socket in {@code GPUSCHED_SOCKET}; {@code # CMD}
+ * and the daemon's socket in {@code GPUSCHED_SOCKET}; {@code root# CMD}
  * runs it as root; the lines up to the next prompt are what it printed, stdout and stderr together. Each
  * transcript has a daemon of its own, and its users' directories start empty. A command that ends in
  * {@code <<'EOF'} takes the lines up to {@code EOF} with it (a here-document, to write a file); in the
  * daemon's options and in a command {@code /home/} is where the users' directories are.
  *
  * <p>What differs from run to run is masked on both sides before they are compared: clock times, dates,
- * durations, process ids and the runs of blanks that align a table. Everything else (job numbers, states,
+ * durations, process ids, the simulated GPUs' temporary directory and the runs of blanks that align a table. Everything else (job numbers, states,
  * exit codes, memory, messages) must match. With {@code -Dgpusched.transcripts=write} the test writes
  * what it saw into the pages instead (unmasked), which is how they were made.
  */
@@ -45,7 +45,7 @@ class WorkflowPagesTest {
     private static final Path DOCS = Path.of("..", "docs");
     private static final Pattern DIRECTIVE = Pattern.compile(
             "<!-- transcript serve=\"([^\"]*)\" users=\"([^\"]*)\" -->\\R```console\\R(.*?)```", Pattern.DOTALL);
-    private static final Pattern PROMPT = Pattern.compile("^(?:([a-z][a-z0-9-]*)\\$|#) (.*)$");
+    private static final Pattern PROMPT = Pattern.compile("^(?:([a-z][a-z0-9-]*)\\$|root#) (.*)$");
     private static final boolean WRITE = "write".equals(System.getProperty("gpusched.transcripts"));
 
     @TempDir
@@ -78,6 +78,7 @@ class WorkflowPagesTest {
     void maskingHidesOnlyWhatVariesFromRunToRun() {
         assertEquals(mask("job 3 ok in 12s, peak 3000 MiB at 04:01:02"), mask("job 3 ok in 2s, peak 3000 MiB at 11:22:33"));
         assertEquals(mask("1  alice   running   1h02m"), mask("1 alice running 0m05s"));
+        assertEquals(mask("usage in /tmp/gpusched-sim-4239824043556838197)"), mask("usage in /tmp/gpusched-sim-17)"));
         assertFalse(mask("job 3 ok").equals(mask("job 4 ok")), "job numbers are compared");
         assertFalse(mask("peak 3000 MiB").equals(mask("peak 3001 MiB")), "memory is compared");
         assertFalse(mask("exit 0").equals(mask("exit 1")), "exit codes are compared");
@@ -167,7 +168,7 @@ class WorkflowPagesTest {
     }
 
     private static String prompt(Step s) {
-        return ("root".equals(s.user()) ? "#" : s.user() + "$") + " " + s.command();
+        return ("root".equals(s.user()) ? "root#" : s.user() + "$") + " " + s.command();
     }
 
     /** Clock times, dates, durations and pids masked; blanks collapsed, so a table's alignment does not count. */
@@ -176,6 +177,7 @@ class WorkflowPagesTest {
                 .replaceAll("\\b\\d{1,2}:\\d{2}:\\d{2}\\b", "<time>")
                 .replaceAll("\\b\\d+h\\d{2}m\\b|\\b\\d+m\\d{2}s\\b|\\b\\d+(\\.\\d+)? ?(ms|s)\\b", "<dur>")
                 .replaceAll("\\b(pid|pgid|session) \\d+", "$1 <n>")
+                .replaceAll("/tmp/gpusched-sim-\\d+", "/tmp/gpusched-sim-<n>")
                 .replaceAll("\"(pid|uptime_s|started|ended|submitted)\": ?[0-9.]+", "\"$1\":<n>");
         return m.replaceAll("[ \\t]+", " ").strip();
     }
