@@ -166,7 +166,20 @@ final class JobOutputReader {
         }
     }
 
-    /** {@code job 3 failed, exit 4 in 2s, peak 812 MiB of 1024 MiB declared}, as {@code srun} says it. */
+    /**
+     * What a verdict on a declaration adds to an outcome line: {@code ", under-declared"} (the peak went
+     * above it by more than the tolerance), {@code ", over-declared"} (stayed below it by more), nothing
+     * when it was within, or not judged (undeclared, or not ended ok).
+     */
+    static String verdictWords(io.gpusched.model.Verdict v) {
+        return switch (v) {
+            case OVER -> ", under-declared";
+            case UNDER -> ", over-declared";
+            case WITHIN, UNATTRIBUTED, NOT_JUDGED -> "";
+        };
+    }
+
+    /** {@code job 3 ok in 2s, peak 812 MiB of 1024 MiB declared, over-declared}, as {@code srun} says it. */
     static String outcome(Row.Ended e) {
         StringBuilder s = new StringBuilder("job " + e.no() + " " + e.status().journalName());
         if (e.status() != io.gpusched.model.JobStatus.OK) {
@@ -176,6 +189,7 @@ final class JobOutputReader {
         if (!e.peakMib().isEmpty()) {
             s.append(", peak ").append(e.overallPeakMib()).append(" MiB");
             e.declaredMib().ifPresent(d -> s.append(" of ").append(d).append(" MiB declared"));
+            s.append(verdictWords(e.verdict()));
         } else {
             s.append(", no GPU memory seen");
         }

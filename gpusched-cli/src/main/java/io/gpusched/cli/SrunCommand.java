@@ -186,6 +186,7 @@ final class SrunCommand {
                 if (r.declaredMib().isPresent()) {
                     s.append(" of ").append(r.declaredMib().getAsLong()).append(" MiB declared");
                 }
+                s.append(JobOutputReader.verdictWords(r.verdict()));
             } else {
                 s.append(", no GPU memory seen");
             }

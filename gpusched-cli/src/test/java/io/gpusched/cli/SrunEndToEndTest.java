@@ -271,6 +271,20 @@ class SrunEndToEndTest {
     }
 
     @Test
+    void srunsFinalLineSaysTheVerdictOnTheDeclaration_overDeclaredHere() throws Exception {
+        startDaemon();
+        Process srun = new ProcessBuilder("sh", "-c", srunLine("--vram", "4G", "--",
+                "$GPUSCHED_SIMJOB --vram 1500 --ramp 0.1 --hold 1.5")).redirectErrorStream(true).start();
+        clients.add(srun);
+        String out = new String(srun.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(srun.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, srun.exitValue(), out);
+        List<String> lines = out.lines().toList();
+        assertEquals("gpusched: job 1 ok in Ns, peak 1500 MiB of 4096 MiB declared, over-declared",
+                lines.get(lines.size() - 1).replaceAll(" in [0-9]+s", " in Ns"), out);
+    }
+
+    @Test
     void srunPrintsTheSameFinalLineAfterADaemonRestartAsWithout() throws Exception {
         startDaemon();
         Process plain = srunUntilGo(1);
