@@ -7,11 +7,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusched.cli.ServeDaemon.Result;
 import io.gpusched.model.TtySession;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +30,7 @@ class TerminalsEndToEndTest {
     Path dir;
 
     private ServeDaemon daemon;
-    private final String outer = "gpusched-test-terms-" + ProcessHandle.current().pid();
+    private final Tmux.Server outer = new Tmux.Server("gpusched-test-terms-");
 
     @BeforeEach
     void needsTmux() {
@@ -43,15 +41,9 @@ class TerminalsEndToEndTest {
     void stop() throws Exception {
         if (daemon != null) {
             daemon.close();
-            for (int no = 1; no <= 5; no++) {
-                new ProcessBuilder("tmux", "-L", TtySession.of(daemon.logs(), no).name(), "kill-server")
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-            }
+            Tmux.killJobServers(daemon.logs(), 5);
         }
-        new ProcessBuilder("tmux", "-L", outer, "kill-server").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-        // tmux leaves its socket when its server exits: the test's own terminal leaves none either.
-        Files.deleteIfExists(Path.of("/tmp", "tmux-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid"), outer));
+        outer.close();
     }
 
     @Test
@@ -153,7 +145,7 @@ class TerminalsEndToEndTest {
     }
 
     private boolean socketLeft(int no) throws Exception {
-        return Files.exists(socketDir().resolve(TtySession.of(daemon.logs(), no).name()), LinkOption.NOFOLLOW_LINKS);
+        return Files.exists(Tmux.socketDir().resolve(TtySession.of(daemon.logs(), no).name()), LinkOption.NOFOLLOW_LINKS);
     }
 
     /** The sweep of leftovers runs on the scheduler's next round, after the job is listed ended. @return socketLeft */
@@ -170,37 +162,18 @@ class TerminalsEndToEndTest {
         }
     }
 
-    /** tmux's directory for this user, where a job's server puts its socket (tmux -L). */
-    private static Path socketDir() throws Exception {
-        return Path.of("/tmp", "tmux-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-    }
-
     /** A shell script that runs {@code gpusched VERB --socket S} as a process of its own. */
     private Path script(String verb) throws Exception {
-        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), verb, "--socket", daemon.socket().toString()));
         Path f = dir.resolve(verb + ".sh");
-        Files.writeString(f, String.join(" ", argv.stream().map(a -> "'" + a + "'").toList()) + "\n");
+        Files.writeString(f, Tmux.shellLine(Tmux.clientArgv(daemon.socket(), verb)) + "\n");
         return f;
     }
 
     private String tmux(String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of("tmux", "-L", outer, "-f", "/dev/null"));
-        argv.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
-        pb.environment().remove("TMUX");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), "tmux " + args[0] + ": " + out);
-        return out;
+        return outer.run(args);
     }
 
     private String awaitScreen(String text) throws Exception {
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); ; Thread.sleep(100)) {
-            String screen = tmux("capture-pane", "-p", "-t", "t");
-            if (screen.contains(text) || System.nanoTime() > end) {
-                return screen;
-            }
-        }
+        return outer.awaitScreen(text, 30);
     }
 }
