@@ -127,21 +127,22 @@ class TerminalsEndToEndTest {
         daemon.awaitQueue("✓ job 1 ok");
         assertFalse(socketLeft(1), "a job that ended left no socket");
 
-        assertEquals(0, daemon.verb("submit", "--tty", "--vram", "1G", "--", "echo up; sleep 60").code());
-        awaitSocket(2);
-        daemon.awaitQueue("▶ job 2");
-        daemon.verb("cancel", "2");
-        daemon.awaitQueue("✗ job 2 cancelled");
         // Its shell removes it as it ends; on a loaded machine the 1 s grace may run out first, and then the sweep does.
-        assertFalse(awaitNoSocket(2), "a cancelled job left no socket");
+        assertFalse(socketLeftAfterCancelling(2, "echo up; sleep 60"), "a cancelled job left no socket");
 
         // Its command ignores SIGTERM: after the grace its shell is killed, with no chance to clean up.
-        assertEquals(0, daemon.verb("submit", "--tty", "--vram", "1G", "--", "trap '' TERM; echo up; sleep 60").code());
-        awaitSocket(3);
-        daemon.awaitQueue("▶ job 3");
-        daemon.verb("cancel", "3");
-        daemon.awaitQueue("✗ job 3 cancelled");
-        assertFalse(awaitNoSocket(3), "a job killed after the grace left no socket");
+        assertFalse(socketLeftAfterCancelling(3, "trap '' TERM; echo up; sleep 60"),
+                "a job killed after the grace left no socket");
+    }
+
+    /** Submits {@code command} with a terminal as job {@code no} and cancels it once it runs. @return awaitNoSocket */
+    private boolean socketLeftAfterCancelling(int no, String command) throws Exception {
+        assertEquals(0, daemon.verb("submit", "--tty", "--vram", "1G", "--", command).code());
+        awaitSocket(no);
+        daemon.awaitQueue("▶ job " + no);
+        daemon.verb("cancel", String.valueOf(no));
+        daemon.awaitQueue("✗ job " + no + " cancelled");
+        return awaitNoSocket(no);
     }
 
     private boolean socketLeft(int no) throws Exception {
