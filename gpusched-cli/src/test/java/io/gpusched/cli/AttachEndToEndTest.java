@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusched.cli.ServeDaemon.Result;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,22 +26,16 @@ class AttachEndToEndTest {
     Path dir;
 
     private ServeDaemon daemon;
-    private final String outer = "gpusched-test-outer-" + ProcessHandle.current().pid();
+    private final Tmux.Server outer = new Tmux.Server("gpusched-test-outer-");
 
     @AfterEach
     void stop() throws Exception {
         if (daemon != null) {
             daemon.close();
             // A job outlives a killed daemon by design; one a failed test left waiting ends with its terminal.
-            for (int no = 1; no <= 20; no++) {
-                new ProcessBuilder("tmux", "-L", io.gpusched.model.TtySession.of(daemon.logs(), no).name(), "kill-server")
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-            }
+            Tmux.killJobServers(daemon.logs(), 20);
         }
-        new ProcessBuilder("tmux", "-L", outer, "kill-server").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-        // tmux leaves its socket when its server exits: the test's own terminal leaves none either.
-        Files.deleteIfExists(Path.of("/tmp", "tmux-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid"), outer));
+        outer.close();
     }
 
     @Test
@@ -54,7 +47,7 @@ class AttachEndToEndTest {
                 + go + " ]; do sleep 0.05; done; echo after-detach").code());
         daemon.awaitQueue("▶ job 1");
         Path client = dir.resolve("attach.sh");
-        Files.writeString(client, "exec " + String.join(" ", clientArgv("attach", "1").stream().map(a -> "'" + a + "'").toList())
+        Files.writeString(client, "exec " + Tmux.shellLine(clientArgv("attach", "1"))
                 + "\n");
         tmux("new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "sh " + client + "; echo client exited $?; sleep 600");
         String screen = awaitScreen("on-the-job-screen");
@@ -84,7 +77,7 @@ class AttachEndToEndTest {
             // $TMUX inside the pane names the job's own server: the job ends once someone attached.
             assertEquals(0, daemon.verb("submit", "--tty", "--vram", "100M", "--", "until [ -n \"$(tmux list-clients)\" ];"
                     + " do sleep 0.02; done; echo bye-" + i + "; exit 3").code());
-            loop.append(String.join(" ", clientArgv("attach", String.valueOf(i)).stream().map(a -> "'" + a + "'").toList()))
+            loop.append(Tmux.shellLine(clientArgv("attach", String.valueOf(i))))
                     .append(" 2>").append(dir.resolve("attach-" + i + ".err")).append("; echo $? >").append(dir.resolve("rc-" + i))
                     .append('\n');
         }
@@ -117,22 +110,11 @@ class AttachEndToEndTest {
     }
 
     private List<String> clientArgv(String... args) {
-        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName()));
-        argv.addAll(List.of(args));
-        argv.addAll(List.of("--socket", daemon.socket().toString()));
-        return argv;
+        return Tmux.clientArgv(daemon.socket(), args);
     }
 
     private String tmux(String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of("tmux", "-L", outer, "-f", "/dev/null"));
-        argv.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
-        pb.environment().remove("TMUX");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), "tmux " + args[0] + ": " + out);
-        return out;
+        return outer.run(args);
     }
 
     private String awaitScreen(String text) throws Exception {
@@ -140,11 +122,6 @@ class AttachEndToEndTest {
     }
 
     private String awaitScreen(String text, int seconds) throws Exception {
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds); ; Thread.sleep(100)) {
-            String screen = tmux("capture-pane", "-p", "-t", "t");
-            if (screen.contains(text) || System.nanoTime() > end) {
-                return screen;
-            }
-        }
+        return outer.awaitScreen(text, seconds);
     }
 }

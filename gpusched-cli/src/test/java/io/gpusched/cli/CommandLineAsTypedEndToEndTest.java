@@ -12,9 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,19 +25,13 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code --format}, plain ASCII in a non-UTF-8 locale, and finished jobs of an earlier daemon under
  * {@code --all}.
  */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CommandLineAsTypedEndToEndTest {
     @TempDir
     Path dir;
 
     private ServeDaemon daemon;
-
-    @AfterEach
-    void stopDaemon() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     private ServeDaemon serve(String... more) throws Exception {
         List<String> options = new ArrayList<>(List.of("--sim", "2", "--poll", "0.1", "--kill-grace", "1"));

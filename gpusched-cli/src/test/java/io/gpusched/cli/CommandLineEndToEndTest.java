@@ -12,9 +12,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -24,18 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code gpusched} listing the verbs, a mistyped verb answered with the nearest one, each verb's help with
  * an example, and {@code --version}'s revision, build date and Java.
  */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CommandLineEndToEndTest {
     @TempDir
     Path dir;
     private ServeDaemon daemon;
-
-    @AfterEach
-    void stop() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     private ServeDaemon serve() throws Exception {
         daemon = new ServeDaemon(dir, "--sim", "2", "--poll", "0.1", "--kill-grace", "1").start();

@@ -10,9 +10,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,19 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
  * puts it on the job, and {@code gpusched queue}, {@code queue --json} and the dashboard's
  * {@code /api/queue} show it; a note the attribute refuses is refused in one line.
  */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CommentEndToEndTest {
     @TempDir
     Path dir;
 
     private ServeDaemon daemon;
-
-    @AfterEach
-    void killDaemon() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     @Test
     void submitCommentIsShownByQueue_itsJson_andTheDashboardsApi() throws Exception {

@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * request with the token {@code gpusched dashboard} hands out, and refused without it or with another
  * {@code Host}.
  */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DashboardEndToEndTest {
     @TempDir
@@ -32,13 +33,6 @@ class DashboardEndToEndTest {
 
     private ServeDaemon daemon;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
-    @AfterEach
-    void stop() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     /** The URL the daemon printed, with the port it took. */
     static String url(ServeDaemon d) throws Exception {

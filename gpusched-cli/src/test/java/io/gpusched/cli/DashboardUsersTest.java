@@ -16,10 +16,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -33,7 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
 class DashboardUsersTest {
     private static final String ADA = "gs-da-a";
     private static final String BOB = "gs-da-b";
-    private static List<String> created = List.of();
     /** GET a URL; print the status, then the body (urllib raises on 4xx: its status and body are printed alike). */
     private static final String FETCH = "import sys,urllib.request,urllib.error\n"
             + "try:\n r=urllib.request.urlopen(sys.argv[1]); print(r.status); print(r.read().decode(),end='')\n"
@@ -42,15 +40,8 @@ class DashboardUsersTest {
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void users() throws Exception {
-        created = UnixUsers.create(ADA, BOB);
-    }
-
-    @AfterAll
-    static void removeUsers() throws Exception {
-        UnixUsers.remove(created);
-    }
+    @RegisterExtension
+    static final UnixUsers.ForClass USERS = UnixUsers.ForClass.created(ADA, BOB);
 
     /** A GET as {@code user} (python's urllib, as a browser of theirs would send it): status, then the body. */
     private static String fetch(String user, String url) throws Exception {

@@ -10,9 +10,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * daemon on a real socket and a real jobs-file run: the same job queued, running or ended ok is not
  * queued again and the answer names it, across a daemon restart, per user; a failed one does not count.
  */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class DedupEndToEndTest {
     @TempDir
@@ -29,13 +30,6 @@ class DedupEndToEndTest {
 
     @org.junit.jupiter.api.extension.RegisterExtension
     final CliRun.Stopper watching = new CliRun.Stopper();
-
-    @AfterEach
-    void stop() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     @Test
     void aUniqueSubmitOfAJobQueuedRunningOrDoneOkIsNotQueuedAgain_namesIt_andStillKnowsItAfterARestart() throws Exception {

@@ -14,9 +14,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,21 +26,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DoctorTest {
     private static final String OWNER = "gs-dr-owner";
-    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void users() throws Exception {
+    @RegisterExtension
+    static final UnixUsers.ForClass USERS = new UnixUsers.ForClass(() -> {
         UnixUsers.assumeRoot("needs root: doctor checks the lab daemon's rules");
-        created = UnixUsers.add(OWNER);
-    }
-
-    @AfterAll
-    static void removeUsers() throws Exception {
-        UnixUsers.remove(created);
-    }
+        return UnixUsers.add(OWNER);
+    });
 
     private record Doctor(int code, String out) {
         List<String> lines() {

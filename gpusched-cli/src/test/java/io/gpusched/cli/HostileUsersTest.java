@@ -19,11 +19,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,22 +33,16 @@ import org.junit.jupiter.api.io.TempDir;
 class HostileUsersTest {
     private static final String MALLORY = "gs-mallory";
     private static final String VICTIM = "gs-victim";
-    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
     private Process daemon;
 
-    @BeforeAll
-    static void users() throws Exception {
+    @RegisterExtension
+    static final UnixUsers.ForClass USERS = new UnixUsers.ForClass(() -> {
         assumeTrue(run("sh", "-c", "command -v gcc") == 0, "needs gcc to build the LD_PRELOAD library");
-        created = UnixUsers.create(MALLORY, VICTIM);
-    }
-
-    @AfterAll
-    static void removeUsers() throws Exception {
-        UnixUsers.remove(created);
-    }
+        return UnixUsers.create(MALLORY, VICTIM);
+    });
 
     @AfterEach
     void stop() throws Exception {

@@ -9,9 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -20,19 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
  * letting the job behind it run, or failed; a job's own smaller {@code timeout=} wins. The log and the
  * journal say which limit it was.
  */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MaxJobTimeEndToEndTest {
     @TempDir
     Path dir;
 
     private ServeDaemon daemon;
-
-    @AfterEach
-    void stop() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     private String journal() throws Exception {
         return Files.readString(daemon.logs().resolve("journal.jsonl"));

@@ -21,10 +21,9 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,20 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
 class MultiUserServeTest {
     private static final String ALICE = "gs-alice";
     private static final String BOB = "gs-bob";
-    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void users() throws Exception {
-        created = UnixUsers.create(ALICE, BOB);
-    }
-
-    @AfterAll
-    static void removeUsers() throws Exception {
-        UnixUsers.remove(created);
-    }
+    @RegisterExtension
+    static final UnixUsers.ForClass USERS = UnixUsers.ForClass.created(ALICE, BOB);
 
     private Process serve(Path socket) throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));

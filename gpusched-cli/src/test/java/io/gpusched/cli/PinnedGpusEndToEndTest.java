@@ -8,9 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -18,19 +18,13 @@ import org.junit.jupiter.api.io.TempDir;
  * N GPUs without {@code gpus=} gives the job all N, in a jobs file and on {@code submit}'s command
  * line; {@code gpus=K} with more pins picks K of them.
  */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PinnedGpusEndToEndTest {
     @TempDir
     Path dir;
 
     private ServeDaemon daemon;
-
-    @AfterEach
-    void stopDaemon() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     /** A command that writes the GPUs it was given into {@code file}, holding them a moment. */
     private static String visibleDevicesTo(Path file) {

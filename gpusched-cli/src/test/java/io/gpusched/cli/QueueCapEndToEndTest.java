@@ -5,25 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.gpusched.cli.ServeDaemon.Result;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code gpusched serve --max-queued-per-user}: a user at the cap gets one line, and no number is used up. */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class QueueCapEndToEndTest {
     @TempDir
     Path dir;
 
     private ServeDaemon daemon;
-
-    @AfterEach
-    void stop() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     @Test
     void aSubmissionOverTheCapIsRefusedInOneLineNamingTheLimitAndTheOption_andUsesNoNumber() throws Exception {

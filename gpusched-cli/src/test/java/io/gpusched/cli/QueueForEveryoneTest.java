@@ -20,11 +20,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,7 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
 class QueueForEveryoneTest {
     private static final String SUBMITTER = "gs-qu-a";
     private static final String READER = "gs-qu-b";
-    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
@@ -46,17 +44,12 @@ class QueueForEveryoneTest {
     private CompletableFuture<RunSummary> run;
     private ServiceServer server;
 
-    @BeforeAll
-    static void users() throws Exception {
+    @RegisterExtension
+    static final UnixUsers.ForClass USERS = new UnixUsers.ForClass(() -> {
         UnixUsers.assumeRoot();
         UnixUsers.assumeSetpriv();
-        created = UnixUsers.add(SUBMITTER, READER);
-    }
-
-    @AfterAll
-    static void removeUsers() throws Exception {
-        UnixUsers.remove(created);
-    }
+        return UnixUsers.add(SUBMITTER, READER);
+    });
 
     @AfterEach
     void stop() throws Exception {

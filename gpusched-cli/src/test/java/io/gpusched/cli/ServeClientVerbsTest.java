@@ -10,28 +10,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The client verbs' options against a real {@code gpusched serve} process: {@code submit --output},
  * {@code submit --follow}, {@code queue --user/--all}, {@code cancel --user}.
  */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ServeClientVerbsTest {
     @TempDir
     Path dir;
 
     private ServeDaemon daemon;
-
-    @AfterEach
-    void killDaemon() {
-        if (daemon != null) {
-            daemon.close();
-        }
-    }
 
     private ServeDaemon serve() throws Exception {
         daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1", "--kill-grace", "1").start();

@@ -6,12 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A {@code gpusched serve} daemon as a real process on simulated GPUs, its socket and log directory in a
@@ -192,5 +196,24 @@ final class ServeDaemon implements AutoCloseable {
 
     static String java() {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /**
+     * Closes, after each test, the daemon each {@code ServeDaemon} field of the test holds (a test that
+     * started none leaves it null): {@code @ExtendWith(ServeDaemon.ClosedAfterEach.class)} on the class.
+     */
+    static final class ClosedAfterEach implements AfterEachCallback {
+        @Override
+        public void afterEach(ExtensionContext context) throws IllegalAccessException {
+            Object test = context.getRequiredTestInstance();
+            for (Field f : test.getClass().getDeclaredFields()) {
+                if (f.getType() == ServeDaemon.class && !Modifier.isStatic(f.getModifiers())) {
+                    f.setAccessible(true);
+                    if (f.get(test) instanceof ServeDaemon daemon) {
+                        daemon.close();
+                    }
+                }
+            }
+        }
     }
 }

@@ -15,10 +15,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,20 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
 class SimulatedJobForEveryUserTest {
     private static final String ALICE = "gs-alice";
     private static final String BOB = "gs-bob";
-    private static List<String> created = List.of();
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void users() throws Exception {
-        created = UnixUsers.create(ALICE, BOB);
-    }
-
-    @AfterAll
-    static void removeUsers() throws Exception {
-        UnixUsers.remove(created);
-    }
+    @RegisterExtension
+    static final UnixUsers.ForClass USERS = UnixUsers.ForClass.created(ALICE, BOB);
 
     /**
      * The daemon's class path with the testkit's classes (and so its simjob) copied into a directory only

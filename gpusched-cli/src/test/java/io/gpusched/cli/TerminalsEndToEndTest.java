@@ -7,11 +7,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusched.cli.ServeDaemon.Result;
 import io.gpusched.model.TtySession;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +30,7 @@ class TerminalsEndToEndTest {
     Path dir;
 
     private ServeDaemon daemon;
-    private final String outer = "gpusched-test-terms-" + ProcessHandle.current().pid();
+    private final Tmux.Server outer = new Tmux.Server("gpusched-test-terms-");
 
     @BeforeEach
     void needsTmux() {
@@ -43,15 +41,9 @@ class TerminalsEndToEndTest {
     void stop() throws Exception {
         if (daemon != null) {
             daemon.close();
-            for (int no = 1; no <= 5; no++) {
-                new ProcessBuilder("tmux", "-L", TtySession.of(daemon.logs(), no).name(), "kill-server")
-                        .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-            }
+            Tmux.killJobServers(daemon.logs(), 5);
         }
-        new ProcessBuilder("tmux", "-L", outer, "kill-server").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-        // tmux leaves its socket when its server exits: the test's own terminal leaves none either.
-        Files.deleteIfExists(Path.of("/tmp", "tmux-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid"), outer));
+        outer.close();
     }
 
     @Test
@@ -135,25 +127,26 @@ class TerminalsEndToEndTest {
         daemon.awaitQueue("✓ job 1 ok");
         assertFalse(socketLeft(1), "a job that ended left no socket");
 
-        assertEquals(0, daemon.verb("submit", "--tty", "--vram", "1G", "--", "echo up; sleep 60").code());
-        awaitSocket(2);
-        daemon.awaitQueue("▶ job 2");
-        daemon.verb("cancel", "2");
-        daemon.awaitQueue("✗ job 2 cancelled");
         // Its shell removes it as it ends; on a loaded machine the 1 s grace may run out first, and then the sweep does.
-        assertFalse(awaitNoSocket(2), "a cancelled job left no socket");
+        assertFalse(socketLeftAfterCancelling(2, "echo up; sleep 60"), "a cancelled job left no socket");
 
         // Its command ignores SIGTERM: after the grace its shell is killed, with no chance to clean up.
-        assertEquals(0, daemon.verb("submit", "--tty", "--vram", "1G", "--", "trap '' TERM; echo up; sleep 60").code());
-        awaitSocket(3);
-        daemon.awaitQueue("▶ job 3");
-        daemon.verb("cancel", "3");
-        daemon.awaitQueue("✗ job 3 cancelled");
-        assertFalse(awaitNoSocket(3), "a job killed after the grace left no socket");
+        assertFalse(socketLeftAfterCancelling(3, "trap '' TERM; echo up; sleep 60"),
+                "a job killed after the grace left no socket");
+    }
+
+    /** Submits {@code command} with a terminal as job {@code no} and cancels it once it runs. @return awaitNoSocket */
+    private boolean socketLeftAfterCancelling(int no, String command) throws Exception {
+        assertEquals(0, daemon.verb("submit", "--tty", "--vram", "1G", "--", command).code());
+        awaitSocket(no);
+        daemon.awaitQueue("▶ job " + no);
+        daemon.verb("cancel", String.valueOf(no));
+        daemon.awaitQueue("✗ job " + no + " cancelled");
+        return awaitNoSocket(no);
     }
 
     private boolean socketLeft(int no) throws Exception {
-        return Files.exists(socketDir().resolve(TtySession.of(daemon.logs(), no).name()), LinkOption.NOFOLLOW_LINKS);
+        return Files.exists(Tmux.socketDir().resolve(TtySession.of(daemon.logs(), no).name()), LinkOption.NOFOLLOW_LINKS);
     }
 
     /** The sweep of leftovers runs on the scheduler's next round, after the job is listed ended. @return socketLeft */
@@ -170,37 +163,18 @@ class TerminalsEndToEndTest {
         }
     }
 
-    /** tmux's directory for this user, where a job's server puts its socket (tmux -L). */
-    private static Path socketDir() throws Exception {
-        return Path.of("/tmp", "tmux-" + Files.getAttribute(Path.of("/proc/self"), "unix:uid"));
-    }
-
     /** A shell script that runs {@code gpusched VERB --socket S} as a process of its own. */
     private Path script(String verb) throws Exception {
-        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), verb, "--socket", daemon.socket().toString()));
         Path f = dir.resolve(verb + ".sh");
-        Files.writeString(f, String.join(" ", argv.stream().map(a -> "'" + a + "'").toList()) + "\n");
+        Files.writeString(f, Tmux.shellLine(Tmux.clientArgv(daemon.socket(), verb)) + "\n");
         return f;
     }
 
     private String tmux(String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of("tmux", "-L", outer, "-f", "/dev/null"));
-        argv.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true);
-        pb.environment().remove("TMUX");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, p.waitFor(), "tmux " + args[0] + ": " + out);
-        return out;
+        return outer.run(args);
     }
 
     private String awaitScreen(String text) throws Exception {
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); ; Thread.sleep(100)) {
-            String screen = tmux("capture-pane", "-p", "-t", "t");
-            if (screen.contains(text) || System.nanoTime() > end) {
-                return screen;
-            }
-        }
+        return outer.awaitScreen(text, 30);
     }
 }

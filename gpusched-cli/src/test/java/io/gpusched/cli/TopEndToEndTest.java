@@ -40,15 +40,6 @@ class TopEndToEndTest {
         }
     }
 
-    private static boolean onPath(String program) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (!d.isEmpty() && Files.isExecutable(Path.of(d, program))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private String tmux(String... args) throws IOException, InterruptedException {
         // -u: the pane's text is UTF-8 whatever this JVM's locale says.
         List<String> argv = new ArrayList<>(List.of("tmux", "-u", "-L", server, "-f", "/dev/null"));
@@ -93,7 +84,7 @@ class TopEndToEndTest {
     @Test
     void topInATerminal_barsAndOwners_selectAndCancel_aRefusalInTheStatusLine_resize_quitRestoresTheTerminal()
             throws Exception {
-        assumeTrue(onPath("tmux"), "tmux is not installed; apt-get install tmux (Debian package tmux) to run this test");
+        assumeTrue(Tmux.present(), "tmux is not installed; apt-get install tmux (Debian package tmux) to run this test");
         daemon = new ServeDaemon(dir, "--sim", "2", "--poll", "0.1", "--kill-grace", "1").start();
         String me = System.getProperty("user.name");
         assertEquals(0, daemon.verb("pause", "1").code());

@@ -8,6 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * Real Unix users for the multi-user tests: commands run as them (through {@code setpriv}), a raw
@@ -141,5 +145,34 @@ final class UnixUsers {
         Files.createDirectories(path);
         assertEquals(0, run("chown", user + ":" + user, path.toString()));
         return path;
+    }
+
+    /**
+     * The users a test class needs ({@code @RegisterExtension static}): made before its first test, where
+     * the maker may skip the class, and those made deleted after its last, even when it was skipped.
+     */
+    static final class ForClass implements BeforeAllCallback, AfterAllCallback {
+        private final Callable<List<String>> make;
+        private List<String> created = List.of();
+
+        /** @param make checks what the users need and makes them (e.g. {@link #add}): the ones it created */
+        ForClass(Callable<List<String>> make) {
+            this.make = make;
+        }
+
+        /** The users {@link UnixUsers#create} makes of {@code names}. */
+        static ForClass created(String... names) {
+            return new ForClass(() -> create(names));
+        }
+
+        @Override
+        public void beforeAll(ExtensionContext context) throws Exception {
+            created = make.call();
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) throws Exception {
+            remove(created);
+        }
     }
 }

@@ -1,7 +1,7 @@
 package io.gpusched.engine.sim;
 
 import io.gpusched.engine.loop.VirtualTime;
-import io.gpusched.engine.proc.ProcFs;
+import io.gpusched.engine.proc.LoneSessions;
 import io.gpusched.engine.proc.ProcTable;
 import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.gpu.GpuBackend;
@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -138,58 +137,16 @@ public final class SimulatedMachine {
         return Optional.ofNullable(sessions.get(sid));
     }
 
-    private final class Procs implements ProcTable {
+    private final class Procs extends LoneSessions {
         @Override
-        public OptionalLong sessionOf(long pid) {
-            return live(pid).isPresent() ? OptionalLong.of(pid) : OptionalLong.empty();
+        protected Optional<CompletableFuture<?>> exitOf(long sid) {
+            return live(sid).map(Session::exit);
         }
 
         @Override
-        public OptionalLong startTicks(long pid) {
-            return live(pid).isPresent() ? OptionalLong.of(1) : OptionalLong.empty();
-        }
-
-        @Override
-        public List<Long> sessionMembers(long sid) {
-            return live(sid).isPresent() ? List.of(sid) : List.of();
-        }
-
-        @Override
-        public boolean sessionAlive(long sid) {
-            return live(sid).isPresent();
-        }
-
-        @Override
-        public List<List<Long>> leftovers(List<ProcFs.Run> runs, Set<Long> otherSessions) {
-            List<List<Long>> none = new ArrayList<>();
-            runs.forEach(r -> none.add(List.of())); // a simulated run leaves nothing behind
-            return none;
-        }
-
-        @Override
-        public boolean carries(long pid, String envEntry) {
-            return false;
-        }
-
-        @Override
-        public List<Long> carriers(String envEntry) {
-            return List.of();
-        }
-
-        @Override
-        public OptionalLong ownSession() {
-            return OptionalLong.empty();
-        }
-
-        @Override
-        public Optional<CompletableFuture<?>> onExit(long pid) {
-            return live(pid).map(Session::exit);
-        }
-
-        @Override
-        public boolean signal(long pid, boolean forcibly) {
-            Optional<Session> s = live(pid);
-            s.ifPresent(session -> exit(session, 128 + (forcibly ? 9 : 15))); // the sim job exits when told
+        protected boolean stop(long sid, int status) {
+            Optional<Session> s = live(sid);
+            s.ifPresent(session -> exit(session, status)); // the sim job exits when told
             return s.isPresent();
         }
     }
