@@ -6,7 +6,8 @@
 #   - with PROFILE=1, a JFR recording of one more `gpusched queue` and its top frames (the client's
 #     own profile: where its wall time goes).
 # A benchmark, not a test. Usage: bench/queue/queue_rss.sh QUEUED   env: JAR, QUERIES (3), IDLE (5),
-# DAEMON_JAVA_OPTS (extra daemon flags, e.g. -XX:MaxHeapFreeRatio=30), PROFILE.
+# DAEMON_JAVA_OPTS (extra daemon flags, e.g. -XX:MaxHeapFreeRatio=30), CLIENT_B_OPTS (client flags
+# to time against bin/gpusched's, e.g. -Xmn64m), PROFILE.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
@@ -42,9 +43,16 @@ for i in $(seq "$queries"); do
   t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; q=$(ms "$t0")
   t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main --version >/dev/null; v=$(ms "$t0")
   echo "queue_ms $q version_ms $v lines $(wc -l <"$d/queue.out") rss_mib $(rss)"
+  if [ -n "${CLIENT_B_OPTS:-}" ]; then # the same verb with other client flags, interleaved (an A/B of flags)
+    t0=$(date +%s.%N); java "${opts[@]}" $CLIENT_B_OPTS -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.b"; q=$(ms "$t0")
+    cmp -s "$d/queue.out" "$d/queue.b" && same=same || same=differs
+    echo "queue_ms_with_client_b_opts $q (output $same)"
+  fi
 done
 sleep "$idle"; echo "rss_mib ${idle}s_later $(rss)"
 if [ "${PROFILE:-0}" = 1 ]; then
+  java "${opts[@]}" -Xlog:gc:file="$d/gc.log" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >/dev/null
+  echo "client gcs $(grep -c 'Pause' "$d/gc.log"), pauses $(grep -o '[0-9.]*ms$' "$d/gc.log" | awk '{s += $1} END {print s}') ms"
   java "${opts[@]}" -XX:StartFlightRecording=filename="$d/q.jfr",settings=profile -cp "$jar" io.gpusched.cli.Main \
     queue --socket "$d/s.sock" >/dev/null 2>&1
   # Top frames by own time, then io.gpusched methods by inclusive time (a sample counts once per method).
