@@ -39,6 +39,11 @@ final class Connection {
     State state = State.IDLE;
     /** Answers and events queued to write, in order. */
     final ArrayDeque<ByteBuffer> out = new ArrayDeque<>(2);
+    /**
+     * The lines of an answer still to write after {@link #out}, each rendered only when {@link #out} is
+     * written (a streamed {@code queue} of 100,000 rows is held a line at a time, not whole).
+     */
+    java.util.Iterator<String> rest = java.util.Collections.emptyIterator();
     /** The client closed its side (or reading failed): nothing more comes. */
     boolean eof;
     /** Close once {@link #out} is written: the last answer of this connection is queued. */

@@ -18,25 +18,36 @@ import java.util.Optional;
  * The {@code queue} and {@code job} answers for one snapshot ({@code PROTOCOL.md}), every line far under
  * {@link Protocol#MAX_LINE_BYTES} whatever the queue holds: rows with their texts cut ({@link Row#listed}),
  * written by the {@link ProtocolCodec}, streamed over as many lines as they need, or as many as fit in one
- * line for a client that does not ask for a stream. Immutable once made; each form is rendered the
- * first time it is asked for and kept, since every {@code gpusched top} and {@code queue} between two
- * rounds asks for the same snapshot.
+ * line for a client that does not ask for a stream. Immutable once made. The one-line form is
+ * rendered the first time it is asked for and kept, since every {@code gpusched top} and {@code queue}
+ * between two rounds asks for the same snapshot; of the streamed form only where its lines are cut is
+ * kept, and each line is rendered as it is written, so a 100,000-row answer never sits whole in the
+ * daemon's heap (issue #27).
  */
 final class QueueAnswer {
     private static final ProtocolCodec CODEC = new ProtocolCodec();
 
     private final QueueSnapshot snapshot;
-    /** The answer before, whose lines of rows this one reuses for the lists that did not change. */
+    /** The answer before, whose cuts this one reuses for the lists that did not change. */
     private volatile Optional<QueueAnswer> before;
     private volatile List<String> streamed;
-    /** Each list's lines of rows as {@link #streamed} rendered them. */
-    private volatile Map<BoardList, List<String>> rowLines;
+    /** Each list's cuts as {@link #streamed} measured them. */
+    private volatile Map<BoardList, Cuts> cuts;
     private volatile String oneLine;
+
+    /**
+     * Where a list's rows are cut into lines: line {@code k} holds rows {@code [starts[k], starts[k+1])}
+     * ({@code rows.size()} for the last). Kept instead of the lines themselves: four bytes a line, where
+     * the lines were the answer's whole text (about 200 bytes a row, 20 MB at 100,000 queued) kept
+     * between rounds and never given back to the system by the daemon's heap (issue #27).
+     */
+    private record Cuts(List<?> rows, int[] starts) {
+    }
 
     /**
      * @param snapshot what it answers
      * @param before the answer for the snapshot before: the scheduler hands out the same list object
-     *     while a list does not change (the pending queue of a busy GPU), and its rows are not rendered
+     *     while a list does not change (the pending queue of a busy GPU), and its rows are not measured
      *     again; empty for none
      */
     QueueAnswer(QueueSnapshot snapshot, Optional<QueueAnswer> before) {
@@ -57,78 +68,123 @@ final class QueueAnswer {
      * The streamed answer: a head line with the snapshot's fields and every list empty, {@code rows}
      * (each list's length) and {@code lines} (how many lines of rows follow), then those lines, each
      * {@code {"v":1,"list":"pending","rows":[...]}}, the lists in {@link BoardList} order and each list's
-     * rows in its order.
+     * rows in its order. Each line of rows is rendered when it is asked for ({@link List#get} or an
+     * iterator) and not kept, so a writer that takes one line at a time holds one line's text, not the
+     * answer's; asking twice renders twice (the same text).
      */
     List<String> streamed() {
         List<String> s = streamed;
         if (s == null) {
-            s = renderStreamed();
+            s = measureStreamed();
             streamed = s;
         }
         return s;
     }
 
-    private List<String> renderStreamed() {
-        List<String> out = new ArrayList<>();
-        out.add(""); // the head, once the lines are counted
+    private List<String> measureStreamed() {
         Map<BoardList, Integer> counts = new EnumMap<>(BoardList.class);
-        Map<BoardList, List<String>> byList = new EnumMap<>(BoardList.class);
+        Map<BoardList, Cuts> byList = new EnumMap<>(BoardList.class);
         Optional<QueueAnswer> prior = before;
-        before = Optional.empty(); // kept only until rendered, so answers do not chain back forever
+        before = Optional.empty(); // kept only until measured, so answers do not chain back forever
+        List<BoardList> lineList = new ArrayList<>();
+        List<Integer> lineNo = new ArrayList<>();
         for (BoardList list : BoardList.values()) {
             List<?> rows = rows(snapshot.board(), list);
             counts.put(list, rows.size());
-            List<String> lines = prior.flatMap(p -> p.rowLinesIfSame(list, rows)).orElseGet(() -> renderRows(list, rows));
-            byList.put(list, lines);
-            out.addAll(lines);
+            Cuts c = prior.flatMap(p -> p.cutsIfSame(list, rows)).orElseGet(() -> new Cuts(rows, measure(list, rows)));
+            byList.put(list, c);
+            for (int k = 0; k < c.starts().length; k++) {
+                lineList.add(list);
+                lineNo.add(k);
+            }
         }
-        rowLines = byList;
+        cuts = byList;
         QueueView head = QueueView.listed(snapshot, QueueView.Board.EMPTY);
-        out.set(0, CODEC.encode(Answer.Queue.streamedHead(head, counts, out.size() - 1)));
-        return List.copyOf(out);
+        String headLine = CODEC.encode(Answer.Queue.streamedHead(head, counts, lineList.size()));
+        BoardList[] lists = lineList.toArray(new BoardList[0]);
+        int[] nos = lineNo.stream().mapToInt(Integer::intValue).toArray();
+        return new java.util.AbstractList<>() {
+            @Override
+            public String get(int i) {
+                if (i == 0) {
+                    return headLine;
+                }
+                Cuts c = byList.get(lists[i - 1]);
+                int k = nos[i - 1];
+                int to = k + 1 < c.starts().length ? c.starts()[k + 1] : c.rows().size();
+                return renderLine(lists[i - 1], c.rows(), c.starts()[k], to);
+            }
+
+            @Override
+            public int size() {
+                return lists.length + 1;
+            }
+        };
     }
 
     /**
-     * @return this answer if its rows are rendered, else the one it would reuse: what the next
-     *     snapshot's answer should reuse, so no chain of unrendered answers grows
+     * @return this answer if its rows are measured, else the one it would reuse: what the next
+     *     snapshot's answer should reuse, so no chain of unmeasured answers grows
      */
     Optional<QueueAnswer> rendered() {
-        return rowLines != null ? Optional.of(this) : before;
+        return cuts != null ? Optional.of(this) : before;
     }
 
-    /** @return this answer's lines of rows for {@code list}, when rendered and of that very list object */
-    private Optional<List<String>> rowLinesIfSame(BoardList list, List<?> rows) {
-        Map<BoardList, List<String>> m = rowLines;
-        return m != null && rows(snapshot.board(), list) == rows ? Optional.of(m.get(list)) : Optional.empty();
+    /** @return this answer's cuts for {@code list}, when measured and of that very list object */
+    private Optional<Cuts> cutsIfSame(BoardList list, List<?> rows) {
+        Map<BoardList, Cuts> m = cuts;
+        return m != null && m.get(list).rows() == rows ? Optional.of(m.get(list)) : Optional.empty();
+    }
+
+    /** @return whether this answer's cuts of {@code list} are {@code other}'s very object (reused, not measured again) */
+    boolean cutsSameAs(QueueAnswer other, BoardList list) {
+        Map<BoardList, Cuts> mine = cuts;
+        Map<BoardList, Cuts> theirs = other.cuts;
+        return mine != null && theirs != null && mine.get(list) == theirs.get(list);
     }
 
     /**
-     * A list's rows as lines of {@code {"v":1,"list":...,"rows":[...]}}, each about
-     * {@link Protocol#ROWS_LINE_CHARS}: what the codec writes for {@link Answer.Rows}, put together here
-     * from each row's JSON so a line is cut by its length.
+     * Where a list's rows are cut into lines of {@code {"v":1,"list":...,"rows":[...]}}, each about
+     * {@link Protocol#ROWS_LINE_CHARS}: a line takes rows while its text stays within that, and at
+     * least one. What the codec writes for {@link Answer.Rows}, put together from each row's JSON so a
+     * line is cut by its length; {@link #renderLine} writes the lines these cuts say.
      */
-    private static List<String> renderRows(BoardList list, List<?> rows) {
-        List<String> out = new ArrayList<>();
-        String start = CODEC.rowsLineStart(list);
-        StringBuilder line = new StringBuilder(start);
+    private static int[] measure(BoardList list, List<?> rows) {
+        int startChars = CODEC.rowsLineStart(list).length();
+        int[] starts = new int[8];
+        int lines = 0;
+        long length = startChars;
         int inLine = 0;
-        for (Object row : rows) {
-            String json = CODEC.encode(Row.listed(row));
-            if (inLine > 0 && line.length() + json.length() > Protocol.ROWS_LINE_CHARS) {
-                out.add(line.append(ProtocolCodec.ROWS_LINE_END).toString());
-                line = new StringBuilder(start);
+        for (int i = 0; i < rows.size(); i++) {
+            int json = CODEC.encode(Row.listed(rows.get(i))).length();
+            if (inLine > 0 && length + json > Protocol.ROWS_LINE_CHARS) {
                 inLine = 0;
+                length = startChars;
             }
-            if (inLine > 0) {
-                line.append(',');
+            if (inLine == 0) {
+                if (lines == starts.length) {
+                    starts = java.util.Arrays.copyOf(starts, lines * 2);
+                }
+                starts[lines++] = i;
+            } else {
+                length++; // the comma
             }
-            line.append(json);
+            length += json;
             inLine++;
         }
-        if (inLine > 0) {
-            out.add(line.append(ProtocolCodec.ROWS_LINE_END).toString());
+        return java.util.Arrays.copyOf(starts, lines);
+    }
+
+    /** One line of rows: {@code rows[from, to)} of {@code list}, as {@link #measure} cut them. */
+    private static String renderLine(BoardList list, List<?> rows, int from, int to) {
+        StringBuilder line = new StringBuilder(Protocol.ROWS_LINE_CHARS + 64).append(CODEC.rowsLineStart(list));
+        for (int i = from; i < to; i++) {
+            if (i > from) {
+                line.append(',');
+            }
+            line.append(CODEC.encode(Row.listed(rows.get(i))));
         }
-        return List.copyOf(out);
+        return line.append(ProtocolCodec.ROWS_LINE_END).toString();
     }
 
     /**

@@ -281,7 +281,7 @@ final class Requests {
                 + " (running, pending, or ended recently); gpusched queue --all lists those it holds")));
     }
 
-    /** The answers for the scheduler's latest snapshot, rendered once however many clients ask for it. */
+    /** The answers for the scheduler's latest snapshot, measured once however many clients ask for it. */
     private Optional<QueueAnswer> answerNow() {
         Optional<io.gpusched.event.QueueSnapshot> s = scheduler.snapshot();
         if (s.isEmpty()) {

@@ -650,7 +650,9 @@ public final class ServiceServer implements AutoCloseable {
     /** Queues an answer when it is ready, from whichever thread completes it; the connection waits again. */
     private void reply(Connection c, CompletableFuture<List<String>> answer) {
         answer.whenComplete((lines, e) -> {
-            byte[] bytes = e == null ? (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8) : null;
+            java.util.Iterator<String> it = e == null ? lines.iterator() : null;
+            // The first lines here, off the selector thread; the rest as the socket takes them.
+            byte[] bytes = it == null ? null : nextLines(it);
             post(() -> {
                 if (c.closed) {
                     return;
@@ -660,10 +662,22 @@ public final class ServiceServer implements AutoCloseable {
                     return;
                 }
                 c.state = Connection.State.IDLE;
-                queue(c, bytes); // and, once written, the next request
-
+                c.rest = it;
+                queue(c, bytes); // and, once written, the rest and then the next request
             });
         });
+    }
+
+    /** Bytes an answer's lines are rendered into at a time: one line of rows and a little more. */
+    private static final int ANSWER_CHUNK_BYTES = 64 * 1024;
+
+    /** The next of an answer's lines, each with its line end, as many as fit {@link #ANSWER_CHUNK_BYTES} (one at least). */
+    private static byte[] nextLines(java.util.Iterator<String> lines) {
+        StringBuilder b = new StringBuilder();
+        while (lines.hasNext() && (b.length() == 0 || b.length() < ANSWER_CHUNK_BYTES / 2)) {
+            b.append(lines.next()).append('\n');
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /** The connection as an {@code srun} session holds it: every call handed to the selector thread. */
@@ -714,7 +728,10 @@ public final class ServiceServer implements AutoCloseable {
             return;
         }
         try {
-            while (!c.out.isEmpty()) {
+            while (!c.out.isEmpty() || c.rest.hasNext()) {
+                if (c.out.isEmpty()) {
+                    c.out.add(ByteBuffer.wrap(nextLines(c.rest)));
+                }
                 ByteBuffer b = c.out.peek();
                 int n = c.channel.write(b);
                 if (n > 0) {
@@ -775,6 +792,7 @@ public final class ServiceServer implements AutoCloseable {
         perUser.computeIfPresent(c.peer, (u, n) -> n > 1 ? n - 1 : null);
         starved.remove(c);
         c.out.clear();
+        c.rest = java.util.Collections.emptyIterator();
         int before = c.capacity();
         c.dropInput();
         recharge(c, before);

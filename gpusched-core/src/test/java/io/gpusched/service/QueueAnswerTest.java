@@ -118,19 +118,30 @@ class QueueAnswerTest {
     }
 
     @Test
-    void theNextSnapshotsAnswer_reusesTheLinesOfAListThatDidNotChange() {
+    void theNextSnapshotsAnswer_reusesTheCutsOfAListThatDidNotChange() {
         QueueSnapshot first = queue(10_000, "python sweep.py", 0);
         QueueAnswer a = new QueueAnswer(first);
         List<String> before = a.streamed();
         QueueSnapshot next = new QueueSnapshot(Instant.EPOCH.plusSeconds(5), first.board(), Set.of(0), List.of());
         QueueAnswer b = new QueueAnswer(next, a.rendered());
         List<String> after = b.streamed();
-        assertTrue(before.get(1) == after.get(1), "the same line, not rendered again");
+        assertTrue(b.cutsSameAs(a, BoardList.PENDING), "the same cuts, not measured again");
         assertEquals(before.subList(1, before.size()), after.subList(1, after.size()));
         assertEquals(List.of(0), QueueAnswerTest.<Answer.Queue>read(after.get(0), Expect.QUEUE).snapshot().pausedGpus(), after.get(0));
         QueueSnapshot changed = queue(10_001, "python sweep.py", 0);
         List<String> third = new QueueAnswer(changed, b.rendered()).streamed();
         assertEquals(10_001, QueueAnswerTest.<Answer.Queue>read(third.get(0), Expect.QUEUE).rows().get(BoardList.PENDING));
+    }
+
+    @Test
+    void aStreamedAnswerKeepsNoLineOfRows_eachIsRenderedWhenAskedFor() {
+        QueueAnswer a = new QueueAnswer(queue(10_000, "python sweep.py", 0));
+        List<String> lines = a.streamed();
+        assertTrue(lines.size() > 2, "several lines of rows: " + lines.size());
+        String once = lines.get(1);
+        assertEquals(once, lines.get(1));
+        assertTrue(once != lines.get(1), "rendered again, so the answer held no line between");
+        assertTrue(lines.get(0) == lines.get(0), "the head line is kept: it is one line whatever the queue");
     }
 
     @Test

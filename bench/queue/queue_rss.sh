@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# `gpusched queue` against a big queue (issue #27): a real `gpusched serve` on one simulated GPU that a
+# running `sleep` holds, QUEUED jobs submitted behind it through the socket (lab_scale.sh's pace), then:
+#   - the daemon's RSS after filling, after each of QUERIES `gpusched queue`, and IDLE seconds later;
+#   - each `gpusched queue`'s wall time (the real CLI, JVM start included) and `gpusched --version`'s;
+#   - with PROFILE=1, a JFR recording of one more `gpusched queue` and its top frames (the client's
+#     own profile: where its wall time goes).
+# A benchmark, not a test. Usage: bench/queue/queue_rss.sh QUEUED   env: JAR, QUERIES (3), IDLE (5),
+# DAEMON_JAVA_OPTS (extra daemon flags, e.g. -XX:MaxHeapFreeRatio=30), CLIENT_B_OPTS (client flags
+# to time against bin/gpusched's, e.g. -Xmn64m), PROFILE.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
+queued="${1:-30000}"; queries="${QUERIES:-3}"; idle="${IDLE:-5}"
+opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+d="$(mktemp -d)"; daemon=""
+cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$d"; }
+trap cleanup EXIT
+rss() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$daemon/status"; }
+ms() { python3 -c "import sys,time; print(f'{(time.time()-float(sys.argv[1]))*1e3:.0f}')" "$1"; }
+echo '[vram=20G] sleep 3600' >"$d/jobs.txt"
+java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 \
+  --socket "$d/s.sock" --log-dir "$d/logs" >"$d/daemon.log" 2>&1 &
+daemon=$!
+until java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >/dev/null 2>&1; do sleep 0.2; done
+(cd "$d" && python3 - "$d/s.sock" "$queued" <<'PY'
+import json, os, socket, sys, threading, time
+sock, n = sys.argv[1], int(sys.argv[2]); cwd = os.getcwd(); t0 = time.time()
+def fill(k):
+    s = socket.socket(socket.AF_UNIX); s.connect(sock); f = s.makefile('rb'); mine = range(k, n, 8)
+    for j, i in enumerate(mine):
+        s.sendall((json.dumps({"v": 1, "op": "submit", "line": f"[vram=20G] echo queued {i}", "cwd": cwd,
+                               "env": {"PATH": "/usr/bin:/bin"}}) + "\n").encode())
+        if j >= 32: assert json.loads(f.readline())["ok"]
+    for _ in range(min(32, len(mine))): assert json.loads(f.readline())["ok"]
+ts = [threading.Thread(target=fill, args=(k,)) for k in range(8)]; [t.start() for t in ts]; [t.join() for t in ts]
+print(f"fill {n} in {time.time() - t0:.1f} s")
+PY
+)
+sleep 2
+echo "rss_mib after_fill $(rss)"
+for i in $(seq "$queries"); do
+  t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; q=$(ms "$t0")
+  t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main --version >/dev/null; v=$(ms "$t0")
+  echo "queue_ms $q version_ms $v lines $(wc -l <"$d/queue.out") rss_mib $(rss)"
+  if [ -n "${CLIENT_B_OPTS:-}" ]; then # the same verb with other client flags, interleaved (an A/B of flags)
+    t0=$(date +%s.%N); java "${opts[@]}" $CLIENT_B_OPTS -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.b"; q=$(ms "$t0")
+    cmp -s "$d/queue.out" "$d/queue.b" && same=same || same=differs
+    echo "queue_ms_with_client_b_opts $q (output $same)"
+  fi
+done
+sleep "$idle"; echo "rss_mib ${idle}s_later $(rss)"
+if [ "${PROFILE:-0}" = 1 ]; then
+  java "${opts[@]}" -Xlog:gc:file="$d/gc.log" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >/dev/null
+  echo "client gcs $(grep -c 'Pause' "$d/gc.log"), pauses $(grep -o '[0-9.]*ms$' "$d/gc.log" | awk '{s += $1} END {print s}') ms"
+  java "${opts[@]}" -XX:StartFlightRecording=filename="$d/q.jfr",settings=profile -cp "$jar" io.gpusched.cli.Main \
+    queue --socket "$d/s.sock" >/dev/null 2>&1
+  # Top frames by own time, then io.gpusched methods by inclusive time (a sample counts once per method).
+  jfr print --stack-depth 96 --events jdk.ExecutionSample "$d/q.jfr" | python3 -c '
+import collections, re, sys
+own, incl, n, stack = collections.Counter(), collections.Counter(), 0, None
+for line in sys.stdin:
+    if "stackTrace = [" in line: stack = []
+    elif stack is not None and line.strip() in ("]", "...", "]\n"):
+        if stack: n += 1; own[stack[0]] += 1; [incl.update([m]) for m in set(stack) if m.startswith("io.gpusched")]
+        stack = None
+    elif stack is not None: stack.append(re.sub(r"\s+line:.*", "", line.strip()))
+for title, c in (("own", own), ("inclusive, io.gpusched", incl)):
+    print(f"-- {title} ({n} samples)")
+    for m, k in c.most_common(14): print(f"{100 * k / n:5.1f}% {m}")
+'
+  jfr summary "$d/q.jfr" | awk '/jdk.ExecutionSample/ {print "samples", $2}'
+fi
