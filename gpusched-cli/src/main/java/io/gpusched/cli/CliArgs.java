@@ -363,20 +363,18 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
      * @throws UsageException with one line saying what is wrong and how to fix it
      */
     static CliArgs parse(boolean serve, String... argv) {
-        ParseResult r = read(serve, argv);
+        Words r = read(serve, argv);
         Values v = new Values(serve);
         try {
-            for (OptionSpec o : r.matchedOptions()) {
-                if (o.userObject() instanceof Opt opt) {
-                    opt.apply().to(v, o.longestName(), o.arity().max() == 0 ? "" : o.getValue());
-                }
+            for (Given g : r.options()) {
+                g.opt().apply().to(v, g.name(), g.value());
             }
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        boolean help = r.isUsageHelpRequested();
-        if (r.hasMatchedPositional(0)) {
-            v.file = Optional.of(Path.of(r.<String>matchedPositionalValue(0, "")));
+        boolean help = r.help();
+        if (r.jobsFile().isPresent()) {
+            v.file = Optional.of(Path.of(r.jobsFile().get()));
         }
         if (help || v.version) {
             return values(serve, v, help, Optional.empty());
@@ -400,14 +398,126 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         return values(serve, v, false, dashboard(v.dashboard, v.dashboardPublic));
     }
 
+    /** One option as given: its entry, its longest name, its value ({@code ""} for a flag). */
+    record Given(Opt opt, String name, String value) {
+    }
+
     /**
-     * The words as picocli reads them with the spec, before any value is checked: what {@link ServeConfig}
-     * reads {@code --config} and {@code --help} from before it reads the file.
+     * A command line read, before any value is checked: the options in the order given, the jobs file
+     * (a run's one positional word), whether {@code --help} was asked for.
+     */
+    record Words(List<Given> options, Optional<String> jobsFile, boolean help) {
+        /** @return the value of the option of that longest name, the last one given */
+        Optional<String> value(String name) {
+            Optional<String> found = Optional.empty();
+            for (Given g : options) {
+                if (g.name().equals(name)) {
+                    found = Optional.of(g.value());
+                }
+            }
+            return found;
+        }
+    }
+
+    /**
+     * The words as the spec reads them, before any value is checked: what {@link ServeConfig} reads
+     * {@code --config} and {@code --help} from before it reads the file.
+     *
+     * <p>A plain command line ({@code gpusched jobs.txt --sim 2 --poll 0.5 -v}: each word one of the
+     * table's names exactly, a value that starts with no dash, each option once, at most one jobs file,
+     * no {@code --help}) is read straight from the tables; anything else by picocli with the spec, whose
+     * reading of the plain case is the same. Why: building the spec and picocli's parser (its classes,
+     * its type converters, which load java.sql and java.time by reflection) cost a jobs-file run's start
+     * about 60 ms of CPU (issue #25), for a command line that needs none of it.
      *
      * @throws UsageException for an unknown option, a missing value, a stray word
      */
-    static ParseResult read(boolean serve, String... argv) {
-        return ClientOptions.parse(spec(serve), serve ? "serve" : "", List.of(argv), false);
+    static Words read(boolean serve, String... argv) {
+        Optional<Words> plain = plain(serve, argv);
+        if (plain.isPresent()) {
+            return plain.get();
+        }
+        ParseResult r = ClientOptions.parse(spec(serve), serve ? "serve" : "", List.of(argv), false);
+        List<Given> given = new ArrayList<>();
+        for (OptionSpec o : r.matchedOptions()) {
+            if (o.userObject() instanceof Opt opt) {
+                given.add(new Given(opt, o.longestName(), o.arity().max() == 0 ? "" : o.getValue()));
+            }
+        }
+        return new Words(given, r.hasMatchedPositional(0) ? Optional.of(r.<String>matchedPositionalValue(0, ""))
+                : Optional.empty(), r.isUsageHelpRequested());
+    }
+
+    /**
+     * serve's long options, as its spec lists them ({@link #spec(boolean)} with {@code true}, less
+     * {@code --help}), each with its value's name (empty for a flag): read from the table, so that
+     * {@link ServeConfig} reads a configuration file without building the spec.
+     */
+    static Map<String, Optional<String>> serveOptions() {
+        Map<String, Optional<String>> out = new java.util.LinkedHashMap<>();
+        for (List<Opt> table : List.of(SERVE, SHARED)) {
+            for (Opt o : table) {
+                out.put(longest(o), o.label().isEmpty() ? Optional.empty() : Optional.of(o.label()));
+            }
+        }
+        return out;
+    }
+
+    /** The plain command line's reading ({@link #read}); empty where picocli is to read it. */
+    private static Optional<Words> plain(boolean serve, String... argv) {
+        List<Given> given = new ArrayList<>();
+        Optional<String> file = Optional.empty();
+        for (int i = 0; i < argv.length; i++) {
+            String w = argv[i];
+            if (!w.startsWith("-")) {
+                if (serve || file.isPresent()) {
+                    return Optional.empty();
+                }
+                file = Optional.of(w);
+                continue;
+            }
+            Opt opt = find(serve, w);
+            if (opt == null) {
+                return Optional.empty();
+            }
+            String name = longest(opt);
+            for (Given g : given) {
+                if (g.opt() == opt) {
+                    return Optional.empty();
+                }
+            }
+            if (opt.label().isEmpty()) {
+                given.add(new Given(opt, name, ""));
+            } else if (i + 1 < argv.length && !argv[i + 1].startsWith("-")) {
+                given.add(new Given(opt, name, argv[++i]));
+            } else {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(new Words(given, file, false));
+    }
+
+    /** The entry with that name among a run's or serve's options; null for none. */
+    private static Opt find(boolean serve, String word) {
+        for (List<Opt> table : serve ? List.of(SERVE, SHARED) : List.of(SHARED)) {
+            for (Opt o : table) {
+                if (o.names().contains(word)) {
+                    return o;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The longest of an option's names, as picocli's {@code longestName()} says it. */
+    private static String longest(Opt o) {
+        String l = o.names().get(0);
+        for (String n : o.names()) {
+            if (n.length() > l.length()) {
+                l = n;
+            }
+        }
+        return l;
     }
 
     private static CliArgs values(boolean serve, Values v, boolean help,

@@ -259,47 +259,30 @@ final class DoctorCommand {
     }
 
     /**
-     * The configuration file, when there is one: readable, and each line a long option of serve with its
-     * value ({@code key value} or {@code key = value}, {@code #} comments), checked by serve's own option
-     * parser. This is the one place doctor reads it: where serve comes to read the file itself, this
-     * method calls that reader instead.
+     * The configuration file, when there is one: read by serve's own reader ({@link ServeConfig#read}: its
+     * owner and mode, {@code key = value} lines, {@code #} comments, quotes), then its options checked by
+     * serve's own parser, as {@code gpusched serve} would at its start; a bad value is told with the line
+     * that set it.
      */
     static Finding configuration(Path file) {
         if (!Files.exists(file)) {
             return Finding.note("configuration", "no " + file + ": the daemon runs on its flags alone");
         }
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file);
-        } catch (IOException | RuntimeException e) {
-            return new Finding(Level.PROBLEM, "configuration", "cannot read " + file + ": " + e.getMessage(),
+        if (!Files.isReadable(file)) {
+            return new Finding(Level.PROBLEM, "configuration", "cannot read " + file,
                     Optional.of("chmod 644 " + file + " (it holds no secret: tokens go in --metrics-token-file)"));
         }
-        List<String> options = new ArrayList<>();
-        List<Integer> lineOf = new ArrayList<>();
-        for (int n = 1; n <= lines.size(); n++) {
-            String line = lines.get(n - 1).strip();
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            String[] kv = line.split("\\s*=\\s*|\\s+", 2);
-            options.add("--" + kv[0] + (kv.length > 1 ? "=" + kv[1].strip() : ""));
-            lineOf.add(n);
+        ServeConfig config;
+        try {
+            config = ServeConfig.read(file, true);
+        } catch (UsageException e) {
+            return new Finding(Level.PROBLEM, "configuration", e.getMessage(), Optional.of("correct " + file
+                    + " (its keys are serve's long options without --: key = value)"));
         }
         try {
-            CliArgs.parse(true, options.toArray(String[]::new));
+            CliArgs.parse(true, config.argv().toArray(String[]::new));
         } catch (UsageException e) {
-            // The line at fault is the first that serve refuses alone; a combination (one option needs
-            // another) belongs to no one line.
-            for (int i = 0; i < options.size(); i++) {
-                try {
-                    CliArgs.parse(true, options.get(i));
-                } catch (UsageException alone) {
-                    return new Finding(Level.PROBLEM, "configuration", file + ":" + lineOf.get(i) + ": " + alone.getMessage(),
-                            Optional.of("correct line " + lineOf.get(i) + " (its keys are serve's long options without --)"));
-                }
-            }
-            return new Finding(Level.PROBLEM, "configuration", file + ": " + e.getMessage(), Optional.of("correct " + file));
+            return new Finding(Level.PROBLEM, "configuration", config.blame(e.getMessage()), Optional.of("correct " + file));
         }
         return Finding.ok("configuration", file + " reads as serve's options");
     }

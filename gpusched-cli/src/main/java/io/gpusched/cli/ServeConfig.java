@@ -75,16 +75,16 @@ final class ServeConfig {
 
     /**
      * The keys a file may set, each with the name of its value (none for a flag): serve's options, from
-     * the spec its command line is parsed with ({@link CliArgs#spec(boolean)}), less {@link #NOT_KEYS}.
+     * the table its spec is made from ({@link CliArgs#serveOptions()}), less {@link #NOT_KEYS}.
      */
     static Map<String, Optional<String>> keys() {
         Map<String, Optional<String>> keys = new LinkedHashMap<>();
-        for (picocli.CommandLine.Model.OptionSpec o : CliArgs.spec(true).options()) {
-            String key = o.longestName().replaceFirst("^--", "");
+        CliArgs.serveOptions().forEach((option, label) -> {
+            String key = option.replaceFirst("^--", "");
             if (!NOT_KEYS.contains(key)) {
-                keys.put(key, o.arity().max() == 0 ? Optional.empty() : Optional.of(o.paramLabel()));
+                keys.put(key, label);
             }
-        }
+        });
         return keys;
     }
 
@@ -103,12 +103,12 @@ final class ServeConfig {
             // in the words the file's own errors use
             throw new UsageException("--config needs a file (see gpusched --help)");
         }
-        picocli.CommandLine.ParseResult line = CliArgs.read(true, argv);
-        if (line.isUsageHelpRequested() || line.hasMatchedOption("--version")) {
+        CliArgs.Words line = CliArgs.read(true, argv);
+        if (line.help() || line.value("--version").isPresent()) {
             return CliArgs.parse(true, argv);
         }
-        ServeConfig config = line.hasMatchedOption("--config")
-                ? read(Path.of(line.<String>matchedOptionValue("--config", "")), true) : read(defaultFile(), false);
+        Optional<String> named = line.value("--config");
+        ServeConfig config = named.isPresent() ? read(Path.of(named.get()), true) : read(defaultFile(), false);
         List<String> all = new ArrayList<>(config.argv());
         all.addAll(List.of(argv));
         try {

@@ -31,7 +31,11 @@ final class StatusCommand {
         return s;
     }
 
-    private static final JsonFactory JSON = new JsonFactory();
+    /** Held apart so that {@link #spec()} (read by every --help, through DistDocs) loads no Jackson. */
+    private static final class Json {
+        static final JsonFactory FACTORY = new JsonFactory();
+    }
+
     private final PrintStream out;
     private final PrintStream err;
 
@@ -100,7 +104,7 @@ final class StatusCommand {
         OptionalLong pid = OptionalLong.empty();
         boolean finished = false;
         boolean interrupted = false;
-        try (JsonParser p = JSON.createParser(statusJson)) {
+        try (JsonParser p = Json.FACTORY.createParser(statusJson)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return new Header(pid, false, false);
             }
@@ -140,7 +144,7 @@ final class StatusCommand {
 
     private static String json(Path logDir, String state, Header h, String statusJson) {
         StringWriter s = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(s)) {
+        try (JsonGenerator g = Json.FACTORY.createGenerator(s)) {
             g.writeStartObject();
             g.writeStringField("state", state);
             g.writeStringField("log_dir", logDir.toString());
@@ -168,7 +172,7 @@ final class StatusCommand {
 
     /** @return the raw text of the top-level "status" value of status.json */
     private static String statusField(String statusJson) {
-        try (JsonParser p = JSON.createParser(statusJson)) {
+        try (JsonParser p = Json.FACTORY.createParser(statusJson)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
             }

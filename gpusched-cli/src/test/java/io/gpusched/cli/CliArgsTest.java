@@ -34,6 +34,20 @@ class CliArgsTest {
     }
 
     @Test
+    void aPlainCommandLineReadsAsPicocliReadsTheSameOptionsWrittenWithEquals() {
+        CliArgs.Words plain = CliArgs.read(false, "jobs.txt", "--sim", "2", "-v", "--poll", "0.5", "--on-finish", "x y");
+        CliArgs.Words picocli = CliArgs.read(false, "--sim=2", "jobs.txt", "-v", "--poll=0.5", "--on-finish=x y");
+        assertEquals(Optional.of("jobs.txt"), plain.jobsFile());
+        assertEquals(picocli.jobsFile(), plain.jobsFile());
+        assertEquals(java.util.List.of("--sim 2", "--verbose ", "--poll 0.5", "--on-finish x y"), plain.options().stream()
+                .map(g -> g.name() + " " + g.value()).toList());
+        assertEquals(plain.options().stream().map(g -> g.name() + " " + g.value()).sorted().toList(),
+                picocli.options().stream().map(g -> g.name() + " " + g.value()).sorted().toList());
+        CliArgs.Words serve = CliArgs.read(true, "--socket", "/tmp/s", "--config", "a.conf", "--config", "b.conf");
+        assertEquals(Optional.of("b.conf"), serve.value("--config"), "a repeated option: the last one, as picocli");
+    }
+
+    @Test
     void everyReadmeOptionIsAccepted() {
         CliArgs a = CliArgs.parse("jobs.txt", "--gpus", "0,1,3", "--idle-threshold", "300", "--margin", "256", "--tolerance",
                 "0.2", "--spike-buffer", "0.15", "--poll", "0.5", "--exclusive", "--watch", "--oom-retries", "2", "--fresh",

@@ -154,16 +154,30 @@ class DoctorTest {
 
     @Test
     void aConfigurationLineServeWouldRefuseIsAProblemNamingItsLine() throws Exception {
-        Path conf = Files.writeString(dir.resolve("gpusched.conf"), "# the lab's daemon\npoll = 2\n\nmargn 512\n");
+        Path conf = Files.writeString(dir.resolve("gpusched.conf"), "# the lab's daemon\npoll = 2\n\nmargn = 512\n");
         Doctor d = doctor(Map.of(), "--sim", "--log-dir", dir.resolve("state").toString(), "--socket",
                 dir.resolve("run/s.sock").toString(), "--config", conf.toString());
         assertEquals(1, d.code(), d.out());
-        assertTrue(d.check("configuration").startsWith("problem  configuration: " + conf + ":4: unknown option --margn"),
+        assertTrue(d.check("configuration").startsWith("problem  configuration: " + conf + ":4: unknown key 'margn' — did you mean margin?"),
                 d.out());
-        Files.writeString(conf, "# the lab's daemon\npoll = 2\nmargin 512\ndashboard 127.0.0.1:8765\n");
+        Files.writeString(conf, "# the lab's daemon\npoll = 2\nmargin = 512\ndashboard = 127.0.0.1:8765\n");
         assertEquals("ok       configuration: " + conf + " reads as serve's options", doctor(Map.of(), "--sim", "--log-dir",
                 dir.resolve("state").toString(), "--socket", dir.resolve("run/s.sock").toString(), "--config", conf.toString())
                 .check("configuration"));
+    }
+
+    @Test
+    void aConfigurationIsReadAsServeReadsIt_aBadValueNamesItsLine_andAKeyWithoutEqualsIsRefused() throws Exception {
+        Path conf = Files.writeString(dir.resolve("gpusched.conf"), "margin = 512\npoll = soon  # a comment\n");
+        String check = doctor(Map.of(), "--sim", "--log-dir", dir.resolve("state").toString(), "--socket",
+                dir.resolve("run/s.sock").toString(), "--config", conf.toString()).check("configuration");
+        assertTrue(check.startsWith("problem  configuration: --poll needs a number, got 'soon' (--poll from " + conf
+                + ":2)"), check);
+        // serve reads key = value only: what it would refuse at its start, doctor does not pass
+        Files.writeString(conf, "margin 512\n");
+        check = doctor(Map.of(), "--sim", "--log-dir", dir.resolve("state").toString(), "--socket",
+                dir.resolve("run/s.sock").toString(), "--config", conf.toString()).check("configuration");
+        assertTrue(check.startsWith("problem  configuration: " + conf + ":1: unknown key 'margin 512'"), check);
     }
 
     @Test

@@ -35,6 +35,21 @@ class StartupTest {
         assertLight("help", "--sim");
     }
 
+    @Test
+    void aJobsFileRunLoadsNoPicocli(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path jobs = java.nio.file.Files.writeString(dir.resolve("jobs.txt"), "[vram=1G] true\n");
+        Process p = new ProcessBuilder("java", "-Xlog:class+load=info", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), jobs.toString(), "--sim", "1", "--poll", "0.05", "--log-dir",
+                dir.resolve("logs").toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("all 1 jobs done"), out);
+        assertTrue(out.contains("io.gpusched.cli.CliArgs "), "the class-load log is there: " + out.length() + " chars");
+        List<String> picocli = out.lines().filter(l -> l.contains("[class,load] picocli.")).toList();
+        assertEquals(List.of(), picocli, "a plain run's command line is read from the option tables");
+    }
+
     private static void assertLight(String arg, String expectedOutput) throws IOException, InterruptedException {
         Process p = new ProcessBuilder("java", "-Xlog:class+load=info", "-cp", System.getProperty("java.class.path"),
                 Main.class.getName(), arg).redirectErrorStream(true).start();
