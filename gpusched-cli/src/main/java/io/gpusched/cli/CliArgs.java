@@ -286,11 +286,14 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             lines.add("Usage: gpusched serve [--socket PATH] [--jobs FILE] [--admin-group G] [--config FILE] [options]");
         } else {
             lines.add("Usage: gpusched JOBS_FILE [options]");
-            // One line a verb, from the verb table alone: building every verb's spec would load their classes
-            // (and Jackson) for a help that needs none of them.
+            // each verb's line from its spec: its positional argument's name
+            Map<String, CommandSpec> specs = DistDocs.specs();
             for (Verbs.Verb v : Verbs.ALL) {
-                String synopsis = "       gpusched " + v.name() + " [options]";
-                lines.add(synopsis + " ".repeat(Math.max(2, 38 - synopsis.length())) + v.help());
+                String label = Optional.ofNullable(specs.get(v.name())).flatMap(sp -> sp.positionalParameters().stream()
+                        .findFirst()).map(PositionalParamSpec::paramLabel).filter(l -> !l.isEmpty() && !l.equals("PARAM"))
+                        .map(l -> " " + l).orElse("");
+                String synopsis = "       gpusched " + v.name() + label + " [options]";
+                lines.add(synopsis + " ".repeat(Math.max(2, 46 - synopsis.length())) + "(see gpusched " + v.name() + " --help)");
             }
         }
         lines.add("");
