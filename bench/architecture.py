@@ -128,7 +128,7 @@ def engine_siblings(root):
     eng = f"{root}/gpusched-core/target/classes/io/gpusched/engine/Engine.class"
     if not os.path.exists(eng):
         return None
-    out = subprocess.run(["jdeps", "-verbose:class", "-cp", f"{root}/gpusched-core/target/classes", eng],
+    out = subprocess.run(["jdeps", "-verbose:class", "-filter:none", "-cp", f"{root}/gpusched-core/target/classes", eng],
                          capture_output=True, text=True).stdout
     used = {m.group(1) for m in re.finditer(r"->\s+(io\.gpusched\.engine\.[\w.$]+)", out)}
     used = {u.split("$")[0] for u in used if not u.startswith("io.gpusched.engine.Engine")}
