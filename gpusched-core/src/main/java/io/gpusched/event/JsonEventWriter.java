@@ -49,8 +49,8 @@ import java.util.function.Consumer;
  *       {@link RunSummary}) are objects by the same rules, and a {@link RunSummary} also carries
  *       {@code "exit_code"};</li>
  *   <li>a {@link Notes} component (a job's shown attributes, such as {@code comment=}) is written as its
- *       notes in its place, each a string field named by its attribute ({@code "comment": "nightly sweep"}),
- *       none when it has none;</li>
+ *       notes in its place, each a string field named by its attribute's
+ *       {@link io.gpusched.jobs.Attribute#fieldName() field name}, none when it has none;</li>
  *   <li>a {@link JobResult} also carries {@code "declaration"}: the verdict in the log's words,
  *       {@code "under_declared"} (its {@code "verdict"} is {@code "over"}: the peak was over the
  *       declaration), {@code "over_declared"} ({@code "under"}), {@code "within"}, or {@code null}
