@@ -1,8 +1,10 @@
 package io.gpusched.cli;
 
+import io.gpusched.jobs.Attribute;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -53,8 +55,11 @@ record QueueFormat(List<Column> columns) {
         EXIT('x', "exit", "EXIT"),
         /** Its command (as the queue shortens it). */
         COMMAND('c', "command", "COMMAND"),
-        /** Its note ({@code comment=}). */
-        COMMENT('k', "comment", "COMMENT");
+        /**
+         * Its notes: the text of each shown attribute it has ({@code comment=}), {@code ; } between two; a shown
+         * attribute's key as a field name ({@code comment}) is a column of that one alone, titled by it.
+         */
+        NOTE('k', "note", "NOTE");
 
         final char letter;
         final String name;
@@ -73,8 +78,19 @@ record QueueFormat(List<Column> columns) {
      * @param field what it shows
      * @param width the most columns it takes; empty: as wide as its widest cell
      * @param right whether it is aligned to the right
+     * @param note for a {@link Field#NOTE} column named by a shown attribute's key, that attribute: the column
+     *     shows its note alone; empty for every other column
      */
-    record Column(Field field, OptionalInt width, boolean right) {
+    record Column(Field field, OptionalInt width, boolean right, Optional<Attribute> note) {
+        /** A column of a field, the notes' column being all of them. */
+        Column(Field field, OptionalInt width, boolean right) {
+            this(field, width, right, Optional.empty());
+        }
+
+        /** @return its title: the field's, or the attribute's key in capitals for one attribute's notes */
+        String title() {
+            return note.map(a -> a.key().toUpperCase(Locale.ROOT)).orElse(field.title);
+        }
     }
 
     QueueFormat {
@@ -149,13 +165,15 @@ record QueueFormat(List<Column> columns) {
                     field = f;
                 }
             }
-            if (field == null) {
+            Optional<Attribute> note = field != null ? Optional.empty()
+                    : Attribute.forKey(name).filter(Attribute::shown);
+            if (field == null && note.isEmpty()) {
                 throw new UsageException("--format: unknown field '" + name + "'; " + known());
             }
             if (!size.chars().allMatch(Character::isDigit)) {
                 throw new UsageException("--format: '" + p + "': the width after ':' is a number, e.g. " + name + ":20");
             }
-            out.add(new Column(field, width(size, spec), right));
+            out.add(new Column(note.isPresent() ? Field.NOTE : field, width(size, spec), right, note));
         }
         return new QueueFormat(out);
     }
@@ -175,6 +193,9 @@ record QueueFormat(List<Column> columns) {
         StringBuilder b = new StringBuilder("fields: ");
         for (Field f : Field.values()) {
             b.append(f.ordinal() == 0 ? "" : ", ").append('%').append(f.letter).append(' ').append(f.name);
+        }
+        for (Attribute a : Attribute.SHOWN) {
+            b.append(", ").append(a.key()); // one note alone, by name only
         }
         return b.toString();
     }

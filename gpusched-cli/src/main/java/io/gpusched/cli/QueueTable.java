@@ -98,13 +98,13 @@ final class QueueTable {
         List<List<String>> cells = new ArrayList<>();
         List<String> titles = new ArrayList<>();
         for (QueueFormat.Column c : columns) {
-            titles.add(c.field().title);
+            titles.add(c.title());
         }
         cells.add(titles);
         for (Row r : rows) {
             List<String> line = new ArrayList<>(columns.size());
             for (QueueFormat.Column c : columns) {
-                line.add(text(cell(c.field(), r, shown.snapshot().at())));
+                line.add(text(cell(c, r, shown.snapshot().at())));
             }
             cells.add(line);
         }
@@ -184,8 +184,8 @@ final class QueueTable {
      *
      * @param at when the snapshot was taken: a pending job's waiting so far ends there
      */
-    static String cell(QueueFormat.Field field, Row r, java.time.Instant at) {
-        return switch (field) {
+    static String cell(QueueFormat.Column column, Row r, java.time.Instant at) {
+        return switch (column.field()) {
             case JOB -> String.valueOf(r.no());
             case USER -> r.owner().map(ListText::text).orElse("-");
             case STATE -> state(r);
@@ -199,9 +199,21 @@ final class QueueTable {
             case REASON -> reason(r);
             case EXIT -> r instanceof Row.Ended e ? String.valueOf(e.exitCode()) : "-";
             case COMMAND -> r.command().text();
-            case COMMENT -> r instanceof Row.Running x ? x.comment().map(ListText::text).orElse("")
-                    : r instanceof Row.Pending p ? p.comment().map(ListText::text).orElse("") : "";
+            case NOTE -> notes(r, column.note());
         };
+    }
+
+    /**
+     * A running or pending job's notes, {@code ; } between two: the one of {@code only} when given, else all of
+     * them; "" for a job with none (or an ended one: its row carries none).
+     */
+    private static String notes(Row r, java.util.Optional<io.gpusched.jobs.Attribute> only) {
+        io.gpusched.jobs.Notes<ListText> notes = r instanceof Row.Running x ? x.notes()
+                : r instanceof Row.Pending p ? p.notes() : io.gpusched.jobs.Notes.none();
+        if (only.isPresent()) {
+            return notes.get(only.get()).map(ListText::text).orElse("");
+        }
+        return String.join("; ", notes.all().stream().map(n -> n.text().text()).toList());
     }
 
     private static String state(Row r) {

@@ -1,5 +1,6 @@
 package io.gpusched.cli;
 
+import io.gpusched.jobs.Notes;
 import io.gpusched.protocol.GpuRow;
 import io.gpusched.protocol.ListText;
 import io.gpusched.protocol.ProtocolCodec;
@@ -22,9 +23,16 @@ final class QueueText {
         return row.owner().map(o -> "   [" + o.text() + "]").orElse("");
     }
 
-    /** A job's note ({@code comment=}) after its row, as a shell comment reads: {@code   # nightly sweep}. */
-    private static String note(java.util.Optional<ListText> comment) {
-        return comment.map(c -> "   # " + DisplayWidth.clean(c.text())).orElse("");
+    /**
+     * A job's notes (its shown attributes, such as {@code comment=}) after its row, each as a shell comment
+     * reads: {@code   # nightly sweep}; nothing when it has none.
+     */
+    private static String notes(Notes<ListText> notes) {
+        StringBuilder b = new StringBuilder();
+        for (Notes.Note<ListText> n : notes.all()) {
+            b.append("   # ").append(DisplayWidth.clean(n.text().text()));
+        }
+        return b.toString();
     }
 
     /** {@code  [tty]} after the number of a job with a terminal of its own, as its jobs-file line says it. */
@@ -67,11 +75,11 @@ final class QueueText {
         for (Row.Running r : board.running()) {
             out.println("▶ job " + r.no() + tty(r) + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
                     + " gpu" + r.gpus() + " " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak "
-                    + r.peakMib() + " MiB — " + r.command().text() + owner(r) + note(r.comment()));
+                    + r.peakMib() + " MiB — " + r.command().text() + owner(r) + notes(r.notes()));
         }
         for (Row.Pending p : board.pending()) {
             out.println("… job " + p.no() + tty(p) + " " + mib(p.declaredMib()) + ", waits: " + p.reason().text() + " — "
-                    + p.command().text() + owner(p) + note(p.comment()));
+                    + p.command().text() + owner(p) + notes(p.notes()));
         }
         if (shown.leftOut() > 0) {
             out.println("  (" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")

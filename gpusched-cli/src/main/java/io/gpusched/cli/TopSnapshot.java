@@ -1,5 +1,6 @@
 package io.gpusched.cli;
 
+import io.gpusched.jobs.Notes;
 import io.gpusched.protocol.GpuRow;
 import io.gpusched.protocol.ListText;
 import io.gpusched.protocol.QueueView;
@@ -103,12 +104,12 @@ record TopSnapshot(List<Gpu> gpus, List<Running> running, List<Pending> pending,
         for (Row.Running r : board.running()) {
             running.add(new Running(r.no(), owner(r), r.priority(), r.gpus(), r.currentMib(), r.declaredMib(),
                     Math.round(r.elapsedSeconds()), r.stopping().isPresent(),
-                    where(r.cluster()) + text(r.command()) + note(r.comment())));
+                    where(r.cluster()) + text(r.command()) + notes(r.notes())));
         }
         List<Pending> pending = new ArrayList<>();
         for (Row.Pending p : board.pending()) {
             pending.add(new Pending(p.no(), owner(p), p.priority(), p.declaredMib(), text(p.reason()),
-                    text(p.command()) + note(p.comment())));
+                    text(p.command()) + notes(p.notes())));
         }
         List<Finished> finished = new ArrayList<>();
         for (Row.Ended d : board.finished()) {
@@ -127,9 +128,16 @@ record TopSnapshot(List<Gpu> gpus, List<Running> running, List<Pending> pending,
         return cluster.map(c -> "(" + text(c) + ") ").orElse("");
     }
 
-    /** A job's note ({@code comment=}) after its command in the command column, as a shell comment reads. */
-    private static String note(java.util.Optional<ListText> comment) {
-        return comment.map(c -> "  # " + text(c)).orElse("");
+    /**
+     * A job's notes (its shown attributes, such as {@code comment=}) after its command in the command column,
+     * each as a shell comment reads: {@code   # nightly sweep}.
+     */
+    private static String notes(Notes<ListText> notes) {
+        StringBuilder b = new StringBuilder();
+        for (Notes.Note<ListText> n : notes.all()) {
+            b.append("  # ").append(text(n.text()));
+        }
+        return b.toString();
     }
 
     private static String text(ListText t) {

@@ -306,10 +306,20 @@ public final class Dashboard implements AutoCloseable {
             if (in == null) {
                 throw new GpuschedException("the dashboard's page is missing from the jar (io/gpusched/dashboard/dashboard.html)");
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return notesFilledIn(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * The page with its {@code %NOTES%} filled in: the JSON field names of the shown attributes, in table order,
+     * which its queue shows after a job's command. Field names are lower-case words and {@code _}, so nothing in
+     * them needs escaping.
+     */
+    static String notesFilledIn(String page) {
+        return page.replace("%NOTES%", io.gpusched.jobs.Attribute.SHOWN.stream().map(a -> "\"" + a.fieldName() + "\"")
+                .collect(java.util.stream.Collectors.joining(",", "[", "]")));
     }
 
     private static ThreadFactory daemon(String name) {

@@ -48,6 +48,9 @@ class CommentEndToEndTest {
                 DashboardEndToEndTest.at(DashboardEndToEndTest.link(daemon), "api/queue"))).timeout(Duration.ofSeconds(10))
                 .build(), HttpResponse.BodyHandlers.ofString()).body();
         assertTrue(api.contains("\"comment\":\"a note\""), api);
+        String page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(DashboardEndToEndTest.link(daemon)))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
+        assertTrue(page.contains("const NOTES = [\"comment\"];"), "the page shows the comment as a note");
 
         daemon.verb("cancel", "--user", "me");
         daemon.stop();

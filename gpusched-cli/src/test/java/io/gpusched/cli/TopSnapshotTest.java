@@ -33,11 +33,11 @@ class TopSnapshotTest {
     @Test
     void aJobHandedToSlurmShowsItsSlurmJobAndStateBeforeItsCommand() throws IOException {
         StatusBoard board = new StatusBoard(
-                List.of(new StatusBoard.Running(1, "python train.py", List.of(0), Duration.ofSeconds(5), Map.of(), 0,
-                        Optional.empty(), Optional.of("alice"), OptionalLong.empty(), 0, Optional.empty(), Optional.empty(),
-                        Optional.of("slurm job 41 RUNNING")),
-                        new StatusBoard.Running(2, "python eval.py", List.of(1), Duration.ofSeconds(5), Map.of(), 0,
-                        Optional.empty(), Optional.of("alice"))),
+                List.of(StatusBoard.Running.builder(1, "python train.py").gpus(List.of(0))
+                        .elapsed(Duration.ofSeconds(5)).owner(Optional.of("alice"))
+                        .cluster(Optional.of("slurm job 41 RUNNING")).build(),
+                        StatusBoard.Running.builder(2, "python eval.py").gpus(List.of(1)).elapsed(Duration.ofSeconds(5))
+                                .owner(Optional.of("alice")).build()),
                 List.of(), List.of(), List.of(), List.of());
         QueueSnapshot q = new QueueSnapshot(Instant.EPOCH, board, Set.of(), List.of(), List.of());
 
@@ -50,11 +50,12 @@ class TopSnapshotTest {
     @Test
     void readsEveryFieldTopShowsFromTheDaemonsJson() throws IOException {
         StatusBoard board = new StatusBoard(
-                List.of(new StatusBoard.Running(3, "python \u001b[31mtrain.py", List.of(0, 1), Duration.ofMillis(12_600),
-                        Map.of(0, 6000L, 1, 5800L), 6100, Optional.of(SchedulerEvent.StopReason.CANCELLED), Optional.of("alice"),
-                        OptionalLong.of(8192), 2)),
-                List.of(new StatusBoard.Pending(4, "sleep 1", OptionalLong.empty(), 0, "needs 1 fully idle GPU", Optional.of("bob"),
-                        false, -3)),
+                List.of(StatusBoard.Running.builder(3, "python \u001b[31mtrain.py").gpus(List.of(0, 1))
+                        .elapsed(Duration.ofMillis(12_600)).currentMib(Map.of(0, 6000L, 1, 5800L)).peakMib(6100)
+                        .stopping(Optional.of(SchedulerEvent.StopReason.CANCELLED)).owner(Optional.of("alice"))
+                        .declaredMib(OptionalLong.of(8192)).priority(2).build()),
+                List.of(StatusBoard.Pending.builder(4, "sleep 1").reason("needs 1 fully idle GPU")
+                        .owner(Optional.of("bob")).priority(-3).build()),
                 List.of(new JobResult("s2", 2, "python oom.py", List.of(1), JobStatus.FAILED_OOM, 1, OptionalLong.of(2048),
                         Map.of(1, 2100L), Verdict.OVER, OptionalDouble.empty(), Duration.ofSeconds(4), Measurement.MEASURED,
                         Optional.empty(), Optional.of("bob"))),

@@ -34,8 +34,9 @@ class EventStreamTest {
 
     /** Job 1 running on GPU 0, the snapshot taken at {@code at}. */
     private static QueueSnapshot snapshot(Instant at, long usedMib) {
-        StatusBoard.Running job = new StatusBoard.Running(1, "python train.py", List.of(0), Duration.ofSeconds(10),
-                Map.of(0, usedMib), usedMib, Optional.empty(), Optional.of("ada"), OptionalLong.of(2048), 0);
+        StatusBoard.Running job = StatusBoard.Running.builder(1, "python train.py").gpus(List.of(0))
+                .elapsed(Duration.ofSeconds(10)).currentMib(Map.of(0, usedMib)).peakMib(usedMib)
+                .owner(Optional.of("ada")).declaredMib(OptionalLong.of(2048)).build();
         return new QueueSnapshot(at, new StatusBoard(List.of(job), List.of(), List.of()), Set.of(), List.of(),
                 List.of(GpuStat.of(0, 24000, usedMib)));
     }
@@ -148,7 +149,8 @@ class EventStreamTest {
         List<StatusBoard.Pending> pending = new ArrayList<>();
         String command = "x".repeat(64 * 1024);
         for (int i = 1; i <= 100_000; i++) {
-            pending.add(new StatusBoard.Pending(i, command, OptionalLong.of(1024), 0, "its turn", Optional.of("ada")));
+            pending.add(StatusBoard.Pending.builder(i, command).declaredMib(OptionalLong.of(1024)).reason("its turn")
+                    .owner(Optional.of("ada")).build());
         }
         QueueSnapshot all = new QueueSnapshot(Instant.EPOCH, new StatusBoard(List.of(), pending, List.of()), Set.of(),
                 List.of());

@@ -69,11 +69,11 @@ class MetricsTest {
     @Test
     void queueLengthsComeFromTheBoard_heldApartFromPending() {
         Metrics m = new Metrics(Optional::empty);
-        m.accept(new SchedulerEvent.StatusUpdated(T0, new StatusBoard(List.of(new StatusBoard.Running(1, "a", List.of(0),
-                Duration.ZERO, Map.of(), 0, Optional.empty())), List.of(
-                new StatusBoard.Pending(2, "b", OptionalLong.empty(), 0, "needs room", Optional.empty(), false, 0),
-                new StatusBoard.Pending(3, "c", OptionalLong.empty(), 0, "after job 2", Optional.empty(), true, 0),
-                new StatusBoard.Pending(4, "d", OptionalLong.empty(), 0, "after job 2", Optional.empty(), true, 0)), List.of())));
+        m.accept(new SchedulerEvent.StatusUpdated(T0, new StatusBoard(List.of(StatusBoard.Running.builder(1, "a")
+                .gpus(List.of(0)).build()), List.of(
+                StatusBoard.Pending.builder(2, "b").reason("needs room").build(),
+                StatusBoard.Pending.builder(3, "c").reason("after job 2").held(true).build(),
+                StatusBoard.Pending.builder(4, "d").reason("after job 2").held(true).build()), List.of())));
         String text = Metrics.render(m.exposition());
         assertTrue(text.contains("gpusched_queue_jobs{state=\"running\"} 1\n"), text);
         assertTrue(text.contains("gpusched_queue_jobs{state=\"pending\"} 1\n"), text);
@@ -93,8 +93,8 @@ class MetricsTest {
                 new io.gpusched.event.QueueSnapshot.GpuMemory(0, 81559, 30000, 1000, 81559 - 1000 - 40960, List.of(
                         new io.gpusched.event.QueueSnapshot.JobMemory(1, OptionalLong.of(40960), 29000, 29500, 40960))),
                 new io.gpusched.event.QueueSnapshot.GpuMemory(1, 24000, 0, 0, 24000, List.of()));
-        StatusBoard board = new StatusBoard(List.of(new StatusBoard.Running(1, "a", List.of(0), Duration.ZERO, Map.of(), 0,
-                Optional.empty())), List.of(), List.of());
+        StatusBoard board = new StatusBoard(List.of(StatusBoard.Running.builder(1, "a").gpus(List.of(0))
+                .build()), List.of(), List.of());
         io.gpusched.event.QueueSnapshot snap = new io.gpusched.event.QueueSnapshot(T0, board, java.util.Set.of(1), List.of(), gpus, memory);
         Metrics m = new Metrics(() -> Optional.of(snap), build);
         m.accept(new SchedulerEvent.StatusUpdated(T0, board));

@@ -5,6 +5,7 @@ import io.gpusched.engine.queue.PendingQueue;
 import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.table.JobTable;
 
+import io.gpusched.jobs.Notes;
 import io.gpusched.model.JobResult;
 import io.gpusched.event.StatusBoard;
 import java.time.Duration;
@@ -87,7 +88,7 @@ final class BoardRows {
                 if (row == null || row.reason() != reason || row.held() != isHeld) {
                     row = new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(), reason,
                             java.util.Optional.of(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
-                            p.spec().comment(), java.util.Optional.of(asked(p.spec())), java.util.Optional.of(p.since()),
+                            Notes.of(p.spec()), java.util.Optional.of(asked(p.spec())), java.util.Optional.of(p.since()),
                             p.spec().environment().tty());
                 }
             }
@@ -109,7 +110,7 @@ final class BoardRows {
             List<Integer> gpus = rj.elsewhere.map(e -> e.running().getNow(List.of())).orElse(rj.gpus);
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, Duration.between(rj.startedAt, now),
                     rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
-                    rj.spec.scheduling().priority(), rj.rule, rj.spec.comment(),
+                    rj.spec.scheduling().priority(), rj.rule, Notes.of(rj.spec),
                     rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where), rj.spec.environment().tty()));
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));

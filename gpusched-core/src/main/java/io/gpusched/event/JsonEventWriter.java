@@ -1,6 +1,7 @@
 package io.gpusched.event;
 
 import io.gpusched.Scheduler;
+import io.gpusched.jobs.Notes;
 
 import io.gpusched.model.JobResult;
 import io.gpusched.model.RunSummary;
@@ -47,6 +48,9 @@ import java.util.function.Consumer;
  *       with the index as a string key; nested records ({@link JobResult}, {@link StatusBoard},
  *       {@link RunSummary}) are objects by the same rules, and a {@link RunSummary} also carries
  *       {@code "exit_code"};</li>
+ *   <li>a {@link Notes} component (a job's shown attributes, such as {@code comment=}) is written as its
+ *       notes in its place, each a string field named by its attribute's
+ *       {@link io.gpusched.jobs.Attribute#fieldName() field name}, none when it has none;</li>
  *   <li>a {@link JobResult} also carries {@code "declaration"}: the verdict in the log's words,
  *       {@code "under_declared"} (its {@code "verdict"} is {@code "over"}: the peak was over the
  *       declaration), {@code "over_declared"} ({@code "under"}), {@code "within"}, or {@code null}
@@ -216,15 +220,14 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
             if (c.omittedWhenEmpty() && (v instanceof Optional<?> o && o.isEmpty() || Boolean.FALSE.equals(v))) {
                 continue;
             }
-            String name = c.name();
-            g.writeFieldName(c.field());
-            int maxChars = c.command() ? cut.command() : cut.text();
-            writeValue(g, v, cut, maxChars);
-            String text = v instanceof String str ? str : v instanceof Optional<?> o && o.orElse(null) instanceof String str
-                    ? str : null;
-            if (text != null && text.length() > maxChars) {
-                g.writeNumberField(name + "_chars", text.length());
+            if (v instanceof Notes<?> notes) {
+                // In its place, each note a field of its own under its attribute's name; none when it has none.
+                for (Notes.Note<?> n : notes.all()) {
+                    writeField(g, n.attribute().fieldName(), n.attribute().fieldName(), n.text(), cut, cut.text());
+                }
+                continue;
             }
+            writeField(g, c.field(), c.name(), v, cut, c.command() ? cut.command() : cut.text());
         }
         if (r instanceof RunSummary summary) {
             g.writeNumberField("exit_code", summary.exitCode());
@@ -233,6 +236,18 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
             // is the log's "over-declared".
             g.writeFieldName("declaration");
             writeValue(g, result.verdict().declaration().map(w -> w.replace('-', '_')), cut, cut.text());
+        }
+    }
+
+    /** One field: {@code field}, its value, and {@code <name>_chars} after a string cut to {@code maxChars}. */
+    private static void writeField(JsonGenerator g, String field, String name, Object v, Cut cut, int maxChars)
+            throws IOException {
+        g.writeFieldName(field);
+        writeValue(g, v, cut, maxChars);
+        String text = v instanceof String str ? str : v instanceof Optional<?> o && o.orElse(null) instanceof String str
+                ? str : null;
+        if (text != null && text.length() > maxChars) {
+            g.writeNumberField(name + "_chars", text.length());
         }
     }
 

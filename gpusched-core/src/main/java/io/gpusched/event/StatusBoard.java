@@ -1,11 +1,14 @@
 package io.gpusched.event;
 
+import io.gpusched.jobs.Notes;
 import io.gpusched.model.JobResult;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -72,7 +75,7 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
     }
 
     /**
-     * A running job.
+     * A running job. Made by {@link #builder(int, String)}, or this canonical constructor.
      *
      * @param no display number
      * @param command shell command
@@ -86,16 +89,16 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      *     alone on its GPUs)
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      * @param rule the requirement rule ({@code --requirements}) its declaration came from; empty when none
-     * @param comment its line's free note ({@code comment=}); empty when none
+     * @param notes its line's shown attributes ({@code comment=}); JSON writes each as a field of its own here,
+     *     under the attribute's field name, and none when it has none
      * @param cluster where it is on the cluster it was handed to, e.g. {@code slurm job 41 RUNNING}; empty for a
      *     job run here
      * @param tty whether it runs in a terminal of its own ({@code [tty]}) that {@code gpusched attach} reaches
      */
     public record Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
-                          long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                          java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
-                          java.util.Optional<String> rule, @OmittedWhenEmpty java.util.Optional<String> comment,
-                          @OmittedWhenEmpty java.util.Optional<String> cluster, @OmittedWhenEmpty boolean tty) {
+                          long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<String> owner,
+                          OptionalLong declaredMib, int priority, Optional<String> rule, Notes<String> notes,
+                          @OmittedWhenEmpty Optional<String> cluster, @OmittedWhenEmpty boolean tty) {
         /**
          * Copies the collections.
          *
@@ -110,128 +113,171 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param declaredMib see {@link #declaredMib()}
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
+         * @param notes see {@link #notes()}
          * @param cluster see {@link #cluster()}
          * @param tty see {@link #tty()}
          */
         public Running {
             gpus = List.copyOf(gpus);
             currentMib = Map.copyOf(currentMib);
-            java.util.Objects.requireNonNull(owner, "owner");
-            java.util.Objects.requireNonNull(declaredMib, "declaredMib");
-            java.util.Objects.requireNonNull(rule, "rule");
-            java.util.Objects.requireNonNull(comment, "comment");
-            java.util.Objects.requireNonNull(cluster, "cluster");
+            Objects.requireNonNull(stopping, "stopping");
+            Objects.requireNonNull(owner, "owner");
+            Objects.requireNonNull(declaredMib, "declaredMib");
+            Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(notes, "notes");
+            Objects.requireNonNull(cluster, "cluster");
         }
 
         /**
-         * A running job without a terminal of its own.
-         *
          * @param no see {@link #no()}
          * @param command see {@link #command()}
-         * @param gpus see {@link #gpus()}
-         * @param elapsed see {@link #elapsed()}
-         * @param currentMib see {@link #currentMib()}
-         * @param peakMib see {@link #peakMib()}
-         * @param stopping see {@link #stopping()}
-         * @param owner see {@link #owner()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         * @param cluster see {@link #cluster()}
+         * @return a builder of a running job with these, on no GPU, just started, holding nothing, not stopping,
+         *     owner unknown, undeclared, priority 0, from no rule, without notes, here, without a terminal
          */
-        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
-                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                       java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
-                       java.util.Optional<String> rule, java.util.Optional<String> comment,
-                       java.util.Optional<String> cluster) {
-            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority, rule, comment,
-                    cluster, false);
+        public static Builder builder(int no, String command) {
+            return new Builder(no, command);
         }
 
-        /**
-         * A job running here (on no cluster).
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param gpus see {@link #gpus()}
-         * @param elapsed see {@link #elapsed()}
-         * @param currentMib see {@link #currentMib()}
-         * @param peakMib see {@link #peakMib()}
-         * @param stopping see {@link #stopping()}
-         * @param owner see {@link #owner()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         */
-        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
-                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                       java.util.Optional<String> owner, OptionalLong declaredMib, int priority,
-                       java.util.Optional<String> rule, java.util.Optional<String> comment) {
-            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority, rule, comment,
-                    java.util.Optional.empty());
-        }
+        /** Builds a {@link Running}, each setter naming the component it sets; what is not set keeps its default. */
+        public static final class Builder {
+            private final int no;
+            private final String command;
+            private List<Integer> gpus = List.of();
+            private Duration elapsed = Duration.ZERO;
+            private Map<Integer, Long> currentMib = Map.of();
+            private long peakMib;
+            private Optional<SchedulerEvent.StopReason> stopping = Optional.empty();
+            private Optional<String> owner = Optional.empty();
+            private OptionalLong declaredMib = OptionalLong.empty();
+            private int priority;
+            private Optional<String> rule = Optional.empty();
+            private Notes<String> notes = Notes.none();
+            private Optional<String> cluster = Optional.empty();
+            private boolean tty;
 
-        /**
-         * A running job whose declaration came from no requirement rule.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param gpus see {@link #gpus()}
-         * @param elapsed see {@link #elapsed()}
-         * @param currentMib see {@link #currentMib()}
-         * @param peakMib see {@link #peakMib()}
-         * @param stopping see {@link #stopping()}
-         * @param owner see {@link #owner()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param priority see {@link #priority()}
-         */
-        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
-                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                       java.util.Optional<String> owner, OptionalLong declaredMib, int priority) {
-            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority,
-                    java.util.Optional.empty(), java.util.Optional.empty());
-        }
+            private Builder(int no, String command) {
+                this.no = no;
+                this.command = Objects.requireNonNull(command, "command");
+            }
 
-        /**
-         * A running job whose declaration and priority are not given (undeclared, priority 0).
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param gpus see {@link #gpus()}
-         * @param elapsed see {@link #elapsed()}
-         * @param currentMib see {@link #currentMib()}
-         * @param peakMib see {@link #peakMib()}
-         * @param stopping see {@link #stopping()}
-         * @param owner see {@link #owner()}
-         */
-        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
-                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping,
-                       java.util.Optional<String> owner) {
-            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, OptionalLong.empty(), 0);
-        }
+            /**
+             * @param v see {@link Running#gpus()}
+             * @return this
+             */
+            public Builder gpus(List<Integer> v) {
+                gpus = v;
+                return this;
+            }
 
-        /**
-         * A running job whose owner is not given.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param gpus see {@link #gpus()}
-         * @param elapsed see {@link #elapsed()}
-         * @param currentMib see {@link #currentMib()}
-         * @param peakMib see {@link #peakMib()}
-         * @param stopping see {@link #stopping()}
-         */
-        public Running(int no, String command, List<Integer> gpus, Duration elapsed, Map<Integer, Long> currentMib,
-                       long peakMib, java.util.Optional<SchedulerEvent.StopReason> stopping) {
-            this(no, command, gpus, elapsed, currentMib, peakMib, stopping, java.util.Optional.empty());
+            /**
+             * @param v see {@link Running#elapsed()}
+             * @return this
+             */
+            public Builder elapsed(Duration v) {
+                elapsed = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#currentMib()}
+             * @return this
+             */
+            public Builder currentMib(Map<Integer, Long> v) {
+                currentMib = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#peakMib()}
+             * @return this
+             */
+            public Builder peakMib(long v) {
+                peakMib = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#stopping()}
+             * @return this
+             */
+            public Builder stopping(Optional<SchedulerEvent.StopReason> v) {
+                stopping = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#owner()}
+             * @return this
+             */
+            public Builder owner(Optional<String> v) {
+                owner = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#declaredMib()}
+             * @return this
+             */
+            public Builder declaredMib(OptionalLong v) {
+                declaredMib = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#priority()}
+             * @return this
+             */
+            public Builder priority(int v) {
+                priority = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#rule()}
+             * @return this
+             */
+            public Builder rule(Optional<String> v) {
+                rule = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#notes()}
+             * @return this
+             */
+            public Builder notes(Notes<String> v) {
+                notes = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#cluster()}
+             * @return this
+             */
+            public Builder cluster(Optional<String> v) {
+                cluster = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Running#tty()}
+             * @return this
+             */
+            public Builder tty(boolean v) {
+                tty = v;
+                return this;
+            }
+
+            /** @return the running job */
+            public Running build() {
+                return new Running(no, command, gpus, elapsed, currentMib, peakMib, stopping, owner, declaredMib, priority,
+                        rule, notes, cluster, tty);
+            }
         }
     }
 
     /**
-     * A pending job.
+     * A pending job. Made by {@link #builder(int, String)}, or this canonical constructor.
      *
      * @param no display number
      * @param command shell command
@@ -243,17 +289,17 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
      *     end, unlike a job that waits for room
      * @param priority its priority (higher runs first; 0 unless the line says otherwise)
      * @param rule the requirement rule ({@code --requirements}) its declaration comes from; empty when none
-     * @param comment its line's free note ({@code comment=}); empty when none
+     * @param notes its line's shown attributes ({@code comment=}); JSON writes each as a field of its own here,
+     *     under the attribute's field name, and none when it has none
      * @param gpusAsked the GPUs it asks for, as its line says: a count ({@code 2}), a share of one
      *     ({@code 0.5}), and where it is pinned ({@code 2 on 0-1}); empty when not known
      * @param since since when it waits; empty when not known
      * @param tty whether it will run in a terminal of its own ({@code [tty]}) that {@code gpusched attach} reaches
      */
     public record Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                          java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
-                          @OmittedWhenEmpty java.util.Optional<String> comment,
-                          @OmittedWhenEmpty java.util.Optional<String> gpusAsked,
-                          @OmittedWhenEmpty java.util.Optional<Instant> since, @OmittedWhenEmpty boolean tty) {
+                          Optional<String> owner, boolean held, int priority, Optional<String> rule, Notes<String> notes,
+                          @OmittedWhenEmpty Optional<String> gpusAsked, @OmittedWhenEmpty Optional<Instant> since,
+                          @OmittedWhenEmpty boolean tty) {
         /**
          * Checks for nulls.
          *
@@ -266,129 +312,155 @@ public record StatusBoard(List<Running> running, List<Pending> pending, List<Job
          * @param held see {@link #held()}
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
+         * @param notes see {@link #notes()}
          * @param gpusAsked see {@link #gpusAsked()}
          * @param since see {@link #since()}
          * @param tty see {@link #tty()}
          */
         public Pending {
-            java.util.Objects.requireNonNull(owner, "owner");
-            java.util.Objects.requireNonNull(rule, "rule");
-            java.util.Objects.requireNonNull(comment, "comment");
-            java.util.Objects.requireNonNull(gpusAsked, "gpusAsked");
-            java.util.Objects.requireNonNull(since, "since");
+            Objects.requireNonNull(owner, "owner");
+            Objects.requireNonNull(rule, "rule");
+            Objects.requireNonNull(notes, "notes");
+            Objects.requireNonNull(gpusAsked, "gpusAsked");
+            Objects.requireNonNull(since, "since");
         }
 
         /**
-         * A pending job whose asked GPUs and waiting start are not known.
-         *
          * @param no see {@link #no()}
          * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         * @param held see {@link #held()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
+         * @return a builder of a pending job with these: undeclared, no attempt yet, no reason known (""), owner
+         *     unknown, not held, priority 0, from no rule, without notes, asked GPUs and waiting start unknown,
+         *     without a terminal
          */
-        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
-                       java.util.Optional<String> comment) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment,
-                    java.util.Optional.empty(), java.util.Optional.empty(), false);
+        public static Builder builder(int no, String command) {
+            return new Builder(no, command);
         }
 
-        /**
-         * A pending job whose asked GPUs and waiting start are not known.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         * @param held see {@link #held()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         * @param tty see {@link #tty()}
-         */
-        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
-                       java.util.Optional<String> comment, boolean tty) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment,
-                    java.util.Optional.empty(), java.util.Optional.empty(), tty);
-        }
+        /** Builds a {@link Pending}, each setter naming the component it sets; what is not set keeps its default. */
+        public static final class Builder {
+            private final int no;
+            private final String command;
+            private OptionalLong declaredMib = OptionalLong.empty();
+            private int attempts;
+            private String reason = "";
+            private Optional<String> owner = Optional.empty();
+            private boolean held;
+            private int priority;
+            private Optional<String> rule = Optional.empty();
+            private Notes<String> notes = Notes.none();
+            private Optional<String> gpusAsked = Optional.empty();
+            private Optional<Instant> since = Optional.empty();
+            private boolean tty;
 
-        /**
-         * A pending job without a terminal of its own.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         * @param held see {@link #held()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         * @param gpusAsked see {@link #gpusAsked()}
-         * @param since see {@link #since()}
-         */
-        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                       java.util.Optional<String> owner, boolean held, int priority, java.util.Optional<String> rule,
-                       java.util.Optional<String> comment, java.util.Optional<String> gpusAsked,
-                       java.util.Optional<Instant> since) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, gpusAsked, since, false);
-        }
+            private Builder(int no, String command) {
+                this.no = no;
+                this.command = Objects.requireNonNull(command, "command");
+            }
 
-        /**
-         * A pending job whose declaration comes from no requirement rule.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         * @param held see {@link #held()}
-         * @param priority see {@link #priority()}
-         */
-        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                       java.util.Optional<String> owner, boolean held, int priority) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, java.util.Optional.empty(),
-                    java.util.Optional.empty());
-        }
+            /**
+             * @param v see {@link Pending#declaredMib()}
+             * @return this
+             */
+            public Builder declaredMib(OptionalLong v) {
+                declaredMib = v;
+                return this;
+            }
 
-        /**
-         * A pending job not held by dependencies, whose priority is not given (0).
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         */
-        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason,
-                       java.util.Optional<String> owner) {
-            this(no, command, declaredMib, attempts, reason, owner, false, 0);
-        }
+            /**
+             * @param v see {@link Pending#attempts()}
+             * @return this
+             */
+            public Builder attempts(int v) {
+                attempts = v;
+                return this;
+            }
 
-        /**
-         * A pending job whose owner is not given.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         */
-        public Pending(int no, String command, OptionalLong declaredMib, int attempts, String reason) {
-            this(no, command, declaredMib, attempts, reason, java.util.Optional.empty(), false, 0);
+            /**
+             * @param v see {@link Pending#reason()}
+             * @return this
+             */
+            public Builder reason(String v) {
+                reason = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Pending#owner()}
+             * @return this
+             */
+            public Builder owner(Optional<String> v) {
+                owner = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Pending#held()}
+             * @return this
+             */
+            public Builder held(boolean v) {
+                held = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Pending#priority()}
+             * @return this
+             */
+            public Builder priority(int v) {
+                priority = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Pending#rule()}
+             * @return this
+             */
+            public Builder rule(Optional<String> v) {
+                rule = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Pending#notes()}
+             * @return this
+             */
+            public Builder notes(Notes<String> v) {
+                notes = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Pending#gpusAsked()}
+             * @return this
+             */
+            public Builder gpusAsked(Optional<String> v) {
+                gpusAsked = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Pending#since()}
+             * @return this
+             */
+            public Builder since(Optional<Instant> v) {
+                since = v;
+                return this;
+            }
+
+            /**
+             * @param v see {@link Pending#tty()}
+             * @return this
+             */
+            public Builder tty(boolean v) {
+                tty = v;
+                return this;
+            }
+
+            /** @return the pending job */
+            public Pending build() {
+                return new Pending(no, command, declaredMib, attempts, reason, owner, held, priority, rule, notes, gpusAsked,
+                        since, tty);
+            }
         }
     }
 }

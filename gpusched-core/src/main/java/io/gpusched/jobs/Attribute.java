@@ -279,6 +279,16 @@ public enum Attribute {
         public Optional<String> written(JobSpec s) {
             return s.comment().map(c -> "comment=" + AttributeBlock.quote(c));
         }
+
+        @Override
+        public boolean shown() {
+            return true;
+        }
+
+        @Override
+        public Optional<String> shownText(JobSpec s) {
+            return s.comment();
+        }
     },
     /**
      * {@code unique}: {@link JobSpec#unique()}, not queued (or, in a jobs file, not run) while the same job,
@@ -299,6 +309,12 @@ public enum Attribute {
 
     /** Every row, in table order (the order {@link JobSpec#toLine()} writes them); an unmodifiable list. */
     public static final List<Attribute> ALL = List.of(values());
+    /**
+     * The rows that are {@linkplain #shown() shown}, in table order: what a job's {@link Notes} may hold, and
+     * the fields the queue answer, the status board and the dashboard carry at a row's note position; an
+     * unmodifiable list.
+     */
+    public static final List<Attribute> SHOWN = ALL.stream().filter(Attribute::shown).toList();
     /** What a bad {@code gpus=} is told to write instead. */
     private static final String GPUS_FIX = "give a whole number of GPUs from 1 to " + JobsFileParser.MAX_GPUS
             + ", or a share of one GPU between 0 and 1 such as 0.5";
@@ -403,6 +419,35 @@ public enum Attribute {
      */
     public boolean ruleFills() {
         return ruleFills;
+    }
+
+    /**
+     * Whether the queue shows it: a note after the job's command in {@code gpusched queue} ({@code # TEXT}), its
+     * table's {@code %k} column, {@code gpusched top} and the dashboard, and a field of the queue answer, the
+     * status board and the events named {@link #fieldName()}. A shown row says what the note reads in
+     * {@link #shownText(JobSpec)}; everything else on the way to the screen iterates {@link #SHOWN}.
+     *
+     * @return whether it is shown; false for most
+     */
+    public boolean shown() {
+        return false;
+    }
+
+    /**
+     * @param spec a job
+     * @return what its note of this attribute reads, e.g. {@code nightly sweep}; empty when the job has none or
+     *     the attribute is not {@linkplain #shown() shown}
+     */
+    public Optional<String> shownText(JobSpec spec) {
+        return Optional.empty();
+    }
+
+    /**
+     * @return the name of its field in JSON (the queue answer, the status board, the events): the key in snake
+     *     case, e.g. {@code comment}, {@code gpu_ids}
+     */
+    public String fieldName() {
+        return key.replace('-', '_');
     }
 
     /** @return the attribute this one is another spelling of ({@code after-ok} of {@code after}); empty for most */

@@ -3,6 +3,8 @@ package io.gpusched.protocol;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.gpusched.event.QueueSnapshot;
 import io.gpusched.event.SchedulerEvent;
+import io.gpusched.jobs.Attribute;
+import io.gpusched.jobs.Notes;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.Measurement;
 import io.gpusched.model.Verdict;
@@ -81,7 +83,7 @@ final class QueueCodec {
             writeLong(g, "declared_mib", r.declaredMib());
             g.writeNumberField("priority", r.priority());
             writeText(g, "rule", r.rule());
-            writePresent(g, "comment", r.comment());
+            writeNotes(g, r.notes());
             writePresent(g, "cluster", r.cluster());
             writeTrue(g, "tty", r.tty());
         } else if (row instanceof Row.Pending p) {
@@ -94,7 +96,7 @@ final class QueueCodec {
             g.writeBooleanField("held", p.held());
             g.writeNumberField("priority", p.priority());
             writeText(g, "rule", p.rule());
-            writePresent(g, "comment", p.comment());
+            writeNotes(g, p.notes());
             writePresent(g, "gpus_asked", p.gpusAsked());
             if (p.since().isPresent()) {
                 g.writeStringField("since", p.since().get().toString());
@@ -146,14 +148,32 @@ final class QueueCodec {
                 f.wholeByIndex("current_mib"), f.longOr("peak_mib", 0),
                 f.optionalString("stopping").map(s -> named(SchedulerEvent.StopReason.class, "stopping", s)),
                 f.optionalText("owner"), f.optionalLong("declared_mib"), f.intOr("priority", 0), f.optionalText("rule"),
-                f.optionalText("comment"), f.optionalText("cluster"), f.boolOr("tty", false));
+                readNotes(f), f.optionalText("cluster"), f.boolOr("tty", false));
     }
 
     private static Row.Pending readPending(Fields f) {
         return new Row.Pending(f.wholeInt("no"), f.text("command"), f.optionalLong("declared_mib"), f.intOr("attempts", 0),
                 f.has("reason") ? f.text("reason") : ListText.whole(""), f.optionalText("owner"), f.boolOr("held", false),
-                f.intOr("priority", 0), f.optionalText("rule"), f.optionalText("comment"), f.optionalText("gpus_asked"),
+                f.intOr("priority", 0), f.optionalText("rule"), readNotes(f), f.optionalText("gpus_asked"),
                 f.has("since") ? Optional.of(instant(f, "since")) : Optional.empty(), f.boolOr("tty", false));
+    }
+
+    /**
+     * A row's notes: each shown attribute's field, in table order, read where present. A field a newer daemon
+     * adds for an attribute this client does not show is ignored, as any unknown field is.
+     */
+    private static Notes<ListText> readNotes(Fields f) {
+        List<Notes.Note<ListText>> out = null;
+        for (Attribute a : Attribute.SHOWN) {
+            Optional<ListText> text = f.optionalText(a.fieldName());
+            if (text.isPresent()) {
+                if (out == null) {
+                    out = new java.util.ArrayList<>(Attribute.SHOWN.size());
+                }
+                out.add(new Notes.Note<>(a, text.get()));
+            }
+        }
+        return out == null ? Notes.none() : new Notes<>(out);
     }
 
     private static Row.Ended readEnded(Fields f) {
@@ -322,6 +342,16 @@ final class QueueCodec {
     private static void writePresent(JsonGenerator g, String name, Optional<ListText> t) throws IOException {
         if (t.isPresent()) {
             writeText(g, name, t.get());
+        }
+    }
+
+    /**
+     * A row's notes, each a field under its attribute's name, written only when present as
+     * {@link #writePresent} writes: a row without notes is the row a daemon older than them wrote.
+     */
+    private static void writeNotes(JsonGenerator g, Notes<ListText> notes) throws IOException {
+        for (Notes.Note<ListText> n : notes.all()) {
+            writePresent(g, n.attribute().fieldName(), Optional.of(n.text()));
         }
     }
 

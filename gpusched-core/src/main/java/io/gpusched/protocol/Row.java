@@ -2,6 +2,7 @@ package io.gpusched.protocol;
 
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.StatusBoard;
+import io.gpusched.jobs.Notes;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.Measurement;
@@ -93,8 +94,8 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      *     older than the field)
      * @param priority its priority (0 from a daemon older than the field)
      * @param rule the requirement rule its declaration came from; empty when none
-     * @param comment its line's free note ({@code comment=}); empty when none (or from a daemon older than
-     *     the field)
+     * @param notes its line's shown attributes ({@code comment=}), each a field of its own on the wire under
+     *     the attribute's field name; none when it has none (or from a daemon older than the field)
      * @param cluster where it is on the cluster a run handed it to ({@code slurm job 41 RUNNING}); empty for a
      *     job run on the scheduler's machine (or from a daemon older than the field)
      * @param tty whether it runs in a terminal of its own ({@code [tty]}, {@code gpusched attach}); false from a
@@ -102,7 +103,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      */
     record Running(int no, ListText command, List<Integer> gpus, double elapsedSeconds, Map<Integer, Long> currentMib,
                    long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<ListText> owner,
-                   OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment,
+                   OptionalLong declaredMib, int priority, Optional<ListText> rule, Notes<ListText> notes,
                    Optional<ListText> cluster, boolean tty)
             implements Row {
         /**
@@ -119,7 +120,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          * @param declaredMib see {@link #declaredMib()}
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
+         * @param notes see {@link #notes()}
          * @param cluster see {@link #cluster()}
          * @param tty see {@link #tty()}
          */
@@ -131,56 +132,8 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
             Objects.requireNonNull(owner, "owner");
             Objects.requireNonNull(declaredMib, "declaredMib");
             Objects.requireNonNull(rule, "rule");
-            Objects.requireNonNull(comment, "comment");
+            Objects.requireNonNull(notes, "notes");
             Objects.requireNonNull(cluster, "cluster");
-        }
-
-        /**
-         * A running job without a terminal of its own.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param gpus see {@link #gpus()}
-         * @param elapsedSeconds see {@link #elapsedSeconds()}
-         * @param currentMib see {@link #currentMib()}
-         * @param peakMib see {@link #peakMib()}
-         * @param stopping see {@link #stopping()}
-         * @param owner see {@link #owner()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         * @param cluster see {@link #cluster()}
-         */
-        public Running(int no, ListText command, List<Integer> gpus, double elapsedSeconds, Map<Integer, Long> currentMib,
-                       long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<ListText> owner,
-                       OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment,
-                       Optional<ListText> cluster) {
-            this(no, command, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
-                    comment, cluster, false);
-        }
-
-        /**
-         * A job running on the scheduler's machine.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param gpus see {@link #gpus()}
-         * @param elapsedSeconds see {@link #elapsedSeconds()}
-         * @param currentMib see {@link #currentMib()}
-         * @param peakMib see {@link #peakMib()}
-         * @param stopping see {@link #stopping()}
-         * @param owner see {@link #owner()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         */
-        public Running(int no, ListText command, List<Integer> gpus, double elapsedSeconds, Map<Integer, Long> currentMib,
-                       long peakMib, Optional<SchedulerEvent.StopReason> stopping, Optional<ListText> owner,
-                       OptionalLong declaredMib, int priority, Optional<ListText> rule, Optional<ListText> comment) {
-            this(no, command, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
-                    comment, Optional.empty());
         }
 
         /**
@@ -190,13 +143,13 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
         public static Running listed(StatusBoard.Running r) {
             return new Running(r.no(), cutCommand(r.command()), r.gpus(), seconds(r.elapsed()), r.currentMib(), r.peakMib(),
                     r.stopping(), cutText(r.owner()), r.declaredMib(), r.priority(), cutText(r.rule()),
-                    cutText(r.comment()), cutText(r.cluster()), r.tty());
+                    r.notes().map(Row::cutText), cutText(r.cluster()), r.tty());
         }
 
         @Override
         public Running withCommand(ListText c) {
             return new Running(no, c, gpus, elapsedSeconds, currentMib, peakMib, stopping, owner, declaredMib, priority, rule,
-                    comment, cluster, tty);
+                    notes, cluster, tty);
         }
     }
 
@@ -212,8 +165,8 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      * @param held whether its dependencies ({@code after=}) hold it back
      * @param priority its priority (0 from a daemon older than the field)
      * @param rule the requirement rule its declaration comes from; empty when none
-     * @param comment its line's free note ({@code comment=}); empty when none (or from a daemon older than
-     *     the field)
+     * @param notes its line's shown attributes ({@code comment=}), each a field of its own on the wire under
+     *     the attribute's field name; none when it has none (or from a daemon older than the field)
      * @param gpusAsked the GPUs it asks for, in its line's words ({@code 2}, {@code 0.5}, {@code 1 on 2-3});
      *     empty from a daemon older than the field
      * @param since since when it waits (the waiting so far is the snapshot's {@code at} less this); empty
@@ -223,7 +176,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
      */
     record Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
                    Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
-                   Optional<ListText> comment, Optional<ListText> gpusAsked, Optional<java.time.Instant> since,
+                   Notes<ListText> notes, Optional<ListText> gpusAsked, Optional<java.time.Instant> since,
                    boolean tty) implements Row {
         /**
          * Checks for nulls.
@@ -237,7 +190,7 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          * @param held see {@link #held()}
          * @param priority see {@link #priority()}
          * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
+         * @param notes see {@link #notes()}
          * @param gpusAsked see {@link #gpusAsked()}
          * @param since see {@link #since()}
          * @param tty see {@link #tty()}
@@ -248,74 +201,9 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
             Objects.requireNonNull(reason, "reason");
             Objects.requireNonNull(owner, "owner");
             Objects.requireNonNull(rule, "rule");
-            Objects.requireNonNull(comment, "comment");
+            Objects.requireNonNull(notes, "notes");
             Objects.requireNonNull(gpusAsked, "gpusAsked");
             Objects.requireNonNull(since, "since");
-        }
-
-        /**
-         * A row as a daemon older than {@code gpus_asked} and {@code since} sends it.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         * @param held see {@link #held()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         */
-        public Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
-                       Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
-                       Optional<ListText> comment) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, Optional.empty(),
-                    Optional.empty(), false);
-        }
-
-        /**
-         * A row without a terminal of its own.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         * @param held see {@link #held()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         * @param gpusAsked see {@link #gpusAsked()}
-         * @param since see {@link #since()}
-         */
-        public Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
-                       Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
-                       Optional<ListText> comment, Optional<ListText> gpusAsked, Optional<java.time.Instant> since) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, gpusAsked, since, false);
-        }
-
-        /**
-         * A row as a daemon older than {@code gpus_asked} and {@code since} sends it, with its terminal.
-         *
-         * @param no see {@link #no()}
-         * @param command see {@link #command()}
-         * @param declaredMib see {@link #declaredMib()}
-         * @param attempts see {@link #attempts()}
-         * @param reason see {@link #reason()}
-         * @param owner see {@link #owner()}
-         * @param held see {@link #held()}
-         * @param priority see {@link #priority()}
-         * @param rule see {@link #rule()}
-         * @param comment see {@link #comment()}
-         * @param tty see {@link #tty()}
-         */
-        public Pending(int no, ListText command, OptionalLong declaredMib, int attempts, ListText reason,
-                       Optional<ListText> owner, boolean held, int priority, Optional<ListText> rule,
-                       Optional<ListText> comment, boolean tty) {
-            this(no, command, declaredMib, attempts, reason, owner, held, priority, rule, comment, Optional.empty(),
-                    Optional.empty(), tty);
         }
 
         /**
@@ -324,13 +212,13 @@ public sealed interface Row permits Row.Running, Row.Pending, Row.Ended, Row.Int
          */
         public static Pending listed(StatusBoard.Pending p) {
             return new Pending(p.no(), cutCommand(p.command()), p.declaredMib(), p.attempts(), cutText(p.reason()),
-                    cutText(p.owner()), p.held(), p.priority(), cutText(p.rule()), cutText(p.comment()),
+                    cutText(p.owner()), p.held(), p.priority(), cutText(p.rule()), p.notes().map(Row::cutText),
                     cutText(p.gpusAsked()), p.since(), p.tty());
         }
 
         @Override
         public Pending withCommand(ListText c) {
-            return new Pending(no, c, declaredMib, attempts, reason, owner, held, priority, rule, comment, gpusAsked,
+            return new Pending(no, c, declaredMib, attempts, reason, owner, held, priority, rule, notes, gpusAsked,
                     since, tty);
         }
     }

@@ -87,9 +87,10 @@ class RequirementsLiveTest {
     @Test
     void theBoardNamesTheRuleAPendingJobsDeclarationComesFrom() {
         String rows = StatusBoardWriter.render(List.of(
-                new io.gpusched.event.StatusBoard.Pending(3, "python serve.py --llm qwen2.5-7b", OptionalLong.of(16384), 0, "",
-                        Optional.empty(), false, 0, Optional.of("qwen2.5-7b"), Optional.empty()),
-                new io.gpusched.event.StatusBoard.Pending(4, "python other.py", OptionalLong.of(8192), 0, "")), List.of());
+                io.gpusched.event.StatusBoard.Pending.builder(3, "python serve.py --llm qwen2.5-7b")
+                        .declaredMib(OptionalLong.of(16384)).rule(Optional.of("qwen2.5-7b")).build(),
+                io.gpusched.event.StatusBoard.Pending.builder(4, "python other.py").declaredMib(OptionalLong.of(8192))
+                        .build()), List.of());
         assertTrue(rows.contains("job 3   pending vram 16384 (rule \"qwen2.5-7b\") — python serve.py"), rows);
         assertTrue(rows.contains("job 4   pending vram 8192 — python other.py"), rows);
     }

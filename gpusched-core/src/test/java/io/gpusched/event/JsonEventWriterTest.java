@@ -1,5 +1,7 @@
 package io.gpusched.event;
 
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.jobs.Notes;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.RunSummary;
@@ -59,12 +61,12 @@ class JsonEventWriterTest {
 
     @Test
     void aListViewCutsALongCommandAndSaysItsWholeLength_andLeavesShortRowsAsTheyWere() {
-        StatusBoard.Pending shortRow = new StatusBoard.Pending(1, "python train.py", OptionalLong.of(1024), 0, "its turn",
-                Optional.of("ada"));
+        StatusBoard.Pending shortRow = StatusBoard.Pending.builder(1, "python train.py").declaredMib(OptionalLong.of(1024))
+                .reason("its turn").owner(Optional.of("ada")).build();
         assertEquals(JsonEventWriter.valueToJson(shortRow), JsonEventWriter.listJson(shortRow, 200, 1000));
         String command = "x".repeat(60_000);
-        String json = JsonEventWriter.listJson(new StatusBoard.Pending(2, command, OptionalLong.empty(), 0, "r".repeat(5000),
-                Optional.of("ada")), 200, 1000);
+        String json = JsonEventWriter.listJson(StatusBoard.Pending.builder(2, command).reason("r".repeat(5000))
+                .owner(Optional.of("ada")).build(), 200, 1000);
         assertTrue(json.contains("\"command\":\"" + "x".repeat(199) + "…\",\"command_chars\":60000,"), json);
         assertTrue(json.contains("\"reason\":\"" + "r".repeat(999) + "…\",\"reason_chars\":5000,"), json);
         assertTrue(json.length() < 1400, "one row stays small: " + json.length());
@@ -119,10 +121,9 @@ class JsonEventWriterTest {
 
     @Test
     void aCommentIsWrittenWhenAJobHasOne_andLeftOutRatherThanNullWhenItHasNone() {
-        StatusBoard.Pending with = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "", java.util.Optional.empty(),
-                false, 0, java.util.Optional.empty(), java.util.Optional.of("a note"));
-        StatusBoard.Pending without = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "",
-                java.util.Optional.empty(), false, 0, java.util.Optional.empty(), java.util.Optional.empty());
+        StatusBoard.Pending with = StatusBoard.Pending.builder(5, "true")
+                .notes(Notes.of(JobSpec.parse("[comment='a note'] true"))).build();
+        StatusBoard.Pending without = StatusBoard.Pending.builder(5, "true").build();
         assertTrue(JsonEventWriter.valueToJson(with).endsWith("\"rule\":null,\"comment\":\"a note\"}"),
                 JsonEventWriter.valueToJson(with));
         assertTrue(JsonEventWriter.valueToJson(without).endsWith("\"rule\":null}"), JsonEventWriter.valueToJson(without));
@@ -130,10 +131,8 @@ class JsonEventWriterTest {
 
     @Test
     void aJobWithATerminalSaysTtyTrue_andOneWithoutSaysNothingOfIt() {
-        StatusBoard.Pending tty = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "", java.util.Optional.empty(),
-                false, 0, java.util.Optional.empty(), java.util.Optional.empty(), true);
-        StatusBoard.Pending plain = new StatusBoard.Pending(5, "true", java.util.OptionalLong.empty(), 0, "",
-                java.util.Optional.empty(), false, 0, java.util.Optional.empty(), java.util.Optional.empty(), false);
+        StatusBoard.Pending tty = StatusBoard.Pending.builder(5, "true").tty(true).build();
+        StatusBoard.Pending plain = StatusBoard.Pending.builder(5, "true").tty(false).build();
         assertTrue(JsonEventWriter.valueToJson(tty).endsWith("\"rule\":null,\"tty\":true}"), JsonEventWriter.valueToJson(tty));
         assertTrue(JsonEventWriter.valueToJson(plain).endsWith("\"rule\":null}"), JsonEventWriter.valueToJson(plain));
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import io.gpusched.event.QueueSnapshot;
+import io.gpusched.jobs.Notes;
 import io.gpusched.model.CancelOutcome;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.LeaseEnd;
@@ -79,10 +80,11 @@ class ProtocolGoldenLinesTest {
 
     private static final QueueView.Board BOARD = new QueueView.Board(
             List.of(new Row.Running(6, t("python train.py"), List.of(1), 1843.2, Map.of(1, 17_650L), 17_650, Optional.empty(),
-                    Optional.of(t("ada")), OptionalLong.of(20_480), 0, Optional.empty(), Optional.empty())),
+                    Optional.of(t("ada")), OptionalLong.of(20_480), 0, Optional.empty(), Notes.none(), Optional.empty(),
+                    false)),
             List.of(new Row.Pending(7, t("python sweep.py --seed 1"), OptionalLong.of(8192), 0,
                     t("gpu0 is paused; needs 1 GPU with ≥ 8704 MiB headroom"), Optional.of(t("bob")), false, 1, Optional.empty(),
-                    Optional.empty())),
+                    Notes.none(), Optional.empty(), Optional.empty(), false)),
             List.of(new Row.Ended(t("s5"), 5, t("python eval.py"), List.of(1), JobStatus.OK, 0, OptionalLong.of(4096),
                     Map.of(1, 3_900L), Verdict.WITHIN, OptionalDouble.of(71.5), 95.25, Measurement.MEASURED, Optional.empty(),
                     Optional.of(t("ada")), Optional.empty())),

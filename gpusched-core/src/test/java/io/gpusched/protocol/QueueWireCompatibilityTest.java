@@ -6,6 +6,8 @@ import io.gpusched.event.JsonEventWriter;
 import io.gpusched.event.QueueSnapshot;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.StatusBoard;
+import io.gpusched.jobs.Attribute;
+import io.gpusched.jobs.Notes;
 import io.gpusched.gpu.GpuStat;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
@@ -33,16 +35,21 @@ class QueueWireCompatibilityTest {
     private static final String LONG = "python train.py " + "x".repeat(182) + "😀" + "y".repeat(50);
     private static final String LONG_TEXT = "needs \"quoted\"\tand\ncontrol " + "é".repeat(1200);
 
+    /** A note of every shown attribute ({@code comment=}), each long enough to be cut. */
+    private static final Notes<String> EVERY_NOTE = new Notes<>(Attribute.SHOWN.stream()
+            .map(a -> new Notes.Note<>(a, a.key() + ": " + LONG_TEXT)).toList());
+
     private static QueueSnapshot everyField() {
-        StatusBoard.Running r1 = new StatusBoard.Running(3, LONG, List.of(0, 1), Duration.ofMillis(1843_217),
-                Map.of(1, 17_650L, 0, 2_048L), 17_650, Optional.of(SchedulerEvent.StopReason.TIME_SLICE),
-                Optional.of("ada"), OptionalLong.of(20_480), 2, Optional.of(LONG_TEXT), java.util.Optional.empty());
-        StatusBoard.Running r2 = new StatusBoard.Running(4, "sleep 1", List.of(), Duration.ZERO, Map.of(), 0,
-                Optional.empty(), Optional.empty(), OptionalLong.empty(), 0, Optional.empty(), java.util.Optional.empty());
-        StatusBoard.Pending p1 = new StatusBoard.Pending(5, "echo \u0001 ☃", OptionalLong.of(1024), 1, LONG_TEXT,
-                Optional.of("bob"), true, -3, Optional.of("torch-*"), java.util.Optional.empty());
-        StatusBoard.Pending p2 = new StatusBoard.Pending(6, LONG, OptionalLong.empty(), 0, "", Optional.empty(), false, 0,
-                Optional.empty(), java.util.Optional.empty());
+        StatusBoard.Running r1 = StatusBoard.Running.builder(3, LONG).gpus(List.of(0, 1))
+                .elapsed(Duration.ofMillis(1843_217)).currentMib(Map.of(1, 17_650L, 0, 2_048L)).peakMib(17_650)
+                .stopping(Optional.of(SchedulerEvent.StopReason.TIME_SLICE)).owner(Optional.of("ada"))
+                .declaredMib(OptionalLong.of(20_480)).priority(2).rule(Optional.of(LONG_TEXT)).notes(EVERY_NOTE).build();
+        StatusBoard.Running r2 = StatusBoard.Running.builder(4, "sleep 1").build();
+        StatusBoard.Pending p1 = StatusBoard.Pending.builder(5, "echo \u0001 ☃").declaredMib(OptionalLong.of(1024))
+                .attempts(1).reason(LONG_TEXT).owner(Optional.of("bob")).held(true).priority(-3)
+                .rule(Optional.of("torch-*")).notes(EVERY_NOTE).gpusAsked(Optional.of("1 on 0"))
+                .since(Optional.of(Instant.parse("2024-11-24T09:29:00Z"))).tty(true).build();
+        StatusBoard.Pending p2 = StatusBoard.Pending.builder(6, LONG).build();
         JobResult d1 = new JobResult("s1", 1, LONG, List.of(2), JobStatus.FAILED_OOM, 137, OptionalLong.of(8192),
                 Map.of(2, 9_001L), Verdict.OVER, OptionalDouble.of(87.5), Duration.ofNanos(12_345_678_901L),
                 Measurement.MEASURED, Optional.of(LONG_TEXT), Optional.of("ada"), Optional.of("learned: job 3 peaked"));

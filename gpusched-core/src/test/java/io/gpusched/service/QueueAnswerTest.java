@@ -40,8 +40,8 @@ class QueueAnswerTest {
     private static QueueSnapshot queue(int pending, String command, int done) {
         List<StatusBoard.Pending> p = new ArrayList<>();
         for (int i = 1; i <= pending; i++) {
-            p.add(new StatusBoard.Pending(i, command, OptionalLong.of(1024), 0, "needs 1 GPU with ≥ 1536 MiB headroom",
-                    Optional.of("gs-qu-a")));
+            p.add(StatusBoard.Pending.builder(i, command).declaredMib(OptionalLong.of(1024))
+                    .reason("needs 1 GPU with ≥ 1536 MiB headroom").owner(Optional.of("gs-qu-a")).build());
         }
         List<JobResult> d = new ArrayList<>();
         for (int i = 1; i <= done; i++) {

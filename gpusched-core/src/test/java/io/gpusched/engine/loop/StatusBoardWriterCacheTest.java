@@ -23,7 +23,8 @@ class StatusBoardWriterCacheTest {
     void unchangedBoard_isNotRewritten_changedBoardIs() throws Exception {
         Path file = dir.resolve("status.txt");
         StatusBoardWriter w = new StatusBoardWriter(file);
-        List<StatusBoard.Pending> pending = List.of(new StatusBoard.Pending(1, "a", OptionalLong.of(1024), 0, "blocked"));
+        List<StatusBoard.Pending> pending = List.of(StatusBoard.Pending.builder(1, "a")
+                .declaredMib(OptionalLong.of(1024)).reason("blocked").build());
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
         w.accept(new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), pending, List.of())));
         String first = Files.readString(file);
@@ -31,7 +32,7 @@ class StatusBoardWriterCacheTest {
         Files.delete(file);
         w.accept(new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), pending, List.of())));
         assertFalse(Files.exists(file), "same board: no write");
-        List<StatusBoard.Pending> other = List.of(new StatusBoard.Pending(2, "b", OptionalLong.empty(), 0, ""));
+        List<StatusBoard.Pending> other = List.of(StatusBoard.Pending.builder(2, "b").build());
         w.accept(new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), other, List.of())));
         assertTrue(Files.readString(file).contains("job 2"));
         w.accept(new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), other, List.of())));
@@ -43,13 +44,14 @@ class StatusBoardWriterCacheTest {
         Path json = dir.resolve("status.json");
         StatusBoardWriter w = new StatusBoardWriter(dir.resolve("status.txt"));
         List<StatusBoard.Pending> pending = List.of(
-                new StatusBoard.Pending(2, "say \"hi\" — ünïcode", OptionalLong.of(1024), 1, "needs 1 GPU"),
-                new StatusBoard.Pending(3, "b", OptionalLong.empty(), 0, ""));
+                StatusBoard.Pending.builder(2, "say \"hi\" — ünïcode").declaredMib(OptionalLong.of(1024)).attempts(1)
+                        .reason("needs 1 GPU").build(),
+                StatusBoard.Pending.builder(3, "b").build());
         List<io.gpusched.model.JobResult> done = List.of(new io.gpusched.model.JobResult("k#0", 1, "true", List.of(0),
                 io.gpusched.model.JobStatus.OK, 0, OptionalLong.of(1024), java.util.Map.of(0, 700L),
                 io.gpusched.model.Verdict.WITHIN, java.util.OptionalDouble.of(42.5), Duration.ofMillis(1500)));
-        List<StatusBoard.Running> running = List.of(new StatusBoard.Running(4, "sleep 9", List.of(0, 1),
-                Duration.ofSeconds(3), java.util.Map.of(0, 10L, 1, 20L), 25, java.util.Optional.empty()));
+        List<StatusBoard.Running> running = List.of(StatusBoard.Running.builder(4, "sleep 9").gpus(List.of(0, 1))
+                .elapsed(Duration.ofSeconds(3)).currentMib(java.util.Map.of(0, 10L, 1, 20L)).peakMib(25).build());
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
         for (SchedulerEvent.StatusUpdated s : List.of(
                 new SchedulerEvent.StatusUpdated(t, new StatusBoard(running, pending, done)),
@@ -57,7 +59,8 @@ class StatusBoardWriterCacheTest {
                 new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), pending, done)),
                 // new lists that keep some rows (re-used) and drop or add others
                 new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(pending.get(1),
-                        new StatusBoard.Pending(5, "c", OptionalLong.of(1), 0, "r")), List.of())),
+                        StatusBoard.Pending.builder(5, "c").declaredMib(OptionalLong.of(1)).reason("r")
+                                .build()), List.of())),
                 new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), List.of(), done)),
                 // earlier outcomes and interrupted jobs (the last board of a stopped run)
                 new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), pending, List.of(), done,
@@ -82,16 +85,18 @@ class StatusBoardWriterCacheTest {
         List<StatusBoard.Pending> rows = new java.util.ArrayList<>();
         int next = 1;
         for (; next <= 1200; next++) { // many chunks of rows, so that most are kept and some made again
-            rows.add(new StatusBoard.Pending(next, "echo " + next, OptionalLong.of(1024), 0, "blocked"));
+            rows.add(StatusBoard.Pending.builder(next, "echo " + next).declaredMib(OptionalLong.of(1024))
+                    .reason("blocked").build());
         }
         Instant t = Instant.parse("2026-01-01T00:00:00Z");
         for (int step = 0; step < 50; step++) {
             // What the engine does between boards: jobs join at the end or in the middle, jobs start (leave),
             // a plan reorders, a row's reason changes (a new row object for the same job).
             switch (random.nextInt(6)) {
-                case 0, 1 -> rows.add(new StatusBoard.Pending(next++, "echo " + next, OptionalLong.of(1024), 0, "blocked"));
+                case 0, 1 -> rows.add(StatusBoard.Pending.builder(next++, "echo " + next)
+                        .declaredMib(OptionalLong.of(1024)).reason("blocked").build());
                 case 2 -> rows.add(rows.isEmpty() ? 0 : random.nextInt(rows.size()),
-                        new StatusBoard.Pending(next++, "ünï " + next, OptionalLong.empty(), 0, ""));
+                        StatusBoard.Pending.builder(next++, "ünï " + next).build());
                 case 3 -> {
                     if (!rows.isEmpty()) {
                         rows.remove(random.nextBoolean() ? 0 : random.nextInt(rows.size())); // the head starts, or any
@@ -106,7 +111,8 @@ class StatusBoardWriterCacheTest {
                     if (!rows.isEmpty()) {
                         int at = random.nextInt(rows.size());
                         StatusBoard.Pending p = rows.get(at);
-                        rows.set(at, new StatusBoard.Pending(p.no(), p.command(), p.declaredMib(), 1, "now " + step));
+                        rows.set(at, StatusBoard.Pending.builder(p.no(), p.command()).declaredMib(p.declaredMib())
+                                .attempts(1).reason("now " + step).build());
                     }
                 }
             }

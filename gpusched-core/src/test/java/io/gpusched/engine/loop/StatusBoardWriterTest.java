@@ -23,8 +23,9 @@ class StatusBoardWriterTest {
 
     @Test
     void doneRowsSayDeclarationVerdictsInTheLogsWords() {
-        StatusBoard board = new StatusBoard(List.of(), List.of(new StatusBoard.Pending(4, "big", OptionalLong.of(16384), 1,
-                "needs 1 GPU with ≥ 16896 MiB headroom; best is gpu0 with 4000 MiB")),
+        StatusBoard board = new StatusBoard(List.of(), List.of(StatusBoard.Pending.builder(4, "big")
+                .declaredMib(OptionalLong.of(16384)).attempts(1)
+                .reason("needs 1 GPU with ≥ 16896 MiB headroom; best is gpu0 with 4000 MiB").build()),
                 List.of(done(1, JobStatus.OK, Verdict.OVER), done(2, JobStatus.OK, Verdict.UNDER), done(3, JobStatus.FAILED, Verdict.NOT_JUDGED)));
         String text = StatusBoardWriter.render(new SchedulerEvent.StatusUpdated(Instant.EPOCH, board));
         assertTrue(text.contains("✓ job 1   ok, under-declared (exit 0, peak 1500 MiB) — cmd 1"), text);
@@ -36,12 +37,14 @@ class StatusBoardWriterTest {
     @Test
     void runningRowsKeepTheirColumnsForNarrowAndWideValues() {
         List<StatusBoard.Running> running = List.of(
-                new StatusBoard.Running(7, "python train.py", List.of(0), Duration.ofSeconds(5), Map.of(0, 1200L), 1300,
-                        java.util.Optional.empty()),
-                new StatusBoard.Running(1234, "torchrun x", List.of(3, 1), Duration.ofSeconds(123456),
-                        Map.of(3, 10L, 1, 20L), 25, java.util.Optional.of(io.gpusched.event.SchedulerEvent.StopReason.TIMEOUT)),
-                new StatusBoard.Running(42, "idle", List.of(2), Duration.ZERO, Map.of(), 0,
-                        java.util.Optional.of(io.gpusched.event.SchedulerEvent.StopReason.CANCELLED)));
+                StatusBoard.Running.builder(7, "python train.py").gpus(List.of(0)).elapsed(Duration.ofSeconds(5))
+                        .currentMib(Map.of(0, 1200L)).peakMib(1300).build(),
+                StatusBoard.Running.builder(1234, "torchrun x").gpus(List.of(3, 1)).elapsed(Duration.ofSeconds(123456))
+                        .currentMib(Map.of(3, 10L, 1, 20L)).peakMib(25)
+                        .stopping(java.util.Optional.of(io.gpusched.event.SchedulerEvent.StopReason.TIMEOUT)).build(),
+                StatusBoard.Running.builder(42, "idle").gpus(List.of(2))
+                        .stopping(java.util.Optional.of(io.gpusched.event.SchedulerEvent.StopReason.CANCELLED))
+                        .build());
         String text = StatusBoardWriter.render(new SchedulerEvent.StatusUpdated(Instant.EPOCH,
                 new StatusBoard(running, List.of(), List.of())));
         String nl = System.lineSeparator();
