@@ -87,9 +87,15 @@ record QueueFormat(List<Column> columns) {
             this(field, width, right, Optional.empty());
         }
 
-        /** @return its title: the field's, or the attribute's key in capitals for one attribute's notes */
+        /**
+         * @return its title: the field's, or the attribute's key in capitals for one attribute's notes; the
+         *     notes' column while the table shows one attribute is titled by it too ({@code COMMENT}, as
+         *     squeue titles {@code %k})
+         */
         String title() {
-            return note.map(a -> a.key().toUpperCase(Locale.ROOT)).orElse(field.title);
+            Optional<Attribute> one = note.isPresent() || field != Field.NOTE || Attribute.SHOWN.size() != 1
+                    ? note : Optional.of(Attribute.SHOWN.get(0));
+            return one.map(a -> a.key().toUpperCase(Locale.ROOT)).orElse(field.title);
         }
     }
 

@@ -21,6 +21,14 @@ class QueueFormatTest {
     }
 
     @Test
+    void percentKIsTitledCommentAsInSqueue_whileCommentIsTheOneShownAttribute() {
+        assertEquals(List.of(io.gpusched.jobs.Attribute.COMMENT), io.gpusched.jobs.Attribute.SHOWN);
+        assertEquals("COMMENT", QueueFormat.parse("%k").columns().get(0).title());
+        assertEquals("COMMENT", QueueFormat.parse("comment").columns().get(0).title());
+        assertEquals("JOB", QueueFormat.parse("%i").columns().get(0).title());
+    }
+
+    @Test
     void aBadSpecIsOneLineNamingTheFields() {
         UsageException e = assertThrows(UsageException.class, () -> QueueFormat.parse("%i %q"));
         assertEquals("--format: unknown field %q; " + QueueFormat.known(), e.getMessage());
