@@ -99,7 +99,7 @@ class UniqueLinesPropertiesTest {
 
     @Test
     void theIndexNamesTheLineTheWalkOfTheFileNamed_forEveryUniqueLine() {
-        Property.forAll(tables()).tries(2000).check(t -> {
+        Property.forAll(tables()).tries(1000).check(t -> {
             Predicate<JobSpec> fileLine = j -> !t.submissions().contains(j.key());
             Predicate<JobSpec> stands = j -> t.standing().contains(j.key());
             Map<String, String> walked = scan(t.jobs(), fileLine, stands);
