@@ -30,16 +30,19 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The jobs the loop knows, one {@link Job} row each, found by key or by display number: the one place
- * the parts read a job from. A row joins what the journal's fold says (number, state, attempts, the run
- * in flight, the owner a submission names), the queue's spec of it, and what only the loop knows of it,
+ * The jobs the loop knows, one {@link Job} row each, found by key ({@link #job}) or by display number
+ * ({@link #byNo}): the one place the parts read a job from. A row joins what the journal's fold says
+ * (number, state, attempts, the declaration an OOM taught, the run in flight and what it runs as, the
+ * submission and the owner it names), the queue's spec of it, and what only the loop knows of it,
  * kept here and nowhere else: its run under this scheduler ({@link #started}, {@link #run}), where it
  * waits ({@link #since}, {@link #position}), and, for a job that ended, whether it ended before this run
  * and what its line said when it ended ({@link #retryNow}, {@link #firstSightOfEarlier}, {@link #edited}).
  *
- * <p>The journal stays the record: the table reads its fold, so a row can never disagree with what is
- * durable, and compaction (which folds anew) needs no rebuild. Loop thread only; writers check it
- * (under -ea, as in tests).
+ * <p>The journal stays the record: the table reads its fold, whose {@link JournalState#apply} is the one
+ * place a journaled event changes a job, so a row can never disagree with what is durable, and
+ * compaction (which folds anew) needs no rebuild. No other part of the engine reads the fold's records;
+ * the table walks them all only at start-up ({@link #open}, {@link #launchingAtStart}). Loop thread only;
+ * writers check it (under -ea, as in tests).
  */
 public final class JobTable {
     private final Supplier<JournalState> journal;
