@@ -16,7 +16,6 @@ import io.gpusched.model.GpuschedException;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.RunHandle;
 import java.util.List;
@@ -68,7 +67,7 @@ final class Controls {
      *     directory's ({@link JobOutput}); empty too when the journal knows no such number
      */
     Optional<java.nio.file.Path> outputFile(int no) {
-        return table.byNo(no).flatMap(j -> durability.state().submission(j.id().key())).flatMap(JobOutput::file);
+        return table.byNo(no).flatMap(JobTable.Job::submission).flatMap(JobOutput::file);
     }
 
     /**
@@ -97,11 +96,11 @@ final class Controls {
         if (job.get().state().terminal() || j.cancel()) {
             return CancelOutcome.ALREADY_ENDED;
         }
-        JobRecord r = durability.state().record(j.key());
-        if (r.handle().isPresent() && !(r.handle().get() instanceof RunHandle.Unknown)) {
+        JobTable.Job r = job.get();
+        if (r.startedAs().isPresent() && !(r.startedAs().get() instanceof RunHandle.Unknown)) {
             // An orphan of a dead scheduler: its session is stopped; when it is gone it ends as interrupted
             // and, being cancelled now, never runs again.
-            signals.terminate(r.runningPgid().getAsLong(), leases.entryOf(r));
+            signals.terminate(r.session().getAsLong(), leases.entryOf(r));
         }
         outcomes.cancelledBeforeStart(j, no);
         return CancelOutcome.CANCELLED;
@@ -113,8 +112,7 @@ final class Controls {
         if (job.isEmpty()) {
             return io.gpusched.model.LeaseEnd.NOT_HELD;
         }
-        String key = job.get().id().key();
-        return leases.ended(job.get().run(), durability.state().record(key), key, token, status);
+        return leases.ended(job.get(), token, status);
     }
 
     /**
@@ -135,8 +133,7 @@ final class Controls {
     /** @return whether the lease of this number is held under this token (a holder that came back) */
     boolean leaseHeld(int no, String token) {
         Optional<JobTable.Job> job = table.byNo(no);
-        return job.isPresent() && leases.held(job.get().run(), durability.state().record(job.get().id().key()),
-                job.get().id().key(), token);
+        return job.isPresent() && leases.held(job.get(), token);
     }
 
     /**
@@ -153,9 +150,9 @@ final class Controls {
             }
         }
         for (JobSpec j : queue) {
-            JobRecord r = durability.state().record(j.key());
-            if (!r.terminal() && !j.cancel() && owner.equals(table.owner(j.key()))) {
-                r.no().ifPresent(nos::add);
+            JobTable.Job r = table.job(j.key());
+            if (!r.terminal() && !j.cancel() && owner.equals(r.owner()) && r.numbered()) {
+                nos.add(r.no());
             }
         }
         java.util.SortedMap<Integer, CancelOutcome> outcomes = new java.util.TreeMap<>();

@@ -591,7 +591,7 @@ public final class Engine {
         RunNames names = new RunNames(logDir, journal.path());
         durability = new Durability(journal, runFiles, reporter, clock, () -> dirty = true);
         reporter.holdFor(durability);
-        table.open(journal.state().records());
+        table.open();
         FairShare fairShare = new FairShare(options.policy().fairShareHalfLife());
         try {
             runFiles.createDirectory();
@@ -618,7 +618,8 @@ public final class Engine {
                 reader::lastGpus, ports.cluster());
         queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter);
         settlement = new Settlement(durability, source, outcomes, reporter, clock, table, orphans, queue);
-        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, maxQueuedPerUser, dedup);
+        submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, table, maxQueuedPerUser,
+                dedup);
         Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, table, procFs,
                 reporter, clock, this::post, source::ruleOf,
                 ports.cluster());

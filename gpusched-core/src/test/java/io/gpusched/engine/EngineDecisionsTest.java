@@ -168,6 +168,25 @@ class EngineDecisionsTest {
     }
 
     @Test
+    void aUniqueLineWaitsWhileAnEarlierLineOfTheSameJobRuns_andRunsOnceThatOneFails() throws Exception {
+        start(FAST, new StubBackend(2, 24000), "[vram=1G] train.sh", "[vram=1G unique] train.sh");
+
+        FakeRunDriver.Run first = driver.nextStart();
+        assertEquals(1, first.no());
+        SchedulerEvent.Warning told = await(SchedulerEvent.Warning.class, w -> w.message().contains("is unique"));
+        assertTrue(told.message().contains("same job as line 1 (job 1)"), told.message());
+        Thread.sleep(150);
+        assertEquals(1, driver.runs.size(), "a free GPU, but line 1 stands for line 2");
+
+        driver.exit(first, "no data\n", 2);
+        FakeRunDriver.Run second = driver.nextStart();
+        assertEquals(2, second.no(), "line 1 failed: it no longer stands for line 2");
+        driver.exit(second, "", 0);
+        assertEquals(JobStatus.FAILED, finished(1).status());
+        assertEquals(JobStatus.OK, finished(2).status());
+    }
+
+    @Test
     void aJobWhoseDependencyFailedFailsWithoutEverStarting() throws Exception {
         start(FAST, new StubBackend(1, 24000), "[vram=1G name=prep] prep.sh", "[vram=1G after=prep] train.sh");
 

@@ -18,7 +18,6 @@ import io.gpusched.cluster.ClusterDriver;
 import io.gpusched.cluster.ClusterRun;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.RunHandle;
 import java.io.IOException;
@@ -27,7 +26,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -79,20 +77,20 @@ public final class Orphans {
 
     /**
      * @param spec the job
-     * @param r its record: started, no outcome
+     * @param r its row: started, no outcome
      * @param no its display number
      * @return whether it is a running job now
      */
-    public boolean adopt(JobSpec spec, JobRecord r, int no) {
+    public boolean adopt(JobSpec spec, JobTable.Job r, int no) {
         if (cluster.isPresent()) {
             return adoptFromCluster(cluster.get(), spec, r, no);
         }
-        if (r.run().isEmpty() || r.runningPgid().isEmpty()) {
+        if (r.runNo().isEmpty() || r.session().isEmpty()) {
             return false;
         }
-        long run = r.run().getAsLong();
-        long sid = r.runningPgid().getAsLong();
-        boolean lease = r.handle().get() instanceof RunHandle.Lease;
+        long run = r.runNo().getAsLong();
+        long sid = r.session().getAsLong();
+        boolean lease = r.startedAs().get() instanceof RunHandle.Lease;
         Optional<CompletableFuture<?>> leader = lease ? Optional.empty() : procFs.onExit(sid);
         if (!lease && leader.isEmpty()) {
             return false;
@@ -129,8 +127,8 @@ public final class Orphans {
      * never handed over as far as the journal knows: pending again (the cluster's driver still finds it
      * by name if it got that far).
      */
-    private boolean adoptFromCluster(ClusterDriver to, JobSpec spec, JobRecord r, int no) {
-        java.util.OptionalLong id = durability.state().slurmJob(spec.key());
+    private boolean adoptFromCluster(ClusterDriver to, JobSpec spec, JobTable.Job r, int no) {
+        java.util.OptionalLong id = r.slurmJob();
         if (id.isEmpty()) {
             return false;
         }
@@ -143,7 +141,7 @@ public final class Orphans {
             return false;
         }
         RunningJob rj = new RunningJob(spec, no, declared, List.of(), RunHandle.NO_SESSION, run.log(), clock.now(),
-                r.run().orElse(0), 0, Optional.empty());
+                r.runNo().orElse(0), 0, Optional.empty());
         rj.elsewhere = Optional.of(run);
         table.started(rj);
         followEnd(rj, run, inbox);
@@ -173,13 +171,9 @@ public final class Orphans {
      */
     public void recoverLaunches() {
         List<JournalEvent> settled = new ArrayList<>();
-        for (Map.Entry<String, JobRecord> e : durability.state().records().entrySet()) {
-            JobRecord r = e.getValue();
-            if (!r.launching() || r.run().isEmpty()) {
-                continue;
-            }
-            int no = r.no().orElse(0);
-            long run = r.run().getAsLong();
+        for (JobTable.Job r : table.launchingAtStart()) {
+            int no = r.no();
+            long run = r.runNo().getAsLong();
             OptionalLong pid = runFiles.pid(no, run);
             if (pid.isEmpty()) {
                 for (long c : procFs.carriers(names.entry(run))) {
@@ -193,8 +187,8 @@ public final class Orphans {
                 // Ran to its end, pid file lost: its session is unknown, and matches no process.
                 pid = OptionalLong.of(new RunHandle.Unknown().pgid());
             }
-            settled.add(pid.isPresent() ? new JournalEvent.Started(e.getKey(), pid.getAsLong(), r.gpus())
-                    : new JournalEvent.Interrupted(e.getKey()));
+            settled.add(pid.isPresent() ? new JournalEvent.Started(r.key(), pid.getAsLong(), r.gpus())
+                    : new JournalEvent.Interrupted(r.key()));
         }
         if (!settled.isEmpty()) {
             durability.record(settled);
@@ -202,12 +196,12 @@ public final class Orphans {
     }
 
     /**
-     * @param r the record of a job whose run a dead scheduler left (started, no outcome)
+     * @param r the row of a job whose run a dead scheduler left (started, no outcome)
      * @return whether its session still lives here, so it is waited for; a lease's or an unknown
      *     session has nothing here to wait for
      */
-    public boolean sessionAlive(JobRecord r) {
-        if (r.handle().isEmpty() || !(r.handle().get() instanceof RunHandle.Session session)) {
+    public boolean sessionAlive(JobTable.Job r) {
+        if (r.startedAs().isEmpty() || !(r.startedAs().get() instanceof RunHandle.Session session)) {
             return false;
         }
         return procFs.sessionAlive(session.pgid()) || procFs.onExit(session.pgid()).isPresent();
@@ -224,6 +218,6 @@ public final class Orphans {
 
     /** Where the run writes: as the dispatcher chose when it started it. */
     private Path log(String key, int no, List<Integer> gpus) {
-        return durability.state().submission(key).flatMap(JobOutput::file).orElse(names.log(no, gpus));
+        return table.job(key).submission().flatMap(JobOutput::file).orElse(names.log(no, gpus));
     }
 }

@@ -27,7 +27,6 @@ import io.gpusched.options.SchedulerOptions;
 import io.gpusched.event.StatusBoard;
 import io.gpusched.model.Verdict;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.RunHandle;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.outcome.AttemptFacts;
@@ -268,18 +267,18 @@ public final class Outcomes {
      * while no scheduler watched: journal that outcome (an OOM still retries). Otherwise it was killed
      * before its command ended and is pending again.
      */
-    public void orphanEnded(JobSpec spec, JobRecord r) {
-        int no = r.no().orElse(0);
-        if (r.run().isPresent()) {
+    public void orphanEnded(JobSpec spec, JobTable.Job r) {
+        int no = r.no();
+        if (r.runNo().isPresent()) {
             // Its session is gone; a daemon it started may have left the session but not the run.
-            leftovers.killNow(new ProcFs.Run(r.runningPgid().orElse(0), names.entry(r.run().getAsLong()), 0));
+            leftovers.killNow(new ProcFs.Run(r.session().orElse(0), names.entry(r.runNo().getAsLong()), 0));
             if (spec.environment().tty()) {
                 // Its shell may have been killed before it removed its tmux socket; its server is dead now.
                 io.gpusched.engine.spawn.TtySockets.removeLeftOver(names.tty(no), table.owner(spec.key()));
             }
         }
-        OptionalInt code = r.run().isPresent() ? runFiles.exitCode(no, r.run().getAsLong()) : OptionalInt.empty();
-        boolean lease = r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent();
+        OptionalInt code = r.runNo().isPresent() ? runFiles.exitCode(no, r.runNo().getAsLong()) : OptionalInt.empty();
+        boolean lease = r.startedAs().filter(h -> h instanceof RunHandle.Lease).isPresent();
         if (code.isEmpty() && lease) {
             // A lease's command is its client's: never run again here, even with its end unknown.
             reporter.warnOnce("job " + no + " (srun) ended while no scheduler watched and its client never said how;"
@@ -294,10 +293,10 @@ public final class Outcomes {
         reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
                 + " was watching; recorded as its client said, not run again" : "job " + no + " ended with exit status "
                 + code.getAsInt() + " while no scheduler was watching;"
-                + " recorded from " + runFiles.exitFile(no, r.run().getAsLong()) + ", not run again");
+                + " recorded from " + runFiles.exitFile(no, r.runNo().getAsLong()) + ", not run again");
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
         settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), names.log(no, r.gpus()), false,
-                Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.run().getAsLong()).orElse(Duration.ZERO), r.run(),
+                Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.runNo().getAsLong()).orElse(Duration.ZERO), r.runNo(),
                 false, Optional.empty(), Optional.empty()));
     }
 
@@ -307,9 +306,9 @@ public final class Outcomes {
     /** Journals and reports an attempt's end: an OOM retry, or the job's final outcome. */
     private void settle(Ending end) {
         String key = end.spec().key();
-        JobRecord rec = durability.state().record(key);
+        JobTable.Job rec = table.job(key);
         // A job run as its owner wrote its output where its owner chose: read as them, never as root.
-        Optional<String> asOwner = durability.state().submission(key).filter(JobOutput::runsAsOwner)
+        Optional<String> asOwner = rec.submission().filter(JobOutput::runsAsOwner)
                 .map(JournalEvent.Submitted::owner);
         boolean failed = end.exitCode() != 0 && end.stopping().isEmpty();
         String tail = !failed ? "" : asOwner.isPresent()

@@ -12,7 +12,7 @@ import io.gpusched.engine.spawn.RunningJob;
 
 import io.gpusched.model.Grant;
 import io.gpusched.model.LeaseEnd;
-import io.gpusched.journal.JobRecord;
+import io.gpusched.engine.table.JobTable;
 import io.gpusched.journal.RunHandle;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -129,17 +129,18 @@ public final class Leases implements RunDriver {
      * A client says how its command ended ({@code status}) or that it is gone without knowing
      * (empty). Checked against the run's token, which only the grant's holder has.
      *
-     * @param running the lease run if it runs under this scheduler
-     * @param record the job's journal record
+     * @param job the lease's job, as the table has it now
      */
-    public LeaseEnd ended(Optional<RunningJob> running, JobRecord record, String key, String token, OptionalInt status) {
-        if (record.terminal()) {
+    public LeaseEnd ended(JobTable.Job job, String token, OptionalInt status) {
+        Optional<RunningJob> running = job.run();
+        String key = job.key();
+        if (job.terminal()) {
             return LeaseEnd.ALREADY_ENDED;
         }
-        if (!tokenMatches(running, record, token)) {
+        if (!tokenMatches(running, job, token)) {
             return LeaseEnd.NOT_HELD;
         }
-        long run = running.map(rj -> rj.run).orElse(record.run().orElse(0));
+        long run = running.map(rj -> rj.run).orElse(job.runNo().orElse(0));
         Waiter w = waiters.get(key);
         if (status.isEmpty()) {
             if (w != null) {
@@ -147,7 +148,7 @@ public final class Leases implements RunDriver {
             }
             return LeaseEnd.RECORDED;
         }
-        int no = record.no().orElse(0);
+        int no = job.no();
         try {
             Files.createDirectories(runFiles.dir());
             Files.write(runFiles.exitFile(no, run), (status.getAsInt() + "\n").getBytes(StandardCharsets.US_ASCII));
@@ -162,28 +163,28 @@ public final class Leases implements RunDriver {
     }
 
     /** @return whether the lease is held under this token; a holder that came back is no longer gone */
-    public boolean held(Optional<RunningJob> running, JobRecord record, String key, String token) {
-        if (record.terminal() || !tokenMatches(running, record, token)) {
+    public boolean held(JobTable.Job job, String token) {
+        if (job.terminal() || !tokenMatches(job.run(), job, token)) {
             return false;
         }
-        Waiter w = waiters.get(key);
+        Waiter w = waiters.get(job.key());
         if (w != null) {
             w.gone = false;
         }
         return true;
     }
 
-    private boolean tokenMatches(Optional<RunningJob> running, JobRecord record, String token) {
-        OptionalLong run = running.map(rj -> OptionalLong.of(rj.run)).orElse(record.run());
-        OptionalLong sid = running.map(rj -> OptionalLong.of(rj.pid)).orElse(record.runningPgid());
+    private boolean tokenMatches(Optional<RunningJob> running, JobTable.Job job, String token) {
+        OptionalLong run = running.map(rj -> OptionalLong.of(rj.run)).orElse(job.runNo());
+        OptionalLong sid = running.map(rj -> OptionalLong.of(rj.pid)).orElse(job.session());
         return run.isPresent() && sid.isPresent() && RunHandle.ofPgid(sid.getAsLong()) instanceof RunHandle.Lease
                 && names.token(run.getAsLong()).equals(token);
     }
 
-    /** @return the entry a lease run's processes carry, for a journal record of a started lease; else empty */
-    public Optional<String> entryOf(JobRecord r) {
-        return r.handle().filter(h -> h instanceof RunHandle.Lease).isPresent() && r.run().isPresent()
-                ? Optional.of(names.entry(r.run().getAsLong())) : Optional.empty();
+    /** @return the entry a lease run's processes carry, for a job whose started lease has no outcome yet; else empty */
+    public Optional<String> entryOf(JobTable.Job r) {
+        return r.startedAs().filter(h -> h instanceof RunHandle.Lease).isPresent() && r.runNo().isPresent()
+                ? Optional.of(names.entry(r.runNo().getAsLong())) : Optional.empty();
     }
 
     /** Ends the leases whose clients went away once no process of theirs is left. */

@@ -1,7 +1,7 @@
 package io.gpusched.engine.queue;
 
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JobRecord;
+import io.gpusched.engine.table.JobTable;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.JournalState;
 import io.gpusched.model.DuplicateJobException;
@@ -38,17 +38,20 @@ final class Duplicates {
     }
 
     private final Supplier<JournalState> state;
+    private final JobTable table;
     private final Function<JournalEvent.Submitted, JobSpec> specOf;
     private final MessageDigest sha;
     /** Null until the first {@code unique} submission asks. */
     private Map<Fingerprint, String> byContent;
 
     /**
-     * @param state the journal's fold, as it stands
+     * @param state the journal's fold, as it stands, for its submissions
+     * @param table the jobs, for where each stands
      * @param specOf a journaled submission's job, as a restart queues it again
      */
-    Duplicates(Supplier<JournalState> state, Function<JournalEvent.Submitted, JobSpec> specOf) {
+    Duplicates(Supplier<JournalState> state, JobTable table, Function<JournalEvent.Submitted, JobSpec> specOf) {
         this.state = state;
+        this.table = table;
         this.specOf = specOf;
         try {
             this.sha = MessageDigest.getInstance("SHA-256");
@@ -87,13 +90,13 @@ final class Duplicates {
         if (key == null) {
             return Optional.empty();
         }
-        JobRecord r = state.get().record(key);
+        JobTable.Job r = table.job(key);
         Optional<JobState> said = said(r);
         if (said.isEmpty()) {
             byContent.remove(f);
             return Optional.empty();
         }
-        return Optional.of(new DuplicateJobException(r.no().getAsInt(), said.get()));
+        return Optional.of(new DuplicateJobException(r.no(), said.get()));
     }
 
     /** @return whether the index is built: then every submission taken must be added ({@link #taken}) */
@@ -117,14 +120,14 @@ final class Duplicates {
             return;
         }
         String before = byContent.get(f);
-        if (before == null || said(state.get().record(before)).isEmpty()) {
+        if (before == null || said(table.job(before)).isEmpty()) {
             byContent.put(f, key);
         }
     }
 
     /** Where a job stands for a duplicate's answer; empty when it no longer stands for one (ended not ok, forgotten). */
-    private static Optional<JobState> said(JobRecord r) {
-        if (r.no().isEmpty()) {
+    private static Optional<JobState> said(JobTable.Job r) {
+        if (!r.numbered()) {
             return Optional.empty();
         }
         return switch (r.state()) {
@@ -139,10 +142,10 @@ final class Duplicates {
         Map<Fingerprint, String> m = new HashMap<>();
         JournalState s = state.get();
         for (JournalEvent.Submitted sub : s.submissions()) {
-            if (said(s.record(sub.key())).isPresent()) {
+            if (said(table.job(sub.key())).isPresent()) {
                 Fingerprint f = fingerprint(sub.owner(), sub.cwd(), specOf.apply(sub));
                 String before = m.get(f);
-                if (before == null || said(s.record(before)).isEmpty()) {
+                if (before == null || said(table.job(before)).isEmpty()) {
                     m.put(f, sub.key());
                 }
             }

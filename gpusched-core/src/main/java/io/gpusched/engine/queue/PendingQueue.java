@@ -9,7 +9,6 @@ import io.gpusched.engine.table.JobsSource;
 
 import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.LearnedVram;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.policy.Dependencies;
@@ -107,7 +106,7 @@ public final class PendingQueue {
     }
 
     int no(String key) {
-        return durability.state().record(key).no().orElse(0);
+        return table.job(key).no();
     }
 
     /** Gives each job seen for the first time its display number, and forgets deleted lines' earlier outcomes. */
@@ -116,7 +115,7 @@ public final class PendingQueue {
         int next = durability.state().nextNo();
         Set<String> batch = new HashSet<>();
         for (JobSpec j : jobs) {
-            if (durability.state().record(j.key()).no().isEmpty() && batch.add(j.key())) {
+            if (!table.job(j.key()).numbered() && batch.add(j.key())) {
                 seen.add(new JournalEvent.Seen(j.key(), next++, j.command()));
             }
         }
@@ -137,8 +136,8 @@ public final class PendingQueue {
                 }
                 continue;
             }
-            JobRecord r = durability.state().record(j.key());
-            if (!r.terminal() && r.runningPgid().isEmpty()) {
+            JobTable.Job r = table.job(j.key());
+            if (!r.terminal() && r.session().isEmpty()) {
                 outcomes.cancelledBeforeStart(j, no(j.key()));
             }
         }
@@ -149,30 +148,31 @@ public final class PendingQueue {
      * {@link Settlement#settle} wrote what had to be written. Live orphans, running and ended jobs are
      * not pending; jobs that wait for others are held, with the reason the settlement found. A
      * {@code unique} line of the jobs file is left out while an earlier line of the same job stands for it
-     * ({@link #standingFor}).
+     * ({@link UniqueLines}).
      */
     public void compute(List<JobSpec> jobs, Map<String, String> waitingFor, Instant now) {
         List<PendingJob> out = new ArrayList<>();
         List<PendingJob> waiting = new ArrayList<>();
         Map<String, String> waitingReasons = new HashMap<>();
-        Map<String, String> standing = standingFor(jobs);
+        UniqueLines unique = uniqueLines(jobs);
         long position = -1;
         for (JobSpec j : jobs) {
             position++;
             if (table.isRunning(j.key())) {
                 continue;
             }
-            JobRecord r = durability.state().record(j.key());
-            if (r.handle().isPresent() || r.terminal() || j.cancel()) {
+            JobTable.Job r = table.job(j.key());
+            if (r.startedAs().isPresent() || r.terminal() || j.cancel()) {
                 continue; // a live orphan (a gone one was settled), an ended job, or one cancelled
             }
-            if (j.unique() && !standing.isEmpty()) {
-                String first = standing.get(sameLines.get((int) position));
-                if (first != null && !first.equals(j.key())) {
+            if (j.unique() && !unique.isEmpty()) {
+                java.util.OptionalInt at = unique.firstStanding((int) position, this::stands);
+                if (at.isPresent() && !jobs.get(at.getAsInt()).key().equals(j.key())) {
+                    JobSpec first = jobs.get(at.getAsInt());
                     // Said once, whichever state the first is in: it may go from queued to running to ok.
                     if (toldDuplicate.add(j.key())) {
                         reporter.warnOnce("line " + j.line() + " (job " + no(j.key()) + ") is unique and the same job as line "
-                            + jobLine(jobs, first) + " (job " + no(first) + "), which is queued, running or done ok: not run"
+                            + first.line() + " (job " + no(first.key()) + "), which is queued, running or done ok: not run"
                             + " (it runs if that one ends otherwise than ok)");
                     }
                     continue;
@@ -195,67 +195,40 @@ public final class PendingQueue {
 
     /** The unique lines the log was told are left out (each once; few, as each is a line of the file). */
     private final Set<String> toldDuplicate = new HashSet<>();
-    /** The jobs of {@link #sameLines}, by identity: the source's list they were written for. */
-    private List<JobSpec> sameLinesOf = List.of();
-    /** {@link JobSpec#sameJobLine()} of each job of the source's list (null for a submission), once per list. */
-    private List<String> sameLines = List.of();
+    /** The index of unique lines, and the queue list it was built for (by identity: a new list, a new index). */
+    private UniqueLines uniqueLines = UniqueLines.of(List.of(), j -> true);
+    private List<JobSpec> uniqueLinesOf = List.of();
 
     /**
-     * The first line of the jobs file (in file order) of each job that still stands for it: queued,
-     * running or ended ok. Empty when no line is {@code unique}, so a file without one costs one pass.
+     * The index of this queue list's {@code unique} file lines, built when the list is another one (lines
+     * joined or left), so a round looks up each unique line it reaches instead of walking the file.
      * Submissions are left out: they are deduplicated as they are taken, per owner ({@link Submissions}).
-     *
-     * @return {@link JobSpec#sameJobLine()} to the key of that line
      */
-    private Map<String, String> standingFor(List<JobSpec> jobs) {
-        if (jobs != sameLinesOf) {
-            sameLinesOf = jobs;
-            sameLines = List.of();
+    private UniqueLines uniqueLines(List<JobSpec> jobs) {
+        if (jobs != uniqueLinesOf) {
+            uniqueLinesOf = jobs;
             // Unique submissions are the submissions' business: a daemon full of them pays nothing here.
-            if (jobs.stream().anyMatch(j -> j.unique() && durability.state().submission(j.key()).isEmpty())) {
-                List<String> lines = new ArrayList<>(jobs.size());
-                for (JobSpec j : jobs) {
-                    lines.add(durability.state().submission(j.key()).isPresent() ? null : j.sameJobLine());
-                }
-                sameLines = lines;
-            }
+            uniqueLines = UniqueLines.of(jobs, j -> table.job(j.key()).submission().isEmpty());
         }
-        if (sameLines.isEmpty()) {
-            return Map.of();
-        }
-        Map<String, String> first = new HashMap<>();
-        for (int i = 0; i < jobs.size(); i++) {
-            String line = sameLines.get(i);
-            JobSpec j = jobs.get(i);
-            if (line != null && !j.cancel() && !first.containsKey(line) && said(j.key()).isPresent()) {
-                first.put(line, j.key());
-            }
-        }
-        return first;
+        return uniqueLines;
     }
 
-    private static int jobLine(List<JobSpec> jobs, String key) {
-        return jobs.stream().filter(j -> j.key().equals(key)).findFirst().map(JobSpec::line).orElse(0);
-    }
-
-    /** Where a file job stands for {@code unique}: pending, running or ok; empty once it ended otherwise. */
-    private Optional<io.gpusched.model.JobState> said(String key) {
-        if (table.run(key).isPresent()) {
-            return Optional.of(io.gpusched.model.JobState.RUNNING);
+    /** Whether a file job stands for {@code unique}: pending, running or ok; not once it ended otherwise. */
+    private boolean stands(JobSpec j) {
+        if (table.isRunning(j.key())) {
+            return true;
         }
-        return switch (durability.state().record(key).state()) {
-            case PENDING -> Optional.of(io.gpusched.model.JobState.PENDING);
-            case LAUNCHING, RUNNING -> Optional.of(io.gpusched.model.JobState.RUNNING);
-            case OK -> Optional.of(io.gpusched.model.JobState.OK);
-            default -> Optional.empty();
+        return switch (table.job(j.key()).state()) {
+            case PENDING, LAUNCHING, RUNNING, OK -> true;
+            default -> false;
         };
     }
 
-    private PendingJob pendingJob(JobSpec j, JobRecord r, long position, Instant now) {
+    private PendingJob pendingJob(JobSpec j, JobTable.Job r, long position, Instant now) {
         Optional<LearnedVram> learned = learned(j, r);
-        Instant waitingSince = table.since(j.key(), k -> durability.state().submission(k)
+        Instant waitingSince = table.since(j.key(), k -> r.submission()
                 .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
-        return new PendingJob(j, no(j.key()), declared(j, r, learned), r.attempts(),
+        return new PendingJob(j, r.no(), declared(j, r, learned), r.attempts(),
                 table.position(j.key(), position), waitingSince, table.owner(j.key()), learned);
     }
 
@@ -268,8 +241,8 @@ public final class PendingQueue {
      * @return it, pending; empty when the journal says it is not (ended, or a run of it in flight)
      */
     public Optional<PendingJob> joined(JobSpec j, long position, Instant now) {
-        JobRecord r = durability.state().record(j.key());
-        if (table.isRunning(j.key()) || r.handle().isPresent() || r.terminal() || j.cancel()) {
+        JobTable.Job r = table.job(j.key());
+        if (table.isRunning(j.key()) || r.startedAs().isPresent() || r.terminal() || j.cancel()) {
             return Optional.empty();
         }
         return Optional.of(pendingJob(j, r, position, now));
@@ -334,7 +307,7 @@ public final class PendingQueue {
     private long joins;
 
     /** @return where a job's declaration is learned from ({@code vram=auto}), unless an OOM's bump decides it */
-    private Optional<LearnedVram> learned(JobSpec j, JobRecord r) {
+    private Optional<LearnedVram> learned(JobSpec j, JobTable.Job r) {
         return r.nextVramMib().isEmpty() && j.learnVram()
                 ? LearnedVram.learn(j.command(), source.ruleOf(j.key()), durability.state().peaks(), spikeBuffer)
                 : Optional.empty();
@@ -344,11 +317,11 @@ public final class PendingQueue {
      * What a job's next attempt declares: an OOM's bump first (this job's own lesson), then what earlier
      * runs taught, then the line or its rule.
      */
-    OptionalLong declared(JobSpec j, JobRecord r) {
+    OptionalLong declared(JobSpec j, JobTable.Job r) {
         return declared(j, r, learned(j, r));
     }
 
-    private static OptionalLong declared(JobSpec j, JobRecord r, Optional<LearnedVram> learned) {
+    private static OptionalLong declared(JobSpec j, JobTable.Job r, Optional<LearnedVram> learned) {
         return r.nextVramMib().isPresent() ? r.nextVramMib()
                 : learned.isPresent() ? OptionalLong.of(learned.get().mib()) : j.vramMib();
     }
@@ -389,7 +362,7 @@ public final class PendingQueue {
     }
 
     private Dependencies.Known known(String key) {
-        JobRecord r = durability.state().record(key);
-        return new Dependencies.Known(r.no().orElse(0), r.terminal() ? Optional.of(r.status()) : Optional.empty());
+        JobTable.Job r = table.job(key);
+        return new Dependencies.Known(r.no(), r.terminal() ? Optional.of(r.state().journalName()) : Optional.empty());
     }
 }

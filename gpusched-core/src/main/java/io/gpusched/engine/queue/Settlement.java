@@ -10,7 +10,6 @@ import io.gpusched.engine.table.JobsSource;
 
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.model.JobId;
 import io.gpusched.model.JobResult;
@@ -79,8 +78,8 @@ public final class Settlement {
             if (table.isRunning(j.key())) {
                 continue;
             }
-            JobRecord r = durability.state().record(j.key());
-            if (r.runningPgid().isPresent() && !r.terminal() && adoption.adopt(j, r, queue.no(j.key()))) {
+            JobTable.Job r = table.job(j.key());
+            if (r.session().isPresent() && !r.terminal() && adoption.adopt(j, r, r.no())) {
                 orphansWarned.add(j.key());
             }
         }
@@ -96,10 +95,10 @@ public final class Settlement {
             if (table.isRunning(j.key())) {
                 continue;
             }
-            JobRecord r = durability.state().record(j.key());
-            int no = queue.no(j.key());
-            if (r.handle().isPresent()) {
-                long pgid = r.runningPgid().getAsLong();
+            JobTable.Job r = table.job(j.key());
+            int no = r.no();
+            if (r.startedAs().isPresent()) {
+                long pgid = r.session().getAsLong();
                 if (adoption.sessionAlive(r)) {
                     orphans.add(no);
                     if (orphansWarned.add(j.key())) {
@@ -109,13 +108,13 @@ public final class Settlement {
                 }
                 orphansWarned.remove(j.key());
                 outcomes.orphanEnded(j, r);
-                r = durability.state().record(j.key());
+                r = table.job(j.key());
             }
             if (table.retryNow(j, r)) {
                 reporter.emit(new SchedulerEvent.AlreadyEnded(clock.now(), no, j.key(), j.command(),
-                        JobTable.status(r), r.returncode().orElse(0), true));
+                        r.status(), r.returncode().orElse(0), true));
                 durability.record(List.of(new JournalEvent.Retry(j.key())));
-                r = durability.state().record(j.key());
+                r = table.job(j.key());
             }
             if (r.terminal()) {
                 table.forget(j.key());
@@ -125,9 +124,9 @@ public final class Settlement {
                 continue;
             }
             if (r.terminal()) {
-                table.firstSightOfEarlier(j, r, no, table.owner(j.key())).ifPresent(this::endedEarlier);
+                table.firstSightOfEarlier(j, r, no, r.owner()).ifPresent(this::endedEarlier);
                 if (table.edited(j)) {
-                    reporter.emit(new SchedulerEvent.EndedJobEdited(clock.now(), no, j.command(), JobTable.status(r)));
+                    reporter.emit(new SchedulerEvent.EndedJobEdited(clock.now(), no, j.command(), r.status()));
                 }
                 continue;
             }

@@ -5,12 +5,12 @@ import io.gpusched.engine.lease.Leases;
 import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.Reporter;
+import io.gpusched.engine.table.JobTable;
 import io.gpusched.engine.table.JobsSource;
 
 import io.gpusched.model.JobResult;
 import io.gpusched.model.SubmitContext;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,6 +38,7 @@ public final class Submissions {
     private final LoopClock clock;
     private final PendingQueue queue;
     private final Leases leases;
+    private final JobTable table;
     private final int maxQueuedPerUser;
     /** Whether every submission but a lease is {@code unique} ({@code serve --dedup}). */
     private final boolean dedupAll;
@@ -47,14 +48,16 @@ public final class Submissions {
     private List<JobResult> endedBefore = List.of();
 
     /**
+     * @param table the jobs, each read from its row
      * @param maxQueuedPerUser how many submissions not yet ended one owner may have
      * @param dedupAll whether every submission but an {@code srun} lease is {@code unique}
      *     ({@code serve --dedup}); an {@code srun} is only with its own {@code --unique}
      */
     public Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, LoopClock clock, PendingQueue queue,
-                Leases leases, int maxQueuedPerUser, boolean dedupAll) {
+                Leases leases, JobTable table, int maxQueuedPerUser, boolean dedupAll) {
         this.dedupAll = dedupAll;
-        this.duplicates = new Duplicates(durability::state, Submissions::spec);
+        this.table = table;
+        this.duplicates = new Duplicates(durability::state, table, Submissions::spec);
         this.leases = leases;
         this.maxQueuedPerUser = maxQueuedPerUser;
         this.queue = queue;
@@ -72,17 +75,17 @@ public final class Submissions {
     public void rebuild() {
         java.util.ArrayDeque<JobResult> before = new java.util.ArrayDeque<>();
         for (JournalEvent.Submitted s : durability.state().submissions()) {
-            JobRecord r = durability.state().record(s.key());
+            JobTable.Job r = table.job(s.key());
             JobSpec spec = spec(s);
             queue.learnNames(List.of(spec));
             if (r.terminal()) {
-                before.addLast(io.gpusched.engine.table.JobTable.earlierResult(spec, r, s.no(), s.owner()));
+                before.addLast(JobTable.earlierResult(spec, r, s.no(), s.owner()));
                 if (before.size() > ENDED_BEFORE_KEPT) {
                     before.removeFirst();
                 }
                 continue;
             }
-            if (isLease(s) && r.runningPgid().isEmpty() && !r.launching()) {
+            if (isLease(s) && r.session().isEmpty() && !r.launching()) {
                 // Its client waited on a connection that died with the last scheduler; nobody takes the grant.
                 reporter.warnOnce("job " + s.no() + " (srun) was still waiting when the scheduler stopped; cancelled, as"
                         + " its client no longer waits for it (gpusched srun asks again)");
@@ -221,7 +224,7 @@ public final class Submissions {
         if (key == null) {
             return Optional.empty();
         }
-        Optional<JournalEvent.Submitted> s = durability.state().submission(key);
+        Optional<JournalEvent.Submitted> s = table.job(key).submission();
         if (s.isEmpty()) {
             byRequest.remove(new RequestKey(owner, requestId));
         }
@@ -241,7 +244,7 @@ public final class Submissions {
      */
     private void repeat(JournalEvent.Submitted first, CompletableFuture<JobResult> result,
                         CompletableFuture<Integer> accepted) {
-        if (!durability.state().record(first.key()).terminal()) {
+        if (!table.job(first.key()).terminal()) {
             outcomes.awaited(first.key(), result);
         } else {
             outcomes.results().stream().filter(r -> r.key().equals(first.key())).findFirst().ifPresentOrElse(result::complete,

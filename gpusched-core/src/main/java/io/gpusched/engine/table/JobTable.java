@@ -30,16 +30,19 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * The jobs the loop knows, one {@link Job} row each, found by key or by display number: the one place
- * the parts read a job from. A row joins what the journal's fold says (number, state, attempts, the run
- * in flight, the owner a submission names), the queue's spec of it, and what only the loop knows of it,
+ * The jobs the loop knows, one {@link Job} row each, found by key ({@link #job}) or by display number
+ * ({@link #byNo}): the one place the parts read a job from. A row joins what the journal's fold says
+ * (number, state, attempts, the declaration an OOM taught, the run in flight and what it runs as, the
+ * submission and the owner it names), the queue's spec of it, and what only the loop knows of it,
  * kept here and nowhere else: its run under this scheduler ({@link #started}, {@link #run}), where it
  * waits ({@link #since}, {@link #position}), and, for a job that ended, whether it ended before this run
  * and what its line said when it ended ({@link #retryNow}, {@link #firstSightOfEarlier}, {@link #edited}).
  *
- * <p>The journal stays the record: the table reads its fold, so a row can never disagree with what is
- * durable, and compaction (which folds anew) needs no rebuild. Loop thread only; writers check it
- * (under -ea, as in tests).
+ * <p>The journal stays the record: the table reads its fold, whose {@link JournalState#apply} is the one
+ * place a journaled event changes a job, so a row can never disagree with what is durable, and
+ * compaction (which folds anew) needs no rebuild. No other part of the engine reads the fold's records;
+ * the table walks them all only at start-up ({@link #open}, {@link #launchingAtStart}). Loop thread only;
+ * writers check it (under -ea, as in tests).
  */
 public final class JobTable {
     private final Supplier<JournalState> journal;
@@ -73,23 +76,166 @@ public final class JobTable {
     }
 
     /**
-     * One job, as every part reads it.
+     * One job, as every part reads it: a row of the table, as of the moment it was looked up.
      *
-     * @param id its typed identity
-     * @param no its display number; 0 before the journal gave it one
-     * @param state where it stands in the journal
-     * @param owner who it runs for: its submitter, or the scheduler's user for a jobs-file line
-     * @param spec the queue's spec of it; empty when the queue no longer holds it (a deleted line, a
-     *     retired submission)
-     * @param attempts attempts that ended
-     * @param handle what its attempt in flight runs as, per the journal; empty when none
-     * @param run its run under this scheduler, while it runs here
+     * <p>What the journal says of the job (number, state, attempts, the learned declaration, the run in
+     * flight) is the fold's record of it, held, not copied field by field: the journal's fold is the one
+     * place a journaled event changes a job ({@link JournalState#apply}), so a row never disagrees with
+     * what is durable and compaction, which folds anew, needs no rebuild. A row is not updated after it
+     * was looked up: look the job up again after writing the journal. The queue's spec, the owner and the
+     * run here are read when asked for, as few callers need them.
      */
-    public record Job(JobId id, int no, JobState state, String owner, Optional<JobSpec> spec, int attempts,
-               Optional<RunHandle> handle, Optional<RunningJob> run) {
+    public static final class Job {
+        private final JobTable table;
+        private final String key;
+        private final JobRecord journal;
+
+        private Job(JobTable table, String key, JobRecord journal) {
+            this.table = table;
+            this.key = key;
+            this.journal = journal;
+        }
+
+        /** @return its typed identity */
+        public JobId id() {
+            return JobId.of(key);
+        }
+
+        /** @return its key, as the journal and the queue name it */
+        public String key() {
+            return key;
+        }
+
+        /** @return its display number; 0 before the journal gave it one */
+        public int no() {
+            return journal.no().orElse(0);
+        }
+
+        /** @return whether the journal gave it a display number (it saw the job) */
+        public boolean numbered() {
+            return journal.no().isPresent();
+        }
+
+        /** @return where it stands in the journal (pending for a job the journal never saw) */
+        public JobState state() {
+            return journal.state();
+        }
+
+        /** @return whether it is done for good, per the journal */
+        public boolean terminal() {
+            return journal.terminal();
+        }
+
+        /** @return how it ended; a terminal job without an outcome reads as failed (only meaningful once terminal) */
+        public JobStatus status() {
+            return journal.state().outcome().orElse(JobStatus.FAILED);
+        }
+
+        /** @return attempts that ended (OOM retries and the final one); 0 again after a retry */
+        public int attempts() {
+            return journal.attempts();
+        }
+
+        /** @return the declaration an OOM bumped for its next attempt, in MiB; empty when none did */
+        public OptionalLong nextVramMib() {
+            return journal.nextVramMib();
+        }
+
+        /** @return the exit code of its terminal attempt; empty before it ended */
+        public java.util.OptionalInt returncode() {
+            return journal.returncode();
+        }
+
+        /** @return the per-GPU peaks of its terminal attempt, MiB by GPU index; empty when none were measured */
+        public Map<Integer, Long> peakMib() {
+            return journal.peakMib();
+        }
+
+        /** @return the GPUs of its attempt in flight, or of its last one; empty when it never started */
+        public List<Integer> gpus() {
+            return journal.gpus();
+        }
+
+        /**
+         * @return the run number of its attempt in flight ({@code launching} or {@code running}) when the
+         *     journal names one (a journal of the original tool does not); its run files are found by it
+         */
+        public OptionalLong runNo() {
+            return journal.run();
+        }
+
+        /** @return whether a {@code launching} intent has no {@code started} after it in the journal */
+        public boolean launching() {
+            return journal.launching();
+        }
+
+        /**
+         * @return the session id its {@code started} line names (a lease's or an unknown session encoded,
+         *     see {@link RunHandle#ofPgid}); empty when no attempt started and has no outcome yet
+         */
+        public OptionalLong session() {
+            return journal.runningPgid();
+        }
+
+        /**
+         * @return what its {@code started} line says the attempt in flight runs as ({@link #session()}
+         *     decoded); empty when none started and has no outcome yet. Unlike {@link #handle()}, a
+         *     session number even where the attempt was handed to Slurm
+         */
+        public Optional<RunHandle> startedAs() {
+            return journal.handle();
+        }
+
+        /**
+         * @return what its attempt in flight runs as: its Slurm job when handed to Slurm, else what its
+         *     {@code started} line says; empty when none
+         */
+        public Optional<RunHandle> handle() {
+            Optional<RunningJob> run = run();
+            if (run.isPresent() && run.get().elsewhere.isPresent()) {
+                return Optional.of(new RunHandle.Slurm(run.get().elsewhere.get().id()));
+            }
+            // An attempt handed to Slurm is its Slurm job, never the session number its started line holds.
+            OptionalLong slurm = slurmJob();
+            return journal.handle().map(h -> slurm.isPresent() ? new RunHandle.Slurm(slurm.getAsLong()) : h);
+        }
+
+        /**
+         * @return the Slurm job its attempt in flight was handed to, when a {@code slurm_submitted} line
+         *     names one and no outcome followed it
+         */
+        public OptionalLong slurmJob() {
+            return table.journal.get().slurmJob(key);
+        }
+
+        /** @return its journaled submission, for a job submitted through the API; empty for a jobs-file line */
+        public Optional<JournalEvent.Submitted> submission() {
+            return table.journal.get().submission(key);
+        }
+
+        /** @return who it runs for: its submitter, or the scheduler's user for a jobs-file line */
+        public String owner() {
+            return table.owner(key);
+        }
+
+        /** @return the queue's spec of it; empty when the queue no longer holds it (a deleted line, a retired submission) */
+        public Optional<JobSpec> spec() {
+            return table.source.spec(key);
+        }
+
+        /** @return its run under this scheduler, while it runs here */
+        public Optional<RunningJob> run() {
+            return table.run(key);
+        }
+
         /** @return the name other jobs wait for it by ({@code name=}), when it has one */
         Optional<String> name() {
-            return spec.flatMap(s -> s.scheduling().name());
+            return spec().flatMap(s -> s.scheduling().name());
+        }
+
+        @Override
+        public String toString() {
+            return "job " + no() + " (" + key + ", " + state().journalName() + ")";
         }
     }
 
@@ -110,13 +256,11 @@ public final class JobTable {
 
     /**
      * The run starts, on the calling thread, which owns the table from now on: the jobs the journal holds
-     * as ended ended before it.
-     *
-     * @param records the journal's records as the run starts
+     * as ended ended before it. The one walk of every record of the journal's fold, at start-up.
      */
-    public void open(Map<String, JobRecord> records) {
+    public void open() {
         loop = Thread.currentThread();
-        records.forEach((k, r) -> {
+        journal.get().records().forEach((k, r) -> {
             if (r.terminal()) {
                 facts(k).endedBefore = true;
             }
@@ -125,17 +269,34 @@ public final class JobTable {
 
     /**
      * @param key a job's key
-     * @return its row (one of a job the journal never saw has number 0 and state pending)
+     * @return its row, as of now (one of a job the journal never saw has number 0 and state pending)
      */
-    Job job(String key) {
-        JournalState state = journal.get();
-        JobRecord r = state.record(key);
-        Optional<RunningJob> run = run(key);
-        // An attempt handed to Slurm is its Slurm job, never the session number its started line holds.
-        Optional<RunHandle> handle = run.flatMap(j -> j.elsewhere).<RunHandle>map(e -> new RunHandle.Slurm(e.id())).or(() -> r.handle()
-                .map(h -> state.slurmJob(key).isPresent() ? new RunHandle.Slurm(state.slurmJob(key).getAsLong()) : h));
-        return new Job(JobId.of(key), r.no().orElse(0), r.state(), owner(key), source.spec(key), r.attempts(),
-                handle, run);
+    public Job job(String key) {
+        return new Job(this, key, journal.get().record(key));
+    }
+
+    /**
+     * @param id a job's identity
+     * @return its row, as of now
+     */
+    public Job job(JobId id) {
+        return job(id.key());
+    }
+
+    /**
+     * The jobs a dead scheduler was about to spawn: a {@code launching} intent with a run number and no
+     * {@code started} after it. Start-up only (a walk of every record of the journal's fold).
+     *
+     * @return their rows
+     */
+    public List<Job> launchingAtStart() {
+        List<Job> out = new java.util.ArrayList<>();
+        journal.get().records().forEach((k, r) -> {
+            if (r.launching() && r.run().isPresent()) {
+                out.add(new Job(this, k, r));
+            }
+        });
+        return out;
     }
 
     /**
@@ -270,9 +431,12 @@ public final class JobTable {
      * @return whether this job, ended before the run, runs again now: with {@code --retry-failed},
      *     any failure; never an ok or cancelled job, nor a line marked {@code cancel}. Answers true
      *     once per job.
+     *
+     * @param j its line
+     * @param r its row
      */
-    public boolean retryNow(JobSpec j, JobRecord r) {
-        if (!r.terminal() || j.cancel() || !retryFailed || !status(r).isFailure()) {
+    public boolean retryNow(JobSpec j, Job r) {
+        if (!r.terminal() || j.cancel() || !retryFailed || !r.status().isFailure()) {
             return false;
         }
         return takeEndedBefore(j.key());
@@ -281,8 +445,13 @@ public final class JobTable {
     /**
      * The first time in this run a job found ended had ended before the run: its earlier outcome, kept
      * for the summary and board. Empty for a job that ended in this run or was already reported.
+     *
+     * @param j its line
+     * @param r its row
+     * @param no its display number, as reported
+     * @param owner who it ran for, as reported
      */
-    public Optional<JobResult> firstSightOfEarlier(JobSpec j, JobRecord r, int no, String owner) {
+    public Optional<JobResult> firstSightOfEarlier(JobSpec j, Job r, int no, String owner) {
         assertInLoop();
         Facts f = facts(j.key());
         if (f.endedSpec == null) {
@@ -313,13 +482,13 @@ public final class JobTable {
      * keeps none).
      *
      * @param j its job
-     * @param r its record, terminal
+     * @param r its row, terminal
      * @param no its display number
      * @param owner who it ran for
      * @return its outcome
      */
-    public static JobResult earlierResult(JobSpec j, JobRecord r, int no, String owner) {
-        JobStatus status = status(r);
+    public static JobResult earlierResult(JobSpec j, Job r, int no, String owner) {
+        JobStatus status = r.status();
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : j.vramMib();
         Measurement measured = !r.peakMib().isEmpty() ? Measurement.MEASURED
                 : r.gpus().isEmpty() || status == JobStatus.INFEASIBLE ? Measurement.NOT_RUN : Measurement.NONE_SEEN;
@@ -327,11 +496,6 @@ public final class JobTable {
         return new JobResult(j.key(), no, j.command(), r.gpus(), status, r.returncode().orElse(0), declared,
                 r.peakMib(), Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO, measured, Optional.empty(),
                 Optional.of(owner));
-    }
-
-    /** @return an ended job's status; a terminal record without one reads as failed */
-    public static JobStatus status(JobRecord r) {
-        return r.state().outcome().orElse(JobStatus.FAILED);
     }
 
     /** Notes the line of a job as it ends in this run. */

@@ -8,7 +8,6 @@ import io.gpusched.engine.proc.ProcFs;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.Measurement;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JobRecord;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.JournalState;
 import java.nio.file.Path;
@@ -23,7 +22,7 @@ class JobTableEndedJobsTest {
     private static JobTable opened(JournalState s, boolean retryFailed) {
         JobTable t = new JobTable(() -> s, new JobsSource(java.util.Optional.empty(), List.of()),
                 new ProcFs(Path.of("/nonexistent")), retryFailed);
-        t.open(s.records());
+        t.open();
         return t;
     }
 
@@ -51,20 +50,21 @@ class JobTableEndedJobsTest {
         JournalState s = ended(outcomes);
         JobTable ended = opened(s, true);
         for (JobSpec j : outcomes.keySet()) {
-            JobRecord r = s.record(j.key());
-            boolean failure = JobStatus.fromJournal(r.status()).orElseThrow().isFailure();
+            JobTable.Job r = ended.job(j.key());
+            boolean failure = JobStatus.fromJournal(r.state().journalName()).orElseThrow().isFailure();
             assertEquals(failure, ended.retryNow(j, r), j.command());
             assertFalse(ended.retryNow(j, r), "at most once: " + j.command());
         }
         JobTable without = opened(s, false);
-        outcomes.keySet().forEach(j -> assertFalse(without.retryNow(j, s.record(j.key()))));
+        outcomes.keySet().forEach(j -> assertFalse(without.retryNow(j, without.job(j.key()))));
     }
 
     @Test
     void aLineMarkedCancelIsNotRetried() {
         JobSpec j = spec("[cancel] echo x");
         JournalState s = ended(Map.of(j, "failed"));
-        assertFalse(opened(s, true).retryNow(j, s.record(j.key())));
+        JobTable table = opened(s, true);
+        assertFalse(table.retryNow(j, table.job(j.key())));
     }
 
     @Test
@@ -73,13 +73,13 @@ class JobTableEndedJobsTest {
         JobSpec b = spec("echo b");
         JournalState s = ended(Map.of(a, "failed", b, "cancelled"));
         JobTable ended = opened(s, false);
-        var first = ended.firstSightOfEarlier(a, s.record(a.key()), 1, "ada").orElseThrow();
+        var first = ended.firstSightOfEarlier(a, ended.job(a.key()), 1, "ada").orElseThrow();
         assertEquals(JobStatus.FAILED, first.status());
         assertEquals(java.util.Optional.of("ada"), first.owner());
         assertEquals(3, first.exitCode());
         assertEquals(Measurement.NOT_RUN, first.measurement());
-        assertTrue(ended.firstSightOfEarlier(a, s.record(a.key()), 1, "ada").isEmpty(), "said once");
-        ended.firstSightOfEarlier(b, s.record(b.key()), 2, "ada");
+        assertTrue(ended.firstSightOfEarlier(a, ended.job(a.key()), 1, "ada").isEmpty(), "said once");
+        ended.firstSightOfEarlier(b, ended.job(b.key()), 2, "ada");
         assertEquals(2, ended.earlierCount());
         long changes = ended.earlierChanges();
         ended.retainQueue(List.of(b));

@@ -87,4 +87,75 @@ class JobTableTest {
         assertEquals(Optional.empty(), table.byNo(1).orElseThrow().run());
         assertFalse(table.otherSessions().contains(4343L));
     }
+
+    @Test
+    void aRowCarriesWhatTheJournalSaysOfItsJob_asOfEachLookup() {
+        state.apply(new JournalEvent.Seen(line.key(), 1, line.command()));
+        JobTable.Job seen = table.job(line.key());
+        assertTrue(seen.numbered());
+        assertEquals(0, seen.attempts());
+        assertEquals(OptionalLong.empty(), seen.nextVramMib());
+
+        state.apply(new JournalEvent.Launching(line.key(), 7, List.of(1)));
+        JobTable.Job launching = table.job(line.key());
+        assertTrue(launching.launching());
+        assertEquals(OptionalLong.of(7), launching.runNo());
+        assertEquals(OptionalLong.empty(), launching.session(), "no started line yet");
+        assertEquals(List.of(launching.key()), table.launchingAtStart().stream().map(JobTable.Job::key).toList());
+
+        state.apply(new JournalEvent.Started(line.key(), 4242, List.of(1)));
+        state.apply(new JournalEvent.Oom(line.key(), 1, OptionalLong.of(2048)));
+        JobTable.Job bumped = table.job(line.key());
+        assertEquals(JobState.PENDING, bumped.state());
+        assertEquals(1, bumped.attempts());
+        assertEquals(OptionalLong.of(2048), bumped.nextVramMib(), "what the OOM taught");
+        assertEquals(List.of(1), bumped.gpus());
+        assertTrue(table.launchingAtStart().isEmpty());
+        assertEquals(JobState.LAUNCHING, launching.state(), "a row looked up before is not changed behind its reader's back");
+
+        state.apply(new JournalEvent.Done(line.key(), "failed", 3, java.util.Map.of(1, 1900L), java.util.OptionalDouble.empty()));
+        JobTable.Job ended = table.job(line.key());
+        assertTrue(ended.terminal());
+        assertEquals(io.gpusched.model.JobStatus.FAILED, ended.status());
+        assertEquals(java.util.OptionalInt.of(3), ended.returncode());
+        assertEquals(java.util.Map.of(1, 1900L), ended.peakMib());
+        assertEquals(2, ended.attempts());
+        assertEquals(Optional.empty(), ended.submission(), "a jobs-file line");
+    }
+
+    @Test
+    void aRunHandedToSlurmIsItsSlurmJob_whileItsStartedLineNamesASession() {
+        state.apply(new JournalEvent.Seen(line.key(), 1, line.command()));
+        state.apply(new JournalEvent.Launching(line.key(), 3, List.of()));
+        state.apply(new JournalEvent.SlurmSubmitted(line.key(), 991, ""));
+        state.apply(new JournalEvent.Started(line.key(), 4242, List.of()));
+        JobTable.Job row = table.job(line.key());
+        assertEquals(OptionalLong.of(991), row.slurmJob());
+        assertEquals(Optional.of(new RunHandle.Slurm(991)), row.handle());
+        assertEquals(Optional.of(new RunHandle.Session(4242)), row.startedAs());
+        assertEquals(OptionalLong.of(4242), row.session());
+    }
+
+    @Test
+    void rowsFollowTheFoldCompactionPutsInPlace_withNoRebuild() {
+        JournalState[] fold = {state};
+        JobTable t = new JobTable(() -> fold[0], source, new ProcFs(Path.of("/nonexistent")), false);
+        state.apply(new JournalEvent.Seen(line.key(), 1, line.command()));
+        assertEquals(1, t.job(line.key()).no());
+        JournalState compacted = new JournalState();
+        compacted.apply(new JournalEvent.Seen(line.key(), 1, line.command()));
+        compacted.apply(new JournalEvent.Done(line.key(), "ok", 0, java.util.Map.of(), java.util.OptionalDouble.empty()));
+        fold[0] = compacted;
+        assertEquals(JobState.OK, t.job(line.key()).state());
+        assertEquals(JobState.OK, t.byNo(1).orElseThrow().state());
+    }
+
+    @Test
+    void aJobTheJournalNeverSawHasARowOfNumberZero_pending() {
+        JobTable.Job unseen = table.job("nobody");
+        assertFalse(unseen.numbered());
+        assertEquals(0, unseen.no());
+        assertEquals(JobState.PENDING, unseen.state());
+        assertEquals(Optional.empty(), unseen.handle());
+    }
 }
