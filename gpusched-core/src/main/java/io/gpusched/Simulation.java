@@ -6,12 +6,9 @@ import io.gpusched.engine.loop.VirtualTime;
 import io.gpusched.engine.sim.SimulatedMachine;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.model.GpuschedException;
 import io.gpusched.model.RunSummary;
 import io.gpusched.model.SubmitContext;
 import io.gpusched.options.SchedulerOptions;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +23,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * The scheduler's own engine on simulated GPUs and a virtual clock: what a run of these jobs would do,
@@ -40,12 +36,19 @@ import java.util.stream.Stream;
  * <p>Each job is a submission at its arrival, in the given order among equal arrivals (so they are
  * numbered in arrival order), all of one owner. The virtual clock starts at {@link #START}; every event
  * is dated on it. The run ends when every job has arrived and nothing runs or waits, or when what still
- * waits can never start (nothing runs and nothing more arrives). The journal lives in a temporary
- * directory (in memory where {@code /dev/shm} is writable), removed afterwards.
+ * waits can never start (nothing runs and nothing more arrives). Nothing is written anywhere: the journal
+ * is kept in memory, no run leaves a file, and the log directory the events name ({@link #LOG_DIR}) is
+ * never created.
  */
 public final class Simulation {
     /** The virtual clock's zero: every event's time is its offset from this. */
     public static final Instant START = Instant.EPOCH;
+
+    /**
+     * The log directory a simulation's events and jobs name (their logs, their working directory): never
+     * created, read or written.
+     */
+    public static final Path LOG_DIR = Path.of("/nonexistent/gpusched-simulation");
 
     /** The poll and sample interval a simulation runs with: it decides on events, not on a cadence. */
     private static final Duration CADENCE = Duration.ofDays(1);
@@ -107,20 +110,10 @@ public final class Simulation {
      * @param jobs the jobs
      * @param listener receives every event, on the calling thread, dated on the virtual clock
      * @return the summary, and which job each number is
-     * @throws GpuschedException when its temporary journal cannot be made
      */
     public static Result run(List<Long> gpuTotalsMib, SchedulerOptions options, List<Job> jobs,
                              Consumer<SchedulerEvent> listener) {
-        Path logDir = temporaryDirectory();
-        try {
-            return run(gpuTotalsMib, options, jobs, listener, logDir);
-        } finally {
-            removeQuietly(logDir);
-        }
-    }
-
-    private static Result run(List<Long> gpuTotalsMib, SchedulerOptions options, List<Job> jobs,
-                              Consumer<SchedulerEvent> listener, Path logDir) {
+        Path logDir = LOG_DIR;
         VirtualTime time = new VirtualTime(START);
         SimulatedMachine machine = new SimulatedMachine(time, gpuTotalsMib);
         List<Job> arrivals = new ArrayList<>(jobs);
@@ -164,31 +157,5 @@ public final class Simulation {
         }
         RunSummary summary = engine[0].run();
         return new Result(summary, numbers);
-    }
-
-    private static Path temporaryDirectory() {
-        Path shm = Path.of("/dev/shm");
-        try {
-            // An fsync on tmpfs costs nothing: the journal of a simulation is thrown away anyway.
-            return Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "gpusched-sim")
-                    : Files.createTempDirectory("gpusched-sim");
-        } catch (IOException e) {
-            throw new GpuschedException("cannot create a temporary directory for the simulation's journal: "
-                    + e.getMessage() + "; check that java.io.tmpdir is writable", e);
-        }
-    }
-
-    private static void removeQuietly(Path dir) {
-        try (Stream<Path> all = Files.walk(dir)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException e) {
-                    // a temporary directory left behind is no reason to fail the simulation
-                }
-            });
-        } catch (IOException e) {
-            // as above
-        }
     }
 }

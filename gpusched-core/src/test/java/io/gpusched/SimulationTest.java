@@ -89,4 +89,30 @@ class SimulationTest {
                 .status());
         assertEquals(2, r.jobs().size());
     }
+
+    @Test
+    void aSimulationWritesNothingInItsLogDirectory_andPublishesItsStatusBoardOnceAtTheEnd(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path logDir) throws Exception {
+        io.gpusched.engine.loop.VirtualTime time = new io.gpusched.engine.loop.VirtualTime(Simulation.START);
+        io.gpusched.engine.sim.SimulatedMachine machine = new io.gpusched.engine.sim.SimulatedMachine(time, List.of(24000L));
+        io.gpusched.engine.Engine engine = io.gpusched.engine.Engine.simulated(machine, time, time,
+                SchedulerOptions.defaults(), logDir, events::add);
+        for (String line : List.of("[vram=20G] a.py", "[vram=20G] b.py", "[vram=20G] c.py")) {
+            engine.submit(JobSpec.parse(line), new io.gpusched.model.SubmitContext("simulation", logDir,
+                    java.util.Optional.of(Map.of())), new java.util.concurrent.CompletableFuture<>(), java.util.Optional.empty())
+                    .thenAccept(no -> machine.expect(no, Duration.ofHours(1), OptionalLong.empty(), java.util.Optional.empty()));
+        }
+
+        io.gpusched.model.RunSummary summary = engine.run();
+
+        assertEquals(3, summary.results().size(), summary.toString());
+        assertTrue(summary.results().stream().allMatch(x -> x.status() == JobStatus.OK), summary.toString());
+        assertEquals(Map.of(1, Duration.ofHours(1), 2, Duration.ofHours(2), 3, Duration.ofHours(3)), finishedAt());
+        try (java.util.stream.Stream<java.nio.file.Path> left = java.nio.file.Files.list(logDir)) {
+            assertEquals(List.of(), left.toList(), "no journal, lock, run file or log");
+        }
+        List<SchedulerEvent> boards = events.stream().filter(SchedulerEvent.StatusUpdated.class::isInstance).toList();
+        assertEquals(1, boards.size(), "one board, at the end: " + boards);
+        assertEquals(events.get(events.size() - 2), boards.get(0), "the board comes just before RunFinished");
+    }
 }

@@ -51,6 +51,8 @@ import io.gpusched.gpu.GpuBackend;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.StateDirectory;
 import io.gpusched.journal.Journal;
+import io.gpusched.journal.JournalStore;
+import io.gpusched.journal.MemoryJournal;
 import io.gpusched.journal.LogDirLock;
 import io.gpusched.policy.FairShare;
 import io.gpusched.policy.QueuePolicy;
@@ -211,12 +213,20 @@ public final class Engine {
      *     empty for a local run
      * @param waits how the loop waits for its next message: {@link LoopWait#REAL} blocks on the inbox; a
      *     {@link io.gpusched.engine.loop.VirtualTime} (with its own {@code clock}) jumps to what happens next
+     * @param keeping what the run keeps outside the loop: {@link Keeping#DISK} for a real run;
+     *     {@link Keeping#NOTHING} for a simulation
      */
     record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster,
-                 LoopWait waits) {
-        /** Ports that wait in real time. */
+                 LoopWait waits, Keeping keeping) {
+        /** Ports that keep their run on disk. */
+        Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster,
+              LoopWait waits) {
+            this(procs, clock, local, cluster, waits, Keeping.DISK);
+        }
+
+        /** Ports that wait in real time and keep their run on disk. */
         Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster) {
-            this(procs, clock, local, cluster, LoopWait.REAL);
+            this(procs, clock, local, cluster, LoopWait.REAL, Keeping.DISK);
         }
 
         /** Ports of a local run, waiting in real time. */
@@ -230,6 +240,23 @@ public final class Engine {
         }
     }
 
+    /** What a run keeps outside its loop. */
+    enum Keeping {
+        /**
+         * A real run: the log directory locked and checked, the journal a file forced at each group, run
+         * files, and a status board published after every round.
+         */
+        DISK,
+        /**
+         * A simulation, which nothing watches while it runs and whose state is thrown away: the journal
+         * only in memory ({@link io.gpusched.journal.MemoryJournal}), no run file
+         * ({@link RunFiles#none}), nothing written to or locked in the log directory (it need not exist),
+         * and the status board published once, when the run ends (its listener sees that last board, as
+         * after a real run's last round).
+         */
+        NOTHING
+    }
+
     /**
      * An engine on a virtual clock over a simulated machine: its runs start no process and end when their
      * work is done in virtual time, and its loop never sleeps (the replay, {@code gpusched simulate}). It
@@ -239,15 +266,17 @@ public final class Engine {
      * @param time the virtual clock, which the machine's runs are scheduled on
      * @param waits how the loop waits: {@code time} itself, or a wait around it
      * @param options tunables
-     * @param logDir the journal and the logs (simulated runs write none)
-     * @param listener receives every event on the loop's thread
+     * @param logDir named as the journal's and the logs' directory, never written nor read: a simulated
+     *     run keeps its journal in memory and writes no file (it need not exist)
+     * @param listener receives every event on the loop's thread; the status board once, at the end
      * @return the engine, not yet run
      */
     public static Engine simulated(io.gpusched.engine.sim.SimulatedMachine machine, io.gpusched.engine.loop.VirtualTime time,
                                    LoopWait waits, SchedulerOptions options, Path logDir, Consumer<SchedulerEvent> listener) {
         io.gpusched.gpu.GpuBackend backend = machine.backend();
         return new Engine(backend, BoundedBackend.inline(backend), options, logDir, true,
-                new JobsSource(Optional.empty(), List.of()), listener, new Ports(machine.procs(), time.clock(), Optional.of(machine.driver()), Optional.empty(), waits));
+                new JobsSource(Optional.empty(), List.of()), listener, new Ports(machine.procs(), time.clock(), Optional.of(machine.driver()), Optional.empty(), waits,
+                        Keeping.NOTHING));
     }
 
     /** As the public constructor, with the jobs source and the ports given (tests). */
@@ -546,15 +575,20 @@ public final class Engine {
         // A driver given in the ports starts runs its own way: setsid is the local launcher's need only.
         Path setsid = ports.local().isPresent() ? Path.of("setsid") : JobLauncher.findSetsid().orElseThrow(() -> new GpuschedException(
                 "setsid not found: gpusched needs util-linux's setsid to give each job its own session; install util-linux"));
+        boolean onDisk = ports.keeping() == Keeping.DISK;
         LogDirLock lock;
         try {
-            StateDirectory.secure(logDir).forEach(reporter::warnOnce);
-            lock = LogDirLock.acquire(logDir);
+            if (onDisk) {
+                StateDirectory.secure(logDir).forEach(reporter::warnOnce);
+            }
+            // A simulation's log directory is never written: nothing to lock (try skips a null resource).
+            lock = onDisk ? LogDirLock.acquire(logDir) : null;
         } catch (RuntimeException e) {
             gpus.close();
             throw e;
         }
-        try (lock; Journal journal = Journal.open(logDir.resolve("journal.jsonl"), fresh, clock)) {
+        try (lock; JournalStore journal = onDisk ? Journal.open(logDir.resolve("journal.jsonl"), fresh, clock)
+                : new MemoryJournal(logDir.resolve("journal.jsonl"))) {
             assemble(journal, setsid);
             journal.loadWarnings().forEach(reporter::warnOnce);
             orphans.recoverLaunches();
@@ -579,8 +613,9 @@ public final class Engine {
     }
 
     /** Builds the parts that write the journal, now that it is open. */
-    private void assemble(Journal journal, Path setsid) {
-        RunFiles runFiles = new RunFiles(logDir);
+    private void assemble(JournalStore journal, Path setsid) {
+        boolean onDisk = ports.keeping() == Keeping.DISK;
+        RunFiles runFiles = onDisk ? new RunFiles(logDir) : RunFiles.none(logDir);
         if (fresh) {
             try {
                 runFiles.removeAll();
@@ -599,9 +634,10 @@ public final class Engine {
             reporter.warnOnce("cannot create " + runFiles.dir() + ": " + e.getMessage() + " — jobs cannot start until it can be");
         }
         // Only a root scheduler runs submissions as their owners; it extracts the program that does.
-        Optional<Path> runas = JobOutput.RUNS_AS_OWNERS ? NativeBinary.extract(OwnerLaunch.RESOURCE, runFiles.dir())
-                : Optional.empty();
-        if (JobOutput.RUNS_AS_OWNERS && runas.isEmpty()) {
+        // A simulation runs no command and reads no output: it needs none.
+        Optional<Path> runas = JobOutput.RUNS_AS_OWNERS && onDisk
+                ? NativeBinary.extract(OwnerLaunch.RESOURCE, runFiles.dir()) : Optional.empty();
+        if (JobOutput.RUNS_AS_OWNERS && onDisk && runas.isEmpty()) {
             reporter.warnOnce("this build has no gpusched-runas (built without a C compiler): other users' submissions"
                     + " cannot start and stay pending; rebuild gpusched with gcc");
         }
@@ -676,7 +712,9 @@ public final class Engine {
                 timers.schedule(Timer.SAMPLE, sampleNanos);
             } else if (burst.dueIn(now, queued()) == 0) {
                 long t0 = timers.now();
-                emitBoard();
+                if (ports.keeping() == Keeping.DISK) {
+                    emitBoard(); // a simulation's comes once, at the end (finish)
+                }
                 long t1 = timers.now();
                 burst.published(t1, t1 - t0);
             }
@@ -807,7 +845,9 @@ public final class Engine {
                     : Optional.empty());
         }
         durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
-        emitBoard();
+        if (ports.keeping() == Keeping.DISK) {
+            emitBoard(); // a simulation's comes once, at the end (finish)
+        }
     }
 
     private void emitBoard() {

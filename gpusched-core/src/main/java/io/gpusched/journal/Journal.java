@@ -25,7 +25,7 @@ import java.util.OptionalLong;
  * refused write and compacting all move the same file and its in-memory state; split, each part would
  * need the others' invariants.
  */
-public final class Journal implements AutoCloseable {
+public final class Journal implements JournalStore {
     private final Path path;
     private final JournalCodec codec = new JournalCodec();
     private JournalState state = new JournalState();
@@ -111,16 +111,19 @@ public final class Journal implements AutoCloseable {
     private boolean pendingNewline;
 
     /** @return the folded state (live: it follows every append) */
+    @Override
     public JournalState state() {
         return state;
     }
 
     /** @return one-line warnings from loading (skipped or unknown lines); empty when clean */
+    @Override
     public List<String> loadWarnings() {
         return List.copyOf(loadWarnings);
     }
 
     /** @return the journal file's size in bytes, as written so far */
+    @Override
     public long sizeBytes() {
         try {
             return channel.size();
@@ -143,6 +146,7 @@ public final class Journal implements AutoCloseable {
      * @param events the events of the new journal
      * @throws JournalException if it cannot be done; the journal is then as it was
      */
+    @Override
     public void rewrite(List<? extends JournalEvent> events) {
         if (behind()) {
             throw new JournalException("cannot compact " + path + " while the disk refuses its writes", null);
@@ -191,6 +195,7 @@ public final class Journal implements AutoCloseable {
     }
 
     /** @return the journal file */
+    @Override
     public Path path() {
         return path;
     }
@@ -204,6 +209,7 @@ public final class Journal implements AutoCloseable {
      *     all the same and kept in memory, and every later {@link #append}/{@link #force} writes them
      *     first, in order — see {@link #behind()}
      */
+    @Override
     public void append(List<? extends JournalEvent> events) {
         appendUnforced(events);
         force();
@@ -221,6 +227,7 @@ public final class Journal implements AutoCloseable {
      * @param events events to record, in order
      * @throws JournalException if writing fails; the events are folded and queued all the same
      */
+    @Override
     public void appendUnforced(List<? extends JournalEvent> events) {
         if (events.isEmpty()) {
             return;
@@ -245,6 +252,7 @@ public final class Journal implements AutoCloseable {
      * @throws JournalException if the disk refuses the line, or earlier events still wait for the disk
      *     ({@link #behind()}: this one may not overtake them); then nothing changed
      */
+    @Override
     public void appendOrNothing(JournalEvent event) {
         if (behind()) {
             throw new JournalException("cannot write journal " + path + ": earlier events still wait for the disk", null);
@@ -294,6 +302,7 @@ public final class Journal implements AutoCloseable {
      * @throws JournalException if the disk refuses; nothing is lost from memory, and the next force
      *     tries again
      */
+    @Override
     public void force() {
         writeBacklog();
         if (!unforced) {
@@ -327,6 +336,7 @@ public final class Journal implements AutoCloseable {
     }
 
     /** @return whether some appended events are not yet forced to disk */
+    @Override
     public boolean hasUnforced() {
         return unforced || !backlog.isEmpty();
     }
@@ -335,6 +345,7 @@ public final class Journal implements AutoCloseable {
      * @return whether some folded events are not yet written to the file because the disk refused
      *     them; they are written by the next successful {@link #append} or {@link #force()}
      */
+    @Override
     public boolean behind() {
         return !backlog.isEmpty();
     }

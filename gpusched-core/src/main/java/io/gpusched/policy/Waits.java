@@ -16,8 +16,13 @@ final class Waits {
             return s / 60 + "m";
         }
         if (s < 86_400) {
-            return s / 3600 + "h" + String.format("%02dm", s % 3600 / 60);
+            return s / 3600 + "h" + twoDigits(s % 3600 / 60) + "m";
         }
-        return s / 86_400 + "d" + String.format("%02dh", s % 86_400 / 3600);
+        return s / 86_400 + "d" + twoDigits(s % 86_400 / 3600) + "h";
+    }
+
+    /** {@code %02d} of a number from 0 to 99, without a Formatter: a plan writes one per reservation. */
+    private static String twoDigits(long n) {
+        return n < 10 ? "0" + n : Long.toString(n);
     }
 }

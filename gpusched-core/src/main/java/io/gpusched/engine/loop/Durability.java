@@ -4,7 +4,7 @@ import io.gpusched.engine.queue.Submissions;
 import io.gpusched.engine.spawn.RunFiles;
 
 import io.gpusched.event.SchedulerEvent;
-import io.gpusched.journal.Journal;
+import io.gpusched.journal.JournalStore;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.JournalException;
 import io.gpusched.journal.JournalState;
@@ -25,7 +25,7 @@ import java.util.concurrent.CompletableFuture;
  * line is forced ({@link #acknowledge}).
  */
 public final class Durability {
-    private final Journal journal;
+    private final JournalStore journal;
     private final RunFiles runFiles;
     private final Reporter reporter;
     private final LoopClock clock;
@@ -51,7 +51,7 @@ public final class Durability {
      *
      * @param onFailure called when writes start failing (the loop re-plans at once, to say why nothing starts)
      */
-    public Durability(Journal journal, RunFiles runFiles, Reporter reporter, LoopClock clock, Runnable onFailure) {
+    public Durability(JournalStore journal, RunFiles runFiles, Reporter reporter, LoopClock clock, Runnable onFailure) {
         this.journal = journal;
         this.runFiles = runFiles;
         this.reporter = reporter;

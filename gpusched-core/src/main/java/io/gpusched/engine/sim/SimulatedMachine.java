@@ -58,6 +58,12 @@ public final class SimulatedMachine {
     private final Map<Integer, Work> work = new HashMap<>();
     private final Map<Long, Session> sessions = new HashMap<>();
     private long nextSid = FIRST_SESSION;
+    /**
+     * What the GPUs read while no run started or ended since; empty once one did. The engine reads the
+     * GPUs every round and at every sample, far more often than runs come and go, so the snapshot is
+     * built again only when it changed.
+     */
+    private Optional<GpuSnapshot> lastSnapshot = Optional.empty();
 
     /**
      * @param time the virtual clock runs exit on
@@ -81,6 +87,7 @@ public final class SimulatedMachine {
      */
     public synchronized void expect(int no, Duration duration, OptionalLong peakMib, Optional<Duration> limit) {
         work.put(no, new Work(duration, peakMib, limit));
+        lastSnapshot = Optional.empty();
     }
 
     /** @return how many runs are alive now */
@@ -102,6 +109,7 @@ public final class SimulatedMachine {
         long sid = nextSid++;
         Session s = new Session(sid, no, launch.gpus(), time.nanos(), new CompletableFuture<>());
         sessions.put(sid, s);
+        lastSnapshot = Optional.empty();
         time.at(time.nanos() + w.remainingNanos, () -> exit(s, 0));
         return new RunDriver.Started(sid, s.exit());
     }
@@ -112,6 +120,7 @@ public final class SimulatedMachine {
             if (sessions.remove(s.sid()) == null) {
                 return; // stopped earlier: its scheduled exit finds nothing
             }
+            lastSnapshot = Optional.empty();
             Work w = work.get(s.no());
             long ran = time.nanos() - s.startNanos();
             if (status == 0) {
@@ -154,16 +163,24 @@ public final class SimulatedMachine {
     private final class Backend implements GpuBackend {
         @Override
         public GpuSnapshot snapshot() {
+            synchronized (SimulatedMachine.this) {
+                if (lastSnapshot.isEmpty()) {
+                    lastSnapshot = Optional.of(read());
+                }
+                return lastSnapshot.get();
+            }
+        }
+
+        /** The GPUs as the live runs make them; called under the machine's lock. */
+        private GpuSnapshot read() {
             List<GpuProcess> processes = new ArrayList<>();
             long[] used = new long[gpuTotalsMib.size()];
-            synchronized (SimulatedMachine.this) {
-                for (Session s : sessions.values()) {
-                    OptionalLong peak = work.get(s.no()).peakMib;
-                    if (peak.isPresent() && peak.getAsLong() > 0) {
-                        for (int g : s.gpus()) {
-                            processes.add(new GpuProcess(g, s.sid(), peak.getAsLong()));
-                            used[g] += peak.getAsLong();
-                        }
+            for (Session s : sessions.values()) {
+                OptionalLong peak = work.get(s.no()).peakMib;
+                if (peak.isPresent() && peak.getAsLong() > 0) {
+                    for (int g : s.gpus()) {
+                        processes.add(new GpuProcess(g, s.sid(), peak.getAsLong()));
+                        used[g] += peak.getAsLong();
                     }
                 }
             }

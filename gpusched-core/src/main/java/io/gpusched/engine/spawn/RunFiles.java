@@ -26,9 +26,28 @@ import java.util.OptionalLong;
  */
 public final class RunFiles {
     private final Path dir;
+    /** False for a run whose runs start no process (a simulation): then no file is written, read or removed. */
+    private final boolean onDisk;
 
     public RunFiles(Path logDir) {
+        this(logDir, true);
+    }
+
+    private RunFiles(Path logDir, boolean onDisk) {
         this.dir = logDir.resolve("runs");
+        this.onDisk = onDisk;
+    }
+
+    /**
+     * Run files of a run whose runs start no process and whose journal is kept in memory (a simulation):
+     * the paths are named as usual, but nothing is created, written, read or removed; every run reads as
+     * having left no file.
+     *
+     * @param logDir the log directory it stands in for
+     * @return the run files
+     */
+    public static RunFiles none(Path logDir) {
+        return new RunFiles(logDir, false);
     }
 
     public Path dir() {
@@ -40,6 +59,9 @@ public final class RunFiles {
      * as their owners, spec files with the submitter's environment until gpusched-runas reads them.
      */
     public void createDirectory() throws IOException {
+        if (!onDisk) {
+            return;
+        }
         java.util.Set<java.nio.file.attribute.PosixFilePermission> only = java.nio.file.attribute.PosixFilePermissions
                 .fromString("rwx------");
         if (!Files.isDirectory(dir)) {
@@ -50,20 +72,27 @@ public final class RunFiles {
     }
 
     public Path pidFile(int no, long run) {
-        return dir.resolve(String.format("job%03d.run%d.pid", no, run));
+        return name(no, run, ".pid");
     }
 
     public Path exitFile(int no, long run) {
-        return dir.resolve(String.format("job%03d.run%d.exit", no, run));
+        return name(no, run, ".exit");
     }
 
     Path commandFile(int no, long run) {
-        return dir.resolve(String.format("job%03d.run%d.cmd", no, run));
+        return name(no, run, ".cmd");
     }
 
     /** The spec file a run as its owner hands gpusched-runas ({@link OwnerLaunch}); it removes it once read. */
     Path specFile(int no, long run) {
-        return dir.resolve(String.format("job%03d.run%d.as", no, run));
+        return name(no, run, ".as");
+    }
+
+    /** {@code jobNNN.runR<suffix>} in {@code runs/}: built by hand, as each launch and removal names four. */
+    private Path name(int no, long run, String suffix) {
+        StringBuilder b = new StringBuilder(24).append("job");
+        JobNumbers.padded(b, no);
+        return dir.resolve(b.append(".run").append(run).append(suffix).toString());
     }
 
     /** A run's files, for the launcher. */
@@ -79,17 +108,26 @@ public final class RunFiles {
      * number again, and the old files must not speak for the new run.
      */
     public void prepare(int no, long run) throws IOException {
+        if (!onDisk) {
+            return;
+        }
         createDirectory();
         Files.deleteIfExists(pidFile(no, run));
         Files.deleteIfExists(exitFile(no, run));
     }
 
     public OptionalLong pid(int no, long run) {
+        if (!onDisk) {
+            return OptionalLong.empty();
+        }
         OptionalLong v = number(pidFile(no, run));
         return v.isPresent() && v.getAsLong() > 0 ? v : OptionalLong.empty();
     }
 
     public OptionalInt exitCode(int no, long run) {
+        if (!onDisk) {
+            return OptionalInt.empty();
+        }
         return exitCode(exitFile(no, run));
     }
 
@@ -110,6 +148,9 @@ public final class RunFiles {
      * @return the time between the two files' modification times; empty when either is missing
      */
     public Optional<Duration> ranFor(int no, long run) {
+        if (!onDisk) {
+            return Optional.empty();
+        }
         try {
             Instant start = Files.getLastModifiedTime(pidFile(no, run)).toInstant();
             Instant end = Files.getLastModifiedTime(exitFile(no, run)).toInstant();
@@ -121,6 +162,9 @@ public final class RunFiles {
 
     /** Best effort: the files are small and only consulted for runs the journal leaves open. */
     public void remove(int no, long run) {
+        if (!onDisk) {
+            return;
+        }
         try {
             Files.deleteIfExists(pidFile(no, run));
             Files.deleteIfExists(exitFile(no, run));
@@ -133,7 +177,7 @@ public final class RunFiles {
 
     /** For {@code --fresh}: a new journal starts its run numbers again at 1. */
     public void removeAll() throws IOException {
-        if (!Files.isDirectory(dir)) {
+        if (!onDisk || !Files.isDirectory(dir)) {
             return;
         }
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "job*.run*.{pid,exit,cmd,as}")) {

@@ -31,13 +31,27 @@ public final class RunNames {
 
     /** {@code <log-dir>/job<NNN>_gpu<i-j>.log}, the name the original tool gives a job's log. */
     public Path log(int no, List<Integer> gpus) {
-        String gpuTag = gpus.stream().map(String::valueOf).reduce((a, b) -> a + "-" + b).orElse("");
-        return logDir.resolve(String.format("job%03d_gpu%s.log", no, gpuTag));
+        // Built by hand: String.format cost more than the rest of a launch's bookkeeping.
+        StringBuilder b = new StringBuilder(32).append("job");
+        JobNumbers.padded(b, no).append("_gpu");
+        for (int i = 0; i < gpus.size(); i++) {
+            b.append(i == 0 ? "" : "-").append(gpus.get(i));
+        }
+        return logDir.resolve(b.append(".log").toString());
     }
+
+    /** {@code gpusched-<hash>-} of this log directory's terminals, once the first is asked for. */
+    private String ttyPrefix;
 
     /** Where a {@code [tty]} job's terminal is, as {@code gpusched attach} derives it too. */
     public io.gpusched.model.TtySession tty(int no) {
-        return io.gpusched.model.TtySession.of(logDir, no);
+        if (ttyPrefix == null) {
+            // The hash is of the log directory's real path, which a run does not change: resolved once,
+            // not at every launch.
+            String first = io.gpusched.model.TtySession.of(logDir, 0).name();
+            ttyPrefix = first.substring(0, first.length() - 1);
+        }
+        return new io.gpusched.model.TtySession(ttyPrefix + no);
     }
 
     /** What finds a run's processes after its leader is gone: its session, token and start time. */

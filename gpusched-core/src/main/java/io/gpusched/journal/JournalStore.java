@@ -1,0 +1,73 @@
+package io.gpusched.journal;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Where the scheduler's journal goes: the {@link Journal} file, or {@link MemoryJournal} for a run that
+ * keeps nothing (a simulation). Both fold every event into the same {@link JournalState}; only the file
+ * writes, forces and can be refused by the disk. Owned by one thread.
+ */
+public interface JournalStore extends AutoCloseable {
+    /** @return the folded state (live: it follows every append) */
+    JournalState state();
+
+    /** @return one-line warnings from loading (skipped or unknown lines); empty when clean */
+    List<String> loadWarnings();
+
+    /** @return the journal's size in bytes as written so far; 0 for one kept in memory */
+    long sizeBytes();
+
+    /** @return the journal file (for a journal in memory, the file it stands in for; never written) */
+    Path path();
+
+    /**
+     * Appends events, folds them in and forces them: see {@link Journal#append(List)}.
+     *
+     * @param events events to record, in order
+     * @throws JournalException if the disk refuses; the events are folded all the same
+     */
+    void append(List<? extends JournalEvent> events);
+
+    /**
+     * Folds events in and writes them without forcing: see {@link Journal#appendUnforced}.
+     *
+     * @param events events to record, in order
+     * @throws JournalException if the disk refuses; the events are folded and queued all the same
+     */
+    void appendUnforced(List<? extends JournalEvent> events);
+
+    /**
+     * Appends one event only if it can be written whole now: see {@link Journal#appendOrNothing}.
+     *
+     * @param event the event
+     * @throws JournalException if it cannot; then nothing changed
+     */
+    void appendOrNothing(JournalEvent event);
+
+    /**
+     * Forces every write since the last force: see {@link Journal#force()}.
+     *
+     * @throws JournalException if the disk refuses
+     */
+    void force();
+
+    /** @return whether some appended events are not yet forced */
+    boolean hasUnforced();
+
+    /** @return whether some folded events are not yet written because the disk refused them */
+    boolean behind();
+
+    /**
+     * Replaces the journal with {@code events} (a {@link Compaction} of its state): see
+     * {@link Journal#rewrite}. The state is then the fold of {@code events}.
+     *
+     * @param events the events of the new journal
+     * @throws JournalException if it cannot be done; the journal is then as it was
+     */
+    void rewrite(List<? extends JournalEvent> events);
+
+    /** Forces what is left, best effort, and lets go of the file. */
+    @Override
+    void close();
+}
