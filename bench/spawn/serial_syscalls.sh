@@ -9,10 +9,14 @@
 # usage: bench/spawn/serial_syscalls.sh A_ROOT B_ROOT [ROUNDS]   (each root built: ROOT/bin/gpusched --version;
 #        needs perf with the syscalls tracepoints, i.e. run as root)
 #
-# Figures (2026-11-26, the shared 2-core VM at load average 13-18 while other helpers built and ran tests,
-# so the gaps and CPU are several times a quiet machine's; A = 7a0f9b2, B = s27-perjob at 8087dc9):
-#   fdatasync per 30-job run: A 61, B 32 (two per job -> one: the outcome rides with the next start)
-#   rename per 30-job run:    A 64, B 26-32 (two per round -> the paced board, at most one pair per 100 ms)
+# Figures (2026-11-26 07:45 UTC, `bench/spawn/serial_syscalls.sh /tmp/perjob-base /tmp/perjob-new 5`, the
+# shared 2-core VM at load average 11-16 while other helpers built and ran tests, so the gaps and CPU are
+# several times a quiet machine's; A = 7a0f9b2 built, B = s27-perjob at 8087dc9 built; 5 rounds, median [min-max]):
+#   fdatasync per 30-job run: A 61 every round, B 32 every round (two per job -> one: the outcome rides
+#                             with the next start's fsync)
+#   rename per 30-job run:    A 64-66, B 18-32 (two per round -> the paced board, at most one pair per 100 ms)
+#   median start-to-start gap: A 75.6 [49.2-101.4] ms, B 47.9 [33.7-49.2] ms
+#   task-clock of the run (30 jobs, JVM start included): A 1,642 [1,411-1,826] ms, B 1,453 [1,398-1,623] ms
 set -euo pipefail
 a=$1 b=$2 rounds=${3:-3}
 work=$(mktemp -d /tmp/gpusched-serial-syscalls-XXXX)
