@@ -15,6 +15,7 @@ import io.gpusched.model.VramTimeline;
 import io.gpusched.options.SchedulerOptions;
 
 import io.gpusched.engine.Engine;
+import io.gpusched.engine.loop.PacedBoardWriter;
 import io.gpusched.engine.loop.StatusBoardWriter;
 import io.gpusched.gpu.GpuBackend;
 import io.gpusched.jobs.JobSpec;
@@ -65,7 +66,8 @@ public final class Scheduler implements AutoCloseable {
 
     private Scheduler(Builder b) {
         List<Consumer<SchedulerEvent>> all = new ArrayList<>(b.listeners);
-        all.add(new StatusBoardWriter(b.logDir.resolve("status.txt")));
+        // Off the loop's thread and at most ten times a second (PacedBoardWriter); the end of the run at once.
+        all.add(new PacedBoardWriter(new StatusBoardWriter(b.logDir.resolve("status.txt"))));
         List<Consumer<SchedulerEvent>> listeners = List.copyOf(all);
         Consumer<SchedulerEvent> fanOut = e -> {
             RuntimeException first = null;

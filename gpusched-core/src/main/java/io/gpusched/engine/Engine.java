@@ -307,6 +307,11 @@ public final class Engine {
         this.reader = new GpuReader(gpus, options, measurer, reporter, clock);
     }
 
+    /** @return the journal's fsyncs so far (tests: how many a run costs); read on the loop's thread, or after {@link #run()} */
+    long journalForces() {
+        return durability.forces();
+    }
+
     /** Posts a message from any thread (tests post exits and stops directly). */
     void post(Inbox.Message m) {
         inbox.post(m);
@@ -685,6 +690,7 @@ public final class Engine {
                 stops.enforceDeadlines();
             }
             if (stops.stopping()) {
+                endCarriedGroup();
                 if (stops.stopDone()) {
                     outcomes.interruptedByStop(stops.finishStop());
                     return finish(true);
@@ -707,6 +713,10 @@ public final class Engine {
                 dirty = false;
                 burst.planned();
                 round();
+                // The exits' outcomes and this round's launching and started lines share one fsync, taken
+                // after the spawns; then their reports, in that order, and the board.
+                endCarriedGroup();
+                durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
                 // A jobs-file change waiting to settle is looked at again as soon as it can be decided.
                 timers.schedule(Timer.ROUND, Math.min(pollNanos, source.settleNanos().orElse(pollNanos)));
                 timers.schedule(Timer.SAMPLE, sampleNanos);
@@ -718,6 +728,7 @@ public final class Engine {
                 long t1 = timers.now();
                 burst.published(t1, t1 - t0);
             }
+            endCarriedGroup();
             // After the round: a freed GPU goes to the next job before the sweep's pass over /proc.
             if (!leftovers.isEmpty() && timers.due(Timer.SWEEP, now)) {
                 leftovers.sweep();
@@ -746,6 +757,11 @@ public final class Engine {
     /**
      * Waits up to {@code waitNanos} (not at all while a round is due) for messages, then handles every
      * one queued. The outcomes of every exit one drain finds share one fsync; their reports follow it.
+     * When the drain found only exits, its group stays open for the round that follows at once
+     * ({@link #endCarriedGroup}): the outcomes are in the file before that round acts on them, and are
+     * forced with its launching and started lines, once, after its spawns. A drain with a submission
+     * (its number is owed once its line is durable, not after a round), a control or a stop ends its
+     * group here, as before.
      */
     private void drainInbox(long waitNanos) {
         Inbox.Message m;
@@ -758,12 +774,25 @@ public final class Engine {
             m = new Inbox.Stop(false);
         }
         durability.beginGroup();
+        boolean onlyExits = m != null;
+        boolean handled = false;
         try {
             while (m != null) {
+                onlyExits &= m instanceof Inbox.Exited;
                 handle(m);
                 m = inbox.poll();
             }
+            handled = true;
         } finally {
+            if (!handled || !onlyExits || !dirty || stops.stopping() || durability.owesAcknowledgements()) {
+                durability.endGroup();
+            }
+        }
+    }
+
+    /** Ends the group a drain of exits left open for its round ({@link #drainInbox}), if one is. */
+    private void endCarriedGroup() {
+        if (durability.grouping()) {
             durability.endGroup();
         }
     }
@@ -844,7 +873,6 @@ public final class Engine {
             planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
                     : Optional.empty());
         }
-        durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
         if (ports.keeping() == Keeping.DISK) {
             emitBoard(); // a simulation's comes once, at the end (finish)
         }
@@ -853,8 +881,11 @@ public final class Engine {
     private void emitBoard() {
         io.gpusched.event.StatusBoard b = board.board(clock.now(), table, queue, outcomes);
         java.util.Set<Integer> paused = durability.state().pausedGpus();
-        snapshot = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused, settlement.liveOrphans(), reader.lastGpus(),
+        io.gpusched.event.QueueSnapshot next = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused,
+                settlement.liveOrphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));
+        // Inside a group (a round that follows exits) what the board shows is forced first, as its report is.
+        durability.afterDurable(() -> snapshot = next);
         reporter.emit(new SchedulerEvent.StatusUpdated(clock.now(), b));
     }
 }

@@ -314,7 +314,15 @@ public final class Journal implements JournalStore {
             throw new JournalException("cannot write journal " + path + ": " + e.getMessage(), e);
         }
         unforced = false;
+        forces++;
     }
+
+    /** @return how many times {@link #force()} forced appends to disk (one {@code fsync} each) since this was opened */
+    public long forces() {
+        return forces;
+    }
+
+    private long forces;
 
     /**
      * A write that fails part-way leaves its head in the file; the tail is written next time, so the

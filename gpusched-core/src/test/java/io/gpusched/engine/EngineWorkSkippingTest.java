@@ -107,4 +107,35 @@ class EngineWorkSkippingTest {
         assertEquals(List.of(3L, 3L, 3L), journaledWhenReported);
         assertFalse(Files.readString(logs.resolve("journal.jsonl")).isEmpty());
     }
+    @Test
+    void serialJobs_forceTheJournalOncePerJob_theOutcomeWithTheNextStart_andReportInOrder() throws Exception {
+        int n = 8;
+        List<JobSpec> jobs = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            jobs.add(JobSpec.parse("[vram=20G] true " + i)); // one at a time on the one GPU
+        }
+        Path logs = dir.resolve("logs");
+        List<String> reports = new CopyOnWriteArrayList<>();
+        Engine engine = new Engine(new StubBackend(1, 24000), FAST, Instant::now, logs, true,
+                new JobsSource(Optional.empty(), jobs), e -> {
+                    if (e instanceof SchedulerEvent.JobStarted s) {
+                        reports.add("start " + s.no());
+                    } else if (e instanceof SchedulerEvent.JobFinished f) {
+                        reports.add("end " + f.result().no());
+                    }
+                });
+        RunSummary s = engine.run();
+        assertEquals(n, s.count(JobStatus.OK));
+        List<String> expected = new java.util.ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            expected.add("start " + i);
+            expected.add("end " + i);
+        }
+        // Each job's end is reported before the next one's start, as when each had its own fsync.
+        assertEquals(expected, reports);
+        // One fsync per start (its launching and started lines, with the outcome of the exit that freed
+        // the GPU) and one for the last outcome; two per job when the outcome was forced before the round.
+        long forces = engine.journalForces();
+        assertTrue(forces >= n + 1 && forces <= n + 2, "fsyncs for " + n + " serial jobs: " + forces);
+    }
 }

@@ -63,6 +63,11 @@ public final class Durability {
         return journal.state();
     }
 
+    /** @return how many fsyncs forced appended lines to the journal since it was opened */
+    public long forces() {
+        return journal.forces();
+    }
+
     /** @return a count that moves with every event recorded and every {@link #changed()} */
     public long changes() {
         return changes;
@@ -77,8 +82,17 @@ public final class Durability {
         return failing;
     }
 
-    boolean grouping() {
+    /** @return whether a group is open: appends wait for its one fsync, and reports with them */
+    public boolean grouping() {
         return grouping;
+    }
+
+    /**
+     * @return whether a submission's number waits for this group's fsync: its client is owed an answer
+     *     as soon as its line is durable, so such a group is not kept open across a round
+     */
+    public boolean owesAcknowledgements() {
+        return !unacknowledged.isEmpty();
     }
 
     /** Appends events: forced at once, or inside a group with the group's fsync. */

@@ -20,7 +20,8 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * Writes {@code status.txt} after every round, atomically (temp file + rename), so {@code watch cat}
+ * Writes {@code status.txt} for each board it is handed (the scheduler hands them through
+ * {@link PacedBoardWriter}: at most one every 100 ms), atomically (temp file + rename), so {@code watch cat}
  * never shows a half-written board. Best effort: a failed write is retried on the next round.
  * Next to it, {@code status.json} holds the same board for {@code gpusched status --json}:
  * {@code {"scheduler_pid": N, "finished": false, "interrupted": false, "status": <the status_updated event as
