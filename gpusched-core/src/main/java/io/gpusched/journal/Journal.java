@@ -318,6 +318,7 @@ public final class Journal implements JournalStore {
     }
 
     /** @return how many times {@link #force()} forced appends to disk (one {@code fsync} each) since this was opened */
+    @Override
     public long forces() {
         return forces;
     }

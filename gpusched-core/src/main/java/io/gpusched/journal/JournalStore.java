@@ -52,6 +52,9 @@ public interface JournalStore extends AutoCloseable {
      */
     void force();
 
+    /** @return how many fsyncs forced appended lines to disk since this was opened; 0 for a journal kept in memory */
+    long forces();
+
     /** @return whether some appended events are not yet forced */
     boolean hasUnforced();
 

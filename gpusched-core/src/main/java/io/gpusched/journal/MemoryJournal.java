@@ -61,6 +61,11 @@ public final class MemoryJournal implements JournalStore {
     }
 
     @Override
+    public long forces() {
+        return 0; // nothing is ever written, so nothing is forced
+    }
+
+    @Override
     public boolean hasUnforced() {
         return false;
     }
