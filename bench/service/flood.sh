@@ -18,7 +18,7 @@ if [ $# -gt 0 ] && [ "$1" != "--" ]; then root="$(cd "$1" && pwd)"; shift; fi
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
 m2="${HOME}/.m2/repository"
-cp="$(printf '%s:' "$root"/gpusched-{cli,core,nvml,testkit,slurm}/target/classes)"
+cp="$(printf '%s:' "$root"/gpusched-{cli,core,nvml,testkit,slurm,picocli}/target/classes)"
 cp+="$(ls "$m2"/com/fasterxml/jackson/core/jackson-core/2.22.4/jackson-core-2.22.4.jar):$(ls "$m2"/net/java/dev/jna/jna/5.19.1/jna-5.19.1.jar)"
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 user=gs-cn-flood
