@@ -99,14 +99,14 @@ final class ClientCommand {
                     }
                 }
                 case "queue" -> {
-                    QueueView.Shown shown = new QueueView(user.map(u -> u.equals("me") ? c.user() : u), p.all()).apply(c.queue());
+                    Optional<String> whose = user.map(u -> u.equals("me") ? c.user() : u);
                     // Buffered: a line written and flushed per row cost 0.3 s at 100,000 rows.
                     PrintStream page = new PrintStream(new java.io.BufferedOutputStream(out, 1 << 16), false,
                             java.nio.charset.StandardCharsets.UTF_8);
                     if (json) {
-                        page.println(QueueText.queueJson(shown));
+                        page.println(QueueText.queueJson(new QueueView(whose, p.all()).apply(c.queue())));
                     } else {
-                        QueueTable.printQueue(page, shown, p.format());
+                        printQueue(c, page, p, whose);
                     }
                     page.flush();
                 }
@@ -170,6 +170,29 @@ final class ClientCommand {
             err.println("gpusched: " + e.getMessage());
             return 1;
         }
+    }
+
+    /**
+     * {@code gpusched queue}'s text, printed by the daemon with this terminal's and locale's options and
+     * copied out (issue #27: decoding and formatting every row in this cold JVM was most of the verb's
+     * wall time); from a daemon that prints no text, printed here from its rows, the same text.
+     */
+    private static void printQueue(GpuschedClient c, PrintStream page, ClientOptions.Parsed p, Optional<String> whose) {
+        boolean table = QueueTable.table(p.format());
+        java.util.OptionalInt width = table ? Terminal.columns() : java.util.OptionalInt.empty();
+        boolean ascii = !QueueTable.utf8Locale();
+        io.gpusched.protocol.Request.Text options = new io.gpusched.protocol.Request.Text(table,
+                p.format().map(QueueFormat::spec), clamp(width), ascii, whose.filter(u -> !u.isEmpty()), p.all());
+        Optional<io.gpusched.protocol.QueueView> rows = c.queueText(options, page);
+        if (rows.isPresent()) {
+            QueueTable.printQueue(page, new QueueView(whose, p.all()).apply(rows.get()), p.format(), table, width, ascii);
+        }
+    }
+
+    /** A terminal's width as the request bounds it: a width past the bound cuts nothing a narrower one would. */
+    private static java.util.OptionalInt clamp(java.util.OptionalInt width) {
+        return width.isEmpty() ? width : java.util.OptionalInt.of(Math.max(1, Math.min(width.getAsInt(),
+                io.gpusched.protocol.Request.Text.MAX_WIDTH)));
     }
 
     /** What each verb needs besides its options: a command, one job number, numbers or GPUs, or nothing. */

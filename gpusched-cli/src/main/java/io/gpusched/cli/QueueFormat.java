@@ -21,6 +21,11 @@ import java.util.OptionalInt;
 record QueueFormat(List<Column> columns) {
     /** The most columns one field may be given, so a typo such as {@code %9999999c} is refused. */
     static final int MAX_WIDTH = 1000;
+    /**
+     * The most columns a format may have (each field twice over): a daemon renders the table for its
+     * clients, and a format repeating a field hundreds of times would cost it that many cells a row.
+     */
+    static final int MAX_COLUMNS = 24;
 
     /** The table {@code gpusched queue} prints without {@code --format} on a terminal. */
     static final QueueFormat DEFAULT = parse("%i %u %t %b %m %.M %.p %32c %r");
@@ -104,6 +109,24 @@ record QueueFormat(List<Column> columns) {
         if (columns.isEmpty()) {
             throw new UsageException("--format names no field; e.g. --format '%i %u %t %c' (see gpusched queue --help)");
         }
+        if (columns.size() > MAX_COLUMNS) {
+            throw new UsageException("--format names " + columns.size() + " fields; at most " + MAX_COLUMNS
+                    + " are taken (see gpusched queue --help)");
+        }
+    }
+
+    /**
+     * @return this format as {@code %}-fields, which {@link #parse} reads back to an equal format: what
+     *     the client sends a daemon that prints the table for it
+     */
+    String spec() {
+        StringBuilder b = new StringBuilder();
+        for (Column c : columns) {
+            b.append(b.length() == 0 ? "%" : " %").append(c.right() ? "." : "");
+            c.width().ifPresent(b::append);
+            b.append(c.field().letter);
+        }
+        return b.toString();
     }
 
     /**

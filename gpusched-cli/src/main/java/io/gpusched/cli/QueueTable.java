@@ -44,9 +44,27 @@ final class QueueTable {
      * @param format {@code --format}, if given
      */
     static void printQueue(PrintStream page, QueueView.Shown shown, java.util.Optional<QueueFormat> format) {
-        boolean ascii = !utf8Locale();
-        if (format.isPresent() || System.console() != null) {
-            new QueueTable(format.orElseGet(() -> defaultFor(shown)), Terminal.columns(), ascii).print(page, shown);
+        printQueue(page, shown, format, table(format), Terminal.columns(), !utf8Locale());
+    }
+
+    /** @return whether {@code gpusched queue} prints the table here: a format was asked for, or output is a terminal */
+    static boolean table(java.util.Optional<QueueFormat> format) {
+        return format.isPresent() || System.console() != null;
+    }
+
+    /**
+     * {@link #printQueue(PrintStream, QueueView.Shown, java.util.Optional)} with what it reads from this
+     * process's terminal and locale given instead: what a daemon prints for a client that told it those
+     * ({@link ServedQueueText}).
+     *
+     * @param table the table rather than the list
+     * @param terminalColumns the terminal's width, for the table's last column; empty for none
+     * @param ascii plain ASCII only
+     */
+    static void printQueue(PrintStream page, QueueView.Shown shown, java.util.Optional<QueueFormat> format, boolean table,
+                           OptionalInt terminalColumns, boolean ascii) {
+        if (table) {
+            new QueueTable(format.orElseGet(() -> defaultFor(shown)), terminalColumns, ascii).print(page, shown);
         } else if (ascii) {
             java.io.ByteArrayOutputStream list = new java.io.ByteArrayOutputStream();
             QueueText.printQueue(new PrintStream(list, false, java.nio.charset.StandardCharsets.UTF_8), shown);

@@ -12,8 +12,9 @@ import java.util.Set;
 /**
  * What {@code gpusched queue} shows of the service's snapshot: everyone's jobs or one user's
  * ({@code --user}), and the last {@link #RECENT} finished jobs or every one the snapshot holds
- * ({@code --all}). Filtered here, in the client, on the rows' {@code owner}: the daemon sends the whole
- * snapshot either way, and {@code --json} prints the same rows as the text.
+ * ({@code --all}). Filtered on the rows' {@code owner}: here, in the client, for {@code --json} and for a
+ * daemon that prints no text; in the daemon, by {@link ServedQueueText}, for the text it prints. Either
+ * way the same rows.
  *
  * @param user only this user's rows; empty for everyone's. A row without an owner matches no user
  * @param all every finished job rather than the last {@link #RECENT}

@@ -163,7 +163,8 @@ final class SlurmCommand {
         java.util.function.Consumer<io.gpusched.event.SchedulerEvent> serve = e -> {
             if (e instanceof io.gpusched.event.SchedulerEvent.RunStarted && built.get() != null) {
                 try {
-                    socket.set(Optional.of(ServiceServer.start(built.get(), runSocket)));
+                    socket.set(Optional.of(ServiceServer.start(built.get(), runSocket, ServiceServer.Access.OWNER_ONLY,
+                            Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(new ServedQueueText()))));
                 } catch (io.gpusched.model.GpuschedException x) {
                     human.println("gpusched: the client verbs cannot reach this run: " + x.getMessage());
                 }

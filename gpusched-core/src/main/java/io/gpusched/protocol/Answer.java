@@ -163,6 +163,27 @@ public sealed interface Answer {
     }
 
     /**
+     * The head of a {@code queue} answer rendered as text ({@link Request.Text}): {@link #bytes()} bytes
+     * of text follow it on the connection as they are, not as JSON: the lines {@code gpusched queue}
+     * prints, in UTF-8, each ended by {@code \n}, for the client to copy to its output.
+     *
+     * @param bytes how many bytes of text follow; 0 or more
+     */
+    record QueueText(long bytes) implements Answer {
+        /**
+         * Checks the count.
+         *
+         * @param bytes see {@link #bytes()}
+         * @throws IllegalArgumentException when negative
+         */
+        public QueueText {
+            if (bytes < 0) {
+                throw new IllegalArgumentException("\"text_bytes\" is a whole number, got " + bytes);
+            }
+        }
+    }
+
+    /**
      * A line of a streamed {@code queue} answer's rows.
      *
      * @param list the list they are of

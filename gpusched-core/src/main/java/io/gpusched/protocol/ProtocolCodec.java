@@ -97,6 +97,9 @@ public final class ProtocolCodec {
                 if (q.stream()) {
                     g.writeBooleanField("stream", true);
                 }
+                if (q.text().isPresent()) {
+                    queueText(g, q.text().get());
+                }
             } else if (r instanceof Request.Job j) {
                 g.writeNumberField("no", j.no());
             } else if (r instanceof Request.Cancel c) {
@@ -120,6 +123,43 @@ public final class ProtocolCodec {
                 g.writeNumberField("status", e.status());
             }
         });
+    }
+
+    /** A {@code queue} request's {@code text}: its fields in the order {@code PROTOCOL.md} lists them, absent ones left out. */
+    private static void queueText(JsonGenerator g, Request.Text t) throws IOException {
+        g.writeObjectFieldStart("text");
+        g.writeStringField("layout", t.table() ? "table" : "list");
+        if (t.format().isPresent()) {
+            g.writeStringField("format", t.format().get());
+        }
+        if (t.width().isPresent()) {
+            g.writeNumberField("width", t.width().getAsInt());
+        }
+        if (t.ascii()) {
+            g.writeBooleanField("ascii", true);
+        }
+        if (t.user().isPresent()) {
+            g.writeStringField("user", t.user().get());
+        }
+        if (t.all()) {
+            g.writeBooleanField("all", true);
+        }
+        g.writeEndObject();
+    }
+
+    /** Reads a {@code queue} request's {@code text}, each field by its type and bound ({@link Request.Text}). */
+    private static Optional<Request.Text> queueText(Fields f) {
+        if (!f.has("text")) {
+            return Optional.empty();
+        }
+        Fields t = f.object("text");
+        String layout = t.string("layout");
+        if (!layout.equals("list") && !layout.equals("table")) {
+            throw new IllegalArgumentException("\"layout\" is \"list\" or \"table\"");
+        }
+        OptionalInt width = t.optionalCount("width");
+        return Optional.of(new Request.Text(layout.equals("table"), t.optionalString("format"), width,
+                t.boolOr("ascii", false), t.optionalString("user"), t.boolOr("all", false)));
     }
 
     private static void submitOptions(JsonGenerator g, Optional<String> output, Optional<String> requestId,
@@ -185,7 +225,7 @@ public final class ProtocolCodec {
                     f.has("env") ? Optional.of(f.stringMap("env")) : Optional.empty(), f.optionalString("output"),
                     f.optionalString("request_id"), f.optionalCount("umask"));
             case "preview" -> new Request.Preview(f.string("line"), f.string("cwd"));
-            case "queue" -> new Request.Queue(f.boolOr("stream", false));
+            case "queue" -> new Request.Queue(f.boolOr("stream", false), queueText(f));
             case "job" -> new Request.Job(f.count("no"));
             case "cancel" -> {
                 if (f.has("user") && f.has("no")) {
@@ -282,6 +322,8 @@ public final class ProtocolCodec {
             if (!q.leftOut().isEmpty()) {
                 counts(g, "left_out", q.leftOut());
             }
+        } else if (a instanceof Answer.QueueText q) {
+            g.writeNumberField("text_bytes", q.bytes());
         } else if (a instanceof Answer.Job j) {
             g.writeStringField("list", j.list().wireName());
             g.writeFieldName("job");
@@ -459,6 +501,11 @@ public final class ProtocolCodec {
         JOB,
         /** A line of a job's command (no {@code ok}). */
         PART,
+        /**
+         * The answer to {@code queue} with {@code text}: its head ({@link Answer.QueueText}), or, from a
+         * daemon that renders no text, the rows' answer as {@link #QUEUE} reads it.
+         */
+        QUEUE_TEXT,
         /** The answer to {@code cancel} with {@code no}. */
         CANCELLED,
         /** The answer to {@code cancel} with {@code user}. */
@@ -494,6 +541,13 @@ public final class ProtocolCodec {
         if (expect == Expect.PART) {
             return new Answer.Part(f.string("part"));
         }
+        if (expect == Expect.QUEUE_TEXT && Boolean.TRUE.equals(f.raw("ok")) && f.has("text_bytes")) {
+            long bytes = f.whole("text_bytes");
+            if (bytes < 0) {
+                throw new IllegalArgumentException("\"text_bytes\" is not a whole number");
+            }
+            return new Answer.QueueText(bytes);
+        }
         if (!Boolean.TRUE.equals(f.raw("ok"))) {
             Fields e = f.raw("error") instanceof Map<?, ?> ? f.object("error") : Fields.parse(JSON, "{}");
             return new Answer.Failure(String.valueOf(e.raw("code")), String.valueOf(e.raw("message")));
@@ -502,7 +556,7 @@ public final class ProtocolCodec {
             case HELLO -> new Answer.Hello(f.stringOr("server", ""), f.string("user"));
             case SUBMITTED -> new Answer.Submitted(f.wholeInt("no"), already(f.optionalString("already")));
             case PREVIEW -> new Answer.Preview(f.has("gpus") ? f.ints("gpus") : List.of(), f.optionalString("waits"));
-            case QUEUE -> new Answer.Queue(QueueCodec.readView(f.object("snapshot")), counts(f, "rows"),
+            case QUEUE, QUEUE_TEXT -> new Answer.Queue(QueueCodec.readView(f.object("snapshot")), counts(f, "rows"),
                     f.optionalInt("lines"), counts(f, "left_out"));
             case JOB -> {
                 BoardList list = BoardList.ofWireName(f.string("list"))

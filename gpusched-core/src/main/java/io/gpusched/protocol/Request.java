@@ -90,11 +90,88 @@ public sealed interface Request {
      *
      * @param stream whether to send it in as many lines as it needs ({@code "stream": true}), rather than
      *     the rows that fit in one line
+     * @param text the queue as {@code gpusched queue} prints it, rendered by the daemon, instead of its
+     *     rows ({@code "text": {...}}); empty for rows. A daemon that renders no text (an embedder's, or
+     *     one older than the field) answers rows as if it were absent
      */
-    record Queue(boolean stream) implements Request {
+    record Queue(boolean stream, Optional<Text> text) implements Request {
+        /**
+         * Checks for null.
+         *
+         * @param stream see {@link #stream()}
+         * @param text see {@link #text()}
+         */
+        public Queue {
+            Objects.requireNonNull(text, "text");
+        }
+
+        /**
+         * The rows of the queue, streamed or in one line.
+         *
+         * @param stream see {@link #stream()}
+         */
+        public Queue(boolean stream) {
+            this(stream, Optional.empty());
+        }
+
         @Override
         public String op() {
             return "queue";
+        }
+    }
+
+    /**
+     * How the asking client prints the queue ({@code gpusched queue}'s options and its terminal), for a
+     * daemon that renders the text: the daemon's JIT is warm where a client's is cold, and its client
+     * then only copies lines to its output. Every field is checked here against its bound, as every byte
+     * a client sends is hostile; what a {@code format} means is checked by the renderer's own parser.
+     *
+     * @param table the table ({@code --format}, or a terminal) rather than the plain list a pipe gets
+     * @param format the table's columns, as {@code gpusched queue --format} takes them, at most
+     *     {@link #MAX_FORMAT_CHARS} characters; empty for the default table
+     * @param width the terminal's columns, which the table's last column is cut to, 1 to
+     *     {@link #MAX_WIDTH}; empty when output goes to no terminal
+     * @param ascii plain ASCII only (a locale that is not UTF-8)
+     * @param user only this user's rows, at most {@link #MAX_USER_CHARS} characters; empty for everyone's
+     * @param all every finished job rather than the last ten
+     */
+    record Text(boolean table, Optional<String> format, OptionalInt width, boolean ascii, Optional<String> user,
+                boolean all) {
+        /** The longest {@code format} taken, in characters (UTF-16 units). */
+        public static final int MAX_FORMAT_CHARS = 1000;
+        /** The widest terminal taken, in columns. */
+        public static final int MAX_WIDTH = 99_999;
+        /** The longest {@code user} taken, in characters (UTF-16 units). */
+        public static final int MAX_USER_CHARS = 256;
+
+        /**
+         * Checks each field against its bound.
+         *
+         * @param table see {@link #table()}
+         * @param format see {@link #format()}
+         * @param width see {@link #width()}
+         * @param ascii see {@link #ascii()}
+         * @param user see {@link #user()}
+         * @param all see {@link #all()}
+         * @throws IllegalArgumentException naming the field out of bounds and its bound
+         */
+        public Text {
+            Objects.requireNonNull(format, "format");
+            Objects.requireNonNull(width, "width");
+            Objects.requireNonNull(user, "user");
+            if (format.isPresent() && format.get().length() > MAX_FORMAT_CHARS) {
+                throw new IllegalArgumentException("\"format\" is " + format.get().length() + " characters; at most "
+                        + MAX_FORMAT_CHARS + " are taken");
+            }
+            if (format.isPresent() && !table) {
+                throw new IllegalArgumentException("\"format\" is for \"layout\": \"table\" only");
+            }
+            if (width.isPresent() && (width.getAsInt() < 1 || width.getAsInt() > MAX_WIDTH)) {
+                throw new IllegalArgumentException("\"width\" is 1 to " + MAX_WIDTH + " columns, got " + width.getAsInt());
+            }
+            if (user.isPresent() && (user.get().isEmpty() || user.get().length() > MAX_USER_CHARS)) {
+                throw new IllegalArgumentException("\"user\" is 1 to " + MAX_USER_CHARS + " characters");
+            }
         }
     }
 

@@ -309,7 +309,58 @@ public final class GpuschedClient implements AutoCloseable {
      * @throws ServiceException {@code bad_answer} when a line of the answer is not what the protocol says
      */
     public QueueView queue() {
-        Answer.Queue head = call(new Request.Queue(true), Expect.QUEUE, Answer.Queue.class);
+        return rows(call(new Request.Queue(true), Expect.QUEUE, Answer.Queue.class));
+    }
+
+    /**
+     * The queue as {@code gpusched queue} prints it with {@code options}, rendered by the daemon, copied
+     * to {@code out} line by line as it comes (the daemon's JIT is warm; this process only copies).
+     *
+     * @param options how to print it: list or table, the table's format, the terminal's width, ASCII,
+     *     whose rows, whether every finished job
+     * @param out where the text goes, in UTF-8; flushed by the caller
+     * @return empty when the text was written to {@code out}; else, from a daemon that prints no text (one
+     *     older than {@code text}, or an embedder's without a printer), the queue's rows as {@link #queue()}
+     *     returns them, for the caller to print, nothing having been written
+     * @throws ServiceException {@code bad_request} when the daemon's parser refuses the format,
+     *     {@code unreachable} when the daemon went away, {@code output} when writing {@code out} failed
+     */
+    public Optional<QueueView> queueText(Request.Text options, java.io.OutputStream out) {
+        Answer head = call(new Request.Queue(true, Optional.of(options)), Expect.QUEUE_TEXT, Answer.class);
+        if (head instanceof Answer.Queue rows) {
+            return Optional.of(rows(rows));
+        }
+        long n = expected(head, Answer.QueueText.class).bytes();
+        // Which side failed decides the error: the daemon going away, or this process's output.
+        IOException[] outputFailed = new IOException[1];
+        java.io.OutputStream sink = new java.io.OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                try {
+                    out.write(b, off, len);
+                } catch (IOException e) {
+                    outputFailed[0] = e;
+                    throw e;
+                }
+            }
+        };
+        try {
+            lines.copy(n, sink);
+        } catch (IOException e) {
+            throw outputFailed[0] != null ? new ServiceException("output", "cannot write the queue: " + e.getMessage())
+                    : new ServiceException("unreachable", "the gpusched service at " + socket + " went away in the middle"
+                    + " of an answer: " + e.getMessage());
+        }
+        return Optional.empty();
+    }
+
+    /** The whole queue from a {@code queue} answer's head and, when streamed, the lines of rows after it. */
+    private QueueView rows(Answer.Queue head) {
         if (head.lines().isEmpty()) {
             return head.snapshot(); // a daemon from before streamed answers: the whole queue was that one line
         }

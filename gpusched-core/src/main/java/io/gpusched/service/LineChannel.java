@@ -57,6 +57,31 @@ final class LineChannel implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies the next {@code n} bytes as they are (what a {@code queue} answer's text head announces),
+     * those already read first; the lines after them are read by {@link #read} as before.
+     *
+     * @throws java.io.EOFException when the stream ends before {@code n} bytes
+     */
+    void copy(long n, java.io.OutputStream out) throws IOException {
+        long left = n;
+        while (left > 0) {
+            if (!in.hasRemaining()) {
+                in.clear();
+                int read = channel.read(in);
+                in.flip();
+                if (read < 0) {
+                    throw new java.io.EOFException("the stream ended " + left + " bytes before the text's end");
+                }
+                continue;
+            }
+            int take = (int) Math.min(left, in.remaining());
+            out.write(in.array(), in.arrayOffset() + in.position(), take);
+            in.position(in.position() + take);
+            left -= take;
+        }
+    }
+
     void write(String text) throws IOException {
         ByteBuffer out = ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8));
         while (out.hasRemaining()) {

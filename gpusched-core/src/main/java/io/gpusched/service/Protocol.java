@@ -30,6 +30,11 @@ public final class Protocol {
      * escape, so each line stays under a quarter of {@link #MAX_LINE_BYTES}.
      */
     public static final int ROWS_LINE_CHARS = 64 * 1024;
+    /**
+     * A {@code queue} answer rendered as text ({@code "text"}) is written in pieces of about this many
+     * bytes, each cut after a line end.
+     */
+    public static final int TEXT_LINE_BYTES = 64 * 1024;
     /** The most bytes of rows a one-line {@code queue} answer (without {@code stream}) carries. */
     public static final int ONE_LINE_ROWS_BYTES = 256 * 1024;
     /** A {@code job} answer's command comes in parts of at most this many characters (UTF-16 units). */

@@ -6,6 +6,7 @@ import io.gpusched.protocol.Answer;
 import io.gpusched.protocol.BoardList;
 import io.gpusched.protocol.ProtocolCodec;
 import io.gpusched.protocol.QueueView;
+import io.gpusched.protocol.Request;
 import io.gpusched.protocol.Row;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -88,14 +89,18 @@ final class QueueAnswer {
         before = Optional.empty(); // kept only until measured, so answers do not chain back forever
         List<BoardList> lineList = new ArrayList<>();
         List<Integer> lineNo = new ArrayList<>();
+        List<byte[]> measured = new ArrayList<>();
         for (BoardList list : BoardList.values()) {
             List<?> rows = rows(snapshot.board(), list);
             counts.put(list, rows.size());
-            Cuts c = prior.flatMap(p -> p.cutsIfSame(list, rows)).orElseGet(() -> new Cuts(rows, measure(list, rows)));
+            Optional<Cuts> reused = prior.flatMap(p -> p.cutsIfSame(list, rows));
+            List<byte[]> lines = new ArrayList<>();
+            Cuts c = reused.orElseGet(() -> new Cuts(rows, measure(list, rows, lines)));
             byList.put(list, c);
             for (int k = 0; k < c.starts().length; k++) {
                 lineList.add(list);
                 lineNo.add(k);
+                measured.add(reused.isPresent() ? null : lines.get(k));
             }
         }
         cuts = byList;
@@ -103,11 +108,19 @@ final class QueueAnswer {
         String headLine = CODEC.encode(Answer.Queue.streamedHead(head, counts, lineList.size()));
         BoardList[] lists = lineList.toArray(new BoardList[0]);
         int[] nos = lineNo.stream().mapToInt(Integer::intValue).toArray();
+        // The lines measuring rendered, each handed out once and then let go: the answer that measured
+        // encodes every row once, and no answer's text stays in the heap after it is written.
+        java.util.concurrent.atomic.AtomicReferenceArray<byte[]> firstLines =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(measured.toArray(new byte[0][]));
         return new java.util.AbstractList<>() {
             @Override
             public String get(int i) {
                 if (i == 0) {
                     return headLine;
+                }
+                byte[] first = firstLines.getAndSet(i - 1, null);
+                if (first != null) {
+                    return new String(first, StandardCharsets.UTF_8);
                 }
                 Cuts c = byList.get(lists[i - 1]);
                 int k = nos[i - 1];
@@ -147,32 +160,141 @@ final class QueueAnswer {
      * Where a list's rows are cut into lines of {@code {"v":1,"list":...,"rows":[...]}}, each about
      * {@link Protocol#ROWS_LINE_CHARS}: a line takes rows while its text stays within that, and at
      * least one. What the codec writes for {@link Answer.Rows}, put together from each row's JSON so a
-     * line is cut by its length; {@link #renderLine} writes the lines these cuts say.
+     * line is cut by its length; {@link #renderLine} writes the lines these cuts say, and the lines
+     * measured here are added to {@code rendered} (UTF-8), so each row is encoded once per answer.
      */
-    private static int[] measure(BoardList list, List<?> rows) {
-        int startChars = CODEC.rowsLineStart(list).length();
+    private static int[] measure(BoardList list, List<?> rows, List<byte[]> rendered) {
+        String start = CODEC.rowsLineStart(list);
         int[] starts = new int[8];
         int lines = 0;
-        long length = startChars;
+        StringBuilder line = new StringBuilder(Protocol.ROWS_LINE_CHARS + 64);
         int inLine = 0;
         for (int i = 0; i < rows.size(); i++) {
-            int json = CODEC.encode(Row.listed(rows.get(i))).length();
-            if (inLine > 0 && length + json > Protocol.ROWS_LINE_CHARS) {
+            String json = CODEC.encode(Row.listed(rows.get(i)));
+            if (inLine > 0 && line.length() + json.length() > Protocol.ROWS_LINE_CHARS) {
+                rendered.add(line.append(ProtocolCodec.ROWS_LINE_END).toString().getBytes(StandardCharsets.UTF_8));
+                line.setLength(0);
                 inLine = 0;
-                length = startChars;
             }
             if (inLine == 0) {
                 if (lines == starts.length) {
                     starts = java.util.Arrays.copyOf(starts, lines * 2);
                 }
                 starts[lines++] = i;
+                line.append(start);
             } else {
-                length++; // the comma
+                line.append(','); // the comma
             }
-            length += json;
+            line.append(json);
             inLine++;
         }
+        if (inLine > 0) {
+            rendered.add(line.append(ProtocolCodec.ROWS_LINE_END).toString().getBytes(StandardCharsets.UTF_8));
+        }
         return java.util.Arrays.copyOf(starts, lines);
+    }
+
+    /**
+     * The queue as the asking client prints it ({@link Request.Text}), rendered here by {@code printer}:
+     * a head line {@code {"v":1,"ok":true,"text_bytes":N}}, then the text itself, N bytes of UTF-8
+     * lines each ended by {@code \n}, which the client copies to its output without decoding a byte
+     * (issue #27). Returned as the lines the service writes, each with its line end left off: the text
+     * in pieces of about {@link Protocol#TEXT_LINE_BYTES}, each cut after a line end. Rendered whole before
+     * the head (a table's columns are as wide as their widest cell), held as UTF-8 until written, each
+     * piece let go once taken, and never kept for another request: each asks with its own options.
+     *
+     * @throws IllegalArgumentException when the printer refuses the options (the client's {@code bad_request})
+     */
+    List<String> text(Request.Text options, QueuePrinter printer) {
+        TextPieces pieces = new TextPieces();
+        printer.print(QueueView.listed(snapshot), options, pieces);
+        List<byte[]> texts = pieces.finish();
+        long bytes = 0;
+        for (byte[] t : texts) {
+            bytes += t.length;
+        }
+        String headLine = CODEC.encode(new Answer.QueueText(bytes));
+        java.util.concurrent.atomic.AtomicReferenceArray<byte[]> held =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(texts.toArray(new byte[0][]));
+        return new java.util.AbstractList<>() {
+            @Override
+            public String get(int i) {
+                if (i == 0) {
+                    return headLine;
+                }
+                byte[] text = held.getAndSet(i - 1, null); // let go once taken: the writer takes each once
+                if (text == null) {
+                    throw new IllegalStateException("piece " + i + " of a text answer was taken already");
+                }
+                return new String(text, 0, text.length - 1, StandardCharsets.UTF_8); // its line end is the writer's
+            }
+
+            @Override
+            public int size() {
+                return texts.size() + 1;
+            }
+        };
+    }
+
+    /**
+     * The printer's output cut into pieces after the first line end at or past
+     * {@link Protocol#TEXT_LINE_BYTES} (lines of text are short: a list view's cut texts in at most
+     * {@code QueueFormat}'s columns), each piece ending in a line end.
+     */
+    static final class TextPieces extends java.io.OutputStream {
+        private final List<byte[]> pieces = new ArrayList<>();
+        private java.io.ByteArrayOutputStream current = new java.io.ByteArrayOutputStream(Protocol.TEXT_LINE_BYTES + 4096);
+
+        @Override
+        public void write(int b) {
+            current.write(b);
+            if (b == '\n' && current.size() >= Protocol.TEXT_LINE_BYTES) {
+                cut();
+            }
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            int from = off;
+            int end = off + len;
+            // Whole where no cut falls (a page of short lines at a time); else up to each line end past the size.
+            while (from < end) {
+                int nl = -1;
+                if (current.size() + (end - from) >= Protocol.TEXT_LINE_BYTES) {
+                    int at = Math.max(from, from + Protocol.TEXT_LINE_BYTES - current.size() - 1);
+                    for (int i = at; i < end; i++) {
+                        if (b[i] == '\n') {
+                            nl = i;
+                            break;
+                        }
+                    }
+                }
+                if (nl < 0) {
+                    current.write(b, from, end - from);
+                    return;
+                }
+                current.write(b, from, nl + 1 - from);
+                cut();
+                from = nl + 1;
+            }
+        }
+
+        private void cut() {
+            pieces.add(current.toByteArray());
+            current = new java.io.ByteArrayOutputStream(Protocol.TEXT_LINE_BYTES + 4096);
+        }
+
+        /** @return the pieces, in order, each ending in a line end (one is added to text that lacks it); none for no text */
+        List<byte[]> finish() {
+            if (current.size() > 0) {
+                byte[] last = current.toByteArray();
+                if (last[last.length - 1] != '\n') {
+                    current.write('\n');
+                }
+                cut();
+            }
+            return pieces;
+        }
     }
 
     /** One line of rows: {@code rows[from, to)} of {@code list}, as {@link #measure} cut them. */

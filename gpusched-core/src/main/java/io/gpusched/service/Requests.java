@@ -37,6 +37,7 @@ final class Requests {
     private final boolean shared;
     private final Optional<String> adminGroup;
     private final Optional<DashboardLinks> dashboard;
+    private final Optional<QueuePrinter> printer;
     /** The latest snapshot's answers: connections race to set it, and a lost race only renders twice. */
     private volatile QueueAnswer lastAnswer;
 
@@ -44,12 +45,15 @@ final class Requests {
      * @param shared whether the service serves every user (then users act on their own jobs only)
      * @param adminGroup with {@code shared}: members act on every job and on GPUs
      * @param dashboard the web dashboard's links, when one runs beside the service
+     * @param printer renders {@code queue}'s text for a client that asks for it; empty: rows answer
      */
-    Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup, Optional<DashboardLinks> dashboard) {
+    Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup, Optional<DashboardLinks> dashboard,
+             Optional<QueuePrinter> printer) {
         this.scheduler = scheduler;
         this.shared = shared;
         this.adminGroup = adminGroup;
         this.dashboard = dashboard;
+        this.printer = printer;
     }
 
     /**
@@ -261,12 +265,21 @@ final class Requests {
 
     /**
      * The queue, whoever asks: in one line holding the rows that fit, or with {@code "stream": true}
-     * in as many lines as its rows need ({@link QueueAnswer}).
+     * in as many lines as its rows need ({@link QueueAnswer}); with {@code "text"}, as the client prints
+     * it, rendered by the {@link QueuePrinter} when this service has one (rows otherwise, as a daemon
+     * from before {@code text} answers).
      */
     private java.util.List<String> queue(Request.Queue req) {
         Optional<QueueAnswer> a = answerNow();
         if (a.isEmpty()) {
             return java.util.List.of(notReady());
+        }
+        if (req.text().isPresent() && printer.isPresent()) {
+            try {
+                return a.get().text(req.text().get(), printer.get());
+            } catch (IllegalArgumentException e) {
+                return java.util.List.of(error("bad_request", "queue: " + e.getMessage()));
+            }
         }
         return req.stream() ? a.get().streamed() : java.util.List.of(a.get().oneLine());
     }

@@ -162,13 +162,14 @@ public final class ServiceServer implements AutoCloseable {
     private long acceptPausedUntil;
 
     private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server, boolean shared,
-                          Optional<String> adminGroup, Optional<DashboardLinks> dashboard, Limits limits) throws IOException {
+                          Optional<String> adminGroup, Optional<DashboardLinks> dashboard, Limits limits,
+                          Optional<QueuePrinter> printer) throws IOException {
         this.socket = socket;
         this.server = server;
         this.user = System.getProperty("user.name", "?");
         this.shared = shared;
         this.limits = limits;
-        this.requests = new Requests(scheduler, shared, adminGroup, dashboard);
+        this.requests = new Requests(scheduler, shared, adminGroup, dashboard, printer);
         this.scheduler = scheduler;
         this.selector = Selector.open();
         server.configureBlocking(false);
@@ -263,6 +264,26 @@ public final class ServiceServer implements AutoCloseable {
      */
     public static ServiceServer start(Scheduler scheduler, Path socket, Access access, Optional<String> adminGroup,
                                       Optional<DashboardLinks> dashboard, Limits limits) {
+        return start(scheduler, socket, access, adminGroup, dashboard, limits, Optional.empty());
+    }
+
+    /**
+     * As {@link #start(Scheduler, Path, Access, Optional, Optional, Limits)}, printing {@code queue}'s text
+     * for clients that ask for it ({@code PROTOCOL.md}, {@code "text"}) with {@code printer}.
+     *
+     * @param scheduler the scheduler to serve
+     * @param socket where to listen
+     * @param access who may use it
+     * @param adminGroup with {@code EVERY_USER}: members act on every job and pause GPUs, as root does
+     * @param dashboard each user's dashboard URL; empty when none runs
+     * @param limits how many connections, and how long one may stay idle
+     * @param printer renders the queue as the asking client prints it; empty: such a client gets rows, as
+     *     from a daemon older than {@code text}
+     * @return the running service
+     * @throws ServiceException as {@link #start(Scheduler, Path, Access, Optional)}
+     */
+    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, Optional<String> adminGroup,
+                                      Optional<DashboardLinks> dashboard, Limits limits, Optional<QueuePrinter> printer) {
         Path abs = socket.toAbsolutePath();
         boolean shared = access == Access.EVERY_USER;
         if (shared && !"root".equals(System.getProperty("user.name"))) {
@@ -282,7 +303,7 @@ public final class ServiceServer implements AutoCloseable {
             // A deep backlog: a burst of clients waits in the kernel while the selector thread admits them.
             ch.bind(UnixDomainSocketAddress.of(abs), 4096);
             Files.setPosixFilePermissions(abs, PosixFilePermissions.fromString(shared ? "rw-rw-rw-" : "rw-------"));
-            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup, dashboard, limits);
+            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup, dashboard, limits, printer);
             s.loop.start();
             return s;
         } catch (IOException e) {

@@ -69,6 +69,9 @@ class ProtocolGoldenLinesTest {
             new Sent("{\"v\":1,\"op\":\"drain\"}", new Request.Drain()),
             new Sent("{\"v\":1,\"op\":\"dashboard\"}", new Request.Dashboard()),
             new Sent("{\"v\":1,\"op\":\"queue\",\"stream\":true}", new Request.Queue(true)),
+            new Sent("{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"table\",\"format\":\"%i %u %t %.M %30c %r\","
+                    + "\"width\":100,\"user\":\"ada\"}}", new Request.Queue(true, Optional.of(new Request.Text(true,
+                    Optional.of("%i %u %t %.M %30c %r"), OptionalInt.of(100), false, Optional.of("ada"), false)))),
             new Sent("{\"v\":1,\"op\":\"job\",\"no\":7}", new Request.Job(7)),
             new Sent("{\"v\":1,\"op\":\"srun\",\"line\":\"[vram=20G] python train.py\",\"cwd\":\"/home/ada/exp\"}",
                     new Request.Srun("[vram=20G] python train.py", "/home/ada/exp")),
@@ -124,6 +127,7 @@ class ProtocolGoldenLinesTest {
             new Written("{\"v\":1,\"ok\":true,\"waits\":\"needs 2 fully idle GPUs; gpu0 is paused\"}",
                     new Answer.Preview(List.of(), Optional.of("needs 2 fully idle GPUs; gpu0 is paused")), Expect.PREVIEW),
             new Written("{\"v\":1,\"ok\":true,\"running\":2}", new Answer.Draining(2), Expect.DRAINING),
+            new Written("{\"v\":1,\"ok\":true,\"text_bytes\":148}", new Answer.QueueText(148), Expect.QUEUE_TEXT),
             new Written("{\"v\":1,\"ok\":true,\"url\":\"http://127.0.0.1:8765/?token=3q2-7wHx\"}",
                     new Answer.DashboardUrl("http://127.0.0.1:8765/?token=3q2-7wHx"), Expect.DASHBOARD_URL),
             new Written("{\"v\":1,\"ok\":true,\"snapshot\":{\"at\":\"2024-11-24T09:30:00.250Z\",\"board\":{\"running\":[],"
@@ -190,7 +194,41 @@ class ProtocolGoldenLinesTest {
         for (String line : examples) {
             assertTrue(golden.contains(line), "PROTOCOL.md's example is not pinned here: " + line);
         }
-        assertEquals(38, golden.size(), "the golden lines");
+        assertEquals(40, golden.size(), "the golden lines");
+    }
+
+    @Test
+    void theTextExamplesHeadCountsTheBytesOfTheTextAfterIt() throws IOException {
+        List<String> doc = Files.readAllLines(PROTOCOL_MD);
+        int head = doc.indexOf("← {\"v\":1,\"ok\":true,\"text_bytes\":148}");
+        assertTrue(head > 0, "PROTOCOL.md's text example");
+        StringBuilder text = new StringBuilder();
+        for (int i = head + 1; !doc.get(i).equals("```"); i++) {
+            text.append(doc.get(i)).append('\n');
+        }
+        assertEquals(148, text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+    }
+
+    @Test
+    void aQueueTextFieldOutOfItsBoundIsABadRequestNamingIt() {
+        String[] hostile = {
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"table\",\"format\":\"" + "%i".repeat(501) + "\"}}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"table\",\"width\":0}}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"table\",\"width\":100000}}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"grid\"}}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"list\",\"format\":\"%i\"}}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"list\",\"user\":\"" + "u".repeat(257) + "\"}}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":\"table\"}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"format\":\"%i\"}}"};
+        String[] named = {"\"format\" is 1002 characters", "\"width\"", "\"width\"", "\"layout\"", "\"format\" is for",
+            "\"user\"", "\"text\"", "\"layout\""};
+        for (int i = 0; i < hostile.length; i++) {
+            String line = hostile[i];
+            UnreadableRequest e = org.junit.jupiter.api.Assertions.assertThrows(UnreadableRequest.class,
+                    () -> CODEC.decodeRequest(line), line);
+            assertEquals(UnreadableRequest.Reason.BAD_REQUEST, e.reason());
+            assertTrue(e.getMessage().contains(named[i]), e.getMessage());
+        }
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.gpusched.service;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import io.gpusched.model.Verdict;
 import io.gpusched.protocol.Answer;
 import io.gpusched.protocol.BoardList;
 import io.gpusched.protocol.ProtocolCodec;
+import io.gpusched.protocol.Request;
 import io.gpusched.protocol.ProtocolCodec.Expect;
 import io.gpusched.protocol.Row;
 import java.nio.charset.StandardCharsets;
@@ -142,6 +144,47 @@ class QueueAnswerTest {
         assertEquals(once, lines.get(1));
         assertTrue(once != lines.get(1), "rendered again, so the answer held no line between");
         assertTrue(lines.get(0) == lines.get(0), "the head line is kept: it is one line whatever the queue");
+    }
+
+    @Test
+    void aTextAnswer_isAHeadCountingTheTextsBytes_thenTheTextInPiecesCutAfterALineEnd() {
+        QueuePrinter printer = (view, text, out) -> {
+            java.io.PrintStream page = new java.io.PrintStream(out, false, StandardCharsets.UTF_8);
+            page.println(view.board().pending().size() + " pending for " + text.user().orElse("everyone"));
+            view.board().pending().forEach(r -> page.println("… job " + r.no() + " — " + r.command().text()));
+            page.flush();
+        };
+        Request.Text options = new Request.Text(false, Optional.empty(), java.util.OptionalInt.empty(), false,
+                Optional.of("ada"), false);
+        List<String> lines = new QueueAnswer(queue(20_000, "python sweep.py ✓", 0)).text(options, printer);
+        StringBuilder expected = new StringBuilder("20000 pending for ada\n");
+        for (int i = 1; i <= 20_000; i++) {
+            expected.append("… job ").append(i).append(" — python sweep.py ✓\n");
+        }
+        Answer.QueueText head = read(lines.get(0), Expect.QUEUE_TEXT);
+        StringBuilder text = new StringBuilder();
+        for (int i = 1; i < lines.size(); i++) {
+            String piece = lines.get(i) + "\n"; // the writer ends each piece
+            assertTrue(i == lines.size() - 1 || bytes(piece) >= Protocol.TEXT_LINE_BYTES, "cut at the size: " + bytes(piece));
+            assertTrue(bytes(piece) < Protocol.TEXT_LINE_BYTES + 200, "cut at the first line end past it: " + bytes(piece));
+            text.append(piece);
+        }
+        assertTrue(lines.size() > 3, "several pieces: " + lines.size());
+        assertEquals(expected.toString(), text.toString());
+        assertEquals(bytes(expected.toString()), head.bytes());
+        assertThrows(IllegalStateException.class, () -> lines.get(1), "each piece is let go once written");
+    }
+
+    @Test
+    void aTextAnswerWhosePrinterRefusesTheOptions_throwsItsWords() {
+        QueuePrinter refusing = (view, text, out) -> {
+            throw new IllegalArgumentException("--format: unknown field %Z");
+        };
+        Request.Text options = new Request.Text(true, Optional.of("%Z"), java.util.OptionalInt.empty(), false,
+                Optional.empty(), false);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new QueueAnswer(queue(3, "true", 0)).text(options, refusing));
+        assertEquals("--format: unknown field %Z", e.getMessage());
     }
 
     @Test

@@ -1,0 +1,191 @@
+package io.gpusched.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.cli.ServeDaemon.Result;
+import io.gpusched.service.GpuschedClient;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code gpusched queue}'s text printed by the daemon (issue #27): the real CLI, as a process with its
+ * own locale and terminal width, against a real {@code gpusched serve}, prints byte for byte what the
+ * client printed itself from the rows before (the code it still runs against a daemon that prints no
+ * text); and a hostile {@code text} field is refused with the parser's words while the daemon goes on.
+ */
+@ExtendWith(ServeDaemon.ClosedAfterEach.class)
+@Timeout(value = 240, unit = TimeUnit.SECONDS)
+class QueueTextServedTest {
+    @TempDir
+    Path dir;
+
+    private ServeDaemon daemon;
+
+    /** Two finished jobs (one failed), then, on a paused GPU, pending ones: nothing in the queue moves. */
+    @BeforeEach
+    void serve() throws Exception {
+        daemon = new ServeDaemon(dir, "--sim", "2", "--poll", "0.1").start();
+        Path work = Files.createDirectories(dir.resolve("work"));
+        assertEquals(0, ServeDaemon.result(daemon.client(work, "submit", "--vram", "1G", "--", "echo done")).code());
+        assertEquals(0, ServeDaemon.result(daemon.client(work, "submit", "--", "exit 3")).code());
+        daemon.awaitQueue("✗ job 2 failed");
+        assertEquals(0, daemon.verb("pause", "0", "1").code());
+        List<String[]> pending = List.of(
+                new String[] {"--vram", "2G", "--priority", "3", "--", "python train.py --lr 3e-4"},
+                new String[] {"--comment", "nightly sweep", "--", "echo héllo ✓ wörld"},
+                new String[] {"--vram", "500M", "--", "echo " + "x".repeat(300)},
+                new String[] {"--gpus", "2", "--", "python big.py"});
+        for (String[] args : pending) {
+            Result r = ServeDaemon.result(daemon.client(work, "submit", args));
+            assertEquals(0, r.code(), r.err());
+        }
+        daemon.awaitQueue("0 running, 4 pending, 2 done");
+    }
+
+    /** {@code gpusched queue ARGS} as a process with {@code env} added (and no other locale variable). */
+    private Result queue(Map<String, String> env, String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "queue", "--socket", daemon.socket().toString()));
+        argv.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile());
+        for (String v : List.of("LC_ALL", "LC_CTYPE", "LANG", "COLUMNS")) {
+            pb.environment().remove(v);
+        }
+        pb.environment().putAll(env);
+        return ServeDaemon.result(pb.start());
+    }
+
+    /** What the client printed before the daemon printed it: the rows, read and printed in this process. */
+    private String printedFromRows(Optional<String> format, boolean table, OptionalInt width, boolean ascii,
+                                   Optional<String> user, boolean all) {
+        try (GpuschedClient c = GpuschedClient.connect(daemon.socket())) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            PrintStream page = new PrintStream(out, false, StandardCharsets.UTF_8);
+            QueueTable.printQueue(page, new QueueView(user, all).apply(c.queue()), format.map(QueueFormat::parse), table,
+                    width, ascii);
+            page.flush();
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void theListToAPipe_isTheTextTheClientPrintedFromRows() throws Exception {
+        Result q = queue(Map.of("LANG", "en_US.UTF-8"));
+        assertEquals(0, q.code(), q.err());
+        String before = printedFromRows(Optional.empty(), false, OptionalInt.empty(), false, Optional.empty(), false);
+        assertEquals(before, q.out());
+        assertTrue(q.out().startsWith("0 running, 4 pending, 2 done; paused gpus"), q.out());
+        assertTrue(q.out().contains("echo héllo ✓ wörld"), "UTF-8 as it was");
+        assertTrue(q.out().contains("(commands over 200 characters are shortened"), q.out());
+    }
+
+    @Test
+    void aFormatCutToTheTerminalsWidth_isTheTableTheClientPrintedFromRows() throws Exception {
+        String format = "%i %t %.p %k %20c %r";
+        Result q = queue(Map.of("LANG", "C.UTF-8", "COLUMNS", "70"), "--format", format);
+        assertEquals(0, q.code(), q.err());
+        assertEquals(printedFromRows(Optional.of(format), true, OptionalInt.of(70), false, Optional.empty(), false), q.out());
+        assertTrue(q.out().lines().allMatch(l -> DisplayWidth.of(l) <= 70), q.out());
+        assertTrue(q.out().lines().anyMatch(l -> l.endsWith("…")), "the last column is cut: " + q.out());
+
+        Result names = queue(Map.of("LANG", "C.UTF-8"), "--format", "job,state,command:12,reason:.20");
+        assertEquals(0, names.code(), names.err());
+        assertEquals(printedFromRows(Optional.of("job,state,command:12,reason:.20"), true, OptionalInt.empty(), false,
+                Optional.empty(), false), names.out());
+    }
+
+    @Test
+    void aLocaleThatIsNotUtf8_getsTheSameAsciiAsBefore_inTheListAndTheTable() throws Exception {
+        Result list = queue(Map.of("LANG", "C"));
+        assertEquals(0, list.code(), list.err());
+        assertEquals(printedFromRows(Optional.empty(), false, OptionalInt.empty(), true, Optional.empty(), false), list.out());
+        assertTrue(list.out().chars().allMatch(c -> c < 0x80), list.out());
+        assertTrue(list.out().contains("echo h?llo + w?rld"), list.out());
+
+        Result table = queue(Map.of("LC_ALL", "POSIX", "COLUMNS", "50"), "--format", "%i %t %c %r");
+        assertEquals(0, table.code(), table.err());
+        assertEquals(printedFromRows(Optional.of("%i %t %c %r"), true, OptionalInt.of(50), true, Optional.empty(), false),
+                table.out());
+        assertTrue(table.out().chars().allMatch(c -> c < 0x80), table.out());
+    }
+
+    @Test
+    void userAndAll_filterAsTheClientDid() throws Exception {
+        String me = System.getProperty("user.name");
+        Result mine = queue(Map.of("LANG", "C.UTF-8"), "--user", "me", "--all");
+        assertEquals(0, mine.code(), mine.err());
+        assertEquals(printedFromRows(Optional.empty(), false, OptionalInt.empty(), false, Optional.of(me), true), mine.out());
+        Result nobodys = queue(Map.of("LANG", "C.UTF-8"), "--user", "nobody-here", "--format", "%i %c");
+        assertEquals(new Result(0, "JOB  COMMAND\n", ""), nobodys);
+    }
+
+    @Test
+    void hostileTextFields_areRefusedWithTheParsersWords_andTheDaemonGoesOn() throws Exception {
+        try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(daemon.socket()))) {
+            List<String> answers = ask(ch,
+                    "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"table\",\"format\":\""
+                            + "%i".repeat(30) + "\"}}",
+                    "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"table\",\"format\":\"%i %Z\"}}",
+                    "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"table\",\"format\":\"%9999999c\"}}",
+                    "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"table\",\"format\":\""
+                            + "%c".repeat(600) + "\"}}",
+                    "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"table\",\"width\":-1}}",
+                    "{\"v\":1,\"op\":\"hello\"}");
+            assertTrue(answers.get(0).contains("\"bad_request\"") && answers.get(0).contains("--format names 30 fields; at most"
+                    + " 24 are taken"), answers.get(0));
+            assertTrue(answers.get(1).contains("\"bad_request\"") && answers.get(1).contains("unknown field %Z"), answers.get(1));
+            assertTrue(answers.get(2).contains("\"bad_request\"") && answers.get(2).contains("a width is 1 to 1000"),
+                    answers.get(2));
+            assertTrue(answers.get(3).contains("\"bad_request\"") && answers.get(3).contains("\\\"format\\\" is 1200 characters"),
+                    answers.get(3));
+            assertTrue(answers.get(4).contains("\"bad_request\""), answers.get(4));
+            assertTrue(answers.get(5).contains("\"server\":\"gpusched\""), "the connection goes on: " + answers.get(5));
+        }
+        Result tooMany = daemon.verb("queue", "--format", "%i ".repeat(25));
+        assertEquals(2, tooMany.code(), "the client's own parser refuses it first");
+        assertTrue(tooMany.err().contains("at most 24"), tooMany.err());
+        Result q = queue(Map.of("LANG", "C.UTF-8"));
+        assertEquals(0, q.code(), q.err());
+        assertTrue(q.out().startsWith("0 running, 4 pending, 2 done; paused gpus"), "the daemon still answers: " + q.out());
+    }
+
+    /** Each request line on one connection, and the one-line answer to each (after hello's). */
+    private static List<String> ask(SocketChannel ch, String... requests) throws Exception {
+        List<String> answers = new ArrayList<>();
+        ByteBuffer in = ByteBuffer.allocate(1 << 16);
+        StringBuilder pending = new StringBuilder();
+        for (String r : requests) {
+            ByteBuffer out = ByteBuffer.wrap((r + "\n").getBytes(StandardCharsets.UTF_8));
+            while (out.hasRemaining()) {
+                ch.write(out);
+            }
+            while (pending.indexOf("\n") < 0) {
+                in.clear();
+                assertTrue(ch.read(in) > 0, "the daemon closed the connection after " + answers);
+                pending.append(new String(in.array(), 0, in.position(), StandardCharsets.UTF_8));
+            }
+            int nl = pending.indexOf("\n");
+            answers.add(pending.substring(0, nl));
+            pending.delete(0, nl + 1);
+        }
+        return answers;
+    }
+}
