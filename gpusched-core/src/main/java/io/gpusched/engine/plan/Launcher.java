@@ -92,7 +92,7 @@ public final class Launcher {
         if (durability.failing().isPresent()) {
             return Optional.empty();
         }
-        if (cluster.isPresent() && durability.state().submission(p.spec().key()).filter(Submissions::isLease).isEmpty()) {
+        if (cluster.isPresent() && table.job(p.spec().key()).submission().filter(Submissions::isLease).isEmpty()) {
             return handOver(cluster.get(), p, declared, dispatched, total);
         }
         Path log = names.log(p.no(), gpus);
@@ -110,7 +110,7 @@ public final class Launcher {
             return Optional.empty();
         }
         RunDriver.Started started;
-        Optional<JournalEvent.Submitted> submitted = durability.state().submission(p.spec().key());
+        Optional<JournalEvent.Submitted> submitted = table.job(p.spec().key()).submission();
         Optional<Path> workDir = submitted.map(s -> Path.of(s.cwd()));
         Path jobLog = submitted.flatMap(JobOutput::file).orElse(log);
         // A root scheduler runs another user's submission as that user, who opens the job's output file;
@@ -193,7 +193,7 @@ public final class Launcher {
                     + " — it stays pending; running jobs are unaffected");
             return Optional.empty();
         }
-        if (!durability.state().slurmJob(key).equals(java.util.OptionalLong.of(handed.id()))) {
+        if (!table.job(key).slurmJob().equals(java.util.OptionalLong.of(handed.id()))) {
             // Followed again (an older run's submission): its line is in the journal already.
             durability.appendUnforced(new JournalEvent.SlurmSubmitted(key, handed.id(), handed.request()));
         }
