@@ -26,6 +26,15 @@ import java.util.Optional;
  * daemon's heap (issue #27).
  */
 final class QueueAnswer {
+    /**
+     * The most jobs a queue may hold for its {@code text} answer to be printed here: 20,000. The text is
+     * rendered whole before its length is sent, so a larger queue would hold its text and a list view of
+     * every row at once (at 100,000 queued that raised the daemon's resident memory from 253 to 308 MiB
+     * over two {@code queue}s, bench/queue/queue_rss.sh 100000); a larger one is answered with its rows,
+     * streamed, which the client prints itself, as it does for a daemon without a printer.
+     */
+    static final int TEXT_MOST_ROWS = 20_000;
+
     private static final ProtocolCodec CODEC = new ProtocolCodec();
 
     private final QueueSnapshot snapshot;
@@ -192,6 +201,17 @@ final class QueueAnswer {
             rendered.add(line.append(ProtocolCodec.ROWS_LINE_END).toString().getBytes(StandardCharsets.UTF_8));
         }
         return java.util.Arrays.copyOf(starts, lines);
+    }
+
+    /** @return whether a {@code text} answer is printed here: the queue holds at most {@link #TEXT_MOST_ROWS} jobs */
+    boolean printsText() {
+        return rows() <= TEXT_MOST_ROWS;
+    }
+
+    /** @return how many jobs the snapshot lists, running, pending, done and earlier, interrupted included */
+    private int rows() {
+        io.gpusched.event.StatusBoard b = snapshot.board();
+        return b.running().size() + b.pending().size() + b.done().size() + b.earlier().size() + b.interrupted().size();
     }
 
     /**

@@ -266,15 +266,15 @@ final class Requests {
     /**
      * The queue, whoever asks: in one line holding the rows that fit, or with {@code "stream": true}
      * in as many lines as its rows need ({@link QueueAnswer}); with {@code "text"}, as the client prints
-     * it, rendered by the {@link QueuePrinter} when this service has one (rows otherwise, as a daemon
-     * from before {@code text} answers).
+     * it, rendered by the {@link QueuePrinter} when this service has one and the queue holds at most
+     * {@link QueueAnswer#TEXT_MOST_ROWS} jobs (rows otherwise, as a daemon from before {@code text} answers).
      */
     private java.util.List<String> queue(Request.Queue req) {
         Optional<QueueAnswer> a = answerNow();
         if (a.isEmpty()) {
             return java.util.List.of(notReady());
         }
-        if (req.text().isPresent() && printer.isPresent()) {
+        if (req.text().isPresent() && printer.isPresent() && a.get().printsText()) {
             try {
                 return a.get().text(req.text().get(), printer.get());
             } catch (IllegalArgumentException e) {

@@ -176,6 +176,14 @@ class QueueAnswerTest {
     }
 
     @Test
+    void aQueueOfMoreThanTwentyThousandJobs_isAnsweredWithRowsNotText_soItsTextIsNeverHeldWhole() {
+        assertTrue(new QueueAnswer(queue(QueueAnswer.TEXT_MOST_ROWS, "true", 0)).printsText());
+        assertTrue(new QueueAnswer(queue(QueueAnswer.TEXT_MOST_ROWS - 10, "true", 10)).printsText());
+        assertFalse(new QueueAnswer(queue(QueueAnswer.TEXT_MOST_ROWS, "true", 1)).printsText());
+        assertFalse(new QueueAnswer(queue(100_000, "true", 0)).printsText());
+    }
+
+    @Test
     void aTextAnswerWhosePrinterRefusesTheOptions_throwsItsWords() {
         QueuePrinter refusing = (view, text, out) -> {
             throw new IllegalArgumentException("--format: unknown field %Z");

@@ -18,10 +18,19 @@ import java.util.function.LongSupplier;
  *
  * <p>The end of a run ({@link SchedulerEvent.RunFinished}) is written on the caller's thread, after the
  * newest board, before this returns: whoever waits for the run to end reads its last board.
+ *
+ * <p>A board of more than {@link #LOOP_THREAD_ROWS} jobs is written on the caller's thread at once, after
+ * any write in progress, as before this writer existed: handing it over would keep two such boards alive
+ * at a time (the one being written and the loop's newest), which at 100,000 queued is about 100 MiB more
+ * resident memory in a daemon measured at 249 MiB (bench/queue/queue_rss.sh 100000); and such a queue
+ * churns by submissions, whose boards the loop already publishes only when a burst pauses.
  */
 public final class PacedBoardWriter implements Consumer<SchedulerEvent> {
     /** The shortest time between two writes of the status files while boards keep coming: 100 ms. */
     public static final long MIN_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    /** The most jobs (running, pending and done) a board handed to the writer's thread lists: 2,000. */
+    public static final int LOOP_THREAD_ROWS = 2_000;
 
     private final Consumer<SchedulerEvent> files;
     private final long minIntervalNanos;
@@ -51,6 +60,15 @@ public final class PacedBoardWriter implements Consumer<SchedulerEvent> {
     @Override
     public void accept(SchedulerEvent event) {
         if (event instanceof SchedulerEvent.StatusUpdated s) {
+            if (rows(s) > LOOP_THREAD_ROWS) {
+                synchronized (writing) {
+                    synchronized (handover) {
+                        owed = s; // an older board handed over is superseded, not written after this one
+                    }
+                    writeOwed();
+                }
+                return;
+            }
             synchronized (handover) {
                 owed = s;
                 if (flushing) {
@@ -70,6 +88,10 @@ public final class PacedBoardWriter implements Consumer<SchedulerEvent> {
     }
 
     /** The writer thread: writes the newest board when the pace allows, until none is owed. */
+    private static int rows(SchedulerEvent.StatusUpdated s) {
+        return s.board().running().size() + s.board().pending().size() + s.board().done().size();
+    }
+
     private void flush() {
         while (true) {
             synchronized (handover) {

@@ -90,6 +90,30 @@ class PacedBoardWriterTest {
     }
 
     @Test
+    void aBoardOfManyJobs_isWrittenOnTheCallersThreadBeforeAcceptReturns_soTwoAreNeverHeldAtOnce() throws Exception {
+        List<String> threads = new CopyOnWriteArrayList<>();
+        List<SchedulerEvent> written = new CopyOnWriteArrayList<>();
+        // An hour between writes: a small board after the first would wait; a large one never does.
+        PacedBoardWriter paced = new PacedBoardWriter(e -> {
+            threads.add(Thread.currentThread().getName());
+            written.add(e);
+        }, TimeUnit.HOURS.toNanos(1), System::nanoTime);
+        paced.accept(board(1));
+        awaitTrue(() -> written.size() == 1, "the first board is written at once");
+        paced.accept(board(2)); // owed for an hour
+        List<StatusBoard.Pending> many = java.util.stream.IntStream.rangeClosed(1, PacedBoardWriter.LOOP_THREAD_ROWS + 1)
+                .mapToObj(no -> StatusBoard.Pending.builder(no, "true").build()).toList();
+        SchedulerEvent.StatusUpdated large = new SchedulerEvent.StatusUpdated(Instant.ofEpochSecond(3),
+                new StatusBoard(List.of(), many, List.of()));
+        paced.accept(large);
+        // Written before accept returned, on this thread, and the small board it supersedes never after it.
+        assertEquals(List.of(board(1), large), List.copyOf(written));
+        assertEquals(Thread.currentThread().getName(), threads.get(1));
+        Thread.sleep(50);
+        assertEquals(2, written.size(), "the superseded board is not written later");
+    }
+
+    @Test
     void theRealFiles_showTheLastBoardAndFinished_whenTheRunEnds() throws Exception {
         Path status = dir.resolve("status.txt");
         PacedBoardWriter paced = new PacedBoardWriter(new StatusBoardWriter(status));
