@@ -98,18 +98,14 @@ final class QueueAnswer {
         before = Optional.empty(); // kept only until measured, so answers do not chain back forever
         List<BoardList> lineList = new ArrayList<>();
         List<Integer> lineNo = new ArrayList<>();
-        List<byte[]> measured = new ArrayList<>();
         for (BoardList list : BoardList.values()) {
             List<?> rows = rows(snapshot.board(), list);
             counts.put(list, rows.size());
-            Optional<Cuts> reused = prior.flatMap(p -> p.cutsIfSame(list, rows));
-            List<byte[]> lines = new ArrayList<>();
-            Cuts c = reused.orElseGet(() -> new Cuts(rows, measure(list, rows, lines)));
+            Cuts c = prior.flatMap(p -> p.cutsIfSame(list, rows)).orElseGet(() -> new Cuts(rows, measure(list, rows)));
             byList.put(list, c);
             for (int k = 0; k < c.starts().length; k++) {
                 lineList.add(list);
                 lineNo.add(k);
-                measured.add(reused.isPresent() ? null : lines.get(k));
             }
         }
         cuts = byList;
@@ -117,19 +113,11 @@ final class QueueAnswer {
         String headLine = CODEC.encode(Answer.Queue.streamedHead(head, counts, lineList.size()));
         BoardList[] lists = lineList.toArray(new BoardList[0]);
         int[] nos = lineNo.stream().mapToInt(Integer::intValue).toArray();
-        // The lines measuring rendered, each handed out once and then let go: the answer that measured
-        // encodes every row once, and no answer's text stays in the heap after it is written.
-        java.util.concurrent.atomic.AtomicReferenceArray<byte[]> firstLines =
-                new java.util.concurrent.atomic.AtomicReferenceArray<>(measured.toArray(new byte[0][]));
         return new java.util.AbstractList<>() {
             @Override
             public String get(int i) {
                 if (i == 0) {
                     return headLine;
-                }
-                byte[] first = firstLines.getAndSet(i - 1, null);
-                if (first != null) {
-                    return new String(first, StandardCharsets.UTF_8);
                 }
                 Cuts c = byList.get(lists[i - 1]);
                 int k = nos[i - 1];
@@ -169,36 +157,30 @@ final class QueueAnswer {
      * Where a list's rows are cut into lines of {@code {"v":1,"list":...,"rows":[...]}}, each about
      * {@link Protocol#ROWS_LINE_CHARS}: a line takes rows while its text stays within that, and at
      * least one. What the codec writes for {@link Answer.Rows}, put together from each row's JSON so a
-     * line is cut by its length; {@link #renderLine} writes the lines these cuts say, and the lines
-     * measured here are added to {@code rendered} (UTF-8), so each row is encoded once per answer.
+     * line is cut by its length; {@link #renderLine} writes the lines these cuts say.
      */
-    private static int[] measure(BoardList list, List<?> rows, List<byte[]> rendered) {
-        String start = CODEC.rowsLineStart(list);
+    private static int[] measure(BoardList list, List<?> rows) {
+        int startChars = CODEC.rowsLineStart(list).length();
         int[] starts = new int[8];
         int lines = 0;
-        StringBuilder line = new StringBuilder(Protocol.ROWS_LINE_CHARS + 64);
+        long length = startChars;
         int inLine = 0;
         for (int i = 0; i < rows.size(); i++) {
-            String json = CODEC.encode(Row.listed(rows.get(i)));
-            if (inLine > 0 && line.length() + json.length() > Protocol.ROWS_LINE_CHARS) {
-                rendered.add(line.append(ProtocolCodec.ROWS_LINE_END).toString().getBytes(StandardCharsets.UTF_8));
-                line.setLength(0);
+            int json = CODEC.encode(Row.listed(rows.get(i))).length();
+            if (inLine > 0 && length + json > Protocol.ROWS_LINE_CHARS) {
                 inLine = 0;
+                length = startChars;
             }
             if (inLine == 0) {
                 if (lines == starts.length) {
                     starts = java.util.Arrays.copyOf(starts, lines * 2);
                 }
                 starts[lines++] = i;
-                line.append(start);
             } else {
-                line.append(','); // the comma
+                length++; // the comma
             }
-            line.append(json);
+            length += json;
             inLine++;
-        }
-        if (inLine > 0) {
-            rendered.add(line.append(ProtocolCodec.ROWS_LINE_END).toString().getBytes(StandardCharsets.UTF_8));
         }
         return java.util.Arrays.copyOf(starts, lines);
     }
