@@ -44,6 +44,8 @@ final class Connection {
      * written (a streamed {@code queue} of 100,000 rows is held a line at a time, not whole).
      */
     java.util.Iterator<String> rest = java.util.Collections.emptyIterator();
+    /** What {@link #rest}'s answer holds until written (a text's bytes); let go when the connection closes. */
+    HeldAnswer held;
     /** The client closed its side (or reading failed): nothing more comes. */
     boolean eof;
     /** Close once {@link #out} is written: the last answer of this connection is queued. */

@@ -204,38 +204,69 @@ final class QueueAnswer {
      * in pieces of about {@link Protocol#TEXT_LINE_BYTES}, each cut after a line end. Rendered whole before
      * the head (a table's columns are as wide as their widest cell), held as UTF-8 until written, each
      * piece let go once taken, and never kept for another request: each asks with its own options.
+     * Its bytes are counted by {@code budget} until written or released ({@link HeldAnswer}).
      *
+     * @return empty when the text is longer than the budget's {@link TextBudget#perAnswer()} or would
+     *     pass its {@link TextBudget#total()}: the caller answers rows instead
      * @throws IllegalArgumentException when the printer refuses the options (the client's {@code bad_request})
      */
-    List<String> text(Request.Text options, QueuePrinter printer) {
-        TextPieces pieces = new TextPieces();
-        printer.print(QueueView.listed(snapshot), options, pieces);
+    Optional<List<String>> text(Request.Text options, QueuePrinter printer, TextBudget budget) {
+        TextPieces pieces = new TextPieces(budget.perAnswer());
+        try {
+            printer.print(QueueView.listed(snapshot), options, pieces);
+        } catch (TextPieces.TooLong e) {
+            return Optional.empty();
+        }
         List<byte[]> texts = pieces.finish();
         long bytes = 0;
         for (byte[] t : texts) {
             bytes += t.length;
         }
-        String headLine = CODEC.encode(new Answer.QueueText(bytes));
-        java.util.concurrent.atomic.AtomicReferenceArray<byte[]> held =
-                new java.util.concurrent.atomic.AtomicReferenceArray<>(texts.toArray(new byte[0][]));
-        return new java.util.AbstractList<>() {
-            @Override
-            public String get(int i) {
-                if (i == 0) {
-                    return headLine;
-                }
-                byte[] text = held.getAndSet(i - 1, null); // let go once taken: the writer takes each once
-                if (text == null) {
-                    throw new IllegalStateException("piece " + i + " of a text answer was taken already");
-                }
-                return new String(text, 0, text.length - 1, StandardCharsets.UTF_8); // its line end is the writer's
-            }
+        if (!budget.take(bytes)) {
+            return Optional.empty();
+        }
+        return Optional.of(new HeldText(CODEC.encode(new Answer.QueueText(bytes)), texts, budget));
+    }
 
-            @Override
-            public int size() {
-                return texts.size() + 1;
+    /** A text answer's head and pieces, each piece's bytes given back to the budget once taken or released. */
+    private static final class HeldText extends java.util.AbstractList<String> implements HeldAnswer {
+        private final String headLine;
+        private final java.util.concurrent.atomic.AtomicReferenceArray<byte[]> held;
+        private final TextBudget budget;
+
+        HeldText(String headLine, List<byte[]> texts, TextBudget budget) {
+            this.headLine = headLine;
+            this.held = new java.util.concurrent.atomic.AtomicReferenceArray<>(texts.toArray(new byte[0][]));
+            this.budget = budget;
+        }
+
+        @Override
+        public String get(int i) {
+            if (i == 0) {
+                return headLine;
             }
-        };
+            byte[] text = held.getAndSet(i - 1, null); // let go once taken: the writer takes each once
+            if (text == null) {
+                throw new IllegalStateException("piece " + i + " of a text answer was taken already");
+            }
+            budget.giveBack(text.length);
+            return new String(text, 0, text.length - 1, StandardCharsets.UTF_8); // its line end is the writer's
+        }
+
+        @Override
+        public int size() {
+            return held.length() + 1;
+        }
+
+        @Override
+        public void release() {
+            for (int i = 0; i < held.length(); i++) {
+                byte[] text = held.getAndSet(i, null);
+                if (text != null) {
+                    budget.giveBack(text.length);
+                }
+            }
+        }
     }
 
     /**
@@ -244,11 +275,35 @@ final class QueueAnswer {
      * {@code QueueFormat}'s columns), each piece ending in a line end.
      */
     static final class TextPieces extends java.io.OutputStream {
+        /** The text passed its cap: rendering stops, and the answer is rows instead. */
+        static final class TooLong extends RuntimeException {
+            private static final long serialVersionUID = 1L;
+
+            TooLong() {
+                super(null, null, false, false);
+            }
+        }
+
+        private final long cap;
+        private long written;
         private final List<byte[]> pieces = new ArrayList<>();
+
+        /** @param cap the most bytes the text may be; past it a write throws {@link TooLong} */
+        TextPieces(long cap) {
+            this.cap = cap;
+        }
+
+        private void count(long n) {
+            written += n;
+            if (written > cap) {
+                throw new TooLong();
+            }
+        }
         private java.io.ByteArrayOutputStream current = new java.io.ByteArrayOutputStream(Protocol.TEXT_LINE_BYTES + 4096);
 
         @Override
         public void write(int b) {
+            count(1);
             current.write(b);
             if (b == '\n' && current.size() >= Protocol.TEXT_LINE_BYTES) {
                 cut();
@@ -257,6 +312,7 @@ final class QueueAnswer {
 
         @Override
         public void write(byte[] b, int off, int len) {
+            count(len);
             int from = off;
             int end = off + len;
             // Whole where no cut falls (a page of short lines at a time); else up to each line end past the size.

@@ -38,6 +38,8 @@ final class Requests {
     private final Optional<String> adminGroup;
     private final Optional<DashboardLinks> dashboard;
     private final Optional<QueuePrinter> printer;
+    /** The bytes of text answers held until written, for every connection of this service. */
+    private final TextBudget texts = new TextBudget();
     /** The latest snapshot's answers: connections race to set it, and a lost race only renders twice. */
     private volatile QueueAnswer lastAnswer;
 
@@ -263,11 +265,17 @@ final class Requests {
         return submission(req.line(), req.cwd(), Optional.empty(), req.output(), req.requestId(), req.umask(), peer);
     }
 
+    /** @return the bytes of {@code queue} texts held now, not yet written (tests: the {@link TextBudget}'s bound) */
+    long heldTextBytes() {
+        return texts.held();
+    }
+
     /**
      * The queue, whoever asks: in one line holding the rows that fit, or with {@code "stream": true}
      * in as many lines as its rows need ({@link QueueAnswer}); with {@code "text"}, as the client prints
      * it, rendered by the {@link QueuePrinter} when this service has one and the queue holds at most
-     * {@link QueueAnswer#TEXT_MOST_ROWS} jobs (rows otherwise, as a daemon from before {@code text} answers).
+     * {@link QueueAnswer#TEXT_MOST_ROWS} jobs and its text fits the {@link TextBudget} (rows otherwise, as
+     * a daemon from before {@code text} answers).
      */
     private java.util.List<String> queue(Request.Queue req) {
         Optional<QueueAnswer> a = answerNow();
@@ -276,7 +284,10 @@ final class Requests {
         }
         if (req.text().isPresent() && printer.isPresent() && a.get().printsText()) {
             try {
-                return a.get().text(req.text().get(), printer.get());
+                Optional<java.util.List<String>> text = a.get().text(req.text().get(), printer.get(), texts);
+                if (text.isPresent()) {
+                    return text.get();
+                }
             } catch (IllegalArgumentException e) {
                 return java.util.List.of(error("bad_request", "queue: " + e.getMessage()));
             }

@@ -676,6 +676,7 @@ public final class ServiceServer implements AutoCloseable {
             byte[] bytes = it == null ? null : nextLines(it);
             post(() -> {
                 if (c.closed) {
+                    release(lines);
                     return;
                 }
                 if (bytes == null) {
@@ -684,9 +685,22 @@ public final class ServiceServer implements AutoCloseable {
                 }
                 c.state = Connection.State.IDLE;
                 c.rest = it;
+                c.held = lines instanceof HeldAnswer h ? h : null;
                 queue(c, bytes); // and, once written, the rest and then the next request
             });
         });
+    }
+
+    /** @return the bytes of {@code queue} texts this service holds unwritten (tests) */
+    long heldTextBytes() {
+        return requests.heldTextBytes();
+    }
+
+    /** Lets go of what an answer still holds (a text's unwritten bytes) when it will not be written. */
+    private static void release(Object answer) {
+        if (answer instanceof HeldAnswer h) {
+            h.release();
+        }
     }
 
     /** Bytes an answer's lines are rendered into at a time: one line of rows and a little more. */
@@ -814,6 +828,8 @@ public final class ServiceServer implements AutoCloseable {
         starved.remove(c);
         c.out.clear();
         c.rest = java.util.Collections.emptyIterator();
+        release(c.held);
+        c.held = null;
         int before = c.capacity();
         c.dropInput();
         recharge(c, before);

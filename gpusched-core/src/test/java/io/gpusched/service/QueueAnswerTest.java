@@ -156,7 +156,8 @@ class QueueAnswerTest {
         };
         Request.Text options = new Request.Text(false, Optional.empty(), java.util.OptionalInt.empty(), false,
                 Optional.of("ada"), false);
-        List<String> lines = new QueueAnswer(queue(20_000, "python sweep.py ✓", 0)).text(options, printer);
+        TextBudget budget = new TextBudget();
+        List<String> lines = new QueueAnswer(queue(20_000, "python sweep.py ✓", 0)).text(options, printer, budget).orElseThrow();
         StringBuilder expected = new StringBuilder("20000 pending for ada\n");
         for (int i = 1; i <= 20_000; i++) {
             expected.append("… job ").append(i).append(" — python sweep.py ✓\n");
@@ -173,6 +174,42 @@ class QueueAnswerTest {
         assertEquals(expected.toString(), text.toString());
         assertEquals(bytes(expected.toString()), head.bytes());
         assertThrows(IllegalStateException.class, () -> lines.get(1), "each piece is let go once written");
+        assertEquals(0, budget.held(), "every piece written: nothing held");
+    }
+
+    private static final QueuePrinter EVERY_PENDING_ROW = (view, text, out) -> {
+        java.io.PrintStream page = new java.io.PrintStream(out, false, StandardCharsets.UTF_8);
+        view.board().pending().forEach(r -> page.println("… job " + r.no() + " — " + r.command().text()));
+        page.flush();
+    };
+
+    private static final Request.Text LIST = new Request.Text(false, Optional.empty(), java.util.OptionalInt.empty(),
+            false, Optional.empty(), false);
+
+    @Test
+    void aTextLongerThanOneAnswersShare_isNotHeld_theClientGetsRows() {
+        TextBudget budget = new TextBudget(64 * 1024, 1 << 20);
+        // 2,000 rows of about 220 bytes: far past 64 KiB; rendering stops there, and nothing is held.
+        assertTrue(new QueueAnswer(queue(2_000, "x".repeat(200), 0)).text(LIST, EVERY_PENDING_ROW, budget).isEmpty());
+        assertEquals(0, budget.held());
+        assertTrue(new QueueAnswer(queue(10, "true", 0)).text(LIST, EVERY_PENDING_ROW, budget).isPresent());
+    }
+
+    @Test
+    void connectionsThatAskAndNeverRead_holdAtMostTheBudget_andAClosedOneGivesItsShareBack() {
+        TextBudget budget = new TextBudget(1 << 20, 3 << 20);
+        QueueAnswer a = new QueueAnswer(queue(5_000, "y".repeat(180), 0)); // about 1 MiB of text
+        List<List<String>> unread = new ArrayList<>();
+        for (int i = 0; i < 100; i++) { // a hostile user's connections, each asking and never reading
+            a.text(LIST, EVERY_PENDING_ROW, budget).ifPresent(unread::add);
+        }
+        assertTrue(unread.size() >= 2 && unread.size() <= 3, "answers held: " + unread.size());
+        assertTrue(budget.held() <= budget.total(), "held " + budget.held());
+        assertTrue(a.text(LIST, EVERY_PENDING_ROW, budget).isEmpty(), "the next asker gets rows");
+        ((HeldAnswer) unread.get(0)).release(); // its connection closed
+        ((HeldAnswer) unread.get(0)).release(); // twice is once
+        assertTrue(a.text(LIST, EVERY_PENDING_ROW, budget).isPresent(), "room again once one let go");
+        unread.forEach(l -> ((HeldAnswer) l).release());
     }
 
     @Test
@@ -191,7 +228,7 @@ class QueueAnswerTest {
         Request.Text options = new Request.Text(true, Optional.of("%Z"), java.util.OptionalInt.empty(), false,
                 Optional.empty(), false);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new QueueAnswer(queue(3, "true", 0)).text(options, refusing));
+                () -> new QueueAnswer(queue(3, "true", 0)).text(options, refusing, new TextBudget()));
         assertEquals("--format: unknown field %Z", e.getMessage());
     }
 

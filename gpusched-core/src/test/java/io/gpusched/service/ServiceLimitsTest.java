@@ -104,6 +104,49 @@ class ServiceLimitsTest {
     }
 
     @Test
+    void aUserWhoAsksForTheQueuesTextOnEveryConnectionAndNeverReads_makesTheDaemonHoldAtMostItsTextBudget()
+            throws Exception {
+        // A printer whose text is 4 MiB whatever the queue: 64 connections asking at once would be 256 MiB.
+        String page = "x".repeat(1023) + "\n";
+        QueuePrinter big = (view, text, out) -> {
+            byte[] b = page.getBytes(StandardCharsets.UTF_8);
+            for (int i = 0; i < 4096; i++) {
+                try {
+                    out.write(b);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+        };
+        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
+                Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(big));
+        List<SocketChannel> hostile = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            SocketChannel c = connect();
+            send(c, "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}\n");
+            hostile.add(c);
+        }
+        // Every one is answered (text while the budget lasts, rows after), none is read past its first line.
+        int texts = 0;
+        for (SocketChannel c : hostile) {
+            String head = line(c, 10).orElseThrow();
+            texts += head.contains("\"text_bytes\"") ? 1 : 0;
+        }
+        assertTrue(texts >= 10 && texts <= 20, "text answers: " + texts); // 16 of 4 MiB, and a few more as pieces drain into sockets
+        assertTrue(server.heldTextBytes() <= TextBudget.TOTAL, "held " + server.heldTextBytes());
+        // Another client still gets its answer at once.
+        assertTrue(exchange(connect(), "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"));
+        for (SocketChannel c : hostile) {
+            c.close();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (server.heldTextBytes() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, server.heldTextBytes(), "a closed connection gives its text's bytes back");
+    }
+
+    @Test
     void aConnectionThatSendsNoRequestIsClosedAfterTheIdleTimeout_sayingSoInOneLine() throws Exception {
         serve(new ServiceServer.Limits(16, 16, Duration.ofMillis(400)));
         SocketChannel c = connect();
