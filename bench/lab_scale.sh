@@ -24,49 +24,19 @@ runs="${RUNS:-1}"; trips="${TRIPS:-1000}"; idle="${IDLE:-10}"
 opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
 work="$(mktemp -d)"
 daemon=""
-cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$work"; }
+# The daemon is filled_daemon.sh's child, not this shell's: wait for it by polling.
+stop_daemon() {
+  [ -n "$daemon" ] || return 0
+  kill "$daemon" 2>/dev/null || true
+  local i
+  # A zombie answers kill -0 too, where nothing reaps it: give up waiting after 10 s.
+  for i in $(seq 200); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.05; done
+  daemon=""
+}
+cleanup() { stop_daemon; rm -rf "$work"; }
 trap cleanup EXIT
 
-cat >"$work/client.py" <<'EOF'
-import json, os, socket, statistics, sys, threading, time
-sock, mode = sys.argv[1], sys.argv[2]
-cwd = os.getcwd()
-def conn():
-    s = socket.socket(socket.AF_UNIX); s.connect(sock); return s, s.makefile('rb')
-def req(i, tag):
-    return (json.dumps({"v": 1, "op": "submit", "line": f"[vram=20G] echo {tag} {i}", "cwd": cwd,
-                        "env": {"PATH": "/usr/bin:/bin"}}) + "\n").encode()
-def answer(f):
-    a = json.loads(f.readline())
-    if not a.get("ok"):
-        sys.exit(f"refused: {a}")
-if mode == "fill":            # N submissions on 8 connections, each keeping 32 in flight
-    n = int(sys.argv[3]); t0 = time.time()
-    def fill(k):
-        s, f = conn(); mine = range(k, n, 8); window = 32
-        for j, i in enumerate(mine):
-            s.sendall(req(i, "queued"))
-            if j >= window: answer(f)
-        for _ in range(min(window, len(mine))): answer(f)
-    ts = [threading.Thread(target=fill, args=(k,)) for k in range(8)]
-    [t.start() for t in ts]; [t.join() for t in ts]
-    print(f"fill {n} {time.time() - t0:.2f}")
-elif mode == "trips":         # sequential round trips on one connection
-    n = int(sys.argv[3]); s, f = conn(); rt = []
-    for i in range(n):
-        t0 = time.perf_counter(); s.sendall(req(i, "trip")); answer(f); rt.append(time.perf_counter() - t0)
-    rt.sort()
-    print(f"trips median_ms {statistics.median(rt) * 1e3:.2f} p99_ms {rt[int(len(rt) * 0.99)] * 1e3:.2f}")
-elif mode == "clients":       # 10 clients x 100 submissions at once
-    def one(k):
-        s, f = conn()
-        for i in range(100):
-            s.sendall(req(i, f"client{k}")); answer(f)
-    t0 = time.time()
-    ts = [threading.Thread(target=one, args=(k,)) for k in range(10)]
-    [t.start() for t in ts]; [t.join() for t in ts]
-    print(f"clients per_s {1000 / (time.time() - t0):.0f}")
-EOF
+client=(python3 "$root/bench/daemon_client.py")
 
 ms() { python3 -c "import sys,time; print(f'{(time.time()-float(sys.argv[1]))*1e3:.1f}')" "$1"; }
 median() { python3 -c "import sys,statistics; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
@@ -93,16 +63,12 @@ EOF
 
 for run in $(seq "$runs"); do
   for queued in "${sizes[@]}"; do
-    d="$work/q$queued"; rm -rf "$d"; mkdir -p "$d"
-    echo '[vram=20G] sleep 3600' >"$d/jobs.txt"
-    java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 --socket "$d/s.sock" \
-      --log-dir "$d/logs" >"$d/daemon.log" 2>&1 &
-    daemon=$!
-    until java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >/dev/null 2>&1; do sleep 0.2; done
+    d="$work/q$queued"
     echo "== run $run, $queued queued (jar $jar)"
-    (cd "$d" && python3 "$work/client.py" "$d/s.sock" fill "$queued")
-    (cd "$d" && python3 "$work/client.py" "$d/s.sock" trips "$trips")
-    (cd "$d" && python3 "$work/client.py" "$d/s.sock" clients)
+    "$root/bench/queue/filled_daemon.sh" "$jar" "$queued" "$d"
+    daemon=$(cat "$d/pid")
+    (cd "$d" && "${client[@]}" "$d/s.sock" trips "$trips")
+    (cd "$d" && "${client[@]}" "$d/s.sock" clients)
     q=(); v=()
     for _ in 1 2 3 4 5; do
       t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; q+=("$(ms "$t0")")
@@ -113,7 +79,7 @@ for run in $(seq "$runs"); do
     sleep 2
     c0=$(cpu_ticks "$daemon"); sleep "$idle"; c1=$(cpu_ticks "$daemon")
     echo "idle_cpu_ms_per_s $(python3 -c "print(f'{($c1 - $c0) * 1000 / $(getconf CLK_TCK) / $idle:.1f}')")"
-    kill "$daemon"; wait "$daemon" 2>/dev/null || true; daemon=""
+    stop_daemon
     tsp_trips "$trips"
   done
 done

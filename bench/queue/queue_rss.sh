@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpusched queue` against a big queue (issue #27): a real `gpusched serve` on one simulated GPU that a
-# running `sleep` holds, QUEUED jobs submitted behind it through the socket (lab_scale.sh's pace), then:
+# running `sleep` holds, QUEUED jobs submitted behind it through the socket (filled_daemon.sh), then:
 #   - the daemon's RSS after filling, after each of QUERIES `gpusched queue`, and IDLE seconds later;
 #   - each `gpusched queue`'s wall time (the real CLI, JVM start included) and `gpusched --version`'s;
 #   - with PROFILE=1, a JFR recording of one more `gpusched queue` and its top frames (the client's
@@ -14,29 +14,19 @@ jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
 queued="${1:-30000}"; queries="${QUERIES:-3}"; idle="${IDLE:-5}"
 opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
 d="$(mktemp -d)"; daemon=""
-cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$d"; }
+# The daemon is filled_daemon.sh's, not this shell's child: wait for it by polling (at most 10 s).
+cleanup() {
+  if [ -n "$daemon" ]; then
+    kill "$daemon" 2>/dev/null || true
+    for _ in $(seq 200); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.05; done
+  fi
+  rm -rf "$d"
+}
 trap cleanup EXIT
 rss() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$daemon/status"; }
 ms() { python3 -c "import sys,time; print(f'{(time.time()-float(sys.argv[1]))*1e3:.0f}')" "$1"; }
-echo '[vram=20G] sleep 3600' >"$d/jobs.txt"
-java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 \
-  --socket "$d/s.sock" --log-dir "$d/logs" >"$d/daemon.log" 2>&1 &
-daemon=$!
-until java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >/dev/null 2>&1; do sleep 0.2; done
-(cd "$d" && python3 - "$d/s.sock" "$queued" <<'PY'
-import json, os, socket, sys, threading, time
-sock, n = sys.argv[1], int(sys.argv[2]); cwd = os.getcwd(); t0 = time.time()
-def fill(k):
-    s = socket.socket(socket.AF_UNIX); s.connect(sock); f = s.makefile('rb'); mine = range(k, n, 8)
-    for j, i in enumerate(mine):
-        s.sendall((json.dumps({"v": 1, "op": "submit", "line": f"[vram=20G] echo queued {i}", "cwd": cwd,
-                               "env": {"PATH": "/usr/bin:/bin"}}) + "\n").encode())
-        if j >= 32: assert json.loads(f.readline())["ok"]
-    for _ in range(min(32, len(mine))): assert json.loads(f.readline())["ok"]
-ts = [threading.Thread(target=fill, args=(k,)) for k in range(8)]; [t.start() for t in ts]; [t.join() for t in ts]
-print(f"fill {n} in {time.time() - t0:.1f} s")
-PY
-)
+"$root/bench/queue/filled_daemon.sh" "$jar" "$queued" "$d"
+daemon=$(cat "$d/pid")
 sleep 2
 echo "rss_mib after_fill $(rss)"
 for i in $(seq "$queries"); do
