@@ -6,7 +6,7 @@
 #     and counts the text) and ms to its last byte (the daemon renders it as the socket takes it);
 #   - `gpusched queue` to a file and `gpusched --version` (the real CLI, JVM start included);
 # then the daemon's RSS. A benchmark, not a test. Usage: bench/queue/text_phases.sh QUEUED
-# env: JAR, ROUNDS (5), LAYOUT (list; or table).
+# env: JAR, ROUNDS (5), LAYOUT (list; or table), DAEMON_JAVA_OPTS (e.g. a JFR recording of the daemon).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
@@ -17,7 +17,7 @@ cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/
 trap cleanup EXIT
 ms() { python3 -c "import sys,time; print(f'{(time.time()-float(sys.argv[1]))*1e3:.0f}')" "$1"; }
 { echo '[vram=20G] sleep 3600'; seq "$queued" | sed 's/^/[vram=20G] echo queued /'; } >"$d/jobs.txt"
-java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 --socket "$d/s.sock" \
+java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 --socket "$d/s.sock" \
   --log-dir "$d/logs" >"$d/daemon.log" 2>&1 &
 daemon=$!
 until java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" 2>/dev/null | head -1 \

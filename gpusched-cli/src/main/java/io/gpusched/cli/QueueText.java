@@ -79,9 +79,10 @@ final class QueueText {
     static TextLines list(QueueView.Shown shown, boolean ascii) {
         io.gpusched.protocol.QueueView snapshot = shown.head();
         List<Row.Ended> done = shown.finishedShown();
-        // The note on shortened commands ends the text: whether one is cut is known before the first line.
-        boolean cut = java.util.stream.Stream.of(shown.running(), shown.pending(), done).flatMap(List::stream)
-                .anyMatch(r -> r.command().isCut());
+        // The note on shortened commands ends the text: each row's line says whether its command was cut,
+        // and every row's line is written before the last (TextLines writes its slices in order), so no
+        // pass over the rows is needed to know it.
+        boolean[] cut = {false};
         return new TextLines(List.of(
                 TextLines.one(() -> shown.running().size() + " running, " + shown.pending().size() + " pending, "
                         + shown.finished() + " done"
@@ -89,19 +90,27 @@ final class QueueText {
                 TextLines.each(shown.running(), r -> "▶ job " + r.no() + tty(r)
                         + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
                         + " gpu" + r.gpus() + " " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak "
-                        + r.peakMib() + " MiB — " + r.command().text() + owner(r) + notes(r.notes())),
+                        + r.peakMib() + " MiB — " + command(r, cut) + owner(r) + notes(r.notes())),
                 TextLines.each(shown.pending(), p -> "… job " + p.no() + tty(p) + " " + mib(p.declaredMib()) + ", waits: "
-                        + p.reason().text() + " — " + p.command().text() + owner(p) + notes(p.notes())),
+                        + p.reason().text() + " — " + command(p, cut) + owner(p) + notes(p.notes())),
                 TextLines.one(() -> shown.leftOut() == 0 ? null : "  (" + shown.leftOut() + " earlier finished job"
                         + (shown.leftOut() == 1 ? "" : "s") + " not shown: gpusched queue --all)"),
                 TextLines.each(done, d -> {
                     String status = d.status().journalName();
                     return ("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status
-                            + (d.status().isFailure() ? ", exit " + d.exitCode() : "") + " — " + d.command().text()
+                            + (d.status().isFailure() ? ", exit " + d.exitCode() : "") + " — " + command(d, cut)
                             + owner(d);
                 }),
-                TextLines.one(() -> cut ? "  (commands over " + ProtocolCodec.LIST_COMMAND_CHARS + " characters are shortened,"
+                TextLines.one(() -> cut[0] ? "  (commands over " + ProtocolCodec.LIST_COMMAND_CHARS + " characters are shortened,"
                         + " ending in …: gpusched show N prints one whole)" : null)), ascii);
+    }
+
+    /** @return the row's command as the list shows it, noting in {@code cut} when it was shortened */
+    private static String command(Row r, boolean[] cut) {
+        if (r.command().isCut()) {
+            cut[0] = true;
+        }
+        return r.command().text();
     }
 
     /**

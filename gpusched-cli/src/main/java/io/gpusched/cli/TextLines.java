@@ -12,7 +12,9 @@ import java.util.List;
  * A text of lines made one at a time ({@code gpusched queue}'s list and table): parts one after
  * another, each a number of lines, a slice a line. A line is made only when its slice is written, so
  * the daemon writes a 100,000-job queue's text without holding it (issue #27), and the client that
- * prints from rows writes the same bytes through {@link #printTo}.
+ * prints from rows writes the same bytes through {@link #printTo}. Slices are written in order, every
+ * one before any is written again ({@link QueuePrinter.Text}), so a part may say what the lines above
+ * it had (the list's closing note on shortened commands).
  */
 final class TextLines implements QueuePrinter.Text {
     /** Lines of a part, each made when asked for. */
@@ -90,7 +92,8 @@ final class TextLines implements QueuePrinter.Text {
         }
         String line = parts.get(p).line(slice - (p == 0 ? 0 : ends[p - 1]));
         if (line != null) {
-            out.write(((ascii ? QueueTable.ascii(line) : line) + "\n").getBytes(StandardCharsets.UTF_8));
+            out.write((ascii ? QueueTable.ascii(line) : line).getBytes(StandardCharsets.UTF_8));
+            out.write('\n');
         }
     }
 

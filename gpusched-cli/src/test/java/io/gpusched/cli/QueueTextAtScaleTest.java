@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code gpusched queue}'s text printed by the daemon past 20,000 jobs (issue #27), where the daemon
  * used to answer rows for the client to print: the real CLI against a real {@code gpusched serve}
- * holding 25,000 pending jobs prints byte for byte what the client prints from the rows, in the list,
- * its ASCII and a table cut to a terminal.
+ * holding 25,000 pending jobs gets the text from the daemon and prints byte for byte what the client
+ * prints from the rows, in the list, its ASCII and a table cut to a terminal.
  */
 @ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -86,8 +86,25 @@ class QueueTextAtScaleTest {
         return out;
     }
 
+    /** The first line of the daemon's answer to a {@code queue} asking for the list's text. */
+    private String textHead() throws Exception {
+        try (java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open(
+                java.net.UnixDomainSocketAddress.of(daemon.socket()))) {
+            ch.write(java.nio.ByteBuffer.wrap("{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}\n"
+                    .getBytes(StandardCharsets.UTF_8)));
+            ByteArrayOutputStream head = new ByteArrayOutputStream();
+            java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+            while (ch.read(one.clear()) > 0 && one.get(0) != '\n') {
+                head.write(one.get(0));
+            }
+            return head.toString(StandardCharsets.UTF_8);
+        }
+    }
+
     @Test
     void theTextOfMoreThanTwentyThousandJobs_isWhatTheRowsPathPrinted_byteForByte() throws Exception {
+        String head = textHead();
+        assertTrue(head.matches("\\{\"v\":1,\"ok\":true,\"text_bytes\":[0-9]{7,}}"), "the daemon prints it: " + head);
         Result list = queue(Map.of("LANG", "C.UTF-8"));
         assertEquals(0, list.code(), list.err());
         assertEquals(PENDING + 3, list.out().lines().count(), "a count line, a row a job, the note on long commands");

@@ -35,9 +35,11 @@ public interface QueuePrinter {
     Text print(Rows queue, Request.Text text);
 
     /**
-     * A queue's text in slices: slice {@code k} written on its own gives the same bytes every time, and
-     * the slices written in order are the whole text. So the service may write them twice, once to count
-     * the text's bytes (sent before it) and once to send them, holding neither whole.
+     * A queue's text in slices: the slices written in order are the whole text, and a slice gives the
+     * same bytes every time it is written. The service writes every slice, in order, once to count the
+     * text's bytes (sent before it), then again, in order, to send them, holding neither whole; no slice
+     * is written before all those above it were written once, so a slice may say what the slices above
+     * it had (a closing note on every row above).
      */
     interface Text {
         /** @return how many slices the text has (0 for none) */
