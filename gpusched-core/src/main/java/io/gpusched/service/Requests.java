@@ -265,7 +265,10 @@ final class Requests {
         return submission(req.line(), req.cwd(), Optional.empty(), req.output(), req.requestId(), req.umask(), peer);
     }
 
-    /** @return the bytes of {@code queue} texts held now, not yet written (tests: the {@link TextBudget}'s bound) */
+    /**
+     * @return the {@code queue} texts' shares taken now, a piece each: what they may hold unwritten (tests:
+     *     the {@link TextBudget}'s bound)
+     */
     long heldTextBytes() {
         return texts.held();
     }

@@ -691,7 +691,10 @@ public final class ServiceServer implements AutoCloseable {
         });
     }
 
-    /** @return the bytes of {@code queue} texts this service holds unwritten (tests) */
+    /**
+     * @return the {@code queue} texts' shares of the {@link TextBudget} taken now: what they may hold
+     *     rendered and unwritten (tests)
+     */
     long heldTextBytes() {
         return requests.heldTextBytes();
     }
