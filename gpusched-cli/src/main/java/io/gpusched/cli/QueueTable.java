@@ -63,15 +63,21 @@ final class QueueTable {
      */
     static void printQueue(PrintStream page, QueueView.Shown shown, java.util.Optional<QueueFormat> format, boolean table,
                            OptionalInt terminalColumns, boolean ascii) {
+        text(shown, format, table, terminalColumns, ascii).printTo(page);
+    }
+
+    /**
+     * {@link #printQueue(PrintStream, QueueView.Shown, java.util.Optional, boolean, OptionalInt, boolean)}'s
+     * text, a line at a time (issue #27: the daemon writes it as its client's socket takes it); a table's
+     * column widths are measured here, over every row, before its first line. In ASCII, the list is
+     * converted line by line, as it is written.
+     */
+    static TextLines text(QueueView.Shown shown, java.util.Optional<QueueFormat> format, boolean table,
+                          OptionalInt terminalColumns, boolean ascii) {
         if (table) {
-            new QueueTable(format.orElseGet(() -> defaultFor(shown)), terminalColumns, ascii).print(page, shown);
-        } else if (ascii) {
-            java.io.ByteArrayOutputStream list = new java.io.ByteArrayOutputStream();
-            QueueText.printQueue(new PrintStream(list, false, java.nio.charset.StandardCharsets.UTF_8), shown);
-            page.print(ascii(list.toString(java.nio.charset.StandardCharsets.UTF_8)));
-        } else {
-            QueueText.printQueue(page, shown);
+            return new QueueTable(format.orElseGet(() -> defaultFor(shown)), terminalColumns, ascii).lines(shown);
         }
+        return QueueText.list(shown, ascii);
     }
 
     /**
@@ -79,8 +85,7 @@ final class QueueTable {
      * the common queue without one is not widened by a column of dashes.
      */
     static QueueFormat defaultFor(QueueView.Shown shown) {
-        io.gpusched.protocol.QueueView.Board b = shown.snapshot().board();
-        return java.util.stream.Stream.of(b.running(), b.pending()).flatMap(List::stream).anyMatch(QueueTable::tty)
+        return java.util.stream.Stream.of(shown.running(), shown.pending()).flatMap(List::stream).anyMatch(QueueTable::tty)
                 ? QueueFormat.DEFAULT_WITH_TTY : QueueFormat.DEFAULT;
     }
 
@@ -106,42 +111,46 @@ final class QueueTable {
 
     /** Prints the table of what the queue view kept, then a line naming the finished jobs left out. */
     void print(PrintStream out, QueueView.Shown shown) {
-        io.gpusched.protocol.QueueView.Board b = shown.snapshot().board();
-        List<Row> rows = new ArrayList<>();
-        rows.addAll(b.running());
-        rows.addAll(b.interrupted());
-        rows.addAll(b.pending());
-        rows.addAll(b.finished());
+        lines(shown).printTo(out);
+    }
+
+    /**
+     * {@link #print}'s text, a line at a time: the column widths measured over every row first, each
+     * row's cells made again when its line is written (none is kept: a 100,000-job table in the daemon
+     * holds its widths, not its cells).
+     */
+    TextLines lines(QueueView.Shown shown) {
+        List<Row> rows = QueueView.joined(List.of(shown.running(), shown.interrupted(), shown.pending(),
+                shown.finishedShown()));
+        java.time.Instant at = shown.head().at();
         List<QueueFormat.Column> columns = format.columns();
-        List<List<String>> cells = new ArrayList<>();
         List<String> titles = new ArrayList<>();
-        for (QueueFormat.Column c : columns) {
-            titles.add(c.title());
+        int[] widest = new int[columns.size()];
+        for (int i = 0; i < columns.size(); i++) {
+            titles.add(columns.get(i).title());
+            widest[i] = DisplayWidth.of(titles.get(i));
         }
-        cells.add(titles);
         for (Row r : rows) {
-            List<String> line = new ArrayList<>(columns.size());
-            for (QueueFormat.Column c : columns) {
-                line.add(text(cell(c, r, shown.snapshot().at())));
+            for (int i = 0; i < columns.size(); i++) {
+                widest[i] = Math.max(widest[i], DisplayWidth.of(text(cell(columns.get(i), r, at))));
             }
-            cells.add(line);
         }
         int[] widths = new int[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
-            int widest = 0;
-            for (List<String> line : cells) {
-                widest = Math.max(widest, DisplayWidth.of(line.get(i)));
-            }
             OptionalInt cap = columns.get(i).width();
-            widths[i] = cap.isPresent() ? Math.min(cap.getAsInt(), Math.max(widest, 1)) : widest;
+            widths[i] = cap.isPresent() ? Math.min(cap.getAsInt(), Math.max(widest[i], 1)) : widest[i];
         }
-        for (List<String> line : cells) {
-            out.println(line(line, columns, widths));
-        }
-        if (shown.leftOut() > 0) {
-            out.println("(" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")
-                    + " not shown: gpusched queue --all)");
-        }
+        return new TextLines(List.of(
+                TextLines.one(() -> line(titles, columns, widths)),
+                TextLines.each(rows, r -> {
+                    List<String> cells = new ArrayList<>(columns.size());
+                    for (QueueFormat.Column c : columns) {
+                        cells.add(text(cell(c, r, at)));
+                    }
+                    return line(cells, columns, widths);
+                }),
+                TextLines.one(() -> shown.leftOut() == 0 ? null : "(" + shown.leftOut() + " earlier finished job"
+                        + (shown.leftOut() == 1 ? "" : "s") + " not shown: gpusched queue --all)")), false);
     }
 
     private String line(List<String> line, List<QueueFormat.Column> columns, int[] widths) {

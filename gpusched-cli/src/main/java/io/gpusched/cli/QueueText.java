@@ -67,35 +67,50 @@ final class QueueText {
 
     /** {@code gpusched queue}: a count line, then running, pending (and why) and finished rows. */
     static void printQueue(PrintStream out, QueueView.Shown shown) {
-        io.gpusched.protocol.QueueView snapshot = shown.snapshot();
-        io.gpusched.protocol.QueueView.Board board = snapshot.board();
-        List<Row.Ended> done = board.finished();
-        out.println(board.running().size() + " running, " + board.pending().size() + " pending, " + shown.finished() + " done"
-                + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus()));
-        for (Row.Running r : board.running()) {
-            out.println("▶ job " + r.no() + tty(r) + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
-                    + " gpu" + r.gpus() + " " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak "
-                    + r.peakMib() + " MiB — " + r.command().text() + owner(r) + notes(r.notes()));
+        list(shown, false).printTo(out);
+    }
+
+    /**
+     * {@link #printQueue}'s text, a line at a time: each row's line made when written, so the daemon
+     * prints a queue of any length without holding its text (issue #27).
+     *
+     * @param ascii each line in plain ASCII ({@link QueueTable#ascii})
+     */
+    static TextLines list(QueueView.Shown shown, boolean ascii) {
+        io.gpusched.protocol.QueueView snapshot = shown.head();
+        List<Row.Ended> done = shown.finishedShown();
+        // The note on shortened commands ends the text: each row's line says whether its command was cut,
+        // and every row's line is written before the last (TextLines writes its slices in order), so no
+        // pass over the rows is needed to know it.
+        boolean[] cut = {false};
+        return new TextLines(List.of(
+                TextLines.one(() -> shown.running().size() + " running, " + shown.pending().size() + " pending, "
+                        + shown.finished() + " done"
+                        + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus())),
+                TextLines.each(shown.running(), r -> "▶ job " + r.no() + tty(r)
+                        + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
+                        + " gpu" + r.gpus() + " " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak "
+                        + r.peakMib() + " MiB — " + command(r, cut) + owner(r) + notes(r.notes())),
+                TextLines.each(shown.pending(), p -> "… job " + p.no() + tty(p) + " " + mib(p.declaredMib()) + ", waits: "
+                        + p.reason().text() + " — " + command(p, cut) + owner(p) + notes(p.notes())),
+                TextLines.one(() -> shown.leftOut() == 0 ? null : "  (" + shown.leftOut() + " earlier finished job"
+                        + (shown.leftOut() == 1 ? "" : "s") + " not shown: gpusched queue --all)"),
+                TextLines.each(done, d -> {
+                    String status = d.status().journalName();
+                    return ("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status
+                            + (d.status().isFailure() ? ", exit " + d.exitCode() : "") + " — " + command(d, cut)
+                            + owner(d);
+                }),
+                TextLines.one(() -> cut[0] ? "  (commands over " + ProtocolCodec.LIST_COMMAND_CHARS + " characters are shortened,"
+                        + " ending in …: gpusched show N prints one whole)" : null)), ascii);
+    }
+
+    /** @return the row's command as the list shows it, noting in {@code cut} when it was shortened */
+    private static String command(Row r, boolean[] cut) {
+        if (r.command().isCut()) {
+            cut[0] = true;
         }
-        for (Row.Pending p : board.pending()) {
-            out.println("… job " + p.no() + tty(p) + " " + mib(p.declaredMib()) + ", waits: " + p.reason().text() + " — "
-                    + p.command().text() + owner(p) + notes(p.notes()));
-        }
-        if (shown.leftOut() > 0) {
-            out.println("  (" + shown.leftOut() + " earlier finished job" + (shown.leftOut() == 1 ? "" : "s")
-                    + " not shown: gpusched queue --all)");
-        }
-        for (Row.Ended d : done) {
-            String status = d.status().journalName();
-            out.println(("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status
-                    + (d.status().isFailure() ? ", exit " + d.exitCode() : "") + " — " + d.command().text()
-                    + owner(d));
-        }
-        if (java.util.stream.Stream.of(board.running(), board.pending(), done).flatMap(List::stream)
-                .anyMatch(r -> r.command().isCut())) {
-            out.println("  (commands over " + ProtocolCodec.LIST_COMMAND_CHARS + " characters are shortened,"
-                    + " ending in …: gpusched show N prints one whole)");
-        }
+        return r.command().text();
     }
 
     /**

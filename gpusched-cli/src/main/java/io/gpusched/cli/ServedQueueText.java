@@ -2,21 +2,19 @@ package io.gpusched.cli;
 
 import io.gpusched.protocol.Request;
 import io.gpusched.service.QueuePrinter;
-import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
  * What {@code gpusched serve} prints for a {@code gpusched queue} that asks for text: the very text the
  * client would print itself from the rows ({@link QueueTable#printQueue}), with the client's terminal,
  * locale and options as it sent them (issue #27: the client's cold JIT decoding and formatting every row
- * cost it most of its wall time). The format is parsed with the client's own parser, so a format the
+ * cost it most of its wall time), a line at a time ({@link TextLines}) so a queue of any length is
+ * written without its text held. The format is parsed with the client's own parser, so a format the
  * client would refuse is refused here with the same words.
  */
 final class ServedQueueText implements QueuePrinter {
     @Override
-    public void print(io.gpusched.protocol.QueueView queue, Request.Text text, OutputStream out) {
+    public QueuePrinter.Text print(QueuePrinter.Rows queue, Request.Text text) {
         Optional<QueueFormat> format;
         try {
             format = text.format().map(QueueFormat::parse);
@@ -24,8 +22,6 @@ final class ServedQueueText implements QueuePrinter {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
         QueueView.Shown shown = new QueueView(text.user(), text.all()).apply(queue);
-        PrintStream page = new PrintStream(out, false, StandardCharsets.UTF_8);
-        QueueTable.printQueue(page, shown, format, text.table(), text.width(), text.ascii());
-        page.flush();
+        return QueueTable.text(shown, format, text.table(), text.width(), text.ascii());
     }
 }

@@ -26,15 +26,6 @@ import java.util.Optional;
  * daemon's heap (issue #27).
  */
 final class QueueAnswer {
-    /**
-     * The most jobs a queue may hold for its {@code text} answer to be printed here: 20,000. The text is
-     * rendered whole before its length is sent, so a larger queue would hold its text and a list view of
-     * every row at once (at 100,000 queued that raised the daemon's resident memory from 253 to 308 MiB
-     * over two {@code queue}s, bench/queue/queue_rss.sh 100000); a larger one is answered with its rows,
-     * streamed, which the client prints itself, as it does for a daemon without a printer.
-     */
-    static final int TEXT_MOST_ROWS = 20_000;
-
     private static final ProtocolCodec CODEC = new ProtocolCodec();
 
     private final QueueSnapshot snapshot;
@@ -185,59 +176,158 @@ final class QueueAnswer {
         return java.util.Arrays.copyOf(starts, lines);
     }
 
-    /** @return whether a {@code text} answer is printed here: the queue holds at most {@link #TEXT_MOST_ROWS} jobs */
-    boolean printsText() {
-        return rows() <= TEXT_MOST_ROWS;
-    }
-
-    /** @return how many jobs the snapshot lists, running, pending, done and earlier, interrupted included */
-    private int rows() {
-        io.gpusched.event.StatusBoard b = snapshot.board();
-        return b.running().size() + b.pending().size() + b.done().size() + b.earlier().size() + b.interrupted().size();
-    }
-
     /**
-     * The queue as the asking client prints it ({@link Request.Text}), rendered here by {@code printer}:
+     * The queue as the asking client prints it ({@link Request.Text}), printed here by {@code printer}:
      * a head line {@code {"v":1,"ok":true,"text_bytes":N}}, then the text itself, N bytes of UTF-8
      * lines each ended by {@code \n}, which the client copies to its output without decoding a byte
-     * (issue #27). Returned as the lines the service writes, each with its line end left off: the text
-     * in pieces of about {@link Protocol#TEXT_LINE_BYTES}, each cut after a line end. Rendered whole before
-     * the head (a table's columns are as wide as their widest cell), held as UTF-8 until written, each
-     * piece let go once taken, and never kept for another request: each asks with its own options.
-     * Its bytes are counted by {@code budget} until written or released ({@link HeldAnswer}).
+     * (issue #27). Whatever the queue's length, the text never lies whole in the daemon's heap: the
+     * printer measures what its layout needs, then its slices are written once into a counter (N) and
+     * once more, in pieces of about {@link Protocol#TEXT_LINE_BYTES}, each rendered when the writer asks
+     * for it ({@link TextAnswer}), from the snapshot's immutable rows, each row made as it is read. Each
+     * answer takes its {@link #share} of {@code budget} until written or released ({@link HeldAnswer}).
      *
-     * @return empty when the text is longer than the budget's {@link TextBudget#perAnswer()} or would
-     *     pass its {@link TextBudget#total()}: the caller answers rows instead
+     * @return empty when the answer's share would pass the budget's {@link TextBudget#total()}: the
+     *     caller answers rows instead
      * @throws IllegalArgumentException when the printer refuses the options (the client's {@code bad_request})
      */
     Optional<List<String>> text(Request.Text options, QueuePrinter printer, TextBudget budget) {
-        TextPieces pieces = new TextPieces(budget.perAnswer());
-        try {
-            printer.print(QueueView.listed(snapshot), options, pieces);
-        } catch (TextPieces.TooLong e) {
-            return Optional.empty();
-        }
-        List<byte[]> texts = pieces.finish();
+        QueuePrinter.Text text = printer.print(printed(snapshot), options);
+        int slices = text.slices();
+        // Where each piece starts (a slice index), and the text's length: the counting pass.
+        Counter counter = new Counter();
+        int[] starts = new int[8];
+        int pieces = 0;
         long bytes = 0;
-        for (byte[] t : texts) {
-            bytes += t.length;
+        long piece = 0;
+        long longestSlice = 0;
+        for (int k = 0; k < slices; k++) {
+            counter.n = 0;
+            writeSlice(text, k, counter);
+            if (counter.n == 0) {
+                continue;
+            }
+            if (pieces == 0 || piece >= Protocol.TEXT_LINE_BYTES) {
+                if (pieces == starts.length) {
+                    starts = java.util.Arrays.copyOf(starts, pieces * 2);
+                }
+                starts[pieces++] = k;
+                piece = 0;
+            }
+            piece += counter.n;
+            bytes += counter.n;
+            longestSlice = Math.max(longestSlice, counter.n);
         }
-        if (!budget.take(bytes)) {
+        long share = share(longestSlice);
+        if (!budget.take(share)) {
             return Optional.empty();
         }
-        return Optional.of(new HeldText(CODEC.encode(new Answer.QueueText(bytes)), texts, budget));
+        return Optional.of(new TextAnswer(CODEC.encode(new Answer.QueueText(bytes)), text,
+                java.util.Arrays.copyOf(starts, pieces), slices, share, budget));
     }
 
-    /** A text answer's head and pieces, each piece's bytes given back to the budget once taken or released. */
-    private static final class HeldText extends java.util.AbstractList<String> implements HeldAnswer {
-        private final String headLine;
-        private final java.util.concurrent.atomic.AtomicReferenceArray<byte[]> held;
-        private final TextBudget budget;
+    /**
+     * @param longestSlice the longest slice of a text, in bytes
+     * @return the most a text answer holds rendered and unwritten at once: one piece, which takes slices
+     *     while it is under {@link Protocol#TEXT_LINE_BYTES}, so is at most that and one slice more
+     */
+    static long share(long longestSlice) {
+        return Protocol.TEXT_LINE_BYTES + longestSlice;
+    }
 
-        HeldText(String headLine, List<byte[]> texts, TextBudget budget) {
+    /** The snapshot as a printer reads it: each list a view of the snapshot's rows, each made when read. */
+    static QueuePrinter.Rows printed(QueueSnapshot s) {
+        StatusBoard b = s.board();
+        return new QueuePrinter.Rows(QueueView.listed(s, QueueView.Board.EMPTY), listedView(b.running()),
+                listedView(b.pending()), listedView(b.done()), listedView(b.earlier()), listedView(b.interrupted()));
+    }
+
+    /**
+     * A board list as list-view rows, each made by {@link Row#listed} when read and not kept: a view of
+     * an immutable list (the snapshot's), so reading it twice reads the same rows.
+     */
+    private static <R extends Row> List<R> listedView(List<?> rows) {
+        return new java.util.AbstractList<>() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public R get(int i) {
+                return (R) Row.listed(rows.get(i));
+            }
+
+            @Override
+            public int size() {
+                return rows.size();
+            }
+        };
+    }
+
+    private static void writeSlice(QueuePrinter.Text text, int k, java.io.OutputStream out) {
+        try {
+            text.write(k, out);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e); // only memory is written here: it cannot fail
+        }
+    }
+
+    /** Counts what is written, keeps nothing. */
+    private static final class Counter extends java.io.OutputStream {
+        long n;
+
+        @Override
+        public void write(int b) {
+            n++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            n += len;
+        }
+    }
+
+    /**
+     * A text answer: its head line, then its pieces, piece {@code i} being slices
+     * {@code [starts[i], starts[i+1])} rendered when asked for and not kept. Written through
+     * {@link #bytes}, as bytes with their line ends (the pieces' lines are the text's own); as a list
+     * of strings (each piece without its last line end, as the writer adds one) for tests. Its
+     * {@link QueueAnswer#share} of the budget is given back when its last piece has been taken, or on
+     * {@link #release()}, once.
+     */
+    static final class TextAnswer extends java.util.AbstractList<String> implements HeldAnswer {
+        private final String headLine;
+        private final QueuePrinter.Text text;
+        private final int[] starts;
+        private final int slices;
+        private final long share;
+        private final TextBudget budget;
+        private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+
+        TextAnswer(String headLine, QueuePrinter.Text text, int[] starts, int slices, long share, TextBudget budget) {
             this.headLine = headLine;
-            this.held = new java.util.concurrent.atomic.AtomicReferenceArray<>(texts.toArray(new byte[0][]));
+            this.text = text;
+            this.starts = starts;
+            this.slices = slices;
+            this.share = share;
             this.budget = budget;
+        }
+
+        /** @return how many pieces follow the head line */
+        int pieces() {
+            return starts.length;
+        }
+
+        /**
+         * @param i 0 for the head line, else piece {@code i}
+         * @return its bytes, line ends included
+         */
+        byte[] bytes(int i) {
+            if (i == 0) {
+                return (headLine + "\n").getBytes(StandardCharsets.UTF_8);
+            }
+            int to = i < starts.length ? starts[i] : slices;
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(Protocol.TEXT_LINE_BYTES + 4096);
+            for (int k = starts[i - 1]; k < to; k++) {
+                writeSlice(text, k, out);
+            }
+            return out.toByteArray();
         }
 
         @Override
@@ -245,113 +335,44 @@ final class QueueAnswer {
             if (i == 0) {
                 return headLine;
             }
-            byte[] text = held.getAndSet(i - 1, null); // let go once taken: the writer takes each once
-            if (text == null) {
-                throw new IllegalStateException("piece " + i + " of a text answer was taken already");
-            }
-            budget.giveBack(text.length);
-            return new String(text, 0, text.length - 1, StandardCharsets.UTF_8); // its line end is the writer's
+            byte[] b = bytes(i);
+            return new String(b, 0, b.length - 1, StandardCharsets.UTF_8);
         }
 
         @Override
         public int size() {
-            return held.length() + 1;
+            return starts.length + 1;
+        }
+
+        /** The head line, then each piece rendered as it is taken; the share given back after the last. */
+        java.util.Iterator<byte[]> chunks() {
+            return new java.util.Iterator<>() {
+                private int next;
+
+                @Override
+                public boolean hasNext() {
+                    if (next <= starts.length) {
+                        return true;
+                    }
+                    release(); // the last piece was taken, and is written before this is asked again
+                    return false;
+                }
+
+                @Override
+                public byte[] next() {
+                    if (next > starts.length) {
+                        throw new java.util.NoSuchElementException();
+                    }
+                    return bytes(next++);
+                }
+            };
         }
 
         @Override
         public void release() {
-            for (int i = 0; i < held.length(); i++) {
-                byte[] text = held.getAndSet(i, null);
-                if (text != null) {
-                    budget.giveBack(text.length);
-                }
+            if (released.compareAndSet(false, true)) {
+                budget.giveBack(share);
             }
-        }
-    }
-
-    /**
-     * The printer's output cut into pieces after the first line end at or past
-     * {@link Protocol#TEXT_LINE_BYTES} (lines of text are short: a list view's cut texts in at most
-     * {@code QueueFormat}'s columns), each piece ending in a line end.
-     */
-    static final class TextPieces extends java.io.OutputStream {
-        /** The text passed its cap: rendering stops, and the answer is rows instead. */
-        static final class TooLong extends RuntimeException {
-            private static final long serialVersionUID = 1L;
-
-            TooLong() {
-                super(null, null, false, false);
-            }
-        }
-
-        private final long cap;
-        private long written;
-        private final List<byte[]> pieces = new ArrayList<>();
-
-        /** @param cap the most bytes the text may be; past it a write throws {@link TooLong} */
-        TextPieces(long cap) {
-            this.cap = cap;
-        }
-
-        private void count(long n) {
-            written += n;
-            if (written > cap) {
-                throw new TooLong();
-            }
-        }
-        private java.io.ByteArrayOutputStream current = new java.io.ByteArrayOutputStream(Protocol.TEXT_LINE_BYTES + 4096);
-
-        @Override
-        public void write(int b) {
-            count(1);
-            current.write(b);
-            if (b == '\n' && current.size() >= Protocol.TEXT_LINE_BYTES) {
-                cut();
-            }
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
-            count(len);
-            int from = off;
-            int end = off + len;
-            // Whole where no cut falls (a page of short lines at a time); else up to each line end past the size.
-            while (from < end) {
-                int nl = -1;
-                if (current.size() + (end - from) >= Protocol.TEXT_LINE_BYTES) {
-                    int at = Math.max(from, from + Protocol.TEXT_LINE_BYTES - current.size() - 1);
-                    for (int i = at; i < end; i++) {
-                        if (b[i] == '\n') {
-                            nl = i;
-                            break;
-                        }
-                    }
-                }
-                if (nl < 0) {
-                    current.write(b, from, end - from);
-                    return;
-                }
-                current.write(b, from, nl + 1 - from);
-                cut();
-                from = nl + 1;
-            }
-        }
-
-        private void cut() {
-            pieces.add(current.toByteArray());
-            current = new java.io.ByteArrayOutputStream(Protocol.TEXT_LINE_BYTES + 4096);
-        }
-
-        /** @return the pieces, in order, each ending in a line end (one is added to text that lacks it); none for no text */
-        List<byte[]> finish() {
-            if (current.size() > 0) {
-                byte[] last = current.toByteArray();
-                if (last[last.length - 1] != '\n') {
-                    current.write('\n');
-                }
-                cut();
-            }
-            return pieces;
         }
     }
 

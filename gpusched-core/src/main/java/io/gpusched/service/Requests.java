@@ -265,7 +265,10 @@ final class Requests {
         return submission(req.line(), req.cwd(), Optional.empty(), req.output(), req.requestId(), req.umask(), peer);
     }
 
-    /** @return the bytes of {@code queue} texts held now, not yet written (tests: the {@link TextBudget}'s bound) */
+    /**
+     * @return the {@code queue} texts' shares taken now, a piece each: what they may hold unwritten (tests:
+     *     the {@link TextBudget}'s bound)
+     */
     long heldTextBytes() {
         return texts.held();
     }
@@ -273,16 +276,16 @@ final class Requests {
     /**
      * The queue, whoever asks: in one line holding the rows that fit, or with {@code "stream": true}
      * in as many lines as its rows need ({@link QueueAnswer}); with {@code "text"}, as the client prints
-     * it, rendered by the {@link QueuePrinter} when this service has one and the queue holds at most
-     * {@link QueueAnswer#TEXT_MOST_ROWS} jobs and its text fits the {@link TextBudget} (rows otherwise, as
-     * a daemon from before {@code text} answers).
+     * it, printed by the {@link QueuePrinter} when this service has one and the answer's share fits the
+     * {@link TextBudget} (rows otherwise, as a daemon from before {@code text} answers), however long the
+     * queue: the text is rendered a piece at a time as it is written.
      */
     private java.util.List<String> queue(Request.Queue req) {
         Optional<QueueAnswer> a = answerNow();
         if (a.isEmpty()) {
             return java.util.List.of(notReady());
         }
-        if (req.text().isPresent() && printer.isPresent() && a.get().printsText()) {
+        if (req.text().isPresent() && printer.isPresent()) {
             try {
                 Optional<java.util.List<String>> text = a.get().text(req.text().get(), printer.get(), texts);
                 if (text.isPresent()) {

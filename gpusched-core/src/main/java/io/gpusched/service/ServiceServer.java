@@ -671,9 +671,9 @@ public final class ServiceServer implements AutoCloseable {
     /** Queues an answer when it is ready, from whichever thread completes it; the connection waits again. */
     private void reply(Connection c, CompletableFuture<List<String>> answer) {
         answer.whenComplete((lines, e) -> {
-            java.util.Iterator<String> it = e == null ? lines.iterator() : null;
+            java.util.Iterator<byte[]> it = e == null ? chunks(lines) : null;
             // The first lines here, off the selector thread; the rest as the socket takes them.
-            byte[] bytes = it == null ? null : nextLines(it);
+            byte[] bytes = it == null ? null : it.next();
             post(() -> {
                 if (c.closed) {
                     release(lines);
@@ -691,7 +691,10 @@ public final class ServiceServer implements AutoCloseable {
         });
     }
 
-    /** @return the bytes of {@code queue} texts this service holds unwritten (tests) */
+    /**
+     * @return the {@code queue} texts' shares of the {@link TextBudget} taken now: what they may hold
+     *     rendered and unwritten (tests)
+     */
     long heldTextBytes() {
         return requests.heldTextBytes();
     }
@@ -705,6 +708,32 @@ public final class ServiceServer implements AutoCloseable {
 
     /** Bytes an answer's lines are rendered into at a time: one line of rows and a little more. */
     private static final int ANSWER_CHUNK_BYTES = 64 * 1024;
+
+    /**
+     * An answer's bytes in the chunks it is written in, each rendered when taken: a text's head line,
+     * then its pieces ({@link QueueAnswer.TextAnswer}); any other answer's lines as many at a time as fit
+     * {@link #ANSWER_CHUNK_BYTES}. One chunk at least.
+     */
+    private static java.util.Iterator<byte[]> chunks(List<String> lines) {
+        if (lines instanceof QueueAnswer.TextAnswer t) {
+            return t.chunks();
+        }
+        java.util.Iterator<String> it = lines.iterator();
+        return new java.util.Iterator<>() {
+            private boolean first = true;
+
+            @Override
+            public boolean hasNext() {
+                return first || it.hasNext();
+            }
+
+            @Override
+            public byte[] next() {
+                first = false;
+                return nextLines(it);
+            }
+        };
+    }
 
     /** The next of an answer's lines, each with its line end, as many as fit {@link #ANSWER_CHUNK_BYTES} (one at least). */
     private static byte[] nextLines(java.util.Iterator<String> lines) {
@@ -765,7 +794,7 @@ public final class ServiceServer implements AutoCloseable {
         try {
             while (!c.out.isEmpty() || c.rest.hasNext()) {
                 if (c.out.isEmpty()) {
-                    c.out.add(ByteBuffer.wrap(nextLines(c.rest)));
+                    c.out.add(ByteBuffer.wrap(c.rest.next()));
                 }
                 ByteBuffer b = c.out.peek();
                 int n = c.channel.write(b);

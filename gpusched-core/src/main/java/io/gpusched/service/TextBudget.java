@@ -3,46 +3,35 @@ package io.gpusched.service;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The bytes of {@code queue} text answers a service holds before they are written (issue #27's text
- * printed by the daemon). A text answer is rendered whole before its length is sent and held until the
- * client reads it; a client that asks on every connection it may open and never reads would otherwise
- * make the daemon hold one text per connection. So one answer may take at most {@link #perAnswer()}
- * bytes, all of them together at most {@link #total()}; an answer that does not fit is answered with
- * its rows instead, streamed, which hold nothing (the client prints them itself). Bytes are taken back
- * as each piece is written, and all at once when its connection closes. Thread-safe.
+ * The bytes of {@code queue} text answers a service has rendered and not yet written, over every
+ * connection (issue #27's text printed by the daemon). A text is rendered a piece at a time as its
+ * client's socket takes it, so what an answer holds unwritten is at most one piece; each answer takes
+ * that share, {@link QueueAnswer#share}, before its first byte and gives it back once written or when
+ * its connection closes. A client that asks on every connection it may open and never reads holds at
+ * most a share per connection; an answer whose share would pass {@link #total()} is answered with its
+ * rows instead, streamed, which hold nothing (the client prints them itself). The one bound on a text:
+ * its length is not (a text of any length takes one share). Thread-safe.
  */
 final class TextBudget {
-    /** The defaults: 16 MiB for one answer, 64 MiB for all. */
-    static final long PER_ANSWER = 16L << 20;
+    /** The default: 64 MiB for every answer's unwritten text together. */
     static final long TOTAL = 64L << 20;
 
-    private final long perAnswer;
     private final long total;
     private final AtomicLong held = new AtomicLong();
 
     TextBudget() {
-        this(PER_ANSWER, TOTAL);
+        this(TOTAL);
     }
 
-    /**
-     * @param perAnswer the most bytes one answer's text may be
-     * @param total the most bytes all answers' texts may hold at once
-     */
-    TextBudget(long perAnswer, long total) {
-        this.perAnswer = perAnswer;
+    /** @param total the most bytes all answers' unwritten texts may hold at once */
+    TextBudget(long total) {
         this.total = total;
     }
 
-    /** @return the most bytes one answer's text may be */
-    long perAnswer() {
-        return perAnswer;
-    }
-
-    /** @return the most bytes all answers' texts may hold at once */
+    /** @return the most bytes all answers' unwritten texts may hold at once */
     long total() {
         return total;
     }
-
     /** @return the bytes held now */
     long held() {
         return held.get();

@@ -146,64 +146,94 @@ class QueueAnswerTest {
         assertTrue(lines.get(0) == lines.get(0), "the head line is kept: it is one line whatever the queue");
     }
 
-    @Test
-    void aTextAnswer_isAHeadCountingTheTextsBytes_thenTheTextInPiecesCutAfterALineEnd() {
-        QueuePrinter printer = (view, text, out) -> {
-            java.io.PrintStream page = new java.io.PrintStream(out, false, StandardCharsets.UTF_8);
-            page.println(view.board().pending().size() + " pending for " + text.user().orElse("everyone"));
-            view.board().pending().forEach(r -> page.println("… job " + r.no() + " — " + r.command().text()));
-            page.flush();
+    /** A printer of a header line, then a line for each pending row, each made when its slice is written. */
+    private static QueuePrinter lines(java.util.function.Function<QueuePrinter.Rows, String> header) {
+        return (rows, text) -> new QueuePrinter.Text() {
+            @Override
+            public int slices() {
+                return 1 + rows.pending().size();
+            }
+
+            @Override
+            public void write(int slice, java.io.OutputStream out) throws java.io.IOException {
+                String line = slice == 0 ? header.apply(rows) : "… job " + rows.pending().get(slice - 1).no() + " — "
+                        + rows.pending().get(slice - 1).command().text();
+                out.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            }
         };
+    }
+
+    /** Every piece of a text answer as its writer takes them, joined: the text the client reads. */
+    private static String written(List<String> answer) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.util.Iterator<byte[]> chunks = ((QueueAnswer.TextAnswer) answer).chunks();
+        chunks.next(); // the head line
+        while (chunks.hasNext()) {
+            out.writeBytes(chunks.next());
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aTextAnswer_isAHeadCountingTheTextsBytes_thenTheTextInPiecesCutAfterASlice() {
         Request.Text options = new Request.Text(false, Optional.empty(), java.util.OptionalInt.empty(), false,
                 Optional.of("ada"), false);
         TextBudget budget = new TextBudget();
-        List<String> lines = new QueueAnswer(queue(20_000, "python sweep.py ✓", 0)).text(options, printer, budget).orElseThrow();
-        StringBuilder expected = new StringBuilder("20000 pending for ada\n");
+        List<String> lines = new QueueAnswer(queue(20_000, "python sweep.py ✓", 0))
+                .text(options, lines(rows -> rows.pending().size() + " pending"), budget).orElseThrow();
+        StringBuilder expected = new StringBuilder("20000 pending\n");
         for (int i = 1; i <= 20_000; i++) {
             expected.append("… job ").append(i).append(" — python sweep.py ✓\n");
         }
         Answer.QueueText head = read(lines.get(0), Expect.QUEUE_TEXT);
+        assertEquals(bytes(expected.toString()), head.bytes());
         StringBuilder text = new StringBuilder();
         for (int i = 1; i < lines.size(); i++) {
-            String piece = lines.get(i) + "\n"; // the writer ends each piece
+            String piece = lines.get(i) + "\n"; // the writer's bytes end each piece's last line
             assertTrue(i == lines.size() - 1 || bytes(piece) >= Protocol.TEXT_LINE_BYTES, "cut at the size: " + bytes(piece));
-            assertTrue(bytes(piece) < Protocol.TEXT_LINE_BYTES + 200, "cut at the first line end past it: " + bytes(piece));
+            assertTrue(bytes(piece) < Protocol.TEXT_LINE_BYTES + 200, "cut at the first slice's end past it: " + bytes(piece));
             text.append(piece);
         }
         assertTrue(lines.size() > 3, "several pieces: " + lines.size());
         assertEquals(expected.toString(), text.toString());
-        assertEquals(bytes(expected.toString()), head.bytes());
-        assertThrows(IllegalStateException.class, () -> lines.get(1), "each piece is let go once written");
+        assertTrue(lines.get(1) != lines.get(1) && lines.get(1).equals(lines.get(1)), "a piece is rendered when asked for,"
+                + " the same text each time, and not kept");
+        assertTrue(budget.held() > 0 && budget.held() < Protocol.TEXT_LINE_BYTES + 200, "one piece's share: " + budget.held());
+        assertEquals(expected.toString(), written(lines));
         assertEquals(0, budget.held(), "every piece written: nothing held");
     }
 
-    private static final QueuePrinter EVERY_PENDING_ROW = (view, text, out) -> {
-        java.io.PrintStream page = new java.io.PrintStream(out, false, StandardCharsets.UTF_8);
-        view.board().pending().forEach(r -> page.println("… job " + r.no() + " — " + r.command().text()));
-        page.flush();
-    };
+    @Test
+    void aTextOfAHundredThousandJobs_isAnsweredWithText_takingOnePiecesShareNotItsLength() {
+        TextBudget budget = new TextBudget(1 << 20);
+        // 100,000 rows of about 230 bytes: a 23 MB text, more than 20 times the budget.
+        List<String> answer = new QueueAnswer(queue(100_000, "x".repeat(200), 0))
+                .text(LIST, lines(rows -> "head"), budget).orElseThrow();
+        long bytes = ((Answer.QueueText) read(answer.get(0), Expect.QUEUE_TEXT)).bytes();
+        assertTrue(bytes > 20_000_000, "the whole text is counted: " + bytes);
+        assertTrue(budget.held() < Protocol.TEXT_LINE_BYTES + 300, "held: " + budget.held());
+        assertTrue(answer.size() > 300, "in pieces: " + answer.size());
+        String last = answer.get(answer.size() - 1);
+        assertTrue(last.endsWith("… job 100000 — " + "x".repeat(200)), last.substring(Math.max(0, last.length() - 300)));
+        ((HeldAnswer) answer).release();
+        assertEquals(0, budget.held());
+    }
+
+    private static final QueuePrinter EVERY_PENDING_ROW = lines(rows -> "queue");
 
     private static final Request.Text LIST = new Request.Text(false, Optional.empty(), java.util.OptionalInt.empty(),
             false, Optional.empty(), false);
 
     @Test
-    void aTextLongerThanOneAnswersShare_isNotHeld_theClientGetsRows() {
-        TextBudget budget = new TextBudget(64 * 1024, 1 << 20);
-        // 2,000 rows of about 220 bytes: far past 64 KiB; rendering stops there, and nothing is held.
-        assertTrue(new QueueAnswer(queue(2_000, "x".repeat(200), 0)).text(LIST, EVERY_PENDING_ROW, budget).isEmpty());
-        assertEquals(0, budget.held());
-        assertTrue(new QueueAnswer(queue(10, "true", 0)).text(LIST, EVERY_PENDING_ROW, budget).isPresent());
-    }
-
-    @Test
     void connectionsThatAskAndNeverRead_holdAtMostTheBudget_andAClosedOneGivesItsShareBack() {
-        TextBudget budget = new TextBudget(1 << 20, 3 << 20);
+        // Three answers' shares (a piece of 64 KiB and a slice), not three texts.
+        TextBudget budget = new TextBudget(3 * (Protocol.TEXT_LINE_BYTES + 400));
         QueueAnswer a = new QueueAnswer(queue(5_000, "y".repeat(180), 0)); // about 1 MiB of text
         List<List<String>> unread = new ArrayList<>();
         for (int i = 0; i < 100; i++) { // a hostile user's connections, each asking and never reading
             a.text(LIST, EVERY_PENDING_ROW, budget).ifPresent(unread::add);
         }
-        assertTrue(unread.size() >= 2 && unread.size() <= 3, "answers held: " + unread.size());
+        assertEquals(3, unread.size(), "answers held");
         assertTrue(budget.held() <= budget.total(), "held " + budget.held());
         assertTrue(a.text(LIST, EVERY_PENDING_ROW, budget).isEmpty(), "the next asker gets rows");
         ((HeldAnswer) unread.get(0)).release(); // its connection closed
@@ -213,23 +243,17 @@ class QueueAnswerTest {
     }
 
     @Test
-    void aQueueOfMoreThanTwentyThousandJobs_isAnsweredWithRowsNotText_soItsTextIsNeverHeldWhole() {
-        assertTrue(new QueueAnswer(queue(QueueAnswer.TEXT_MOST_ROWS, "true", 0)).printsText());
-        assertTrue(new QueueAnswer(queue(QueueAnswer.TEXT_MOST_ROWS - 10, "true", 10)).printsText());
-        assertFalse(new QueueAnswer(queue(QueueAnswer.TEXT_MOST_ROWS, "true", 1)).printsText());
-        assertFalse(new QueueAnswer(queue(100_000, "true", 0)).printsText());
-    }
-
-    @Test
     void aTextAnswerWhosePrinterRefusesTheOptions_throwsItsWords() {
-        QueuePrinter refusing = (view, text, out) -> {
+        QueuePrinter refusing = (rows, text) -> {
             throw new IllegalArgumentException("--format: unknown field %Z");
         };
         Request.Text options = new Request.Text(true, Optional.of("%Z"), java.util.OptionalInt.empty(), false,
                 Optional.empty(), false);
+        TextBudget budget = new TextBudget();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new QueueAnswer(queue(3, "true", 0)).text(options, refusing, new TextBudget()));
+                () -> new QueueAnswer(queue(3, "true", 0)).text(options, refusing, budget));
         assertEquals("--format: unknown field %Z", e.getMessage());
+        assertEquals(0, budget.held(), "nothing taken");
     }
 
     @Test

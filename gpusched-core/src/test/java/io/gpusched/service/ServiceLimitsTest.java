@@ -103,21 +103,28 @@ class ServiceLimitsTest {
         return line(c, 10).orElseThrow();
     }
 
+    /** A printer whose text is {@code lines} lines of {@code page} whatever the queue, counting the slices it writes. */
+    private static QueuePrinter pages(String page, int lines, java.util.concurrent.atomic.AtomicLong written) {
+        byte[] b = page.getBytes(StandardCharsets.UTF_8);
+        return (rows, text) -> new QueuePrinter.Text() {
+            @Override
+            public int slices() {
+                return lines;
+            }
+
+            @Override
+            public void write(int slice, java.io.OutputStream out) throws IOException {
+                written.incrementAndGet();
+                out.write(b);
+            }
+        };
+    }
+
     @Test
     void aUserWhoAsksForTheQueuesTextOnEveryConnectionAndNeverReads_makesTheDaemonHoldAtMostItsTextBudget()
             throws Exception {
-        // A printer whose text is 4 MiB whatever the queue: 64 connections asking at once would be 256 MiB.
-        String page = "x".repeat(1023) + "\n";
-        QueuePrinter big = (view, text, out) -> {
-            byte[] b = page.getBytes(StandardCharsets.UTF_8);
-            for (int i = 0; i < 4096; i++) {
-                try {
-                    out.write(b);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            }
-        };
+        // A text of 4 MiB whatever the queue: held whole, 64 connections asking at once would be 256 MiB.
+        QueuePrinter big = pages("x".repeat(1023) + "\n", 4096, new java.util.concurrent.atomic.AtomicLong());
         server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
                 Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(big));
         List<SocketChannel> hostile = new ArrayList<>();
@@ -126,14 +133,16 @@ class ServiceLimitsTest {
             send(c, "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}\n");
             hostile.add(c);
         }
-        // Every one is answered (text while the budget lasts, rows after), none is read past its first line.
+        // Every one is answered with text, none is read past its first line: each holds one piece unwritten.
         int texts = 0;
         for (SocketChannel c : hostile) {
             String head = line(c, 10).orElseThrow();
-            texts += head.contains("\"text_bytes\"") ? 1 : 0;
+            texts += head.contains("\"text_bytes\":4194304") ? 1 : 0;
         }
-        assertTrue(texts >= 10 && texts <= 20, "text answers: " + texts); // 16 of 4 MiB, and a few more as pieces drain into sockets
-        assertTrue(server.heldTextBytes() <= TextBudget.TOTAL, "held " + server.heldTextBytes());
+        assertEquals(64, texts, "text answers");
+        long share = QueueAnswer.share(1024);
+        assertTrue(server.heldTextBytes() <= 64 * share && server.heldTextBytes() <= TextBudget.TOTAL,
+                "held " + server.heldTextBytes());
         // Another client still gets its answer at once.
         assertTrue(exchange(connect(), "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"));
         for (SocketChannel c : hostile) {
@@ -144,6 +153,46 @@ class ServiceLimitsTest {
             Thread.sleep(10);
         }
         assertEquals(0, server.heldTextBytes(), "a closed connection gives its text's bytes back");
+    }
+
+    @Test
+    void aSlowReaderOfAHundredThousandJobText_makesTheDaemonRenderOnlyWhatItsSocketTakes() throws Exception {
+        // 100,000 lines of 200 bytes: a 20 MB text, rendered a piece at a time as the reader takes it.
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        String page = "… job " + "y".repeat(190) + "\n";
+        int lineBytes = page.getBytes(StandardCharsets.UTF_8).length;
+        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
+                Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(pages(page, 100_000, written)));
+        SocketChannel c = connect();
+        send(c, "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}\n");
+        String head = line(c, 10).orElseThrow();
+        long total = 100_000L * lineBytes;
+        assertTrue(head.contains("\"text_bytes\":" + total), head);
+        // Read 8 KiB at a time, pausing: what the daemon rendered past what was read is the socket's
+        // buffers and one piece, never the text.
+        ByteBuffer in = ByteBuffer.allocate(8192);
+        long read = 0;
+        long mostAhead = 0;
+        for (int i = 0; i < 200; i++) {
+            in.clear();
+            read += c.read(in);
+            Thread.sleep(i % 20 == 0 ? 50 : 1);
+            long rendered = (written.get() - 100_000) * lineBytes; // past the counting pass
+            mostAhead = Math.max(mostAhead, rendered - read);
+            assertTrue(server.heldTextBytes() <= QueueAnswer.share(lineBytes), "held " + server.heldTextBytes());
+        }
+        assertTrue(mostAhead < 4L << 20, "rendered ahead of the reader: " + mostAhead + " of " + total + " bytes");
+        // Then the rest, every byte of it, and the share is given back.
+        while (read < total) {
+            in.clear();
+            int n = c.read(in);
+            assertTrue(n > 0, "the text ended after " + read + " of " + total + " bytes");
+            read += n;
+        }
+        assertEquals(total, read);
+        assertEquals(100_000 * 2, written.get(), "each slice written twice: counted, then sent");
+        assertTrue(exchange(c, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"), "the connection goes on");
+        assertEquals(0, server.heldTextBytes());
     }
 
     @Test
