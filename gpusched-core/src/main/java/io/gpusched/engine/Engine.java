@@ -96,7 +96,7 @@ public final class Engine {
     private final SessionSignals signals;
     private final Inbox inbox = new Inbox();
     private final Reporter reporter;
-    private final Timelines timelines = new Timelines();
+    private final Timelines timelines;
     private final Measurer measurer;
     private final Leftovers leftovers;
     private final GpuReader reader;
@@ -302,6 +302,8 @@ public final class Engine {
         // Read once the run is open and durability assembled; built now, for the parts built here.
         this.table = new JobTable(() -> durability.state(), source, procFs, options.retryFailed());
         this.reporter = new Reporter(listener, clock);
+        // A simulation's memory timelines would go to a journal it throws away, and nobody asks for one.
+        this.timelines = ports.keeping() == Keeping.DISK ? new Timelines() : Timelines.none();
         this.measurer = new Measurer(options, procFs, table, reporter, clock, timelines);
         this.leftovers = new Leftovers(signals, table, reporter);
         this.reader = new GpuReader(gpus, options, measurer, reporter, clock);
