@@ -251,7 +251,7 @@ public final class Engine {
          * A simulation, which nothing watches while it runs and whose state is thrown away: the journal
          * only in memory ({@link io.gpusched.journal.MemoryJournal}), no run file
          * ({@link RunFiles#none}), nothing written to or locked in the log directory (it need not exist),
-         * and the status board published once, when the run ends (its listener sees that last board, as
+         * no memory timelines ({@link Timelines#none}), and the status board published once, when the run ends (its listener sees that last board, as
          * after a real run's last round).
          */
         NOTHING
