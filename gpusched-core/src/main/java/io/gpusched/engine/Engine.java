@@ -96,7 +96,7 @@ public final class Engine {
     private final SessionSignals signals;
     private final Inbox inbox = new Inbox();
     private final Reporter reporter;
-    private final Timelines timelines = new Timelines();
+    private final Timelines timelines;
     private final Measurer measurer;
     private final Leftovers leftovers;
     private final GpuReader reader;
@@ -251,7 +251,7 @@ public final class Engine {
          * A simulation, which nothing watches while it runs and whose state is thrown away: the journal
          * only in memory ({@link io.gpusched.journal.MemoryJournal}), no run file
          * ({@link RunFiles#none}), nothing written to or locked in the log directory (it need not exist),
-         * and the status board published once, when the run ends (its listener sees that last board, as
+         * no memory timelines ({@link Timelines#none}), and the status board published once, when the run ends (its listener sees that last board, as
          * after a real run's last round).
          */
         NOTHING
@@ -302,6 +302,8 @@ public final class Engine {
         // Read once the run is open and durability assembled; built now, for the parts built here.
         this.table = new JobTable(() -> durability.state(), source, procFs, options.retryFailed());
         this.reporter = new Reporter(listener, clock);
+        // A simulation's memory timelines would go to a journal it throws away, and nobody asks for one.
+        this.timelines = ports.keeping() == Keeping.DISK ? new Timelines() : Timelines.none();
         this.measurer = new Measurer(options, procFs, table, reporter, clock, timelines);
         this.leftovers = new Leftovers(signals, table, reporter);
         this.reader = new GpuReader(gpus, options, measurer, reporter, clock);

@@ -23,10 +23,24 @@ public record GpuSnapshot(List<GpuStat> gpus, List<GpuProcess> processes, List<S
         gpus = List.copyOf(gpus);
         processes = List.copyOf(processes);
         warnings = List.copyOf(warnings);
-        long distinct = gpus.stream().mapToInt(GpuStat::index).distinct().count();
-        if (distinct != gpus.size()) {
+        if (!uniqueIndices(gpus)) {
             throw new IllegalArgumentException("GPU indices must be unique: " + gpus);
         }
+    }
+
+    /** No stream: a snapshot is built every round, and a machine has a few GPUs, compared pairwise. */
+    private static boolean uniqueIndices(List<GpuStat> gpus) {
+        if (gpus.size() > 32) {
+            return gpus.stream().mapToInt(GpuStat::index).distinct().count() == gpus.size();
+        }
+        for (int i = 0; i < gpus.size(); i++) {
+            for (int j = i + 1; j < gpus.size(); j++) {
+                if (gpus.get(i).index() == gpus.get(j).index()) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     /**
@@ -44,6 +58,11 @@ public record GpuSnapshot(List<GpuStat> gpus, List<GpuProcess> processes, List<S
      * @return that GPU, if the snapshot has it
      */
     public Optional<GpuStat> gpu(int index) {
-        return gpus.stream().filter(g -> g.index() == index).findFirst();
+        for (GpuStat g : gpus) { // read per running job at every sample: no stream
+            if (g.index() == index) {
+                return Optional.of(g);
+            }
+        }
+        return Optional.empty();
     }
 }

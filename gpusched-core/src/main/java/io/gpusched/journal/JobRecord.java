@@ -50,10 +50,13 @@ public record JobRecord(OptionalInt no, String command, int attempts, JobState s
         gpus = List.copyOf(gpus);
     }
 
+    /** The record of a job never seen: one for all, as a record is immutable. */
+    private static final JobRecord UNSEEN = new JobRecord(OptionalInt.empty(), "", 0, JobState.PENDING, OptionalInt.empty(),
+            OptionalLong.empty(), OptionalLong.empty(), Map.of(), OptionalLong.empty(), List.of());
+
     /** @return the record of a job never seen */
     public static JobRecord unseen() {
-        return new JobRecord(OptionalInt.empty(), "", 0, JobState.PENDING, OptionalInt.empty(), OptionalLong.empty(),
-                OptionalLong.empty(), Map.of(), OptionalLong.empty(), List.of());
+        return UNSEEN;
     }
 
     /**

@@ -90,7 +90,9 @@ public final class JournalState {
      * @return its record ({@link JobRecord#unseen()} if the journal never mentioned it)
      */
     public JobRecord record(String key) {
-        return records.getOrDefault(key, JobRecord.unseen());
+        // Not getOrDefault: its default is built on every call, and the engine looks jobs up many times a round.
+        JobRecord r = records.get(key);
+        return r != null ? r : JobRecord.unseen();
     }
 
     /**

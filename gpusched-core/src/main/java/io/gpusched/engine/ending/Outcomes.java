@@ -89,7 +89,11 @@ public final class Outcomes {
                           OptionalDouble avgUtil, Duration took, OptionalLong run, boolean watched,
                           Optional<String> learned, Optional<io.gpusched.cluster.ClusterReport> cluster) {
         long peak() {
-            return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
+            long max = Long.MIN_VALUE; // once per ended attempt, but a stream cost more than the rest of this record
+            for (long v : peakMib.values()) {
+                max = Math.max(max, v);
+            }
+            return peakMib.isEmpty() ? 0 : max;
         }
     }
 

@@ -23,9 +23,34 @@ public final class Timelines {
     private final Map<Integer, VramTrack> tracks = new ConcurrentHashMap<>();
     /** Loop thread only: the order jobs ended in, to forget the oldest. */
     private final ArrayDeque<Integer> ended = new ArrayDeque<>();
+    /** Whether anything is kept: a simulation's timelines would be read by nobody. */
+    private final boolean kept;
+
+    /** Timelines that are kept, for {@link #timeline} and the journal's {@code done} events. */
+    public Timelines() {
+        this(true);
+    }
+
+    private Timelines(boolean kept) {
+        this.kept = kept;
+    }
+
+    /**
+     * Timelines of a run that keeps nothing (a simulation: its journal is thrown away and nobody asks
+     * for a timeline while it runs): every sample is dropped, {@link #timeline} is always empty and
+     * {@link #ended} gives no points.
+     *
+     * @return timelines that keep nothing
+     */
+    public static Timelines none() {
+        return new Timelines(false);
+    }
 
     /** Loop thread: one sample of a running attempt, after its peaks were updated. */
     void sample(RunningJob rj, Instant now) {
+        if (!kept) {
+            return;
+        }
         tracks.computeIfAbsent(rj.no, no -> new VramTrack(no, rj.startedAt)).sample(rj, now);
     }
 
@@ -34,6 +59,9 @@ public final class Timelines {
      * retried. Marked even when it ended before its first sample.
      */
     public void oomRetry(int no, long run, Instant started, OptionalLong declared, OptionalLong next, Instant now) {
+        if (!kept) {
+            return;
+        }
         tracks.computeIfAbsent(no, n -> new VramTrack(n, started)).oomRetry(run, started, declared, next, now);
     }
 
@@ -45,6 +73,9 @@ public final class Timelines {
      *     {@code {ms since its start, MiB}}; empty when it was never sampled
      */
     public List<long[]> ended(int no, long run, Instant started, OptionalLong declared) {
+        if (!kept) {
+            return List.of();
+        }
         VramTrack t = tracks.computeIfAbsent(no, n -> new VramTrack(n, started));
         t.attempt(run, started, declared);
         ended.remove(no);

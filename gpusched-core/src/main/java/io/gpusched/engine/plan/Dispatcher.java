@@ -110,14 +110,21 @@ public final class Dispatcher {
         java.util.Set<String> owners = new java.util.HashSet<>();
         Optional<Candidate> holder = Optional.empty();
         Optional<String> held = plan.reservation().map(Reservation::key);
+        // The policy saw a job as a candidate unless it pins a GPU the machine does not have; only the
+        // holder's candidate is needed whole, so no other is built again after decide built them all.
         for (PendingQueue.PendingJob p : pending) {
-            Optional<Candidate> c = candidate(p, snap);
-            c.ifPresent(x -> owners.add(x.owner()));
             if (held.isPresent() && held.get().equals(p.spec().key())) {
-                holder = c;
+                holder = candidate(p, snap);
+                holder.ifPresent(x -> owners.add(x.owner()));
+            } else if (!p.spec().scheduling().pinned()
+                    || Pins.resolve(p.spec().scheduling().gpuIds(), snap).unknown().isEmpty()) {
+                owners.add(p.owner());
             }
         }
-        boolean started = plan.actions().stream().anyMatch(a -> !(a instanceof Plan.Wait));
+        boolean started = false;
+        for (Plan.Action a : plan.actions()) { // every round: no stream
+            started |= !(a instanceof Plan.Wait);
+        }
         if (plan.reservation().isPresent() && holder.isEmpty()) {
             return new QueuePolicy.Standing(Optional.empty(), Optional.empty(), owners, true);
         }

@@ -117,7 +117,9 @@ public final class Launcher {
         // the log directory's file then gets only what the root wrapper says (why it could not start).
         Optional<RunDriver.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
                 .map(s -> new RunDriver.RunAs(s.owner(), jobLog, s.umask().orElse(OwnerLaunch.DEFAULT_UMASK)));
-        String script = EnvironmentScript.of(p.spec(), names.tty(p.no()));
+        // A terminal's name is worked out (the log directory's real path, hashed) only for a job that has one.
+        String script = p.spec().environment().tty() ? EnvironmentScript.of(p.spec(), names.tty(p.no()))
+                : EnvironmentScript.of(p.spec());
         // A submission run as the scheduler's own user still gets its client's umask.
         java.util.OptionalInt umask = runAs.isPresent() ? java.util.OptionalInt.empty()
                 : submitted.map(JournalEvent.Submitted::umask).orElse(java.util.OptionalInt.empty());

@@ -178,8 +178,9 @@ public final class Submissions {
             content = Optional.of(duplicates.fingerprint(context.owner(), context.workDir().toString(), spec));
         }
         content.ifPresent(f -> duplicates.taken(f, key));
-        source.submit(spec.withKey(key));
-        queue.learnNames(List.of(spec.withKey(key)));
+        JobSpec keyed = spec.withKey(key); // built once: a JobSpec's builder validates every field again
+        source.submit(keyed);
+        queue.learnNames(List.of(keyed));
         outcomes.awaited(key, result);
         lease.ifPresent(granted -> {
             Leases.Waiter w = new Leases.Waiter(granted);

@@ -92,7 +92,11 @@ public final class RunningJob {
     }
 
     public long overallPeak() {
-        return peakMib.values().stream().mapToLong(Long::longValue).max().orElse(0);
+        long max = Long.MIN_VALUE; // read per running job at every sample: a loop, not a stream
+        for (long v : peakMib.values()) {
+            max = Math.max(max, v);
+        }
+        return peakMib.isEmpty() ? 0 : max;
     }
 
     public OptionalDouble avgUtil() {

@@ -1,8 +1,10 @@
 package io.gpusched.engine.observe;
 
 import io.gpusched.engine.StubBackend;
+import io.gpusched.engine.spawn.RunningJob;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.model.JobResult;
@@ -18,7 +20,9 @@ import io.gpusched.journal.JournalEvent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -95,6 +99,26 @@ class TimelineTest {
         assertEquals(2, t.attempts().size(), t.toString());
         assertEquals(OptionalLong.of(100), t.attempts().get(0).declaredMib());
         assertEquals(t.oomRetries().get(0).nextMib(), t.attempts().get(1).declaredMib());
+    }
+
+    @Test
+    void timelinesOfARunThatKeepsNothing_holdNoTimeline_andGiveTheDoneLineNoPoints_whereKeptOnesDo() {
+        RunningJob rj = new RunningJob(JobSpec.parse("[vram=2G] train"), 1, OptionalLong.of(2048), List.of(0), 7,
+                Path.of("job1.log"), Instant.EPOCH, 1, 0, Optional.empty());
+        rj.currentMib.put(0, 1500L);
+        Timelines kept = new Timelines();
+        Timelines none = Timelines.none(); // a simulation's
+        for (Timelines t : List.of(kept, none)) {
+            t.sample(rj, Instant.EPOCH.plusSeconds(1));
+            t.oomRetry(2, 1, Instant.EPOCH, OptionalLong.of(100), OptionalLong.of(200), Instant.EPOCH.plusSeconds(1));
+        }
+        assertEquals(1500, kept.timeline(1).orElseThrow().peakMib());
+        assertEquals(1, kept.timeline(2).orElseThrow().oomRetries().size());
+        assertFalse(kept.ended(1, 1, Instant.EPOCH, OptionalLong.of(2048)).isEmpty());
+        assertTrue(none.timeline(1).isEmpty());
+        assertTrue(none.timeline(2).isEmpty());
+        assertTrue(none.ended(1, 1, Instant.EPOCH, OptionalLong.of(2048)).isEmpty());
+        assertTrue(none.timeline(1).isEmpty(), "ended keeps nothing either");
     }
 
     private static void awaitPoints(Scheduler s, long mib, int n) throws InterruptedException {
