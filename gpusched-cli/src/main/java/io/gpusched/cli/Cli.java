@@ -388,9 +388,12 @@ public final class Cli {
      */
     static String versionLine() {
         io.gpusched.dashboard.BuildInfo b = io.gpusched.dashboard.BuildInfo.current();
-        return "gpusched " + version() + " (revision " + b.revision() + ", built " + io.gpusched.dashboard.BuildInfo.buildDate()
-                + "; Java " + System.getProperty("java.runtime.version", System.getProperty("java.version", "?")) + ", "
-                + System.getProperty("java.vendor", "?") + ")";
+        // A StringBuilder, not +: on Java 9 and later + links method handles at its first use, a cost
+        // --version would pay for this one line (issue #27).
+        return new StringBuilder("gpusched ").append(version()).append(" (revision ").append(b.revision())
+                .append(", built ").append(io.gpusched.dashboard.BuildInfo.buildDate()).append("; Java ")
+                .append(System.getProperty("java.runtime.version", System.getProperty("java.version", "?"))).append(", ")
+                .append(System.getProperty("java.vendor", "?")).append(')').toString();
     }
 
     static String version() {

@@ -182,18 +182,13 @@ final class ClientCommand {
         java.util.OptionalInt width = table ? Terminal.columns() : java.util.OptionalInt.empty();
         boolean ascii = !QueueTable.utf8Locale();
         io.gpusched.protocol.Request.Text options = new io.gpusched.protocol.Request.Text(table,
-                p.format().map(QueueFormat::spec), clamp(width), ascii, whose.filter(u -> !u.isEmpty()), p.all());
+                p.format().map(QueueFormat::spec), QuickQueue.clamp(width), ascii, whose.filter(u -> !u.isEmpty()), p.all());
         Optional<io.gpusched.protocol.QueueView> rows = c.queueText(options, page);
         if (rows.isPresent()) {
             QueueTable.printQueue(page, new QueueView(whose, p.all()).apply(rows.get()), p.format(), table, width, ascii);
         }
     }
 
-    /** A terminal's width as the request bounds it: a width past the bound cuts nothing a narrower one would. */
-    private static java.util.OptionalInt clamp(java.util.OptionalInt width) {
-        return width.isEmpty() ? width : java.util.OptionalInt.of(Math.max(1, Math.min(width.getAsInt(),
-                io.gpusched.protocol.Request.Text.MAX_WIDTH)));
-    }
 
     /** What each verb needs besides its options: a command, one job number, numbers or GPUs, or nothing. */
     private static void check(String verb, ClientOptions.Parsed p) {

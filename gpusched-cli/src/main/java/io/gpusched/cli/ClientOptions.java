@@ -212,8 +212,8 @@ final class ClientOptions {
     /**
      * {@code gpusched queue}'s common command lines ({@code --json}, {@code --all}, {@code --user U},
      * {@code --format SPEC}, {@code --socket PATH}, {@code --log-dir DIR}, each also as {@code --name=value})
-     * read without building picocli's parser: building it (its classes, the verb's spec) was about a
-     * quarter of the verb's start before the first byte went to the daemon (issue #27). Anything else
+     * read without building picocli's parser ({@link QuickQueue#line}): building it (its classes, the verb's
+     * spec) was about a quarter of the verb's start before the first byte went to the daemon (issue #27). Anything else
      * (help, an unknown or shortened option, a word, a value that starts with {@code -} or is empty) is
      * left to {@link #parseWithSpec}, which reads these lines the same way ({@code ClientOptionsQuickTest}).
      *
@@ -223,50 +223,18 @@ final class ClientOptions {
         if (!verb.equals("queue")) {
             return Optional.empty();
         }
-        boolean json = false;
-        boolean all = false;
-        String format = null;
-        String user = null;
-        String socket = null;
-        String logDir = null;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            int eq = a.indexOf('=');
-            String name = a.startsWith("--") && eq > 2 ? a.substring(0, eq) : a;
-            String value = name.equals(a) ? null : a.substring(eq + 1);
-            if (name.equals("--json") || name.equals("--all")) {
-                if (value != null) {
-                    return Optional.empty();
-                }
-                json |= name.equals("--json");
-                all |= name.equals("--all");
-                continue;
-            }
-            if (!Set.of("--format", "--user", "--socket", "--log-dir").contains(name)) {
-                return Optional.empty();
-            }
-            if (value == null) {
-                if (i + 1 >= args.size()) {
-                    return Optional.empty();
-                }
-                value = args.get(++i);
-            }
-            if (value.isEmpty() || value.startsWith("-")) {
-                return Optional.empty();
-            }
-            // The last of an option given twice holds, as picocli's overwritten options do.
-            switch (name) {
-                case "--format" -> format = value;
-                case "--user" -> user = value;
-                case "--socket" -> socket = value;
-                default -> logDir = value;
-            }
+        Optional<QuickQueue.Line> read = QuickQueue.line(args);
+        if (read.isEmpty()) {
+            return Optional.empty();
         }
+        String format = read.get().format();
+        String socket = read.get().socket();
+        String logDir = read.get().logDir();
         Optional<Path> where = socket != null ? Optional.of(Path.of(socket))
                 : logDir != null ? Optional.of(Path.of(logDir).resolve(ClientCommand.RUN_SOCKET)) : Optional.empty();
-        return Optional.of(new Parsed(verb, false, json, false, all, false, false,
+        return Optional.of(new Parsed(verb, false, read.get().json(), false, read.get().all(), false, false,
                 format == null ? Optional.empty() : Optional.of(QueueFormat.parse(format)), Optional.empty(),
-                Optional.ofNullable(user), where, List.of(), List.of()));
+                Optional.ofNullable(read.get().user()), where, List.of(), List.of()));
     }
 
     /**

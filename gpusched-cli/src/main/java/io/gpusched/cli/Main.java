@@ -16,6 +16,19 @@ public final class Main {
      * @param args the command line
      */
     public static void main(String[] args) {
+        // gpusched queue's common lines and --version first, before the hook and the CLI's dispatch are
+        // loaded (issue #27): what Cli.run prints for them, and nothing else is needed.
+        if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
+            System.out.println(Cli.versionLine());
+            System.exit(0);
+        }
+        if (args.length > 0 && args[0].equals("queue")) {
+            int code = QuickQueue.run(args, System.out, System.err);
+            if (code != QuickQueue.DECLINED) {
+                System.out.flush();
+                System.exit(code);
+            }
+        }
         AtomicReference<Scheduler> running = new AtomicReference<>();
         AtomicReference<Runnable> detach = new AtomicReference<>();
         AtomicBoolean exiting = new AtomicBoolean();

@@ -41,12 +41,49 @@ public record BuildInfo(String version, String revision) {
      */
     public static String buildDate() {
         String d = resource(DATE_RESOURCE);
-        return d.matches("[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z") ? d : "unknown";
+        return isDate(d) ? d : "unknown";
     }
 
     private static String builtRevision() {
         String r = resource(REVISION_RESOURCE);
-        return r.matches("[0-9a-f]{7,64}") ? r : "unknown";
+        return isRevision(r) ? r : "unknown";
+    }
+
+    // The two checks below are hand-written, not regular expressions: compiling one links method handles
+    // (the regex package's lambdas), which was a third of --version's start in a cold JVM (issue #27).
+
+    /** @return whether {@code d} is as {@code [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z} */
+    static boolean isDate(String d) {
+        if (d.length() != 20) {
+            return false;
+        }
+        for (int i = 0; i < 20; i++) {
+            char c = d.charAt(i);
+            boolean ok = switch (i) {
+                case 4, 7 -> c == '-';
+                case 10 -> c == 'T';
+                case 19 -> c == 'Z';
+                default -> (c >= '0' && c <= '9') || (i > 10 && c == ':');
+            };
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return whether {@code r} is as {@code [0-9a-f]{7,64}} */
+    static boolean isRevision(String r) {
+        if (r.length() < 7 || r.length() > 64) {
+            return false;
+        }
+        for (int i = 0; i < r.length(); i++) {
+            char c = r.charAt(i);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A resource beside this class, its first 200 bytes stripped; "" when missing or unreadable. */

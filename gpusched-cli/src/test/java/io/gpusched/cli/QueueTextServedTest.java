@@ -73,6 +73,29 @@ class QueueTextServedTest {
         return ServeDaemon.result(pb.start());
     }
 
+    /**
+     * {@code gpusched queue ARGS} as {@link #queue} runs it, the JVM writing each class it loads to
+     * {@code log}; @return what it printed and returned
+     */
+    private Result queueLogged(Path log, Map<String, String> env, String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Xlog:class+load=info:file=" + log, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "queue"));
+        argv.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile());
+        for (String v : List.of("LC_ALL", "LC_CTYPE", "LANG", "COLUMNS")) {
+            pb.environment().remove(v);
+        }
+        pb.environment().putAll(env);
+        return ServeDaemon.result(pb.start());
+    }
+
+    /** @return the classes a class-load log names whose names start with one of {@code prefixes} */
+    private static List<String> loaded(Path log, String... prefixes) throws Exception {
+        return Files.readAllLines(log).stream().map(l -> l.replaceFirst("^.*\\[class,load\\] ", "").split(" ")[0])
+                .filter(c -> List.of(prefixes).stream().anyMatch(c::startsWith)).toList();
+    }
+
     /** What the client printed before the daemon printed it: the rows, read and printed in this process. */
     private String printedFromRows(Optional<String> format, boolean table, OptionalInt width, boolean ascii,
                                    Optional<String> user, boolean all) {
@@ -165,6 +188,175 @@ class QueueTextServedTest {
         Result q = queue(Map.of("LANG", "C.UTF-8"));
         assertEquals(0, q.code(), q.err());
         assertTrue(q.out().startsWith("0 running, 4 pending, 2 done; paused gpus"), "the daemon still answers: " + q.out());
+    }
+
+    @Test
+    void theCommonLines_printTheSameText_loadingNoPicocliNoJsonLibraryAndNotTheFullCli() throws Exception {
+        String me = System.getProperty("user.name");
+        List<Object[]> lines = List.of(
+                new Object[] {new String[] {}, printedFromRows(Optional.empty(), false, OptionalInt.empty(), false,
+                        Optional.empty(), false)},
+                new Object[] {new String[] {"--user", "me", "--all"}, printedFromRows(Optional.empty(), false,
+                        OptionalInt.empty(), false, Optional.of(me), true)},
+                new Object[] {new String[] {"--format=%i %t %c", "--user", "nobody-here"}, "JOB  STATE  COMMAND\n"},
+                new Object[] {new String[] {"--format", "%i %.p %20c"}, printedFromRows(Optional.of("%i %.p %20c"), true,
+                        OptionalInt.of(60), false, Optional.empty(), false)});
+        for (Object[] line : lines) {
+            String[] args = (String[]) line[0];
+            List<String> argv = new ArrayList<>(List.of(args));
+            argv.addAll(List.of("--socket", daemon.socket().toString()));
+            Path log = dir.resolve("classes-" + Math.abs(String.join(" ", args).hashCode()) + ".log");
+            Result q = queueLogged(log, Map.of("LANG", "C.UTF-8", "COLUMNS", "60"), argv.toArray(String[]::new));
+            assertEquals(new Result(0, (String) line[1], ""), q, String.join(" ", args));
+            assertTrue(loaded(log, "io.gpusched.cli.QuickQueue").contains("io.gpusched.cli.QuickQueue"),
+                    "the quick path ran: " + String.join(" ", args));
+            assertEquals(List.of(), loaded(log, "picocli.", "com.fasterxml.jackson.", "io.gpusched.cli.Cli",
+                    "io.gpusched.cli.ClientCommand", "io.gpusched.protocol.ProtocolCodec", "io.gpusched.protocol.Answer"),
+                    String.join(" ", args));
+        }
+    }
+
+    @Test
+    void jsonAndHelp_takeTheFullCli_asBefore() throws Exception {
+        Path log = dir.resolve("json.log");
+        Result json = queueLogged(log, Map.of(), "--json", "--socket", daemon.socket().toString());
+        assertEquals(0, json.code(), json.err());
+        assertTrue(json.out().startsWith("{\"snapshot\":{"), json.out());
+        assertTrue(json.out().contains("\"pending\":[{"), json.out());
+        assertTrue(loaded(log, "io.gpusched.cli.ClientCommand").contains("io.gpusched.cli.ClientCommand"), "the full CLI ran");
+        Result help = queueLogged(dir.resolve("help.log"), Map.of(), "--help");
+        assertEquals(0, help.code(), help.err());
+        assertTrue(help.out().startsWith("Usage: gpusched queue"), help.out());
+    }
+
+    @Test
+    void noDaemon_isTheErrorEveryVerbGives() throws Exception {
+        String none = dir.resolve("none.sock").toString();
+        Result quick = queue(Map.of(), "--socket", none);
+        Result full = ServeDaemon.cli("info", "--socket", none);
+        assertEquals(1, quick.code());
+        assertEquals("", quick.out());
+        assertEquals(full.err(), quick.err());
+        assertTrue(quick.err().startsWith("gpusched: no gpusched service at " + none), quick.err());
+        assertEquals(1, quick.err().lines().count(), quick.err());
+    }
+
+    @Test
+    void aDaemonOlderThanText_getsItsRowsPrintedHere_theSameText() throws Exception {
+        String before = printedFromRows(Optional.empty(), false, OptionalInt.empty(), false, Optional.empty(), false);
+        try (OlderDaemon older = new OlderDaemon(dir.resolve("older.sock"), daemon.socket(), false)) {
+            Result q = queue(Map.of("LANG", "C.UTF-8"), "--socket", older.socket.toString());
+            assertEquals(new Result(0, before, ""), q);
+            String asked = "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}";
+            assertEquals(List.of(asked, "{\"v\":1,\"op\":\"hello\"}", asked), older.requests,
+                    "asked first without hello; given rows, asked again as the full client asks");
+            Result mine = queue(Map.of("LANG", "C.UTF-8"), "--socket", older.socket.toString(), "--user", "me");
+            assertEquals(new Result(0, printedFromRows(Optional.empty(), false, OptionalInt.empty(), false,
+                    Optional.of(System.getProperty("user.name")), false), ""), mine);
+        }
+    }
+
+    @Test
+    void aRefusedQueue_isSaidAsTheDaemonSaidIt_exit1() throws Exception {
+        try (OlderDaemon refusing = new OlderDaemon(dir.resolve("refusing.sock"), daemon.socket(), true)) {
+            Result q = queue(Map.of("LANG", "C.UTF-8"), "--socket", refusing.socket.toString());
+            assertEquals(new Result(1, "", "gpusched: the queue is refused \"here\"\n"), q);
+        }
+    }
+
+    /**
+     * A daemon from before {@code text}, made of the real one: a relay on a socket of its own that takes
+     * {@code text} out of each {@code queue} request (such a daemon ignores it and answers rows), or,
+     * {@code refusing}, answers each {@code queue} with an error itself. It notes each request line.
+     */
+    private static final class OlderDaemon implements AutoCloseable {
+        final Path socket;
+        final List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+        private final java.nio.channels.ServerSocketChannel server;
+
+        OlderDaemon(Path socket, Path real, boolean refusing) throws Exception {
+            this.socket = socket;
+            server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(socket));
+            Thread accept = new Thread(() -> {
+                while (server.isOpen()) {
+                    try {
+                        SocketChannel client = server.accept();
+                        SocketChannel daemon = SocketChannel.open(UnixDomainSocketAddress.of(real));
+                        Thread back = new Thread(() -> relay(daemon, client));
+                        back.setDaemon(true);
+                        back.start();
+                        Thread forth = new Thread(() -> requests(client, daemon, refusing));
+                        forth.setDaemon(true);
+                        forth.start();
+                    } catch (java.io.IOException e) {
+                        return;
+                    }
+                }
+            });
+            accept.setDaemon(true);
+            accept.start();
+        }
+
+        private void requests(SocketChannel client, SocketChannel daemon, boolean refusing) {
+            try (java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    java.nio.channels.Channels.newInputStream(client), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    requests.add(line);
+                    boolean queue = line.contains("\"op\":\"queue\"");
+                    if (queue && refusing) {
+                        write(client, "{\"v\":1,\"ok\":false,\"error\":{\"code\":\"failed\",\"message\":"
+                                + "\"the queue is refused \\\"here\\\"\"}}");
+                        continue;
+                    }
+                    write(daemon, queue ? line.replaceFirst(",\"text\":\\{[^}]*\\}", "") : line);
+                }
+            } catch (java.io.IOException e) {
+                // the client went away
+            } finally {
+                close(daemon);
+            }
+        }
+
+        private static synchronized void write(SocketChannel to, String line) throws java.io.IOException {
+            ByteBuffer b = ByteBuffer.wrap((line + "\n").getBytes(StandardCharsets.UTF_8));
+            while (b.hasRemaining()) {
+                to.write(b);
+            }
+        }
+
+        private static void relay(SocketChannel from, SocketChannel to) {
+            ByteBuffer b = ByteBuffer.allocate(1 << 16);
+            try {
+                while (from.read(b) >= 0) {
+                    b.flip();
+                    synchronized (OlderDaemon.class) {
+                        while (b.hasRemaining()) {
+                            to.write(b);
+                        }
+                    }
+                    b.clear();
+                }
+            } catch (java.io.IOException e) {
+                // either side went away
+            } finally {
+                close(to);
+            }
+        }
+
+        private static void close(SocketChannel c) {
+            try {
+                c.close();
+            } catch (java.io.IOException e) {
+                // closed already
+            }
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            server.close();
+            Files.deleteIfExists(socket);
+        }
     }
 
     /** Each request line on one connection, and the one-line answer to each (after hello's). */

@@ -28,7 +28,11 @@ import java.util.Optional;
  * embedders to find in one place; the work in each is a line or two over one shared {@code call}.
  */
 public final class GpuschedClient implements AutoCloseable {
-    private static final ProtocolCodec CODEC = new ProtocolCodec();
+    /** The codec, made at its first use: a client that never needs it ({@link #quickQueueText}) loads no JSON library. */
+    private static final class Codec {
+        static final ProtocolCodec INSTANCE = new ProtocolCodec();
+    }
+
     private final Path socket;
     /** Replaced when the service closed the connection for idleness ({@link #call}). */
     private LineChannel lines;
@@ -296,7 +300,7 @@ public final class GpuschedClient implements AutoCloseable {
      *     {@code queue} answer's {@code snapshot} writes it, every row of it
      */
     public String queueJson() {
-        return "{\"snapshot\":" + CODEC.encode(queue()) + "}";
+        return "{\"snapshot\":" + Codec.INSTANCE.encode(queue()) + "}";
     }
 
     /**
@@ -330,7 +334,64 @@ public final class GpuschedClient implements AutoCloseable {
         if (head instanceof Answer.Queue rows) {
             return Optional.of(rows(rows));
         }
-        long n = expected(head, Answer.QueueText.class).bytes();
+        copyText(lines, expected(head, Answer.QueueText.class).bytes(), out, socket);
+        return Optional.empty();
+    }
+
+    /**
+     * {@link #queueText} as a cold JVM does it cheapest (issue #27): on a connection of its own, the
+     * request sent first (no {@code hello}, unless {@code mine} needs the caller's name), its lines
+     * written and the answer's head read by {@link io.gpusched.protocol.QueueTextLines}, so no JSON library
+     * is loaded. Only the answer a daemon that prints text gives is taken; for any other (an error, an
+     * older daemon's rows) nothing is written and {@code false} returned, for the caller to ask again with
+     * {@link #connect} and {@link #queueText}, which say what {@code connect} and {@code queueText} say.
+     *
+     * @param socket the service's socket
+     * @param options how to print it, as for {@link #queueText}; its {@code user} is ignored when
+     *     {@code mine}
+     * @param mine only the rows of the caller, as the daemon names them ({@link #user()})
+     * @param out where the text goes, in UTF-8; flushed by the caller
+     * @return true when the text was written to {@code out}; false when nothing was written
+     * @throws ServiceException {@code unreachable} or {@code untrusted} from connecting, as
+     *     {@link #connect} throws them; once the text has begun, what {@link #queueText} throws
+     */
+    public static boolean quickQueueText(Path socket, Request.Text options, boolean mine, java.io.OutputStream out) {
+        LineChannel lines = open(socket);
+        try {
+            Request.Text text = options;
+            if (mine) {
+                lines.write(io.gpusched.protocol.QueueTextLines.HELLO);
+                Optional<String> hello = lines.read();
+                Optional<String> user = hello.isPresent() ? io.gpusched.protocol.QueueTextLines.helloUser(hello.get())
+                        : Optional.empty();
+                if (user.isEmpty() || user.get().length() > Request.Text.MAX_USER_CHARS) {
+                    return false;
+                }
+                text = new Request.Text(options.table(), options.format(), options.width(), options.ascii(), user,
+                        options.all());
+            }
+            Optional<String> request = io.gpusched.protocol.QueueTextLines.request(text);
+            if (request.isEmpty()) {
+                return false;
+            }
+            lines.write(request.get());
+            Optional<String> head = lines.read();
+            java.util.OptionalLong n = head.isPresent() ? io.gpusched.protocol.QueueTextLines.textBytes(head.get())
+                    : java.util.OptionalLong.empty();
+            if (n.isEmpty()) {
+                return false;
+            }
+            copyText(lines, n.getAsLong(), out, socket);
+            return true;
+        } catch (IOException e) {
+            return false; // nothing was written: a full client finds out what went wrong, and says it
+        } finally {
+            closeQuietly(lines);
+        }
+    }
+
+    /** The {@code n} bytes of text after a {@code queue} text's head, copied to {@code out}. */
+    private static void copyText(LineChannel lines, long n, java.io.OutputStream out, Path socket) {
         // Which side failed decides the error: the daemon going away, or this process's output.
         IOException[] outputFailed = new IOException[1];
         java.io.OutputStream sink = new java.io.OutputStream() {
@@ -356,7 +417,6 @@ public final class GpuschedClient implements AutoCloseable {
                     : new ServiceException("unreachable", "the gpusched service at " + socket + " went away in the middle"
                     + " of an answer: " + e.getMessage());
         }
-        return Optional.empty();
     }
 
     /** The whole queue from a {@code queue} answer's head and, when streamed, the lines of rows after it. */
@@ -642,7 +702,7 @@ public final class GpuschedClient implements AutoCloseable {
         Optional<String> answer;
         try {
             try {
-                lines.write(CODEC.encode(request));
+                lines.write(Codec.INSTANCE.encode(request));
             } catch (IOException e) {
                 // A daemon that refuses this user answers before reading and closes: its reason may be
                 // waiting to be read even though the request could not be sent.
@@ -669,7 +729,7 @@ public final class GpuschedClient implements AutoCloseable {
 
     private static Answer decode(String line, Expect expect) {
         try {
-            return CODEC.decode(line, expect);
+            return Codec.INSTANCE.decode(line, expect);
         } catch (IllegalArgumentException e) {
             throw new ServiceException("bad_answer", "the gpusched service answered what this client cannot read ("
                     + e.getMessage() + "); use a client of the daemon's release");

@@ -83,7 +83,7 @@ final class LineChannel implements AutoCloseable {
     }
 
     void write(String text) throws IOException {
-        ByteBuffer out = ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8));
+        ByteBuffer out = ByteBuffer.wrap(text.concat("\n").getBytes(StandardCharsets.UTF_8));
         while (out.hasRemaining()) {
             channel.write(out);
         }
