@@ -29,13 +29,22 @@ public final class JobKeys {
      * @return 12 lowercase hex digits of its SHA-1
      */
     public static String hash(String command) {
+        byte[] digest = SHA1.get().digest(command.getBytes(StandardCharsets.UTF_8));
+        return HEX.formatHex(digest, 0, 6);
+    }
+
+    /**
+     * One digest per thread, reset by each {@code digest()}: looking the algorithm up for every line was
+     * a third of the hashing's CPU in a profile of reading a jobs file (issue #27).
+     */
+    private static final ThreadLocal<MessageDigest> SHA1 = ThreadLocal.withInitial(() -> {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-1").digest(command.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 6);
+            return MessageDigest.getInstance("SHA-1");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime provides SHA-1", e);
         }
-    }
+    });
+    private static final HexFormat HEX = HexFormat.of();
 
     /** Counts occurrences of identical commands while a file is read top to bottom. */
     static final class Occurrences {

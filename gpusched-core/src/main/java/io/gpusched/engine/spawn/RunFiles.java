@@ -62,14 +62,23 @@ public final class RunFiles {
         if (!onDisk) {
             return;
         }
-        java.util.Set<java.nio.file.attribute.PosixFilePermission> only = java.nio.file.attribute.PosixFilePermissions
-                .fromString("rwx------");
         if (!Files.isDirectory(dir)) {
-            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(only));
-        } else if (!Files.getPosixFilePermissions(dir).equals(only)) {
-            Files.setPosixFilePermissions(dir, only); // an older version made it 0755
+            Files.createDirectories(dir, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+        } else if (!Files.getPosixFilePermissions(dir).equals(OWNER_ONLY)) {
+            Files.setPosixFilePermissions(dir, OWNER_ONLY); // an older version made it 0755
         }
+        made = true;
     }
+
+    private static final java.util.Set<java.nio.file.attribute.PosixFilePermission> OWNER_ONLY =
+            java.nio.file.attribute.PosixFilePermissions.fromString("rwx------");
+
+    /**
+     * Whether {@link #createDirectory} made or checked {@code runs/} in this process: a launch then only
+     * looks that it is still there (one stat, where the whole check measured 3 % of the loop thread's
+     * CPU per trivial job, issue #27), and makes it again if it was removed.
+     */
+    private boolean made;
 
     public Path pidFile(int no, long run) {
         return name(no, run, ".pid");
@@ -111,7 +120,9 @@ public final class RunFiles {
         if (!onDisk) {
             return;
         }
-        createDirectory();
+        if (!made || !Files.isDirectory(dir)) {
+            createDirectory();
+        }
         Files.deleteIfExists(pidFile(no, run));
         Files.deleteIfExists(exitFile(no, run));
     }

@@ -144,7 +144,7 @@ public final class SpawnServer implements AutoCloseable {
         field(req, Integer.toString(argv.size()));
         argv.forEach(a -> field(req, a));
         field(req, Integer.toString(env.size()));
-        env.forEach((k, v) -> field(req, k + "=" + v));
+        env.forEach((k, v) -> entry(req, k, v));
         CompletableFuture<Long> started = new CompletableFuture<>();
         starting.put(id, started);
         // The run's exit is registered under its id before the request goes: the reader moves it to the
@@ -181,6 +181,17 @@ public final class SpawnServer implements AutoCloseable {
             throw new IllegalArgumentException("a NUL in an argument or the environment cannot be passed to a process");
         }
         out.writeBytes(s.getBytes(StandardCharsets.UTF_8));
+        out.write(0);
+    }
+
+    /** {@code NAME=VALUE} as one field, written without joining the two first (at every launch, ~50 of them). */
+    private static void entry(ByteArrayOutputStream out, String name, String value) {
+        if (name.indexOf('\0') >= 0 || value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("a NUL in an argument or the environment cannot be passed to a process");
+        }
+        out.writeBytes(name.getBytes(StandardCharsets.UTF_8));
+        out.write('=');
+        out.writeBytes(value.getBytes(StandardCharsets.UTF_8));
         out.write(0);
     }
 

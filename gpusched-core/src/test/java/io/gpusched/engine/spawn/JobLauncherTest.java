@@ -85,6 +85,42 @@ class JobLauncherTest {
     }
 
     @Test
+    void aRunIsToldItsGpusByUuidWhenEveryOneIsKnown_elseByIndex_inTheOrderItGotThem() {
+        JobLauncher byUuid = new JobLauncher(Path.of("/usr/bin/setsid"), dir, Map.of(), VisibleDevices.UUID,
+                Optional.empty(), Optional.empty());
+        GpuSnapshot snap = new GpuSnapshot(List.of(gpu(0, Optional.of("GPU-a")), gpu(1, Optional.empty()),
+                gpu(2, Optional.of("GPU-c"))), List.of());
+        assertEquals("GPU-c,GPU-a", byUuid.visibleDevices(List.of(2, 0), snap));
+        assertEquals("2,1", byUuid.visibleDevices(List.of(2, 1), snap));
+        Map<String, String> env = byUuid.runEnvironment(List.of(2, 0), snap, Map.of(), "t#1");
+        assertEquals("GPU-c,GPU-a", env.get("CUDA_VISIBLE_DEVICES"));
+        assertEquals("2,0", env.get("GPUSCHED_GPUS"));
+        assertEquals("2,0", launcher.visibleDevices(List.of(2, 0), snap)); // INDEX: indices whatever is known
+        assertEquals("", launcher.visibleDevices(List.of(), snap));
+    }
+
+    private static io.gpusched.gpu.GpuStat gpu(int index, Optional<String> uuid) {
+        return new io.gpusched.gpu.GpuStat(index, uuid, "g", Optional.empty(), 24_000, 0, java.util.OptionalInt.empty(), true);
+    }
+
+    @Test
+    void runsDirectoryRemovedWhileTheSchedulerRuns_isMadeAgainOwnerOnlyByTheNextLaunch() throws Exception {
+        RunDriver.Started first = launch("exit 0", 5);
+        assertEquals(0, first.exit().get(30, TimeUnit.SECONDS));
+        try (var files = Files.list(runFiles.dir())) {
+            for (Path f : files.toList()) {
+                Files.delete(f);
+            }
+        }
+        Files.delete(runFiles.dir());
+        RunDriver.Started second = launch("exit 3", 6);
+        assertEquals(3, second.exit().get(30, TimeUnit.SECONDS));
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"),
+                Files.getPosixFilePermissions(runFiles.dir()));
+        assertEquals(java.util.OptionalInt.of(3), runFiles.exitCode(6, 1));
+    }
+
+    @Test
     void whenTheServerIsGoneARunGoesThroughTheWrapperShell_withTheSameRunFiles() throws Exception {
         ProcessHandle spawnd = ProcessHandle.of(server.pid()).orElseThrow();
         spawnd.destroyForcibly();
