@@ -51,8 +51,10 @@ def profile(n):
         tid = rest.split()[0]
         rows.append((comm.strip(), int(pid), int(tid), "kernel" in rest))
     java = next((p for c, p, t, k in rows if c == "java"), None)
-    spawnd_pids = sorted({p for c, p, t, k in rows if c == "gpusched-spawnd" and p != java})
-    server = spawnd_pids[0] if spawnd_pids else None  # the first forked: later ones are monitors
+    # The server lives the whole run, a monitor one job: the server is the one with the most samples (not
+    # the lowest pid, which a run of thousands of processes may wrap past).
+    per_pid = collections.Counter(p for c, p, t, k in rows if c == "gpusched-spawnd" and p != java)
+    server = per_pid.most_common(1)[0][0] if per_pid else None
     ms = 1000.0 / args.freq
     total, kernel = collections.Counter(), collections.Counter()
     for comm, pid, tid, k in rows:
