@@ -31,4 +31,30 @@ class RequestEqualityTest {
             assertEquals(a, new Request(a.vramMib(), a.gpus(), a.pinned(), a.share()));
         }
     }
+
+    @Test
+    void gpuViewsAndTenantsCompareAndHashAsTheRecordWould() throws Throwable {
+        MethodHandle viewHash = RecordMethods.of(GpuView.class, "hashCode");
+        MethodHandle viewEq = RecordMethods.of(GpuView.class, "equals");
+        MethodHandle tenantHash = RecordMethods.of(Tenant.class, "hashCode");
+        MethodHandle tenantEq = RecordMethods.of(Tenant.class, "equals");
+        List<Tenant> tenants = List.of(new Tenant("a#0", OptionalLong.of(100), 50, 60), new Tenant("a#0", OptionalLong.empty(), 50, 60),
+                new Tenant("b#0", OptionalLong.of(100), 51, 60));
+        for (Tenant a : tenants) {
+            assertEquals((int) tenantHash.invoke(a), a.hashCode(), a.toString());
+            for (Tenant b : tenants) {
+                assertEquals((boolean) tenantEq.invoke(a, b), a.equals(b), a + " vs " + b);
+            }
+        }
+        List<GpuView> views = List.of(new GpuView(0, 24000, 100, 0, List.of(tenants.get(0)), true, false, java.util.OptionalInt.of(5)),
+                new GpuView(0, 24000, 100, 0, List.of(tenants.get(1)), true, false, java.util.OptionalInt.of(5)),
+                new GpuView(0, 24000, 100, 0, List.of(tenants.get(0)), true, true, java.util.OptionalInt.of(5)),
+                new GpuView(1, 24000, 100, 0, List.of(), true, false, java.util.OptionalInt.empty()));
+        for (GpuView a : views) {
+            assertEquals((int) viewHash.invoke(a), a.hashCode(), a.toString());
+            for (GpuView b : views) {
+                assertEquals((boolean) viewEq.invoke(a, b), a.equals(b), a + " vs " + b);
+            }
+        }
+    }
 }
