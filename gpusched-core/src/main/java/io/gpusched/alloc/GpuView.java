@@ -117,4 +117,33 @@ public record GpuView(int index, long totalMib, long usedMib, long externalPeaks
     public static GpuView empty(int index, long totalMib) {
         return new GpuView(index, totalMib, 0, 0, List.of(), true);
     }
+
+    /**
+     * Equal to another view with equal fields, as a record is; written out because the record's own is
+     * linked at its first call through {@code ObjectMethods}, several milliseconds of interpreted
+     * method-handle work when a round first compares GPU views.
+     *
+     * @param o any object
+     * @return whether it is a view with the same fields
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof GpuView v && index == v.index && totalMib == v.totalMib && usedMib == v.usedMib
+                && externalPeaksMib == v.externalPeaksMib && java.util.Objects.equals(tenants, v.tenants)
+                && healthy == v.healthy && paused == v.paused
+                && java.util.Objects.equals(recentUtilPercent, v.recentUtilPercent);
+    }
+
+    /** @return the hash the record would make of its fields (31 times the hash so far, plus each field's) */
+    @Override
+    public int hashCode() {
+        int h = Integer.hashCode(index);
+        h = h * 31 + Long.hashCode(totalMib);
+        h = h * 31 + Long.hashCode(usedMib);
+        h = h * 31 + Long.hashCode(externalPeaksMib);
+        h = h * 31 + java.util.Objects.hashCode(tenants);
+        h = h * 31 + Boolean.hashCode(healthy);
+        h = h * 31 + Boolean.hashCode(paused);
+        return h * 31 + java.util.Objects.hashCode(recentUtilPercent);
+    }
 }

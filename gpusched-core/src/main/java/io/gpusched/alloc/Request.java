@@ -121,4 +121,25 @@ public record Request(OptionalLong vramMib, int gpus, Optional<Set<Integer>> pin
     public boolean mayUse(int index) {
         return pinned.map(p -> p.contains(index)).orElse(true);
     }
+
+    /**
+     * Equal to another request with equal fields, as a record is; written out because the record's own
+     * is linked at its first call through {@code ObjectMethods}, several milliseconds of interpreted
+     * method-handle work in every run's first plan (which keys questions by request).
+     *
+     * @param o any object
+     * @return whether it is a request with the same fields
+     */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Request r && Objects.equals(vramMib, r.vramMib) && gpus == r.gpus
+                && Objects.equals(pinned, r.pinned) && Objects.equals(share, r.share);
+    }
+
+    /** @return the hash the record would make of its fields (31 times the hash so far, plus each field's) */
+    @Override
+    public int hashCode() {
+        return ((Objects.hashCode(vramMib) * 31 + Integer.hashCode(gpus)) * 31 + Objects.hashCode(pinned)) * 31
+                + Objects.hashCode(share);
+    }
 }

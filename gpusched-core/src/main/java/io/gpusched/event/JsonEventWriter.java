@@ -203,11 +203,27 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
             for (RecordComponent c : type.getRecordComponents()) {
                 String name = snake(c.getName());
                 out.add(new Component(c.getAccessor(), isDuration(c) ? name + "_s" : name, name,
-                        c.getName().equals("command"), c.isAnnotationPresent(OmittedWhenEmpty.class)));
+                        c.getName().equals("command"), omittedWhenEmpty(type, c.getName())));
             }
             return java.util.List.copyOf(out);
         }
     };
+
+    /**
+     * The components {@link OmittedWhenEmpty} marks, by record type: listed here rather than read from the
+     * annotations at run time, because reading a component's annotations makes the JVM generate a proxy
+     * class for the annotation and for its {@code @Retention} (a few milliseconds of interpreted work on
+     * every start, since every status board writes these rows). JsonEventWriterTest checks that this list
+     * is exactly what the annotations mark on every record an event can carry.
+     */
+    private static final Map<Class<?>, java.util.Set<String>> OMITTED_WHEN_EMPTY = Map.of(
+            StatusBoard.Running.class, java.util.Set.of("cluster", "tty"),
+            StatusBoard.Pending.class, java.util.Set.of("gpusAsked", "since", "tty"));
+
+    /** @return whether {@code type}'s component {@code component} is marked {@link OmittedWhenEmpty} */
+    static boolean omittedWhenEmpty(Class<?> type, String component) {
+        return OMITTED_WHEN_EMPTY.getOrDefault(type, java.util.Set.of()).contains(component);
+    }
 
     private static void writeComponents(JsonGenerator g, Record r, Cut cut) throws IOException {
         for (Component c : COMPONENTS.get(r.getClass())) {

@@ -50,9 +50,12 @@ public record JobRecord(OptionalInt no, String command, int attempts, JobState s
         gpus = List.copyOf(gpus);
     }
 
-    /** The record of a job never seen: one for all, as a record is immutable. */
-    private static final JobRecord UNSEEN = new JobRecord(OptionalInt.empty(), "", 0, JobState.PENDING, OptionalInt.empty(),
-            OptionalLong.empty(), OptionalLong.empty(), Map.of(), OptionalLong.empty(), List.of());
+    /**
+     * One record for every job never seen (a record is immutable): {@link JournalState#record} answers it
+     * for each key the journal does not hold, which a round asks about every queued job.
+     */
+    private static final JobRecord UNSEEN = new JobRecord(OptionalInt.empty(), "", 0, JobState.PENDING,
+            OptionalInt.empty(), OptionalLong.empty(), OptionalLong.empty(), Map.of(), OptionalLong.empty(), List.of());
 
     /** @return the record of a job never seen */
     public static JobRecord unseen() {

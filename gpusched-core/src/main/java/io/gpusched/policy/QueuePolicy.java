@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -323,8 +324,21 @@ public final class QueuePolicy {
 
 
 
-    /** One allocator question: a request, and the reserved GPUs closed to it. */
+    /**
+     * One allocator question: a request, and the reserved GPUs closed to it. Equality is written out, as
+     * the record would make it: the made one is linked at its first call through {@code ObjectMethods},
+     * several milliseconds of interpreted method-handle work in every run's first plan.
+     */
     private record Question(Request request, Set<Integer> closed) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Question q && Objects.equals(request, q.request) && Objects.equals(closed, q.closed);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hashCode(request) * 31 + Objects.hashCode(closed);
+        }
     }
 
     /** What a started job reserves where it went: a share of one GPU is of that GPU's total. */

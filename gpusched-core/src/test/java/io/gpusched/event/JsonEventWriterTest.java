@@ -136,4 +136,34 @@ class JsonEventWriterTest {
         assertTrue(JsonEventWriter.valueToJson(tty).endsWith("\"rule\":null,\"tty\":true}"), JsonEventWriter.valueToJson(tty));
         assertTrue(JsonEventWriter.valueToJson(plain).endsWith("\"rule\":null}"), JsonEventWriter.valueToJson(plain));
     }
+
+    @Test
+    void theComponentsLeftOutWhenEmptyAreExactlyThoseMarkedOmittedWhenEmpty_inEveryRecordOfTheModule() throws Exception {
+        // JsonEventWriter lists them instead of reading the annotation at run time: the list must not drift.
+        Path classes = Path.of(JsonEventWriter.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Map<String, java.util.Set<String>> marked = new java.util.TreeMap<>();
+        Map<String, java.util.Set<String>> listed = new java.util.TreeMap<>();
+        int records = 0;
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.walk(classes)) {
+            for (Path f : files.filter(p -> p.toString().endsWith(".class") && !p.endsWith("module-info.class")).toList()) {
+                String name = classes.relativize(f).toString().replace(java.io.File.separatorChar, '.').replaceAll("\\.class$", "");
+                Class<?> type = Class.forName(name, false, JsonEventWriter.class.getClassLoader());
+                if (!type.isRecord()) {
+                    continue;
+                }
+                records++;
+                for (java.lang.reflect.RecordComponent c : type.getRecordComponents()) {
+                    if (c.isAnnotationPresent(OmittedWhenEmpty.class)) {
+                        marked.computeIfAbsent(type.getName(), k -> new java.util.TreeSet<>()).add(c.getName());
+                    }
+                    if (JsonEventWriter.omittedWhenEmpty(type, c.getName())) {
+                        listed.computeIfAbsent(type.getName(), k -> new java.util.TreeSet<>()).add(c.getName());
+                    }
+                }
+            }
+        }
+        assertTrue(records > 50, "walked " + records + " records under " + classes);
+        assertTrue(marked.containsKey(StatusBoard.Pending.class.getName()), marked.toString());
+        assertEquals(marked, listed);
+    }
 }

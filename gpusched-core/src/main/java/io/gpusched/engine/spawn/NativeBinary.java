@@ -31,8 +31,7 @@ public final class NativeBinary {
                 return Optional.empty();
             }
             byte[] binary = in.readAllBytes();
-            String hash = HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(binary), 0, 6);
-            Path exe = dir.resolve(resource + "-" + hash);
+            Path exe = dir.resolve(resource + "-" + hash(resource, binary));
             if (!Files.isExecutable(exe) || Files.size(exe) != binary.length) {
                 Files.createDirectories(dir);
                 Path tmp = Files.createTempFile(dir, resource, ".tmp");
@@ -44,5 +43,22 @@ public final class NativeBinary {
         } catch (IOException | java.security.NoSuchAlgorithmException | UnsupportedOperationException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The first 12 hex digits of the binary's SHA-1: as the build recorded it beside the binary
+     * ({@code native/cc.sh} writes {@code RESOURCE.sha1}), else computed. Hashing ~20 KB in a JVM that has
+     * not compiled SHA-1 yet costs several milliseconds of every start; reading the recorded digest does not.
+     */
+    static String hash(String resource, byte[] binary) throws IOException, java.security.NoSuchAlgorithmException {
+        try (InputStream in = NativeBinary.class.getResourceAsStream(resource + ".sha1")) {
+            if (in != null) {
+                String recorded = new String(in.readNBytes(64), java.nio.charset.StandardCharsets.US_ASCII).strip();
+                if (recorded.matches("[0-9a-f]{40}")) {
+                    return recorded.substring(0, 12);
+                }
+            }
+        }
+        return HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(binary), 0, 6);
     }
 }

@@ -61,8 +61,22 @@ final class StableReader {
     record Trouble(String message, boolean report) implements Look {
     }
 
-    /** What identifies one version of the file without reading it. */
+    /**
+     * What identifies one version of the file without reading it. Equality is written out, as the record
+     * would make it: the made one is linked at its first call through {@code ObjectMethods}, several
+     * milliseconds of interpreted method-handle work on every start (each start compares two stats).
+     */
     record Stat(long size, FileTime modified, Object fileKey) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Stat s && size == s.size && Objects.equals(modified, s.modified)
+                    && Objects.equals(fileKey, s.fileKey);
+        }
+
+        @Override
+        public int hashCode() {
+            return (Long.hashCode(size) * 31 + Objects.hashCode(modified)) * 31 + Objects.hashCode(fileKey);
+        }
     }
 
     /** A version seen but not yet taken, and since when (by the ticker). */

@@ -119,13 +119,15 @@ public final class SimJobs {
         } catch (IOException e) {
             return Optional.empty();
         }
+        // Named once: a root JVM may try three directories.
+        String name = RESOURCE + "-" + recordedHash().orElseGet(() -> hash(binary));
         for (Path dir : cacheDirectories()) {
-            Optional<Path> extracted = extractTo(dir, binary);
+            Optional<Path> extracted = extractTo(dir, binary, name);
             if (extracted.isPresent() && usable(extracted.get()) && runsHere(extracted.get())) {
                 return extracted;
             }
         }
-        Optional<Path> privateCopy = extractToPrivateTemp(binary);
+        Optional<Path> privateCopy = extractToPrivateTemp(binary, name);
         return privateCopy.filter(SimJobs::runsHere);
     }
 
@@ -149,7 +151,12 @@ public final class SimJobs {
      * @return the executable copy, or empty when the directory cannot be used
      */
     static Optional<Path> extractTo(Path dir, byte[] binary) {
-        Path target = dir.resolve(RESOURCE + "-" + hash(binary));
+        return extractTo(dir, binary, RESOURCE + "-" + hash(binary));
+    }
+
+    /** As {@link #extractTo(Path, byte[])}, under {@code name}: {@code simjob-} and the binary's hash. */
+    private static Optional<Path> extractTo(Path dir, byte[] binary, String name) {
+        Path target = dir.resolve(name);
         try {
             // compare contents, not just the name: the file may be damaged or planted
             if (Files.isRegularFile(target) && Files.isExecutable(target)
@@ -171,14 +178,14 @@ public final class SimJobs {
         }
     }
 
-    private static Optional<Path> extractToPrivateTemp(byte[] binary) {
+    private static Optional<Path> extractToPrivateTemp(byte[] binary, String name) {
         try {
             Path dir = Files.createTempDirectory("gpusched-simjob-");
             dir.toFile().deleteOnExit();
             if (RUNS_AS_ROOT) {
                 Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             }
-            Optional<Path> copy = extractTo(dir, binary);
+            Optional<Path> copy = extractTo(dir, binary, name);
             copy.ifPresent(p -> p.toFile().deleteOnExit());
             return copy;
         } catch (IOException e) {
@@ -232,7 +239,25 @@ public final class SimJobs {
         }
     }
 
-    private static String hash(byte[] binary) {
+    /**
+     * The first 16 hex digits of the SHA-256 of the binary this jar holds, as the build recorded it beside
+     * it ({@code native/cc.sh} writes {@code simjob.sha256}); empty when it did not. Hashing ~20 KB in a JVM
+     * that has not compiled SHA-256 yet costs several milliseconds of every simulated run's start.
+     */
+    static Optional<String> recordedHash() {
+        try (InputStream in = SimJobs.class.getResourceAsStream(RESOURCE + ".sha256")) {
+            if (in == null) {
+                return Optional.empty();
+            }
+            String recorded = new String(in.readNBytes(128), StandardCharsets.US_ASCII).strip();
+            return recorded.matches("[0-9a-f]{64}") ? Optional.of(recorded.substring(0, 16)) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** @return the first 16 hex digits of the SHA-256 of {@code binary} */
+    static String hash(byte[] binary) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(binary);
             return HexFormat.of().formatHex(digest, 0, 8);

@@ -40,6 +40,12 @@ class SimJobsTest {
     }
 
     @Test
+    void theBuildRecordsTheDigestOfTheBinaryItShips_soAStartNeedNotHashIt() throws Exception {
+        // A stale or missing record would name the copy after other bytes, or hash at every start again.
+        assertEquals(java.util.Optional.of(SimJobs.hash(nativeBinary())), SimJobs.recordedHash());
+    }
+
+    @Test
     void aDamagedCopyIsReplaced() throws Exception {
         byte[] binary = nativeBinary();
         Path copy = SimJobs.extractTo(cache, binary).orElseThrow();
