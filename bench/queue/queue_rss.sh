@@ -7,7 +7,9 @@
 #     own profile: where its wall time goes).
 # A benchmark, not a test. Usage: bench/queue/queue_rss.sh QUEUED   env: JAR, QUERIES (3), IDLE (5),
 # DAEMON_JAVA_OPTS (extra daemon flags, e.g. -XX:MaxHeapFreeRatio=30), CLIENT_B_OPTS (client flags
-# to time against bin/gpusched's, e.g. -Xmn64m), PROFILE.
+# to time against bin/gpusched's, e.g. -Xmn64m), PROFILE, HISTO (1: at the end, after the RSS rows, the daemon's
+# heap as it was (GC.heap_info) and its live objects' classes (GC.class_histogram, which collects first),
+# the top HISTO_TOP (25) classes and the live bytes per queued job).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
@@ -40,6 +42,12 @@ for i in $(seq "$queries"); do
   fi
 done
 sleep "$idle"; echo "rss_mib ${idle}s_later $(rss)"
+if [ "${HISTO:-0}" = 1 ]; then
+  jcmd "$daemon" GC.heap_info | sed -n '2,$p'
+  jcmd "$daemon" GC.class_histogram >"$d/histo.txt"
+  head -n "$((${HISTO_TOP:-25} + 3))" "$d/histo.txt" | sed -n '2,$p'
+  awk -v n="$queued" '/^Total/ {printf "live %.1f MiB in %d objects: %.0f bytes, %.1f objects per queued job\n", $3/1048576, $2, $3/n, $2/n}' "$d/histo.txt"
+fi
 if [ "${PROFILE:-0}" = 1 ]; then
   java "${opts[@]}" -Xlog:gc:file="$d/gc.log" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >/dev/null
   echo "client gcs $(grep -c 'Pause' "$d/gc.log"), pauses $(grep -o '[0-9.]*ms$' "$d/gc.log" | awk '{s += $1} END {print s}') ms"

@@ -35,6 +35,12 @@ final class BoardRows {
     private List<JobResult> earlier = List.of();
     /** Submissions that had ended before this run (they are in no source): listed first among the earlier. */
     private List<JobResult> endedBefore = List.of();
+    /**
+     * The last row's owner and GPUs asked, wrapped: rows in a row mostly repeat both, and share one
+     * Optional each instead of two more objects per pending job (200,000 at 100,000 queued).
+     */
+    private java.util.Optional<String> ownerOf = java.util.Optional.empty();
+    private java.util.Optional<String> askedOf = java.util.Optional.empty();
 
     /** @param results the submissions that had ended before this run, by number */
     void endedBefore(List<JobResult> results) {
@@ -87,8 +93,8 @@ final class BoardRows {
                 boolean isHeld = !held.isEmpty() && held.contains(p.spec().key());
                 if (row == null || row.reason() != reason || row.held() != isHeld) {
                     row = new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(), reason,
-                            java.util.Optional.of(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
-                            Notes.of(p.spec()), java.util.Optional.of(asked(p.spec())), java.util.Optional.of(p.since()),
+                            owner(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
+                            Notes.of(p.spec()), asked(asked(p.spec())), java.util.Optional.of(p.since()),
                             p.spec().environment().tty());
                 }
             }
@@ -132,6 +138,20 @@ final class BoardRows {
             doneCount = outcomes.endedCount();
         }
         return new StatusBoard(rows, pending, done, earlier, outcomes.interrupted());
+    }
+
+    private java.util.Optional<String> owner(String owner) {
+        if (!ownerOf.isPresent() || !ownerOf.get().equals(owner)) {
+            ownerOf = java.util.Optional.of(owner);
+        }
+        return ownerOf;
+    }
+
+    private java.util.Optional<String> asked(String asked) {
+        if (!askedOf.isPresent() || !askedOf.get().equals(asked)) {
+            askedOf = java.util.Optional.of(asked);
+        }
+        return askedOf;
     }
 
     /** The GPUs a job asks for, in its line's words: {@code 2}, {@code 0.5}, {@code 1 on 2-3} (pinned). */

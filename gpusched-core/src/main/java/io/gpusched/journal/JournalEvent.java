@@ -109,7 +109,7 @@ public sealed interface JournalEvent {
             Objects.requireNonNull(output);
             Objects.requireNonNull(requestId);
             // One copy of what consecutive submissions repeat (Shared): a queue of 100,000 held as many.
-            env = env.map(Shared::env);
+            env = Shared.env(env);
             owner = Shared.string(owner);
             cwd = Shared.string(cwd);
         }

@@ -16,8 +16,14 @@ public final class JournalState {
     private final Map<String, Long> slurmJobs = new HashMap<>();
     /** Each owner's submissions that have not ended, kept as events fold so a cap costs O(1) per submission. */
     private final Map<String, Integer> openByOwner = new HashMap<>();
-    /** Each display number's key, so a job is found by the number users name it by without a scan. */
-    private final Map<Integer, String> keyByNo = new HashMap<>();
+    /**
+     * Each display number's key, so a job is found by the number users name it by without a scan: by
+     * number in an array (numbers are given in order from 1, so it is dense: 4 bytes a job where a map
+     * held a node and a boxed number, 48), and in a map for a number far past the others (a hand-edited
+     * journal), so one such line cannot make the array that long.
+     */
+    private String[] keyAt = new String[64];
+    private final Map<Integer, String> keyByFarNo = new HashMap<>();
     private int nextNo = 1;
     private long nextRun = 1;
 
@@ -57,10 +63,10 @@ public final class JournalState {
         JournalEvent.Submitted was = submissions.get(e.key());
         if (e instanceof JournalEvent.Seen s) {
             nextNo = Math.max(nextNo, s.no() + 1);
-            keyByNo.put(s.no(), s.key());
+            number(s.no(), s.key());
         } else if (e instanceof JournalEvent.Submitted s) {
             nextNo = Math.max(nextNo, s.no() + 1);
-            keyByNo.put(s.no(), s.key());
+            number(s.no(), s.key());
             submissions.put(s.key(), s);
         } else if (e instanceof JournalEvent.Launching l) {
             nextRun = Math.max(nextRun, l.run() + 1);
@@ -73,6 +79,18 @@ public final class JournalState {
         JournalEvent.Submitted now = submissions.get(e.key());
         if (now != null && !r.terminal()) {
             openByOwner.merge(now.owner(), 1, Integer::sum);
+        }
+    }
+
+    private void number(int no, String key) {
+        if (no >= keyAt.length && no >= 0 && no < 2L * keyAt.length + 1024) {
+            keyAt = java.util.Arrays.copyOf(keyAt, Math.max(no + 1, 2 * keyAt.length));
+        }
+        if (no >= 0 && no < keyAt.length) {
+            keyAt[no] = key;
+            keyByFarNo.remove(no); // a far number the array has reached since: the array's entry is the newer
+        } else {
+            keyByFarNo.put(no, key);
         }
     }
 
@@ -100,7 +118,10 @@ public final class JournalState {
      * @return the key of the job the journal gave that number; empty for a number it never gave
      */
     public java.util.Optional<String> keyOf(int no) {
-        return java.util.Optional.ofNullable(keyByNo.get(no));
+        if (no >= 0 && no < keyAt.length && keyAt[no] != null) {
+            return java.util.Optional.of(keyAt[no]);
+        }
+        return java.util.Optional.ofNullable(keyByFarNo.get(no));
     }
 
     /** @return the display number the next newly seen job gets */

@@ -22,17 +22,22 @@ final class Shared {
     }
 
     /**
-     * @param env an environment
-     * @return an unmodifiable copy sorted by name, the same object as a recent equal one's
+     * @param env an environment, or none
+     * @return none, or an unmodifiable copy sorted by name, wrapped: the same object (the Optional too) as
+     *     a recent equal one's
      */
     @SuppressWarnings("unchecked")
-    static Map<String, String> env(Map<String, String> env) {
+    static java.util.Optional<Map<String, String>> env(java.util.Optional<Map<String, String>> env) {
+        if (env.isEmpty()) {
+            return env;
+        }
         for (Object o : ENVS) {
-            if (o != null && o.equals(env)) {
-                return (Map<String, String>) o;
+            if (o != null && ((java.util.Optional<Map<String, String>>) o).get().equals(env.get())) {
+                return (java.util.Optional<Map<String, String>>) o;
             }
         }
-        Map<String, String> copy = java.util.Collections.unmodifiableMap(new TreeMap<>(env));
+        java.util.Optional<Map<String, String>> copy = java.util.Optional.of(
+                java.util.Collections.unmodifiableMap(new TreeMap<>(env.get())));
         synchronized (ENVS) {
             ENVS[nextEnv] = copy;
             nextEnv = (nextEnv + 1) % SLOTS;

@@ -21,9 +21,11 @@ import java.util.function.LongSupplier;
  *
  * <p>A board of more than {@link #LOOP_THREAD_ROWS} jobs is written on the caller's thread at once, after
  * any write in progress, as before this writer existed: handing it over would keep two such boards alive
- * at a time (the one being written and the loop's newest), which at 100,000 queued is about 100 MiB more
- * resident memory in a daemon measured at 249 MiB (bench/queue/queue_rss.sh 100000); and such a queue
- * churns by submissions, whose boards the loop already publishes only when a burst pauses.
+ * at a time (the one being written and the loop's newest), which at 100,000 queued was about 100 MiB more
+ * resident memory in a daemon measured at 249 MiB (bench/queue/queue_rss.sh 100000), and is still about
+ * 25 MiB more (223 against 196 to 199) now that {@link StatusBoardWriter} keeps the rows' bytes in its
+ * files rather than in memory; and such a queue churns by submissions, whose boards the loop already
+ * publishes only when a burst pauses.
  */
 public final class PacedBoardWriter implements Consumer<SchedulerEvent> {
     /** The shortest time between two writes of the status files while boards keep coming: 100 ms. */

@@ -27,6 +27,13 @@ import java.util.function.Consumer;
  * {@code {"scheduler_pid": N, "finished": false, "interrupted": false, "status": <the status_updated event as
  * JsonEventWriter writes it>}}; {@code finished} turns true when the run ends, and {@code interrupted} too
  * when it was stopped before its queue drained. Both files are rewritten only when the board changed.
+ *
+ * <p>The rows' bytes are not kept in memory once written: a row's text and JSON stay in the files
+ * written last, which this writer keeps open (its own descriptors of what it wrote, so a file deleted or
+ * replaced meanwhile does not change them), and the next write copies the unchanged runs of rows from
+ * there, in the kernel. At 100,000 queued the bytes are about 38 MB, a quarter of the daemon's live heap
+ * when they were kept (bench/queue/queue_rss.sh 100000 with HISTO=1). Should a copy fail (a file
+ * truncated under the writer), the write fails and the next board is rendered afresh.
  */
 public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
@@ -41,7 +48,11 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     private String lastHead;
     // status.json is the status_updated event as JsonEventWriter writes it, assembled from the cached
     // parts: {"event":"status_updated","at":…,"board":{"running":…,"pending":…,"done":…}}
-    private volatile byte[][] lastStatusJson = {bytes("null")};
+    private volatile List<Object> lastStatusJson = List.of(bytes("null"));
+    /** The files written last, open: where the stored pieces' bytes are (at most one per file and generation in use). */
+    private final List<FileChannel> open = new java.util.ArrayList<>();
+    /** Whether a write since the board came failed because a file written last lost bytes of a piece. */
+    private boolean sourceLost;
 
     /** @param file the board file, usually {@code <log-dir>/status.txt} */
     public StatusBoardWriter(Path file) {
@@ -61,26 +72,77 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                             + ",\"board\":{\"running\":" + JsonEventWriter.valueToJson(b.running()) + ",\"pending\":"),
                     pending.json, bytes(",\"done\":"), done.json, bytes(",\"earlier\":"), earlier.json,
                     bytes(",\"interrupted\":" + JsonEventWriter.valueToJson(b.interrupted()) + "}}"));
+                sourceLost = false;
                 write(jsonFile, statusJson(false, false));
                 if (write(file, parts(bytes(head), pending.text, done.text, earlier.text))) {
                     lastHead = head;
                 } else if (changed) {
                     lastHead = null;
                 }
+                if (sourceLost) {
+                    // A file written last no longer holds what this writer put there (truncated under it): the
+                    // next board renders every row afresh rather than fail the same way again.
+                    pending.forget();
+                    done.forget();
+                    earlier.forget();
+                    lastHead = null;
+                }
+                closeUnused();
             }
         } else if (event instanceof SchedulerEvent.RunFinished f) {
             write(jsonFile, statusJson(true, f.summary().interrupted()));
+            closeUnused();
         }
     }
 
-    private byte[][] statusJson(boolean finished, boolean interrupted) {
-        byte[][] status = lastStatusJson;
-        byte[][] parts = new byte[status.length + 2][];
-        parts[0] = bytes("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":" + finished
-                + ",\"interrupted\":" + interrupted + ",\"status\":");
-        System.arraycopy(status, 0, parts, 1, status.length);
-        parts[parts.length - 1] = bytes("}\n");
+    private List<Object> statusJson(boolean finished, boolean interrupted) {
+        List<Object> parts = new java.util.ArrayList<>(lastStatusJson.size() + 2);
+        parts.add(bytes("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":" + finished
+                + ",\"interrupted\":" + interrupted + ",\"status\":"));
+        parts.addAll(lastStatusJson);
+        parts.add(bytes("}\n"));
         return parts;
+    }
+
+    /**
+     * @return the bytes of rows this writer holds in memory (pieces not yet written, or whose write
+     *     failed); the rest are in the files written last
+     */
+    long heldBytes() {
+        long held = 0;
+        for (Section<?> section : List.of(pending, done, earlier)) {
+            for (Section.Chunk c : section.chunks) {
+                held += c.text().heldBytes() + c.json().heldBytes();
+            }
+        }
+        return held;
+    }
+
+    /** Closes the files no piece is in any more (the board and status.json's last parts name them all). */
+    private void closeUnused() {
+        java.util.Set<FileChannel> used = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Section<?> section : List.of(pending, done, earlier)) {
+            for (Section.Chunk c : section.chunks) {
+                c.text().fileIn(used);
+                c.json().fileIn(used);
+            }
+        }
+        for (Object p : lastStatusJson) {
+            if (p instanceof Piece piece) {
+                piece.fileIn(used);
+            }
+        }
+        for (java.util.Iterator<FileChannel> i = open.iterator(); i.hasNext(); ) {
+            FileChannel ch = i.next();
+            if (!used.contains(ch)) {
+                try {
+                    ch.close();
+                } catch (IOException e) {
+                    // A read descriptor: nothing was written through it after its file was renamed into place.
+                }
+                i.remove();
+            }
+        }
     }
 
     public static String render(SchedulerEvent.StatusUpdated s) {
@@ -227,13 +289,13 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         private final java.util.function.Function<T, String> textRow;
         private List<T> of;
         private List<Chunk> chunks = List.of();
-        /** The text parts, one per chunk. */
-        byte[][] text = {};
-        /** The JSON array: "[", the chunks with "," between them, "]". */
-        byte[][] json = {bytes("[]")};
+        /** The text parts, one piece per chunk. */
+        List<Object> text = List.of();
+        /** The JSON array: "[", the chunks' pieces with "," between them, "]". */
+        List<Object> json = List.of(bytes("[]"));
 
         /** Rows, their text and JSON bytes back to back, and where each row's begin (and, at the end, where they end). */
-        private record Chunk(Object[] rows, byte[] text, int[] textAt, byte[] json, int[] jsonAt) {
+        private record Chunk(Object[] rows, Piece text, int[] textAt, Piece json, int[] jsonAt) {
         }
 
         Section(java.util.function.Function<T, String> textRow) {
@@ -253,6 +315,7 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                 startsAt.put(chunks.get(c).rows()[0], c);
             }
             List<Chunk> made = new java.util.ArrayList<>(chunks.size() + 1);
+            java.util.Map<Piece, byte[]> read = new java.util.IdentityHashMap<>(); // the last chunks' bytes, read once
             int near = 0; // the last chunk the walk is at: where a changed row's bytes are looked for
             int i = 0;
             while (i < n) {
@@ -270,23 +333,30 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                         break; // the chunk ends after r, or the next row starts a last chunk: resynchronised
                     }
                 }
-                made.add(chunk(rows, i, end, near));
+                made.add(chunk(rows, i, end, near, read));
                 i = end;
             }
             chunks = made;
             of = list;
-            text = new byte[made.size()][];
-            json = new byte[made.size() * 2 + 1][];
-            json[0] = bytes("[");
+            List<Object> t = new java.util.ArrayList<>(made.size());
+            List<Object> j = new java.util.ArrayList<>(made.size() * 2 + 1);
+            j.add(bytes("["));
             for (int c = 0; c < made.size(); c++) {
-                text[c] = made.get(c).text();
-                json[2 * c + 1] = made.get(c).json();
-                json[2 * c + 2] = c == made.size() - 1 ? bytes("]") : COMMA;
+                t.add(made.get(c).text());
+                j.add(made.get(c).json());
+                j.add(c == made.size() - 1 ? bytes("]") : COMMA);
             }
-            if (made.isEmpty()) {
-                json = new byte[][] {bytes("[]")};
-            }
+            text = t;
+            json = made.isEmpty() ? List.of(bytes("[]")) : j;
             return true;
+        }
+
+        /** Drops what was kept of the last list: the next update renders every row. */
+        void forget() {
+            of = null;
+            chunks = List.of();
+            text = List.of();
+            json = List.of(bytes("[]"));
         }
 
         /** Whether {@code row}, the {@code index}th of its chunk, ends it: its hash says so, or the chunk is long. */
@@ -307,7 +377,7 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         }
 
         /** A chunk of {@code rows[from, to)}, each row's bytes taken from the last chunks near {@code near}, or rendered. */
-        private Chunk chunk(Object[] rows, int from, int to, int near) {
+        private Chunk chunk(Object[] rows, int from, int to, int near, java.util.Map<Piece, byte[]> read) {
             Object[] mine = java.util.Arrays.copyOfRange(rows, from, to);
             Bytes t = new Bytes(mine.length * 96);
             Bytes j = new Bytes(mine.length * 256);
@@ -319,7 +389,7 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                 }
                 tAt[x] = t.size;
                 jAt[x] = j.size;
-                if (!copied(mine[x], near, t, j)) {
+                if (!copied(mine[x], near, t, j, read)) {
                     @SuppressWarnings("unchecked")
                     T r = (T) mine[x];
                     t.add(bytes(textRow.apply(r)));
@@ -328,27 +398,122 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             }
             tAt[mine.length] = t.size;
             jAt[mine.length] = j.size;
-            return new Chunk(mine, t.array(), tAt, j.array(), jAt);
+            return new Chunk(mine, new Piece(t.array()), tAt, new Piece(j.array()), jAt);
         }
 
         /** Copies a row's bytes from the last chunk before {@code near}, at it or after it, if it is there. */
-        private boolean copied(Object row, int near, Bytes t, Bytes j) {
+        private boolean copied(Object row, int near, Bytes t, Bytes j, java.util.Map<Piece, byte[]> read) {
             for (int c = Math.max(0, near - 1); c < Math.min(chunks.size(), near + 2); c++) {
                 Chunk k = chunks.get(c);
                 for (int x = 0; x < k.rows().length; x++) {
                     if (k.rows()[x] == row) {
-                        t.add(k.text(), k.textAt()[x], k.textAt()[x + 1] - k.textAt()[x]);
+                        byte[] text = contents(k.text(), read);
+                        byte[] json = contents(k.json(), read);
+                        if (text == null || json == null) {
+                            return false; // unreadable: the row is rendered
+                        }
+                        t.add(text, k.textAt()[x], k.textAt()[x + 1] - k.textAt()[x]);
                         int jEnd = x + 1 < k.rows().length ? k.jsonAt()[x + 1] - 1 : k.jsonAt()[x + 1]; // less the comma
-                        j.add(k.json(), k.jsonAt()[x], jEnd - k.jsonAt()[x]);
+                        j.add(json, k.jsonAt()[x], jEnd - k.jsonAt()[x]);
                         return true;
                     }
                 }
             }
             return false;
         }
+
+        /** @return a piece's bytes, read once per update; null when its file cannot give them back */
+        private static byte[] contents(Piece p, java.util.Map<Piece, byte[]> read) {
+            byte[] b = read.get(p);
+            if (b == null) {
+                try {
+                    b = p.bytes();
+                } catch (IOException e) {
+                    return null;
+                }
+                read.put(p, b);
+            }
+            return b;
+        }
     }
 
     private static final byte[] COMMA = {(byte) ','};
+
+    /** A file written last ends before a piece it held: it was truncated under this writer. */
+    private static final class SourceLost extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        SourceLost() {
+            super("status file shorter than this writer wrote it");
+        }
+    }
+
+    /**
+     * A chunk's text or JSON bytes: in memory until a file holding them is written, then where they are in
+     * that file (this writer's open descriptor of it, an offset and a length). Used on the writing thread only.
+     */
+    private static final class Piece {
+        private final int length;
+        /** The bytes, until written; null once they are in {@link #file}. */
+        private byte[] bytes;
+        private FileChannel file;
+        private long at;
+
+        Piece(byte[] bytes) {
+            this.bytes = bytes;
+            this.length = bytes.length;
+        }
+
+        /** @return its bytes, read back from its file when they are there */
+        byte[] bytes() throws IOException {
+            if (bytes != null) {
+                return bytes;
+            }
+            ByteBuffer b = ByteBuffer.allocate(length);
+            while (b.hasRemaining()) {
+                if (file.read(b, at + b.position()) < 0) {
+                    throw new SourceLost();
+                }
+            }
+            return b.array();
+        }
+
+        /** Writes it at the end of {@code to}: from memory, or copied from its file in the kernel. */
+        void writeTo(FileChannel to) throws IOException {
+            if (bytes != null) {
+                ByteBuffer b = ByteBuffer.wrap(bytes);
+                while (b.hasRemaining()) {
+                    to.write(b);
+                }
+                return;
+            }
+            long done = 0;
+            while (done < length) {
+                long n = file.transferTo(at + done, length - done, to);
+                if (n <= 0) {
+                    throw new SourceLost();
+                }
+                done += n;
+            }
+        }
+
+        /** Its bytes are now in {@code file} at {@code at}: the memory copy goes. */
+        void storedIn(FileChannel file, long at) {
+            this.file = file;
+            this.at = at;
+            this.bytes = null;
+        }
+
+        long heldBytes() {
+            return bytes == null ? 0 : bytes.length;
+        }
+
+        void fileIn(java.util.Set<FileChannel> used) {
+            if (bytes == null) {
+                used.add(file);
+            }
+        }
+    }
 
     /** A growing byte array, without ByteArrayOutputStream's locks and its copy out. */
     private static final class Bytes {
@@ -386,44 +551,82 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         }
     }
 
-    /** @return the byte arrays and arrays of byte arrays given, as one array of byte arrays, in order */
-    private static byte[][] parts(Object... parts) {
-        List<byte[]> out = new java.util.ArrayList<>();
+    /** @return the byte arrays, pieces and lists of them given, as one list, in order */
+    private static List<Object> parts(Object... parts) {
+        List<Object> out = new java.util.ArrayList<>();
         for (Object p : parts) {
-            if (p instanceof byte[][] many) {
-                out.addAll(java.util.Arrays.asList(many));
+            if (p instanceof List<?> many) {
+                out.addAll(many);
             } else {
-                out.add((byte[]) p);
+                out.add(p);
             }
         }
-        return out.toArray(new byte[0][]);
+        return out;
     }
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
-    private static boolean write(Path file, byte[]... parts) {
+    /**
+     * Writes the parts (byte arrays, and pieces from memory or from the files written last) to a temporary
+     * file and renames it into place; the file stays open, and the pieces written are then in it.
+     */
+    private boolean write(Path file, List<Object> parts) {
+        FileChannel ch = null;
         try {
             Files.createDirectories(file.getParent());
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            ByteBuffer[] buffers = new ByteBuffer[parts.length];
-            long left = 0;
-            for (int i = 0; i < parts.length; i++) {
-                buffers[i] = ByteBuffer.wrap(parts[i]);
-                left += parts[i].length;
+            ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING);
+            List<ByteBuffer> run = new java.util.ArrayList<>(); // byte arrays in a row: one gathering write
+            long[] at = new long[parts.size()];
+            long position = 0;
+            for (int i = 0; i < parts.size(); i++) {
+                Object p = parts.get(i);
+                at[i] = position;
+                if (p instanceof byte[] b) {
+                    run.add(ByteBuffer.wrap(b));
+                    position += b.length;
+                    continue;
+                }
+                gather(ch, run);
+                Piece piece = (Piece) p;
+                piece.writeTo(ch);
+                position += piece.length;
             }
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                while (left > 0) {
-                    left -= ch.write(buffers);
+            gather(ch, run);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            for (int i = 0; i < parts.size(); i++) {
+                if (parts.get(i) instanceof Piece piece) {
+                    piece.storedIn(ch, at[i]);
                 }
             }
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            open.add(ch);
             return true;
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             // The board is a convenience; the journal holds the truth. Next round tries again.
+            sourceLost |= e instanceof SourceLost;
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // already failing
+                }
+            }
             return false;
         }
+    }
+
+    private static void gather(FileChannel ch, List<ByteBuffer> run) throws IOException {
+        ByteBuffer[] buffers = run.toArray(new ByteBuffer[0]);
+        long left = 0;
+        for (ByteBuffer b : buffers) {
+            left += b.remaining();
+        }
+        while (left > 0) {
+            left -= ch.write(buffers);
+        }
+        run.clear();
     }
 }

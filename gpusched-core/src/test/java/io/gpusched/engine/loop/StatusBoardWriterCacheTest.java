@@ -124,4 +124,70 @@ class StatusBoardWriterCacheTest {
                     + "\"status\":" + io.gpusched.event.JsonEventWriter.toJson(s) + "}\n", Files.readString(json), "step " + step);
         }
     }
+
+    private static SchedulerEvent.StatusUpdated boardOf(List<StatusBoard.Pending> rows) {
+        return new SchedulerEvent.StatusUpdated(Instant.parse("2026-01-01T00:00:00Z"),
+                new StatusBoard(List.of(), List.copyOf(rows), List.of()));
+    }
+
+    private static List<StatusBoard.Pending> rows(int from, int to) {
+        List<StatusBoard.Pending> rows = new java.util.ArrayList<>();
+        for (int no = from; no < to; no++) {
+            rows.add(StatusBoard.Pending.builder(no, "echo queued " + no).declaredMib(OptionalLong.of(20480))
+                    .reason("needs 1 GPU with ≥ 20992 MiB headroom").build());
+        }
+        return rows;
+    }
+
+    private void assertWrittenAsIfRenderedAfresh(SchedulerEvent.StatusUpdated s, String what) throws Exception {
+        assertEquals(StatusBoardWriter.render(s), Files.readString(dir.resolve("status.txt")), what);
+        assertEquals("{\"scheduler_pid\":" + ProcessHandle.current().pid() + ",\"finished\":false,\"interrupted\":false,"
+                + "\"status\":" + io.gpusched.event.JsonEventWriter.toJson(s) + "}\n",
+                Files.readString(dir.resolve("status.json")), what);
+    }
+
+    @Test
+    void aWrittenBoardsRows_areKeptInTheFilesItWrote_notInMemory() throws Exception {
+        StatusBoardWriter w = new StatusBoardWriter(dir.resolve("status.txt"));
+        List<StatusBoard.Pending> rows = rows(1, 10_001);
+        w.accept(boardOf(rows));
+        assertWrittenAsIfRenderedAfresh(boardOf(rows), "first board");
+        assertTrue(Files.size(dir.resolve("status.json")) > 1_000_000, "the board is a megabyte and more");
+        assertEquals(0, w.heldBytes(), "every row's bytes are in the files once written");
+        rows.remove(0); // the head starts
+        rows.addAll(rows(10_001, 10_003)); // two join
+        rows.set(5_000, rows(99_999, 100_000).get(0)); // a row changes in the middle
+        w.accept(boardOf(rows));
+        assertWrittenAsIfRenderedAfresh(boardOf(rows), "next board, from the files and fresh rows");
+        assertEquals(0, w.heldBytes());
+    }
+
+    @Test
+    void statusFilesDeletedOrReplacedBetweenBoards_areWrittenFromWhatTheWriterWrote() throws Exception {
+        StatusBoardWriter w = new StatusBoardWriter(dir.resolve("status.txt"));
+        List<StatusBoard.Pending> rows = rows(1, 3_001);
+        w.accept(boardOf(rows));
+        Files.delete(dir.resolve("status.txt"));
+        Files.writeString(dir.resolve("other.json"), "not the writer's");
+        Files.move(dir.resolve("other.json"), dir.resolve("status.json"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        rows.addAll(rows(3_001, 3_002));
+        w.accept(boardOf(rows));
+        assertWrittenAsIfRenderedAfresh(boardOf(rows), "the writer's own descriptors of what it wrote");
+    }
+
+    @Test
+    void aStatusFileTruncatedUnderTheWriter_isRenderedAfreshByTheNextBoard() throws Exception {
+        StatusBoardWriter w = new StatusBoardWriter(dir.resolve("status.txt"));
+        List<StatusBoard.Pending> rows = rows(1, 3_001);
+        w.accept(boardOf(rows));
+        // Truncates the very file the writer wrote (the same inode it holds open).
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(dir.resolve("status.txt"),
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.truncate(10);
+        }
+        rows.addAll(rows(3_001, 3_002));
+        w.accept(boardOf(rows)); // may fail to copy the lost rows: the board is a convenience
+        w.accept(boardOf(rows));
+        assertWrittenAsIfRenderedAfresh(boardOf(rows), "the board after a truncated file");
+    }
 }
