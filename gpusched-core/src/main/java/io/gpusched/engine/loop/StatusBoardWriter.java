@@ -91,6 +91,14 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             }
         } else if (event instanceof SchedulerEvent.RunFinished f) {
             write(jsonFile, statusJson(true, f.summary().interrupted()));
+            // The run is over and its last files are written: keep none of them open. An embedder runs
+            // scheduler after scheduler in one JVM, and each would otherwise hold two descriptors for good
+            // (HostileJobsTest counts them). A board after this one is rendered afresh.
+            pending.forget();
+            done.forget();
+            earlier.forget();
+            lastHead = null;
+            lastStatusJson = List.of(bytes("null"));
             closeUnused();
         }
     }

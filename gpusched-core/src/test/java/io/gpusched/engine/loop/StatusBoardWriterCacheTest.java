@@ -78,6 +78,47 @@ class StatusBoardWriterCacheTest {
     }
 
     @Test
+    void aFinishedRun_leavesNoStatusFileOpen_andABoardAfterItIsWrittenWhole() throws Exception {
+        Path file = dir.resolve("status.txt");
+        StatusBoardWriter w = new StatusBoardWriter(file);
+        List<StatusBoard.Pending> pending = new java.util.ArrayList<>();
+        for (int i = 1; i <= 300; i++) {
+            pending.add(StatusBoard.Pending.builder(i, "echo " + i).reason("blocked").build());
+        }
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        w.accept(new SchedulerEvent.StatusUpdated(t, new StatusBoard(List.of(), pending, List.of())));
+        w.accept(new SchedulerEvent.StatusUpdated(t.plusSeconds(1), new StatusBoard(List.of(), pending, List.of())));
+        assertFalse(openStatusFiles().isEmpty(), "while the run goes on, the files written last are kept open");
+        w.accept(new SchedulerEvent.RunFinished(t.plusSeconds(2), new io.gpusched.model.RunSummary(List.of(), false)));
+        assertEquals(List.of(), openStatusFiles(), "a finished run holds none of its status files");
+        assertTrue(Files.readString(dir.resolve("status.json")).contains("\"finished\":true"));
+        assertTrue(Files.readString(dir.resolve("status.json")).contains("echo 300"), "status.json keeps the last board");
+        // A board after the end (a writer used again) is rendered from the rows, not from closed files.
+        SchedulerEvent.StatusUpdated again = new SchedulerEvent.StatusUpdated(t.plusSeconds(3),
+                new StatusBoard(List.of(), pending.subList(0, 200), List.of()));
+        w.accept(again);
+        assertEquals(StatusBoardWriter.render(again), Files.readString(file));
+    }
+
+    /** The descriptors of this JVM open on this test's status files. */
+    private List<String> openStatusFiles() throws java.io.IOException {
+        List<String> open = new java.util.ArrayList<>();
+        try (var fds = Files.newDirectoryStream(Path.of("/proc/self/fd"))) {
+            for (Path fd : fds) {
+                try {
+                    Path target = Files.readSymbolicLink(fd);
+                    if (target.startsWith(dir) && target.getFileName().toString().startsWith("status.")) {
+                        open.add(target.toString());
+                    }
+                } catch (java.io.IOException gone) {
+                    // closed meanwhile
+                }
+            }
+        }
+        return open;
+    }
+
+    @Test
     void listsThatKeepMoveDropAndAddRows_areWrittenAsIfRenderedAfresh() throws Exception {
         Path json = dir.resolve("status.json");
         StatusBoardWriter w = new StatusBoardWriter(dir.resolve("status.txt"));
