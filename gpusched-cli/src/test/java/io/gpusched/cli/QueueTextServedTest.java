@@ -62,15 +62,7 @@ class QueueTextServedTest {
 
     /** {@code gpusched queue ARGS} as a process with {@code env} added (and no other locale variable). */
     private Result queue(Map<String, String> env, String... args) throws Exception {
-        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), "queue", "--socket", daemon.socket().toString()));
-        argv.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile());
-        for (String v : List.of("LC_ALL", "LC_CTYPE", "LANG", "COLUMNS")) {
-            pb.environment().remove(v);
-        }
-        pb.environment().putAll(env);
-        return ServeDaemon.result(pb.start());
+        return ServeDaemon.queueProcess(daemon.socket(), dir, env, args);
     }
 
     /**

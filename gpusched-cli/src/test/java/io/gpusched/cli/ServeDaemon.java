@@ -169,6 +169,22 @@ final class ServeDaemon implements AutoCloseable {
     }
 
     /** Waits for a client process to end; @return what it printed and returned */
+    /**
+     * Runs {@code gpusched queue --socket SOCKET ARGS...} as a JVM of its own (the real client's start,
+     * its quick path included) in {@code cwd}, with no locale or terminal width but those in {@code env}.
+     */
+    static Result queueProcess(Path socket, Path cwd, java.util.Map<String, String> env, String... args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), "queue", "--socket", socket.toString()));
+        argv.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(cwd.toFile());
+        for (String v : List.of("LC_ALL", "LC_CTYPE", "LANG", "COLUMNS")) {
+            pb.environment().remove(v);
+        }
+        pb.environment().putAll(env);
+        return result(pb.start());
+    }
+
     static Result result(Process p) throws Exception {
         // Both pipes drained at once, so neither can fill up and stall the client.
         var err = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
