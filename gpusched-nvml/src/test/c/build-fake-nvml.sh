@@ -13,8 +13,8 @@ fi
 # variant name, then the -D flags that make it (see the header of fake_nvml.c)
 variants=(
   "modern   -DFAKE_V3_STRIDE=24 -DFAKE_CONF_COMPUTE -DFAKE_DETAIL_LIST"
-  "legacy   -DFAKE_LEGACY"
-  "no_v3    -DFAKE_NO_V3"
+  "legacy   -DFAKE_LEGACY -DFAKE_NO_MEMORY_V2"
+  "no_v3    -DFAKE_NO_V3 -DFAKE_NO_MEMORY_V2"
   "r535     -DFAKE_V3_STRIDE=32 -DFAKE_CONF_COMPUTE"
   "r535_unlabelled -DFAKE_V3_STRIDE=32 -DFAKE_CONF_COMPUTE -DFAKE_DETAIL_LIST"
   "r535_fixed -DFAKE_V3_STRIDE=24 -DFAKE_CONF_COMPUTE"

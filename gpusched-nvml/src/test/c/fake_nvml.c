@@ -18,11 +18,13 @@
  *   FAKE_V3_STRIDE=N   bytes per entry written by the _v3 symbol (24, or 32 like R535)
  *   FAKE_CONF_COMPUTE  export nvmlDeviceGetConfComputeMemSizeInfo
  *   FAKE_DETAIL_LIST   export nvmlDeviceGetRunningProcessDetailList
+ *   FAKE_NO_MEMORY_V2  no nvmlDeviceGetMemoryInfo_v2 (drivers before R510)
  *
  * State file, one item per line, key=value tokens, '#' starts a comment; '_' in names becomes ' ':
  *   driver 550.54.15
  *   gpu uuid=GPU-0 name=NVIDIA_H100 bus=00000000:17:00.0 total_mib=81920 used_mib=1024 util=37
- *       (also total_bytes=, used_bytes=, util=na for NOT_SUPPORTED, mig=1 for MIG mode, lost=1)
+ *       (also total_bytes=, used_bytes=, util=na for NOT_SUPPORTED, mig=1 for MIG mode, lost=1,
+ *        reserved_mib=616 for memory the driver keeps: counted as used by the v1 memory call, apart by _v2)
  *   mig gpu=0 idx=0 uuid=MIG-0 name=NVIDIA_H100_MIG_1g.10gb total_mib=9856 used_mib=12 gi=1 ci=0
  *   proc gpu=0 pid=4242 used_mib=900     (also used_bytes=, used=na, mig=IDX for a MIG instance)
  *   fail fn=nvmlDeviceGetUtilizationRates gpu=1 rc=3   (gpu omitted: every call; mig=IDX: that instance)
@@ -41,13 +43,17 @@
 enum {
     RC_SUCCESS = 0, RC_UNINITIALIZED = 1, RC_INVALID_ARGUMENT = 2, RC_NOT_SUPPORTED = 3,
     RC_NO_PERMISSION = 4, RC_NOT_FOUND = 6, RC_INSUFFICIENT_SIZE = 7, RC_DRIVER_NOT_LOADED = 9,
-    RC_GPU_IS_LOST = 15, RC_LIB_RM_VERSION_MISMATCH = 18, RC_UNKNOWN = 999
+    RC_GPU_IS_LOST = 15, RC_LIB_RM_VERSION_MISMATCH = 18, RC_ARGUMENT_VERSION_MISMATCH = 25,
+    RC_UNKNOWN = 999
 };
 
 typedef int nvmlReturn_t;
 typedef struct fake_device *nvmlDevice_t;
 
 typedef struct { unsigned long long total, free, used; } fake_memory_t;
+/* nvmlMemory_v2_t: a version word, then total, reserved, free, used. */
+typedef struct { unsigned int version; unsigned long long total, reserved, free, used; } fake_memory_v2_t;
+#define MEMORY_V2_VERSION ((unsigned int) (sizeof(fake_memory_v2_t) | (2u << 24)))
 typedef struct { unsigned int gpu, memory; } fake_utilization_t;
 typedef struct {
     char busIdLegacy[16];
@@ -78,7 +84,7 @@ struct fake_device {
     int gpu, mig;          /* parent index; MIG index or -1 for the physical GPU */
     int present;
     char uuid[96], name[96], bus[32];
-    unsigned long long total, used;
+    unsigned long long total, used, reserved;
     int util;              /* -1: NOT_SUPPORTED */
     int mig_mode, lost;
     unsigned int gi, ci;
@@ -146,6 +152,7 @@ static void apply(const char *kind, char *token, struct fake_device *d, struct f
         else if (strcmp(k, "bus") == 0) snprintf(d->bus, sizeof d->bus, "%s", v);
         else if (strncmp(k, "total_", 6) == 0) d->total = parse_memory(k, v, "total");
         else if (strncmp(k, "used_", 5) == 0) d->used = parse_memory(k, v, "used");
+        else if (strncmp(k, "reserved_", 9) == 0) d->reserved = parse_memory(k, v, "reserved");
         else if (strcmp(k, "util") == 0) d->util = strcmp(v, "na") == 0 ? -1 : atoi(v);
         else if (strcmp(k, "mig") == 0) d->mig_mode = atoi(v);
         else if (strcmp(k, "lost") == 0) d->lost = atoi(v);
@@ -300,11 +307,30 @@ API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t d, fake_memory_t *memory) 
     int rc = enter(__func__, d);
     if (rc != RC_SUCCESS) return rc;
     if (memory == NULL) return RC_INVALID_ARGUMENT;
+    /* As real drivers do, the v1 call counts the driver's reserve as used. */
+    unsigned long long used = d->used + d->reserved;
     memory->total = d->total;
-    memory->used = d->used;
-    memory->free = d->used > d->total ? 0 : d->total - d->used;
+    memory->used = used > d->total ? d->total : used;
+    memory->free = d->total - memory->used;
     return RC_SUCCESS;
 }
+
+#ifndef FAKE_NO_MEMORY_V2
+API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t d, fake_memory_v2_t *memory) {
+    /* A device whose memory cannot be read fails through either entry point. */
+    int rc = enter(__func__, d);
+    if (rc == RC_SUCCESS) rc = enter("nvmlDeviceGetMemoryInfo", d);
+    if (rc != RC_SUCCESS) return rc;
+    if (memory == NULL) return RC_INVALID_ARGUMENT;
+    if (memory->version != MEMORY_V2_VERSION) return RC_ARGUMENT_VERSION_MISMATCH;
+    unsigned long long reserved = d->reserved > d->total ? d->total : d->reserved;
+    memory->total = d->total;
+    memory->reserved = reserved;
+    memory->used = d->used > d->total - reserved ? d->total - reserved : d->used;
+    memory->free = d->total - reserved - memory->used;
+    return RC_SUCCESS;
+}
+#endif
 
 API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t d, fake_utilization_t *utilization) {
     int rc = enter(__func__, d);
@@ -446,6 +472,7 @@ API int fakeNvmlRefCount(void) { return refcount; }
 /* sizeof of this library's structs, so tests can hold the JNA layouts against the C compiler's. */
 API int fakeNvmlSizeof(const char *type) {
     if (strcmp(type, "memory") == 0) return (int) sizeof(fake_memory_t);
+    if (strcmp(type, "memory_v2") == 0) return (int) sizeof(fake_memory_v2_t);
     if (strcmp(type, "utilization") == 0) return (int) sizeof(fake_utilization_t);
     if (strcmp(type, "pci") == 0) return (int) sizeof(fake_pci_t);
     if (strcmp(type, "proc_v1") == 0) return (int) sizeof(fake_proc_v1_t);

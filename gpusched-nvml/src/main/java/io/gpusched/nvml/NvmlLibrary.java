@@ -42,6 +42,9 @@ interface NvmlLibrary extends Library {
 
     int nvmlDeviceGetMemoryInfo(Pointer device, NvmlStructs.Memory memory);
 
+    /** Optional: absent before R510 drivers, which then count their reserve as used memory. */
+    int nvmlDeviceGetMemoryInfo_v2(Pointer device, NvmlStructs.MemoryV2 memory);
+
     int nvmlDeviceGetUtilizationRates(Pointer device, NvmlStructs.Utilization utilization);
 
     /** Optional: absent on old drivers, which then report no PCI bus id. */

@@ -13,9 +13,11 @@ final class NvmlReturn {
     static final int NOT_FOUND = 6;
     static final int INSUFFICIENT_SIZE = 7;
     static final int DRIVER_NOT_LOADED = 9;
+    static final int FUNCTION_NOT_FOUND = 13;
     static final int GPU_IS_LOST = 15;
     static final int RESET_REQUIRED = 16;
     static final int LIB_RM_VERSION_MISMATCH = 18;
+    static final int ARGUMENT_VERSION_MISMATCH = 25;
 
     private NvmlReturn() {
     }

@@ -13,6 +13,10 @@ import com.sun.jna.Structure;
 final class NvmlStructs {
     /** {@code sizeof(nvmlMemory_t)}. */
     static final int MEMORY_SIZE = 24;
+    /** {@code sizeof(nvmlMemory_v2_t)}: a version word, 4 bytes of padding, four 64-bit byte counts. */
+    static final int MEMORY_V2_SIZE = 40;
+    /** {@code nvmlMemory_v2}: the version word {@code nvmlDeviceGetMemoryInfo_v2} checks. */
+    static final int MEMORY_V2_VERSION = MEMORY_V2_SIZE | (2 << 24);
     /** {@code sizeof(nvmlUtilization_t)}. */
     static final int UTILIZATION_SIZE = 8;
     /** {@code sizeof(nvmlPciInfo_t)}. */
@@ -30,6 +34,25 @@ final class NvmlStructs {
 
         public Memory() {
             // output only: skip copying Java fields to native memory before every call
+            setAutoWrite(false);
+        }
+    }
+
+    /**
+     * {@code nvmlMemory_v2_t}: the driver's reserve apart from what is used. The v1 call counts that
+     * reserve (about 600 MiB on an H200 with an R580 driver) as used, so an idle GPU never reads idle.
+     */
+    @Structure.FieldOrder({"version", "total", "reserved", "free", "used"})
+    public static final class MemoryV2 extends Structure {
+        public int version = MEMORY_V2_VERSION;
+        public long total;
+        public long reserved;
+        public long free;
+        public long used;
+
+        public MemoryV2() {
+            // The version word is written to native memory once, here; the call fills the rest.
+            write();
             setAutoWrite(false);
         }
     }

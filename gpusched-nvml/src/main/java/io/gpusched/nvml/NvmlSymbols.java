@@ -11,8 +11,10 @@ import java.util.Optional;
  * @param processList the process-list function and the entry size to decode it with
  * @param pciInfo whether {@code nvmlDeviceGetPciInfo_v3} exists (else PCI bus ids are unknown)
  * @param mig whether the MIG calls exist (else no GPU is treated as MIG-enabled)
+ * @param memoryV2 whether {@code nvmlDeviceGetMemoryInfo_v2} exists (R510 and later), which reports the
+ *     driver's reserve apart from used memory
  */
-record NvmlSymbols(ProcessListCall processList, boolean pciInfo, boolean mig) {
+record NvmlSymbols(ProcessListCall processList, boolean pciInfo, boolean mig, boolean memoryV2) {
     static final String PROCESSES_V3 = "nvmlDeviceGetComputeRunningProcesses_v3";
     static final String PROCESSES_V2 = "nvmlDeviceGetComputeRunningProcesses_v2";
     static final String PROCESSES_V1 = "nvmlDeviceGetComputeRunningProcesses";
@@ -52,7 +54,8 @@ record NvmlSymbols(ProcessListCall processList, boolean pciInfo, boolean mig) {
                 find(library, "nvmlDeviceGetPciInfo_v3").isPresent(),
                 find(library, "nvmlDeviceGetMigMode").isPresent()
                         && find(library, "nvmlDeviceGetMaxMigDeviceCount").isPresent()
-                        && find(library, "nvmlDeviceGetMigDeviceHandleByIndex").isPresent());
+                        && find(library, "nvmlDeviceGetMigDeviceHandleByIndex").isPresent(),
+                find(library, "nvmlDeviceGetMemoryInfo_v2").isPresent());
     }
 
     private static ProcessListCall processList(NativeLibrary library) {

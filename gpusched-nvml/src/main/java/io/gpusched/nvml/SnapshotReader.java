@@ -44,6 +44,9 @@ final class SnapshotReader {
     private final PointerByReference handleOut = new PointerByReference();
     private final byte[] text = new byte[NvmlLibrary.TEXT_BUFFER_SIZE];
     private final NvmlStructs.Memory memory = new NvmlStructs.Memory();
+    private final NvmlStructs.MemoryV2 memoryV2 = new NvmlStructs.MemoryV2();
+    /** Whether to ask {@code _v2} first: cleared for good when this driver's {@code _v2} refuses our layout. */
+    private boolean askMemoryV2;
     private final NvmlStructs.Utilization utilization = new NvmlStructs.Utilization();
     private final NvmlStructs.PciInfo pci = new NvmlStructs.PciInfo();
 
@@ -63,6 +66,7 @@ final class SnapshotReader {
         this.nvml = nvml;
         this.symbols = symbols;
         this.processReader = new ProcessListReader(symbols.processList());
+        this.askMemoryV2 = symbols.memoryV2();
     }
 
     /** @return the number of physical GPUs NVML reported in the last pass */
@@ -168,10 +172,20 @@ final class SnapshotReader {
     private void readDevice(Pointer handle, int index, boolean mig, Optional<String> parentPci) {
         String uuid = readText(nvml.nvmlDeviceGetUUID(handle, text, text.length), "nvmlDeviceGetUUID");
         Identity identity = identity(handle, uuid);
-        check(nvml.nvmlDeviceGetMemoryInfo(handle, memory), "nvmlDeviceGetMemoryInfo");
-        long totalBytes = memory.total;
+        long totalBytes;
+        long usedBytes;
+        if (askMemoryV2 && readMemoryV2(handle)) {
+            // The driver's reserve is neither room for jobs nor their use: an idle GPU reads 0 MiB used,
+            // as nvidia-smi shows it, and the room left is what an allocation can still get.
+            totalBytes = memoryV2.total - memoryV2.reserved;
+            usedBytes = memoryV2.used;
+        } else {
+            check(nvml.nvmlDeviceGetMemoryInfo(handle, memory), "nvmlDeviceGetMemoryInfo");
+            totalBytes = memory.total;
+            usedBytes = memory.used;
+        }
         long totalMib = Mib.floor(totalBytes);
-        long usedMib = Math.min(Mib.ceil(memory.used), totalMib);
+        long usedMib = Math.min(Mib.ceil(usedBytes), totalMib);
         OptionalInt util = mig ? OptionalInt.empty() : utilisation(handle);
         int rc = processReader.read(handle, index, totalBytes, processes, warnings);
         if (rc != NvmlReturn.SUCCESS) {
@@ -181,6 +195,26 @@ final class SnapshotReader {
         }
         gpus.add(new GpuStat(index, Optional.of(uuid).filter(u -> !u.isBlank()), identity.name(),
                 mig ? parentPci : identity.pciBusId(), totalMib, usedMib, util, true));
+    }
+
+    /**
+     * Reads the device's memory through {@code nvmlDeviceGetMemoryInfo_v2} into {@link #memoryV2}.
+     *
+     * @return false when this call cannot answer here and the v1 call should: a driver that refuses our
+     *     struct version or lacks the function (then never asked again), or a device that does not
+     *     support it; a device fault is thrown as from any other call
+     */
+    private boolean readMemoryV2(Pointer handle) {
+        int rc = nvml.nvmlDeviceGetMemoryInfo_v2(handle, memoryV2);
+        if (rc == NvmlReturn.ARGUMENT_VERSION_MISMATCH || rc == NvmlReturn.FUNCTION_NOT_FOUND) {
+            askMemoryV2 = false;
+            return false;
+        }
+        if (rc == NvmlReturn.NOT_SUPPORTED) {
+            return false;
+        }
+        check(rc, "nvmlDeviceGetMemoryInfo_v2");
+        return true;
     }
 
     private Identity identity(Pointer handle, String uuid) {

@@ -209,4 +209,31 @@ class NvmlSnapshotTest {
         assertTrue(s.gpus().isEmpty());
         assertEquals("nvml (driver 550.54.15, 0 GPUs)", backend.describe());
     }
+
+    @Test
+    void anIdleGpuWhoseDriverKeepsAReserve_readsNoMemoryInUse_andOffersWhatIsLeftAsItsSize() {
+        GpuSnapshot s = snapshotOf("gpu uuid=GPU-h name=NVIDIA_H200 total_mib=143771 used_mib=0 reserved_mib=616",
+                "gpu uuid=GPU-i name=NVIDIA_H200 total_mib=143771 used_mib=3018 reserved_mib=616");
+        assertEquals(List.of(0L, 3018L), s.gpus().stream().map(GpuStat::usedMib).toList());
+        assertEquals(List.of(143155L, 143155L), s.gpus().stream().map(GpuStat::totalMib).toList());
+    }
+
+    @Test
+    void aDriverBeforeR510_hasOnlyTheV1Call_whichCountsItsReserveAsUsed() {
+        FakeNvml fake = FakeNvml.start(FakeNvml.Variant.LEGACY, dir)
+                .state("gpu uuid=GPU-l name=X total_mib=16384 used_mib=0 reserved_mib=300");
+        backend = fake.open();
+        GpuStat g = backend.snapshot().gpus().get(0);
+        assertEquals(300, g.usedMib());
+        assertEquals(16384, g.totalMib());
+    }
+
+    @Test
+    void aV2CallThatRefusesOurStructVersion_fallsBackToV1ForGood() {
+        GpuSnapshot s = snapshotOf("gpu uuid=GPU-v name=X total_mib=16384 used_mib=100 reserved_mib=300",
+                "fail fn=nvmlDeviceGetMemoryInfo_v2 rc=25");
+        assertEquals(400, s.gpus().get(0).usedMib());
+        assertEquals(List.of(), s.warnings());
+        assertEquals(400, backend.snapshot().gpus().get(0).usedMib());
+    }
 }

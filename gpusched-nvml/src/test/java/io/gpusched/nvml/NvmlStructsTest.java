@@ -15,6 +15,7 @@ class NvmlStructsTest {
     void jnaStructSizesEqualTheCSizes() {
         FakeNvml fake = FakeNvml.start(FakeNvml.Variant.MODERN, dir);
         assertEquals(fake.sizeOf("memory"), new NvmlStructs.Memory().size());
+        assertEquals(fake.sizeOf("memory_v2"), new NvmlStructs.MemoryV2().size());
         assertEquals(fake.sizeOf("utilization"), new NvmlStructs.Utilization().size());
         assertEquals(fake.sizeOf("pci"), new NvmlStructs.PciInfo().size());
     }
@@ -22,6 +23,7 @@ class NvmlStructsTest {
     @Test
     void declaredSizesEqualTheResearchedLayouts() {
         assertEquals(NvmlStructs.MEMORY_SIZE, new NvmlStructs.Memory().size());
+        assertEquals(NvmlStructs.MEMORY_V2_SIZE, new NvmlStructs.MemoryV2().size());
         assertEquals(NvmlStructs.UTILIZATION_SIZE, new NvmlStructs.Utilization().size());
         assertEquals(NvmlStructs.PCI_INFO_SIZE, new NvmlStructs.PciInfo().size());
     }

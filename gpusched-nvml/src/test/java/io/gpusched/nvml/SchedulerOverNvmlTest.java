@@ -83,4 +83,20 @@ class SchedulerOverNvmlTest {
         assertEquals("1", Files.readString(env).strip());
         assertTrue(s.results().get(0).gpus().equals(List.of(1)));
     }
+
+    /**
+     * Seen on a real H200 (driver 580.159.04): its driver keeps 616 MiB that the v1 memory call counts as
+     * used, so an undeclared job waited for ever for a GPU "below 200 MiB in use" on an idle card.
+     */
+    @Test
+    void anUndeclaredJobStartsOnAnIdleGpuWhoseDriverKeepsAReserve() throws Exception {
+        FakeNvml fake = FakeNvml.start(FakeNvml.Variant.MODERN, dir);
+        fake.state("driver 580.159.04",
+                "gpu uuid=GPU-h200 name=NVIDIA_H200 bus=00000000:17:00.0 total_mib=143771 used_mib=0"
+                        + " reserved_mib=616 util=0");
+        Path ran = dir.resolve("ran.txt");
+        RunSummary s = run(fake, FAST, "echo \"$GPUSCHED_GPUS\" > " + ran);
+        assertEquals(0, s.exitCode());
+        assertEquals("0", Files.readString(ran).strip());
+    }
 }
