@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# What it runs and what to look for: bench/gpu/README.md. Needs .dev/ from bench/gpu/prepare.sh.
+# Device check: gpusched's NVML backend on a real GPU, jobs holding real VRAM (gpu_alloc), beside nvidia-smi.
+set -u
+exec > >(tee "$OUT/log.txt") 2>&1
+R=$PWD; G=/opt/gs; mkdir -p $G; cp -r .dev/jre .dev/gpusched.jar .dev/gpu_alloc $G/; chmod -R a+rX $G
+J="$G/jre/bin/java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp $G/gpusched.jar io.gpusched.cli.Main"
+echo "== machine"; date -u; uname -r; nvidia-smi -L; command -v java || echo "no java on PATH (carried jlink runtime used)"
+nvidia-smi --query-gpu=index,uuid,name,memory.total,memory.used,driver_version --format=csv
+T=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
+echo "== gpusched doctor"; $J doctor 2>&1 | head -40
+W=/tmp/gs; rm -rf $W; mkdir -p $W; cd $W
+( while :; do ts=$(date +%s.%N); nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits | sed "s/^/$ts, /";
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | sed "s/^/$ts, total, /"; sleep 0.2; done ) > $OUT/smi.csv 2>&1 &
+SP=$!
+A=$((T*55/100)); AD=$((T*60/100)); B=$((T*50/100))
+cat > jobs.txt <<J
+[vram=$AD] $G/gpu_alloc $A 25
+[vram=2G] $G/gpu_alloc 3072 8
+[vram=4G retries=1] $G/gpu_alloc $B 5
+[vram=10G] $G/gpu_alloc 2048 5
+$G/gpu_alloc 1024 3
+J
+echo "== jobs (GPU total $T MiB)"; cat jobs.txt
+echo "== gpusched jobs.txt (NVML backend)"; start=$(date +%s)
+timeout 150 $J jobs.txt --poll 1 -v --fresh 2>&1 | tee $OUT/run.txt; echo "rc=$? wall=$(( $(date +%s)-start ))s"
+echo "== job logs"; for f in gpusched_logs/job*.log; do echo "-- $f"; grep -v '^$' "$f" | head -5; done
+cp gpusched_logs/status.txt $OUT/status.txt 2>/dev/null
+echo "== daemon: root serve (NVML), alice submits a real allocation"
+id alice >/dev/null 2>&1 || useradd -m alice 2>&1
+$J serve --poll 1 > $OUT/serve.txt 2>&1 & DP=$!
+for i in $(seq 50); do [ -S /run/gpusched/gpusched.sock ] && break; sleep 0.2; done
+echo "-- info, idle GPU (nvidia-smi: $(nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader))"; $J info 2>&1 | head -5
+su alice -s /bin/sh -c "cd /tmp && $J submit --vram 3G -- $G/gpu_alloc 2500 6" 2>&1
+sleep 4; echo "-- queue while it runs (root)"; $J queue 2>&1 | head; $J info 2>&1 | head -20
+sleep 6; echo "-- queue after"; $J queue 2>&1 | head; $J show 1 2>&1 | head -30
+ls -l /var/lib/gpusched/ 2>&1 | head; kill $DP; wait $DP; echo "serve rc=$?"; tail -20 $OUT/serve.txt
+kill $SP
+echo "== nvidia-smi per-pid peak vs gpusched"; cd $W
+python3 - "$OUT/smi.csv" <<'P'
+import sys, re, glob, collections
+peak = collections.defaultdict(int); tot = 0
+for line in open(sys.argv[1]):
+    p = [x.strip() for x in line.split(',')]
+    if len(p) != 3: continue
+    if p[1] == 'total': tot = max(tot, int(p[2])); continue
+    try: peak[int(p[1])] = max(peak[int(p[1])], int(p[2]))
+    except ValueError: pass
+print("max total used (nvidia-smi):", tot, "MiB")
+for f in sorted(glob.glob('gpusched_logs/job*.log')):
+    for m in re.finditer(r'pid (\d+): (.*)', open(f).read()):
+        print(f"{f}: pid {m.group(1)} nvidia-smi peak {peak.get(int(m.group(1)), 0)} MiB | {m.group(2)}")
+P
+grep -E "finished|WARN|retry|OOM" $OUT/run.txt
