@@ -104,6 +104,10 @@ class SimulatedJobForEveryUserTest {
             assertTrue(as(BOB, socket, submit("[vram=1G] " + his.replace("\\", "\\\\").replace("\"", "\\\""), bob))
                     .contains("\"no\":2"));
             awaitQueue(s, q -> q.contains("job 1 ok") && q.contains("job 2 ok"));
+            try (var names = Files.list(dir.resolve("logs"))) {
+                assertEquals(List.of(), names.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".log")).toList(),
+                        "their output is in their own files: the state directory keeps no empty log per job");
+            }
 
             String herLog = Files.readString(alice.resolve("gpusched-1.log"));
             Matcher m = Pattern.compile("dir=(\\S+)").matcher(herLog);

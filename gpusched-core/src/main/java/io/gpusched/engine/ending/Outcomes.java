@@ -307,6 +307,21 @@ public final class Outcomes {
     /** gpusched-runas, for a root scheduler: reads a job's output as its owner. */
     private final Optional<Path> runas;
 
+    /**
+     * The log directory's file of a job run as its owner holds only what the root wrapper said (why the job
+     * could not start); its output went to the owner's file. Left empty, it goes: a lab's daemon would
+     * otherwise keep an empty file per job in its state directory.
+     */
+    private static void dropIfEmpty(Path wrapperLog) {
+        try {
+            if (java.nio.file.Files.size(wrapperLog) == 0) {
+                java.nio.file.Files.deleteIfExists(wrapperLog);
+            }
+        } catch (java.io.IOException e) {
+            // Already gone, or unreadable: an empty file left behind harms nothing.
+        }
+    }
+
     /** Journals and reports an attempt's end: an OOM retry, or the job's final outcome. */
     private void settle(Ending end) {
         String key = end.spec().key();
@@ -325,6 +340,9 @@ public final class Outcomes {
                 ? OwnerLaunch.failure(end.exitCode(), LogTail.read(names.log(end.no(), end.gpus()), 4096))
                         .map(why -> new EnvironmentScript.Failure(why, "the command did not run"))
                 : Optional.empty());
+        if (asOwner.isPresent()) {
+            dropIfEmpty(names.log(end.no(), end.gpus()));
+        }
         int allowed = Math.max(end.spec().retries(), options.oomRetries());
         int attempts = rec.attempts() + 1;
         long peak = end.peak();
