@@ -862,12 +862,14 @@ public final class Engine {
         source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(clock.now(), msg)));
         List<JobSpec> jobs = source.jobs();
         long version = source.version();
-        if (version != seenVersion) {
+        // Ended submissions leaving the queue bring no job to number and no run to take up: only a queue
+        // that jobs joined, or whose lines changed, is walked for them.
+        if (version != seenVersion && source.joinedVersion() > seenVersion) {
             queue.ensureSeen(jobs);
             // Runs a dead scheduler left can only come with the jobs the journal or the file names.
             settlement.adoptOrphans(jobs);
-            seenVersion = version;
         }
+        seenVersion = version;
         queue.applyCancellations(source.cancelMarked());
         leases.reapAbandoned(List.copyOf(table.runs()));
         stops.enforceDeadlines();

@@ -72,12 +72,18 @@ public final class JournalState {
             nextRun = Math.max(nextRun, l.run() + 1);
         }
         // Counted on the way in and out of a terminal status, whichever event moves it (done, a retry
-        // of a failed job, a submission written again).
-        if (was != null && !before.terminal()) {
+        // of a failed job, a submission written again). Most events move neither status nor owner: out and
+        // back in for the same owner would leave the count as it was, so the maps are left alone.
+        JournalEvent.Submitted now = e instanceof JournalEvent.Submitted s ? s : was;
+        boolean wasOpen = was != null && !before.terminal();
+        boolean isOpen = now != null && !r.terminal();
+        if (wasOpen && isOpen && was.owner().equals(now.owner())) {
+            return;
+        }
+        if (wasOpen) {
             openByOwner.computeIfPresent(was.owner(), (o, n) -> n == 1 ? null : n - 1);
         }
-        JournalEvent.Submitted now = submissions.get(e.key());
-        if (now != null && !r.terminal()) {
+        if (isOpen) {
             openByOwner.merge(now.owner(), 1, Integer::sum);
         }
     }

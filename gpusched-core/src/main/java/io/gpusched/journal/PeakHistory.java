@@ -81,8 +81,14 @@ public final class PeakHistory {
             }
         } else if (e instanceof JournalEvent.Done d) {
             String rule = ruleOfRun.remove(d.key());
-            long peak = d.peakMib().values().stream().mapToLong(Long::longValue).max().orElse(0);
-            if (!TEACHING.contains(d.status()) || peak < 1 || record.no().isEmpty() || record.command().isEmpty()) {
+            if (!TEACHING.contains(d.status())) {
+                return;
+            }
+            long peak = 0;
+            for (long mib : d.peakMib().values()) {
+                peak = Math.max(peak, mib);
+            }
+            if (peak < 1 || record.no().isEmpty() || record.command().isEmpty()) {
                 return;
             }
             int no = record.no().getAsInt();

@@ -108,26 +108,26 @@ public record SchedulerOptions(
         Objects.requireNonNull(backendTimeout, "backendTimeout");
         Objects.requireNonNull(policy, "policy");
         allowedGpus = allowedGpus.map(Set::copyOf);
-        require(marginMib >= 0, "--margin must be >= 0 MiB, got " + marginMib);
-        require(idleThresholdMib >= 1, "--idle-threshold must be >= 1 MiB, got " + idleThresholdMib);
-        require(spikeBuffer >= 0 && spikeBuffer <= 10, "--spike-buffer must be in [0, 10], got " + spikeBuffer);
-        require(tolerance >= 0 && tolerance < 1, "--tolerance must be in [0, 1), got " + tolerance);
-        require(!poll.isNegative() && poll.toMillis() >= 1, "--poll must be at least 0.001 s, got " + seconds(poll));
-        require(poll.compareTo(Duration.ofDays(1)) <= 0, "--poll must be at most 1 day, got " + seconds(poll));
+        require(marginMib >= 0, () -> "--margin must be >= 0 MiB, got " + marginMib);
+        require(idleThresholdMib >= 1, () -> "--idle-threshold must be >= 1 MiB, got " + idleThresholdMib);
+        require(spikeBuffer >= 0 && spikeBuffer <= 10, () -> "--spike-buffer must be in [0, 10], got " + spikeBuffer);
+        require(tolerance >= 0 && tolerance < 1, () -> "--tolerance must be in [0, 1), got " + tolerance);
+        require(!poll.isNegative() && poll.toMillis() >= 1, () -> "--poll must be at least 0.001 s, got " + seconds(poll));
+        require(poll.compareTo(Duration.ofDays(1)) <= 0, () -> "--poll must be at most 1 day, got " + seconds(poll));
         require(!sampleInterval.isNegative() && sampleInterval.toMillis() >= 1, "sample interval must be at least 1 ms");
-        require(oomRetries >= 0, "--oom-retries must be >= 0, got " + oomRetries);
+        require(oomRetries >= 0, () -> "--oom-retries must be >= 0, got " + oomRetries);
         require(!killGrace.isNegative(), "kill grace must be >= 0");
         require(verboseStepMib >= 1, "verbose step must be >= 1 MiB");
         require(backendFailureLimit >= 1, "backend failure limit must be >= 1");
         require(!backendTimeout.isNegative() && backendTimeout.toMillis() >= 1,
-                "--backend-timeout must be at least 0.001 s, got " + seconds(backendTimeout));
+                () -> "--backend-timeout must be at least 0.001 s, got " + seconds(backendTimeout));
         require(backendTimeout.compareTo(Duration.ofDays(1)) <= 0,
-                "--backend-timeout must be at most 1 day, got " + seconds(backendTimeout));
-        require(compactAfterBytes >= 4096, "the journal compaction threshold must be at least 4096 bytes, got "
+                () -> "--backend-timeout must be at most 1 day, got " + seconds(backendTimeout));
+        require(compactAfterBytes >= 4096, () -> "the journal compaction threshold must be at least 4096 bytes, got "
                 + compactAfterBytes);
         allowedGpus.ifPresent(s -> {
             require(!s.isEmpty(), "--gpus must name at least one GPU");
-            s.forEach(i -> require(i >= 0, "--gpus indices must be >= 0, got " + i));
+            s.forEach(i -> require(i >= 0, () -> "--gpus indices must be >= 0, got " + i));
         });
     }
 
@@ -271,6 +271,13 @@ public record SchedulerOptions(
     private static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException(message);
+        }
+    }
+
+    /** As above, the message built only when it is said: options are built often (a replay builds several). */
+    private static void require(boolean ok, java.util.function.Supplier<String> message) {
+        if (!ok) {
+            throw new IllegalArgumentException(message.get());
         }
     }
 

@@ -256,9 +256,11 @@ public final class Durability {
         if (journal.hasUnforced()) {
             force();
         }
-        List<Runnable> held = List.copyOf(afterForce);
-        afterForce.clear();
-        held.forEach(Runnable::run);
+        if (!afterForce.isEmpty()) {
+            List<Runnable> held = List.copyOf(afterForce);
+            afterForce.clear();
+            held.forEach(Runnable::run);
+        }
         acknowledgeIfForced();
     }
 

@@ -75,8 +75,9 @@ public final class Planner {
             return false;
         }
         java.time.Instant now = clock.now();
-        Map<PendingQueue.PendingJob, String> waiting = new java.util.LinkedHashMap<>();
-        Map<PendingQueue.PendingJob, String> held = new java.util.LinkedHashMap<>();
+        // Lists, not maps: each job comes once, and hashing a job hashes its whole line.
+        List<Map.Entry<PendingQueue.PendingJob, String>> waiting = new java.util.ArrayList<>(joined);
+        List<Map.Entry<PendingQueue.PendingJob, String>> held = new java.util.ArrayList<>();
         for (int i = jobs.size() - joined; i < jobs.size(); i++) {
             JobSpec j = jobs.get(i);
             Optional<PendingQueue.PendingJob> p = queue.joined(j, i, now);
@@ -86,7 +87,7 @@ public final class Planner {
             if (!j.scheduling().after().isEmpty()) {
                 io.gpusched.policy.Dependencies.Verdict v = queue.dependencies(j);
                 if (v instanceof io.gpusched.policy.Dependencies.Waiting w) {
-                    held.put(p.get(), w.reason());
+                    held.add(Map.entry(p.get(), w.reason()));
                     continue;
                 }
                 if (!(v instanceof io.gpusched.policy.Dependencies.Ready)) {
@@ -97,7 +98,7 @@ public final class Planner {
             if (reason.isEmpty()) {
                 return false;
             }
-            waiting.put(p.get(), reason.get());
+            waiting.add(Map.entry(p.get(), reason.get()));
         }
         queue.joined(waiting, dispatcher.lastOrder(), held);
         plannedVersion = version;

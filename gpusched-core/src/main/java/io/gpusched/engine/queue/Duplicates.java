@@ -40,7 +40,11 @@ final class Duplicates {
     private final Supplier<JournalState> state;
     private final JobTable table;
     private final Function<JournalEvent.Submitted, JobSpec> specOf;
-    private final MessageDigest sha;
+    /**
+     * Null until the first fingerprint: looking the algorithm up is most of building an engine that takes
+     * no {@code unique} submission (a replay builds one per workload).
+     */
+    private MessageDigest sha;
     /** Null until the first {@code unique} submission asks. */
     private Map<Fingerprint, String> byContent;
 
@@ -53,11 +57,6 @@ final class Duplicates {
         this.state = state;
         this.table = table;
         this.specOf = specOf;
-        try {
-            this.sha = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
-        }
     }
 
     /**
@@ -67,6 +66,13 @@ final class Duplicates {
      * @return its fingerprint
      */
     Fingerprint fingerprint(String owner, String workDir, JobSpec spec) {
+        if (sha == null) {
+            try {
+                sha = MessageDigest.getInstance("SHA-256");
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("every Java platform has SHA-256", e);
+            }
+        }
         sha.reset();
         sha.update(owner.getBytes(StandardCharsets.UTF_8));
         sha.update((byte) 0);

@@ -255,12 +255,12 @@ public final class PendingQueue {
      * place, in amortised O(log n) per job, not copied: with 100,000 queued a copy per submission was
      * most of its cost. {@link #changes()} and {@link #joins()} tell the board what changed.
      *
-     * @param waiting jobs that may be placed, with why each waits
+     * @param waiting jobs that may be placed, each once, in the order they joined, with why each waits
      * @param order the last plan's order of the jobs that may be placed
-     * @param heldBack jobs held by their dependencies, with why
+     * @param heldBack jobs held by their dependencies, each once, in the order they joined, with why
      */
-    public void joined(Map<PendingJob, String> waiting, java.util.Comparator<PendingJob> order,
-                       Map<PendingJob, String> heldBack) {
+    public void joined(List<Map.Entry<PendingJob, String>> waiting, java.util.Comparator<PendingJob> order,
+                       List<Map.Entry<PendingJob, String>> heldBack) {
         if (!(pending instanceof ArrayList<PendingJob>)) {
             pending = new ArrayList<>(pending);
         }
@@ -268,7 +268,7 @@ public final class PendingQueue {
             waitReasons = new HashMap<>(waitReasons);
         }
         int placeable = pending.size() - held.size();
-        for (Map.Entry<PendingJob, String> e : waiting.entrySet()) {
+        for (Map.Entry<PendingJob, String> e : waiting) {
             int at = placeable == 0 || order.compare(pending.get(placeable - 1), e.getKey()) <= 0 ? placeable
                     : java.util.Collections.binarySearch(pending.subList(0, placeable), e.getKey(), order);
             pending.add(at < 0 ? -at - 1 : at, e.getKey());
@@ -278,7 +278,7 @@ public final class PendingQueue {
         if (!heldBack.isEmpty()) {
             List<PendingJob> nowHeld = new ArrayList<>(held);
             Map<String, String> nowHeldReasons = new HashMap<>(heldReasons);
-            for (Map.Entry<PendingJob, String> e : heldBack.entrySet()) {
+            for (Map.Entry<PendingJob, String> e : heldBack) {
                 nowHeld.add(e.getKey());
                 pending.add(e.getKey());
                 nowHeldReasons.put(e.getKey().spec().key(), e.getValue());
@@ -358,6 +358,9 @@ public final class PendingQueue {
 
     /** @return the names a job waits for that no job of the queue has */
     List<String> unknownDependencies(JobSpec job) {
+        if (job.scheduling().after().isEmpty()) {
+            return List.of(); // most jobs: no stream for nothing
+        }
         return job.scheduling().after().stream().map(d -> d.name()).filter(n -> dependencies.keyOf(n).isEmpty()).toList();
     }
 

@@ -297,8 +297,20 @@ public final class JobsSource {
         return version;
     }
 
+    /**
+     * @return the {@link #version()} at which jobs last joined the queue or its lines or rules changed; a
+     *     version after it moved only by {@link #retire retirements}, which bring the engine no job to
+     *     number and no run to take up
+     */
+    public long joinedVersion() {
+        return joinedVersion;
+    }
+
+    private long joinedVersion;
+
     private void changed() {
         version++;
+        joinedVersion = version;
         all = null;
         byKey = null;
         appendTo = null;
@@ -370,9 +382,32 @@ public final class JobsSource {
      * @param keys submission keys
      */
     public void retire(java.util.Set<String> keys) {
-        if (!keys.isEmpty() && submitted.removeIf(j -> keys.contains(j.key()))) {
-            changed();
+        if (keys.isEmpty() || !submitted.removeIf(j -> keys.contains(j.key()))) {
+            return;
         }
+        List<JobSpec> built = all != null ? all : appendTo != null ? appended() : null;
+        if (built == null) {
+            changed();
+            return;
+        }
+        // The lines left keep the rules applied when the list was built (the rules did not change since,
+        // or it would not be built): a daemon with 100,000 queued must not apply the rules to every line
+        // again each time a submission ends. What a rebuild would give, without the rebuild.
+        List<JobSpec> kept = new ArrayList<>(built.size());
+        for (JobSpec j : built) {
+            if (!keys.contains(j.key())) {
+                kept.add(j);
+            }
+        }
+        ruleOf.keySet().removeAll(keys);
+        if (byKey != null) {
+            byKey.keySet().removeAll(keys);
+        }
+        if (cancelMarked != null) {
+            cancelMarked = cancelMarked.stream().filter(j -> !keys.contains(j.key())).toList();
+        }
+        version++;
+        all = Appended.of(kept);
     }
 
     /**
@@ -392,6 +427,7 @@ public final class JobsSource {
         }
         toAppend.add(keyed);
         version++;
+        joinedVersion = version;
         all = null; // byKey follows in appended(), which spec() brings about
     }
 

@@ -96,8 +96,10 @@ public final class Replay {
         Map<Simulation.Job, ReplayJob> replayed = new IdentityHashMap<>();
         List<Simulation.Job> simulated = new ArrayList<>();
         for (ReplayJob j : jobs) {
+            // Keyed here by its place: the engine keys each job anew as the submission it makes of it
+            // (s<number>), so the line's own key, a SHA-1 of its command, would be computed for nothing.
             JobSpec spec = JobSpec.builder(j.command()).vramMib(j.declaredMib()).gpus(j.gpus()).timeout(j.timeout())
-                    .scheduling(j.scheduling()).share(j.share()).build();
+                    .scheduling(j.scheduling()).share(j.share()).key("replay#" + simulated.size()).build();
             Simulation.Job s = new Simulation.Job(spec, j.arrival(), j.duration(), j.peakMib());
             replayed.put(s, j);
             simulated.add(s);
