@@ -2,24 +2,28 @@ package io.gpusched.testkit.replay;
 
 import io.gpusched.model.JobStatus;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * What a replay found.
  *
  * @param makespan time from the first dispatch to the last job's end
  * @param runs every job that ran, in start order
- * @param infeasible jobs that could never be placed, with the allocator's reason
- * @param timeline per GPU index, the runs that used it, in start order
- * @param busyFraction per GPU index, the fraction of the makespan it held at least one job
+ * @param infeasible jobs that could never be placed, with the allocator's reason, by job number
+ * @param timeline per GPU index, ascending, the runs that used it, in start order
+ * @param busyFraction per GPU index, ascending, the fraction of the makespan it held at least one job
  */
 public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, String> infeasible,
                            Map<Integer, List<Run>> timeline, Map<Integer, Double> busyFraction) {
     /**
-     * Copies the collections.
+     * Copies the collections, the maps in a fixed order (GPU index, job number), so what is printed from
+     * them is the same in every run (a {@code Map.copyOf}'s order changes from JVM to JVM).
      *
      * @param makespan see {@link #makespan()}
      * @param runs see {@link #runs()}
@@ -29,9 +33,15 @@ public record ReplayResult(Duration makespan, List<Run> runs, Map<ReplayJob, Str
      */
     public ReplayResult {
         runs = List.copyOf(runs);
-        infeasible = Map.copyOf(infeasible);
-        timeline = Map.copyOf(timeline);
-        busyFraction = Map.copyOf(busyFraction);
+        infeasible = ordered(infeasible, Comparator.comparingInt(ReplayJob::no));
+        timeline = ordered(timeline, Comparator.naturalOrder());
+        busyFraction = ordered(busyFraction, Comparator.naturalOrder());
+    }
+
+    private static <K, V> Map<K, V> ordered(Map<K, V> map, Comparator<? super K> order) {
+        TreeMap<K, V> sorted = new TreeMap<>(order);
+        map.forEach((k, v) -> sorted.put(Objects.requireNonNull(k), Objects.requireNonNull(v)));
+        return Collections.unmodifiableMap(sorted);
     }
 
     /**

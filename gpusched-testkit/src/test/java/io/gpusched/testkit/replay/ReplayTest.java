@@ -48,6 +48,20 @@ class ReplayTest {
     }
 
     @Test
+    void aResultsMaps_runInGpuAndJobOrder_soWhatSimulatePrintsIsTheSameInEveryJvm() {
+        java.util.List<ReplayJob> jobs = new java.util.ArrayList<>();
+        for (int i = 1; i <= 12; i++) {
+            jobs.add(job(i, 20000, 1));
+        }
+        jobs.add(job(13, 30000, 1));
+        jobs.add(job(14, 40000, 1));
+        ReplayResult r = replay(12).run(jobs);
+        assertEquals(java.util.stream.IntStream.range(0, 12).boxed().toList(), List.copyOf(r.timeline().keySet()));
+        assertEquals(List.copyOf(r.timeline().keySet()), List.copyOf(r.busyFraction().keySet()));
+        assertEquals(List.of(13, 14), r.infeasible().keySet().stream().map(ReplayJob::no).toList());
+    }
+
+    @Test
     void run_infeasibleJobIsReportedAndDoesNotBlock() {
         ReplayResult r = replay(2).run(List.of(job(1, 30000, 1), job(2, 1000, 1)));
         assertEquals(1, r.infeasible().size());
