@@ -10,7 +10,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 runs="$1"; shift
 work="$(mktemp -d)"
-flags=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
+flags=("${jvm_flags[@]}")
 for _ in $(seq 200); do echo '[vram=1G] true'; done > "$work/t200.txt"
 for c in "$@"; do
   git clone -q "$root" "$work/$c" && git -C "$work/$c" checkout -q "$c"

@@ -69,7 +69,8 @@ mkdir -p "$root/bench/results"
 out="${out:-$root/bench/results/all-$(date -u +%Y%m%d-%H%M%S).tsv}"
 raw="$out.raw"; mkdir -p "$raw"
 rows=(python3 "$here/all_rows.py")
-flags=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+. "$here/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
+flags=("${jvm_flags[@]}")
 want() { [[ -z "$only" || "$only" == *",$1,"* ]] && [[ "$skip" != *",$1,"* ]]; }
 say() { echo "$(date -u +%H:%M:%S) $*" >&2; }
 commit() { git -C "$1" rev-parse HEAD 2>/dev/null || echo "not-a-git-checkout"; }
@@ -171,7 +172,7 @@ if want idle; then
     ir="$(harness "$c" bench/round/IdleRound.java)"
     (cd "$c" && java "${flags[@]}" -cp "$(cps "$c")" "$ir" "$IDLE_QUEUED" 40 "$IDLE_RUNS") >"$raw/idle-$(tag "$c").log" 2>&1
     "${rows[@]}" idle "$out" "$raw/idle-$(tag "$c").log" "$(tag "$c")" \
-      "java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp gpusched-cli/target/gpusched.jar bench/round/IdleRound.java $IDLE_QUEUED 40 $IDLE_RUNS" \
+      "java ${flags[*]} -cp gpusched-cli/target/gpusched.jar bench/round/IdleRound.java $IDLE_QUEUED 40 $IDLE_RUNS" \
       "$([ "$ir" = "$c/bench/round/IdleRound.java" ] || echo "the base has no IdleRound.java: the final's copy against the base's jar")"
   done
 fi

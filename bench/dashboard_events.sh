@@ -20,7 +20,8 @@ warm="${WARMUP:-20}"
 [ -f "$jar" ] || { echo "no $jar: build it (bin/gpusched version) or set GPUSCHED_JAR" >&2; exit 2; }
 command -v curl >/dev/null || { echo "needs curl (apt-get install curl)" >&2; exit 2; }
 # The launcher's JVM flags (bin/gpusched), without its class-data archive.
-java=(java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -jar "$jar")
+. "$root/bench/jvm_flags.sh"
+java=(java "${jvm_flags[@]}" -jar "$jar")
 hz="$(getconf CLK_TCK)"
 
 cpu_ticks() { # utime + stime of process $1, in clock ticks (fields 14 and 15, after the ")" of its name)

@@ -7,7 +7,8 @@
 set -euo pipefail
 jar=$1; n=$2; out=$3; mkdir -p "$out"
 root="$(cd "$(dirname "$0")/.." && pwd)"
-opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
+opts=("${jvm_flags[@]}")
 d=$(mktemp -d)
 # UsePerfData: jcmd finds the JVM by it.
 DAEMON_JAVA_OPTS="-XX:+UsePerfData" "$root/bench/queue/filled_daemon.sh" "$jar" "$n" "$d" | tee $out/fill.txt

@@ -21,7 +21,8 @@ tsp_bin="$(command -v tsp || command -v ts || true)"
 sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
 runs="${RUNS:-1}"; trips="${TRIPS:-1000}"; idle="${IDLE:-10}"
 # bin/gpusched's JVM flags.
-opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+. "$root/bench/jvm_flags.sh"
+opts=("${jvm_flags[@]}")
 work="$(mktemp -d)"
 daemon=""
 # The daemon is filled_daemon.sh's child, not this shell's: wait for it by polling.

@@ -29,8 +29,9 @@ gs = os.path.join(root, "bin", "gpusched")
 jar = os.path.join(root, "gpusched-cli", "target", "gpusched.jar")
 subprocess.run([gs, "--version"], check=True, stdout=subprocess.DEVNULL)
 subprocess.run([gs, "queue", "--socket", "/nonexistent"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # trains client.jsa
-flags = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss512k", "-Xms8m", "-Xmn4m", "-XX:-UsePerfData",
-         "-Xshare:auto", "-Djdk.lang.Process.launchMechanism=VFORK"]
+# The measured launcher's JVM flags, as bench/jvm_flags.sh reads them from it.
+flags = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "jvm_flags.sh"), gs],
+                       check=True, stdout=subprocess.PIPE, text=True).stdout.split()
 work = tempfile.mkdtemp(prefix="gpusched-verbs-")
 sock = os.path.join(work, "s.sock")
 daemon = subprocess.Popen([gs, "serve", "--socket", sock, "--sim", "2", "--log-dir", os.path.join(work, "logs")],

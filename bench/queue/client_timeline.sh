@@ -5,7 +5,8 @@
 # client), QText (the daemon's text head: a new one), Shown (printing from rows), last (the last class). Issue #27.
 # Usage: bench/queue/client_timeline.sh JAR SOCK [queue options...]
 jar=$1; sock=$2; shift 2
-opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto"
+. "$(dirname "$0")/../jvm_flags.sh" || exit 2 # bin/gpusched's JVM flags, into jvm_flags
+opts="${jvm_flags[*]}"
 log=$(mktemp); t0=$(date +%s%N)
 java $opts -Xlog:class+load:file=$log:uptime -cp "$jar" io.gpusched.cli.Main queue --socket "$sock" "$@" > /dev/null
 t1=$(date +%s%N)

@@ -10,7 +10,8 @@ set -euo pipefail
 jar=$1; n=$2; d=$3
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 rm -rf "$d"; mkdir -p "$d"
-opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
+opts=("${jvm_flags[@]}")
 echo '[vram=20G] sleep 3600' >"$d/jobs.txt"
 # setsid: the daemon outlives this script and a ^C of the caller's terminal.
 setsid java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 \

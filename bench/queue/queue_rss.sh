@@ -14,7 +14,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
 queued="${1:-30000}"; queries="${QUERIES:-3}"; idle="${IDLE:-5}"
-opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
+opts=("${jvm_flags[@]}")
 d="$(mktemp -d)"; daemon=""
 # The daemon is filled_daemon.sh's, not this shell's child: wait for it by polling (at most 10 s).
 cleanup() {

@@ -11,7 +11,8 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
 queued="${1:-100000}"; rounds="${ROUNDS:-5}"; layout="${LAYOUT:-list}"
-opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto)
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
+opts=("${jvm_flags[@]}")
 d="$(mktemp -d)"; daemon=""
 cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$d"; }
 trap cleanup EXIT

@@ -5,7 +5,8 @@
 # CDS archive, as bench/lab_scale.sh runs them. A benchmark, not a test: take medians on a quiet machine.
 # Usage: bench/queue/verb_ab.sh ROUNDS LABEL:JAR:SOCK ...   env: OUT (a temp dir)
 rounds=$1; shift; out="${OUT:-$(mktemp -d)}"
-opts="-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData -Xshare:auto"
+. "$(dirname "$0")/../jvm_flags.sh" || exit 2 # bin/gpusched's JVM flags, into jvm_flags
+opts="${jvm_flags[*]}"
 declare -A Q V
 for r in $(seq $rounds); do
   for spec in "$@"; do

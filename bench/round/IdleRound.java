@@ -1,6 +1,6 @@
 // A scheduling round with QUEUED jobs pending and nothing changed (issue #27: "a round with 100,000
 // pending and nothing changed stays within 2 ms"). A benchmark, not a test.
-// Run:  java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp gpusched-cli/target/gpusched.jar \
+// Run:  java $(bench/jvm_flags.sh) -cp gpusched-cli/target/gpusched.jar \
 //           bench/round/IdleRound.java [QUEUED] [ROUNDS] [RUNS] [file|submit]
 // (the flags are bin/gpusched's, which the daemon runs with; without them the JIT is C2's.)
 // A scheduler in this JVM on one 24000 MiB GPU that its first job holds (declared 20G), so every other

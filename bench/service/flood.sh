@@ -27,7 +27,8 @@ if ! id "$user" >/dev/null 2>&1; then useradd --no-create-home --user-group --sh
 dir="$(mktemp -d)"
 chmod 755 "$dir"
 sock="$dir/run/gpusched.sock"
-java_opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData)
+. "$here/../jvm_flags.sh" # bin/gpusched's JVM flags (this checkout's), into jvm_flags
+java_opts=("${jvm_flags[@]}")
 daemon=""
 start_daemon() { # a fresh daemon per scenario, so one's leftovers do not weigh on the next
   rm -rf "$dir/run" "$dir/logs"
@@ -71,7 +72,7 @@ report() {
   lat=()
   for _ in 1 2 3 4 5; do lat+=("$(probe)"); done
   cli_start=$(date +%s%N)
-  java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$cp" io.gpusched.cli.Main queue --socket "$sock" >/dev/null 2>&1 \
+  java "${java_opts[@]}" -cp "$cp" io.gpusched.cli.Main queue --socket "$sock" >/dev/null 2>&1 \
     && cli_ms=$(( ($(date +%s%N) - cli_start) / 1000000 )) || cli_ms="failed"
   printf '%-34s VmRSS %4d MiB  VmHWM %4d MiB  threads %5d  queue round trip ms: max %s median %s  (CLI verb %s ms)\n' \
     "$1" $((rss / 1024)) $((hwm / 1024)) "$threads" \

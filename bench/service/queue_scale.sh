@@ -12,7 +12,8 @@ jar="${1:-$root/gpusched-cli/target/gpusched.jar}"
 queued="${2:-100000}"
 runs="${3:-5}"
 [ "$(id -u)" = 0 ] || { echo "queue_scale.sh: run it as root (it reads the queue as user nobody)" >&2; exit 2; }
-opts=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xss512k -Xms8m -Xmn4m -XX:-UsePerfData)
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
+opts=("${jvm_flags[@]}")
 dir="$(mktemp -d)"
 chmod 755 "$dir"
 cp "$jar" "$dir/gpusched.jar"

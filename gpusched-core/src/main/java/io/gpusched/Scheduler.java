@@ -436,6 +436,24 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * When {@link #snapshot()} shows every change the scheduler's loop had begun when this was called:
+     * a round in progress (whose jobs may already be running, their output already written), a
+     * submission whose number its client may already hold, a job's end or a cancel the loop took in.
+     * Read the snapshot once it completes, and a job its asker saw start, or was told the number of, is
+     * in it. Never blocks; call from any thread.
+     *
+     * @return a future that never completes exceptionally: at once when the snapshot already shows them,
+     *     before the first round begins, and for a {@link Simulation} (its board comes at the end), else
+     *     on the loop's thread when the board that shows them is published. While the scheduler stops,
+     *     or while its disk does not answer, no board comes: bound the wait
+     *     ({@link java.util.concurrent.CompletableFuture#completeOnTimeout}), and do little on the thread
+     *     that completes it
+     */
+    public java.util.concurrent.CompletableFuture<Void> whenSnapshotCurrent() {
+        return engine.whenSnapshotCurrent();
+    }
+
+    /**
      * A job's GPU memory over time, readable from any thread without waiting for the loop: sampled where
      * the scheduler measures peaks (every {@link SchedulerOptions#sampleInterval()} while it runs), kept
      * for running jobs and the last 256 that ended in this run.

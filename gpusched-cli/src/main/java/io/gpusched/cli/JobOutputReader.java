@@ -142,7 +142,8 @@ final class JobOutputReader {
         if (rc != 0 || Thread.currentThread().isInterrupted()) {
             return rc;
         }
-        // The loop said ended; the queue's snapshot may be a round behind it.
+        // The loop said ended; a daemon from before queue answers waited for the round under way may
+        // answer from a snapshot a round behind it.
         for (long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10); ; ) {
             try {
                 if (c.job(no).row() instanceof Row.Ended e) {

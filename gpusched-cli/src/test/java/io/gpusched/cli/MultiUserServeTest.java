@@ -70,6 +70,20 @@ class MultiUserServeTest {
         }
     }
 
+    /**
+     * For a failed look at the queue: when it was asked, when the job had shown it ran, and the snapshot
+     * a moment later with its time ({@code at}), so a stale answer shows how stale it was.
+     */
+    private String whenAnswered(Path socket, java.time.Instant asked, Path ran) {
+        try {
+            return "\nasked at " + asked + "; " + ran.getFileName() + " written at " + Files.getLastModifiedTime(ran)
+                    + "\nqueue --json a moment later: " + ServeDaemon.cli("queue", "--json", "--socket", socket.toString()).out()
+                    + "\ndaemon.log:\n" + Files.readString(dir.resolve("daemon.log"));
+        } catch (java.io.IOException e) {
+            return "\n(" + e + ")";
+        }
+    }
+
     /** Waits until a file exists and is not blank. */
     private void awaitFile(Path file, String what) throws Exception {
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -198,10 +212,13 @@ class MultiUserServeTest {
                 assertTrue(System.nanoTime() < end, "log: " + Files.readString(log) + " daemon: " + Files.readString(dir.resolve("daemon.log")));
             }
 
+            // Asked after she saw her job run: the answer waits for the board of the round that started it.
+            java.time.Instant asked = java.time.Instant.now();
             ByteArrayOutputStream queue = new ByteArrayOutputStream();
             new Cli(new PrintStream(queue, true, StandardCharsets.UTF_8), System.err, s -> { })
                     .run("queue", "--socket", socket.toString());
-            assertTrue(queue.toString(StandardCharsets.UTF_8).contains("/bin/sleep 30   [" + ALICE + "]"), queue.toString());
+            assertTrue(queue.toString(StandardCharsets.UTF_8).contains("/bin/sleep 30   [" + ALICE + "]"),
+                    () -> queue + whenAnswered(socket, asked, home.resolve("uid")));
 
             String bobCancels = as(BOB, socket, "{\"v\":1,\"op\":\"cancel\",\"no\":1}");
             assertTrue(bobCancels.contains("\"code\":\"forbidden\"") && bobCancels.contains("job 1 is gs-alice's"), bobCancels);

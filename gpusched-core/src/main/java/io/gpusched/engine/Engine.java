@@ -125,6 +125,17 @@ public final class Engine {
     private final SubmitBurst burst = new SubmitBurst();
     private volatile Thread loopThread;
     private volatile io.gpusched.event.QueueSnapshot snapshot;
+    /**
+     * Changes the loop has begun that its next board shows: bumped (by the loop alone) when a round
+     * starts, before any of its spawns, and when it takes in a submission, an exit or a control, before
+     * anyone hears of it. A client may see such a change (its submission's number, its job's first
+     * output) before the board that shows it is published: {@link #whenSnapshotCurrent()} waits for that board.
+     */
+    private volatile long begun;
+    /** {@link #begun} as the last published board showed it; set with {@link #snapshot}, after it. */
+    private volatile long shown;
+    /** Completed when the next board is published, then replaced: what {@link #whenSnapshotCurrent()} waits on. */
+    private volatile CompletableFuture<Void> nextBoard = new CompletableFuture<>();
     private Controls controls;
     private Submissions submissions;
     private Leases leases;
@@ -483,6 +494,32 @@ public final class Engine {
     }
 
     /**
+     * From any thread, without blocking: a future completed once {@link #snapshot()} shows every change
+     * the loop had begun when this was called (a round in progress, whose jobs may already run; a
+     * submission whose number its client may already have). Completed at once when it already does,
+     * when no round has begun yet, or where boards come only at the end (a simulation). While the loop
+     * is stopping no board comes until its end, and a loop stuck on a slow disk none until the disk
+     * answers: a caller bounds its wait ({@link CompletableFuture#completeOnTimeout}).
+     *
+     * @return a future that never completes exceptionally; completed on the loop's thread when it waited
+     */
+    public CompletableFuture<Void> whenSnapshotCurrent() {
+        if (ports.keeping() != Keeping.DISK) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return snapshotShowing(begun);
+    }
+
+    private CompletableFuture<Void> snapshotShowing(long wanted) {
+        // The future first, then the board: a board published between the two completes this future.
+        CompletableFuture<Void> next = nextBoard;
+        if (snapshot == null ? wanted == 0 : shown >= wanted) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return next.thenCompose(x -> snapshotShowing(wanted));
+    }
+
+    /**
      * A job's memory timeline, from any thread, without waiting for the loop.
      *
      * @param no the job's display number
@@ -830,14 +867,19 @@ public final class Engine {
     }
 
     private void handle(Inbox.Message m) {
+        // Each of these is followed by a board (a round, or a submission's board): begun counts it.
         if (m instanceof Inbox.Exited e) {
+            begun++;
             outcomes.reap(e.job(), e.exitCode());
             dirty = true;
         } else if (m instanceof Inbox.Submitted s) {
+            // Numbered when the drain's group is forced, after this: no client has the number yet.
             if (submissions.accept(s.spec(), s.context(), s.result(), s.accepted(), s.lease())) {
+                begun++;
                 joined++;
             }
         } else if (m instanceof Inbox.Control c) {
+            begun++;
             c.action().run();
             dirty = true;
         } else if (m instanceof Inbox.Stop s) {
@@ -857,6 +899,7 @@ public final class Engine {
     }
 
     private void round() {
+        begun++;
         durability.retry();
         boolean fresh = reader.read();
         source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(clock.now(), msg)));
@@ -889,7 +932,14 @@ public final class Engine {
                 settlement.liveOrphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));
         // Inside a group (a round that follows exits) what the board shows is forced first, as its report is.
-        durability.afterDurable(() -> snapshot = next);
+        long showing = begun;
+        durability.afterDurable(() -> {
+            snapshot = next;
+            shown = showing;
+            CompletableFuture<Void> published = nextBoard;
+            nextBoard = new CompletableFuture<>();
+            published.complete(null);
+        });
         reporter.emit(new SchedulerEvent.StatusUpdated(clock.now(), b));
     }
 }

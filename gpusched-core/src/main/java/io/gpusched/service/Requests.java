@@ -124,7 +124,9 @@ final class Requests {
     /**
      * Whether a request is answered from what is at hand, never waiting for the scheduler's loop or
      * another process ({@code hello}, {@code queue}, {@code job}): the service answers these on threads
-     * of their own, so they stay quick while the loop is busy. A line that is no request is answered at
+     * of their own, so they stay quick while the loop is busy. ({@code queue} and {@code job} are
+     * answered once the snapshot shows the round under way, {@link io.gpusched.Scheduler#whenSnapshotCurrent};
+     * no thread waits for it.) A line that is no request is answered at
      * once too, by the caller.
      */
     static boolean immediate(Request req) {

@@ -116,6 +116,12 @@ public final class ServiceServer implements AutoCloseable {
     static final long SHARED_BYTES = 32L << 20;
     /** The most bytes one read takes: the selector thread's one read buffer. */
     private static final int READ_CHUNK = 64 * 1024;
+    /**
+     * The longest a {@code queue} or {@code job} answer waits for the board of the round under way (or
+     * of a submission just numbered), in milliseconds; then it is answered from the last board. A round
+     * takes milliseconds; a loop past this is stuck on its disk or stopping.
+     */
+    static final long CURRENT_SNAPSHOT_WAIT_MILLIS = 5_000;
     /** Threads that answer {@code hello} and {@code queue}, which never wait for the scheduler's loop. */
     private static final int ANSWERERS = 2;
     /** Threads for requests that wait for the scheduler's loop (submit, cancel, logs, pause, srun's steps). */
@@ -647,6 +653,19 @@ public final class ServiceServer implements AutoCloseable {
                     r -> execute(workers, r), timer));
             if (!started) {
                 post(() -> close(c));
+            }
+        } else if (req instanceof io.gpusched.protocol.Request.Queue || req instanceof io.gpusched.protocol.Request.Job) {
+            // Never older than what its asker may have seen: a job whose output they read, a number
+            // they were given, in the round still under way. No thread waits for that board.
+            CompletableFuture<Void> current = scheduler.whenSnapshotCurrent();
+            if (current.isDone()) {
+                reply(c, () -> requests.answer(req, c.peer));
+            } else {
+                current.completeOnTimeout(null, CURRENT_SNAPSHOT_WAIT_MILLIS, TimeUnit.MILLISECONDS).whenComplete((v, e) -> {
+                    if (!execute(answerers, () -> reply(c, () -> requests.answer(req, c.peer)))) {
+                        post(() -> close(c));
+                    }
+                });
             }
         } else if (Requests.immediate(req)) {
             reply(c, () -> requests.answer(req, c.peer));
