@@ -611,6 +611,9 @@ public final class Engine {
             return loop();
         } finally {
             inbox.close();
+            if (durability != null) {
+                durability.stopSyncer();
+            }
             gpus.close();
             spawnd.ifPresent(SpawnServer::close);
             if (interruptedWhileRunning) {
@@ -716,8 +719,10 @@ public final class Engine {
                 burst.planned();
                 round();
                 // The exits' outcomes and this round's launching and started lines share one fsync, taken
-                // after the spawns; then their reports, in that order, and the board.
-                endCarriedGroup();
+                // after the spawns; then their reports, in that order, and the board. The fsync runs on
+                // the journal's thread (issue #27): an exit that comes meanwhile is taken, and the next
+                // job started, without waiting for the disk; the reports still wait for it.
+                endCarriedGroupLater();
                 durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
                 // A jobs-file change waiting to settle is looked at again as soon as it can be decided.
                 timers.schedule(Timer.ROUND, Math.min(pollNanos, source.settleNanos().orElse(pollNanos)));
@@ -780,7 +785,8 @@ public final class Engine {
         boolean handled = false;
         try {
             while (m != null) {
-                onlyExits &= m instanceof Inbox.Exited;
+                // A force done is news for what waited on it, not for the plan: it keeps the group carried.
+                onlyExits &= m instanceof Inbox.Exited || m instanceof Inbox.Forced;
                 handle(m);
                 m = inbox.poll();
             }
@@ -789,6 +795,16 @@ public final class Engine {
             if (!handled || !onlyExits || !dirty || stops.stopping() || durability.owesAcknowledgements()) {
                 durability.endGroup();
             }
+        }
+    }
+
+    /**
+     * Ends the group a drain of exits left open for its round, handing its fsync to the journal's thread
+     * ({@link Durability#endGroupLater}); the loop hears it is done through an {@link Inbox.Forced}.
+     */
+    private void endCarriedGroupLater() {
+        if (durability.grouping()) {
+            durability.endGroupLater(no -> inbox.post(new Inbox.Forced(no)));
         }
     }
 
@@ -842,10 +858,14 @@ public final class Engine {
             dirty = true;
         } else if (m instanceof Inbox.Stop s) {
             stops.beginStop(s.leaveJobs());
+        } else if (m instanceof Inbox.Forced f) {
+            durability.forced(f.flight());
         }
     }
 
     private RunSummary finish(boolean interrupted) {
+        // A force still on the journal's thread ends first: its reports come before the last board.
+        durability.close();
         leftovers.sweep();
         emitBoard(); // the last board: nothing running any more, and what the stop interrupted
         RunSummary summary = new RunSummary(outcomes.results(), table.earlierResults(), interrupted);
