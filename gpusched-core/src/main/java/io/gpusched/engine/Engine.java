@@ -780,6 +780,10 @@ public final class Engine {
             interruptedWhileRunning = true;
             m = new Inbox.Stop(false);
         }
+        if (m instanceof Inbox.Exited && !stops.stopping()) {
+            // The round this exit brings reads the GPUs: asked now, they answer while its outcome is written.
+            gpus.ask();
+        }
         durability.beginGroup();
         boolean onlyExits = m != null;
         boolean handled = false;
