@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Where the scheduler's journal goes: the {@link Journal} file, or {@link MemoryJournal} for a run that
  * keeps nothing (a simulation). Both fold every event into the same {@link JournalState}; only the file
- * writes, forces and can be refused by the disk. Owned by one thread.
+ * writes, forces and can be refused by the disk. Owned by one thread; only the fsync of a
+ * {@link #beginForce} may run on another.
  */
 public interface JournalStore extends AutoCloseable {
     /** @return the folded state (live: it follows every append) */
