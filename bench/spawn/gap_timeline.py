@@ -4,16 +4,19 @@
 Runs ROOT/bin/gpusched on 30 jobs `[vram=22G] date +%s%N >> FILE` on one simulated 24000 MiB GPU (strictly
 one at a time, as bench/vs_tsp.py's serial row) under `perf sched record`, then splits each gap between
 one job's `date` and the next one's, by who wakes whom (`perf sched timehist -w`):
-  exit -> loop      the date process's last event until the scheduler's loop thread (the JVM's main
-                    thread) is woken: the shell's exit, the run's monitor writing the exit file and ending,
-                    gpusched-spawnd's reap and its "exit" line, the JVM's reader thread posting to the inbox;
-                    plus, if the loop was still busy, its remaining work from the round before
-  loop -> spawn     the loop thread woken until it wakes gpusched-spawnd with the next start: the outcome,
-                    the round (GPU read, plan, intent line, the run's files and environment)
+  exit -> spawn     the date process's last event until the scheduler's loop thread (the JVM's main
+                    thread) wakes gpusched-spawnd with the next start: the shell's exit, the run's monitor
+                    writing the exit file and ending, spawnd's reap and "exit" line, the JVM's reader
+                    thread posting to the inbox, then the loop: the outcome, the round (GPU read, plan,
+                    intent line, the run's files and environment); and, if the loop was still busy with
+                    the round before (its fsync, board, reports), the rest of that
   spawn -> date     gpusched-spawnd woken until the next `date` runs: spawnd's fork of the monitor, its fork
                     of the command's process, the pid file, the answer, the "go"s, the shell's exec, its fork
                     and exec of date
+  loop idle         of the gaps, how many found the loop waiting: the reader thread woke it for the exit
 Prints each part's median [min-max] over the run's gaps (the first 3 skipped: JIT warm-up), in ms.
+perf sched records the whole machine: run it on a quiet one (another process named `date` would count,
+and on a loaded one every wake-up waits for a core, which is what it then measures).
 usage: bench/spawn/gap_timeline.py ROOT [--runs N]   (needs perf with sched tracepoints, i.e. root)
 """
 import argparse, os, re, statistics, subprocess, tempfile
@@ -25,7 +28,8 @@ args = ap.parse_args()
 work = tempfile.mkdtemp(prefix="gpusched-gap-timeline-")
 LINE = re.compile(r"^\s*(\d+\.\d+)\s+\[\d+\]\s+(.+?)\[(\d+)(?:/(\d+))?\]\s+(.*)$")
 WOKE = re.compile(r"awakened:\s+(.+?)\[(\d+)(?:/(\d+))?\]")
-parts = {"exit -> loop": [], "loop -> spawn": [], "spawn -> date": [], "exit -> date": []}
+parts = {"exit -> spawn": [], "spawn -> date": [], "exit -> date": []}
+idle = [0, 0]
 for r in range(args.runs):
     f = os.path.join(work, "serial.txt")
     stamps = os.path.join(work, f"stamps-{r}")
@@ -62,16 +66,20 @@ for r in range(args.runs):
                 dates[-1][2] = t
             else:
                 dates.append([tid, t, t])
+    jvm = next(pid for (_, c, tid, pid, _, _) in events if tid == loop)
     for (p1, _, end), (p2, start, _) in list(zip(dates, dates[1:]))[3:]:
-        woke_loop = next((t for (t, c, tid, pid, wc, wt) in events if t >= end and wt == loop), None)
-        woke_spawnd = next((t for (t, c, tid, pid, wc, wt) in events
-                            if woke_loop is not None and t >= woke_loop and tid == loop and wt == server), None)
-        if woke_loop is None or woke_spawnd is None or woke_spawnd > start:
+        req = next((t for (t, c, tid, pid, wc, wt) in events if end <= t <= start and tid == loop and wt == server), None)
+        if req is None:
             continue
-        parts["exit -> loop"].append((woke_loop - end) * 1000)
-        parts["loop -> spawn"].append((woke_spawnd - woke_loop) * 1000)
-        parts["spawn -> date"].append((start - woke_spawnd) * 1000)
+        idle[1] += 1
+        # The reader thread (a JVM thread named after the server) woke the loop for this exit: it was waiting.
+        if any(end <= t <= req and wt == loop and pid == jvm and c.startswith("gpusched-spawn")
+               for (t, c, tid, pid, wc, wt) in events):
+            idle[0] += 1
+        parts["exit -> spawn"].append((req - end) * 1000)
+        parts["spawn -> date"].append((start - req) * 1000)
         parts["exit -> date"].append((start - end) * 1000)
 for k, xs in parts.items():
     if xs:
         print(f"{k:14s} {statistics.median(xs):7.2f} ms [{min(xs):.2f}-{max(xs):.2f}]  n={len(xs)}")
+print(f"loop idle      {idle[0]} of {idle[1]} exits found the loop waiting")
