@@ -648,6 +648,9 @@ public final class Engine {
             return loop();
         } finally {
             inbox.close();
+            if (durability != null) {
+                durability.stopSyncer();
+            }
             gpus.close();
             spawnd.ifPresent(SpawnServer::close);
             if (interruptedWhileRunning) {
@@ -753,8 +756,10 @@ public final class Engine {
                 burst.planned();
                 round();
                 // The exits' outcomes and this round's launching and started lines share one fsync, taken
-                // after the spawns; then their reports, in that order, and the board.
-                endCarriedGroup();
+                // after the spawns; then their reports, in that order, and the board. The fsync runs on
+                // the journal's thread (issue #27): an exit that comes meanwhile is taken, and the next
+                // job started, without waiting for the disk; the reports still wait for it.
+                endCarriedGroupLater();
                 durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
                 // A jobs-file change waiting to settle is looked at again as soon as it can be decided.
                 timers.schedule(Timer.ROUND, Math.min(pollNanos, source.settleNanos().orElse(pollNanos)));
@@ -812,12 +817,17 @@ public final class Engine {
             interruptedWhileRunning = true;
             m = new Inbox.Stop(false);
         }
+        if (m instanceof Inbox.Exited && !stops.stopping()) {
+            // The round this exit brings reads the GPUs: asked now, they answer while its outcome is written.
+            gpus.ask();
+        }
         durability.beginGroup();
         boolean onlyExits = m != null;
         boolean handled = false;
         try {
             while (m != null) {
-                onlyExits &= m instanceof Inbox.Exited;
+                // A force done is news for what waited on it, not for the plan: it keeps the group carried.
+                onlyExits &= m instanceof Inbox.Exited || m instanceof Inbox.Forced;
                 handle(m);
                 m = inbox.poll();
             }
@@ -826,6 +836,16 @@ public final class Engine {
             if (!handled || !onlyExits || !dirty || stops.stopping() || durability.owesAcknowledgements()) {
                 durability.endGroup();
             }
+        }
+    }
+
+    /**
+     * Ends the group a drain of exits left open for its round, handing its fsync to the journal's thread
+     * ({@link Durability#endGroupLater}); the loop hears it is done through an {@link Inbox.Forced}.
+     */
+    private void endCarriedGroupLater() {
+        if (durability.grouping()) {
+            durability.endGroupLater(no -> inbox.post(new Inbox.Forced(no)));
         }
     }
 
@@ -884,10 +904,14 @@ public final class Engine {
             dirty = true;
         } else if (m instanceof Inbox.Stop s) {
             stops.beginStop(s.leaveJobs());
+        } else if (m instanceof Inbox.Forced f) {
+            durability.forced(f.flight());
         }
     }
 
     private RunSummary finish(boolean interrupted) {
+        // A force still on the journal's thread ends first: its reports come before the last board.
+        durability.close();
         leftovers.sweep();
         emitBoard(); // the last board: nothing running any more, and what the stop interrupted
         RunSummary summary = new RunSummary(outcomes.results(), table.earlierResults(), interrupted);

@@ -317,6 +317,50 @@ public final class Journal implements JournalStore {
         forces++;
     }
 
+    @Override
+    public Optional<PendingForce> beginForce() {
+        writeBacklog();
+        if (!unforced) {
+            return Optional.empty();
+        }
+        unforced = false;
+        forcesInFlight++;
+        return Optional.of(new ChannelForce());
+    }
+
+    @Override
+    public void endForce(PendingForce done) {
+        if (!(done instanceof ChannelForce f) || f.ended) {
+            throw new IllegalStateException("not a force this journal handed over, or ended twice");
+        }
+        f.ended = true;
+        forcesInFlight--;
+        if (f.failure != null) {
+            // The writes it was to force may not be on disk: the next force does them again.
+            unforced = true;
+            throw new JournalException("cannot write journal " + path + ": " + f.failure.getMessage(), f.failure);
+        }
+        forces++;
+    }
+
+    /** The fsync of {@link #beginForce}: the channel's force, run on another thread; its failure kept for the owner. */
+    private final class ChannelForce implements PendingForce {
+        private volatile IOException failure;
+        private boolean ended;
+
+        @Override
+        public void sync() {
+            try {
+                channel.force(false);
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+    }
+
+    /** Forces handed over and not yet ended: while there are any, the writes they cover count as unforced. */
+    private int forcesInFlight;
+
     /** @return how many times {@link #force()} forced appends to disk (one {@code fsync} each) since this was opened */
     @Override
     public long forces() {
@@ -347,7 +391,7 @@ public final class Journal implements JournalStore {
     /** @return whether some appended events are not yet forced to disk */
     @Override
     public boolean hasUnforced() {
-        return unforced || !backlog.isEmpty();
+        return unforced || forcesInFlight > 0 || !backlog.isEmpty();
     }
 
     /**

@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Where the scheduler's journal goes: the {@link Journal} file, or {@link MemoryJournal} for a run that
  * keeps nothing (a simulation). Both fold every event into the same {@link JournalState}; only the file
- * writes, forces and can be refused by the disk. Owned by one thread.
+ * writes, forces and can be refused by the disk. Owned by one thread; only the fsync of a
+ * {@link #beginForce} may run on another.
  */
 public interface JournalStore extends AutoCloseable {
     /** @return the folded state (live: it follows every append) */
@@ -51,6 +52,38 @@ public interface JournalStore extends AutoCloseable {
      * @throws JournalException if the disk refuses
      */
     void force();
+
+    /**
+     * Starts forcing every write so far with its fsync left to another thread (issue #27: the loop goes on
+     * with the next exit and start while the disk works): writes what the disk refused before, then
+     * returns the fsync to run, or empty when nothing is unforced. Until {@link #endForce} is given the
+     * result, {@link #hasUnforced()} stays true. A journal that cannot hand its fsync over forces here
+     * and returns empty (the default; a journal kept in memory has nothing to force).
+     *
+     * @return the fsync to run on another thread, then to give to {@link #endForce}; empty when done here
+     * @throws JournalException if the disk refuses the writes; nothing is lost from memory
+     */
+    default java.util.Optional<PendingForce> beginForce() {
+        force();
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Ends a force begun by {@link #beginForce}, on the owning thread, after its fsync ran.
+     *
+     * @param done the pending force, its fsync run
+     * @throws JournalException if its fsync failed: its writes count as unforced again, and the next force
+     *     tries again
+     */
+    default void endForce(PendingForce done) {
+        throw new IllegalStateException("no force was handed over");
+    }
+
+    /** An fsync handed to another thread by {@link #beginForce}: run it once, there, then end it with {@link #endForce}. */
+    interface PendingForce {
+        /** Runs the fsync (on any thread); a failure is kept for {@link #endForce}. */
+        void sync();
+    }
 
     /** @return how many fsyncs forced appended lines to disk since this was opened; 0 for a journal kept in memory */
     long forces();

@@ -43,6 +43,18 @@ public final class Durability {
     private long changes;
     /** The journal's size right after the last compaction, in bytes. */
     private long compactedBytes;
+    /** The force handed to {@link #syncer} and not yet ended on this thread, with what waits for it; at most one. */
+    private Optional<InFlight> inFlight = Optional.empty();
+    private long flights;
+    /** Runs handed-over fsyncs, one at a time; made at the first, shut down by {@link #close()}. */
+    private final java.util.function.Supplier<java.util.concurrent.ExecutorService> syncers;
+    private java.util.concurrent.ExecutorService syncer;
+
+    /** A force run elsewhere: its number, the fsync, its end, and what waits for it, in order. */
+    private record InFlight(long no, JournalStore.PendingForce force, java.util.concurrent.Future<?> done,
+                            List<Runnable> actions) {
+    }
+
     /** The loop's thread: the only one that may touch scheduler state (checked under -ea, as in tests). */
     private final Thread owner = Thread.currentThread();
 
@@ -52,6 +64,21 @@ public final class Durability {
      * @param onFailure called when writes start failing (the loop re-plans at once, to say why nothing starts)
      */
     public Durability(JournalStore journal, RunFiles runFiles, Reporter reporter, LoopClock clock, Runnable onFailure) {
+        this(journal, runFiles, reporter, clock, onFailure, () -> java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "gpusched-journal-sync");
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    /**
+     * As the public constructor, with the executor that runs handed-over fsyncs given (tests hold them).
+     *
+     * @param syncers makes the single-thread executor for {@link #endGroupLater}, once, at its first use
+     */
+    Durability(JournalStore journal, RunFiles runFiles, Reporter reporter, LoopClock clock, Runnable onFailure,
+               java.util.function.Supplier<java.util.concurrent.ExecutorService> syncers) {
+        this.syncers = syncers;
         this.journal = journal;
         this.runFiles = runFiles;
         this.reporter = reporter;
@@ -80,6 +107,14 @@ public final class Durability {
 
     public Optional<String> failing() {
         return failing;
+    }
+
+    /**
+     * @return whether what is reported now must wait: a group is open, or a force handed over by
+     *     {@link #endGroupLater} is not yet done (a report then may not overtake those it holds)
+     */
+    public boolean holding() {
+        return grouping || inFlight.isPresent();
     }
 
     /** @return whether a group is open: appends wait for its one fsync, and reports with them */
@@ -144,6 +179,9 @@ public final class Durability {
         assert Thread.currentThread() == owner : "loop state touched from " + Thread.currentThread().getName();
         if (grouping) {
             afterForce.add(action);
+        } else if (inFlight.isPresent()) {
+            // Its own lines are forced already; it waits only so as not to overtake what the force in flight holds.
+            inFlight.get().actions().add(action);
         } else {
             action.run();
         }
@@ -218,6 +256,7 @@ public final class Durability {
      * that they were not told a number, rather than wait on a scheduler that is gone.
      */
     public void abandonUnacknowledged() {
+        joinInFlight();
         if (!unacknowledged.isEmpty()) {
             force();
             acknowledgeIfForced();
@@ -252,6 +291,8 @@ public final class Durability {
     }
 
     public void endGroup() {
+        // What an earlier group handed over goes first: its reports come before this group's.
+        joinInFlight();
         grouping = false;
         if (journal.hasUnforced()) {
             force();
@@ -265,13 +306,126 @@ public final class Durability {
     }
 
     /**
+     * Ends a group as {@link #endGroup} does, but hands its fsync to the journal's own thread and returns
+     * at once (issue #27): the loop can take the next exit and start the next run while the disk works.
+     * Every line of the group is in the file already (a SIGKILL of the scheduler loses none); what
+     * waits for the fsync (reports, run-file removals, numbers owed) waits on, until the loop hears
+     * {@code done} (an {@link Inbox.Forced} to post) or another group ends, which first waits for this one.
+     * At most one force is handed over at a time. A journal that cannot hand its fsync over (one kept in
+     * memory) ends the group here, as {@link #endGroup} does.
+     *
+     * @param done called on the journal's thread once the fsync has run, with the number to give {@link #forced}
+     */
+    public void endGroupLater(java.util.function.LongConsumer done) {
+        joinInFlight();
+        grouping = false;
+        Optional<JournalStore.PendingForce> force;
+        try {
+            force = journal.beginForce();
+        } catch (JournalException e) {
+            failed(e);
+            force = Optional.empty();
+        }
+        if (force.isEmpty()) {
+            runHeld();
+            return;
+        }
+        if (syncer == null) {
+            syncer = syncers.get();
+        }
+        long no = ++flights;
+        JournalStore.PendingForce f = force.get();
+        List<Runnable> held = new ArrayList<>(afterForce);
+        afterForce.clear();
+        java.util.concurrent.Future<?> ran = syncer.submit(() -> {
+            f.sync();
+            done.accept(no);
+        });
+        inFlight = Optional.of(new InFlight(no, f, ran, held));
+    }
+
+    /**
+     * The force handed over as {@code no} has run (the loop heard {@link Inbox.Forced}): ends it and lets
+     * what waited for it go. Nothing when it was ended already (another group waited for it).
+     *
+     * @param no the number {@link #endGroupLater} gave its {@code done}
+     */
+    public void forced(long no) {
+        if (inFlight.isPresent() && inFlight.get().no() == no) {
+            joinInFlight();
+        }
+    }
+
+    /**
+     * Waits for the force handed over, if one is, ends it, and runs what waited for it, in order, before
+     * anything the loop does next. Those reports are older than anything now grouped, so they go at once.
+     */
+    private void joinInFlight() {
+        if (inFlight.isEmpty()) {
+            return;
+        }
+        InFlight f = inFlight.get();
+        boolean interrupted = false;
+        while (true) {
+            try {
+                f.done().get();
+                break;
+            } catch (InterruptedException e) {
+                // An fsync is not abandoned half-way: wait it out, and keep the interrupt for the loop.
+                interrupted = true;
+            } catch (java.util.concurrent.ExecutionException e) {
+                break; // sync() keeps its own failure; a task cannot fail otherwise
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        inFlight = Optional.empty();
+        try {
+            journal.endForce(f.force());
+        } catch (JournalException e) {
+            failed(e);
+        }
+        boolean wasGrouping = grouping;
+        grouping = false;
+        try {
+            f.actions().forEach(Runnable::run);
+            acknowledgeIfForced();
+        } finally {
+            grouping = wasGrouping;
+        }
+    }
+
+    /** What a group held, now that its lines are forced (or the force failed and said so). */
+    private void runHeld() {
+        List<Runnable> held = List.copyOf(afterForce);
+        afterForce.clear();
+        held.forEach(Runnable::run);
+        acknowledgeIfForced();
+    }
+
+    /** Ends the force in flight, if any, and stops the thread that ran handed-over fsyncs (the run is over). */
+    public void close() {
+        joinInFlight();
+        stopSyncer();
+    }
+
+    /** Lets the thread that ran handed-over fsyncs end (as the run ends, on any path; a force in flight still runs). */
+    public void stopSyncer() {
+        if (syncer != null) {
+            syncer.shutdown();
+            syncer = null;
+        }
+    }
+
+    /**
      * Compacts the journal when it has grown past {@code thresholdBytes} and to twice its size after the
      * last compaction: its folded state written back,
      * crash-safely, keeping the most recent {@code keepEndedSubmissions} ended submissions. Never while
      * writes fail or inside a group. A compaction that fails is said once; the journal stays as it was.
      */
     public void compactIfLarger(long thresholdBytes, int keepEndedSubmissions) {
-        if (grouping || failing.isPresent()) {
+        if (grouping || inFlight.isPresent() || failing.isPresent()) {
             return;
         }
         long before = journal.sizeBytes();

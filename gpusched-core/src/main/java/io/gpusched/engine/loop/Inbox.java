@@ -20,7 +20,16 @@ import java.util.function.Supplier;
  */
 public final class Inbox {
     /** Messages other threads post to the loop. */
-    public sealed interface Message permits Exited, Submitted, Control, Stop {
+    public sealed interface Message permits Exited, Submitted, Control, Stop, Forced {
+    }
+
+    /**
+     * The fsync a group handed to the journal's own thread ({@link Durability#endGroupLater}) is done:
+     * what waited for it (reports, run-file removals, numbers owed) can go now.
+     *
+     * @param flight which handed-over force it was
+     */
+    public record Forced(long flight) implements Message {
     }
 
     /**

@@ -29,7 +29,7 @@ public final class Reporter {
     }
 
     public void emit(SchedulerEvent e) {
-        if (durability.isPresent() && durability.get().grouping()) {
+        if (durability.isPresent() && durability.get().holding()) {
             durability.get().afterDurable(() -> emit(e));
             return;
         }

@@ -330,7 +330,12 @@ public final class Dispatcher {
             // intent was in the file before its spawn; the fsync guards against the machine itself going
             // down, which takes the jobs with it. If it fails the jobs keep running (stopping them would
             // not make the journal truer) and nothing new starts until the journal can be written.
-            durability.force();
+            // Inside a group (a round that follows exits) the group's end forces them, with the exits'
+            // outcomes, and the reports wait for it (issue #27: that fsync may then run while the loop
+            // takes the next exit).
+            if (!durability.grouping()) {
+                durability.force();
+            }
             started.forEach(reporter::emit);
         }
         return new Result(still, views);

@@ -104,4 +104,50 @@ class BoundedBackendTest {
         assertEquals("0.25 s", BoundedBackend.seconds(Duration.ofMillis(250)));
         assertEquals("1.5 s", BoundedBackend.seconds(Duration.ofMillis(1500)));
     }
+
+    private static void awaitCalls(FaultyBackend gpus, int n) throws InterruptedException {
+        for (int i = 0; i < 2000 && gpus.calls.get() < n; i++) {
+            Thread.sleep(5);
+        }
+        assertEquals(n, gpus.calls.get());
+    }
+
+    @Test
+    void aSnapshotAskedAtAnExit_isTakenByTheRoundThatFollows_withoutAskingTheBackendAgain() throws Exception {
+        FaultyBackend gpus = new FaultyBackend(24_000);
+        gpus.usedMib = 777;
+        try (BoundedBackend bounded = new BoundedBackend(gpus, Duration.ofSeconds(30))) {
+            bounded.ask();
+            awaitCalls(gpus, 1); // the backend works before anyone waits for it
+            bounded.ask(); // asked already: not twice
+            assertEquals(777, bounded.snapshot().gpus().get(0).usedMib());
+            assertEquals(1, gpus.calls.get(), "the asked answer was taken, not asked again");
+            bounded.snapshot();
+            assertEquals(2, gpus.calls.get(), "taken once: the next call asks anew");
+        }
+    }
+
+    @Test
+    void anAskedSnapshotNotTakenInTime_isNotPassedOffAsTheGpusNow() throws Exception {
+        FaultyBackend gpus = new FaultyBackend(24_000);
+        try (BoundedBackend bounded = new BoundedBackend(gpus, Duration.ofSeconds(30))) {
+            gpus.usedMib = 100;
+            bounded.ask();
+            awaitCalls(gpus, 1);
+            Thread.sleep(TimeUnit.NANOSECONDS.toMillis(BoundedBackend.ASKED_FRESH_NANOS) + 50);
+            gpus.usedMib = 200;
+            assertEquals(200, bounded.snapshot().gpus().get(0).usedMib(), "an old answer was taken");
+            assertEquals(2, gpus.calls.get());
+        }
+    }
+
+    @Test
+    void aBackendAskedInline_isNotAskedAhead() {
+        FaultyBackend gpus = new FaultyBackend(24_000);
+        BoundedBackend inline = BoundedBackend.inline(gpus);
+        inline.ask();
+        assertEquals(0, gpus.calls.get());
+        inline.snapshot();
+        assertEquals(1, gpus.calls.get());
+    }
 }
