@@ -239,7 +239,7 @@ class QueueTextServedTest {
         try (OlderDaemon older = new OlderDaemon(dir.resolve("older.sock"), daemon.socket(), false)) {
             Result q = queue(Map.of("LANG", "C.UTF-8"), "--socket", older.socket.toString());
             assertEquals(new Result(0, before, ""), q);
-            String asked = "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}";
+            String asked = "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\",\"chunks\":true}}";
             assertEquals(List.of(asked, "{\"v\":1,\"op\":\"hello\"}", asked), older.requests,
                     "asked first without hello; given rows, asked again as the full client asks");
             Result mine = queue(Map.of("LANG", "C.UTF-8"), "--socket", older.socket.toString(), "--user", "me");

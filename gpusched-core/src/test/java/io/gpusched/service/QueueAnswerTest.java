@@ -166,10 +166,11 @@ class QueueAnswerTest {
     /** Every piece of a text answer as its writer takes them, joined: the text the client reads. */
     private static String written(List<String> answer) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        java.util.Iterator<byte[]> chunks = ((QueueAnswer.TextAnswer) answer).chunks();
+        java.util.Iterator<java.nio.ByteBuffer> chunks = ((QueueAnswer.TextAnswer) answer).chunks();
         chunks.next(); // the head line
         while (chunks.hasNext()) {
-            out.writeBytes(chunks.next());
+            java.nio.ByteBuffer b = chunks.next();
+            out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
         }
         return out.toString(StandardCharsets.UTF_8);
     }
