@@ -112,7 +112,7 @@ final class QueueText {
                     } else {
                         line.add("undeclared");
                     }
-                    line.add(", waits: ").add(p.reason().text()).add(" — ").add(command(p, cut));
+                    line.add(", waits: ").addRepeated(p.reason().text()).add(" — ").add(command(p, cut));
                     owner(p, line);
                     notes(p.notes(), line);
                 }),

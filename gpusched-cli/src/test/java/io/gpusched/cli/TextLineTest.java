@@ -73,6 +73,17 @@ class TextLineTest {
         assertArrayEquals("short\n".getBytes(StandardCharsets.UTF_8), line(t.clear().add("short")));
     }
 
+    @Test
+    void aRepeatedPart_isTheSameBytesWhetherTheSameStringAnEqualOneOrAnother() throws Exception {
+        TextLine t = new TextLine();
+        String reason = "needs 1 GPU with ≥ 20992 MiB headroom; best is gpu0 with 3520 MiB";
+        for (String s : List.of(reason, reason, new String(reason.toCharArray()), "other ✓", reason, "lone \uD83D", "",
+                "x".repeat(3_000) + "…", reason)) {
+            assertArrayEquals(("a " + s + " b\n").getBytes(StandardCharsets.UTF_8), line(t.clear().add("a ").addRepeated(s)
+                    .add(" b")), s);
+        }
+    }
+
     private static ListText t(String s) {
         return ListText.whole(s);
     }
