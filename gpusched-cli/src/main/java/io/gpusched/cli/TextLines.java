@@ -95,17 +95,20 @@ final class TextLines implements QueuePrinter.Text {
      *     (issue #27: a 100,000-job queue's rows, written by the daemon without a string each)
      */
     static <R> Part eachLine(List<R> rows, java.util.function.BiConsumer<R, TextLine> line) {
+        Part strings = each(rows, r -> {
+            TextLine t = new TextLine();
+            line.accept(r, t);
+            return t.toString();
+        });
         return new Part() {
             @Override
             public int size() {
-                return rows.size();
+                return strings.size();
             }
 
             @Override
             public String line(int i) {
-                TextLine t = new TextLine();
-                line.accept(rows.get(i), t);
-                return t.toString();
+                return strings.line(i);
             }
 
             @Override

@@ -155,16 +155,28 @@ class ServiceLimitsTest {
         assertEquals(0, server.heldTextBytes(), "a closed connection gives its text's bytes back");
     }
 
+    /** A line of the 100,000 a slow reader's text is made of: about 200 bytes. */
+    private static final String PAGE = "… job " + "y".repeat(190) + "\n";
+
+    /**
+     * @param written counts the slices the service's printer writes
+     * @param text the request's {@code text}
+     * @return a connection that asked a service whose text is 100,000 {@link #PAGE}s for it
+     */
+    private SocketChannel askForPages(java.util.concurrent.atomic.AtomicLong written, String text) throws IOException {
+        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
+                Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(pages(PAGE, 100_000, written)));
+        SocketChannel c = connect();
+        send(c, "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":" + text + "}\n");
+        return c;
+    }
+
     @Test
     void aSlowReaderOfAHundredThousandJobText_makesTheDaemonRenderOnlyWhatItsSocketTakes() throws Exception {
         // 100,000 lines of 200 bytes: a 20 MB text, rendered a piece at a time as the reader takes it.
         java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
-        String page = "… job " + "y".repeat(190) + "\n";
-        int lineBytes = page.getBytes(StandardCharsets.UTF_8).length;
-        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
-                Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(pages(page, 100_000, written)));
-        SocketChannel c = connect();
-        send(c, "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}\n");
+        int lineBytes = PAGE.getBytes(StandardCharsets.UTF_8).length;
+        SocketChannel c = askForPages(written, "{\"layout\":\"list\"}");
         String head = line(c, 10).orElseThrow();
         long total = 100_000L * lineBytes;
         assertTrue(head.contains("\"text_bytes\":" + total), head);
@@ -199,12 +211,8 @@ class ServiceLimitsTest {
     void aSlowReaderOfAHundredThousandJobTextInChunks_makesTheDaemonRenderItOnce_onlyAsItsSocketTakesIt() throws Exception {
         // 100,000 lines of 200 bytes in chunks: rendered once, a piece at a time as the reader takes it.
         java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
-        String page = "… job " + "y".repeat(190) + "\n";
-        int lineBytes = page.getBytes(StandardCharsets.UTF_8).length;
-        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
-                Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(pages(page, 100_000, written)));
-        SocketChannel c = connect();
-        send(c, "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\",\"chunks\":true}}\n");
+        int lineBytes = PAGE.getBytes(StandardCharsets.UTF_8).length;
+        SocketChannel c = askForPages(written, "{\"layout\":\"list\",\"chunks\":true}");
         assertEquals(Optional.of("{\"v\":1,\"ok\":true,\"text_chunks\":true}"), line(c, 10));
         long total = 100_000L * lineBytes;
         java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
@@ -251,7 +259,7 @@ class ServiceLimitsTest {
             chunks++;
         }
         assertEquals(b.length, at, "nothing after the 0 line");
-        assertEquals(page.repeat(100_000), text.toString(StandardCharsets.UTF_8));
+        assertEquals(PAGE.repeat(100_000), text.toString(StandardCharsets.UTF_8));
         assertTrue(chunks > 250, "in chunks of about 64 KiB: " + chunks);
         assertEquals(100_000, written.get(), "each slice written once");
         assertTrue(exchange(c, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"), "the connection goes on");
