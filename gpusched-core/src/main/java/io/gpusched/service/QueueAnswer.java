@@ -562,7 +562,9 @@ final class QueueAnswer {
 
         private void room(int len) {
             if (end + len > buf.length) {
-                buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, end + len));
+                // To what it needs and a little, not twice: the array is what the answer's share counts,
+                // and a piece of 64 KiB and a line of a few KiB more stays within it.
+                buf = java.util.Arrays.copyOf(buf, end + len + 4096);
             }
         }
 

@@ -355,6 +355,27 @@ class QueueAnswerTest {
     }
 
     @Test
+    void linesOfTensOfKiB_keepTheShareTakenBeforeTheHead() {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            lines.add("t".repeat(20 * 1024 + i * 997) + "\n");
+        }
+        TextBudget budget = new TextBudget();
+        List<String> answer = new QueueAnswer(queue(3, "true", 0)).text(CHUNKS, slices(lines,
+                new java.util.concurrent.atomic.AtomicInteger()), budget).orElseThrow();
+        java.util.Iterator<java.nio.ByteBuffer> it = ((QueueAnswer.ChunkedText) answer).chunks();
+        StringBuilder text = new StringBuilder();
+        it.next();
+        while (it.hasNext()) {
+            assertEquals(QueueAnswer.ChunkedText.SHARE, ((QueueAnswer.ChunkedText) answer).share(), "not grown");
+            java.nio.ByteBuffer b = it.next();
+            text.append(new String(b.array(), b.arrayOffset() + b.position(), b.remaining(), StandardCharsets.UTF_8));
+        }
+        assertTrue(text.toString().endsWith("\n0\n") && text.length() > 40 * 20 * 1024, "all of it: " + text.length());
+        assertEquals(0, budget.held());
+    }
+
+    @Test
     void aChunkedTextThatCannotGoOn_throwsFromItsNextChunk_holdingNothingOnceReleased() {
         // A budget of one share: a line over the share's room cannot be held, so the text cannot go on.
         TextBudget budget = new TextBudget(QueueAnswer.ChunkedText.SHARE);
