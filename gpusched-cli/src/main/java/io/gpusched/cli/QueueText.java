@@ -23,16 +23,24 @@ final class QueueText {
         return row.owner().map(o -> "   [" + o.text() + "]").orElse("");
     }
 
+    /** {@link #owner(Row)}, added to a line. */
+    private static void owner(Row row, TextLine line) {
+        if (row.owner().isPresent()) {
+            line.add("   [").add(row.owner().get().text()).add("]");
+        }
+    }
+
     /**
      * A job's notes (its shown attributes, such as {@code comment=}) after its row, each as a shell comment
      * reads: {@code   # nightly sweep}; nothing when it has none.
      */
-    private static String notes(Notes<ListText> notes) {
-        StringBuilder b = new StringBuilder();
-        for (Notes.Note<ListText> n : notes.all()) {
-            b.append("   # ").append(DisplayWidth.clean(n.text().text()));
+    private static void notes(Notes<ListText> notes, TextLine line) {
+        if (notes.isEmpty()) {
+            return;
         }
-        return b.toString();
+        for (Notes.Note<ListText> n : notes.all()) {
+            line.add("   # ").add(DisplayWidth.clean(n.text().text()));
+        }
     }
 
     /** {@code  [tty]} after the number of a job with a terminal of its own, as its jobs-file line says it. */
@@ -87,19 +95,37 @@ final class QueueText {
                 TextLines.one(() -> shown.running().size() + " running, " + shown.pending().size() + " pending, "
                         + shown.finished() + " done"
                         + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus())),
-                TextLines.each(shown.running(), r -> "▶ job " + r.no() + tty(r)
-                        + r.cluster().map(c -> " (" + DisplayWidth.clean(c.text()) + ")").orElse("")
-                        + " gpu" + r.gpus() + " " + QueueTable.duration(Math.round(r.elapsedSeconds())) + ", peak "
-                        + r.peakMib() + " MiB — " + command(r, cut) + owner(r) + notes(r.notes())),
-                TextLines.each(shown.pending(), p -> "… job " + p.no() + tty(p) + " " + mib(p.declaredMib()) + ", waits: "
-                        + p.reason().text() + " — " + command(p, cut) + owner(p) + notes(p.notes())),
+                TextLines.eachLine(shown.running(), (r, line) -> {
+                    line.add("▶ job ").add(r.no()).add(tty(r));
+                    if (r.cluster().isPresent()) {
+                        line.add(" (").add(DisplayWidth.clean(r.cluster().get().text())).add(")");
+                    }
+                    line.add(" gpu").add(r.gpus().toString()).add(" ").add(QueueTable.duration(Math.round(r.elapsedSeconds())))
+                            .add(", peak ").add(r.peakMib()).add(" MiB — ").add(command(r, cut));
+                    owner(r, line);
+                    notes(r.notes(), line);
+                }),
+                TextLines.eachLine(shown.pending(), (p, line) -> {
+                    line.add("… job ").add(p.no()).add(tty(p)).add(" ");
+                    if (p.declaredMib().isPresent()) {
+                        line.add(p.declaredMib().getAsLong()).add(" MiB");
+                    } else {
+                        line.add("undeclared");
+                    }
+                    line.add(", waits: ").addRepeated(p.reason().text()).add(" — ").add(command(p, cut));
+                    owner(p, line);
+                    notes(p.notes(), line);
+                }),
                 TextLines.one(() -> shown.leftOut() == 0 ? null : "  (" + shown.leftOut() + " earlier finished job"
                         + (shown.leftOut() == 1 ? "" : "s") + " not shown: gpusched queue --all)"),
-                TextLines.each(done, d -> {
+                TextLines.eachLine(done, (d, line) -> {
                     String status = d.status().journalName();
-                    return ("ok".equals(status) ? "✓" : "✗") + " job " + d.no() + " " + status
-                            + (d.status().isFailure() ? ", exit " + d.exitCode() : "") + " — " + command(d, cut)
-                            + owner(d);
+                    line.add("ok".equals(status) ? "✓" : "✗").add(" job ").add(d.no()).add(" ").add(status);
+                    if (d.status().isFailure()) {
+                        line.add(", exit ").add(d.exitCode());
+                    }
+                    line.add(" — ").add(command(d, cut));
+                    owner(d, line);
                 }),
                 TextLines.one(() -> cut[0] ? "  (commands over " + ProtocolCodec.LIST_COMMAND_CHARS + " characters are shortened,"
                         + " ending in …: gpusched show N prints one whole)" : null)), ascii);

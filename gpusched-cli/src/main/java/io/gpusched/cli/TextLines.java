@@ -27,11 +27,23 @@ final class TextLines implements QueuePrinter.Text {
          * @return its line, without a line end; {@code null} for none (a note with nothing to say)
          */
         String line(int i);
+
+        /**
+         * Makes line {@code i} into {@code into} (emptied), when this part makes its lines that way
+         * ({@link #eachLine}): straight into UTF-8, no string made.
+         *
+         * @return false, having made nothing, for a part that makes strings only
+         */
+        default boolean make(int i, TextLine into) {
+            return false;
+        }
     }
 
     private final List<Part> parts;
     private final int[] ends;
     private final boolean ascii;
+    /** The line being made, reused: slices are written one at a time, by one writer at a time. */
+    private final TextLine scratch = new TextLine();
 
     /**
      * @param parts the parts, in order
@@ -78,6 +90,35 @@ final class TextLines implements QueuePrinter.Text {
         };
     }
 
+    /**
+     * @return a part of a line for each of {@code rows}, made by {@code line} into a {@link TextLine}
+     *     (issue #27: a 100,000-job queue's rows, written by the daemon without a string each)
+     */
+    static <R> Part eachLine(List<R> rows, java.util.function.BiConsumer<R, TextLine> line) {
+        Part strings = each(rows, r -> {
+            TextLine t = new TextLine();
+            line.accept(r, t);
+            return t.toString();
+        });
+        return new Part() {
+            @Override
+            public int size() {
+                return strings.size();
+            }
+
+            @Override
+            public String line(int i) {
+                return strings.line(i);
+            }
+
+            @Override
+            public boolean make(int i, TextLine into) {
+                line.accept(rows.get(i), into);
+                return true;
+            }
+        };
+    }
+
     @Override
     public int slices() {
         return ends.length == 0 ? 0 : ends[ends.length - 1];
@@ -90,7 +131,13 @@ final class TextLines implements QueuePrinter.Text {
         while (slice >= ends[p]) {
             p++;
         }
-        String line = parts.get(p).line(slice - (p == 0 ? 0 : ends[p - 1]));
+        Part part = parts.get(p);
+        int i = slice - (p == 0 ? 0 : ends[p - 1]);
+        if (!ascii && part.make(i, scratch.clear())) {
+            scratch.writeLineTo(out);
+            return;
+        }
+        String line = part.line(i);
         if (line != null) {
             out.write((ascii ? QueueTable.ascii(line) : line).getBytes(StandardCharsets.UTF_8));
             out.write('\n');

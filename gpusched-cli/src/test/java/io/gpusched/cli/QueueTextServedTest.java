@@ -239,7 +239,7 @@ class QueueTextServedTest {
         try (OlderDaemon older = new OlderDaemon(dir.resolve("older.sock"), daemon.socket(), false)) {
             Result q = queue(Map.of("LANG", "C.UTF-8"), "--socket", older.socket.toString());
             assertEquals(new Result(0, before, ""), q);
-            String asked = "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}";
+            String asked = "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\",\"chunks\":true}}";
             assertEquals(List.of(asked, "{\"v\":1,\"op\":\"hello\"}", asked), older.requests,
                     "asked first without hello; given rows, asked again as the full client asks");
             Result mine = queue(Map.of("LANG", "C.UTF-8"), "--socket", older.socket.toString(), "--user", "me");
@@ -256,6 +256,83 @@ class QueueTextServedTest {
         }
     }
 
+    @Test
+    void aDaemonOlderThanChunks_answersTextBytes_whichIsPrintedAsBefore() throws Exception {
+        Result chunked = queue(Map.of("LANG", "C.UTF-8"));
+        assertEquals(0, chunked.code(), chunked.err());
+        try (OlderDaemon older = new OlderDaemon(dir.resolve("older.sock"), daemon.socket(), false, true)) {
+            Result q = queue(Map.of("LANG", "C.UTF-8"), "--socket", older.socket.toString());
+            assertEquals(chunked, q);
+            assertEquals(List.of("{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\",\"chunks\":true}}"),
+                    older.requests, "asked once, in chunks, and given text_bytes: no second asking");
+        }
+    }
+
+    @Test
+    void aDaemonWhoseChunksBreakTheirForm_orThatEndsMidText_isAOneLineError_exit1() throws Exception {
+        String head = "{\"v\":1,\"ok\":true,\"text_chunks\":true}\n";
+        Map<String, String> answers = new java.util.LinkedHashMap<>();
+        answers.put(head + "6\nfirst\n12x\nabc", "a chunk's length is not 0 to 1048576 in decimal digits: '12x'");
+        answers.put(head + "1048577\n", "a chunk's length is not 0 to 1048576 in decimal digits: '1048577'");
+        answers.put(head + "05\nabcd\n0\n", "'05'");
+        answers.put(head + "123456789012\n", "a chunk's length line is longer than 7 digits");
+        answers.put(head + "4\nabcd0\n", "a chunk of 4 bytes does not end a line");
+        answers.put(head + "6\nfirst\n20\nonly part", "went away in the middle of an answer");
+        answers.put(head + "6\nfirst\n", "went away in the middle of an answer");
+        for (Map.Entry<String, String> a : answers.entrySet()) {
+            try (FakeDaemon fake = new FakeDaemon(dir.resolve("fake.sock"), a.getKey())) {
+                Result q = queue(Map.of("LANG", "C.UTF-8"), "--socket", fake.socket.toString());
+                assertEquals(1, q.code(), a.getKey() + " → " + q);
+                assertEquals(1, q.err().lines().count(), "one line: " + q.err());
+                assertTrue(q.err().startsWith("gpusched: the gpusched service at " + fake.socket) && q.err().contains(a.getValue()),
+                        q.err());
+                assertTrue(!q.err().contains("Exception") && !q.err().contains("\tat "), q.err());
+            }
+        }
+    }
+
+    /** A daemon that answers the first line it reads with {@code answer}, then ends the connection. */
+    private static final class FakeDaemon implements AutoCloseable {
+        final Path socket;
+        private final java.nio.channels.ServerSocketChannel server;
+
+        FakeDaemon(Path socket, String answer) throws Exception {
+            this.socket = socket;
+            server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(socket));
+            Thread accept = new Thread(() -> {
+                while (server.isOpen()) {
+                    try (SocketChannel client = server.accept()) {
+                        ByteBuffer in = ByteBuffer.allocate(1 << 16);
+                        while (client.read(in) >= 0 && new String(in.array(), 0, in.position(), StandardCharsets.UTF_8)
+                                .indexOf('\n') < 0) {
+                            // the request's line
+                        }
+                        ByteBuffer out = ByteBuffer.wrap(answer.getBytes(StandardCharsets.UTF_8));
+                        while (out.hasRemaining()) {
+                            client.write(out);
+                        }
+                        client.shutdownOutput();
+                        in.clear();
+                        while (client.read(in) > 0) {
+                            in.clear(); // until the client closes
+                        }
+                    } catch (java.io.IOException e) {
+                        // the client went away, or the server closed
+                    }
+                }
+            });
+            accept.setDaemon(true);
+            accept.start();
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            server.close();
+            Files.deleteIfExists(socket);
+        }
+    }
+
     /**
      * A daemon from before {@code text}, made of the real one: a relay on a socket of its own that takes
      * {@code text} out of each {@code queue} request (such a daemon ignores it and answers rows), or,
@@ -266,7 +343,15 @@ class QueueTextServedTest {
         final List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
         private final java.nio.channels.ServerSocketChannel server;
 
+        /** Whether it is older than {@code chunks} only: it takes that field out, and leaves {@code text}. */
+        private final boolean beforeChunksOnly;
+
         OlderDaemon(Path socket, Path real, boolean refusing) throws Exception {
+            this(socket, real, refusing, false);
+        }
+
+        OlderDaemon(Path socket, Path real, boolean refusing, boolean beforeChunksOnly) throws Exception {
+            this.beforeChunksOnly = beforeChunksOnly;
             this.socket = socket;
             server = java.nio.channels.ServerSocketChannel.open(java.net.StandardProtocolFamily.UNIX);
             server.bind(UnixDomainSocketAddress.of(socket));
@@ -301,7 +386,8 @@ class QueueTextServedTest {
                                 + "\"the queue is refused \\\"here\\\"\"}}");
                         continue;
                     }
-                    write(daemon, queue ? line.replaceFirst(",\"text\":\\{[^}]*\\}", "") : line);
+                    write(daemon, !queue ? line : beforeChunksOnly ? line.replace(",\"chunks\":true", "")
+                            : line.replaceFirst(",\"text\":\\{[^}]*\\}", ""));
                 }
             } catch (java.io.IOException e) {
                 // the client went away

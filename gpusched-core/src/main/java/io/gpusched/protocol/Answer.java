@@ -184,6 +184,21 @@ public sealed interface Answer {
     }
 
     /**
+     * The head of a {@code queue} answer rendered as text in chunks ({@link Request.Text#chunks()}):
+     * {@code {"v":1,"ok":true,"text_chunks":true}}, then chunks as they are, not as JSON: each its length
+     * in bytes in ASCII decimal ({@value #MIN_CHUNK_BYTES} to {@value #MAX_CHUNK_BYTES}, no sign, no
+     * leading zero) and {@code \n}, then that many bytes of the lines {@code gpusched queue} prints, in
+     * UTF-8, whole lines each ended by {@code \n}; the line {@code 0} ends the text. The daemon renders
+     * the text once, a chunk at a time, where a {@link QueueText}'s head needs it counted first.
+     */
+    record QueueTextChunks() implements Answer {
+        /** The shortest chunk, in bytes: a chunk holds at least one line, with its end. */
+        public static final int MIN_CHUNK_BYTES = 1;
+        /** The longest chunk, in bytes (1 MiB): what a client takes at most, the daemon writes at most. */
+        public static final int MAX_CHUNK_BYTES = 1 << 20;
+    }
+
+    /**
      * A line of a streamed {@code queue} answer's rows.
      *
      * @param list the list they are of

@@ -144,6 +144,9 @@ public final class ProtocolCodec {
         if (t.all()) {
             g.writeBooleanField("all", true);
         }
+        if (t.chunks()) {
+            g.writeBooleanField("chunks", true);
+        }
         g.writeEndObject();
     }
 
@@ -159,7 +162,7 @@ public final class ProtocolCodec {
         }
         OptionalInt width = t.optionalCount("width");
         return Optional.of(new Request.Text(layout.equals("table"), t.optionalString("format"), width,
-                t.boolOr("ascii", false), t.optionalString("user"), t.boolOr("all", false)));
+                t.boolOr("ascii", false), t.optionalString("user"), t.boolOr("all", false), t.boolOr("chunks", false)));
     }
 
     private static void submitOptions(JsonGenerator g, Optional<String> output, Optional<String> requestId,
@@ -324,6 +327,8 @@ public final class ProtocolCodec {
             }
         } else if (a instanceof Answer.QueueText q) {
             g.writeNumberField("text_bytes", q.bytes());
+        } else if (a instanceof Answer.QueueTextChunks) {
+            g.writeBooleanField("text_chunks", true);
         } else if (a instanceof Answer.Job j) {
             g.writeStringField("list", j.list().wireName());
             g.writeFieldName("job");
@@ -502,8 +507,9 @@ public final class ProtocolCodec {
         /** A line of a job's command (no {@code ok}). */
         PART,
         /**
-         * The answer to {@code queue} with {@code text}: its head ({@link Answer.QueueText}), or, from a
-         * daemon that renders no text, the rows' answer as {@link #QUEUE} reads it.
+         * The answer to {@code queue} with {@code text}: its head ({@link Answer.QueueText}, or
+         * {@link Answer.QueueTextChunks} when the text was asked for in chunks), or, from a daemon that
+         * renders no text, the rows' answer as {@link #QUEUE} reads it.
          */
         QUEUE_TEXT,
         /** The answer to {@code cancel} with {@code no}. */
@@ -547,6 +553,12 @@ public final class ProtocolCodec {
                 throw new IllegalArgumentException("\"text_bytes\" is not a whole number");
             }
             return new Answer.QueueText(bytes);
+        }
+        if (expect == Expect.QUEUE_TEXT && Boolean.TRUE.equals(f.raw("ok")) && f.has("text_chunks")) {
+            if (!f.bool("text_chunks")) {
+                throw new IllegalArgumentException("\"text_chunks\" is true when present");
+            }
+            return new Answer.QueueTextChunks();
         }
         if (!Boolean.TRUE.equals(f.raw("ok"))) {
             Fields e = f.raw("error") instanceof Map<?, ?> ? f.object("error") : Fields.parse(JSON, "{}");

@@ -20,6 +20,10 @@ public final class QueueTextLines {
 
     private static final String HELLO_HEAD = "{\"v\":1,\"ok\":true,\"server\":\"gpusched\",\"user\":\"";
     private static final String TEXT_HEAD = "{\"v\":1,\"ok\":true,\"text_bytes\":";
+    /** The head of a {@code queue} text in chunks, as the codec writes it. */
+    public static final String TEXT_CHUNKS_HEAD = "{\"v\":1,\"ok\":true,\"text_chunks\":true}";
+    /** The most digits of a chunk's length line: those of {@link Answer.QueueTextChunks#MAX_CHUNK_BYTES}. */
+    public static final int MAX_CHUNK_DIGITS = 7;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private QueueTextLines() {
@@ -49,6 +53,9 @@ public final class QueueTextLines {
         if (text.all()) {
             b.append(",\"all\":true");
         }
+        if (text.chunks()) {
+            b.append(",\"chunks\":true");
+        }
         return Optional.of(b.append("}}").toString());
     }
 
@@ -72,6 +79,38 @@ public final class QueueTextLines {
             }
         }
         return OptionalLong.of(Long.parseLong(digits));
+    }
+
+    /**
+     * @param line an answer line
+     * @return whether it is the head of a {@code queue} text in chunks exactly as the codec writes it
+     *     ({@link #TEXT_CHUNKS_HEAD}); false for any other line
+     */
+    public static boolean textChunks(String line) {
+        return line.equals(TEXT_CHUNKS_HEAD);
+    }
+
+    /**
+     * Reads a chunk's length line ({@link Answer.QueueTextChunks}): ASCII digits, no sign, no leading
+     * zero, at most {@link Answer.QueueTextChunks#MAX_CHUNK_BYTES}; {@code 0} alone ends the text.
+     *
+     * @param digits the line without its end
+     * @return its length, 0 for the text's end; -1 when it is no such line
+     */
+    public static int chunkBytes(CharSequence digits) {
+        int n = digits.length();
+        if (n == 0 || n > MAX_CHUNK_DIGITS || (n > 1 && digits.charAt(0) == '0')) {
+            return -1;
+        }
+        int value = 0;
+        for (int i = 0; i < n; i++) {
+            char c = digits.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + (c - '0');
+        }
+        return value <= Answer.QueueTextChunks.MAX_CHUNK_BYTES ? value : -1;
     }
 
     /**

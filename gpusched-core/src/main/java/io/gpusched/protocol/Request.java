@@ -134,9 +134,12 @@ public sealed interface Request {
      * @param ascii plain ASCII only (a locale that is not UTF-8)
      * @param user only this user's rows, at most {@link #MAX_USER_CHARS} characters; empty for everyone's
      * @param all every finished job rather than the last ten
+     * @param chunks the text in length-prefixed chunks ({@code "chunks": true}, {@code text_chunks}), which
+     *     the daemon renders once, rather than after a head counting its bytes ({@code text_bytes}), which
+     *     it renders twice; a daemon older than the field ignores it and answers {@code text_bytes}
      */
     record Text(boolean table, Optional<String> format, OptionalInt width, boolean ascii, Optional<String> user,
-                boolean all) {
+                boolean all, boolean chunks) {
         /** The longest {@code format} taken, in characters (UTF-16 units). */
         public static final int MAX_FORMAT_CHARS = 1000;
         /** The widest terminal taken, in columns. */
@@ -153,6 +156,7 @@ public sealed interface Request {
          * @param ascii see {@link #ascii()}
          * @param user see {@link #user()}
          * @param all see {@link #all()}
+         * @param chunks see {@link #chunks()}
          * @throws IllegalArgumentException naming the field out of bounds and its bound
          */
         public Text {
@@ -172,6 +176,31 @@ public sealed interface Request {
             if (user.isPresent() && (user.get().isEmpty() || user.get().length() > MAX_USER_CHARS)) {
                 throw new IllegalArgumentException("\"user\" is 1 to " + MAX_USER_CHARS + " characters");
             }
+        }
+
+        /**
+         * The text answered after a head counting its bytes ({@code text_bytes}), as every daemon that
+         * prints text answers it.
+         *
+         * @param table see {@link #table()}
+         * @param format see {@link #format()}
+         * @param width see {@link #width()}
+         * @param ascii see {@link #ascii()}
+         * @param user see {@link #user()}
+         * @param all see {@link #all()}
+         * @throws IllegalArgumentException naming the field out of bounds and its bound
+         */
+        public Text(boolean table, Optional<String> format, OptionalInt width, boolean ascii, Optional<String> user,
+                    boolean all) {
+            this(table, format, width, ascii, user, all, false);
+        }
+
+        /**
+         * @param chunks see {@link #chunks()}
+         * @return these options, the text asked for in chunks or not
+         */
+        public Text withChunks(boolean chunks) {
+            return new Text(table, format, width, ascii, user, all, chunks);
         }
     }
 

@@ -43,7 +43,7 @@ final class Connection {
      * The chunks of an answer still to write after {@link #out}, each rendered only when {@link #out} is
      * written (a streamed {@code queue} of 100,000 rows, or its text, is held a chunk at a time, not whole).
      */
-    java.util.Iterator<byte[]> rest = java.util.Collections.emptyIterator();
+    java.util.Iterator<ByteBuffer> rest = java.util.Collections.emptyIterator();
     /** What {@link #rest}'s answer holds until written (a text's bytes); let go when the connection closes. */
     HeldAnswer held;
     /** The client closed its side (or reading failed): nothing more comes. */

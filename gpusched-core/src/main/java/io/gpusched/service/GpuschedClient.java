@@ -318,7 +318,9 @@ public final class GpuschedClient implements AutoCloseable {
 
     /**
      * The queue as {@code gpusched queue} prints it with {@code options}, rendered by the daemon, copied
-     * to {@code out} line by line as it comes (the daemon's JIT is warm; this process only copies).
+     * to {@code out} as it comes (the daemon's JIT is warm; this process only copies). Asked for in
+     * chunks ({@link Request.Text#chunks()}, whatever {@code options} says), which the daemon renders
+     * once; a daemon older than chunks answers a {@code text_bytes} head, which is read as well.
      *
      * @param options how to print it: list or table, the table's format, the terminal's width, ASCII,
      *     whose rows, whether every finished job
@@ -327,14 +329,20 @@ public final class GpuschedClient implements AutoCloseable {
      *     older than {@code text}, or an embedder's without a printer), the queue's rows as {@link #queue()}
      *     returns them, for the caller to print, nothing having been written
      * @throws ServiceException {@code bad_request} when the daemon's parser refuses the format,
-     *     {@code unreachable} when the daemon went away, {@code output} when writing {@code out} failed
+     *     {@code unreachable} when the daemon went away, {@code bad_answer} when its chunks are not of the
+     *     protocol's form (a length out of range, a length line without its end, a chunk that does not end
+     *     a line), {@code output} when writing {@code out} failed; what came before was written
      */
     public Optional<QueueView> queueText(Request.Text options, java.io.OutputStream out) {
-        Answer head = call(new Request.Queue(true, Optional.of(options)), Expect.QUEUE_TEXT, Answer.class);
+        Answer head = call(new Request.Queue(true, Optional.of(options.withChunks(true))), Expect.QUEUE_TEXT, Answer.class);
         if (head instanceof Answer.Queue rows) {
             return Optional.of(rows(rows));
         }
-        copyText(lines, expected(head, Answer.QueueText.class).bytes(), out, socket);
+        if (head instanceof Answer.QueueTextChunks) {
+            copyText(lines, -1, out, socket);
+        } else {
+            copyText(lines, expected(head, Answer.QueueText.class).bytes(), out, socket);
+        }
         return Optional.empty();
     }
 
@@ -370,12 +378,17 @@ public final class GpuschedClient implements AutoCloseable {
                 text = new Request.Text(options.table(), options.format(), options.width(), options.ascii(), user,
                         options.all());
             }
-            Optional<String> request = io.gpusched.protocol.QueueTextLines.request(text);
+            Optional<String> request = io.gpusched.protocol.QueueTextLines.request(text.withChunks(true));
             if (request.isEmpty()) {
                 return false;
             }
             lines.write(request.get());
             Optional<String> head = lines.read();
+            if (head.isPresent() && io.gpusched.protocol.QueueTextLines.textChunks(head.get())) {
+                copyText(lines, -1, out, socket);
+                return true;
+            }
+            // A daemon older than chunks ignores the field, and counts the text's bytes first.
             java.util.OptionalLong n = head.isPresent() ? io.gpusched.protocol.QueueTextLines.textBytes(head.get())
                     : java.util.OptionalLong.empty();
             if (n.isEmpty()) {
@@ -390,7 +403,10 @@ public final class GpuschedClient implements AutoCloseable {
         }
     }
 
-    /** The {@code n} bytes of text after a {@code queue} text's head, copied to {@code out}. */
+    /**
+     * The text after a {@code queue} text's head, copied to {@code out}: {@code n} bytes after a
+     * {@code text_bytes} head, the chunks up to the last after a {@code text_chunks} one ({@code n} -1).
+     */
     private static void copyText(LineChannel lines, long n, java.io.OutputStream out, Path socket) {
         // Which side failed decides the error: the daemon going away, or this process's output.
         IOException[] outputFailed = new IOException[1];
@@ -411,7 +427,14 @@ public final class GpuschedClient implements AutoCloseable {
             }
         };
         try {
-            lines.copy(n, sink);
+            if (n < 0) {
+                lines.copyChunks(sink);
+            } else {
+                lines.copy(n, sink);
+            }
+        } catch (LineChannel.BadChunk e) {
+            throw new ServiceException("bad_answer", "the gpusched service at " + socket + " sent a queue text out of"
+                    + " its form (PROTOCOL.md, text_chunks): " + e.getMessage());
         } catch (IOException e) {
             throw outputFailed[0] != null ? new ServiceException("output", "cannot write the queue: " + e.getMessage())
                     : new ServiceException("unreachable", "the gpusched service at " + socket + " went away in the middle"

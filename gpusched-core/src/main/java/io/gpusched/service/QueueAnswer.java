@@ -192,6 +192,9 @@ final class QueueAnswer {
      */
     Optional<List<String>> text(Request.Text options, QueuePrinter printer, TextBudget budget) {
         QueuePrinter.Text text = printer.print(printed(snapshot), options);
+        if (options.chunks()) {
+            return ChunkedText.of(text, budget);
+        }
         int slices = text.slices();
         // Where each piece starts (a slice index), and the text's length: the counting pass.
         Counter counter = new Counter();
@@ -291,7 +294,7 @@ final class QueueAnswer {
      * {@link QueueAnswer#share} of the budget is given back when its last piece has been taken, or on
      * {@link #release()}, once.
      */
-    static final class TextAnswer extends java.util.AbstractList<String> implements HeldAnswer {
+    static final class TextAnswer extends java.util.AbstractList<String> implements HeldAnswer, PiecedAnswer {
         private final String headLine;
         private final QueuePrinter.Text text;
         private final int[] starts;
@@ -345,7 +348,8 @@ final class QueueAnswer {
         }
 
         /** The head line, then each piece rendered as it is taken; the share given back after the last. */
-        java.util.Iterator<byte[]> chunks() {
+        @Override
+        public java.util.Iterator<java.nio.ByteBuffer> chunks() {
             return new java.util.Iterator<>() {
                 private int next;
 
@@ -359,11 +363,11 @@ final class QueueAnswer {
                 }
 
                 @Override
-                public byte[] next() {
+                public java.nio.ByteBuffer next() {
                     if (next > starts.length) {
                         throw new java.util.NoSuchElementException();
                     }
-                    return bytes(next++);
+                    return java.nio.ByteBuffer.wrap(bytes(next++));
                 }
             };
         }
@@ -373,6 +377,227 @@ final class QueueAnswer {
             if (released.compareAndSet(false, true)) {
                 budget.giveBack(share);
             }
+        }
+    }
+
+    /**
+     * A text answer in chunks ({@link Request.Text#chunks()}, {@link Answer.QueueTextChunks}): its head
+     * line, then the text rendered once, a piece at a time as the writer takes them, each piece sent as
+     * a chunk: its length in decimal and {@code \n}, then its bytes, whole lines; the line {@code 0}
+     * after the last. Nothing is counted first, so the list layout is rendered in one pass (a table's
+     * column widths are measured by the printer, before its first slice).
+     *
+     * <p>A piece takes slices while under {@link Protocol#TEXT_LINE_BYTES}, so is at most that and one
+     * slice more; it is cut at a line's end to stay within {@link Answer.QueueTextChunks#MAX_CHUNK_BYTES},
+     * the rest going into the next. Its share of the budget is taken before the head
+     * ({@link #SHARE}: a piece and a slice of up to as much again) and grown when a piece needs more;
+     * when the budget cannot grow it, or a line alone passes the chunk's bound, the answer cannot go on:
+     * {@link #chunks()}' {@code next} throws and the connection is closed (its client says the daemon
+     * went away in the middle of the text). Not thread-safe but for {@link #release()}: one writer takes
+     * its pieces in order, each only after the one before was written.
+     */
+    static final class ChunkedText extends java.util.AbstractList<String> implements HeldAnswer, PiecedAnswer {
+        /** The share an answer takes before its head: a piece, and room for a slice as long again. */
+        static final long SHARE = 2L * Protocol.TEXT_LINE_BYTES;
+        private static final byte[] END = {'0', '\n'};
+        private static final String HEAD_LINE = io.gpusched.protocol.QueueTextLines.TEXT_CHUNKS_HEAD;
+
+        private final QueuePrinter.Text text;
+        private final int slices;
+        private final TextBudget budget;
+        /** The share held now; 0 once given back. Guarded by {@code this}. */
+        private long share;
+        private boolean released;
+        /** The next slice to render. */
+        private int next;
+        /** The text rendered past the last chunk's cut: the start of the next piece. */
+        private byte[] carry = new byte[0];
+        private boolean ended;
+
+        private ChunkedText(QueuePrinter.Text text, TextBudget budget) {
+            this.text = text;
+            this.slices = text.slices();
+            this.budget = budget;
+            this.share = SHARE;
+        }
+
+        /** @return the answer, its {@link #SHARE} taken; empty when the budget cannot give it */
+        static Optional<List<String>> of(QueuePrinter.Text text, TextBudget budget) {
+            return budget.take(SHARE) ? Optional.of(new ChunkedText(text, budget)) : Optional.empty();
+        }
+
+        /** @return its head line; the text is written through {@link #chunks()} */
+        @Override
+        public String get(int i) {
+            java.util.Objects.checkIndex(i, 1);
+            return HEAD_LINE;
+        }
+
+        /** @return 1: its head line; the chunks after it are rendered as they are written */
+        @Override
+        public int size() {
+            return 1;
+        }
+
+        /** @return the share of the budget held now */
+        synchronized long share() {
+            return share;
+        }
+
+        @Override
+        public java.util.Iterator<java.nio.ByteBuffer> chunks() {
+            return new java.util.Iterator<>() {
+                private boolean head = true;
+
+                @Override
+                public boolean hasNext() {
+                    if (head || !ended) {
+                        return true;
+                    }
+                    release(); // the last chunk was taken, and is written before this is asked again
+                    return false;
+                }
+
+                @Override
+                public java.nio.ByteBuffer next() {
+                    if (head) {
+                        head = false;
+                        return java.nio.ByteBuffer.wrap((HEAD_LINE + "\n").getBytes(StandardCharsets.UTF_8));
+                    }
+                    if (ended) {
+                        throw new java.util.NoSuchElementException();
+                    }
+                    return nextChunk();
+                }
+            };
+        }
+
+        /** The next chunk, its length line before it; the line {@code 0} after it when it is the last. */
+        private java.nio.ByteBuffer nextChunk() {
+            Piece piece = new Piece(Piece.ROOM + Math.max(Protocol.TEXT_LINE_BYTES + 4096, carry.length + 4096));
+            piece.write(carry, 0, carry.length);
+            carry = new byte[0];
+            while (piece.textBytes() < Protocol.TEXT_LINE_BYTES && next < slices) {
+                writeSlice(text, next++, piece);
+            }
+            int length = piece.textBytes();
+            if (length > Answer.QueueTextChunks.MAX_CHUNK_BYTES) {
+                int cut = piece.lastLineEndWithin(Answer.QueueTextChunks.MAX_CHUNK_BYTES);
+                if (cut == 0) {
+                    throw new IllegalStateException("a line of the queue's text is over "
+                            + Answer.QueueTextChunks.MAX_CHUNK_BYTES + " bytes, a chunk's bound");
+                }
+                carry = piece.tail(cut);
+                length = cut;
+            }
+            hold(piece.capacity() + carry.length);
+            boolean last = next == slices && carry.length == 0;
+            if (last) {
+                ended = true;
+                piece.truncate(length);
+                if (length > 0) {
+                    piece.write(END, 0, END.length);
+                }
+            }
+            if (length == 0) { // a text of no bytes: only its end
+                return java.nio.ByteBuffer.wrap(END.clone());
+            }
+            return piece.framed(length, last ? END.length : 0);
+        }
+
+        /** Grows the share to {@code bytes} when it is less. */
+        private synchronized void hold(long bytes) {
+            if (released || bytes <= share) {
+                return;
+            }
+            if (!budget.take(bytes - share)) {
+                throw new IllegalStateException("the queue texts' budget cannot hold a piece of " + bytes + " bytes");
+            }
+            share = bytes;
+        }
+
+        @Override
+        public synchronized void release() {
+            if (!released) {
+                released = true;
+                budget.giveBack(share);
+                share = 0;
+            }
+        }
+    }
+
+    /**
+     * A piece of text rendered into one array, with {@link #ROOM} bytes free before it for its length
+     * line (at most 7 digits and {@code \n}), so a chunk is written from the array it was rendered into.
+     */
+    private static final class Piece extends java.io.OutputStream {
+        private static final int ROOM = io.gpusched.protocol.QueueTextLines.MAX_CHUNK_DIGITS + 1;
+        private byte[] buf;
+        private int end = ROOM;
+
+        Piece(int capacity) {
+            buf = new byte[capacity];
+        }
+
+        int textBytes() {
+            return end - ROOM;
+        }
+
+        int capacity() {
+            return buf.length;
+        }
+
+        @Override
+        public void write(int b) {
+            room(1);
+            buf[end++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            room(len);
+            System.arraycopy(b, off, buf, end, len);
+            end += len;
+        }
+
+        private void room(int len) {
+            if (end + len > buf.length) {
+                // To what it needs and a little, not twice: the array is what the answer's share counts,
+                // and a piece of 64 KiB and a line of a few KiB more stays within it.
+                buf = java.util.Arrays.copyOf(buf, end + len + 4096);
+            }
+        }
+
+        /** @return the length of the text up to and with its last line end within {@code bytes}; 0 for none */
+        int lastLineEndWithin(int bytes) {
+            for (int i = ROOM + Math.min(bytes, textBytes()) - 1; i >= ROOM; i--) {
+                if (buf[i] == '\n') {
+                    return i - ROOM + 1;
+                }
+            }
+            return 0;
+        }
+
+        /** @return the text after its first {@code bytes}, which stays as it was */
+        byte[] tail(int bytes) {
+            return java.util.Arrays.copyOfRange(buf, ROOM + bytes, end);
+        }
+
+        void truncate(int bytes) {
+            end = ROOM + bytes;
+        }
+
+        /**
+         * @param length the chunk's text, in bytes: the text's first
+         * @param after bytes after the chunk's text to send with it (the end's line)
+         * @return the chunk: its length line, written into the room before the text, the text, and those bytes
+         */
+        java.nio.ByteBuffer framed(int length, int after) {
+            byte[] digits = Integer.toString(length).getBytes(StandardCharsets.US_ASCII);
+            int start = ROOM - digits.length - 1;
+            System.arraycopy(digits, 0, buf, start, digits.length);
+            buf[ROOM - 1] = '\n';
+            return java.nio.ByteBuffer.wrap(buf, start, ROOM - start + length + after);
         }
     }
 

@@ -690,9 +690,9 @@ public final class ServiceServer implements AutoCloseable {
     /** Queues an answer when it is ready, from whichever thread completes it; the connection waits again. */
     private void reply(Connection c, CompletableFuture<List<String>> answer) {
         answer.whenComplete((lines, e) -> {
-            java.util.Iterator<byte[]> it = e == null ? chunks(lines) : null;
+            java.util.Iterator<ByteBuffer> it = e == null ? chunks(lines) : null;
             // The first lines here, off the selector thread; the rest as the socket takes them.
-            byte[] bytes = it == null ? null : it.next();
+            ByteBuffer bytes = it == null ? null : it.next();
             post(() -> {
                 if (c.closed) {
                     release(lines);
@@ -730,11 +730,11 @@ public final class ServiceServer implements AutoCloseable {
 
     /**
      * An answer's bytes in the chunks it is written in, each rendered when taken: a text's head line,
-     * then its pieces ({@link QueueAnswer.TextAnswer}); any other answer's lines as many at a time as fit
+     * then its pieces ({@link PiecedAnswer}); any other answer's lines as many at a time as fit
      * {@link #ANSWER_CHUNK_BYTES}. One chunk at least.
      */
-    private static java.util.Iterator<byte[]> chunks(List<String> lines) {
-        if (lines instanceof QueueAnswer.TextAnswer t) {
+    private static java.util.Iterator<ByteBuffer> chunks(List<String> lines) {
+        if (lines instanceof PiecedAnswer t) {
             return t.chunks();
         }
         java.util.Iterator<String> it = lines.iterator();
@@ -747,9 +747,9 @@ public final class ServiceServer implements AutoCloseable {
             }
 
             @Override
-            public byte[] next() {
+            public ByteBuffer next() {
                 first = false;
-                return nextLines(it);
+                return ByteBuffer.wrap(nextLines(it));
             }
         };
     }
@@ -799,10 +799,14 @@ public final class ServiceServer implements AutoCloseable {
 
     /** Queues bytes to write and writes what the socket takes now. */
     private void queue(Connection c, byte[] bytes) {
+        queue(c, ByteBuffer.wrap(bytes));
+    }
+
+    private void queue(Connection c, ByteBuffer bytes) {
         if (c.out.isEmpty()) {
             c.wroteAt = System.nanoTime();
         }
-        c.out.add(ByteBuffer.wrap(bytes));
+        c.out.add(bytes);
         write(c);
     }
 
@@ -813,7 +817,16 @@ public final class ServiceServer implements AutoCloseable {
         try {
             while (!c.out.isEmpty() || c.rest.hasNext()) {
                 if (c.out.isEmpty()) {
-                    c.out.add(ByteBuffer.wrap(c.rest.next()));
+                    ByteBuffer next;
+                    try {
+                        next = c.rest.next();
+                    } catch (RuntimeException e) {
+                        // An answer that cannot go on (a text whose next piece its budget cannot hold):
+                        // its client sees the connection end in the middle of it, and says so.
+                        close(c);
+                        return;
+                    }
+                    c.out.add(next);
                 }
                 ByteBuffer b = c.out.peek();
                 int n = c.channel.write(b);

@@ -72,6 +72,9 @@ class ProtocolGoldenLinesTest {
             new Sent("{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"table\",\"format\":\"%i %u %t %.M %30c %r\","
                     + "\"width\":100,\"user\":\"ada\"}}", new Request.Queue(true, Optional.of(new Request.Text(true,
                     Optional.of("%i %u %t %.M %30c %r"), OptionalInt.of(100), false, Optional.of("ada"), false)))),
+            new Sent("{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\",\"chunks\":true}}",
+                    new Request.Queue(true, Optional.of(new Request.Text(false, Optional.empty(), OptionalInt.empty(), false,
+                            Optional.empty(), false, true)))),
             new Sent("{\"v\":1,\"op\":\"job\",\"no\":7}", new Request.Job(7)),
             new Sent("{\"v\":1,\"op\":\"srun\",\"line\":\"[vram=20G] python train.py\",\"cwd\":\"/home/ada/exp\"}",
                     new Request.Srun("[vram=20G] python train.py", "/home/ada/exp")),
@@ -128,6 +131,7 @@ class ProtocolGoldenLinesTest {
                     new Answer.Preview(List.of(), Optional.of("needs 2 fully idle GPUs; gpu0 is paused")), Expect.PREVIEW),
             new Written("{\"v\":1,\"ok\":true,\"running\":2}", new Answer.Draining(2), Expect.DRAINING),
             new Written("{\"v\":1,\"ok\":true,\"text_bytes\":148}", new Answer.QueueText(148), Expect.QUEUE_TEXT),
+            new Written("{\"v\":1,\"ok\":true,\"text_chunks\":true}", new Answer.QueueTextChunks(), Expect.QUEUE_TEXT),
             new Written("{\"v\":1,\"ok\":true,\"url\":\"http://127.0.0.1:8765/?token=3q2-7wHx\"}",
                     new Answer.DashboardUrl("http://127.0.0.1:8765/?token=3q2-7wHx"), Expect.DASHBOARD_URL),
             new Written("{\"v\":1,\"ok\":true,\"snapshot\":{\"at\":\"2024-11-24T09:30:00.250Z\",\"board\":{\"running\":[],"
@@ -194,7 +198,7 @@ class ProtocolGoldenLinesTest {
         for (String line : examples) {
             assertTrue(golden.contains(line), "PROTOCOL.md's example is not pinned here: " + line);
         }
-        assertEquals(40, golden.size(), "the golden lines");
+        assertEquals(42, golden.size(), "the golden lines");
     }
 
     @Test
@@ -210,6 +214,39 @@ class ProtocolGoldenLinesTest {
     }
 
     @Test
+    void theChunkedExamplesChunksAreEachTheirLengthOfWholeLines_andTheZeroLineEndsThem() throws IOException {
+        List<String> doc = Files.readAllLines(PROTOCOL_MD);
+        int head = doc.indexOf("← {\"v\":1,\"ok\":true,\"text_chunks\":true}");
+        assertTrue(head > 0, "PROTOCOL.md's chunked text example");
+        int i = head + 1;
+        int chunks = 0;
+        while (true) {
+            int length = QueueTextLines.chunkBytes(doc.get(i++));
+            assertTrue(length >= 0, "a chunk's length line: " + doc.get(i - 1));
+            if (length == 0) {
+                break;
+            }
+            StringBuilder chunk = new StringBuilder();
+            while (chunk.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length < length) {
+                chunk.append(doc.get(i++)).append('\n');
+            }
+            assertEquals(length, chunk.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length,
+                    "the chunk's whole lines: " + chunk);
+            chunks++;
+        }
+        assertEquals("```", doc.get(i), "the text ends at the 0");
+        assertTrue(chunks > 0);
+    }
+
+    @Test
+    void aQueueTextFieldThisDaemonDoesNotKnow_isIgnored_asAnOlderDaemonIgnoresChunks() {
+        Request.Queue q = (Request.Queue) CODEC.decodeRequest(
+                "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\",\"colour\":\"always\",\"pages\":3}}");
+        assertEquals(new Request.Text(false, Optional.empty(), OptionalInt.empty(), false, Optional.empty(), false),
+                q.text().orElseThrow());
+    }
+
+    @Test
     void aQueueTextFieldOutOfItsBoundIsABadRequestNamingIt() {
         String[] hostile = {
             "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"table\",\"format\":\"" + "%i".repeat(501) + "\"}}",
@@ -219,9 +256,11 @@ class ProtocolGoldenLinesTest {
             "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"list\",\"format\":\"%i\"}}",
             "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"list\",\"user\":\"" + "u".repeat(257) + "\"}}",
             "{\"v\":1,\"op\":\"queue\",\"text\":\"table\"}",
-            "{\"v\":1,\"op\":\"queue\",\"text\":{\"format\":\"%i\"}}"};
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"format\":\"%i\"}}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"list\",\"chunks\":\"yes\"}}",
+            "{\"v\":1,\"op\":\"queue\",\"text\":{\"layout\":\"list\",\"chunks\":1}}"};
         String[] named = {"\"format\" is 1002 characters", "\"width\"", "\"width\"", "\"layout\"", "\"format\" is for",
-            "\"user\"", "\"text\"", "\"layout\""};
+            "\"user\"", "\"text\"", "\"layout\"", "\"chunks\"", "\"chunks\""};
         for (int i = 0; i < hostile.length; i++) {
             String line = hostile[i];
             UnreadableRequest e = org.junit.jupiter.api.Assertions.assertThrows(UnreadableRequest.class,

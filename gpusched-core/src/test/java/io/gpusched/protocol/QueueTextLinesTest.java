@@ -30,19 +30,45 @@ class QueueTextLinesTest {
                 new Request.Text(true, Optional.empty(), OptionalInt.of(1), false, Optional.empty(), true),
                 new Request.Text(false, Optional.empty(), OptionalInt.empty(), true, Optional.of("bob"), false),
                 new Request.Text(true, Optional.of("job,\"user\\\",state\t\n\r\b\f\u0001\u001f\u007f é ✓ /"),
-                        OptionalInt.of(99_999), false, Optional.of("x\"y\\z\u0000"), false)));
+                        OptionalInt.of(99_999), false, Optional.of("x\"y\\z\u0000"), false),
+                new Request.Text(false, Optional.empty(), OptionalInt.empty(), false, Optional.empty(), false, true),
+                new Request.Text(true, Optional.of("%i %c"), OptionalInt.of(80), true, Optional.of("ada"), true, true)));
         // Random texts of every character below the surrogates: control characters, quotes, backslashes, UTF-8.
         Random random = new Random(27);
         for (int i = 0; i < 500; i++) {
             texts.add(new Request.Text(true, Optional.of(randomText(random, 1 + random.nextInt(40))),
                     random.nextBoolean() ? OptionalInt.of(1 + random.nextInt(500)) : OptionalInt.empty(), random.nextBoolean(),
                     random.nextBoolean() ? Optional.of(randomText(random, 1 + random.nextInt(20))) : Optional.empty(),
-                    random.nextBoolean()));
+                    random.nextBoolean(), random.nextBoolean()));
         }
         for (Request.Text t : texts) {
             assertEquals(Optional.of(codecLine(t)), QueueTextLines.request(t), t.toString());
             assertEquals(new Request.Queue(true, Optional.of(t)),
                     CODEC.decodeRequest(QueueTextLines.request(t).orElseThrow()), "the daemon reads it back: " + t);
+        }
+    }
+
+    @Test
+    void theChunksHead_isTheCodecsLine_andNoOtherLineIsTakenForIt() {
+        String head = CODEC.encode(new Answer.QueueTextChunks());
+        assertEquals("{\"v\":1,\"ok\":true,\"text_chunks\":true}", head);
+        assertTrue(QueueTextLines.textChunks(head));
+        assertEquals(new Answer.QueueTextChunks(), CODEC.decode(head, ProtocolCodec.Expect.QUEUE_TEXT));
+        for (String other : List.of("{\"v\":1,\"ok\":true,\"text_chunks\":false}", "{\"v\":1,\"ok\":true,\"text_bytes\":5}",
+                "{\"v\":1,\"ok\":true,\"text_chunks\":true,\"more\":1}", head + " ", "")) {
+            assertTrue(!QueueTextLines.textChunks(other), other);
+        }
+    }
+
+    @Test
+    void aChunksLength_isOneTo1MiBInPlainDecimal_zeroEndingTheText() {
+        assertEquals(0, QueueTextLines.chunkBytes("0"));
+        assertEquals(1, QueueTextLines.chunkBytes("1"));
+        assertEquals(65_536, QueueTextLines.chunkBytes("65536"));
+        assertEquals(1_048_576, QueueTextLines.chunkBytes("1048576"));
+        for (String bad : List.of("", "1048577", "9999999", "10000000", "00", "01", "+5", "-1", " 5", "5 ", "5\r", "1e3", "٣",
+                "12345678901")) {
+            assertEquals(-1, QueueTextLines.chunkBytes(bad), bad);
         }
     }
 

@@ -166,10 +166,11 @@ class QueueAnswerTest {
     /** Every piece of a text answer as its writer takes them, joined: the text the client reads. */
     private static String written(List<String> answer) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        java.util.Iterator<byte[]> chunks = ((QueueAnswer.TextAnswer) answer).chunks();
+        java.util.Iterator<java.nio.ByteBuffer> chunks = ((QueueAnswer.TextAnswer) answer).chunks();
         chunks.next(); // the head line
         while (chunks.hasNext()) {
-            out.writeBytes(chunks.next());
+            java.nio.ByteBuffer b = chunks.next();
+            out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
         }
         return out.toString(StandardCharsets.UTF_8);
     }
@@ -240,6 +241,160 @@ class QueueAnswerTest {
         ((HeldAnswer) unread.get(0)).release(); // twice is once
         assertTrue(a.text(LIST, EVERY_PENDING_ROW, budget).isPresent(), "room again once one let go");
         unread.forEach(l -> ((HeldAnswer) l).release());
+    }
+
+    private static final Request.Text CHUNKS = LIST.withChunks(true);
+
+    /** A printer whose text is {@code lines}, written a slice each, counting the slices written. */
+    private static QueuePrinter slices(List<String> lines, java.util.concurrent.atomic.AtomicInteger written) {
+        return (rows, text) -> new QueuePrinter.Text() {
+            @Override
+            public int slices() {
+                return lines.size();
+            }
+
+            @Override
+            public void write(int slice, java.io.OutputStream out) throws java.io.IOException {
+                written.incrementAndGet();
+                out.write(lines.get(slice).getBytes(StandardCharsets.UTF_8));
+            }
+        };
+    }
+
+    /** Reads a chunked answer's bytes as a client does: @return each chunk's text, checking its frame; the head is checked */
+    private static List<String> chunks(List<String> answer) {
+        java.util.Iterator<java.nio.ByteBuffer> it = ((QueueAnswer.ChunkedText) answer).chunks();
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        while (it.hasNext()) {
+            java.nio.ByteBuffer b = it.next();
+            all.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+        }
+        byte[] bytes = all.toByteArray();
+        String head = "{\"v\":1,\"ok\":true,\"text_chunks\":true}\n";
+        assertEquals(head, new String(bytes, 0, head.length(), StandardCharsets.UTF_8));
+        List<String> chunks = new ArrayList<>();
+        int at = head.length();
+        while (true) {
+            int nl = at;
+            while (bytes[nl] != '\n') {
+                nl++;
+            }
+            int length = io.gpusched.protocol.QueueTextLines.chunkBytes(new String(bytes, at, nl - at, StandardCharsets.US_ASCII));
+            assertTrue(length >= 0, "a length line");
+            at = nl + 1;
+            if (length == 0) {
+                break;
+            }
+            assertEquals('\n', bytes[at + length - 1], "a chunk ends a line");
+            chunks.add(new String(bytes, at, length, StandardCharsets.UTF_8));
+            at += length;
+        }
+        assertEquals(bytes.length, at, "nothing after the 0");
+        return chunks;
+    }
+
+    @Test
+    void aTextInChunks_isTheTextTheCountedAnswerSends_renderedOnce_inPiecesOfAbout64KiB() {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 20_000; i++) {
+            lines.add("… job " + i + " — python sweep.py ✓ " + "z".repeat(i % 300) + "\n");
+        }
+        java.util.concurrent.atomic.AtomicInteger counted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger once = new java.util.concurrent.atomic.AtomicInteger();
+        QueueAnswer a = new QueueAnswer(queue(3, "true", 0));
+        TextBudget budget = new TextBudget();
+        String whole = written(a.text(LIST, slices(lines, counted), budget).orElseThrow());
+        List<String> answer = a.text(CHUNKS, slices(lines, once), budget).orElseThrow();
+        assertEquals(QueueAnswer.ChunkedText.SHARE, budget.held(), "its share, taken before its head");
+        List<String> chunks = chunks(answer);
+        assertEquals(whole, String.join("", chunks));
+        assertEquals(String.join("", lines), whole);
+        assertEquals(2 * lines.size(), counted.get(), "the counted answer renders each slice twice");
+        assertEquals(lines.size(), once.get(), "the chunked one once");
+        for (int i = 0; i < chunks.size(); i++) {
+            int b = bytes(chunks.get(i));
+            assertTrue(i == chunks.size() - 1 || b >= Protocol.TEXT_LINE_BYTES, "a piece takes lines up to 64 KiB: " + b);
+            assertTrue(b < Protocol.TEXT_LINE_BYTES + 400, "and one line more at most: " + b);
+        }
+        assertTrue(chunks.size() > 10, "chunks: " + chunks.size());
+        assertEquals(0, budget.held(), "every chunk taken: its share given back");
+    }
+
+    @Test
+    void anEmptyText_isTheZeroLineAlone_andATextOfOneLineOneChunk() {
+        TextBudget budget = new TextBudget();
+        QueueAnswer a = new QueueAnswer(queue(3, "true", 0));
+        assertEquals(List.of(), chunks(a.text(CHUNKS, slices(List.of("", ""), new java.util.concurrent.atomic.AtomicInteger()),
+                budget).orElseThrow()));
+        assertEquals(List.of("one ✓\n"), chunks(a.text(CHUNKS, slices(List.of("", "one ✓\n", ""),
+                new java.util.concurrent.atomic.AtomicInteger()), budget).orElseThrow()));
+        assertEquals(0, budget.held());
+    }
+
+    @Test
+    void aLineLongerThanAPiecesRoom_growsTheShareWhileTheBudgetHasIt_andOver1MiBIsCutAtALineEnd() {
+        // Lines of 300 KiB: a piece of 64 KiB and one of them passes the share taken before the head.
+        String big = "w".repeat(300 * 1024) + "\n";
+        List<String> lines = List.of("first\n", big, big, big, big, "last\n");
+        TextBudget budget = new TextBudget();
+        List<String> answer = new QueueAnswer(queue(3, "true", 0)).text(CHUNKS, slices(lines,
+                new java.util.concurrent.atomic.AtomicInteger()), budget).orElseThrow();
+        java.util.Iterator<java.nio.ByteBuffer> it = ((QueueAnswer.ChunkedText) answer).chunks();
+        it.next();
+        it.next();
+        assertTrue(((QueueAnswer.ChunkedText) answer).share() > QueueAnswer.ChunkedText.SHARE, "grown for the long line");
+        assertEquals(((QueueAnswer.ChunkedText) answer).share(), budget.held());
+        ((HeldAnswer) answer).release();
+        assertEquals(0, budget.held());
+        List<String> chunks = chunks(new QueueAnswer(queue(3, "true", 0)).text(CHUNKS, slices(lines,
+                new java.util.concurrent.atomic.AtomicInteger()), budget).orElseThrow());
+        assertEquals(String.join("", lines), String.join("", chunks));
+        assertTrue(chunks.stream().allMatch(c -> bytes(c) <= io.gpusched.protocol.Answer.QueueTextChunks.MAX_CHUNK_BYTES),
+                "each within 1 MiB");
+        assertEquals(0, budget.held());
+    }
+
+    @Test
+    void linesOfTensOfKiB_keepTheShareTakenBeforeTheHead() {
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            lines.add("t".repeat(20 * 1024 + i * 997) + "\n");
+        }
+        TextBudget budget = new TextBudget();
+        List<String> answer = new QueueAnswer(queue(3, "true", 0)).text(CHUNKS, slices(lines,
+                new java.util.concurrent.atomic.AtomicInteger()), budget).orElseThrow();
+        java.util.Iterator<java.nio.ByteBuffer> it = ((QueueAnswer.ChunkedText) answer).chunks();
+        StringBuilder text = new StringBuilder();
+        it.next();
+        while (it.hasNext()) {
+            assertEquals(QueueAnswer.ChunkedText.SHARE, ((QueueAnswer.ChunkedText) answer).share(), "not grown");
+            java.nio.ByteBuffer b = it.next();
+            text.append(new String(b.array(), b.arrayOffset() + b.position(), b.remaining(), StandardCharsets.UTF_8));
+        }
+        assertTrue(text.toString().endsWith("\n0\n") && text.length() > 40 * 20 * 1024, "all of it: " + text.length());
+        assertEquals(0, budget.held());
+    }
+
+    @Test
+    void aChunkedTextThatCannotGoOn_throwsFromItsNextChunk_holdingNothingOnceReleased() {
+        // A budget of one share: a line over the share's room cannot be held, so the text cannot go on.
+        TextBudget budget = new TextBudget(QueueAnswer.ChunkedText.SHARE);
+        List<String> answer = new QueueAnswer(queue(3, "true", 0)).text(CHUNKS, slices(List.of("a\n", "v".repeat(200_000)
+                + "\n"), new java.util.concurrent.atomic.AtomicInteger()), budget).orElseThrow();
+        assertTrue(new QueueAnswer(queue(3, "true", 0)).text(CHUNKS, EVERY_PENDING_ROW, budget).isEmpty(),
+                "the next asker gets rows: the budget holds one share");
+        java.util.Iterator<java.nio.ByteBuffer> it = ((QueueAnswer.ChunkedText) answer).chunks();
+        it.next();
+        assertThrows(IllegalStateException.class, it::next);
+        ((HeldAnswer) answer).release();
+        assertEquals(0, budget.held());
+        // A line over 1 MiB is over any chunk's bound, whatever the budget.
+        List<String> huge = new QueueAnswer(queue(3, "true", 0)).text(CHUNKS, slices(List.of("u".repeat(1 << 20) + "\n"),
+                new java.util.concurrent.atomic.AtomicInteger()), new TextBudget()).orElseThrow();
+        java.util.Iterator<java.nio.ByteBuffer> h = ((QueueAnswer.ChunkedText) huge).chunks();
+        h.next();
+        IllegalStateException e = assertThrows(IllegalStateException.class, h::next);
+        assertTrue(e.getMessage().contains("1048576"), e.getMessage());
     }
 
     @Test

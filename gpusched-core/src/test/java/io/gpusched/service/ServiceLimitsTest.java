@@ -155,16 +155,28 @@ class ServiceLimitsTest {
         assertEquals(0, server.heldTextBytes(), "a closed connection gives its text's bytes back");
     }
 
+    /** A line of the 100,000 a slow reader's text is made of: about 200 bytes. */
+    private static final String PAGE = "… job " + "y".repeat(190) + "\n";
+
+    /**
+     * @param written counts the slices the service's printer writes
+     * @param text the request's {@code text}
+     * @return a connection that asked a service whose text is 100,000 {@link #PAGE}s for it
+     */
+    private SocketChannel askForPages(java.util.concurrent.atomic.AtomicLong written, String text) throws IOException {
+        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
+                Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(pages(PAGE, 100_000, written)));
+        SocketChannel c = connect();
+        send(c, "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":" + text + "}\n");
+        return c;
+    }
+
     @Test
     void aSlowReaderOfAHundredThousandJobText_makesTheDaemonRenderOnlyWhatItsSocketTakes() throws Exception {
         // 100,000 lines of 200 bytes: a 20 MB text, rendered a piece at a time as the reader takes it.
         java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
-        String page = "… job " + "y".repeat(190) + "\n";
-        int lineBytes = page.getBytes(StandardCharsets.UTF_8).length;
-        server = ServiceServer.start(scheduler, dir.resolve("run/gpusched.sock"), ServiceServer.Access.OWNER_ONLY,
-                Optional.empty(), Optional.empty(), ServiceServer.Limits.DEFAULTS, Optional.of(pages(page, 100_000, written)));
-        SocketChannel c = connect();
-        send(c, "{\"v\":1,\"op\":\"queue\",\"stream\":true,\"text\":{\"layout\":\"list\"}}\n");
+        int lineBytes = PAGE.getBytes(StandardCharsets.UTF_8).length;
+        SocketChannel c = askForPages(written, "{\"layout\":\"list\"}");
         String head = line(c, 10).orElseThrow();
         long total = 100_000L * lineBytes;
         assertTrue(head.contains("\"text_bytes\":" + total), head);
@@ -191,6 +203,65 @@ class ServiceLimitsTest {
         }
         assertEquals(total, read);
         assertEquals(100_000 * 2, written.get(), "each slice written twice: counted, then sent");
+        assertTrue(exchange(c, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"), "the connection goes on");
+        assertEquals(0, server.heldTextBytes());
+    }
+
+    @Test
+    void aSlowReaderOfAHundredThousandJobTextInChunks_makesTheDaemonRenderItOnce_onlyAsItsSocketTakesIt() throws Exception {
+        // 100,000 lines of 200 bytes in chunks: rendered once, a piece at a time as the reader takes it.
+        java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        int lineBytes = PAGE.getBytes(StandardCharsets.UTF_8).length;
+        SocketChannel c = askForPages(written, "{\"layout\":\"list\",\"chunks\":true}");
+        assertEquals(Optional.of("{\"v\":1,\"ok\":true,\"text_chunks\":true}"), line(c, 10));
+        long total = 100_000L * lineBytes;
+        java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        ByteBuffer in = ByteBuffer.allocate(8192);
+        long mostAhead = 0;
+        for (int i = 0; i < 200; i++) {
+            in.clear();
+            int n = c.read(in);
+            got.write(in.array(), 0, Math.max(n, 0));
+            Thread.sleep(i % 20 == 0 ? 50 : 1);
+            mostAhead = Math.max(mostAhead, written.get() * lineBytes - got.size());
+            assertTrue(server.heldTextBytes() <= QueueAnswer.ChunkedText.SHARE, "held " + server.heldTextBytes());
+        }
+        assertTrue(mostAhead < 4L << 20, "rendered ahead of the reader: " + mostAhead + " of " + total + " bytes");
+        // Then the rest, up to the line 0 that ends it; the share is given back.
+        byte[] last = new byte[3];
+        while (got.size() < total || !java.util.Arrays.equals(last, "\n0\n".getBytes(StandardCharsets.US_ASCII))) {
+            in.clear();
+            int n = c.read(in);
+            assertTrue(n > 0, "the text ended after " + got.size() + " bytes");
+            got.write(in.array(), 0, n);
+            for (int k = Math.max(0, n - 3); k < n; k++) { // the stream's last three bytes
+                System.arraycopy(last, 1, last, 0, 2);
+                last[2] = in.array()[k];
+            }
+        }
+        byte[] b = got.toByteArray();
+        java.io.ByteArrayOutputStream text = new java.io.ByteArrayOutputStream();
+        int at = 0;
+        int chunks = 0;
+        while (true) {
+            int nl = at;
+            while (b[nl] != '\n') {
+                nl++;
+            }
+            int length = Integer.parseInt(new String(b, at, nl - at, StandardCharsets.US_ASCII));
+            at = nl + 1;
+            if (length == 0) {
+                break;
+            }
+            assertTrue(length <= 1 << 20 && b[at + length - 1] == '\n', "a chunk of whole lines within 1 MiB: " + length);
+            text.write(b, at, length);
+            at += length;
+            chunks++;
+        }
+        assertEquals(b.length, at, "nothing after the 0 line");
+        assertEquals(PAGE.repeat(100_000), text.toString(StandardCharsets.UTF_8));
+        assertTrue(chunks > 250, "in chunks of about 64 KiB: " + chunks);
+        assertEquals(100_000, written.get(), "each slice written once");
         assertTrue(exchange(c, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"), "the connection goes on");
         assertEquals(0, server.heldTextBytes());
     }
