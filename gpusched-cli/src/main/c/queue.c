@@ -19,10 +19,10 @@
  *
  * The answer, once its head is taken: either
  *   {"v":1,"ok":true,"text_chunks":true}  then chunks, each a decimal length 1..1048576 and "\n" then
- *                                          that many bytes, ended by "0\n"; or
+ *                                          that many bytes, whole lines, ended by "0\n"; or
  *   {"v":1,"ok":true,"text_bytes":N}      then N bytes.
  * From then on it speaks for itself: a daemon that goes away midway or breaks the framing gets one line
- * on stderr and exit 1, as the Java client says it. Everything read is bounded: the head line (128
+ * on stderr and exit 1, in the Java client's words (GpuschedClient.copyText, LineChannel.copyChunks). Everything read is bounded: the head line (128
  * bytes), a chunk's length line, the buffer (64 KiB); nothing the daemon sends can overflow it.
  *
  * It runs as the invoking user and needs no privilege.
@@ -496,49 +496,77 @@ static void emit(const char *p, size_t n) {
     }
 }
 
-/* Copies the next n bytes of the stream to standard output, as they come. */
-static void copy(uint64_t n, const char *unit) {
+/*
+ * Copies the next n bytes of the stream to standard output, as they come; gone(why) names what was left
+ * ("the stream ended L bytes before the text's end", "... before a chunk's end"). Returns the last byte.
+ */
+static char copy(uint64_t n, const char *before) {
+    char last = 0;
     while (n > 0) {
         if (in_pos == in_len && fill() == 0) {
             char why[96];
-            snprintf(why, sizeof why, "the stream ended %llu bytes before the %s's end", (unsigned long long) n, unit);
+            snprintf(why, sizeof why, "the stream ended %llu bytes before %s", (unsigned long long) n, before);
             gone(why);
         }
         size_t take = in_len - in_pos < n ? in_len - in_pos : (size_t) n;
         emit(in + in_pos, take);
         in_pos += take;
         n -= take;
+        last = in[in_pos - 1];
     }
+    return last;
 }
 
-/* The chunks after a text_chunks head, each bounded; "0\n" ends them. */
+/* The Java client's words for chunks out of the protocol's form (GpuschedClient, bad_answer). */
+static void out_of_form(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void out_of_form(const char *fmt, ...) {
+    char why[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    die("the gpusched service at %s sent a queue text out of its form (PROTOCOL.md, text_chunks): %s", sock_name, why);
+}
+
+/*
+ * The chunks after a text_chunks head, read as the Java client reads them (LineChannel.copyChunks): a
+ * length line of at most CHUNK_DIGITS characters, a length of 1 to CHUNK_MAX without sign or leading zero,
+ * a chunk that ends a line; the line "0" ends the text.
+ */
 static void chunks(void) {
     for (;;) {
-        uint64_t n = 0;
-        int digits = 0;
+        char digits[CHUNK_DIGITS + 2];
+        size_t len = 0;
         for (;;) {
             if (in_pos == in_len && fill() == 0) {
-                gone("the stream ended before the text's end");
+                gone("the stream ended inside the text, at a chunk's length");
             }
             char c = in[in_pos++];
-            if (c == '\n' && digits > 0) {
+            if (c == '\n') {
                 break;
             }
-            if (c < '0' || c > '9' || digits == CHUNK_DIGITS || (digits == 1 && n == 0)) {
-                die("the gpusched service at %s sent a malformed queue text: a chunk's length is not a number"
-                    " from 1 to %d; nothing more was read", sock_name, CHUNK_MAX);
+            digits[len++] = c >= 0x20 && c < 0x7f ? c : '?';
+            if (len > CHUNK_DIGITS) {
+                digits[len] = '\0';
+                out_of_form("a chunk's length line is longer than %d digits: '%s...'", CHUNK_DIGITS, digits);
             }
-            n = n * 10 + (uint64_t) (c - '0');
-            digits++;
+        }
+        digits[len] = '\0';
+        uint64_t n = 0;
+        int ok = len > 0 && !(len > 1 && digits[0] == '0');
+        for (size_t i = 0; ok && i < len; i++) {
+            ok = digits[i] >= '0' && digits[i] <= '9';
+            n = n * 10 + (uint64_t) (digits[i] - '0');
+        }
+        if (!ok || n > CHUNK_MAX) {
+            out_of_form("a chunk's length is not 0 to %d in decimal digits: '%s'", CHUNK_MAX, digits);
         }
         if (n == 0) {
             return;
         }
-        if (n > CHUNK_MAX) {
-            die("the gpusched service at %s sent a malformed queue text: a chunk of %llu bytes, over the"
-                " %d taken; nothing more was read", sock_name, (unsigned long long) n, CHUNK_MAX);
+        if (copy(n, "a chunk's end") != '\n') {
+            out_of_form("a chunk of %llu bytes does not end a line", (unsigned long long) n);
         }
-        copy(n, "chunk");
     }
 }
 
@@ -736,7 +764,7 @@ int main(int argc, char **argv) {
         if (n < 0) {
             hand_over();
         }
-        copy((uint64_t) n, "text");
+        copy((uint64_t) n, "the text's end");
     }
     close(sock);
     return OK;

@@ -413,21 +413,24 @@ class NativeQueueClientTest {
     @Test
     void bothFramings_areCopiedWhole_chunksAcrossWritesIncluded() throws Exception {
         Path sock = dir.resolve("fake.sock");
-        String big = "ü".repeat(700_000) + "\n"; // 1.4 MB: over one chunk's bound as one text
+        String big = ("ü".repeat(99) + "\n").repeat(7000); // 1.4 MB: more than one chunk's bound
         try (FakeDaemon fake = new FakeDaemon(sock, r -> counted("today's\n"))) {
             assertEquals(new Result(0, "today's\n", ""), nativeQueue(Map.of(), "--socket", sock.toString()));
             fake.answer(r -> counted(big));
             assertEquals(new Result(0, big, ""), nativeQueue(Map.of(), "--socket", sock.toString()));
-            fake.answer(r -> chunked("1 running, 0 pending\n", "▶ job 1", " — sleep 9\n"));
-            assertEquals(new Result(0, "1 running, 0 pending\n▶ job 1 — sleep 9\n", ""),
+            fake.answer(r -> chunked("1 running, 0 pending\n", "▶ job 1 — sleep 9\n✓ job 2 ok\n"));
+            assertEquals(new Result(0, "1 running, 0 pending\n▶ job 1 — sleep 9\n✓ job 2 ok\n", ""),
                     nativeQueue(Map.of(), "--socket", sock.toString()));
             fake.answer(r -> {
                 List<byte[]> pieces = new ArrayList<>(List.of(ascii("{\"v\":1,\"ok\":true,\"text_chunks\":true}\n")));
                 byte[] text = ascii(big);
-                for (int at = 0; at < text.length; at += 1 << 20) {
-                    byte[] chunk = java.util.Arrays.copyOfRange(text, at, Math.min(text.length, at + (1 << 20)));
-                    // its length, then its bytes split in two writes
-                    pieces.add(ascii(chunk.length + "\n"));
+                int line = ascii("ü".repeat(99) + "\n").length;
+                int perChunk = (1 << 20) / line * line; // whole lines, at most 1 MiB
+                for (int at = 0; at < text.length; at += perChunk) {
+                    byte[] chunk = java.util.Arrays.copyOfRange(text, at, Math.min(text.length, at + perChunk));
+                    // its length line in two writes, then its bytes in two more
+                    pieces.add(ascii(String.valueOf(chunk.length).substring(0, 2)));
+                    pieces.add(ascii(String.valueOf(chunk.length).substring(2) + "\n"));
                     pieces.add(java.util.Arrays.copyOfRange(chunk, 0, chunk.length / 3));
                     pieces.add(java.util.Arrays.copyOfRange(chunk, chunk.length / 3, chunk.length));
                 }
@@ -439,34 +442,42 @@ class NativeQueueClientTest {
         }
     }
 
+    /**
+     * The Java client's words for chunks out of form ({@code GpuschedClient.copyText}, {@code
+     * LineChannel.copyChunks}), and what precedes them; the head, then {@code after} it.
+     */
     @Test
     void aMalformedOrOversizedChunk_isOneClearLine_exit1_noCrash() throws Exception {
         Path sock = dir.resolve("fake.sock");
         String head = "{\"v\":1,\"ok\":true,\"text_chunks\":true}\n";
-        Map<String, String> bad = new HashMap<>();
-        bad.put("1048577\nxx", "a chunk of 1048577 bytes, over the 1048576 taken");
-        bad.put("99999999999999999999\n", "a chunk's length is not a number from 1 to 1048576");
-        bad.put("abc\n", "a chunk's length is not a number from 1 to 1048576");
-        bad.put("01\nx0\n", "a chunk's length is not a number from 1 to 1048576");
-        bad.put("-1\n", "a chunk's length is not a number from 1 to 1048576");
-        bad.put("\n", "a chunk's length is not a number from 1 to 1048576");
-        bad.put("3\nabc4 \n", "a chunk's length is not a number from 1 to 1048576");
+        String form = "gpusched: the gpusched service at " + sock + " sent a queue text out of its form (PROTOCOL.md,"
+                + " text_chunks): ";
+        Map<String, String> bad = new java.util.LinkedHashMap<>();
+        bad.put("1048577\nxx", "a chunk's length is not 0 to 1048576 in decimal digits: '1048577'");
+        bad.put("99999999999999999999\n", "a chunk's length line is longer than 7 digits: '99999999...'");
+        bad.put("12\u0001\u00ff456789", "a chunk's length line is longer than 7 digits: '12??4567...'");
+        bad.put("abc\n", "a chunk's length is not 0 to 1048576 in decimal digits: 'abc'");
+        bad.put("01\nx0\n", "a chunk's length is not 0 to 1048576 in decimal digits: '01'");
+        bad.put("-1\n", "a chunk's length is not 0 to 1048576 in decimal digits: '-1'");
+        bad.put("\n", "a chunk's length is not 0 to 1048576 in decimal digits: ''");
+        bad.put("4\nabc\n4 \n", "a chunk's length is not 0 to 1048576 in decimal digits: '4 '");
+        bad.put("3\nabc0\n", "a chunk of 3 bytes does not end a line");
         try (FakeDaemon fake = new FakeDaemon(sock, r -> List.of())) {
             for (Map.Entry<String, String> e : bad.entrySet()) {
-                fake.answer(r -> List.of(ascii(head + e.getKey())));
+                fake.answer(r -> List.of(head.getBytes(StandardCharsets.UTF_8), e.getKey().getBytes(StandardCharsets.ISO_8859_1)));
                 Result n = nativeQueue(Map.of(), "--socket", sock.toString());
                 assertEquals(1, n.code(), e.getKey());
-                assertEquals("gpusched: the gpusched service at " + sock + " sent a malformed queue text: " + e.getValue()
-                        + "; nothing more was read\n", n.err(), e.getKey());
-                assertFalse(n.out().contains("x0"), "nothing after the bad length is printed");
+                assertEquals(form + e.getValue() + "\n", n.err(), e.getKey());
+                assertFalse(n.out().contains("x"), "nothing after the bad length is printed: " + n.out());
             }
             // Gone between chunks and inside one.
-            fake.answer(r -> List.of(ascii(head + "3\nabc")));
-            assertEquals(new Result(1, "abc", "gpusched: the gpusched service at " + sock + " went away in the middle of an"
-                    + " answer: the stream ended before the text's end\n"), nativeQueue(Map.of(), "--socket", sock.toString()));
+            fake.answer(r -> List.of(ascii(head + "4\nabc\n")));
+            assertEquals(new Result(1, "abc\n", "gpusched: the gpusched service at " + sock + " went away in the middle of"
+                    + " an answer: the stream ended inside the text, at a chunk's length\n"),
+                    nativeQueue(Map.of(), "--socket", sock.toString()));
             fake.answer(r -> List.of(ascii(head + "10\nabc")));
-            assertEquals(new Result(1, "abc", "gpusched: the gpusched service at " + sock + " went away in the middle of an"
-                    + " answer: the stream ended 7 bytes before the chunk's end\n"),
+            assertEquals(new Result(1, "abc", "gpusched: the gpusched service at " + sock + " went away in the middle of"
+                    + " an answer: the stream ended 7 bytes before a chunk's end\n"),
                     nativeQueue(Map.of(), "--socket", sock.toString()));
         }
     }
