@@ -518,7 +518,7 @@ class NativeQueueClientTest {
     }
 
     @Test
-    void aDaemonThatRefusesChunks_getsTheJavaClientsRequest_throughTheHandOver() throws Exception {
+    void aDaemonThatRefusesChunks_isHandedOver_andTheLauncherPrintsWhatTheJavaClientPrints() throws Exception {
         Path sock = dir.resolve("fake.sock");
         try (FakeDaemon fake = new FakeDaemon(sock, r -> r.contains("\"chunks\"")
                 ? List.of(ascii("{\"v\":1,\"ok\":false,\"error\":\"bad_request\",\"message\":\"unknown field chunks\"}\n"))
@@ -526,9 +526,17 @@ class NativeQueueClientTest {
             Result n = nativeQueue(Map.of(), "--socket", sock.toString());
             assertEquals(new Result(HAND_OVER, "", ""), n);
             Result l = launched(Map.of(), "--socket", sock.toString());
-            assertEquals(new Result(0, "from the Java client\n", ""), l);
-            assertEquals(3, fake.requests.size(), "native, then the Java client's quick path: " + fake.requests);
-            assertFalse(fake.requests.get(2).contains("chunks"));
+            assertEquals(javaQueue(Map.of(), "--socket", sock.toString()), l);
+            boolean javaAsksChunks = io.gpusched.protocol.QueueTextLines.request(new io.gpusched.protocol.Request.Text(false,
+                    java.util.Optional.empty(), java.util.OptionalInt.empty(), false, java.util.Optional.empty(), false))
+                    .orElseThrow().contains("\"chunks\"");
+            if (!javaAsksChunks) {
+                // A Java client that does not ask for chunks still gets the text from such a daemon.
+                assertEquals(new Result(0, "from the Java client\n", ""), l);
+                assertFalse(fake.requests.get(2).contains("chunks"), fake.requests.toString());
+            } else {
+                assertEquals(1, l.code(), "the Java client says the refusal: " + l);
+            }
         }
     }
 }
