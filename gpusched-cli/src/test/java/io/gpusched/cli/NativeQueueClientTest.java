@@ -539,4 +539,44 @@ class NativeQueueClientTest {
             }
         }
     }
+
+    /**
+     * A listener run by another user (as one could plant in a directory they made): the native client
+     * sends it nothing and hands over, and the Java client refuses it with its words. Run as root, the
+     * listener as {@code nobody}.
+     */
+    @Test
+    void aSocketServedByAnotherUser_getsNothing_andTheJavaClientSaysWhy() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name"))
+                && Files.isExecutable(Path.of("/usr/bin/setpriv")) && Files.isExecutable(Path.of("/usr/bin/python3")),
+                "needs root, setpriv and /usr/bin/python3 to listen as nobody");
+        Path shared = Files.createDirectories(dir.resolve("shared"));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path sock = shared.resolve("planted.sock");
+        Path got = shared.resolve("got");
+        String listener = "import socket,sys\n"
+                + "s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(5); print('up', flush=True)\n"
+                + "while True:\n"
+                + "  c,_=s.accept()\n"
+                + "  try:\n"
+                + "    d=c.recv(65536); open(sys.argv[2],'ab').write(d)\n"
+                + "    c.sendall(b'{\"v\":1,\"ok\":true,\"text_bytes\":7}\\nplanted')\n"
+                + "  except OSError: pass\n"
+                + "  c.close()\n";
+        Process p = new ProcessBuilder("/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "/usr/bin/python3", "-c", listener, sock.toString(), got.toString()).redirectErrorStream(true).start();
+        try {
+            assertEquals("up", new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine());
+            assertEquals(new Result(HAND_OVER, "", ""), nativeQueue(Map.of(), "--socket", sock.toString()));
+            assertFalse(Files.exists(got) && Files.size(got) > 0, "nothing was sent to it");
+            Result j = launched(Map.of(), "--socket", sock.toString());
+            assertEquals(1, j.code());
+            assertTrue(j.err().startsWith("gpusched: " + sock + " is served by user nobody, not by you (root) or root;"),
+                    j.err());
+            assertFalse(j.out().contains("planted"));
+        } finally {
+            p.destroyForcibly().waitFor();
+        }
+    }
 }
