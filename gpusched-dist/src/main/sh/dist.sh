@@ -18,11 +18,19 @@ rm -rf "$out/generated" "$out/stage" "$out/$name.tar.gz" "$out"/gpusched_*.deb
 gen=$out/generated
 gzip -9n <"$gen/gpusched.1" >"$gen/gpusched.1.gz"
 
+# The C helpers, out of the jar: gpusched queue's native client is installed beside the jar (the launcher
+# runs it), and all of them set the .deb's libc floor below.
+mkdir -p "$out/stage/native"
+(cd "$out/stage/native" && "$(dirname "$java")/jar" xf "$jar" io/gpusched/engine/spawn/gpusched-spawnd \
+    io/gpusched/engine/spawn/gpusched-runas io/gpusched/testkit/sim/simjob io/gpusched/cli/gpusched-queue)
+queue_client=$out/stage/native/io/gpusched/cli/gpusched-queue
+
 # stage DIR BIN LIB MAN BASHCOMP ZSHCOMP SYSTEMUNIT USERUNIT ETC DOC: one installation's files under DIR
 stage() {
     d=$1
     install -D -m 0755 "$here/dist/gpusched" "$d/$2/gpusched"
     install -D -m 0644 "$jar" "$d/$3/gpusched/gpusched.jar"
+    install -D -m 0755 "$queue_client" "$d/$3/gpusched/gpusched-queue"
     install -D -m 0644 "$gen/gpusched.1.gz" "$d/$4/man1/gpusched.1.gz"
     install -D -m 0644 "$gen/gpusched.bash" "$d/$5/gpusched"
     install -D -m 0644 "$gen/_gpusched" "$d/$6/_gpusched"
@@ -55,10 +63,7 @@ install -D -m 0644 "$repo/LICENSE" "$d/usr/share/doc/gpusched/copyright"
 mkdir -p "$d/DEBIAN"
 for s in postinst prerm postrm; do install -m 0755 "$here/debian/$s" "$d/DEBIAN/$s"; done
 echo /etc/gpusched/gpusched.conf >"$d/DEBIAN/conffiles"
-# The C helpers inside the jar link against glibc: the newest symbol version they use is the floor.
-mkdir -p "$out/stage/native"
-(cd "$out/stage/native" && "$(dirname "$java")/jar" xf "$jar" io/gpusched/engine/spawn/gpusched-spawnd \
-    io/gpusched/engine/spawn/gpusched-runas io/gpusched/testkit/sim/simjob)
+# The C helpers (taken out of the jar above) link against glibc: the newest symbol version they use is the floor.
 libc=$(find "$out/stage/native" -type f -exec cat {} + | grep -ao 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV \
     | tail -n 1)
 size=$(du -sk --exclude=DEBIAN "$d" | cut -f1)

@@ -46,6 +46,7 @@ class DebPackageTest {
     @Test
     void itInstallsTheLauncherTheJarTheUnitsTheManPageAndTheCompletions() {
         assertEquals("-rwxr-xr-x root/root", contents.get("./usr/bin/gpusched"), contents.toString());
+        assertEquals("-rwxr-xr-x root/root", contents.get("./usr/lib/gpusched/gpusched-queue"), "queue's native client");
         for (String f : List.of("./usr/lib/gpusched/gpusched.jar", "./lib/systemd/system/gpusched.service",
                 "./usr/lib/systemd/user/gpusched.service", "./usr/share/man/man1/gpusched.1.gz",
                 "./usr/share/bash-completion/completions/gpusched", "./usr/share/zsh/vendor-completions/_gpusched",

@@ -108,6 +108,17 @@ class TarballTest {
                 }
             }
             assertTrue(queue != null && queue.code() == 0, "queue: " + queue + "\ndaemon: " + Files.readString(dir.resolve("serve.log")));
+            // queue's native client, installed beside the jar, took it (exit 0, not its hand-over's 100),
+            // and printed what the Java client prints.
+            Artifacts.Run direct = Artifacts.run(home, env, 60, home.resolve("lib/gpusched/gpusched-queue").toString(),
+                    "queue", "--socket", socket.toString());
+            assertEquals(0, direct.code(), direct.out());
+            Map<String, String> javaOnly = new HashMap<>(env);
+            javaOnly.put("GPUSCHED_NO_NATIVE_CLIENT", "1");
+            Artifacts.Run java = Artifacts.run(home, javaOnly, 60, home.resolve("bin/gpusched").toString(), "queue",
+                    "--socket", socket.toString());
+            assertEquals(java, gpusched(60, "queue", "--socket", socket.toString()));
+            assertEquals(java.out(), direct.out());
             Artifacts.Run info = gpusched(60, "info", "--socket", socket.toString());
             assertEquals(0, info.code(), info.out());
             assertTrue(info.out().contains("24000"), "one simulated 24000 MiB GPU, from the file's sim = 1: " + info.out());
