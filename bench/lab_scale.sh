@@ -6,12 +6,14 @@
 #   - submit round trip median and p99 (one client, TRIPS sequential submissions on one connection,
 #     each answered once its line is fsynced), and the same for `tsp true` behind a running `sleep`;
 #   - submissions/s from 10 concurrent clients (100 each);
-#   - `gpusched queue` wall time (the real CLI, JVM start included) against `gpusched --version`
-#     and `tsp -l`;
+#   - `gpusched queue` wall time against `gpusched --version` and `tsp -l`, each as a user runs it: through
+#     the launcher of the checkout the jar is in (bin/gpusched: its class-data archive, and for queue its
+#     native client where it has one), after one untimed call of each (an archive made at first use);
+#     CLI=PATH names another launcher, CLI=java the jar's Java client with bin/gpusched's flags;
 #   - the daemon's RSS with the queue held, and its CPU over IDLE seconds with nothing happening.
 # A benchmark, not a test: noisy machines give noisy figures; run it several times (RUNS) and take
 # medians. Usage: bench/lab_scale.sh [QUEUED...]   env: RUNS (1), TRIPS (1000), IDLE (10), JAR,
-# DAEMON_JAVA_OPTS (e.g. -XX:StartFlightRecording=filename=/tmp/d.jfr to profile the daemon).
+# DAEMON_JAVA_OPTS (e.g. -XX:StartFlightRecording=filename=/tmp/d.jfr to profile the daemon), CLI.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
@@ -23,6 +25,9 @@ runs="${RUNS:-1}"; trips="${TRIPS:-1000}"; idle="${IDLE:-10}"
 # bin/gpusched's JVM flags.
 . "$root/bench/jvm_flags.sh"
 opts=("${jvm_flags[@]}")
+launcher="$(cd "$(dirname "$jar")/../.." && pwd)/bin/gpusched"
+cli="${CLI:-$([ -x "$launcher" ] && echo "$launcher" || echo java)}"
+if [ "$cli" = java ]; then cli=(java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main); else cli=("$cli"); fi
 work="$(mktemp -d)"
 daemon=""
 # The daemon is filled_daemon.sh's child, not this shell's: wait for it by polling.
@@ -65,15 +70,16 @@ EOF
 for run in $(seq "$runs"); do
   for queued in "${sizes[@]}"; do
     d="$work/q$queued"
-    echo "== run $run, $queued queued (jar $jar)"
+    echo "== run $run, $queued queued (jar $jar, client ${cli[0]})"
     "$root/bench/queue/filled_daemon.sh" "$jar" "$queued" "$d"
     daemon=$(cat "$d/pid")
     (cd "$d" && "${client[@]}" "$d/s.sock" trips "$trips")
     (cd "$d" && "${client[@]}" "$d/s.sock" clients)
     q=(); v=()
+    "${cli[@]}" queue --socket "$d/s.sock" >/dev/null; "${cli[@]}" --version >/dev/null
     for _ in 1 2 3 4 5; do
-      t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; q+=("$(ms "$t0")")
-      t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main --version >/dev/null; v+=("$(ms "$t0")")
+      t0=$(date +%s.%N); "${cli[@]}" queue --socket "$d/s.sock" >"$d/queue.out"; q+=("$(ms "$t0")")
+      t0=$(date +%s.%N); "${cli[@]}" --version >/dev/null; v+=("$(ms "$t0")")
     done
     echo "queue_ms $(median "${q[@]}") version_ms $(median "${v[@]}") queue_lines $(wc -l <"$d/queue.out")"
     echo "rss_mib $(awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$daemon/status")"
