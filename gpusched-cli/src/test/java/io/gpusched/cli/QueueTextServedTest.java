@@ -42,22 +42,7 @@ class QueueTextServedTest {
     /** Two finished jobs (one failed), then, on a paused GPU, pending ones: nothing in the queue moves. */
     @BeforeEach
     void serve() throws Exception {
-        daemon = new ServeDaemon(dir, "--sim", "2", "--poll", "0.1").start();
-        Path work = Files.createDirectories(dir.resolve("work"));
-        assertEquals(0, ServeDaemon.result(daemon.client(work, "submit", "--vram", "1G", "--", "echo done")).code());
-        assertEquals(0, ServeDaemon.result(daemon.client(work, "submit", "--", "exit 3")).code());
-        daemon.awaitQueue("✗ job 2 failed");
-        assertEquals(0, daemon.verb("pause", "0", "1").code());
-        List<String[]> pending = List.of(
-                new String[] {"--vram", "2G", "--priority", "3", "--", "python train.py --lr 3e-4"},
-                new String[] {"--comment", "nightly sweep", "--", "echo héllo ✓ wörld"},
-                new String[] {"--vram", "500M", "--", "echo " + "x".repeat(300)},
-                new String[] {"--gpus", "2", "--", "python big.py"});
-        for (String[] args : pending) {
-            Result r = ServeDaemon.result(daemon.client(work, "submit", args));
-            assertEquals(0, r.code(), r.err());
-        }
-        daemon.awaitQueue("0 running, 4 pending, 2 done");
+        daemon = ServeDaemon.withSettledQueue(dir);
     }
 
     /** {@code gpusched queue ARGS} as a process with {@code env} added (and no other locale variable). */

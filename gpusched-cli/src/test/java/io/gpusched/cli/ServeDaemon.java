@@ -170,6 +170,29 @@ final class ServeDaemon implements AutoCloseable {
 
     /** Waits for a client process to end; @return what it printed and returned */
     /**
+     * A real daemon ({@code --sim 2}) whose queue does not move: two ended jobs (one failed), then, on its
+     * paused GPUs, four pending ones (a priority, a comment and UTF-8, a 300-character command, two GPUs),
+     * for tests that compare what clients print of one queue.
+     */
+    static ServeDaemon withSettledQueue(Path dir) throws Exception {
+        ServeDaemon daemon = new ServeDaemon(dir, "--sim", "2", "--poll", "0.1").start();
+        Path work = Files.createDirectories(dir.resolve("work"));
+        assertEquals(0, result(daemon.client(work, "submit", "--vram", "1G", "--", "echo done")).code());
+        assertEquals(0, result(daemon.client(work, "submit", "--", "exit 3")).code());
+        daemon.awaitQueue("✗ job 2 failed");
+        assertEquals(0, daemon.verb("pause", "0", "1").code());
+        for (String[] args : List.of(new String[] {"--vram", "2G", "--priority", "3", "--", "python train.py --lr 3e-4"},
+                new String[] {"--comment", "nightly sweep", "--", "echo héllo ✓ wörld"},
+                new String[] {"--vram", "500M", "--", "echo " + "x".repeat(300)},
+                new String[] {"--gpus", "2", "--", "python big.py"})) {
+            Result r = result(daemon.client(work, "submit", args));
+            assertEquals(0, r.code(), r.err());
+        }
+        daemon.awaitQueue("0 running, 4 pending, 2 done");
+        return daemon;
+    }
+
+    /**
      * Runs {@code gpusched queue --socket SOCKET ARGS...} as a JVM of its own (the real client's start,
      * its quick path included) in {@code cwd}, with no locale or terminal width but those in {@code env}.
      */
