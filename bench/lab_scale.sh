@@ -44,7 +44,7 @@ trap cleanup EXIT
 
 client=(python3 "$root/bench/daemon_client.py")
 
-ms() { python3 -c "import sys,time; print(f'{(time.time()-float(sys.argv[1]))*1e3:.1f}')" "$1"; }
+. "$root/bench/elapsed.sh" # elapsed_ms: wall time without a timer process
 median() { python3 -c "import sys,statistics; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
@@ -62,7 +62,7 @@ for _ in range(int(sys.argv[2])):
 rt.sort()
 print(f"tsp_true median_ms {statistics.median(rt) * 1e3:.2f} p99_ms {rt[int(len(rt) * 0.99)] * 1e3:.2f}")
 EOF
-  local t0; t0=$(date +%s.%N); "$tsp_bin" -l >/dev/null; echo "tsp_l_ms $(ms "$t0")"
+  local t0 t1; t0=$EPOCHREALTIME; "$tsp_bin" -l >/dev/null; t1=$EPOCHREALTIME; echo "tsp_l_ms $(elapsed_ms "$t0" "$t1")"
   "$tsp_bin" -K >/dev/null 2>&1 || true
   unset TS_SOCKET TS_SAVELIST_DIR TMPDIR
 }
@@ -78,8 +78,8 @@ for run in $(seq "$runs"); do
     q=(); v=()
     "${cli[@]}" queue --socket "$d/s.sock" >/dev/null; "${cli[@]}" --version >/dev/null
     for _ in 1 2 3 4 5; do
-      t0=$(date +%s.%N); "${cli[@]}" queue --socket "$d/s.sock" >"$d/queue.out"; q+=("$(ms "$t0")")
-      t0=$(date +%s.%N); "${cli[@]}" --version >/dev/null; v+=("$(ms "$t0")")
+      t0=$EPOCHREALTIME; "${cli[@]}" queue --socket "$d/s.sock" >"$d/queue.out"; t1=$EPOCHREALTIME; q+=("$(elapsed_ms "$t0" "$t1")")
+      t0=$EPOCHREALTIME; "${cli[@]}" --version >/dev/null; t1=$EPOCHREALTIME; v+=("$(elapsed_ms "$t0" "$t1")")
     done
     echo "queue_ms $(median "${q[@]}") version_ms $(median "${v[@]}") queue_lines $(wc -l <"$d/queue.out")"
     echo "rss_mib $(awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$daemon/status")"

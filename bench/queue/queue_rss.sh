@@ -27,17 +27,17 @@ cleanup() {
 }
 trap cleanup EXIT
 rss() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$daemon/status"; }
-ms() { python3 -c "import sys,time; print(f'{(time.time()-float(sys.argv[1]))*1e3:.0f}')" "$1"; }
+. "$root/bench/elapsed.sh" # elapsed_ms: wall time without a timer process
 "$root/bench/queue/filled_daemon.sh" "$jar" "$queued" "$d"
 daemon=$(cat "$d/pid")
 sleep 2
 echo "rss_mib after_fill $(rss)"
 for i in $(seq "$queries"); do
-  t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; q=$(ms "$t0")
-  t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main --version >/dev/null; v=$(ms "$t0")
+  t0=$EPOCHREALTIME; java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; t1=$EPOCHREALTIME; q=$(elapsed_ms "$t0" "$t1")
+  t0=$EPOCHREALTIME; java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main --version >/dev/null; t1=$EPOCHREALTIME; v=$(elapsed_ms "$t0" "$t1")
   echo "queue_ms $q version_ms $v lines $(wc -l <"$d/queue.out") rss_mib $(rss)"
   if [ -n "${CLIENT_B_OPTS:-}" ]; then # the same verb with other client flags, interleaved (an A/B of flags)
-    t0=$(date +%s.%N); java "${opts[@]}" $CLIENT_B_OPTS -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.b"; q=$(ms "$t0")
+    t0=$EPOCHREALTIME; java "${opts[@]}" $CLIENT_B_OPTS -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.b"; t1=$EPOCHREALTIME; q=$(elapsed_ms "$t0" "$t1")
     cmp -s "$d/queue.out" "$d/queue.b" && same=same || same=differs
     echo "queue_ms_with_client_b_opts $q (output $same)"
   fi

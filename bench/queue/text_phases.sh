@@ -17,7 +17,7 @@ opts=("${jvm_flags[@]}")
 d="$(mktemp -d)"; daemon=""
 cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$d"; }
 trap cleanup EXIT
-ms() { python3 -c "import sys,time; print(f'{(time.time()-float(sys.argv[1]))*1e3:.0f}')" "$1"; }
+. "$root/bench/elapsed.sh" # elapsed_ms: wall time without a timer process
 { echo '[vram=20G] sleep 3600'; seq "$queued" | sed 's/^/[vram=20G] echo queued /'; } >"$d/jobs.txt"
 java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 --socket "$d/s.sock" \
   --log-dir "$d/logs" >"$d/daemon.log" 2>&1 &
@@ -54,8 +54,8 @@ else:
 t2 = time.perf_counter()
 print(f"raw head_ms {(t1 - t0) * 1e3:.0f} all_ms {(t2 - t0) * 1e3:.0f} bytes {n} chunks {int(bool(head.get('text_chunks')))}")
 PY
-  t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; q=$(ms "$t0")
-  t0=$(date +%s.%N); java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main --version >/dev/null; v=$(ms "$t0")
+  t0=$EPOCHREALTIME; java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >"$d/queue.out"; t1=$EPOCHREALTIME; q=$(elapsed_ms "$t0" "$t1")
+  t0=$EPOCHREALTIME; java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main --version >/dev/null; t1=$EPOCHREALTIME; v=$(elapsed_ms "$t0" "$t1")
   echo "queue_ms $q version_ms $v lines $(wc -l <"$d/queue.out")"
 done
 echo "rss_mib after $(awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$daemon/status")"
