@@ -297,12 +297,7 @@ public final class Durability {
         if (journal.hasUnforced()) {
             force();
         }
-        if (!afterForce.isEmpty()) {
-            List<Runnable> held = List.copyOf(afterForce);
-            afterForce.clear();
-            held.forEach(Runnable::run);
-        }
-        acknowledgeIfForced();
+        runHeld();
     }
 
     /**
@@ -398,9 +393,11 @@ public final class Durability {
 
     /** What a group held, now that its lines are forced (or the force failed and said so). */
     private void runHeld() {
-        List<Runnable> held = List.copyOf(afterForce);
-        afterForce.clear();
-        held.forEach(Runnable::run);
+        if (!afterForce.isEmpty()) {
+            List<Runnable> held = List.copyOf(afterForce);
+            afterForce.clear();
+            held.forEach(Runnable::run);
+        }
         acknowledgeIfForced();
     }
 
