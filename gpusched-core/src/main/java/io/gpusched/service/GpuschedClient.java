@@ -339,9 +339,9 @@ public final class GpuschedClient implements AutoCloseable {
             return Optional.of(rows(rows));
         }
         if (head instanceof Answer.QueueTextChunks) {
-            copyText(lines, -1, out, socket);
+            copyText(lines, java.util.OptionalLong.empty(), out, socket);
         } else {
-            copyText(lines, expected(head, Answer.QueueText.class).bytes(), out, socket);
+            copyText(lines, java.util.OptionalLong.of(expected(head, Answer.QueueText.class).bytes()), out, socket);
         }
         return Optional.empty();
     }
@@ -385,7 +385,7 @@ public final class GpuschedClient implements AutoCloseable {
             lines.write(request.get());
             Optional<String> head = lines.read();
             if (head.isPresent() && io.gpusched.protocol.QueueTextLines.textChunks(head.get())) {
-                copyText(lines, -1, out, socket);
+                copyText(lines, java.util.OptionalLong.empty(), out, socket);
                 return true;
             }
             // A daemon older than chunks ignores the field, and counts the text's bytes first.
@@ -394,7 +394,7 @@ public final class GpuschedClient implements AutoCloseable {
             if (n.isEmpty()) {
                 return false;
             }
-            copyText(lines, n.getAsLong(), out, socket);
+            copyText(lines, n, out, socket);
             return true;
         } catch (IOException e) {
             return false; // nothing was written: a full client finds out what went wrong, and says it
@@ -404,10 +404,11 @@ public final class GpuschedClient implements AutoCloseable {
     }
 
     /**
-     * The text after a {@code queue} text's head, copied to {@code out}: {@code n} bytes after a
-     * {@code text_bytes} head, the chunks up to the last after a {@code text_chunks} one ({@code n} -1).
+     * The text after a {@code queue} text's head, copied to {@code out}: the {@code bytes} a
+     * {@code text_bytes} head announced, or, with none, the chunks up to the last after a
+     * {@code text_chunks} head.
      */
-    private static void copyText(LineChannel lines, long n, java.io.OutputStream out, Path socket) {
+    private static void copyText(LineChannel lines, java.util.OptionalLong bytes, java.io.OutputStream out, Path socket) {
         // Which side failed decides the error: the daemon going away, or this process's output.
         IOException[] outputFailed = new IOException[1];
         java.io.OutputStream sink = new java.io.OutputStream() {
@@ -427,10 +428,10 @@ public final class GpuschedClient implements AutoCloseable {
             }
         };
         try {
-            if (n < 0) {
+            if (bytes.isEmpty()) {
                 lines.copyChunks(sink);
             } else {
-                lines.copy(n, sink);
+                lines.copy(bytes.getAsLong(), sink);
             }
         } catch (LineChannel.BadChunk e) {
             throw new ServiceException("bad_answer", "the gpusched service at " + socket + " sent a queue text out of"
