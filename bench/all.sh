@@ -29,7 +29,8 @@
 #   RUNS [5] rounds of vs_tsp, the A/B loop and spawn/ab.py; LAB_RUNS [3]; LAB_SIZES ["10000 100000"];
 #   TRIPS [300]; LAB_IDLE [5]; BASE_LAB_SIZES [10000]; BASE_LAB_RUNS [1]; SB [3] SubmitBench runs per
 #   checkout; SB_QUEUED [10000]; SB_TRIPS [500]; ROUND_LINES [10000]; ROUND_N [60]; IDLE_QUEUED [100000];
-#   IDLE_RUNS [5]; N [10] start-up runs; REPLAY_ROUNDS [5]; DASH_RUNS [1]; DASH_SECS [60];
+#   IDLE_RUNS [5]; N [10] start-up runs; REPLAY_ROUNDS [30]; REPLAY_WARMUP [20] of them not counted;
+#   DASH_RUNS [1]; DASH_SECS [60];
 #   QSCALE_QUEUED [100000]; QSCALE_RUNS [3].
 # Then: python3 bench/current.py RESULTS.tsv --write BENCHMARKS.md   (fills the "Current figures" tables)
 set -uo pipefail
@@ -55,14 +56,14 @@ done
 if [ "$small" = 1 ]; then
   : "${RUNS:=1}" "${LAB_RUNS:=1}" "${LAB_SIZES:=1000}" "${TRIPS:=50}" "${LAB_IDLE:=1}" "${BASE_LAB_SIZES:=1000}"
   : "${SB:=1}" "${SB_QUEUED:=1000}" "${SB_TRIPS:=100}" "${ROUND_LINES:=1000}" "${ROUND_N:=20}" "${IDLE_QUEUED:=2000}"
-  : "${IDLE_RUNS:=2}" "${N:=2}" "${REPLAY_ROUNDS:=2}" "${DASH_SECS:=5}" "${QSCALE_QUEUED:=2000}" "${QSCALE_RUNS:=1}"
+  : "${IDLE_RUNS:=2}" "${N:=2}" "${REPLAY_ROUNDS:=2}" "${REPLAY_WARMUP:=1}" "${DASH_SECS:=5}" "${QSCALE_QUEUED:=2000}" "${QSCALE_RUNS:=1}"
   export WARMUP="${WARMUP:-3}"
 fi
 RUNS="${RUNS:-5}"; LAB_RUNS="${LAB_RUNS:-3}"; LAB_SIZES="${LAB_SIZES:-10000 100000}"; TRIPS="${TRIPS:-300}"
 LAB_IDLE="${LAB_IDLE:-5}"; BASE_LAB_SIZES="${BASE_LAB_SIZES:-10000}"; BASE_LAB_RUNS="${BASE_LAB_RUNS:-1}"
 SB="${SB:-3}"; SB_QUEUED="${SB_QUEUED:-10000}"; SB_TRIPS="${SB_TRIPS:-500}"; ROUND_LINES="${ROUND_LINES:-10000}"
 ROUND_N="${ROUND_N:-60}"; IDLE_QUEUED="${IDLE_QUEUED:-100000}"; IDLE_RUNS="${IDLE_RUNS:-5}"; N="${N:-10}"
-REPLAY_ROUNDS="${REPLAY_ROUNDS:-5}"; DASH_RUNS="${DASH_RUNS:-1}"; DASH_SECS="${DASH_SECS:-60}"
+REPLAY_ROUNDS="${REPLAY_ROUNDS:-30}"; REPLAY_WARMUP="${REPLAY_WARMUP:-20}"; DASH_RUNS="${DASH_RUNS:-1}"; DASH_SECS="${DASH_SECS:-60}"
 QSCALE_QUEUED="${QSCALE_QUEUED:-100000}"; QSCALE_RUNS="${QSCALE_RUNS:-3}"
 
 mkdir -p "$root/bench/results"
@@ -86,7 +87,7 @@ t_start=$(date +%s)
   echo "# machine	nproc $(nproc); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(uname -sr); $(free -g | awk '/Mem:/ {print $2 " GiB RAM"}')"
   echo "# java	$(java -version 2>&1 | tr '\n' ' ')"
   echo "# loadavg_before	$(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# settings	RUNS=$RUNS LAB_RUNS=$LAB_RUNS LAB_SIZES='$LAB_SIZES' TRIPS=$TRIPS LAB_IDLE=$LAB_IDLE BASE_LAB_SIZES='$BASE_LAB_SIZES' BASE_LAB_RUNS=$BASE_LAB_RUNS SB=$SB SB_QUEUED=$SB_QUEUED SB_TRIPS=$SB_TRIPS ROUND_LINES=$ROUND_LINES ROUND_N=$ROUND_N IDLE_QUEUED=$IDLE_QUEUED IDLE_RUNS=$IDLE_RUNS N=$N REPLAY_ROUNDS=$REPLAY_ROUNDS DASH_RUNS=$DASH_RUNS DASH_SECS=$DASH_SECS QSCALE_QUEUED=$QSCALE_QUEUED QSCALE_RUNS=$QSCALE_RUNS small=$small"
+  echo "# settings	RUNS=$RUNS LAB_RUNS=$LAB_RUNS LAB_SIZES='$LAB_SIZES' TRIPS=$TRIPS LAB_IDLE=$LAB_IDLE BASE_LAB_SIZES='$BASE_LAB_SIZES' BASE_LAB_RUNS=$BASE_LAB_RUNS SB=$SB SB_QUEUED=$SB_QUEUED SB_TRIPS=$SB_TRIPS ROUND_LINES=$ROUND_LINES ROUND_N=$ROUND_N IDLE_QUEUED=$IDLE_QUEUED IDLE_RUNS=$IDLE_RUNS N=$N REPLAY_ROUNDS=$REPLAY_ROUNDS REPLAY_WARMUP=$REPLAY_WARMUP DASH_RUNS=$DASH_RUNS DASH_SECS=$DASH_SECS QSCALE_QUEUED=$QSCALE_QUEUED QSCALE_RUNS=$QSCALE_RUNS small=$small"
   printf 'id\tcheckout\tmedian\tmin\tmax\tn\tunit\tcommand\tnote\n'
 } >"$out"
 say "results: $out (raw logs in $raw/)"
@@ -195,7 +196,7 @@ if want replay; then
   fi
   say "replay: bench/replay/ab.sh $REPLAY_ROUNDS"
   bash "$root/bench/replay/ab.sh" "$REPLAY_ROUNDS" >"$raw/replay.log" 2>&1
-  "${rows[@]}" replay "$out" "$raw/replay.log" "bench/replay/ab.sh $REPLAY_ROUNDS"
+  "${rows[@]}" replay "$out" "$raw/replay.log" "bench/replay/ab.sh $REPLAY_ROUNDS" "$REPLAY_WARMUP"
 fi
 
 # ---------------------------------------------------------------- sim: deterministic replays
