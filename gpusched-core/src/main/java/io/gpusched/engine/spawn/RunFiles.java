@@ -55,6 +55,14 @@ public final class RunFiles {
     }
 
     /**
+     * @return false for a run whose runs start no process and write no file (a simulation,
+     *     {@link #none}): nothing of its runs is on disk to look at
+     */
+    public boolean onDisk() {
+        return onDisk;
+    }
+
+    /**
      * Creates {@code runs/} readable by the scheduler's user only: it holds command files and, for runs
      * as their owners, spec files with the submitter's environment until gpusched-runas reads them.
      */
