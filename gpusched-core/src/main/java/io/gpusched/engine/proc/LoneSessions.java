@@ -53,7 +53,7 @@ public abstract class LoneSessions implements ProcTable {
         return exitOf(sid).isPresent();
     }
 
-    /** Final, as {@link #leavesNothing} says so: no process outlives its session here. */
+    // Final, as leavesNothing() says so: no process outlives its session here.
     @Override
     public final List<List<Long>> leftovers(List<ProcFs.Run> runs, Set<Long> otherSessions) {
         List<List<Long>> none = new ArrayList<>();
