@@ -6,6 +6,7 @@
 # Needs this tree built with its test classes:
 #   mvn -B -q -o -pl gpusched-core,gpusched-testkit test-compile -Dmaven.javadoc.skip
 # Usage: bench/replay/ab-base.sh BASE [PAIRS=2] [ROUNDS=5] [OLD=e04fd27]
+# Steady state per build: bench/replay/ab-base.sh BASE 2 30 | bench/replay/steady.py
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 base="$1"

@@ -7,6 +7,7 @@
 # Needs a build of core and testkit with their test classes:
 #   mvn -B -q -o -pl gpusched-core,gpusched-testkit test-compile -Dmaven.javadoc.skip
 # Usage: bench/replay/ab.sh [ROUNDS=3] [OLD=e04fd27]
+# Steady state (medians of rounds 20-29, new/old, same makespans or not): bench/replay/ab.sh 30 | bench/replay/steady.py
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 rounds="${1:-3}"

@@ -475,6 +475,9 @@ public enum Attribute {
 
     /** The dependencies that need success (or the others) as one token of a comma-separated list. */
     private static Optional<String> dependencies(JobSpec s, boolean needsSuccess) {
+        if (s.scheduling().after().isEmpty()) {
+            return Optional.empty(); // most jobs: no stream for nothing
+        }
         List<String> names = s.scheduling().after().stream().filter(d -> d.needsSuccess() == needsSuccess)
                 .map(Scheduling.Dependency::name).toList();
         return names.isEmpty() ? Optional.empty()

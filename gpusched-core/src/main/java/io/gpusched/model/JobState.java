@@ -30,14 +30,17 @@ public enum JobState {
     DEPENDENCY_FAILED(JobStatus.DEPENDENCY_FAILED);
 
     private final JobStatus outcome;
+    /** The journal spelling, made once: it is asked for with every line the journal folds. */
+    private final String journalName;
 
     JobState(JobStatus outcome) {
         this.outcome = outcome;
+        this.journalName = outcome == null ? name().toLowerCase(java.util.Locale.ROOT) : outcome.journalName();
     }
 
     /** @return the journal spelling, e.g. {@code pending} or {@code failed_oom} */
     public String journalName() {
-        return outcome == null ? name().toLowerCase(java.util.Locale.ROOT) : outcome.journalName();
+        return journalName;
     }
 
     /** @return whether the job is done for good: it is never dispatched again (unless retried on purpose) */

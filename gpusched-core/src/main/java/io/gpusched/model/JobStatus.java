@@ -20,9 +20,12 @@ public enum JobStatus {
     /** Never ran: a job it had to run after ({@code after=}) failed, was cancelled or never ran. */
     DEPENDENCY_FAILED;
 
+    /** Each constant's journal spelling, made once: it is asked for with every line the journal folds. */
+    private final String journalName = name().toLowerCase(Locale.ROOT);
+
     /** @return the journal spelling, e.g. {@code failed_oom} */
     public String journalName() {
-        return name().toLowerCase(Locale.ROOT);
+        return journalName;
     }
 
     /**

@@ -92,20 +92,31 @@ public final class Dependencies {
      * @return whether it may run, must wait, or will never run
      */
     public Verdict check(List<Scheduling.Dependency> after, Function<String, Known> lookup) {
-        List<String> waiting = new ArrayList<>();
+        // Asked of every waiting job with dependencies each round: the words are made only for a verdict
+        // that has them, and only once it is known which.
+        List<String> waiting = null;
         for (Scheduling.Dependency d : after) {
-            Optional<String> key = keyOf(d.name());
-            if (key.isEmpty()) {
+            String key = keysByName.get(d.name());
+            if (key == null) {
                 return new Failed("after=" + d.name() + ": no job of that name is known");
             }
-            Known k = lookup.apply(key.get());
-            String who = "job " + k.no() + " (" + d.name() + ")";
+            Known k = lookup.apply(key);
             if (k.endedStatus().isEmpty()) {
-                waiting.add(who);
+                if (waiting == null) {
+                    waiting = new ArrayList<>(after.size());
+                }
+                waiting.add(who(k, d));
             } else if (d.needsSuccess() && !"ok".equals(k.endedStatus().get())) {
-                return new Failed(who + " ended " + k.endedStatus().get() + "; use after-any= to run after it however it ends");
+                return new Failed(who(k, d) + " ended " + k.endedStatus().get()
+                        + "; use after-any= to run after it however it ends");
             }
         }
-        return waiting.isEmpty() ? new Ready() : new Waiting("after " + String.join(", ", waiting));
+        return waiting == null ? READY : new Waiting("after " + String.join(", ", waiting));
+    }
+
+    private static final Ready READY = new Ready();
+
+    private static String who(Known k, Scheduling.Dependency d) {
+        return "job " + k.no() + " (" + d.name() + ")";
     }
 }

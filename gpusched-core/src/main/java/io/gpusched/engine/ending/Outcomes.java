@@ -340,7 +340,8 @@ public final class Outcomes {
                 ? OwnerLaunch.failure(end.exitCode(), LogTail.read(names.log(end.no(), end.gpus()), 4096))
                         .map(why -> new EnvironmentScript.Failure(why, "the command did not run"))
                 : Optional.empty());
-        if (asOwner.isPresent()) {
+        // A run that starts no process (a simulation) wrote no wrapper log: nothing to look at on disk.
+        if (asOwner.isPresent() && runFiles.onDisk()) {
             dropIfEmpty(names.log(end.no(), end.gpus()));
         }
         int allowed = Math.max(end.spec().retries(), options.oomRetries());

@@ -28,7 +28,23 @@ public final class VirtualTime implements LoopWait {
 
     /** @return the loop clock reading this virtual time: wall = start + elapsed, ticker = elapsed */
     public LoopClock clock() {
-        return new LoopClock(() -> start.plusNanos(now), () -> now, 0);
+        return new LoopClock(this::wall, () -> now, 0);
+    }
+
+    /** The wall time last read, and the virtual time it is of. */
+    private Instant wall;
+    private long wallAt = -1;
+
+    /**
+     * The wall time now: made once per virtual instant, as the loop reads its clock many times a round
+     * (every event and journal line is dated) while the clock stands still.
+     */
+    private Instant wall() {
+        if (wallAt != now || wall == null) {
+            wall = start.plusNanos(now);
+            wallAt = now;
+        }
+        return wall;
     }
 
     /** @return virtual nanoseconds since the start */

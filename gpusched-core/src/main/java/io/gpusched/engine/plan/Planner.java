@@ -118,7 +118,7 @@ public final class Planner {
             return;
         }
         // Settle first (the journal lines and events of orphans, retries, failed dependencies), then read.
-        settlement.settle(jobs);
+        settlement.settle(jobs, version);
         queue.compute(jobs, settlement.waitingFor(), clock.now());
         Map<String, String> reasons = new HashMap<>(queue.heldReasons());
         List<PendingQueue.PendingJob> still = queue.pending();

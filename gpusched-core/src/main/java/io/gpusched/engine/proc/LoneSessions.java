@@ -53,11 +53,17 @@ public abstract class LoneSessions implements ProcTable {
         return exitOf(sid).isPresent();
     }
 
+    // Final, as leavesNothing() says so: no process outlives its session here.
     @Override
-    public List<List<Long>> leftovers(List<ProcFs.Run> runs, Set<Long> otherSessions) {
+    public final List<List<Long>> leftovers(List<ProcFs.Run> runs, Set<Long> otherSessions) {
         List<List<Long>> none = new ArrayList<>();
         runs.forEach(r -> none.add(List.of())); // no process outlives its session here
         return none;
+    }
+
+    @Override
+    public final boolean leavesNothing() {
+        return true;
     }
 
     @Override

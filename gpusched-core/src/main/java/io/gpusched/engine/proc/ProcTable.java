@@ -32,6 +32,14 @@ public interface ProcTable {
      */
     List<List<Long>> leftovers(List<ProcFs.Run> runs, Set<Long> otherSessions);
 
+    /**
+     * @return true where no process can outlive its run's session (a stand-in with no processes behind
+     *     it): {@link #leftovers} then finds none for any run, so a sweep need not ask
+     */
+    default boolean leavesNothing() {
+        return false;
+    }
+
     /** @return whether a process's environment holds {@code envEntry} exactly */
     boolean carries(long pid, String envEntry);
 

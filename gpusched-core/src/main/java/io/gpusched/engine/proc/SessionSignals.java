@@ -42,6 +42,11 @@ public final class SessionSignals {
         return total;
     }
 
+    /** @return whether no run can leave a process here ({@link ProcTable#leavesNothing}): nothing to sweep for */
+    public boolean leavesNothing() {
+        return procFs.leavesNothing();
+    }
+
     /**
      * SIGKILL to everything finished runs left behind, in their sessions or escaped from them with the
      * run's environment entry (see {@link ProcFs#leftovers(List, Set)}), repeated while new ones

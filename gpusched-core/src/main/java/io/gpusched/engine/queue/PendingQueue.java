@@ -361,7 +361,16 @@ public final class PendingQueue {
         if (job.scheduling().after().isEmpty()) {
             return List.of(); // most jobs: no stream for nothing
         }
-        return job.scheduling().after().stream().map(d -> d.name()).filter(n -> dependencies.keyOf(n).isEmpty()).toList();
+        List<String> unknown = List.of(); // asked of every submission that has after=: made only when one is unknown
+        for (io.gpusched.jobs.Scheduling.Dependency d : job.scheduling().after()) {
+            if (dependencies.keyOf(d.name()).isEmpty()) {
+                if (unknown.isEmpty()) {
+                    unknown = new java.util.ArrayList<>();
+                }
+                unknown.add(d.name());
+            }
+        }
+        return unknown;
     }
 
     private Dependencies.Known known(String key) {

@@ -85,9 +85,23 @@ public final class Settlement {
         }
     }
 
-    /** Settles these jobs, in queue order, as the class says. */
-    public void settle(List<JobSpec> jobs) {
-        queue.learnNames(jobs);
+    /** The source's version whose jobs' names {@link #settle} learned last; -1 before the first. */
+    private long namesLearned = -1;
+
+    /**
+     * Settles these jobs, in queue order, as the class says.
+     *
+     * @param jobs the source's jobs
+     * @param version the source's version of them
+     */
+    public void settle(List<JobSpec> jobs, long version) {
+        // Learning the same jobs again, with no name learned since, changes nothing: every other learn
+        // (a submission taken) comes with a new version of the queue. Learned each round, they cost a
+        // map update per named job per round.
+        if (version != namesLearned) {
+            queue.learnNames(jobs);
+            namesLearned = version;
+        }
         Set<String> endedSubmissions = new HashSet<>();
         List<Integer> orphans = new ArrayList<>();
         Map<String, String> waiting = new HashMap<>();

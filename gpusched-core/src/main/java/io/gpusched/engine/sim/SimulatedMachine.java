@@ -59,9 +59,9 @@ public final class SimulatedMachine {
     private final Map<Long, Session> sessions = new HashMap<>();
     private long nextSid = FIRST_SESSION;
     /**
-     * What the GPUs read while no run started or ended since; empty once one did. The engine reads the
-     * GPUs every round and at every sample, far more often than runs come and go, so the snapshot is
-     * built again only when it changed.
+     * What the GPUs read while no run that shows on them (one with a known peak) started or ended since;
+     * empty once one did. The engine reads the GPUs every round and at every sample, far more often than
+     * such runs come and go, so the snapshot is built again only when it changed.
      */
     private Optional<GpuSnapshot> lastSnapshot = Optional.empty();
 
@@ -87,7 +87,9 @@ public final class SimulatedMachine {
      */
     public synchronized void expect(int no, Duration duration, OptionalLong peakMib, Optional<Duration> limit) {
         work.put(no, new Work(duration, peakMib, limit));
-        lastSnapshot = Optional.empty();
+        if (sessions.values().stream().anyMatch(s -> s.no() == no)) {
+            lastSnapshot = Optional.empty(); // its live run shows the new peak
+        }
     }
 
     /** @return how many runs are alive now */
@@ -109,7 +111,7 @@ public final class SimulatedMachine {
         long sid = nextSid++;
         Session s = new Session(sid, no, launch.gpus(), time.nanos(), new CompletableFuture<>());
         sessions.put(sid, s);
-        lastSnapshot = Optional.empty();
+        forgetSnapshotIfShown(w);
         time.at(time.nanos() + w.remainingNanos, () -> exit(s, 0));
         return new RunDriver.Started(sid, s.exit());
     }
@@ -120,8 +122,8 @@ public final class SimulatedMachine {
             if (sessions.remove(s.sid()) == null) {
                 return; // stopped earlier: its scheduled exit finds nothing
             }
-            lastSnapshot = Optional.empty();
             Work w = work.get(s.no());
+            forgetSnapshotIfShown(w);
             long ran = time.nanos() - s.startNanos();
             if (status == 0) {
                 w.remainingNanos = 0;
@@ -130,6 +132,16 @@ public final class SimulatedMachine {
             }
         }
         s.exit().complete(status); // outside the lock: the engine's reaction runs on this thread
+    }
+
+    /**
+     * A run of this work started or ended: the GPUs read otherwise from now on if it shows on them (it has a
+     * known peak, see {@link Backend#read}); a run with none leaves them as they were.
+     */
+    private void forgetSnapshotIfShown(Work w) {
+        if (w.peakMib.isPresent() && w.peakMib.getAsLong() > 0) {
+            lastSnapshot = Optional.empty();
+        }
     }
 
     /** @return the process table: a session per live run, each its own only member */

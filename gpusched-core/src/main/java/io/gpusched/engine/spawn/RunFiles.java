@@ -55,6 +55,14 @@ public final class RunFiles {
     }
 
     /**
+     * @return false for a run whose runs start no process and write no file (a simulation,
+     *     {@link #none}): nothing of its runs is on disk to look at
+     */
+    public boolean onDisk() {
+        return onDisk;
+    }
+
+    /**
      * Creates {@code runs/} readable by the scheduler's user only: it holds command files and, for runs
      * as their owners, spec files with the submitter's environment until gpusched-runas reads them.
      */
@@ -81,27 +89,32 @@ public final class RunFiles {
     private boolean made;
 
     public Path pidFile(int no, long run) {
-        return name(no, run, ".pid");
+        return name(no, run, PID);
     }
 
     public Path exitFile(int no, long run) {
-        return name(no, run, ".exit");
+        return name(no, run, EXIT);
     }
 
     Path commandFile(int no, long run) {
-        return name(no, run, ".cmd");
+        return name(no, run, COMMAND);
     }
 
     /** The spec file a run as its owner hands gpusched-runas ({@link OwnerLaunch}); it removes it once read. */
     Path specFile(int no, long run) {
-        return name(no, run, ".as");
+        return name(no, run, SPEC);
     }
 
     /** {@code jobNNN.runR<suffix>} in {@code runs/}: built by hand, as each launch and removal names four. */
     private Path name(int no, long run, String suffix) {
+        return dir.resolve(stem(no, run) + suffix);
+    }
+
+    /** {@code jobNNN.runR}, the name of a run's files without its suffix. */
+    private static String stem(int no, long run) {
         StringBuilder b = new StringBuilder(24).append("job");
         JobNumbers.padded(b, no);
-        return dir.resolve(b.append(".run").append(run).append(suffix).toString());
+        return b.append(".run").append(run).toString();
     }
 
     /** A run's files, for the launcher. */
@@ -109,8 +122,16 @@ public final class RunFiles {
     }
 
     public Paths paths(int no, long run) {
-        return new Paths(pidFile(no, run), exitFile(no, run), commandFile(no, run), specFile(no, run));
+        String stem = stem(no, run); // once for the four names of every launch
+        return new Paths(dir.resolve(stem + PID), dir.resolve(stem + EXIT), dir.resolve(stem + COMMAND),
+                dir.resolve(stem + SPEC));
     }
+
+    /** The suffixes of a run's four files. */
+    private static final String PID = ".pid";
+    private static final String EXIT = ".exit";
+    private static final String COMMAND = ".cmd";
+    private static final String SPEC = ".as";
 
     /**
      * Makes sure nothing stale answers for this run: a journal that lost its tail may hand out a run

@@ -68,7 +68,10 @@ public final class Leftovers {
         }
         List<Sweep> batch = List.copyOf(sweeps);
         sweeps.clear();
-        int[] killed = signals.killLeftovers(batch.stream().map(Sweep::run).toList(), table.otherSessions());
+        // Where no process outlives its session (a simulation's stand-in) none is looked for, nor are the
+        // sessions of the running jobs gathered to tell theirs apart.
+        int[] killed = signals.leavesNothing() ? new int[batch.size()]
+                : signals.killLeftovers(batch.stream().map(Sweep::run).toList(), table.otherSessions());
         for (int i = 0; i < batch.size(); i++) {
             int left = killed[i];
             if (left > 0 && batch.get(i).report()) {

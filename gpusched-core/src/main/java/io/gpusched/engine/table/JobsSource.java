@@ -403,7 +403,7 @@ public final class JobsSource {
         if (byKey != null) {
             byKey.keySet().removeAll(keys);
         }
-        if (cancelMarked != null) {
+        if (cancelMarked != null && !cancelMarked.isEmpty()) { // most queues mark none: no stream for nothing
             cancelMarked = cancelMarked.stream().filter(j -> !keys.contains(j.key())).toList();
         }
         version++;

@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""Steady state of bench/replay/ab.sh's output (or ab-base.sh's, per build): the median CPU ms of each case's
+"old" and "new" rows over rounds FIRST..LAST (default 20..29), their ratio, and whether old and new gave the
+same makespans in every round. Usage: bench/replay/ab.sh 30 | bench/replay/steady.py [FIRST LAST]"""
+import re
+import statistics
+import sys
+
+first, last = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (20, 29)
+cpu, hashes = {}, {}
+for line in sys.stdin:
+    m = re.match(r'(?:(\w+) )?round (\d+) (old|new)\s+(.*?)\s+wall\s+\d+ ms cpu\s+(\d+) ms makespans (\w+)', line)
+    if not m:
+        continue
+    build, rnd, which, case, ms, digest = m.group(1) or "", int(m.group(2)), m.group(3), m.group(4), int(m.group(5)), m.group(6)
+    hashes.setdefault((build, case), set()).add(digest)
+    if first <= rnd <= last:
+        cpu.setdefault((build, case), {}).setdefault(which, []).append(ms)
+print(f"median CPU ms of rounds {first}-{last}")
+for (build, case), d in cpu.items():
+    o, n = statistics.median(d.get("old", [0])), statistics.median(d.get("new", [0]))
+    same = "same makespans" if len(hashes[(build, case)]) == 1 else "MAKESPANS DIFFER"
+    ratio = f"{n / o:5.2f}" if o else "  n/a"
+    print(f"{build:5} {case[:55]:55} old {o:6.1f} new {n:6.1f} new/old {ratio}  {same}")
