@@ -66,6 +66,10 @@ public final class Headroom {
      * @return {@code ⌈mib × (1 + spikeBuffer)⌉}
      */
     public static long buffered(long mib, double spikeBuffer) {
+        if (mib == 0) {
+            // Most GPUs have no external peak: no decimal arithmetic at every placement for nothing.
+            return 0;
+        }
         // Decimal, not binary: 1000 × (1 + 0.10) is 1100.0000000000002 in doubles and would round up to
         // 1101. BigDecimal.valueOf reads the spike buffer as the user wrote it (0.1).
         return BigDecimal.valueOf(mib).multiply(BigDecimal.ONE.add(BigDecimal.valueOf(spikeBuffer)))

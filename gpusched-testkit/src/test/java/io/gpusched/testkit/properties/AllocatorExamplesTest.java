@@ -54,6 +54,10 @@ class AllocatorExamplesTest {
         assertEquals(1_100, Headroom.buffered(1_000, 0.10));
         assertEquals(3_806, Headroom.buffered(3_460, 0.10));
         assertEquals(1_001, Headroom.buffered(1_000, 0.0001));
+        // Nothing seen stays nothing, whatever the buffer (its shortcut skips the decimal arithmetic).
+        assertEquals(0, Headroom.buffered(0, 0.10));
+        assertEquals(0, Headroom.buffered(0, 3.5));
+        assertEquals(1, Headroom.buffered(1, 0.0));
     }
 
     @Test
