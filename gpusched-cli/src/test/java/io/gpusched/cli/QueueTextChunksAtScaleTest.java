@@ -124,9 +124,11 @@ class QueueTextChunksAtScaleTest {
                     + (i % 5000 == 0 ? " " + "x".repeat(300) : ""));
         }
         Path jobs = Files.write(dir.resolve("jobs.txt"), lines);
-        ServeDaemon daemon = new ServeDaemon(dir, "--jobs", jobs.toString(), "--sim", "1").start();
-        daemon.awaitQueue("1 running, " + PENDING + " pending");
-        try (Raw raw = new Raw(daemon.socket())) {
+        // Closed here: a local daemon is not the field ClosedAfterEach stops, and one left running keeps
+        // re-rendering its 100,000-job board every poll for as long as the machine runs (it was, at 26% of a core).
+        try (ServeDaemon daemon = new ServeDaemon(dir, "--jobs", jobs.toString(), "--sim", "1").start();
+             Raw raw = new Raw(daemon.socket())) {
+            daemon.awaitQueue("1 running, " + PENDING + " pending");
             for (String text : List.of("{\"layout\":\"list\"}", "{\"layout\":\"table\",\"format\":\"%i %u %c %r\",\"width\":120}",
                     "{\"layout\":\"list\",\"ascii\":true}")) {
                 String whole = counted(raw, text);
