@@ -50,7 +50,7 @@ trap stop_daemon EXIT
 one_run() {
   local link url t0 t1 bytes i
   tmp="$(mktemp -d /tmp/gpusched-dashboard-bench.XXXXXX)"
-  java "${jvm_serve_flags[@]}" -jar "$jar" serve --sim 2 --dashboard 127.0.0.1:0 --socket "$tmp/s.sock" --log-dir "$tmp/logs" >"$tmp/daemon.log" 2>&1 &
+  "${java[@]}" serve --sim 2 --dashboard 127.0.0.1:0 --socket "$tmp/s.sock" --log-dir "$tmp/logs" >"$tmp/daemon.log" 2>&1 &
   daemon=$!
   for i in $(seq 600); do
     grep -q '^dashboard on ' "$tmp/daemon.log" && [ -S "$tmp/s.sock" ] && break

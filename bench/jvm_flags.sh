@@ -4,23 +4,22 @@
 # launcher's class-data archive or ahead-of-time cache (made per build and per JDK): a bench that wants
 # those runs bin/gpusched.
 #
-#   . bench/jvm_flags.sh                   # sourced (bash): sets the arrays jvm_flags (every verb's) and
-#                                          # jvm_serve_flags (gpusched serve's: those and serve_opts=(...))
-#   bench/jvm_flags.sh [LAUNCHER]          # run: prints jvm_flags, one a line (for the Python benches)
+#   . bench/jvm_flags.sh                   # sourced (bash): sets the array jvm_flags, from this checkout
+#   bench/jvm_flags.sh [LAUNCHER]          # run: prints them, one a line (for the Python benches)
 #
 # LAUNCHER defaults to this checkout's bin/gpusched (sourced, no argument is read: a file sourced without
 # arguments sees its caller's). Fails, saying so, when it has no such list or the
 # list holds anything but flags (the launcher's format changed: fix the reading here).
-gpusched_jvm_flags() { # LAUNCHER [LIST]: LIST's flags (default opts) into jvm_flags
-  local launcher="$1" list="${2:-opts}" line inside=0 body="" f
+gpusched_jvm_flags() {
+  local launcher="$1" line inside=0 body="" f
   if [ ! -r "$launcher" ]; then
     echo "bench/jvm_flags.sh: cannot read $launcher" >&2
     return 2
   fi
   while IFS= read -r line; do
-    if [ $inside = 0 ] && [[ "$line" == "$list=("* ]]; then
+    if [ $inside = 0 ] && [[ "$line" == opts=\(* ]]; then
       inside=1
-      line="${line#"$list=("}"
+      line="${line#opts=(}"
     fi
     if [ $inside = 1 ]; then
       line="${line#"${line%%[![:space:]]*}"}"
@@ -34,12 +33,12 @@ gpusched_jvm_flags() { # LAUNCHER [LIST]: LIST's flags (default opts) into jvm_f
   done <"$launcher"
   read -r -a jvm_flags <<<"$body"
   if [ $inside != 2 ] || [ ${#jvm_flags[@]} = 0 ]; then
-    echo "bench/jvm_flags.sh: no $list=(...) list of JVM flags in $launcher" >&2
+    echo "bench/jvm_flags.sh: no opts=(...) list of JVM flags in $launcher" >&2
     return 2
   fi
   for f in "${jvm_flags[@]}"; do
     if [[ "$f" != -* || "$f" == *[\"\'\$]* ]]; then
-      echo "bench/jvm_flags.sh: '$f' in $launcher's $list=(...) is not a plain JVM flag" >&2
+      echo "bench/jvm_flags.sh: '$f' in $launcher's opts=(...) is not a plain JVM flag" >&2
       return 2
     fi
   done
@@ -51,8 +50,5 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   gpusched_jvm_flags "${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bin/gpusched}"
   printf '%s\n' "${jvm_flags[@]}"
 else
-  gpusched_jvm_flags "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bin/gpusched" serve_opts || return 2
-  jvm_serve_flags=("${jvm_flags[@]}")
   gpusched_jvm_flags "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/bin/gpusched" || return 2
-  jvm_serve_flags=("${jvm_flags[@]}" "${jvm_serve_flags[@]}")
 fi

@@ -10,11 +10,11 @@ set -euo pipefail
 jar=$1; n=$2; d=$3
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 rm -rf "$d"; mkdir -p "$d"
-. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags and jvm_serve_flags
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
 opts=("${jvm_flags[@]}")
 echo '[vram=20G] sleep 3600' >"$d/jobs.txt"
 # setsid: the daemon outlives this script and a ^C of the caller's terminal.
-setsid java "${jvm_serve_flags[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 \
+setsid java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 \
   --socket "$d/s.sock" --log-dir "$d/logs" >"$d/daemon.log" 2>&1 </dev/null &
 echo $! >"$d/pid"
 until java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" >/dev/null 2>&1; do

@@ -12,14 +12,14 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 jar="${JAR:-$root/gpusched-cli/target/gpusched.jar}"
 queued="${1:-100000}"; rounds="${ROUNDS:-5}"; layout="${LAYOUT:-list}"; chunks="${CHUNKS:-1}"
-. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags and jvm_serve_flags
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
 opts=("${jvm_flags[@]}")
 d="$(mktemp -d)"; daemon=""
 cleanup() { [ -n "$daemon" ] && kill "$daemon" 2>/dev/null && wait "$daemon" 2>/dev/null; rm -rf "$d"; }
 trap cleanup EXIT
 . "$root/bench/elapsed.sh" # elapsed_ms: wall time without a timer process
 { echo '[vram=20G] sleep 3600'; seq "$queued" | sed 's/^/[vram=20G] echo queued /'; } >"$d/jobs.txt"
-java "${jvm_serve_flags[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 --socket "$d/s.sock" \
+java "${opts[@]}" ${DAEMON_JAVA_OPTS:-} -cp "$jar" io.gpusched.cli.Main serve --jobs "$d/jobs.txt" --sim 1 --socket "$d/s.sock" \
   --log-dir "$d/logs" >"$d/daemon.log" 2>&1 &
 daemon=$!
 until java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main queue --socket "$d/s.sock" 2>/dev/null | head -1 \

@@ -27,12 +27,12 @@ if ! id "$user" >/dev/null 2>&1; then useradd --no-create-home --user-group --sh
 dir="$(mktemp -d)"
 chmod 755 "$dir"
 sock="$dir/run/gpusched.sock"
-. "$here/../jvm_flags.sh" # bin/gpusched's JVM flags (this checkout's), into jvm_flags and jvm_serve_flags
+. "$here/../jvm_flags.sh" # bin/gpusched's JVM flags (this checkout's), into jvm_flags
 java_opts=("${jvm_flags[@]}")
 daemon=""
 start_daemon() { # a fresh daemon per scenario, so one's leftovers do not weigh on the next
   rm -rf "$dir/run" "$dir/logs"
-  java "${jvm_serve_flags[@]}" -cp "$cp" io.gpusched.cli.Main serve --sim 1 --poll 1 --socket "$sock" \
+  java "${java_opts[@]}" -cp "$cp" io.gpusched.cli.Main serve --sim 1 --poll 1 --socket "$sock" \
     --log-dir "$dir/logs" "${extra[@]}" >"$dir/daemon.log" 2>&1 &
   daemon=$!
   for _ in $(seq 300); do [[ "$(probe 2>/dev/null || true)" =~ ^[0-9] ]] && break; sleep 0.2; done

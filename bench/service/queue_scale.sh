@@ -12,7 +12,7 @@ jar="${1:-$root/gpusched-cli/target/gpusched.jar}"
 queued="${2:-100000}"
 runs="${3:-5}"
 [ "$(id -u)" = 0 ] || { echo "queue_scale.sh: run it as root (it reads the queue as user nobody)" >&2; exit 2; }
-. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags and jvm_serve_flags
+. "$root/bench/jvm_flags.sh" # bin/gpusched's JVM flags, into jvm_flags
 opts=("${jvm_flags[@]}")
 dir="$(mktemp -d)"
 chmod 755 "$dir"
@@ -21,7 +21,7 @@ chmod 644 "$dir/gpusched.jar"
 trap 'kill "$daemon" 2>/dev/null || true; wait "$daemon" 2>/dev/null || true; rm -rf "$dir"' EXIT
 gs() { java "${opts[@]}" -jar "$dir/gpusched.jar" "$@"; }
 : >"$dir/jobs.txt"
-java "${jvm_serve_flags[@]}" -jar "$dir/gpusched.jar" serve --jobs "$dir/jobs.txt" --sim 1 --socket "$dir/s.sock" \
+java "${opts[@]}" -jar "$dir/gpusched.jar" serve --jobs "$dir/jobs.txt" --sim 1 --socket "$dir/s.sock" \
   --log-dir "$dir/logs" >"$dir/daemon.log" 2>&1 &
 daemon=$!
 until gs queue --socket "$dir/s.sock" >/dev/null 2>&1; do sleep 0.2; done

@@ -72,24 +72,6 @@ final class Artifacts {
         return false;
     }
 
-    /**
-     * The names of a live process's threads, as the kernel keeps them (at most 15 characters: a JVM's C2
-     * compiler thread reads {@code C2 CompilerThre}).
-     */
-    static java.util.Set<String> threadNames(long pid) throws IOException {
-        java.util.Set<String> names = new java.util.TreeSet<>();
-        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-            for (Path task : tasks.toList()) {
-                try {
-                    names.add(Files.readString(task.resolve("comm")).strip());
-                } catch (java.nio.file.NoSuchFileException gone) {
-                    // a thread that ended while we listed them
-                }
-            }
-        }
-        return names;
-    }
-
     static List<String> lines(String text) {
         return text.lines().toList();
     }

@@ -96,48 +96,4 @@ class LauncherArchiveTest {
                 Files.readString(log));
         assertOnlyTheVersionLine(mapped.out(), "nothing but the version: no VFORK deprecation, no -Xshare refusal");
     }
-    /**
-     * The daemon compiles with C2 as well (bin/gpusched's {@code serve_opts}): it lives for weeks and renders
-     * every client's queue text. A run of a jobs file stays on C1 alone, as the client verbs do.
-     */
-    @Test
-    void theDaemonAloneCompilesWithC2_aRunOfAJobsFileStaysOnC1() throws Exception {
-        Path launcher = install();
-        Files.writeString(dir.resolve("jobs.txt"), "[vram=1G] sleep 20\n");
-        assertEquals(java.util.Set.of("C1 CompilerThre", "C2 CompilerThre"),
-                compilers(launcher, "serve", "--sim", "1", "--socket", dir.resolve("s.sock").toString(), "--log-dir",
-                        dir.resolve("serve-logs").toString()));
-        assertEquals(java.util.Set.of("C1 CompilerThre"),
-                compilers(launcher, dir.resolve("jobs.txt").toString(), "--sim", "1", "--log-dir", dir.resolve("run-logs").toString()));
-    }
-
-    /** Starts the launcher with ARGS, waits until its JVM has its GPUs, and returns its compiler threads' names. */
-    private java.util.Set<String> compilers(Path launcher, String... args) throws Exception {
-        java.util.List<String> argv = new java.util.ArrayList<>(java.util.List.of(launcher.toString()));
-        argv.addAll(java.util.List.of(args));
-        Path out = dir.resolve("out-" + args[0].replaceAll("\\W", "_") + ".log");
-        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectOutput(out.toFile());
-        pb.environment().put("GPUSCHED_NO_CDS", "1"); // no archive to train: only the flags matter here
-        pb.environment().remove("GPUSCHED_JAVA_OPTS");
-        Process p = pb.start(); // bin/gpusched execs java: p is the JVM
-        try {
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                    !Files.readString(out).contains("discovered GPUs"); Thread.sleep(100)) {
-                assertTrue(p.isAlive() && System.nanoTime() < end, "it did not start: " + Files.readString(out));
-            }
-            java.util.Set<String> names = new java.util.TreeSet<>();
-            for (String n : Artifacts.threadNames(p.pid())) {
-                if (n.matches("C[12] CompilerThre")) {
-                    names.add(n);
-                }
-            }
-            return names;
-        } finally {
-            p.destroy();
-            if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-            }
-        }
-    }
 }
