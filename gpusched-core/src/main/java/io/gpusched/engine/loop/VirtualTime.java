@@ -24,6 +24,7 @@ public final class VirtualTime implements LoopWait {
     /** @param start the wall time at virtual nanosecond 0 */
     public VirtualTime(Instant start) {
         this.start = start;
+        this.wall = start;
     }
 
     /** @return the loop clock reading this virtual time: wall = start + elapsed, ticker = elapsed */
@@ -31,16 +32,16 @@ public final class VirtualTime implements LoopWait {
         return new LoopClock(this::wall, () -> now, 0);
     }
 
-    /** The wall time last read, and the virtual time it is of. */
+    /** The wall time last read, and the virtual time it is of (the start, at 0). */
     private Instant wall;
-    private long wallAt = -1;
+    private long wallAt;
 
     /**
      * The wall time now: made once per virtual instant, as the loop reads its clock many times a round
      * (every event and journal line is dated) while the clock stands still.
      */
     private Instant wall() {
-        if (wallAt != now || wall == null) {
+        if (wallAt != now) {
             wall = start.plusNanos(now);
             wallAt = now;
         }

@@ -47,6 +47,11 @@ public final class SimulatedMachine {
             this.peakMib = peakMib;
             this.limit = limit;
         }
+
+        /** Whether its runs show on the GPUs: only a known, non-zero peak is read there. */
+        boolean shows() {
+            return peakMib.isPresent() && peakMib.getAsLong() > 0;
+        }
     }
 
     /** A live run: its job, GPUs and start on the virtual clock. */
@@ -135,11 +140,11 @@ public final class SimulatedMachine {
     }
 
     /**
-     * A run of this work started or ended: the GPUs read otherwise from now on if it shows on them (it has a
-     * known peak, see {@link Backend#read}); a run with none leaves them as they were.
+     * A run of this work started or ended: the GPUs read otherwise from now on if it shows on them
+     * ({@link Work#shows}); a run that does not leaves them as they were.
      */
     private void forgetSnapshotIfShown(Work w) {
-        if (w.peakMib.isPresent() && w.peakMib.getAsLong() > 0) {
+        if (w.shows()) {
             lastSnapshot = Optional.empty();
         }
     }
@@ -188,11 +193,12 @@ public final class SimulatedMachine {
             List<GpuProcess> processes = new ArrayList<>();
             long[] used = new long[gpuTotalsMib.size()];
             for (Session s : sessions.values()) {
-                OptionalLong peak = work.get(s.no()).peakMib;
-                if (peak.isPresent() && peak.getAsLong() > 0) {
+                Work w = work.get(s.no());
+                if (w.shows()) {
+                    long peak = w.peakMib.getAsLong();
                     for (int g : s.gpus()) {
-                        processes.add(new GpuProcess(g, s.sid(), peak.getAsLong()));
-                        used[g] += peak.getAsLong();
+                        processes.add(new GpuProcess(g, s.sid(), peak));
+                        used[g] += peak;
                     }
                 }
             }
