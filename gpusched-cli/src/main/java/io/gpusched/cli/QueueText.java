@@ -14,6 +14,16 @@ import java.util.stream.Collectors;
 /** The text {@code gpusched queue}, {@code info} and {@code show} print from the service's typed answers. */
 final class QueueText {
     private static final ProtocolCodec CODEC = new ProtocolCodec();
+    // The words of each list line, encoded once: the daemon writes 100,000 of a line (issue #27).
+    private static final TextLine.Words RUNNING = new TextLine.Words("▶ job ");
+    private static final TextLine.Words PENDING = new TextLine.Words("… job ");
+    private static final TextLine.Words WAITS = new TextLine.Words(", waits: ");
+    private static final TextLine.Words MIB_DASH = new TextLine.Words(" MiB — ");
+    private static final TextLine.Words SPACE = new TextLine.Words(" ");
+    private static final TextLine.Words MIB = new TextLine.Words(" MiB");
+    private static final TextLine.Words DASH = new TextLine.Words(" — ");
+    private static final TextLine.Words OWNER_OPEN = new TextLine.Words("   [");
+    private static final TextLine.Words OWNER_CLOSE = new TextLine.Words("]");
 
     private QueueText() {
     }
@@ -26,7 +36,7 @@ final class QueueText {
     /** {@link #owner(Row)}, added to a line. */
     private static void owner(Row row, TextLine line) {
         if (row.owner().isPresent()) {
-            line.add("   [").add(row.owner().get().text()).add("]");
+            line.add(OWNER_OPEN).add(row.owner().get().text()).add(OWNER_CLOSE);
         }
     }
 
@@ -96,23 +106,23 @@ final class QueueText {
                         + shown.finished() + " done"
                         + (snapshot.pausedGpus().isEmpty() ? "" : "; paused gpus " + snapshot.pausedGpus())),
                 TextLines.eachLine(shown.running(), (r, line) -> {
-                    line.add("▶ job ").add(r.no()).add(tty(r));
+                    line.add(RUNNING).add(r.no()).add(tty(r));
                     if (r.cluster().isPresent()) {
                         line.add(" (").add(DisplayWidth.clean(r.cluster().get().text())).add(")");
                     }
                     line.add(" gpu").add(r.gpus().toString()).add(" ").add(QueueTable.duration(Math.round(r.elapsedSeconds())))
-                            .add(", peak ").add(r.peakMib()).add(" MiB — ").add(command(r, cut));
+                            .add(", peak ").add(r.peakMib()).add(MIB_DASH).add(command(r, cut));
                     owner(r, line);
                     notes(r.notes(), line);
                 }),
                 TextLines.eachLine(shown.pending(), (p, line) -> {
-                    line.add("… job ").add(p.no()).add(tty(p)).add(" ");
+                    line.add(PENDING).add(p.no()).add(tty(p)).add(SPACE);
                     if (p.declaredMib().isPresent()) {
-                        line.add(p.declaredMib().getAsLong()).add(" MiB");
+                        line.add(p.declaredMib().getAsLong()).add(MIB);
                     } else {
                         line.add("undeclared");
                     }
-                    line.add(", waits: ").addRepeated(p.reason().text()).add(" — ").add(command(p, cut));
+                    line.add(WAITS).addRepeated(p.reason().text()).add(DASH).add(command(p, cut));
                     owner(p, line);
                     notes(p.notes(), line);
                 }),
@@ -124,7 +134,7 @@ final class QueueText {
                     if (d.status().isFailure()) {
                         line.add(", exit ").add(d.exitCode());
                     }
-                    line.add(" — ").add(command(d, cut));
+                    line.add(DASH).add(command(d, cut));
                     owner(d, line);
                 }),
                 TextLines.one(() -> cut[0] ? "  (commands over " + ProtocolCodec.LIST_COMMAND_CHARS + " characters are shortened,"

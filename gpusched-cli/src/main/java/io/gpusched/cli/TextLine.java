@@ -10,15 +10,26 @@ import java.util.Arrays;
  * after line: what {@link TextLines} writes for a row, where concatenating a {@code String} and encoding
  * it were most of a 100,000-job text's cost in the daemon (issue #27; a line with {@code …} or
  * {@code —} is a UTF-16 string, which the JDK encodes a character at a time into an array it then
- * copies). The bytes are those of {@code String.getBytes(UTF_8)} of the parts joined: each part is
- * encoded as that encodes it, a lone surrogate as {@code ?}, so a line whose parts are each bounded by
- * ASCII (as the queue's are) reads the same either way ({@code TextLineTest}).
+ * copies). Each part is encoded by {@code String.getBytes(UTF_8)}, a lone surrogate as {@code ?}, so a
+ * line whose parts are each bounded by ASCII (as the queue's are) has the bytes of its parts joined and
+ * encoded at once ({@code TextLineTest}).
  */
 final class TextLine {
+    /**
+     * Words many lines share, such as {@code … job }, in UTF-8 once: with {@code …} or {@code —} a Java
+     * string holds two bytes a character, which the daemon would otherwise encode again, a character at a
+     * time, on each of 100,000 lines.
+     */
+    static final class Words {
+        private final byte[] utf8;
+
+        Words(String words) {
+            utf8 = words.getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
     private byte[] buf = new byte[512];
     private int length;
-    /** A string's characters, copied out at once: a {@code charAt} each cost the daemon's C1 code twice as much. */
-    private char[] chars = new char[256];
     /** The last string {@link #addRepeated} encoded, and its bytes. */
     private String repeated = "";
     private byte[] repeatedBytes = new byte[0];
@@ -43,39 +54,24 @@ final class TextLine {
         out.write(buf, 0, length + 1);
     }
 
-    /** Appends {@code s} in UTF-8. */
+    /**
+     * Appends {@code s} in UTF-8. A part is mostly ASCII text held one byte a character, which the JDK's
+     * encoder copies whole after one pass that finds no byte above 127: a third of the work of copying its
+     * characters out and encoding them one by one here.
+     */
     TextLine add(String s) {
-        int n = s.length();
-        room(3 * n); // a character is at most 3 bytes, a pair of two 4
-        if (n > chars.length) {
-            chars = new char[Math.max(n, 2 * chars.length)];
-        }
-        char[] cs = chars;
-        s.getChars(0, n, cs, 0);
-        byte[] b = buf;
-        int at = length;
-        for (int i = 0; i < n; i++) {
-            char c = cs[i];
-            if (c < 0x80) {
-                b[at++] = (byte) c;
-            } else if (c < 0x800) {
-                b[at++] = (byte) (0xC0 | c >> 6);
-                b[at++] = (byte) (0x80 | c & 0x3F);
-            } else if (!Character.isSurrogate(c)) {
-                b[at++] = (byte) (0xE0 | c >> 12);
-                b[at++] = (byte) (0x80 | c >> 6 & 0x3F);
-                b[at++] = (byte) (0x80 | c & 0x3F);
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(cs[i + 1])) {
-                int cp = Character.toCodePoint(c, cs[++i]);
-                b[at++] = (byte) (0xF0 | cp >> 18);
-                b[at++] = (byte) (0x80 | cp >> 12 & 0x3F);
-                b[at++] = (byte) (0x80 | cp >> 6 & 0x3F);
-                b[at++] = (byte) (0x80 | cp & 0x3F);
-            } else {
-                b[at++] = '?'; // a lone surrogate, as the JDK's encoder writes it
-            }
-        }
-        length = at;
+        return s.isEmpty() ? this : add(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Appends a fixed part, encoded once ({@link Words}). */
+    TextLine add(Words w) {
+        return add(w.utf8);
+    }
+
+    private TextLine add(byte[] utf8) {
+        room(utf8.length);
+        System.arraycopy(utf8, 0, buf, length, utf8.length);
+        length += utf8.length;
         return this;
     }
 

@@ -84,6 +84,15 @@ class TextLineTest {
         }
     }
 
+    @Test
+    void fixedWords_areTheBytesOfTheSameTextAddedAsAString() throws Exception {
+        TextLine t = new TextLine();
+        for (String w : List.of("… job ", " — ", "   [", "", "▶ 😀 lone \uD83D")) {
+            assertArrayEquals(("x" + w + 7 + w + "\n").getBytes(StandardCharsets.UTF_8),
+                    line(t.clear().add("x").add(new TextLine.Words(w)).add(7).add(new TextLine.Words(w))), w);
+        }
+    }
+
     private static ListText t(String s) {
         return ListText.whole(s);
     }

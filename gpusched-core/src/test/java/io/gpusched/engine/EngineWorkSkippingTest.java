@@ -87,6 +87,55 @@ class EngineWorkSkippingTest {
     }
 
     @Test
+    void jobsWaitingForTheSameWords_shareOneInstanceOfThem_whetherPlannedOrJoinedSince() throws Exception {
+        Path go = dir.resolve("go");
+        List<JobSpec> jobs = new java.util.ArrayList<>();
+        jobs.add(JobSpec.parse("[vram=20G] while [ ! -e " + go + " ]; do sleep 0.02; done"));
+        for (int i = 0; i < 5; i++) {
+            jobs.add(JobSpec.parse("[vram=20G] true planned-" + i));
+        }
+        Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST.withWatch(true))
+                .logDir(dir.resolve("logs")).jobs(jobs).listener(events::add).build();
+        java.util.concurrent.CompletableFuture<RunSummary> run = java.util.concurrent.CompletableFuture.supplyAsync(s::run);
+        try {
+            StatusBoard planned = awaitBoard(b -> b.pending().size() == 5 && b.running().size() == 1);
+            for (int i = 0; i < 5; i++) {
+                s.submit(JobSpec.parse("[vram=20G] true joined-" + i)).number().get(20, TimeUnit.SECONDS);
+            }
+            StatusBoard joined = awaitBoard(b -> b.pending().size() == 10);
+            // Equal words are one string: 100,000 queued jobs of a few shapes hold a few reasons (issue #27).
+            java.util.Map<String, java.util.Set<String>> instances = new java.util.HashMap<>();
+            for (StatusBoard b : List.of(planned, joined)) {
+                for (StatusBoard.Pending p : b.pending()) {
+                    instances.computeIfAbsent(p.reason(), r -> java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()))
+                            .add(p.reason());
+                }
+            }
+            assertEquals(1, instances.size(), "the ten jobs wait for the same words: " + instances.keySet());
+            String words = instances.keySet().iterator().next();
+            assertTrue(words.startsWith("needs 1 GPU with ≥ "), words);
+            assertEquals(1, instances.get(words).size(), "equal reasons held as distinct strings");
+        } finally {
+            Files.createFile(go);
+            s.close();
+            run.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private StatusBoard awaitBoard(java.util.function.Predicate<StatusBoard> p) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            for (SchedulerEvent e : events) {
+                if (e instanceof SchedulerEvent.StatusUpdated u && p.test(u.board())) {
+                    return u.board();
+                }
+            }
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for a board");
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
     void jobsStartedInOneRound_areAllJournaledBeforeTheyAreReported() throws Exception {
         Path logs = dir.resolve("logs");
         List<Long> journaledWhenReported = new CopyOnWriteArrayList<>();

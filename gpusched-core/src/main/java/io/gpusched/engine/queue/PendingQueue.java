@@ -40,6 +40,14 @@ public final class PendingQueue {
     private List<PendingJob> held = List.of();
     private Map<String, String> heldReasons = Map.of();
     private Map<String, String> waitReasons = Map.of();
+    /**
+     * One instance of each wording the reasons use, by itself. The allocator words each blocked job's
+     * reason anew, and jobs of one shape wait for the same words: kept once, 100,000 queued jobs hold a
+     * few strings rather than 100,000 equal ones, the board keeps a row whose reason did not change, and
+     * the queue's text copies a reason's bytes on an identity test instead of comparing its characters
+     * (issue #27). Holds the wordings of the last plan and of the jobs that joined since, no others.
+     */
+    private Map<String, String> wordings = new HashMap<>();
 
     /**
      * A pending job with what its next attempt asks for, and where it stands in the queue.
@@ -97,12 +105,23 @@ public final class PendingQueue {
      * The pending list and reasons a plan left.
      *
      * @param stillPending the jobs that wait, placeable ones in the plan's order, then the held ones
-     * @param reasons why each waits, by key
+     * @param reasons why each waits, by key; the queue keeps it (and may change it) when it is a
+     *     {@link HashMap}, else it keeps a copy
      */
     public void set(List<PendingJob> stillPending, Map<String, String> reasons) {
+        Map<String, String> kept = reasons instanceof HashMap<String, String> ? reasons : new HashMap<>(reasons);
+        // A wording the last plan used keeps its instance, so the board's rows for it stay as they are.
+        Map<String, String> next = new HashMap<>();
+        kept.replaceAll((key, words) -> next.computeIfAbsent(words, w -> wordings.getOrDefault(w, w)));
+        wordings = next;
         pending = stillPending;
-        waitReasons = reasons;
+        waitReasons = kept;
         changes++;
+    }
+
+    /** @return the one instance of {@code words} the queue holds, it from now on when none */
+    private String oneOf(String words) {
+        return wordings.computeIfAbsent(words, w -> w);
     }
 
     int no(String key) {
@@ -273,7 +292,7 @@ public final class PendingQueue {
                     : java.util.Collections.binarySearch(pending.subList(0, placeable), e.getKey(), order);
             pending.add(at < 0 ? -at - 1 : at, e.getKey());
             placeable++;
-            waitReasons.put(e.getKey().spec().key(), e.getValue());
+            waitReasons.put(e.getKey().spec().key(), oneOf(e.getValue()));
         }
         if (!heldBack.isEmpty()) {
             List<PendingJob> nowHeld = new ArrayList<>(held);
@@ -281,8 +300,9 @@ public final class PendingQueue {
             for (Map.Entry<PendingJob, String> e : heldBack) {
                 nowHeld.add(e.getKey());
                 pending.add(e.getKey());
-                nowHeldReasons.put(e.getKey().spec().key(), e.getValue());
-                waitReasons.put(e.getKey().spec().key(), e.getValue());
+                String words = oneOf(e.getValue());
+                nowHeldReasons.put(e.getKey().spec().key(), words);
+                waitReasons.put(e.getKey().spec().key(), words);
             }
             held = nowHeld;
             heldReasons = nowHeldReasons;
