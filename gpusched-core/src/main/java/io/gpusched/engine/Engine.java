@@ -280,6 +280,7 @@ public final class Engine {
      * @param logDir named as the journal's and the logs' directory, never written nor read: a simulated
      *     run keeps its journal in memory and writes no file (it need not exist)
      * @param listener receives every event on the loop's thread; the status board once, at the end
+     *     (it publishes no {@link #snapshot()}: a simulation has no client to read one)
      * @return the engine, not yet run
      */
     public static Engine simulated(io.gpusched.engine.sim.SimulatedMachine machine, io.gpusched.engine.loop.VirtualTime time,
@@ -488,7 +489,10 @@ public final class Engine {
         });
     }
 
-    /** @return the queue as the loop last published it; empty before the first round */
+    /**
+     * @return the queue as the loop last published it; empty before the first round, and always for a
+     *     simulation ({@link #simulated}), whose one board goes to its listener
+     */
     public Optional<io.gpusched.event.QueueSnapshot> snapshot() {
         return Optional.ofNullable(snapshot);
     }
@@ -951,6 +955,12 @@ public final class Engine {
 
     private void emitBoard() {
         io.gpusched.event.StatusBoard b = board.board(clock.now(), table, queue, outcomes);
+        if (ports.keeping() != Keeping.DISK) {
+            // A simulation's one board, at its end, goes to its listener alone: no client asks a
+            // simulation for its queue ({@link #snapshot()} stays empty), so none is made for one.
+            reporter.emit(new SchedulerEvent.StatusUpdated(clock.now(), b));
+            return;
+        }
         java.util.Set<Integer> paused = durability.state().pausedGpus();
         io.gpusched.event.QueueSnapshot next = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused,
                 settlement.liveOrphans(), reader.lastGpus(),

@@ -530,6 +530,9 @@ public sealed interface JournalEvent {
          * @return them as points
          */
         public static java.util.List<VramPoint> of(java.util.List<long[]> points) {
+            if (points.isEmpty()) {
+                return java.util.List.of(); // most ends keep no timeline (a simulation's none): no stream for nothing
+            }
             return points.stream().map(p -> new VramPoint(p[0], p[1])).toList();
         }
     }

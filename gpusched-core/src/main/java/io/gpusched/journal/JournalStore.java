@@ -23,6 +23,16 @@ public interface JournalStore extends AutoCloseable {
     Path path();
 
     /**
+     * @return whether the events appended are read back as written: a file is, by the next run that
+     *     opens it and by a compaction. A journal kept in memory never is: only its {@link #state()} is
+     *     read, so what the state does not keep (a submission's {@link JournalEvent.Submitted#line()},
+     *     which only a restart parses) need not be made for it.
+     */
+    default boolean readBack() {
+        return true;
+    }
+
+    /**
      * Appends events, folds them in and forces them: see {@link Journal#append(List)}.
      *
      * @param events events to record, in order

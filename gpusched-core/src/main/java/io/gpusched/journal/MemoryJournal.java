@@ -38,6 +38,12 @@ public final class MemoryJournal implements JournalStore {
         return path;
     }
 
+    /** @return false: nothing reads its events back, only its state (no run reopens it, none compacts it) */
+    @Override
+    public boolean readBack() {
+        return false;
+    }
+
     @Override
     public void append(List<? extends JournalEvent> events) {
         appendUnforced(events);

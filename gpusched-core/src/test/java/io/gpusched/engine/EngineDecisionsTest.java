@@ -89,6 +89,34 @@ class EngineDecisionsTest {
     }
 
     @Test
+    void aProcessIsGivenItsScriptTokenAndRunFiles() throws Exception {
+        start(FAST, new StubBackend(1, 24000), "[vram=4G] python a.py");
+        FakeRunDriver.Run r = driver.nextStart();
+        assertTrue(r.launch().command().contains("python a.py"), r.launch().command());
+        assertTrue(r.launch().runToken().startsWith(logs.toAbsolutePath().toString()), r.launch().runToken());
+        assertTrue(r.launch().files().pid().getFileName().toString().startsWith("job001.run"), r.launch().files().toString());
+        driver.exit(r, "", 0);
+        assertEquals(JobStatus.OK, finished(1).status());
+    }
+
+    @Test
+    void aStandInThatStartsNoProcessIsGivenNothingAProcessReads_andItsJobRunsAsAnyOther() throws Exception {
+        driver.startsProcesses = false;
+        start(FAST, new StubBackend(1, 24000), "[vram=4G] python a.py");
+        FakeRunDriver.Run r = driver.nextStart();
+        assertEquals("", r.launch().command(), "no script is made for a run of no process");
+        assertEquals("", r.launch().runToken());
+        assertEquals(Optional.empty(), r.launch().workDir());
+        assertEquals(Optional.empty(), r.launch().environment());
+        assertEquals(List.of(0), r.launch().gpus());
+        assertEquals("1", r.launch().jobVars().get("GPUSCHED_JOB_NO"), "what the stand-in runs is found by number");
+        SchedulerEvent.JobStarted started = await(SchedulerEvent.JobStarted.class, e -> e.no() == 1);
+        assertEquals(r.launch().log(), started.log(), "the job's log is still named as for a process");
+        driver.exit(r, "", 0);
+        assertEquals(JobStatus.OK, finished(1).status());
+    }
+
+    @Test
     void undeclaredJobWaitsForFullyIdleGpu_whileADeclaredOneSharesTheBusyOne() throws Exception {
         StubBackend gpus = new StubBackend(2, 24000);
         // Someone else's process holds 6 GB of GPU 0: a job that declares no memory must not go there.

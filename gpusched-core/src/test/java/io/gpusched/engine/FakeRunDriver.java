@@ -31,6 +31,14 @@ final class FakeRunDriver implements RunDriver {
         this.procs = procs;
     }
 
+    /** What {@link #startsProcess()} answers: false makes it a stand-in, as a simulation's driver is. */
+    volatile boolean startsProcesses = true;
+
+    @Override
+    public boolean startsProcess() {
+        return startsProcesses;
+    }
+
     @Override
     public synchronized Started start(Launch l) {
         long sid = nextSid++;

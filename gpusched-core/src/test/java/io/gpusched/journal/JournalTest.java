@@ -29,6 +29,17 @@ class JournalTest {
             "");
 
     @Test
+    void aJournalFileIsReadBack_aJournalInMemoryNever() throws Exception {
+        // What the engine leaves out of events nobody reads back (a submission's line) hangs on this.
+        try (Journal j = Journal.open(dir.resolve("journal.jsonl"), false)) {
+            assertTrue(j.readBack(), "a restart parses the file's lines");
+        }
+        MemoryJournal m = new MemoryJournal(dir.resolve("never.jsonl"));
+        assertFalse(m.readBack(), "only the state of a journal in memory is read");
+        assertFalse(Files.exists(dir.resolve("never.jsonl")));
+    }
+
+    @Test
     void journalWrittenByTheOriginalToolLoads() throws Exception {
         Path f = Files.writeString(dir.resolve("journal.jsonl"), ORIGINAL);
         try (Journal j = Journal.open(f, false)) {

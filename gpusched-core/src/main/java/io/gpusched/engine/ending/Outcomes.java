@@ -175,9 +175,14 @@ public final class Outcomes {
         if (!rj.placedElsewhere()) {
             // A [tty] run's shell removes its tmux socket as it ends; one killed (or lost) before that cannot.
             boolean shellCut = exit.isEmpty() || exit.getAsInt() > 128 || rj.killEscalated;
-            leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty(), rj.ttyEntry.isPresent() && shellCut
+            Optional<Leftovers.Terminal> terminal = rj.ttyEntry.isPresent() && shellCut
                     ? Optional.of(new Leftovers.Terminal(rj.key(), names.tty(rj.no), table.owner(rj.key())))
-                    : Optional.empty());
+                    : Optional.empty();
+            // Where no process outlives its session (a simulation's stand-ins) a run leaves nothing to
+            // sweep for, so none is queued, unless a terminal's socket is to go.
+            if (terminal.isPresent() || !leftovers.nothingOutlivesASession()) {
+                leftovers.add(rj.no, names.leftovers(rj), rj.stopping.isEmpty(), terminal);
+            }
         }
         Instant now = clock.now();
         Duration ran = Duration.between(rj.startedAt, now);

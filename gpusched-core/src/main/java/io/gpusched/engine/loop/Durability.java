@@ -105,6 +105,11 @@ public final class Durability {
         changes++;
     }
 
+    /** @return whether the journal's events are read back as written ({@link JournalStore#readBack}) */
+    public boolean readBack() {
+        return journal.readBack();
+    }
+
     public Optional<String> failing() {
         return failing;
     }
@@ -279,6 +284,9 @@ public final class Durability {
      * writes.
      */
     public void removeRunFilesOnceDurable(int no, long run) {
+        if (!runFiles.onDisk()) {
+            return; // a run on no disk (a simulation's) left no file: nothing to wait for, nothing to remove
+        }
         afterDurable(() -> {
             if (!journal.behind()) {
                 runFiles.remove(no, run);

@@ -111,29 +111,22 @@ public final class Launcher {
         }
         RunDriver.Started started;
         Optional<JournalEvent.Submitted> submitted = table.job(p.spec().key()).submission();
-        Optional<Path> workDir = submitted.map(s -> Path.of(s.cwd()));
         Path jobLog = submitted.flatMap(JobOutput::file).orElse(log);
-        // A root scheduler runs another user's submission as that user, who opens the job's output file;
-        // the log directory's file then gets only what the root wrapper says (why it could not start).
-        Optional<RunDriver.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
-                .map(s -> new RunDriver.RunAs(s.owner(), jobLog, s.umask().orElse(OwnerLaunch.DEFAULT_UMASK)));
-        // A terminal's name is worked out (the log directory's real path, hashed) only for a job that has one.
-        String script = p.spec().environment().tty() ? EnvironmentScript.of(p.spec(), names.tty(p.no()))
-                : EnvironmentScript.of(p.spec());
-        // A submission run as the scheduler's own user still gets its client's umask.
-        java.util.OptionalInt umask = runAs.isPresent() ? java.util.OptionalInt.empty()
-                : submitted.map(JournalEvent.Submitted::umask).orElse(java.util.OptionalInt.empty());
-        if (umask.isPresent()) {
-            script = "umask " + String.format("%03o", umask.getAsInt()) + "\n" + script;
-        }
-        Path wrapperLog = runAs.isPresent() ? log : jobLog;
         // A lease's command is its client's, run in the client's terminal: the grant goes to the client.
         boolean lease = submitted.filter(Submissions::isLease).isPresent();
+        RunDriver driver = lease ? leases : executor;
+        Map<String, String> jobVars = Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key());
+        Optional<Path> workDir = Optional.empty();
         try {
-            started = (lease ? leases : executor).start(new RunDriver.Launch(script, gpus,
-                    snap, wrapperLog, Map.of("GPUSCHED_JOB_NO", String.valueOf(p.no()), "GPUSCHED_JOB_KEY", p.spec().key()),
-                    names.token(run), runFiles.paths(p.no(), run), workDir, submitted.flatMap(JournalEvent.Submitted::env),
-                    runAs));
+            if (driver.startsProcess()) {
+                workDir = submitted.map(s -> Path.of(s.cwd()));
+                started = driver.start(launch(p, gpus, snap, log, jobLog, jobVars, run, workDir, submitted));
+            } else {
+                // A stand-in runs no command (a simulation's): none of what a process reads (script,
+                // token, run files, working directory, environment) is made for it, launch after launch.
+                started = driver.start(new RunDriver.Launch("", gpus, snap, jobLog, jobVars, "", runFiles.paths(p.no(), run),
+                        Optional.empty(), Optional.empty(), Optional.empty()));
+            }
         } catch (IOException e) {
             durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
             String where = workDir.filter(d -> !java.nio.file.Files.isDirectory(d))
@@ -165,6 +158,28 @@ public final class Launcher {
                 p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
         return Optional.of(rj);
+    }
+
+    /** What a process of this run starts with: its script, token, run files, directory and environment. */
+    private RunDriver.Launch launch(PendingQueue.PendingJob p, List<Integer> gpus, GpuSnapshot snap, Path log, Path jobLog,
+                                    Map<String, String> jobVars, long run, Optional<Path> workDir,
+                                    Optional<JournalEvent.Submitted> submitted) {
+        // A root scheduler runs another user's submission as that user, who opens the job's output file;
+        // the log directory's file then gets only what the root wrapper says (why it could not start).
+        Optional<RunDriver.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
+                .map(s -> new RunDriver.RunAs(s.owner(), jobLog, s.umask().orElse(OwnerLaunch.DEFAULT_UMASK)));
+        // A terminal's name is worked out (the log directory's real path, hashed) only for a job that has one.
+        String script = p.spec().environment().tty() ? EnvironmentScript.of(p.spec(), names.tty(p.no()))
+                : EnvironmentScript.of(p.spec());
+        // A submission run as the scheduler's own user still gets its client's umask.
+        java.util.OptionalInt umask = runAs.isPresent() ? java.util.OptionalInt.empty()
+                : submitted.map(JournalEvent.Submitted::umask).orElse(java.util.OptionalInt.empty());
+        if (umask.isPresent()) {
+            script = "umask " + String.format("%03o", umask.getAsInt()) + "\n" + script;
+        }
+        Path wrapperLog = runAs.isPresent() ? log : jobLog;
+        return new RunDriver.Launch(script, gpus, snap, wrapperLog, jobVars, names.token(run), runFiles.paths(p.no(), run),
+                workDir, submitted.flatMap(JournalEvent.Submitted::env), runAs);
     }
 
     /** @return whether job commands go to a cluster that places them itself (Slurm): no GPU is picked here */

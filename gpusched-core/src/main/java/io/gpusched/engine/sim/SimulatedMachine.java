@@ -102,9 +102,23 @@ public final class SimulatedMachine {
         return sessions.size();
     }
 
-    /** @return the driver: each start is a session that exits when its job's work is done */
+    /**
+     * @return the driver: each start is a session that exits when its job's work is done; it reads only
+     *     the launch's job number ({@code GPUSCHED_JOB_NO}) and GPUs, so it starts no process
+     *     ({@link RunDriver#startsProcess()} is false) and is given nothing a process would read
+     */
     public RunDriver driver() {
-        return this::start;
+        return new RunDriver() {
+            @Override
+            public Started start(Launch launch) throws java.io.IOException {
+                return SimulatedMachine.this.start(launch);
+            }
+
+            @Override
+            public boolean startsProcess() {
+                return false;
+            }
+        };
     }
 
     private synchronized RunDriver.Started start(RunDriver.Launch launch) throws java.io.IOException {

@@ -59,4 +59,13 @@ public interface RunDriver {
      * @throws IOException when it could not start; the caller withdraws the run's intent
      */
     Started start(Launch launch) throws IOException;
+
+    /**
+     * @return whether a run it starts is a process, which reads its launch's command, token, run files,
+     *     working directory and environment; false for a stand-in that runs nothing (a simulation's),
+     *     whose launches are given their GPUs, snapshot, log and job variables only, the rest empty
+     */
+    default boolean startsProcess() {
+        return true;
+    }
 }

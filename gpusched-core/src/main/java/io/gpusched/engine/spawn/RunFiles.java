@@ -36,12 +36,18 @@ public final class RunFiles {
     private RunFiles(Path logDir, boolean onDisk) {
         this.dir = logDir.resolve("runs");
         this.onDisk = onDisk;
+        this.shared = onDisk ? null : new Paths(dir.resolve("none" + PID), dir.resolve("none" + EXIT),
+                dir.resolve("none" + COMMAND), dir.resolve("none" + SPEC));
     }
+
+    /** The files every launch of a run on no disk is given ({@link #none}); null for a run on disk. */
+    private final Paths shared;
 
     /**
      * Run files of a run whose runs start no process and whose journal is kept in memory (a simulation):
      * the paths are named as usual, but nothing is created, written, read or removed; every run reads as
-     * having left no file.
+     * having left no file. The {@link #paths} handed to each launch are one set for all
+     * ({@code runs/none.pid}, ...), as no driver of such a run writes them.
      *
      * @param logDir the log directory it stands in for
      * @return the run files
@@ -122,6 +128,11 @@ public final class RunFiles {
     }
 
     public Paths paths(int no, long run) {
+        if (!onDisk) {
+            // Only a driver that starts a process writes or reads these; a run on no disk has none that
+            // does (the simulation's ignores them), so its launches share one set, named once.
+            return shared;
+        }
         String stem = stem(no, run); // once for the four names of every launch
         return new Paths(dir.resolve(stem + PID), dir.resolve(stem + EXIT), dir.resolve(stem + COMMAND),
                 dir.resolve(stem + SPEC));

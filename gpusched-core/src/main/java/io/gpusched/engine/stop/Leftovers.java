@@ -53,6 +53,14 @@ public final class Leftovers {
         sweeps.add(new Sweep(no, run, report, terminal));
     }
 
+    /**
+     * @return whether no process can outlive its session here ({@link io.gpusched.engine.proc.ProcTable#leavesNothing}):
+     *     a run then leaves nothing to sweep for but, with a terminal, its socket
+     */
+    public boolean nothingOutlivesASession() {
+        return signals.leavesNothing();
+    }
+
     public boolean isEmpty() {
         return sweeps.isEmpty();
     }

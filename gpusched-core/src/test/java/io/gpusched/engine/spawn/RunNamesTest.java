@@ -1,6 +1,8 @@
 package io.gpusched.engine.spawn;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.gpusched.model.TtySession;
@@ -42,6 +44,10 @@ class RunNamesTest {
                 logDir.resolve("runs/job005.run1.cmd"), logDir.resolve("runs/job005.run1.as")), files.paths(5, 1));
 
         RunFiles none = RunFiles.none(logDir);
+        // No driver of a run on no disk writes them: every launch shares one set, under runs/ still.
+        assertSame(none.paths(5, 1), none.paths(6, 2));
+        assertEquals(logDir.resolve("runs"), none.paths(5, 1).pid().getParent());
+        assertNotEquals(files.paths(5, 1), files.paths(6, 2), "a run on disk names each run's own files");
         none.createDirectory();
         none.prepare(5, 1);
         assertFalse(Files.exists(logDir.resolve("runs")), "a simulation's run files must not be created");
