@@ -28,6 +28,8 @@ public final class RunFiles {
     private final Path dir;
     /** False for a run whose runs start no process (a simulation): then no file is written, read or removed. */
     private final boolean onDisk;
+    /** The files every launch of a run on no disk is given ({@link #none}); unused for a run on disk. */
+    private final Paths shared;
 
     public RunFiles(Path logDir) {
         this(logDir, true);
@@ -36,12 +38,8 @@ public final class RunFiles {
     private RunFiles(Path logDir, boolean onDisk) {
         this.dir = logDir.resolve("runs");
         this.onDisk = onDisk;
-        this.shared = onDisk ? null : new Paths(dir.resolve("none" + PID), dir.resolve("none" + EXIT),
-                dir.resolve("none" + COMMAND), dir.resolve("none" + SPEC));
+        this.shared = named(dir, "none");
     }
-
-    /** The files every launch of a run on no disk is given ({@link #none}); null for a run on disk. */
-    private final Paths shared;
 
     /**
      * Run files of a run whose runs start no process and whose journal is kept in memory (a simulation):
@@ -133,7 +131,11 @@ public final class RunFiles {
             // does (the simulation's ignores them), so its launches share one set, named once.
             return shared;
         }
-        String stem = stem(no, run); // once for the four names of every launch
+        return named(dir, stem(no, run));
+    }
+
+    /** The four files of {@code stem} in {@code dir}, the stem made once for all four. */
+    private static Paths named(Path dir, String stem) {
         return new Paths(dir.resolve(stem + PID), dir.resolve(stem + EXIT), dir.resolve(stem + COMMAND),
                 dir.resolve(stem + SPEC));
     }
