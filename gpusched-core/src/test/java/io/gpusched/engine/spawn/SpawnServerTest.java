@@ -87,6 +87,31 @@ class SpawnServerTest {
     }
 
     @Test
+    void manyMonitoredRunsStartedTogether_eachLeadsItsOwnSession_withItsOwnPidExitAndLog() throws Exception {
+        // Each run's process is cloned in its monitor's memory until it execs (spawnd.c, command()):
+        // started back to back, none may take another's arguments, environment, files or status.
+        int n = 40;
+        List<RunDriver.Started> runs = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            runs.add(server.monitored(List.of("/bin/sh", "-c", "echo \"$$ $RUN\"; ps -o sid= -p $$; exit " + (i % 7)),
+                    Map.of("PATH", "/usr/bin:/bin", "RUN", "run" + i), dir, dir.resolve(i + ".log"), dir.resolve(i + ".pid"),
+                    dir.resolve(i + ".exit")));
+        }
+        java.util.Set<Long> sessions = new java.util.HashSet<>();
+        for (int i = 0; i < n; i++) {
+            RunDriver.Started s = runs.get(i);
+            assertEquals(i % 7, s.exit().get(20, TimeUnit.SECONDS), "run " + i + "'s own status");
+            String sid = String.valueOf(s.sessionId());
+            assertEquals(sid, Files.readString(dir.resolve(i + ".pid")).strip(), "run " + i + "'s pid file");
+            assertEquals(List.of(sid + " run" + i, sid), Files.readAllLines(dir.resolve(i + ".log")).stream().map(String::strip)
+                    .toList(), "run " + i + " leads its session with its own environment");
+            assertEquals(String.valueOf(i % 7), Files.readString(dir.resolve(i + ".exit")).strip());
+            sessions.add(s.sessionId());
+        }
+        assertEquals(n, sessions.size(), "a session each");
+    }
+
+    @Test
     void aStopSignalToTheRunsGroupEndsTheCommand_whichMayTrapIt_andTheMonitorRecordsHowItEnded() throws Exception {
         Path log = dir.resolve("t.log");
         RunDriver.Started s = monitored("trap 'echo trapped; exit 3' TERM; : > " + dir.resolve("ready")
