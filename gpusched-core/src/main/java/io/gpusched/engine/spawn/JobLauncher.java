@@ -141,7 +141,11 @@ public final class JobLauncher implements RunDriver {
     Started launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
                    String runToken, RunFiles.Paths run, Path dir, Optional<Map<String, String>> environment,
                    Optional<RunDriver.RunAs> runAs) throws IOException {
-        Files.createDirectories(log.getParent());
+        // Asked first: createDirectories on a directory that exists fails inside and builds an exception
+        // for it, on every launch.
+        if (!Files.isDirectory(log.getParent())) {
+            Files.createDirectories(log.getParent());
+        }
         if (runAs.isPresent()) {
             return launchAsOwner(command, runAs.get(), log, run, dir, environment,
                     runEnvironment(gpus, snapshot, jobVars, runToken, Optional.of(runAs.get().user())), runToken);
