@@ -182,10 +182,34 @@ public final class Scheduler implements AutoCloseable {
      *     names that job (before the run, the handle's futures fail with that instead)
      */
     public JobHandle submit(JobSpec spec, SubmitContext context) {
-        return submit(spec, context, java.util.Optional.empty());
+        return submit(spec, context, java.util.Optional.empty(), true);
+    }
+
+    /**
+     * As {@link #submit(JobSpec, SubmitContext)}, but returns at once, without waiting for the line to be
+     * durable: what {@code submit} would throw once the scheduler's loop has taken the job (an
+     * {@code after} naming no job, {@link QueueFullException}, {@link io.gpusched.model.DuplicateJobException},
+     * {@link JournalUnwritableException}) fails the handle's {@link JobHandle#number()} instead, and the number
+     * comes once the line is forced. For a service that answers many clients: no thread of its own waits
+     * for the disk (the future completes on the scheduler's loop thread, so what is chained to it must
+     * be quick or hand over to another thread).
+     *
+     * @param spec the job; not marked {@code cancel}
+     * @param context its owner, where it starts and the environment it gets
+     * @return a handle with the job's number (once durable) and result
+     * @throws IllegalArgumentException if the spec is marked {@code cancel}, or the context's working
+     *     directory or output file is wrong now (as {@link #submit(JobSpec, SubmitContext)} says)
+     */
+    public JobHandle submitWithoutWaiting(JobSpec spec, SubmitContext context) {
+        return submit(spec, context, java.util.Optional.empty(), false);
     }
 
     private JobHandle submit(JobSpec spec, SubmitContext context, java.util.Optional<CompletableFuture<Grant>> lease) {
+        return submit(spec, context, lease, true);
+    }
+
+    private JobHandle submit(JobSpec spec, SubmitContext context, java.util.Optional<CompletableFuture<Grant>> lease,
+                             boolean waitForIt) {
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(context, "context");
         if (spec.cancel()) {
@@ -212,7 +236,7 @@ public final class Scheduler implements AutoCloseable {
         CompletableFuture<Integer> accepted = engine.submit(spec, context, result, lease);
         boolean running;
         synchronized (this) {
-            running = started && !closed && !engine.onLoopThread();
+            running = waitForIt && started && !closed && !engine.onLoopThread();
         }
         if (running) {
             try {

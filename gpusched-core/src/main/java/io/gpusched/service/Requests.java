@@ -122,15 +122,17 @@ final class Requests {
     }
 
     /**
-     * Whether a request is answered from what is at hand, never waiting for the scheduler's loop or
-     * another process ({@code hello}, {@code queue}, {@code job}): the service answers these on threads
-     * of their own, so they stay quick while the loop is busy. ({@code queue} and {@code job} are
-     * answered once the snapshot shows the round under way, {@link io.gpusched.Scheduler#whenSnapshotCurrent};
-     * no thread waits for it.) A line that is no request is answered at
-     * once too, by the caller.
+     * Whether a request is answered with no thread waiting for the scheduler's loop or another process
+     * ({@code hello}, {@code queue}, {@code job}, {@code submit}): the service answers these on threads of
+     * their own, so they stay quick while the loop is busy. ({@code queue} and {@code job} are answered
+     * once the snapshot shows the round under way, {@link io.gpusched.Scheduler#whenSnapshotCurrent};
+     * {@code submit} once the loop has numbered the job and forced its line,
+     * {@link io.gpusched.Scheduler#submitWithoutWaiting}; no thread waits for either.) A line that is no
+     * request is answered at once too, by the caller.
      */
     static boolean immediate(Request req) {
-        return req instanceof Request.Hello || req instanceof Request.Queue || req instanceof Request.Job;
+        return req instanceof Request.Hello || req instanceof Request.Queue || req instanceof Request.Job
+                || req instanceof Request.Submit;
     }
 
     /**
@@ -174,12 +176,9 @@ final class Requests {
         Map.Entry<JobSpec, SubmitContext> job = submission(req.line(), req.cwd(), req.env(), req.output(),
                 req.requestId(), req.umask(), peer);
         admit(scheduler, job.getKey());
-        JobHandle h;
-        try {
-            h = scheduler.submit(job.getKey(), job.getValue());
-        } catch (io.gpusched.model.DuplicateJobException same) {
-            return CompletableFuture.completedFuture(CODEC.encode(new Answer.Submitted(same.no(), Optional.of(same.state()))));
-        }
+        // No thread waits for the disk: the number comes on the loop's thread once the line is forced, and
+        // what the loop refuses comes the same way, answered as a refusal on the spot would be.
+        JobHandle h = scheduler.submitWithoutWaiting(job.getKey(), job.getValue());
         // A copy, so the timeout fails only this answer, never the job's own future.
         return h.number().copy().orTimeout(30, TimeUnit.SECONDS).handle((no, e) -> {
             if (e == null) {
@@ -189,11 +188,8 @@ final class Requests {
             if (cause instanceof io.gpusched.model.DuplicateJobException same) {
                 return CODEC.encode(new Answer.Submitted(same.no(), Optional.of(same.state())));
             }
-            if (cause instanceof io.gpusched.model.JournalUnwritableException refused) {
-                return error("journal_unwritable", refused.getMessage());
-            }
-            if (cause instanceof QueueFullException full) {
-                return error("queue_full", full.getMessage());
+            if (cause instanceof GpuschedException || cause instanceof IllegalArgumentException) {
+                return errorOf((RuntimeException) cause);
             }
             return error("failed", cause instanceof TimeoutException
                     ? "the scheduler did not take the job within 30 s; it may be stopping" : cause.getMessage());

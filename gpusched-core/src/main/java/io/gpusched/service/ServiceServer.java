@@ -122,16 +122,15 @@ public final class ServiceServer implements AutoCloseable {
      * takes milliseconds; a loop past this is stuck on its disk or stopping.
      */
     static final long CURRENT_SNAPSHOT_WAIT_MILLIS = 5_000;
-    /** Threads that answer {@code hello} and {@code queue}, which never wait for the scheduler's loop. */
-    private static final int ANSWERERS = 2;
-    /** Threads for requests that wait for the scheduler's loop (submit, cancel, logs, pause, srun's steps). */
-    private static final int WORKERS = 4;
     /**
-     * Threads that take submissions, each waiting until its line is durable: the submissions of that
-     * many clients at once share one fsync (with {@link #WORKERS}' four, at most four did, and 10 clients
-     * got a few hundred submissions a second).
+     * Threads that answer {@code hello}, {@code queue}, {@code job} and {@code submit}, for which no thread
+     * waits for the scheduler's loop: a submission's answer is written once its future completes (on
+     * the loop's thread, as its line is forced), so the submissions of many clients share one fsync with
+     * no thread held per submission.
      */
-    private static final int SUBMITTERS = 32;
+    private static final int ANSWERERS = 2;
+    /** Threads for requests that wait for the scheduler's loop (cancel, logs, pause, srun's steps). */
+    private static final int WORKERS = 4;
     /** How often connections are checked for the idle timeout, at most. */
     private static final long SWEEP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** How long accepting pauses after accept failed (out of file descriptors), so the loop does not spin. */
@@ -149,7 +148,6 @@ public final class ServiceServer implements AutoCloseable {
     private final Thread loop;
     private final ExecutorService answerers = Executors.newFixedThreadPool(ANSWERERS, named("gpusched-answer"));
     private final ExecutorService workers = Executors.newFixedThreadPool(WORKERS, named("gpusched-request"));
-    private final ExecutorService submitters = Executors.newFixedThreadPool(SUBMITTERS, named("gpusched-submit"));
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(named("gpusched-srun-timer"));
     /** Work other threads hand the selector thread: queue an answer, end a connection. */
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -669,8 +667,7 @@ public final class ServiceServer implements AutoCloseable {
             }
         } else if (Requests.immediate(req)) {
             reply(c, () -> requests.answer(req, c.peer));
-        } else if (!execute(req instanceof io.gpusched.protocol.Request.Submit ? submitters : workers,
-                () -> reply(c, () -> requests.answer(req, c.peer)))) {
+        } else if (!execute(workers, () -> reply(c, () -> requests.answer(req, c.peer)))) {
             post(() -> close(c));
         }
     }
@@ -985,7 +982,6 @@ public final class ServiceServer implements AutoCloseable {
         closeQuietly(server);
         answerers.shutdownNow();
         workers.shutdownNow();
-        submitters.shutdownNow();
         timer.shutdownNow();
         try {
             Files.deleteIfExists(socket);

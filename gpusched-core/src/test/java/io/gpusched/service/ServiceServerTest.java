@@ -154,6 +154,50 @@ class ServiceServerTest {
     }
 
     @Test
+    void whatTheLoopRefusesIsAnsweredAsARefusal_andAUniqueJobSubmittedAgainNamesTheFirst() throws Exception {
+        // A submission's answer comes on the loop's thread once its line is forced (no thread waits for it):
+        // a refusal the loop makes must read as it did when a thread waited and threw.
+        try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()))) {
+            String orphan = exchange(ch, "{\"v\":1,\"op\":\"submit\",\"line\":\"[after=nosuch] true\",\"cwd\":\"/\"}");
+            assertTrue(orphan.contains("\"code\":\"bad_request\"") && orphan.contains("nosuch"), orphan);
+            String first = exchange(ch, "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=20G unique] sleep 30\",\"cwd\":\"/\"}");
+            assertTrue(first.contains("\"ok\":true") && first.contains("\"no\":1"), first);
+            String again = exchange(ch, "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=20G unique] sleep 30\",\"cwd\":\"/\"}");
+            assertTrue(again.contains("\"ok\":true") && again.contains("\"no\":1") && again.contains("\"already\":"), again);
+            assertTrue(exchange(ch, "{\"v\":1,\"op\":\"hello\"}").contains("\"ok\":true"), "the connection goes on");
+        }
+    }
+
+    @Test
+    void moreClientsSubmittingAtOnceThanTheServiceHasThreads_eachGetAFreshNumber() throws Exception {
+        int clients = 48;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(clients);
+        try {
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<String>> answers = new java.util.ArrayList<>();
+            for (int i = 0; i < clients; i++) {
+                int n = i;
+                answers.add(pool.submit(() -> {
+                    try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()))) {
+                        go.await();
+                        return exchange(ch, "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=20G] echo " + n + "\",\"cwd\":\"/\"}");
+                    }
+                }));
+            }
+            go.countDown();
+            java.util.Set<String> numbers = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<String> f : answers) {
+                String a = f.get(30, TimeUnit.SECONDS);
+                assertTrue(a.contains("\"ok\":true"), a);
+                numbers.add(a.replaceAll(".*\"no\":(\\d+).*", "$1"));
+            }
+            assertEquals(clients, numbers.size(), "a number each: " + numbers);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void aRefusedSrunAttachClosesItsConnection_asEveryRefusedSrunDoes() throws Exception {
         for (String line : List.of("{\"v\":1,\"op\":\"srun_attach\",\"no\":" + "9".repeat(40) + ",\"token\":\"t\"}",
                 "{\"v\":1,\"op\":\"srun_attach\",\"no\":0,\"token\":\"t\"}",
