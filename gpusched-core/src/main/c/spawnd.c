@@ -239,8 +239,9 @@ static char command_stack[64 * 1024] __attribute__((aligned(16)));
 
 /* The command's process, cloned from the monitor sharing its memory (CLONE_VM, as posix_spawn does, but
    without suspending the monitor, which must report ready and then let it go): no copy of the
-   monitor's page tables, no copy-on-write faults, and no address space to tear down at its exec. A fork
-   cost 0.7-0.9 ms of CPU and wall here (bench/spawn/spawnd_ab.py), on every job's path to its start.
+   monitor's page tables, no copy-on-write faults, and no address space to tear down at its exec: 2.3 ms
+   of CPU and 1.5 ms of wall less per run than the fork on the project's 2-core VM (bench/spawn/spawnd_ab.py;
+   BENCHMARKS.md, "The run's process cloned"), on every job's path to its start.
    Until it execs it only makes system calls on its own stack and reads what the monitor set up
    before the clone and leaves alone. It leads the run's session, waits for the monitor's word, and
    execs the command; end-of-file instead (the monitor ended first) ends it unrun. */
