@@ -204,10 +204,6 @@ public final class Scheduler implements AutoCloseable {
         return submit(spec, context, java.util.Optional.empty(), false);
     }
 
-    private JobHandle submit(JobSpec spec, SubmitContext context, java.util.Optional<CompletableFuture<Grant>> lease) {
-        return submit(spec, context, lease, true);
-    }
-
     private JobHandle submit(JobSpec spec, SubmitContext context, java.util.Optional<CompletableFuture<Grant>> lease,
                              boolean waitForIt) {
         Objects.requireNonNull(spec, "spec");
@@ -309,7 +305,7 @@ public final class Scheduler implements AutoCloseable {
      */
     public Lease lease(JobSpec spec, SubmitContext context) {
         CompletableFuture<Grant> granted = new CompletableFuture<>();
-        return new Lease(submit(spec, context, java.util.Optional.of(granted)), granted);
+        return new Lease(submit(spec, context, java.util.Optional.of(granted), true), granted);
     }
 
     /**
