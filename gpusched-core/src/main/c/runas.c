@@ -32,6 +32,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +244,17 @@ int main(int argc, char **argv) {
     if (argc != 2) {
         fail("usage: gpusched-runas SPEC_FILE (run by the scheduler, not by hand)");
     }
+    /* What the scheduler's starter ignored or blocked (nohup, a shell's trap '') the job must not inherit:
+       an ignored signal survives exec. The spawn server resets them too; this also covers a run started
+       without it. */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (sig != SIGKILL && sig != SIGSTOP) {
+            signal(sig, SIG_DFL);
+        }
+    }
     if (geteuid() != 0) {
         fail("runs jobs as their submitters, which needs root; this is uid %u", (unsigned) geteuid());
     }
@@ -285,8 +297,11 @@ int main(int argc, char **argv) {
     const char *name = w.name;
     umask((mode_t) mask);
 
-    /* As the user from here on: the kernel checks every path against their rights, not root's. */
-    int out = open(output, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+    /* As the user from here on: the kernel checks every path against their rights, not root's. Without
+       blocking: a FIFO another user planted at the name would otherwise hold the job here, unrun, for as
+       long as no one reads it (opened so, it fails at once, or opens and is refused below as not a
+       regular file). */
+    int out = open(output, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC | O_NONBLOCK, 0666);
     if (out < 0) {
         int why = errno;
         struct stat link;
@@ -298,6 +313,10 @@ int main(int argc, char **argv) {
         if (lstat(output, &link) == 0 && link.st_uid != uid) {
             fail("output %s belongs to uid %u, not to %s: gpusched never appends a job's output to another user's file;"
                  " remove it or name another file with --output; the job did not run", output, (unsigned) link.st_uid, name);
+        }
+        if (why == ENXIO || (lstat(output, &link) == 0 && !S_ISREG(link.st_mode))) {
+            fail("output %s is not a regular file (a FIFO, a socket or a device); name a file with --output; the job"
+                 " did not run", output);
         }
         fail("cannot open output %s as %s: %s; name a file %s may write with --output; the job did not run", output, name,
              strerror(why), name);
@@ -312,6 +331,10 @@ int main(int argc, char **argv) {
     if (st.st_uid != uid) {
         fail("output %s belongs to uid %u, not to %s: gpusched never appends a job's output to another user's file;"
              " remove it or name another file with --output; the job did not run", output, (unsigned) st.st_uid, name);
+    }
+    int flags = fcntl(out, F_GETFL);
+    if (flags < 0 || fcntl(out, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+        fail("cannot set up output %s: %s; the job did not run", output, strerror(errno));
     }
     if (dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0) {
         fail("cannot redirect to %s: %s; the job did not run", output, strerror(errno));

@@ -295,13 +295,16 @@ static void spawn(char **f, size_t count) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        /* What this server ignores, a job must not: an ignored signal survives exec, and a shell may
-           not trap a signal that was ignored when it started (a job's `trap ... TERM` would be void). */
-        signal(SIGCHLD, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGHUP, SIG_DFL);
+        /* What this server ignores, or the scheduler's own starter did (nohup, a shell's trap ''), a job
+           must not: an ignored signal survives exec, and a shell may not trap a signal that was ignored
+           when it started (a job's `trap ... TERM` would be void, a framework's SIGUSR1 handler never run).
+           Every signal at its default, as POSIX_SPAWN_SETSIGDEF over all of them would set it. The two
+           the C library keeps for its threads (32, 33) it refuses to set: they stay as they came. */
+        for (int sig = 1; sig < NSIG; sig++) {
+            if (sig != SIGKILL && sig != SIGSTOP) {
+                signal(sig, SIG_DFL);
+            }
+        }
         close(go[1]);
         close(report[0]);
         /* ready: what the child tells this server, 0 and the run's pid, or why it is not ready */

@@ -62,12 +62,23 @@ class HostileUsersTest {
 
     /** Root's daemon, with a variable of its own that no job may see. */
     private void serve() throws Exception {
+        serve(List.of(), Map.of());
+    }
+
+    /**
+     * Root's daemon, started through {@code starter} (a command that execs its arguments), with
+     * {@code env} added to its environment.
+     */
+    private void serve(List<String> starter, Map<String, String> env) throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        ProcessBuilder pb = new ProcessBuilder(ServeDaemon.java(), "-cp", System.getProperty("java.class.path"),
+        List<String> argv = new ArrayList<>(starter);
+        argv.addAll(List.of(ServeDaemon.java(), "-cp", System.getProperty("java.class.path"),
                 Main.class.getName(), "serve", "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "--socket",
-                socket().toString(), "--log-dir", logs().toString())
+                socket().toString(), "--log-dir", logs().toString()));
+        ProcessBuilder pb = new ProcessBuilder(argv)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.log").toFile());
         pb.environment().put("GS_DAEMON_SECRET", "root-only-value");
+        pb.environment().putAll(env);
         daemon = pb.start();
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
              ServeDaemon.cli("queue", "--socket", socket().toString()).code() != 0; Thread.sleep(50)) {
@@ -192,28 +203,60 @@ class HostileUsersTest {
     }
 
     @Test
-    void anOutputFileAnotherUserPlanted_orALinkTheyMade_isNeverWrittenTo() throws Exception {
+    void anOutputFileAnotherUserPlanted_aLinkTheyMade_orAFifo_isNeverWrittenTo_norHoldsTheJob() throws Exception {
         serve();
         Path shared = Files.createDirectories(dir.resolve("shared"));
         Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
         assertEquals(0, run("chmod", "+t", shared.toString()));
         Path trap = shared.resolve("gpusched-1.log");
         Path hers = shared.resolve("mallory-owned.txt");
+        // A FIFO no one reads: opened for writing the usual way, it would hold the victim's job there,
+        // unrun but running as far as the queue knows, its GPU taken, for as long as she likes.
+        Path fifo = shared.resolve("gpusched-3.log");
         String plant = "touch " + trap + " " + hers + " && chmod 666 " + trap + " " + hers + " && ln -s " + hers + " "
-                + shared.resolve("gpusched-2.log");
+                + shared.resolve("gpusched-2.log") + " && mkfifo -m 666 " + fifo;
         assertEquals(0, run("/usr/bin/setpriv", "--reuid=" + MALLORY, "--regid=" + MALLORY, "--init-groups", "sh", "-c", plant));
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 3; i++) {
             String submit = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] echo victim-secret-output\",\"cwd\":\"" + shared
                     + "\"}";
             assertTrue(as(VICTIM, socket(), submit).contains("\"ok\":true"));
         }
-        awaitQueue(q -> q.contains("job 1 failed") && q.contains("job 2 failed"));
+        awaitQueue(q -> q.contains("job 1 failed") && q.contains("job 2 failed") && q.contains("job 3 failed"));
+        assertTrue(daemonLog().contains("job 3: output " + fifo + " belongs to uid " + output("id", "-u", MALLORY)),
+                daemonLog());
         assertEquals("", Files.readString(trap), "her planted file got the victim's output");
         assertEquals("", Files.readString(hers), "her link's target got the victim's output");
         String log = daemonLog();
         assertTrue(log.contains("job 1: output " + trap + " belongs to uid " + output("id", "-u", MALLORY) + ", not to "
                 + VICTIM), log);
         assertTrue(log.contains("job 2: output " + shared.resolve("gpusched-2.log") + " is a symbolic link"), log);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest(name = "spawn server: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void signalsTheDaemonsStarterIgnoredOrBlocked_areAtTheirDefaultInEveryJob(boolean spawnServer) throws Exception {
+        // nohup, or a shell's trap '', before the daemon: ignored signals survive every exec to the job,
+        // where a shell may not trap them and a framework's checkpoint handler (SIGUSR1) never runs.
+        serve(List.of("/bin/sh", "-c", "trap '' INT QUIT HUP USR1 USR2 TTOU TTIN; exec \"$@\"", "sh"),
+                spawnServer ? Map.of() : Map.of("GPUSCHED_NO_SPAWND", "1"));
+        assertTrue(Files.readString(Path.of("/proc", Long.toString(daemon.pid()), "status")).lines()
+                .anyMatch(l -> l.startsWith("SigIgn:") && !l.endsWith("0000000000000000")), "the daemon ignores them");
+        Path home = ownDir(VICTIM, dir.resolve(VICTIM));
+        String submit = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] grep -E '^Sig(Ign|Blk):' /proc/self/status > sig\","
+                + "\"cwd\":\"" + home + "\"}";
+        assertTrue(as(VICTIM, socket(), submit).contains("\"ok\":true"));
+        Path sig = home.resolve("sig");
+        await(sig, "the job wrote its signal state", daemon, dir.resolve("daemon.log"));
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); Files.readAllLines(sig).size() < 2; Thread.sleep(20)) {
+            assertTrue(System.nanoTime() < end, Files.readString(sig));
+        }
+        List<String> lines = Files.readAllLines(sig).stream().sorted().toList();
+        assertEquals("SigBlk:\t0000000000000000", lines.get(0));
+        // Bits 31 and 32 are signals 32 and 33, which the C library keeps for its threads and lets no
+        // program set: its posix_spawn leaves them ignored in whatever it starts (the JVM starts the spawn
+        // server so), and nothing after can say otherwise.
+        long ignored = Long.parseUnsignedLong(lines.get(1).substring("SigIgn:\t".length()), 16) & ~0x180000000L;
+        assertEquals(0, ignored, "ignored in the job: " + lines.get(1));
     }
 
     @Test

@@ -1,11 +1,11 @@
 package io.gpusched.engine;
 
+import io.gpusched.engine.ending.Orphans;
 import io.gpusched.engine.ending.Outcomes;
 import io.gpusched.engine.lease.Leases;
 import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.Reporter;
-import io.gpusched.engine.proc.SessionSignals;
 import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.stop.Stops;
@@ -33,13 +33,13 @@ final class Controls {
     private final Outcomes outcomes;
     private final Reporter reporter;
     private final LoopClock clock;
-    private final SessionSignals signals;
     private final Leases leases;
+    private final Orphans orphans;
 
     Controls(Durability durability, JobTable table, Stops stops, Outcomes outcomes, Reporter reporter, LoopClock clock,
-             SessionSignals signals, Leases leases) {
+             Leases leases, Orphans orphans) {
+        this.orphans = orphans;
         this.leases = leases;
-        this.signals = signals;
         this.durability = durability;
         this.table = table;
         this.stops = stops;
@@ -98,9 +98,10 @@ final class Controls {
         }
         JobTable.Job r = job.get();
         if (r.startedAs().isPresent() && !(r.startedAs().get() instanceof RunHandle.Unknown)) {
-            // An orphan of a dead scheduler: its session is stopped; when it is gone it ends as interrupted
-            // and, being cancelled now, never runs again.
-            signals.terminate(r.session().getAsLong(), leases.entryOf(r));
+            // An orphan of a dead scheduler no one took up (its leader is gone or not provably its own):
+            // what carries its run's entry is stopped; when its session is gone it ends as interrupted and,
+            // being cancelled now, never runs again.
+            orphans.stopUnadopted(r);
         }
         outcomes.cancelledBeforeStart(j, no);
         return CancelOutcome.CANCELLED;

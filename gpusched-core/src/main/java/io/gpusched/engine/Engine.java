@@ -700,9 +700,9 @@ public final class Engine {
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 backend::jobEnvironment, options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter, clock);
-        controls = new Controls(durability, table, stops, outcomes, reporter, clock, signals, leases);
         orphans = new Orphans(runFiles, names, procFs, leases, table, durability, reporter, clock, this::post,
                 reader::lastGpus, ports.cluster());
+        controls = new Controls(durability, table, stops, outcomes, reporter, clock, leases, orphans);
         queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter);
         settlement = new Settlement(durability, source, outcomes, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, table, maxQueuedPerUser,

@@ -136,14 +136,45 @@ public final class GpuschedClient implements AutoCloseable {
      *     empty where it does not (the daemon then uses its default)
      */
     public static java.util.OptionalInt processUmask() {
+        // Read at every submission (a process may change its mask between two), so the file's bytes are
+        // scanned for the one field rather than decoded into its 50-odd lines.
         try {
-            for (String l : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (l.startsWith("Umask:")) {
-                    return java.util.OptionalInt.of(Integer.parseInt(l.substring(6).strip(), 8));
-                }
-            }
+            byte[] status = java.nio.file.Files.readAllBytes(Path.of("/proc/self/status"));
+            return umaskIn(status);
         } catch (IOException | RuntimeException e) {
             // not Linux, or an older kernel: the daemon's default applies
+        }
+        return java.util.OptionalInt.empty();
+    }
+
+    /**
+     * The mask a {@code /proc/<pid>/status} file reports: its {@code Umask:} line's octal value.
+     *
+     * @param status the file's bytes
+     * @return the mask (0 to 0777); empty when the file has no such line or its value is not octal
+     */
+    static java.util.OptionalInt umaskIn(byte[] status) {
+        byte[] field = "\nUmask:".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        outer:
+        for (int i = 0; i + field.length <= status.length; i++) {
+            for (int k = 0; k < field.length; k++) {
+                // The first line is Name:, so the field always follows a newline.
+                if (status[i + k] != field[k]) {
+                    continue outer;
+                }
+            }
+            int at = i + field.length;
+            while (at < status.length && (status[at] == ' ' || status[at] == '\t')) {
+                at++;
+            }
+            int mask = 0;
+            int digits = 0;
+            while (at < status.length && status[at] >= '0' && status[at] <= '7' && digits < 4) {
+                mask = mask * 8 + (status[at++] - '0');
+                digits++;
+            }
+            boolean ends = at == status.length || status[at] == '\n';
+            return digits > 0 && ends && mask <= 0777 ? java.util.OptionalInt.of(mask) : java.util.OptionalInt.empty();
         }
         return java.util.OptionalInt.empty();
     }

@@ -246,6 +246,84 @@ class RecoveryTest {
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted a && a.no() == 1));
     }
 
+    /**
+     * Another user's process that leads its own session and got the number a dead scheduler's run had:
+     * pids are given out again once a run's session is empty, and a user can steer which pid comes next.
+     * It carries no run's environment entry.
+     */
+    private Process someoneElsesSession(String script) throws IOException {
+        ProcessBuilder pb = new ProcessBuilder("setsid", "/bin/sh", "-c", script);
+        pb.environment().remove(JobLauncher.RUN_VARIABLE);
+        pb.redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true);
+        return pb.start();
+    }
+
+    @Test
+    void aRunThatEndedWhileNoSchedulerRan_whosePidIsAnotherSessionsNow_isSettledFromItsExitFile_andThatSessionLeftAlone()
+            throws Exception {
+        JobSpec job = countingJob("");
+        Path childPid = dir.resolve("their-child.pid");
+        // Their leader lives 3 s and leaves a child in its session: a scheduler that took it for the run
+        // would follow it, then kill the child as the run's leftover.
+        Process theirs = someoneElsesSession("sleep 300 & echo $! > " + childPid + "; sleep 3");
+        awaitFile(childPid);
+        long child = Long.parseLong(Files.readString(childPid).strip());
+        try {
+            deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                    new JournalEvent.Launching(job.key(), 1, List.of(0)),
+                    new JournalEvent.Started(job.key(), theirs.pid(), List.of(0)));
+            Files.createDirectories(logs().resolve("runs"));
+            Files.writeString(logs().resolve("runs/job001.run1.pid"), theirs.pid() + "\n");
+            Files.writeString(logs().resolve("runs/job001.run1.exit"), "0\n");
+
+            RunSummary s = run(job);
+
+            assertEquals(JobStatus.OK, s.results().get(0).status());
+            assertEquals(io.gpusched.model.Measurement.UNWATCHED, s.results().get(0).measurement());
+            assertFalse(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted), events.toString());
+            assertTrue(theirs.isAlive(), "their session's leader was signalled");
+            assertTrue(theirs.waitFor(10, TimeUnit.SECONDS));
+            Thread.sleep(200);
+            assertTrue(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false), "their child was killed");
+            assertEquals(0, runs(), "never started again");
+        } finally {
+            ProcessHandle.of(child).ifPresent(ProcessHandle::destroyForcibly);
+            theirs.destroyForcibly();
+        }
+    }
+
+    @Test
+    void cancellingAnOrphanWhoseSessionNumberIsAnotherSessionsNow_signalsNoneOfItsProcesses() throws Exception {
+        JobSpec job = countingJob("sleep 30; ");
+        Path survived = dir.resolve("survived");
+        // No exit file: the run's monitor died too, so nothing says the run ended; the session is waited
+        // for, but what does not carry the run's entry is not the run's to stop.
+        Process theirs = someoneElsesSession("sleep 2; echo yes > " + survived);
+        try {
+            deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                    new JournalEvent.Launching(job.key(), 1, List.of(0)),
+                    new JournalEvent.Started(job.key(), theirs.pid(), List.of(0)));
+            Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs())
+                    .jobs(List.of(job)).listener(events::add).build();
+            CompletableFuture<RunSummary> done = CompletableFuture.supplyAsync(s::run);
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(20)) {
+                if (events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanFound || e instanceof SchedulerEvent.OrphanAdopted)) {
+                    break;
+                }
+                assertTrue(System.nanoTime() < end, "the orphan's session is found: " + events);
+            }
+            assertFalse(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted), "taken up: " + events);
+            assertEquals(io.gpusched.model.CancelOutcome.CANCELLED, s.cancel(1));
+            RunSummary summary = done.get(20, TimeUnit.SECONDS);
+            assertTrue(theirs.waitFor(10, TimeUnit.SECONDS));
+            assertTrue(Files.exists(survived), "their session was signalled");
+            assertEquals(JobStatus.CANCELLED, summary.results().get(0).status());
+            assertEquals(0, runs(), "never started again");
+        } finally {
+            theirs.destroyForcibly();
+        }
+    }
+
     @Test
     void anOrphanShareOfOneGpuTakenUpAgainHoldsWhatItsShareCameToOnItsGpu() throws Exception {
         JobSpec big = JobSpec.parse("[gpus=0.9] sleep 30; echo ran >> " + dir.resolve("marker"));

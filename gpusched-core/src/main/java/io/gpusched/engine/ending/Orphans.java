@@ -91,6 +91,9 @@ public final class Orphans {
         long run = r.runNo().getAsLong();
         long sid = r.session().getAsLong();
         boolean lease = r.startedAs().get() instanceof RunHandle.Lease;
+        if (!lease && !leaderIsTheRuns(no, run, sid)) {
+            return false;
+        }
         Optional<CompletableFuture<?>> leader = lease ? Optional.empty() : procFs.onExit(sid);
         if (!lease && leader.isEmpty()) {
             return false;
@@ -204,7 +207,60 @@ public final class Orphans {
         if (r.startedAs().isEmpty() || !(r.startedAs().get() instanceof RunHandle.Session session)) {
             return false;
         }
-        return procFs.sessionAlive(session.pgid()) || procFs.onExit(session.pgid()).isPresent();
+        long sid = session.pgid();
+        boolean numberInUse = procFs.onExit(sid).isPresent();
+        if (numberInUse && r.runNo().isPresent() && leaderEnded(r.no(), r.runNo().getAsLong())) {
+            // The run's leader ended (its monitor wrote so), yet a process has its number: the kernel gives a
+            // pid out again only once no process has it as its session either, so that is someone else's
+            // process and nothing of the run is left.
+            return false;
+        }
+        return numberInUse || procFs.sessionAlive(sid);
+    }
+
+    /**
+     * SIGTERM to what is provably left of a run no scheduler took up again ({@link #sessionAlive}): the
+     * members of its session that carry its run's environment entry (a lease: every carrier). A
+     * session id may be another user's by now, a pid given out again once the run's session emptied
+     * while no scheduler watched; the entry is what only the run's own processes inherit. A process of
+     * the run that dropped the entry is not signalled.
+     *
+     * @param r the row of a job started by a dead scheduler, not running here
+     * @return how many processes were signalled
+     */
+    public int stopUnadopted(JobTable.Job r) {
+        if (r.runNo().isEmpty() || r.session().isEmpty()) {
+            return 0;
+        }
+        String entry = names.entry(r.runNo().getAsLong());
+        long sid = r.session().getAsLong();
+        int n = 0;
+        long self = ProcessHandle.current().pid();
+        List<Long> targets = r.startedAs().get() instanceof RunHandle.Lease ? procFs.carriers(entry) : procFs.sessionMembers(sid);
+        for (long pid : targets) {
+            if (pid != self && procFs.carries(pid, entry) && procFs.signal(pid, false)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Whether the process with the run's session id is the run's leader: one that leads that session and
+     * carries the run's environment entry, while the run's exit file does not say it ended. After a
+     * restart the number alone proves nothing: the run may have ended while no scheduler ran and its
+     * pid been given to another user's process since, which a scheduler taking it up would signal.
+     */
+    private boolean leaderIsTheRuns(int no, long run, long sid) {
+        if (leaderEnded(no, run)) {
+            return false;
+        }
+        return procFs.sessionOf(sid).equals(OptionalLong.of(sid)) && procFs.carries(sid, names.entry(run));
+    }
+
+    /** Whether the run's monitor wrote that its leader ended (whole or not: it was writing it). */
+    private boolean leaderEnded(int no, long run) {
+        return Files.exists(runFiles.exitFile(no, run), java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
     /** When the run started: its pid file is written as it starts (for a lease, as it is granted). */

@@ -279,8 +279,10 @@ public final class Outcomes {
     public void orphanEnded(JobSpec spec, JobTable.Job r) {
         int no = r.no();
         if (r.runNo().isPresent()) {
-            // Its session is gone; a daemon it started may have left the session but not the run.
-            leftovers.killNow(new ProcFs.Run(r.session().orElse(0), names.entry(r.runNo().getAsLong()), 0));
+            // Its session is gone; a daemon it started may have left the session but not the run. Only what
+            // carries the run's entry is the run's: its session's number may be another user's session by
+            // now (given out again while no scheduler watched), so no process is matched by it.
+            leftovers.killNow(new ProcFs.Run(0, names.entry(r.runNo().getAsLong()), 0));
             if (spec.environment().tty()) {
                 // Its shell may have been killed before it removed its tmux socket; its server is dead now.
                 io.gpusched.engine.spawn.TtySockets.removeLeftOver(names.tty(no), table.owner(spec.key()));

@@ -9,9 +9,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A process table with no processes behind it, for a stand-in of the kernel: each session is its leader
- * alone (start ticks 1), no run leaves anything behind, no process carries an environment entry, and the
- * caller leads no session. A SIGTERM or SIGKILL to a live session ends it with 128 + the signal, as a
- * shell reports it. A subclass says which sessions live and how one ends.
+ * alone (start ticks 1), no run leaves anything behind, only a live leader carries an environment entry
+ * (its run's), and the caller leads no session. A SIGTERM or SIGKILL to a live session ends it with
+ * 128 + the signal, as a shell reports it. A subclass says which sessions live and how one ends.
  */
 public abstract class LoneSessions implements ProcTable {
     /** For a subclass. */
@@ -66,9 +66,10 @@ public abstract class LoneSessions implements ProcTable {
         return true;
     }
 
+    /** A live session's leader is its run's: a stand-in gives no pid out twice, so it carries what it is asked for. */
     @Override
     public boolean carries(long pid, String envEntry) {
-        return false;
+        return exitOf(pid).isPresent();
     }
 
     @Override
