@@ -16,8 +16,11 @@ public final class JobHandle {
     private final CompletableFuture<Integer> number;
     private final CompletableFuture<JobResult> result;
     private final IntFunction<CancelOutcome> canceller;
+    private final java.util.function.BooleanSupplier withdrawer;
 
     /**
+     * A handle whose submission cannot be taken back ({@link #withdraw} answers false).
+     *
      * @param command the submitted command
      * @param number see {@link #number()}
      * @param result see {@link #result()}
@@ -25,10 +28,36 @@ public final class JobHandle {
      */
     public JobHandle(String command, CompletableFuture<Integer> number, CompletableFuture<JobResult> result,
                      IntFunction<CancelOutcome> canceller) {
+        this(command, number, result, canceller, () -> false);
+    }
+
+    /**
+     * @param command the submitted command
+     * @param number see {@link #number()}
+     * @param result see {@link #result()}
+     * @param canceller cancels a job by number (the scheduler's {@link Scheduler#cancel(int)})
+     * @param withdrawer takes the submission back while the scheduler has not taken it: see {@link #withdraw}
+     */
+    public JobHandle(String command, CompletableFuture<Integer> number, CompletableFuture<JobResult> result,
+                     IntFunction<CancelOutcome> canceller, java.util.function.BooleanSupplier withdrawer) {
         this.command = Objects.requireNonNull(command, "command");
         this.number = Objects.requireNonNull(number, "number");
         this.result = Objects.requireNonNull(result, "result");
         this.canceller = Objects.requireNonNull(canceller, "canceller");
+        this.withdrawer = Objects.requireNonNull(withdrawer, "withdrawer");
+    }
+
+    /**
+     * Takes the submission back if the scheduler's loop has not taken it yet, so a caller that gave up
+     * waiting (a loop held up by a slow disk or a long round) can say for certain that nothing was
+     * queued. Never blocks.
+     *
+     * @return true when it was not taken and never will be: {@link #number()} and {@link #result()} then
+     *     fail with a {@link GpuschedException}; false when the loop has it (its number or refusal comes
+     *     as usual) or it was answered already
+     */
+    public boolean withdraw() {
+        return !number.isDone() && withdrawer.getAsBoolean();
     }
 
     /** @return the submitted command */

@@ -250,7 +250,7 @@ public final class Scheduler implements AutoCloseable {
                 // otherwise the run ended first, or the journal refused it: the handle's futures say so
             }
         }
-        return new JobHandle(spec.command(), accepted, result, this::cancel);
+        return new JobHandle(spec.command(), accepted, result, this::cancel, () -> engine.withdraw(accepted));
     }
 
     /**

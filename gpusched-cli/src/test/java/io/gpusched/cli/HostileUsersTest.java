@@ -260,6 +260,34 @@ class HostileUsersTest {
     }
 
     @Test
+    void anotherUsersJobOfTheSameName_neitherFailsNorReleasesMine() throws Exception {
+        serve();
+        Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+        Path mallory = ownDir(MALLORY, dir.resolve(MALLORY));
+        String prep = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G name=prep] sleep 2; date +%s%N > prep\",\"cwd\":\""
+                + victim + "\"}";
+        String train = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G after=prep] date +%s%N > train\",\"cwd\":\""
+                + victim + "\"}";
+        assertTrue(as(VICTIM, socket(), prep).contains("\"no\":1"));
+        assertTrue(as(VICTIM, socket(), train).contains("\"no\":2"));
+        // Hers is the newest job named prep now: were names shared, her train would end dependency_failed
+        // when this fails, or start before her prep ended had it succeeded.
+        String steal = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G name=prep] false\",\"cwd\":\"" + mallory + "\"}";
+        assertTrue(as(MALLORY, socket(), steal).contains("\"no\":3"));
+        // And her own after=prep names hers alone.
+        String hers = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G after=prep] true\",\"cwd\":\"" + mallory + "\"}";
+        assertTrue(as(MALLORY, socket(), hers).contains("\"no\":4"));
+        await(victim.resolve("train"), "the victim's train ran", daemon, dir.resolve("daemon.log"));
+        long prepDone = Long.parseLong(Files.readString(victim.resolve("prep")).strip());
+        long trainStarted = Long.parseLong(Files.readString(victim.resolve("train")).strip());
+        assertTrue(trainStarted >= prepDone, "her train ran before her prep ended");
+        awaitQueue(q -> q.contains("job 4 dependency_failed") || q.contains("job 4 dependency failed"));
+        String log = daemonLog();
+        assertTrue(log.contains("job 4 DEPENDENCY FAILED — job 3 (prep) ended failed"), log);
+        assertFalse(log.contains("job 2 DEPENDENCY FAILED"), log);
+    }
+
+    @Test
     void aSocketDirectoryAnotherUserMade_isRefusedByTheUsersDaemon_andItsSocketByTheirClient() throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));

@@ -356,6 +356,16 @@ public final class Engine {
     }
 
     /**
+     * Takes back a submission the loop has not taken yet, from any thread ({@link Inbox#withdraw}).
+     *
+     * @param accepted the future {@link #submit} returned
+     * @return whether it will never be queued; false when the loop has it
+     */
+    public boolean withdraw(CompletableFuture<Integer> accepted) {
+        return inbox.withdraw(accepted);
+    }
+
+    /**
      * A lease holder's report, from any thread: see {@code Scheduler.leaseEnded}.
      *
      * @return what was made of it
@@ -470,11 +480,11 @@ public final class Engine {
         return inbox.call(() -> {
             JobSpec queued = source.asQueued(spec);
             Optional<String> never = Admission.never(queued, reader.lastGpus(), new Allocator(options.placement()))
-                    .or(() -> submissions.unknownAfter(spec));
+                    .or(() -> submissions.unknownAfter(spec, context.owner()));
             if (never.isPresent()) {
                 return new io.gpusched.model.SubmitPreview.Never(never.get());
             }
-            io.gpusched.policy.Dependencies.Verdict after = queue.dependencies(queued);
+            io.gpusched.policy.Dependencies.Verdict after = queue.dependencies(queued, context.owner());
             if (after instanceof io.gpusched.policy.Dependencies.Failed f) {
                 return new io.gpusched.model.SubmitPreview.Never(f.reason());
             }
@@ -485,7 +495,7 @@ public final class Engine {
                 return new io.gpusched.model.SubmitPreview.Waits("the daemon is draining: it starts no job until the"
                         + " next gpusched serve");
             }
-            return planner.preview(Admission.candidate(queued, context.owner(), clock.now()));
+            return planner.preview(Admission.candidate(queued, context.owner(), clock.now()), source.version());
         });
     }
 

@@ -14,6 +14,11 @@ import java.util.function.Function;
  * are settled. Pure: names are learned as jobs are seen (the newest job of a name wins), and what
  * became of each named job comes from the caller. Remembers at most {@link #REMEMBERED} names, so a
  * months-long run's map stays bounded; the oldest are forgotten first.
+ *
+ * <p>Names belong to their owner: a job's {@code after=} names only its owner's jobs. On a shared
+ * daemon another user's job of the same name would otherwise fail a user's job (by failing itself),
+ * release it early, or hold it back, which is acting on a job that is not theirs. The forms without an
+ * owner are for a queue of one owner (a jobs file, a replay).
  */
 public final class Dependencies {
     /** The most names remembered. */
@@ -67,36 +72,67 @@ public final class Dependencies {
     }
 
     /**
-     * Learns a job's name.
+     * Learns a job's name, in a queue of one owner.
      *
      * @param name its name
      * @param key its key
      */
     public void learn(String name, String key) {
-        // Re-inserting moves a name to the newest end, so the oldest names are the first forgotten.
-        keysByName.remove(name);
-        keysByName.put(name, key);
+        learn("", name, key);
     }
 
     /**
-     * @param name a name
+     * Learns a job's name among its owner's.
+     *
+     * @param owner who the job runs for
+     * @param name its name
+     * @param key its key
+     */
+    public void learn(String owner, String name, String key) {
+        String scoped = scoped(owner, name);
+        // Re-inserting moves a name to the newest end, so the oldest names are the first forgotten.
+        keysByName.remove(scoped);
+        keysByName.put(scoped, key);
+    }
+
+    /**
+     * @param name a name, in a queue of one owner
      * @return the key of the newest job of that name, if one is known
      */
     public Optional<String> keyOf(String name) {
-        return Optional.ofNullable(keysByName.get(name));
+        return keyOf("", name);
     }
 
     /**
-     * @param after a job's dependencies
+     * @param owner whose jobs to look among
+     * @param name a name
+     * @return the key of the newest of {@code owner}'s jobs of that name, if one is known
+     */
+    public Optional<String> keyOf(String owner, String name) {
+        return Optional.ofNullable(keysByName.get(scoped(owner, name)));
+    }
+
+    /**
+     * @param after a job's dependencies, in a queue of one owner
      * @param lookup what became of the job of a key
      * @return whether it may run, must wait, or will never run
      */
     public Verdict check(List<Scheduling.Dependency> after, Function<String, Known> lookup) {
+        return check("", after, lookup);
+    }
+
+    /**
+     * @param owner who the job runs for: its names are looked up among that owner's jobs only
+     * @param after the job's dependencies
+     * @param lookup what became of the job of a key
+     * @return whether it may run, must wait, or will never run
+     */
+    public Verdict check(String owner, List<Scheduling.Dependency> after, Function<String, Known> lookup) {
         // Asked of every waiting job with dependencies each round: the words are made only for a verdict
         // that has them, and only once it is known which.
         List<String> waiting = null;
         for (Scheduling.Dependency d : after) {
-            String key = keysByName.get(d.name());
+            String key = keysByName.get(scoped(owner, d.name()));
             if (key == null) {
                 return new Failed("after=" + d.name() + ": no job of that name is known");
             }
@@ -115,6 +151,11 @@ public final class Dependencies {
     }
 
     private static final Ready READY = new Ready();
+
+    /** One map for every owner: a user name holds no NUL, so no two owners' names meet. */
+    private static String scoped(String owner, String name) {
+        return owner.isEmpty() ? name : owner + '\0' + name;
+    }
 
     private static String who(Known k, Scheduling.Dependency d) {
         return "job " + k.no() + " (" + d.name() + ")";

@@ -40,6 +40,23 @@ final class Requests {
     private final Optional<QueuePrinter> printer;
     /** The bytes of text answers held until written, for every connection of this service. */
     private final TextBudget texts = new TextBudget();
+    /**
+     * How long a submission waits for the scheduler's loop to take it (a loop stopping, or held up by a
+     * slow disk or a long round) before it is taken back and answered as not queued.
+     */
+    static final java.time.Duration TAKE_WITHIN = java.time.Duration.ofSeconds(30);
+    private final java.time.Duration takeWithin;
+    /**
+     * The users with a preview being decided: one at a time each. A preview the last plan cannot answer
+     * alone decides the whole queue on the scheduler's one loop; a user sending them back to back on
+     * many connections would hold every other user's submission behind them.
+     */
+    private final java.util.Set<String> previewing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** @return whether {@code user} has a preview being decided now (tests) */
+    boolean previewing(String user) {
+        return previewing.contains(user);
+    }
     /** The latest snapshot's answers: connections race to set it, and a lost race only renders twice. */
     private volatile QueueAnswer lastAnswer;
 
@@ -51,6 +68,13 @@ final class Requests {
      */
     Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup, Optional<DashboardLinks> dashboard,
              Optional<QueuePrinter> printer) {
+        this(scheduler, shared, adminGroup, dashboard, printer, TAKE_WITHIN);
+    }
+
+    /** As the other, with how long a submission may wait for the loop to take it before it is taken back. */
+    Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup, Optional<DashboardLinks> dashboard,
+             Optional<QueuePrinter> printer, java.time.Duration takeWithin) {
+        this.takeWithin = takeWithin;
         this.scheduler = scheduler;
         this.shared = shared;
         this.adminGroup = adminGroup;
@@ -179,21 +203,35 @@ final class Requests {
         // No thread waits for the disk: the number comes on the loop's thread once the line is forced, and
         // what the loop refuses comes the same way, answered as a refusal on the spot would be.
         JobHandle h = scheduler.submitWithoutWaiting(job.getKey(), job.getValue());
-        // A copy, so the timeout fails only this answer, never the job's own future.
-        return h.number().copy().orTimeout(30, TimeUnit.SECONDS).handle((no, e) -> {
-            if (e == null) {
-                return CODEC.encode(new Answer.Submitted(no));
-            }
+        // A copy, so the timeout fails only this wait, never the job's own future.
+        return h.number().copy().orTimeout(takeWithin.toMillis(), TimeUnit.MILLISECONDS).handle((no, e) -> {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (cause instanceof io.gpusched.model.DuplicateJobException same) {
-                return CODEC.encode(new Answer.Submitted(same.no(), Optional.of(same.state())));
+            if (cause instanceof TimeoutException) {
+                // Never "failed" for a job that is then queued after all (a client would send it again): taken
+                // back while the loop has not taken it, or else waited for, however long its line takes.
+                if (h.withdraw()) {
+                    return CompletableFuture.completedFuture(error("failed", "the scheduler did not take the job within "
+                            + takeWithin.toSeconds() + " s (it may be stopping, or busy): it was not queued; submit it again"));
+                }
+                return h.number().handle(Requests::submitted);
             }
-            if (cause instanceof GpuschedException || cause instanceof IllegalArgumentException) {
-                return errorOf((RuntimeException) cause);
-            }
-            return error("failed", cause instanceof TimeoutException
-                    ? "the scheduler did not take the job within 30 s; it may be stopping" : cause.getMessage());
-        });
+            return CompletableFuture.completedFuture(submitted(no, e));
+        }).thenCompose(answer -> answer);
+    }
+
+    /** The answer to a submission whose number came, or that was refused with {@code e}. */
+    private static String submitted(Integer no, Throwable e) {
+        if (e == null) {
+            return CODEC.encode(new Answer.Submitted(no));
+        }
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        if (cause instanceof io.gpusched.model.DuplicateJobException same) {
+            return CODEC.encode(new Answer.Submitted(same.no(), Optional.of(same.state())));
+        }
+        if (cause instanceof GpuschedException || cause instanceof IllegalArgumentException) {
+            return errorOf((RuntimeException) cause);
+        }
+        return error("failed", cause.getMessage());
     }
 
     /**
@@ -216,7 +254,16 @@ final class Requests {
     private String preview(Request.Preview req, String peer) {
         Map.Entry<JobSpec, SubmitContext> job = submission(req.line(), req.cwd(), Optional.empty(), Optional.empty(),
                 Optional.empty(), OptionalInt.empty(), peer);
-        io.gpusched.model.SubmitPreview p = scheduler.preview(job.getKey(), job.getValue());
+        if (!previewing.add(peer)) {
+            return error("failed", "one preview at a time per user: " + peer + " has one being decided; send the next"
+                    + " once its answer came");
+        }
+        io.gpusched.model.SubmitPreview p;
+        try {
+            p = scheduler.preview(job.getKey(), job.getValue());
+        } finally {
+            previewing.remove(peer);
+        }
         if (p instanceof io.gpusched.model.SubmitPreview.Never n) {
             throw new Infeasible("cannot submit '" + job.getKey().command() + "': it could never run here: " + n.reason());
         }

@@ -137,19 +137,31 @@ final class SrunSession {
             return;
         }
         // A copy, so the timeout fails only this wait, never the job's own future.
-        l.job().number().copy().orTimeout(30, TimeUnit.SECONDS).whenComplete((n, e) -> {
-            if (e != null) {
-                Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                if (cause instanceof io.gpusched.model.JournalUnwritableException || cause instanceof io.gpusched.model.QueueFullException) {
-                    refuse(Requests.errorOf((RuntimeException) cause));
-                    return;
-                }
-                refuse(Requests.error("failed", "the scheduler did not take the request: "
-                        + (cause instanceof TimeoutException ? "it may be stopping" : cause.getMessage())));
+        l.job().number().copy().orTimeout(Requests.TAKE_WITHIN.toMillis(), TimeUnit.MILLISECONDS).whenComplete((n, e) -> {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof TimeoutException && !l.job().withdraw()) {
+                // The loop has it: its number or refusal comes, however long its line takes.
+                l.job().number().whenComplete((m, f) -> taken(l, m, f));
                 return;
             }
-            queued(l, n);
+            taken(l, n, e);
         });
+    }
+
+    /** The scheduler took the request ({@code n}), refused it ({@code e}), or it was taken back (a timeout). */
+    private void taken(Lease l, Integer n, Throwable e) {
+        if (e != null) {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof io.gpusched.model.JournalUnwritableException || cause instanceof io.gpusched.model.QueueFullException) {
+                refuse(Requests.errorOf((RuntimeException) cause));
+                return;
+            }
+            refuse(Requests.error("failed", "the scheduler did not take the request: "
+                    + (cause instanceof TimeoutException ? "not within " + Requests.TAKE_WITHIN.toSeconds()
+                    + " s (it may be stopping, or busy); it was not queued" : cause.getMessage())));
+            return;
+        }
+        queued(l, n);
     }
 
     private void refuse(String error) {

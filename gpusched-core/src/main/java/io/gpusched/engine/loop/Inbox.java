@@ -90,6 +90,30 @@ public final class Inbox {
         return answer;
     }
 
+    /**
+     * Takes back a submission the loop has not taken yet: it is removed from the queue, so the loop never
+     * sees it, and its futures fail. Atomic against the loop's taking it.
+     *
+     * @param accepted the submission's number, as posted in its {@link Submitted}
+     * @return whether it was still queued and now never will be taken; false when the loop has it (its
+     *     number or refusal comes as usual) or it was refused already
+     */
+    public boolean withdraw(CompletableFuture<Integer> accepted) {
+        for (Message m : queue) {
+            if (m instanceof Submitted s && s.accepted() == accepted) {
+                if (!queue.remove(m)) {
+                    return false; // the loop took it meanwhile
+                }
+                GpuschedException e = new GpuschedException("the submission of '" + s.spec().command()
+                        + "' was taken back before the scheduler took it: it was not queued");
+                s.accepted().completeExceptionally(e);
+                s.result().completeExceptionally(e);
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** @return the next message, waiting at most {@code nanos}; null if none came */
     public Message take(long nanos) throws InterruptedException {
         return queue.poll(nanos, TimeUnit.NANOSECONDS);

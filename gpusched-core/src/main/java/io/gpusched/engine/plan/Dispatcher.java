@@ -168,6 +168,23 @@ public final class Dispatcher {
         return reason;
     }
 
+    /**
+     * What {@link #admit} would say of a job not queued, changing nothing: a preview decided alone.
+     *
+     * @param p the job, not queued
+     * @param views the GPUs the last dispatch left
+     * @param snap the snapshot they came from
+     * @return why it would wait; empty when the whole queue must be decided with it instead
+     */
+    Optional<String> previewAlone(PendingQueue.PendingJob p, List<GpuView> views, GpuSnapshot snap) {
+        Optional<Candidate> c = candidate(p, snap);
+        if (c.isEmpty()) {
+            return Optional.empty();
+        }
+        Instant now = clock.now();
+        return policy.admit(now, c.get(), standing, occupants(), views, fairShare.recent(now));
+    }
+
     /** The reason the last job admitted alone waits for. */
     private String lastAdmitted = "";
 

@@ -42,14 +42,28 @@ public final class Planner {
 
     /**
      * What the last plan's GPUs and queue would make of one more job ({@code gpusched submit --dry-run}).
+     * Where nothing changed since the last plan and the job would wait without changing any other job's
+     * decision, that is found in O(log n) of the queue, as a submission is admitted; otherwise the whole
+     * queue is decided again with the job at its end.
      *
      * @param extra the job, not queued ({@link Admission#candidate})
+     * @param version the source's version of the queue now
      * @return where it would start, or why it would wait or never run
      */
-    public io.gpusched.model.SubmitPreview preview(PendingQueue.PendingJob extra) {
+    public io.gpusched.model.SubmitPreview preview(PendingQueue.PendingJob extra, long version) {
         if (plannedVersion == -1 || reader.lastGpus().isEmpty()) {
             return new io.gpusched.model.SubmitPreview.Waits(reader.lastGpus().isEmpty()
                     ? "the scheduler has not read its GPUs yet" : "dispatch paused (GPU backend or journal failing)");
+        }
+        boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+        if (!due && version == plannedVersion && durability.changes() == plannedChanges && settlement.liveOrphans().isEmpty()
+                && durability.failing().isEmpty()) {
+            // Each preview decided the whole queue on the loop: with tens of thousands queued, one user's
+            // previews back to back held every other user's submission behind them.
+            Optional<String> waits = dispatcher.previewAlone(extra, plannedViews, reader.last());
+            if (waits.isPresent()) {
+                return new io.gpusched.model.SubmitPreview.Waits(waits.get());
+            }
         }
         return dispatcher.preview(queue.pending(), extra, plannedViews, reader.last());
     }

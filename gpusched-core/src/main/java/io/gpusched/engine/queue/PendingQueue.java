@@ -351,7 +351,16 @@ public final class PendingQueue {
      * @return whether the jobs this one runs after let it run, hold it back, or failed
      */
     public Dependencies.Verdict dependencies(JobSpec j) {
-        return dependencies.check(j.scheduling().after(), this::known);
+        return dependencies(j, table.owner(j.key()));
+    }
+
+    /**
+     * @param j a job, queued or not
+     * @param owner who it runs (or would run) for: its {@code after} names only that owner's jobs
+     * @return whether the jobs this one runs after let it run, hold it back, or failed
+     */
+    public Dependencies.Verdict dependencies(JobSpec j, String owner) {
+        return dependencies.check(owner, j.scheduling().after(), this::known);
     }
 
     /** @return who the job of this key runs for */
@@ -372,18 +381,18 @@ public final class PendingQueue {
     /** Learns the names of these jobs (a submission's as soon as it is accepted, so the next may name it). */
     void learnNames(List<JobSpec> jobs) {
         for (JobSpec j : jobs) {
-            j.scheduling().name().ifPresent(n -> dependencies.learn(n, j.key()));
+            j.scheduling().name().ifPresent(n -> dependencies.learn(table.owner(j.key()), n, j.key()));
         }
     }
 
-    /** @return the names a job waits for that no job of the queue has */
-    List<String> unknownDependencies(JobSpec job) {
+    /** @return the names a job of {@code owner}'s waits for that no job of theirs in the queue has */
+    List<String> unknownDependencies(JobSpec job, String owner) {
         if (job.scheduling().after().isEmpty()) {
             return List.of(); // most jobs: no stream for nothing
         }
         List<String> unknown = List.of(); // asked of every submission that has after=: made only when one is unknown
         for (io.gpusched.jobs.Scheduling.Dependency d : job.scheduling().after()) {
-            if (dependencies.keyOf(d.name()).isEmpty()) {
+            if (dependencies.keyOf(owner, d.name()).isEmpty()) {
                 if (unknown.isEmpty()) {
                     unknown = new java.util.ArrayList<>();
                 }

@@ -142,11 +142,11 @@ public final class Submissions {
             result.completeExceptionally(e);
             return false;
         }
-        List<String> unknown = queue.unknownDependencies(spec);
+        List<String> unknown = queue.unknownDependencies(spec, context.owner());
         if (!unknown.isEmpty()) {
             // The file's names are learned each round; this may come before the first.
             queue.learnNames(source.jobs());
-            unknown = queue.unknownDependencies(spec);
+            unknown = queue.unknownDependencies(spec, context.owner());
         }
         if (!unknown.isEmpty()) {
             IllegalArgumentException e = new IllegalArgumentException("cannot submit '" + spec.command() + "': "
@@ -198,13 +198,14 @@ public final class Submissions {
      * Why a job naming jobs the queue does not know in {@code after} is refused, as a submission is.
      *
      * @param spec the job
+     * @param owner who would submit it: its {@code after} names only their jobs
      * @return the reason; empty when every name is known
      */
-    public Optional<String> unknownAfter(JobSpec spec) {
-        List<String> unknown = queue.unknownDependencies(spec);
+    public Optional<String> unknownAfter(JobSpec spec, String owner) {
+        List<String> unknown = queue.unknownDependencies(spec, owner);
         if (!unknown.isEmpty()) {
             queue.learnNames(source.jobs());
-            unknown = queue.unknownDependencies(spec);
+            unknown = queue.unknownDependencies(spec, owner);
         }
         return unknown.isEmpty() ? Optional.empty() : Optional.of(unknownAfter(unknown));
     }
