@@ -288,6 +288,39 @@ class HostileUsersTest {
     }
 
     @Test
+    void aRunTokenInAnotherUsersProcess_doesNotKeepTheirSrunJobRunning() throws Exception {
+        serve();
+        // A run's token is the journal's path and a counter: no secret. Mallory puts the next few in
+        // processes of hers before the victim's srun is granted one of them.
+        String prefix = logs().resolve("journal.jsonl").toAbsolutePath() + "#";
+        StringBuilder carriers = new StringBuilder();
+        for (int run = 1; run <= 4; run++) {
+            carriers.append("env ").append("GPUSCHED_RUN").append("='").append(prefix).append(run).append("' sleep 120 & ");
+        }
+        Process hers = new ProcessBuilder(UnixUsers.setpriv(MALLORY, "/bin/sh", "-c", carriers + "wait"))
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+            // The victim's srun client: granted, then gone without saying how its command ended (it crashed).
+            String py = "import socket,json,sys\ns=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f=s.makefile('rb')\n"
+                    + "s.sendall((json.dumps({'v':1,'op':'srun','line':'[vram=1G] python train.py','cwd':sys.argv[2]})+'\\n').encode())\n"
+                    + "while True:\n l=json.loads(f.readline())\n if l.get('event')=='granted' or not l.get('ok',True): print(json.dumps(l)); break\n";
+            String granted = output(UnixUsers.setpriv(VICTIM, "/usr/bin/python3", "-c", py, socket().toString(), victim.toString())
+                    .toArray(String[]::new));
+            assertTrue(granted.contains("\"granted\"") && granted.contains(prefix), granted);
+            // Nothing of the victim's run is left: after the grace a client has to come back, it ends.
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(70);
+                 !daemonLog().contains("job 1: its srun client went away before its command ended"); Thread.sleep(200)) {
+                assertTrue(System.nanoTime() < end, "her processes kept the victim's job running: " + daemonLog());
+            }
+            assertTrue(hers.isAlive(), "her processes are hers to end");
+        } finally {
+            hers.destroyForcibly();
+            run("pkill", "-KILL", "-u", MALLORY);
+        }
+    }
+
+    @Test
     void aSocketDirectoryAnotherUserMade_isRefusedByTheUsersDaemon_andItsSocketByTheirClient() throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));

@@ -91,7 +91,7 @@ public final class Orphans {
         long run = r.runNo().getAsLong();
         long sid = r.session().getAsLong();
         boolean lease = r.startedAs().get() instanceof RunHandle.Lease;
-        if (!lease && !leaderIsTheRuns(no, run, sid)) {
+        if (!lease && !leaderIsTheRuns(no, run, sid, r.owner())) {
             return false;
         }
         Optional<CompletableFuture<?>> leader = lease ? Optional.empty() : procFs.onExit(sid);
@@ -117,7 +117,7 @@ public final class Orphans {
         table.started(rj);
         // A leader that ended without writing a status was killed before its command ended: no status.
         CompletableFuture<java.util.OptionalInt> exit = lease
-                ? leases.adopt(spec.key(), no).thenApply(java.util.OptionalInt::of)
+                ? leases.adopt(spec.key(), no, r.owner()).thenApply(java.util.OptionalInt::of)
                 : leader.get().thenApply(h -> runFiles.exitCode(no, run));
         exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         reporter.emit(new SchedulerEvent.OrphanAdopted(clock.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
@@ -238,7 +238,7 @@ public final class Orphans {
         long self = ProcessHandle.current().pid();
         List<Long> targets = r.startedAs().get() instanceof RunHandle.Lease ? procFs.carriers(entry) : procFs.sessionMembers(sid);
         for (long pid : targets) {
-            if (pid != self && procFs.carries(pid, entry) && procFs.signal(pid, false)) {
+            if (pid != self && procFs.carries(pid, entry) && procFs.runsAs(pid, r.owner()) && procFs.signal(pid, false)) {
                 n++;
             }
         }
@@ -246,16 +246,18 @@ public final class Orphans {
     }
 
     /**
-     * Whether the process with the run's session id is the run's leader: one that leads that session and
-     * carries the run's environment entry, while the run's exit file does not say it ended. After a
+     * Whether the process with the run's session id is the run's leader: one that leads that session,
+     * carries the run's environment entry and runs as its owner (or root, before it drops to them), while
+     * the run's exit file does not say it ended. After a
      * restart the number alone proves nothing: the run may have ended while no scheduler ran and its
      * pid been given to another user's process since, which a scheduler taking it up would signal.
      */
-    private boolean leaderIsTheRuns(int no, long run, long sid) {
+    private boolean leaderIsTheRuns(int no, long run, long sid, String owner) {
         if (leaderEnded(no, run)) {
             return false;
         }
-        return procFs.sessionOf(sid).equals(OptionalLong.of(sid)) && procFs.carries(sid, names.entry(run));
+        return procFs.sessionOf(sid).equals(OptionalLong.of(sid)) && procFs.carries(sid, names.entry(run))
+                && procFs.runsAs(sid, owner);
     }
 
     /** Whether the run's monitor wrote that its leader ended (whole or not: it was writing it). */

@@ -67,9 +67,16 @@ public final class Leases implements RunDriver {
         /** Until when a gone client may still come back before an empty run is ended (a restart's grace). */
         Instant graceUntil = Instant.MIN;
         int no;
+        /** Whose lease it is: only their processes carrying its token are its run's. */
+        final String owner;
 
-        public Waiter(CompletableFuture<Grant> granted) {
+        /**
+         * @param granted completed with the grant when the lease is placed
+         * @param owner who the lease is for
+         */
+        public Waiter(CompletableFuture<Grant> granted, String owner) {
             this.granted = granted;
+            this.owner = owner;
         }
     }
 
@@ -96,8 +103,8 @@ public final class Leases implements RunDriver {
      *
      * @return completes with the exit status the client reports (or {@link #UNKNOWN_EXIT})
      */
-    public CompletableFuture<Integer> adopt(String key, int no) {
-        Waiter w = new Waiter(new CompletableFuture<>());
+    public CompletableFuture<Integer> adopt(String key, int no, String owner) {
+        Waiter w = new Waiter(new CompletableFuture<>(), owner);
         w.no = no;
         w.gone = true;
         w.graceUntil = clock.now().plus(RECONNECT_GRACE);
@@ -192,7 +199,7 @@ public final class Leases implements RunDriver {
         for (RunningJob rj : running) {
             Waiter w = waiters.get(rj.key());
             if (w != null && w.gone && !w.exit.isDone() && !clock.now().isBefore(w.graceUntil)
-                    && procFs.carriers(names.entry(rj.run)).isEmpty()) {
+                    && procFs.carriers(names.entry(rj.run), w.owner).isEmpty()) {
                 reporter.warnOnce("job " + rj.no + ": its srun client went away before its command ended; nothing of"
                         + " the run is left, so it ends now with exit status unknown (recorded as " + UNKNOWN_EXIT + ")");
                 w.exit.complete(UNKNOWN_EXIT);

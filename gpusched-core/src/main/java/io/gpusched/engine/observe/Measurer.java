@@ -103,12 +103,13 @@ public final class Measurer {
     /**
      * The lease or {@code [tty]} run a process belongs to, by the token in its environment: a lease's
      * command runs in its client's terminal, a tty job's in tmux's sessions, not in the run's own. Read
-     * only for GPU processes no session claimed, and only while such a run runs.
+     * only for GPU processes no session claimed, and only while such a run runs. Only a process of the
+     * run's owner counts: another user may put a run's token in a process of theirs.
      */
     private Optional<RunningJob> lease(long pid) {
         for (RunningJob rj : table.runs()) {
             Optional<String> entry = rj.leaseEntry.or(() -> rj.ttyEntry);
-            if (entry.isPresent() && procFs.carries(pid, entry.get())) {
+            if (entry.isPresent() && procFs.carries(pid, entry.get()) && procFs.runsAs(pid, table.owner(rj.key()))) {
                 return Optional.of(rj);
             }
         }

@@ -72,6 +72,12 @@ public abstract class LoneSessions implements ProcTable {
         return exitOf(pid).isPresent();
     }
 
+    /** A stand-in's processes are all its one owner's. */
+    @Override
+    public boolean runsAs(long pid, String user) {
+        return exitOf(pid).isPresent();
+    }
+
     @Override
     public List<Long> carriers(String envEntry) {
         return List.of();

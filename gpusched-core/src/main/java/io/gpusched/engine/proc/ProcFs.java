@@ -135,6 +135,20 @@ public final class ProcFs implements ProcTable {
         return out;
     }
 
+    /**
+     * By the owner of {@code /proc/<pid>} (the process's effective user, its name as the system's user
+     * database gives it).
+     */
+    @Override
+    public boolean runsAs(long pid, String user) {
+        try {
+            String owner = Files.getOwner(proc.resolve(Long.toString(pid))).getName();
+            return owner.equals(user) || owner.equals("root");
+        } catch (IOException | SecurityException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
     /** The session id of this JVM. */
     @Override
     public OptionalLong ownSession() {

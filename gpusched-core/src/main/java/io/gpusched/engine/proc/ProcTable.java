@@ -46,6 +46,29 @@ public interface ProcTable {
     /** @return every live process whose environment holds {@code envEntry} exactly */
     List<Long> carriers(String envEntry);
 
+    /**
+     * Whether a process runs as {@code user} or as root: a run token in another user's process is theirs
+     * to put there (a token is no secret), so a process counts as a run's by its token only when it runs
+     * as the run's owner (or as root, the daemon's own helpers before they drop to the owner).
+     *
+     * @param pid a process
+     * @param user a user name
+     * @return true when the process is {@code user}'s or root's; false when it is gone or someone else's
+     */
+    boolean runsAs(long pid, String user);
+
+    /** @return the processes carrying {@code envEntry} that run as {@code user} or root ({@link #runsAs}) */
+    default List<Long> carriers(String envEntry, String user) {
+        List<Long> all = carriers(envEntry);
+        List<Long> theirs = new java.util.ArrayList<>(all.size());
+        for (long pid : all) {
+            if (runsAs(pid, user)) {
+                theirs.add(pid);
+            }
+        }
+        return theirs;
+    }
+
     /** @return the session id of this scheduler's own process */
     OptionalLong ownSession();
 

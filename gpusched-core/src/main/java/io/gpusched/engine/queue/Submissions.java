@@ -187,7 +187,7 @@ public final class Submissions {
         queue.learnNames(List.of(keyed));
         outcomes.awaited(key, result);
         lease.ifPresent(granted -> {
-            Leases.Waiter w = new Leases.Waiter(granted);
+            Leases.Waiter w = new Leases.Waiter(granted, context.owner());
             leases.register(key, no, w, result);
         });
         durability.acknowledge(accepted, no);
