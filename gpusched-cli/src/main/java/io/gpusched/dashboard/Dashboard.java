@@ -17,7 +17,9 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -33,6 +35,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link #urlFor}); one without is answered 401, one with a token this daemon did not issue to a user it
  * serves 403, each with one line saying to run {@code gpusched dashboard}. A request whose {@code Host}
  * is not the dashboard's own address ({@link AllowedHosts}) is answered 403 before anything else.
+ *
+ * <p>No user, with a token or without, holds it up for the others or takes the daemon's files through
+ * it: the server holds at most {@link ServerLimits#MAX_CONNECTIONS} connections, each of which may have
+ * a thread, and ends a request whose headers do not arrive in time ({@link ServerLimits}); live pages
+ * are capped in all and per user, and one that does not read is dropped ({@link EventStream}).
  */
 public final class Dashboard implements AutoCloseable {
     /** Writes {@code /api/queue}: the queue in the protocol's fields, as a {@code queue} answer's snapshot. */
@@ -80,6 +87,8 @@ public final class Dashboard implements AutoCloseable {
      */
     public static Dashboard start(Scheduler scheduler, DashboardAddress address, Metrics metrics, DashboardAccess access) {
         HttpServer server;
+        // Before the server is made: the JDK reads its limits once, at the JVM's first HttpServer.
+        ServerLimits.apply();
         try {
             server = HttpServer.create(address.socketAddress(), 50);
         } catch (IOException e) {
@@ -93,10 +102,19 @@ public final class Dashboard implements AutoCloseable {
         Tokens tokens = Tokens.fresh();
         AllowedHosts hosts = AllowedHosts.of(address, server.getAddress());
         EventStream events = new EventStream(scheduler);
-        ExecutorService http = Executors.newFixedThreadPool(4, daemon("gpusched-dashboard-http"));
+        // The JDK reads a request's line and headers on this pool's thread, before any handler (and so before
+        // the token) is reached: a fixed handful of threads would be held by as many connections that send
+        // half a header. A thread for every connection the server may hold (ServerLimits) cannot run out
+        // before the connections do, and ServerLimits.MAX_REQUEST_SECONDS ends such a connection. An
+        // /events stream holds its thread while it lasts: it writes the page's events (EventStream). Past
+        // the cap (a connection just closed whose thread has not yet returned) the JDK closes the new one.
+        ThreadPoolExecutor http = new ThreadPoolExecutor(4, ServerLimits.MAX_CONNECTIONS, 30, TimeUnit.SECONDS,
+                new SynchronousQueue<>(), daemon("gpusched-dashboard-http"));
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(daemon("gpusched-dashboard-events"));
         server.setExecutor(http);
+        AnswerSlots answers = new AnswerSlots();
         server.createContext("/", ex -> {
+            answers.startClock();
             try (ex) {
                 Optional<Caller> caller = admit(ex, hosts, tokens, access);
                 if (caller.isEmpty()) {
@@ -107,24 +125,46 @@ public final class Dashboard implements AutoCloseable {
                     send(ex, 405, "text/plain; charset=utf-8", "the dashboard is read-only: GET or HEAD\n");
                     return;
                 }
-                route(ex, caller.get(), scheduler, metrics, events, page, started, port);
+                if (!answers.take()) {
+                    send(ex, 503, "application/json", error("busy", "the dashboard is answering "
+                            + AnswerSlots.MAX_ANSWERS + " requests already; try again"));
+                    return;
+                }
+                try {
+                    route(ex, caller.get(), scheduler, metrics, events, page, started, port);
+                } finally {
+                    answers.give();
+                }
             } catch (RuntimeException e) {
                 send(ex, 500, "text/plain; charset=utf-8", "gpusched dashboard: " + e + "\n");
+            } finally {
+                answers.stopClock();
             }
         });
         server.createContext("/events", ex -> {
+            Optional<Caller> caller;
+            // The refusals under the answers' clock; a stream has its own rules (EventStream.STALL_MS).
+            answers.startClock();
             try {
-                if (admit(ex, hosts, tokens, access).isEmpty()) {
-                    ex.close();
-                    return;
-                }
-                events.subscribe(ex);
+                caller = admit(ex, hosts, tokens, access);
             } catch (IOException | RuntimeException e) {
                 ex.close();
+                return;
+            } finally {
+                answers.stopClock();
             }
+            if (caller.isEmpty() || !(caller.get() instanceof Caller.User user)) {
+                // Refused (answered by admit); the scraper's token is admitted to /metrics alone.
+                ex.close();
+                return;
+            }
+            // Writes the page's events on this thread until it closes or is dropped; then throws, so that
+            // the JDK closes the connection and forgets it (its count towards ServerLimits.MAX_CONNECTIONS).
+            events.serve(ex, user.name());
         });
         ticker.scheduleWithFixedDelay(() -> {
             try {
+                answers.enforce(System.nanoTime());
                 events.tick(System.nanoTime() / 1_000_000);
             } catch (RuntimeException e) {
                 // one bad tick must not end the pushes; the next tries again

@@ -13,6 +13,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,8 +41,13 @@ import java.util.function.Supplier;
  *       history.</li>
  * </ul>
  * Each event is one snapshot, one timeline (at most {@link VramTimeline#MAX_POINTS} points) or one
- * GPU's history at most. Every write happens on that thread, so no two writes to one stream interleave,
- * and every page that has the state gets the same updates.
+ * GPU's history at most. The tick thread makes every page's events, so every page that has the state
+ * gets the same updates, but writes none: it queues them on each page's {@link Stream}, which the HTTP
+ * thread that opened it writes ({@link #serve}), so a page that does not read holds up nobody else's. A
+ * page whose queue grows past {@link #MAX_BACKLOG_BYTES} or that has not taken an event for
+ * {@link #STALL_MS} is dropped (its connection closed; a browser's page reconnects by itself and gets
+ * the whole state again). Pages are capped: {@link #MAX_STREAMS} in all, {@link #MAX_STREAMS_PER_USER}
+ * for one user.
  */
 final class EventStream {
     /** Between looks at the scheduler: at most four events a second. */
@@ -50,8 +56,26 @@ final class EventStream {
     static final int PENDING_ROWS = 500;
     /** The newest finished jobs an update carries, of this run's and of earlier runs' each. */
     static final int FINISHED_ROWS = 50;
-    /** Open pages beyond this are answered 503: each holds a connection. */
+    /** Open pages beyond this are answered 503: each holds a connection and a thread. */
     static final int MAX_STREAMS = 32;
+    /**
+     * One user's open pages beyond this are answered 503, so that one user cannot take every
+     * {@link #MAX_STREAMS} slot from the others; a person has a tab or two open, a few windows at most.
+     */
+    static final int MAX_STREAMS_PER_USER = 4;
+    /**
+     * Bytes of events a page may have queued behind the one being written to it; one more event past
+     * that drops the page. Some 20 updates of 500 pending rows (the audit measured 55 KB each), about
+     * {@link #STALL_MS} of them: a page that reads keeps its queue near empty. The event being written is not counted, so a page's first (its whole state,
+     * which may be larger) is always taken; a page holds at most that event and this much more.
+     */
+    static final long MAX_BACKLOG_BYTES = 1 << 20;
+    /**
+     * A page whose oldest queued event has waited this long, in ms, is dropped: it has not read for that
+     * long (its socket is full, or it is gone without a word). Time enough for a slow link to take a
+     * whole state; short enough that a dead page does not hold its connection and thread for long.
+     */
+    static final long STALL_MS = 5_000;
     private static final long KEEPALIVE_MS = 15_000;
     /** Before any point: a job's first sample may be at 0 s. */
     private static final Duration NONE = Duration.ofNanos(-1);
@@ -59,6 +83,8 @@ final class EventStream {
     private final Supplier<Optional<QueueSnapshot>> snapshots;
     private final IntFunction<Optional<VramTimeline>> timelines;
     private final List<Stream> streams = new CopyOnWriteArrayList<>();
+    /** Held to admit a page, so that two at once cannot both take the last slot. */
+    private final Object admitting = new Object();
     // The tick thread's own: what every page with the state has been sent.
     private final GpuHistory gpus = new GpuHistory();
     private final Map<Integer, Sent> sent = new HashMap<>();
@@ -67,8 +93,6 @@ final class EventStream {
     private Shown lastShown;
     private long lastWriteMs;
 
-    private record Stream(Runnable close, OutputStream out, boolean[] primed) {
-    }
 
     /** A snapshot as pages are sent it ({@link #shown}), and what it left out. */
     private record Shown(QueueSnapshot snapshot, Map<String, Integer> leftOut) {
@@ -105,26 +129,59 @@ final class EventStream {
         return streams.size();
     }
 
-    /** An HTTP thread: answers the headers and hands the stream to the tick thread. */
-    void subscribe(HttpExchange ex) throws IOException {
-        if (streams.size() >= MAX_STREAMS) {
-            Dashboard.send(ex, 503, "application/json", "{\"error\":\"busy\",\"message\":\"" + MAX_STREAMS
-                    + " pages are open already; close one\"}");
+    /**
+     * An HTTP thread, for a caller already admitted: answers 503 when the caps are reached, else the
+     * headers, then writes the page's events as the tick thread queues them, until the page goes away, is
+     * dropped, or the dashboard closes.
+     *
+     * @param user who opened the page, for {@link #MAX_STREAMS_PER_USER}
+     * @throws IOException when the stream ended (the page went away or was dropped): thrown out of the
+     *     handler, so that the JDK closes the connection and forgets it; a 503 returns normally
+     */
+    void serve(HttpExchange ex, String user) throws IOException {
+        Optional<Stream> admitted = add(user);
+        if (admitted.isEmpty()) {
+            String message = streams.size() >= MAX_STREAMS ? MAX_STREAMS + " pages are open already; close one"
+                    : "you have " + MAX_STREAMS_PER_USER + " pages open already; close one";
+            try (ex) {
+                Dashboard.send(ex, 503, "application/json", "{\"error\":\"busy\",\"message\":\"" + message + "\"}");
+            }
             return;
         }
-        ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
-        ex.getResponseHeaders().set("Cache-Control", "no-cache");
-        ex.sendResponseHeaders(200, 0);
-        OutputStream out = ex.getResponseBody();
-        // Reconnect after 2 s if the daemon restarts; the first event follows on the next tick.
-        out.write("retry: 2000\n\n".getBytes(StandardCharsets.UTF_8));
-        out.flush();
-        add(out, ex::close);
+        Stream s = admitted.get();
+        s.claim();
+        try {
+            ex.getResponseHeaders().set("Content-Type", "text/event-stream; charset=utf-8");
+            ex.getResponseHeaders().set("Cache-Control", "no-cache");
+            ex.sendResponseHeaders(200, 0);
+            OutputStream out = ex.getResponseBody();
+            // Reconnect after 2 s if the daemon restarts; the first event follows on the next tick.
+            out.write("retry: 2000\n\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            s.pump(out);
+        } finally {
+            streams.remove(s);
+            s.release();
+            s.end("closed");
+        }
     }
 
-    /** Subscribes a stream: on the next tick it gets the whole state, then the updates. */
-    void add(OutputStream out, Runnable close) {
-        streams.add(new Stream(close, out, new boolean[1]));
+    /**
+     * Subscribes a page: on the next tick it gets the whole state, then the updates, queued on the stream
+     * for its writer ({@link Stream#pump}).
+     *
+     * @param user who opened it
+     * @return the stream; empty when {@link #MAX_STREAMS} pages are open, or {@link #MAX_STREAMS_PER_USER} of this user's
+     */
+    Optional<Stream> add(String user) {
+        synchronized (admitting) {
+            if (streams.size() >= MAX_STREAMS || streams.stream().filter(o -> o.user.equals(user)).count() >= MAX_STREAMS_PER_USER) {
+                return Optional.empty();
+            }
+            Stream s = new Stream(user);
+            streams.add(s);
+            return Optional.of(s);
+        }
     }
 
     /** The tick thread. */
@@ -173,7 +230,7 @@ final class EventStream {
         boolean keepalive = nowMs - lastWriteMs >= KEEPALIVE_MS;
         for (Stream s : streams) {
             byte[] text;
-            if (!s.primed()[0]) {
+            if (!s.primed) {
                 if (state == null) {
                     state = state(shown, leftOut, now);
                 }
@@ -181,17 +238,11 @@ final class EventStream {
             } else {
                 text = updateEvent != null ? updateEvent : keepalive ? ": keepalive\n\n".getBytes(StandardCharsets.UTF_8) : null;
             }
-            if (text == null) {
-                continue;
-            }
-            try {
-                s.out().write(text);
-                s.out().flush();
-                s.primed()[0] = true;
-            } catch (IOException e) {
-                // The page went away.
+            // Never a write here: queued for the page's own writer, or the page dropped.
+            if (!s.offer(text, nowMs)) {
                 streams.remove(s);
-                s.close().run();
+            } else if (text != null) {
+                s.primed = true;
             }
         }
         lastShown = showing;
@@ -288,11 +339,168 @@ final class EventStream {
         return m;
     }
 
-    /** Ends every stream. */
+    /** Ends every stream: each writer stops and its connection is closed. */
     void closeAll() {
         for (Stream s : streams) {
-            s.close().run();
+            s.end("the dashboard closed");
         }
         streams.clear();
+    }
+
+    /**
+     * One open page: the events queued for it, and the thread that writes them. The tick thread
+     * {@link #offer}s; the writer ({@link #pump}, the HTTP thread that opened the page) takes them in
+     * order. Ending it ({@link #end}) interrupts the writer, which is how a write blocked on a page that
+     * does not read is ended: the JDK's socket is an interruptible channel, which an interrupt closes.
+     */
+    static final class Stream {
+        private record Queued(byte[] bytes, long atMs) {
+        }
+
+        final String user;
+        /** The tick thread's: whether the page was queued the whole state. */
+        boolean primed;
+        // Guarded by this.
+        private final ArrayDeque<Queued> queue = new ArrayDeque<>();
+        /** The bytes queued behind the head (the event being written, or next to be). */
+        private long behindHead;
+        private Optional<String> ended = Optional.empty();
+        private Thread writer;
+
+        Stream(String user) {
+            this.user = user;
+        }
+
+        /**
+         * The tick thread: queues an event, or drops the page when it has not read for {@link #STALL_MS}
+         * or this would put more than {@link #MAX_BACKLOG_BYTES} behind the event being written.
+         *
+         * @param text the event; null for none (only the stall is checked)
+         * @param nowMs the tick's clock, in ms
+         * @return false when the page is ended (now or before): take it off the list
+         */
+        synchronized boolean offer(byte[] text, long nowMs) {
+            if (ended.isPresent()) {
+                return false;
+            }
+            if (!queue.isEmpty() && nowMs - queue.peekFirst().atMs() >= STALL_MS) {
+                end("took no event for " + STALL_MS / 1000 + " s");
+                return false;
+            }
+            if (text == null) {
+                return true;
+            }
+            long behind = queue.isEmpty() ? 0 : behindHead + text.length;
+            if (behind > MAX_BACKLOG_BYTES) {
+                end("over " + MAX_BACKLOG_BYTES + " bytes of events unread");
+                return false;
+            }
+            queue.addLast(new Queued(text, nowMs));
+            behindHead = behind;
+            notifyAll();
+            return true;
+        }
+
+        /**
+         * Ends the page: nothing more is queued, and its writer stops (interrupted out of a blocked write,
+         * which closes the connection). Any thread; the first reason is kept.
+         */
+        synchronized void end(String why) {
+            if (ended.isPresent()) {
+                return;
+            }
+            ended = Optional.of(why);
+            queue.clear();
+            behindHead = 0;
+            if (writer != null) {
+                writer.interrupt();
+            }
+            notifyAll();
+        }
+
+        /** @return why the page was ended; empty while it is open */
+        synchronized Optional<String> ended() {
+            return ended;
+        }
+
+        /**
+         * The page's own thread: writes the queued events as they come, each whole and flushed, until the
+         * page is ended or a write fails.
+         *
+         * @throws IOException always, once the stream is over: the write's failure, or why it was ended
+         */
+        void pump(OutputStream out) throws IOException {
+            try {
+                while (true) {
+                    byte[] next;
+                    synchronized (this) {
+                        while (queue.isEmpty() && ended.isEmpty()) {
+                            wait();
+                        }
+                        if (ended.isPresent()) {
+                            throw new IOException("event stream ended: " + ended.get());
+                        }
+                        next = queue.peekFirst().bytes();
+                    }
+                    writeOne(out, next);
+                }
+            } catch (InterruptedException e) {
+                throw new IOException("event stream ended: " + ended().orElse("interrupted"));
+            }
+        }
+
+        /**
+         * Makes the calling thread the page's writer, the one {@link #end} interrupts: from before the
+         * response's headers, so that no write to the page is out of its reach. Then {@link #release}.
+         */
+        synchronized void claim() {
+            writer = Thread.currentThread();
+            if (ended.isPresent()) {
+                writer.interrupt();
+            }
+        }
+
+        /** The writer is done with the page: no later {@link #end} interrupts it. */
+        void release() {
+            synchronized (this) {
+                writer = null;
+            }
+            // An interrupt meant for this page must not reach the pool's next task (the pool clears it too).
+            Thread.interrupted();
+        }
+
+        /**
+         * Writes what is queued now, without waiting for more: what {@link #pump} does, for a caller that
+         * writes the stream itself (the tests drive the tick and this in turn).
+         *
+         * @return false when the page is ended
+         */
+        boolean drainTo(OutputStream out) throws IOException {
+            while (true) {
+                byte[] next;
+                synchronized (this) {
+                    if (ended.isPresent()) {
+                        return false;
+                    }
+                    if (queue.isEmpty()) {
+                        return true;
+                    }
+                    next = queue.peekFirst().bytes();
+                }
+                writeOne(out, next);
+            }
+        }
+
+        /** Writes the head of the queue, then takes it off: until then it is what {@link #STALL_MS} measures. */
+        private void writeOne(OutputStream out, byte[] head) throws IOException {
+            out.write(head);
+            out.flush();
+            synchronized (this) {
+                if (ended.isEmpty()) {
+                    queue.pollFirst();
+                    behindHead = queue.isEmpty() ? 0 : behindHead - queue.peekFirst().bytes().length;
+                }
+            }
+        }
     }
 }

@@ -219,4 +219,65 @@ class DashboardUsersTest {
             stop(daemon);
         }
     }
+
+    /**
+     * Opens {@code /events} at a user's URL over a socket of its own, as a browser's page does.
+     *
+     * @return what it read, once that holds {@code expected} (the socket left open, in {@code open}); fails if it never does
+     */
+    private static String events(String url, String expected, List<java.net.Socket> open) throws Exception {
+        java.net.URI u = java.net.URI.create(DashboardEndToEndTest.at(url, "events"));
+        java.net.Socket s = new java.net.Socket(u.getHost(), u.getPort());
+        open.add(s);
+        s.getOutputStream().write(("GET " + u.getRawPath() + "?" + u.getRawQuery() + " HTTP/1.1\r\nHost: 127.0.0.1:"
+                + u.getPort() + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        StringBuilder read = new StringBuilder();
+        byte[] buf = new byte[8192];
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); !read.toString().contains(expected); ) {
+            // A stream sends a keepalive each 15 s: the deadline is for the whole wait, not each read.
+            long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
+            assertTrue(left > 0, "no '" + expected + "' in 20 s: " + read);
+            s.setSoTimeout((int) left);
+            int n;
+            try {
+                n = s.getInputStream().read(buf);
+            } catch (java.net.SocketTimeoutException e) {
+                throw new AssertionError("no '" + expected + "' in 20 s: " + read, e);
+            }
+            assertTrue(n > 0, "the stream ended before '" + expected + "': " + read);
+            read.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+        }
+        return read.toString();
+    }
+
+    @Test
+    void oneUserWithTheirShareOfLivePagesOpen_isRefusedOneMore_whileAnotherUserStillGetsAStream() throws Exception {
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+        Path socket = dir.resolve("run/gpusched.sock");
+        Process daemon = serve("root", System.getProperty("java.class.path"), socket, dir.resolve("logs"),
+                dir.resolve("daemon.log"));
+        List<java.net.Socket> open = new java.util.ArrayList<>();
+        try {
+            UnixUsers.Result ada = asUser(ADA, cp, dir, "dashboard", "--socket", socket.toString());
+            UnixUsers.Result bob = asUser(BOB, cp, dir, "dashboard", "--socket", socket.toString());
+            assertEquals(0, ada.code(), ada.err());
+            assertEquals(0, bob.code(), bob.err());
+            // Bob opens live pages with his own URL (the token is who he is) until he is refused: four of them
+            // (EventStream.MAX_STREAMS_PER_USER), each a stream that gets the state.
+            for (int i = 0; i < 4; i++) {
+                assertTrue(events(bob.out().strip(), "event: state", open).startsWith("HTTP/1.1 200 OK\r\n"));
+            }
+            String refused = events(bob.out().strip(), "close one\"}", open);
+            assertTrue(refused.startsWith("HTTP/1.1 503 Service Unavailable\r\n") && refused.endsWith(
+                    "\r\n\r\n{\"error\":\"busy\",\"message\":\"you have 4 pages open already; close one\"}"), refused);
+            // Ada's page is answered as ever.
+            assertTrue(events(ada.out().strip(), "event: state", open).startsWith("HTTP/1.1 200 OK\r\n"));
+        } finally {
+            for (java.net.Socket s : open) {
+                s.close();
+            }
+            stop(daemon);
+        }
+    }
 }

@@ -51,9 +51,26 @@ class EventStreamTest {
                 List.of(), 1000 + last);
     }
 
+    /** A page: its stream, and what its writer wrote of it. */
+    private record Page(EventStream.Stream stream, ByteArrayOutputStream out) {
+        static Page of(EventStream events, String user) {
+            return new Page(events.add(user).orElseThrow(), new ByteArrayOutputStream());
+        }
+
+        /** @return everything written to the page so far, after its writer took what is queued */
+        String all() {
+            try {
+                stream.drainTo(out);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+
     /** @return what was written since {@code from} characters, and moves {@code from} on */
-    private static String since(ByteArrayOutputStream out, int[] from) {
-        String all = out.toString(StandardCharsets.UTF_8);
+    private static String since(Page page, int[] from) {
+        String all = page.all();
         String fresh = all.substring(from[0]);
         from[0] = all.length();
         return fresh;
@@ -75,9 +92,8 @@ class EventStreamTest {
         AtomicReference<VramTimeline> line = new AtomicReference<>(timeline(3));
         EventStream events = new EventStream(() -> Optional.of(snap.get()),
                 no -> no == 1 ? Optional.of(line.get()) : Optional.empty());
-        ByteArrayOutputStream page = new ByteArrayOutputStream();
+        Page page = Page.of(events, "ada");
         int[] read = {0};
-        events.add(page, () -> { });
 
         events.tick(0);
         String first = since(page, read);
@@ -109,11 +125,10 @@ class EventStreamTest {
         assertFalse(third.contains("started_at"), "no whole timeline: " + third);
 
         // A page opened now gets the whole history in its state, and the first page nothing more.
-        ByteArrayOutputStream later = new ByteArrayOutputStream();
-        events.add(later, () -> { });
+        Page later = Page.of(events, "ada");
         events.tick(1000);
         assertEquals("", since(page, read));
-        String whole = later.toString(StandardCharsets.UTF_8);
+        String whole = later.all();
         assertEquals(List.of(0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0), sinces(whole));
         assertTrue(whole.contains("{\"gpu\":0,\"points\":[[" + START.plusSeconds(3).toEpochMilli() + ",1003,null],["
                 + START.plusSeconds(6).toEpochMilli() + ",1006,null]]}"), whole);
@@ -124,9 +139,8 @@ class EventStreamTest {
         AtomicReference<VramTimeline> line = new AtomicReference<>(timeline(3));
         QueueSnapshot snap = snapshot(START, 1003);
         EventStream events = new EventStream(() -> Optional.of(snap), no -> Optional.of(line.get()));
-        ByteArrayOutputStream page = new ByteArrayOutputStream();
+        Page page = Page.of(events, "ada");
         int[] read = {0};
-        events.add(page, () -> { });
         events.tick(0);
         since(page, read);
         // The ring merged 0-1 and 2-3 into their higher points, then the job was retried after an OOM at 4 s.
@@ -163,5 +177,71 @@ class EventStreamTest {
                 Protocol.LIST_TEXT_CHARS);
         assertTrue(payload.length() < 256 * 1024, "an update of " + payload.length() + " characters");
         assertTrue(payload.contains("\"left_out\":{\"pending\":99500}"), payload.substring(payload.length() - 200));
+    }
+
+    /** 500 pending jobs of 200-character commands, taken at {@code at}: updates of tens of KB. */
+    private static QueueSnapshot longQueue(Instant at) {
+        List<StatusBoard.Pending> pending = new ArrayList<>();
+        for (int i = 1; i <= EventStream.PENDING_ROWS; i++) {
+            pending.add(StatusBoard.Pending.builder(i, "python train.py --run " + i + " " + "x".repeat(180))
+                    .declaredMib(OptionalLong.of(1024)).reason("its turn").owner(Optional.of("ada")).build());
+        }
+        return new QueueSnapshot(at, new StatusBoard(List.of(), pending, List.of()), Set.of(), List.of());
+    }
+
+    @Test
+    void aPageThatTakesNothingIsDroppedOnceOverItsBacklog_whileAnotherGetsEveryUpdate() {
+        AtomicReference<QueueSnapshot> snap = new AtomicReference<>(longQueue(START));
+        EventStream events = new EventStream(() -> Optional.of(snap.get()), no -> Optional.empty());
+        Page reader = Page.of(events, "ada");
+        EventStream.Stream stuck = events.add("bob").orElseThrow();
+        int[] read = {0};
+        int tick = 0;
+        for (; stuck.ended().isEmpty(); tick++) {
+            assertTrue(tick < 20, "never dropped");
+            snap.set(longQueue(START.plusSeconds(tick)));
+            events.tick(tick * EventStream.TICK_MS);
+            assertTrue(since(reader, read).startsWith(tick == 0 ? "event: state" : "event: update"), "tick " + tick);
+        }
+        assertEquals(Optional.of("over 1048576 bytes of events unread"), stuck.ended());
+        assertTrue(tick * EventStream.TICK_MS < EventStream.STALL_MS, "the backlog, before the stall: tick " + tick);
+        assertEquals(1, events.open());
+        snap.set(longQueue(START.plusSeconds(100)));
+        events.tick(tick * EventStream.TICK_MS);
+        assertTrue(since(reader, read).startsWith("event: update"), "the reader is still served");
+    }
+
+    @Test
+    void aPageWhoseOldestEventWaitedPastTheStallIsDropped_evenWithLittleQueued() {
+        AtomicReference<QueueSnapshot> snap = new AtomicReference<>(snapshot(START, 1000));
+        EventStream events = new EventStream(() -> Optional.of(snap.get()), no -> Optional.empty());
+        EventStream.Stream stuck = events.add("bob").orElseThrow();
+        Page reader = Page.of(events, "ada");
+        int[] read = {0};
+        for (long ms = 0; ms < EventStream.STALL_MS; ms += EventStream.TICK_MS) {
+            snap.set(snapshot(START.plusMillis(ms), 1000 + ms));
+            events.tick(ms);
+            since(reader, read);
+            assertTrue(stuck.ended().isEmpty(), "still within the stall at " + ms + " ms");
+        }
+        // Nothing new at all: the stall is still looked at.
+        events.tick(EventStream.STALL_MS);
+        assertEquals(Optional.of("took no event for 5 s"), stuck.ended());
+        assertEquals(1, events.open());
+        assertTrue(reader.stream().ended().isEmpty());
+    }
+
+    @Test
+    void oneUserHasAtMostTheirShareOfPages_andOthersStillGetOneUntilTheWholeCap() {
+        EventStream events = new EventStream(Optional::empty, no -> Optional.empty());
+        for (int i = 0; i < EventStream.MAX_STREAMS_PER_USER; i++) {
+            assertTrue(events.add("mallory").isPresent());
+        }
+        assertTrue(events.add("mallory").isEmpty(), "one more of hers");
+        int users = 1;
+        while (events.open() < EventStream.MAX_STREAMS) {
+            assertTrue(events.add("user" + users++).isPresent(), "at " + events.open());
+        }
+        assertTrue(events.add("someone-else").isEmpty(), "the whole cap");
     }
 }
