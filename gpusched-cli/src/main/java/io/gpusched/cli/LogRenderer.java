@@ -5,6 +5,7 @@ import io.gpusched.model.JobStatus;
 import io.gpusched.model.Measurement;
 import io.gpusched.model.RunSummary;
 import io.gpusched.event.SchedulerEvent;
+import io.gpusched.event.TerminalText;
 import io.gpusched.model.Verdict;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -52,7 +53,22 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         }
     }
 
+    /**
+     * @return the event's log line (several, for the run's summary), without its time; null for an event
+     *     the log does not show. Whatever a user chose (a command, an {@code after=} name, a rule's name,
+     *     a failure's cause with a path in it, a warning's message) is in it only as
+     *     {@link TerminalText#escape} writes it: the log is printed on root's terminal and kept by journald.
+     */
     String render(SchedulerEvent e) {
+        String line = line(e);
+        // One escape of the whole line rather than one at each user's text: a command, reason, cause, name
+        // or path in a warning all pass it, and so will the next field someone adds to a line. The words
+        // of the lines are printable, so it leaves them as they are. The summary's lines are escaped one
+        // at a time where it is made, as the line breaks between them are its own.
+        return line == null || e instanceof SchedulerEvent.RunFinished ? line : TerminalText.escape(line);
+    }
+
+    private String line(SchedulerEvent e) {
         if (e instanceof SchedulerEvent.RunStarted r) {
             live = r.live();
             // Only a live queue has a file to poll: a static one was read once, a daemon's comes over its socket.
@@ -269,10 +285,9 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         failures.removeIf(r -> !r.status().isFailure());
         failures.sort(java.util.Comparator.comparingInt(JobResult::no));
         for (JobResult r : failures) {
-            b.append(System.lineSeparator()).append("  failed: job ").append(r.no()).append(" (")
-                    .append(r.status().journalName()).append(", exit ").append(r.exitCode())
-                    .append(r.cause().map(c -> ", " + c).orElse(""))
-                    .append(s.earlier().contains(r) ? ", earlier run" : "").append(") — ").append(r.command());
+            b.append(System.lineSeparator()).append(TerminalText.escape("  failed: job " + r.no() + " ("
+                    + r.status().journalName() + ", exit " + r.exitCode() + r.cause().map(c -> ", " + c).orElse("")
+                    + (s.earlier().contains(r) ? ", earlier run" : "") + ") — " + r.command()));
         }
         return b.toString();
     }

@@ -1,5 +1,6 @@
 package io.gpusched.cli;
 
+import io.gpusched.event.TerminalText;
 import io.gpusched.jobs.Notes;
 import io.gpusched.protocol.GpuRow;
 import io.gpusched.protocol.ListText;
@@ -30,13 +31,13 @@ final class QueueText {
 
     /** The row's owner, at the end of its line: {@code   [alice]}; nothing when not known. */
     private static String owner(Row row) {
-        return row.owner().map(o -> "   [" + o.text() + "]").orElse("");
+        return row.owner().map(o -> "   [" + TerminalText.escape(o.text()) + "]").orElse("");
     }
 
     /** {@link #owner(Row)}, added to a line. */
     private static void owner(Row row, TextLine line) {
         if (row.owner().isPresent()) {
-            line.add(OWNER_OPEN).add(row.owner().get().text()).add(OWNER_CLOSE);
+            line.add(OWNER_OPEN).add(TerminalText.escape(row.owner().get().text())).add(OWNER_CLOSE);
         }
     }
 
@@ -122,7 +123,8 @@ final class QueueText {
                     } else {
                         line.add("undeclared");
                     }
-                    line.add(WAITS).addRepeated(p.reason().text()).add(DASH).add(command(p, cut));
+                    // A reason may name what the job waits for in its user's words (after=NAME).
+                    line.add(WAITS).addRepeated(TerminalText.escape(p.reason().text())).add(DASH).add(command(p, cut));
                     owner(p, line);
                     notes(p.notes(), line);
                 }),
@@ -141,12 +143,18 @@ final class QueueText {
                         + " ending in …: gpusched show N prints one whole)" : null)), ascii);
     }
 
-    /** @return the row's command as the list shows it, noting in {@code cut} when it was shortened */
+    /**
+     * @return the row's command as the list shows it, noting in {@code cut} when it was shortened: escaped
+     *     ({@link TerminalText}), not cleaned to {@code ?} as the table's is, since the list is what scripts
+     *     read, and what they read should say what the command holds. It is printed where no one checks
+     *     for a terminal (a pipe to {@code grep}, {@code less -R}, {@code ssh host gpusched queue}), and
+     *     the command is another user's.
+     */
     private static String command(Row r, boolean[] cut) {
         if (r.command().isCut()) {
             cut[0] = true;
         }
-        return r.command().text();
+        return TerminalText.escape(r.command().text());
     }
 
     /**

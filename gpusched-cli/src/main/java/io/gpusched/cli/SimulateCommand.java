@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import io.gpusched.alloc.PlacementPolicy;
+import io.gpusched.event.TerminalText;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.jobs.Units;
 import io.gpusched.testkit.replay.GpuSpec;
@@ -190,16 +191,18 @@ final class SimulateCommand {
             }
             out.println(sb);
         }
-        r.infeasible().forEach((j, why) -> out.println("job " + j.no() + " infeasible: " + why + " — " + j.command()));
+        // The commands are a jobs file's, which may be another user's (a shared queue's file): escaped.
+        r.infeasible().forEach((j, why) -> out.println("job " + j.no() + " infeasible: " + why + " — "
+                + TerminalText.escape(j.command())));
         for (ReplayResult.Run run : timedOut) {
             ReplayJob j = run.job();
             out.println("job " + j.no() + " timed out after " + secs(j.runTime()) + " (it would have run "
-                    + secs(j.duration()) + "), stopped at " + secs(run.end()) + " — " + j.command());
+                    + secs(j.duration()) + "), stopped at " + secs(run.end()) + " — " + TerminalText.escape(j.command()));
         }
         if (listJobs) {
             for (ReplayResult.Run run : r.runs()) {
                 out.printf(Locale.ROOT, "job %d on gpu %s  %s -> %s%s  %s%n", run.job().no(), run.gpus(), secs(run.start()),
-                        secs(run.end()), run.timedOut() ? " (timeout)" : "", run.job().command());
+                        secs(run.end()), run.timedOut() ? " (timeout)" : "", TerminalText.escape(run.job().command()));
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import io.gpusched.engine.spawn.EnvironmentScript;
+import io.gpusched.event.TerminalText;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.model.Grant;
 import io.gpusched.protocol.Answer;
@@ -198,7 +199,9 @@ final class SrunCommand {
             if (w.position() == 0) {
                 say("job " + w.no() + " queued; waiting for GPUs (Ctrl-C withdraws)");
             } else {
-                say("job " + w.no() + " waits, " + w.position() + " of " + w.of() + " pending: " + w.reason());
+                // The reason is the daemon's words with names in them (after=NAME): escaped, as the queue's list is.
+                say("job " + w.no() + " waits, " + w.position() + " of " + w.of() + " pending: "
+                        + TerminalText.escape(w.reason()));
             }
         }
 

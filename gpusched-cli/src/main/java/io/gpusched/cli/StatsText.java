@@ -4,6 +4,7 @@ import static io.gpusched.cli.StatsFormat.duration;
 import static io.gpusched.cli.StatsFormat.percent;
 import static io.gpusched.cli.StatsFormat.twoDecimals;
 
+import io.gpusched.event.TerminalText;
 import io.gpusched.stats.Declarations;
 import io.gpusched.stats.Figures;
 import io.gpusched.stats.Stats;
@@ -117,7 +118,7 @@ final class StatsText {
         rows.add(heads);
         for (Stats.UserFigures u : users) {
             List<String> row = new ArrayList<>();
-            row.add(u.user());
+            row.add(TerminalText.escape(u.user())); // the journal's owner names: text the table does not choose
             cells.forEach(c -> row.add(c.apply(u.figures())));
             rows.add(row);
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.gpusched.event.TerminalText;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
@@ -75,7 +76,11 @@ final class StatusCommand {
         if (json) {
             out.println(json(logDir, state, h, statusJson));
         } else {
-            out.print(text);
+            // The board holds every user's commands. Its writer escapes them (TerminalText); a board an
+            // older scheduler wrote, or one someone edited, is escaped here too, a line at a time so its
+            // own line breaks stay.
+            out.print(java.util.Arrays.stream(text.split("\n", -1)).map(TerminalText::escape)
+                    .collect(java.util.stream.Collectors.joining("\n")));
             out.println(switch (state) {
                 case "running" -> "scheduler running (pid " + h.pid().getAsLong() + ")";
                 case "finished" -> "scheduler finished";

@@ -126,10 +126,11 @@ class TextLineTest {
         String expected = String.join("\n",
                 "2 running, 2 pending, 14 done; paused gpus [0]",
                 "▶ job 6 [tty] (slurm job 41 RUNNING) gpu[1, 3] 30m43s, peak 17650 MiB — python train.py   [ada]   # nightly sweep ✓",
-                "▶ job 9 gpu[0] 5s, peak 0 MiB — echo 😀 lone \uD83D",
+                // An unpaired surrogate in a user's text is escaped, as every character a terminal cannot show is.
+                "▶ job 9 gpu[0] 5s, peak 0 MiB — echo 😀 lone \\ud83d",
                 "… job 7 [tty] 8192 MiB, waits: gpu0 is paused; needs 1 GPU with ≥ 8704 MiB headroom — python sweep.py --seed 1"
                         + "   [bob]   # nightly sweep ✓",
-                "… job 8 undeclared, waits: waits for \uDE00 — echo " + "y".repeat(194) + "…   [höst\uD83D]",
+                "… job 8 undeclared, waits: waits for \\ude00 — echo " + "y".repeat(194) + "…   [höst\\ud83d]",
                 "  (12 earlier finished jobs not shown: gpusched queue --all)",
                 "✓ job 5 ok — python eval.py   [ada]",
                 "✗ job 4 failed, exit 3 — exit 3 ✗",

@@ -5,6 +5,7 @@ import io.gpusched.model.JobStatus;
 import io.gpusched.event.JsonEventWriter;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.StatusBoard;
+import io.gpusched.event.TerminalText;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -188,14 +189,16 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             padLeft(out, String.valueOf(r.elapsed().toSeconds()), 5);
             out.append("s  ").append(usage(r.currentMib())).append(" MiB (peak ").append(r.peakMib()).append(')');
             r.rule().ifPresent(rule -> out.append(" declared ").append(r.declaredMib().orElse(0)).append(" (rule \"")
-                    .append(rule).append("\")"));
-            out.append(state).append(" — ").append(r.command()).append(System.lineSeparator());
+                    .append(TerminalText.escape(rule)).append("\")"));
+            // Users' text is escaped (TerminalText): the board is read with watch cat and gpusched status.
+            out.append(state).append(" — ").append(TerminalText.escape(r.command())).append(System.lineSeparator());
         }
         for (StatusBoard.Interrupted r : b.interrupted()) {
             out.append("⏹ job ");
             padRight(out, String.valueOf(r.no()), 3);
             out.append(" gpu[").append(join(r.gpus())).append("] interrupted after ").append(r.elapsed().toSeconds())
-                    .append("s; runs again on restart — ").append(r.command()).append(System.lineSeparator());
+                    .append("s; runs again on restart — ").append(TerminalText.escape(r.command()))
+                    .append(System.lineSeparator());
         }
         return out.toString();
     }
@@ -224,10 +227,11 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
     private static String pendingRow(StatusBoard.Pending p) {
         String mark = p.attempts() > 0 ? "↻" : "·";
         String vram = p.declaredMib().isPresent() ? " vram " + p.declaredMib().getAsLong()
-                + p.rule().map(r -> " (rule \"" + r + "\")").orElse("") : "";
+                + p.rule().map(r -> " (rule \"" + TerminalText.escape(r) + "\")").orElse("") : "";
         String retry = p.attempts() > 0 ? " retry " + p.attempts() : "";
-        String reason = p.reason().isEmpty() ? "" : " [" + p.reason() + "]";
-        return String.format("%s job %-3d pending%s%s%s — %s%n", mark, p.no(), vram, retry, reason, p.command());
+        String reason = p.reason().isEmpty() ? "" : " [" + TerminalText.escape(p.reason()) + "]";
+        return String.format("%s job %-3d pending%s%s%s — %s%n", mark, p.no(), vram, retry, reason,
+                TerminalText.escape(p.command()));
     }
 
     private static String doneRow(JobResult r) {
@@ -242,7 +246,8 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         String mark = r.status() == JobStatus.CANCELLED ? "⊘" : (r.status() == JobStatus.OK ? "✓" : "✗");
         if (r.measurement() == io.gpusched.model.Measurement.NOT_RUN) {
             String what = r.status() == JobStatus.CANCELLED ? "cancelled before start" : r.status().journalName();
-            return String.format("%s job %-3d %s (never ran%s) — %s%n", mark, r.no(), what, when, r.command());
+            return String.format("%s job %-3d %s (never ran%s) — %s%n", mark, r.no(), what, when,
+                    TerminalText.escape(r.command()));
         }
         String verdict = r.status() == JobStatus.OK ? describe(r.verdict()) : r.status().journalName();
         String peak = r.attributed() ? r.overallPeakMib() + " MiB" : switch (r.measurement()) {
@@ -251,9 +256,9 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
             case NOT_VISIBLE -> "n/a, processes not visible";
             case MEASURED, NOT_RUN -> "n/a";
         };
-        String cause = r.cause().map(c -> ", " + c).orElse("");
+        String cause = r.cause().map(c -> ", " + TerminalText.escape(c)).orElse("");
         return String.format("%s job %-3d %s (exit %d%s, peak %s%s) — %s%n", mark, r.no(), verdict, r.exitCode(), cause, peak,
-                when, r.command());
+                when, TerminalText.escape(r.command()));
     }
 
     /** In the log's words: a peak over the declaration means the job was under-declared. */

@@ -53,4 +53,33 @@ class StatusBoardWriterTest {
                 + nl), text);
         assertTrue(text.contains(nl + "▶ job 42  gpu[2]     0s   MiB (peak 0) (cancelling…) — idle" + nl), text);
     }
+    /** A command with an OSC 52 clipboard write, a screen clear, a carriage return and a bidi override. */
+    private static final String HOSTILE = "sleep 1 # \u001b]52;c;cm0gLXJmIH4K\u0007\u001b[2J\rfake line \u202Egnp.exe";
+    private static final String SHOWN = "sleep 1 # \\e]52;c;cm0gLXJmIH4K\\x07\\e[2J\\rfake line \\u202egnp.exe";
+
+    @Test
+    void anotherUsersCommandReasonRuleAndCause_reachWatchCatOfTheBoardEscaped() {
+        JobResult failed = new JobResult("k5#0", 5, HOSTILE, List.of(0), JobStatus.FAILED, 1, OptionalLong.empty(), Map.of(),
+                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ofSeconds(1), io.gpusched.model.Measurement.NONE_SEEN,
+                java.util.Optional.of("cannot enter " + HOSTILE), java.util.Optional.empty());
+        JobResult never = new JobResult("k6#0", 6, HOSTILE, List.of(), JobStatus.CANCELLED, 0, OptionalLong.empty(), Map.of(),
+                Verdict.NOT_JUDGED, OptionalDouble.empty(), Duration.ZERO);
+        StatusBoard board = new StatusBoard(
+                List.of(StatusBoard.Running.builder(7, HOSTILE).gpus(List.of(0)).declaredMib(OptionalLong.of(100))
+                        .rule(java.util.Optional.of(HOSTILE)).build()),
+                List.of(StatusBoard.Pending.builder(4, HOSTILE).declaredMib(OptionalLong.of(100))
+                        .rule(java.util.Optional.of(HOSTILE)).reason("after job 3 (" + HOSTILE + ")").build()),
+                List.of(failed, never), List.of(failed),
+                List.of(new StatusBoard.Interrupted(8, HOSTILE, List.of(1), Duration.ofSeconds(3))));
+        String text = StatusBoardWriter.render(new SchedulerEvent.StatusUpdated(Instant.EPOCH, board));
+        String nl = System.lineSeparator();
+        for (String line : text.split(nl)) {
+            assertTrue(line.codePoints().noneMatch(c -> c < 0x20 || (c >= 0x7f && c <= 0x9f) || c == 0x202E), line);
+        }
+        assertTrue(text.contains("(rule \"" + SHOWN + "\") — " + SHOWN + nl), text);
+        assertTrue(text.contains("pending vram 100 (rule \"" + SHOWN + "\") [after job 3 (" + SHOWN + ")] — " + SHOWN + nl), text);
+        assertTrue(text.contains("failed (exit 1, cannot enter " + SHOWN + ", peak none seen) — " + SHOWN + nl), text);
+        assertTrue(text.contains("cancelled before start (never ran) — " + SHOWN + nl), text);
+        assertTrue(text.contains("interrupted after 3s; runs again on restart — " + SHOWN + nl), text);
+    }
 }
