@@ -366,8 +366,13 @@ public final class Cli {
         if (Files.isDirectory(file)) {
             throw new UsageException("jobs file " + file + " is a directory; give the jobs file inside it");
         }
-        if (!Files.isRegularFile(file)) {
+        if (!Files.exists(file)) {
             throw new UsageException("jobs file " + file + " not found");
+        }
+        if (!Files.isRegularFile(file)) {
+            // A FIFO or a device is read only once, and could be endless: the file is read again on every edit.
+            throw new UsageException("jobs file " + file + " is not a regular file (a FIFO, a device or a socket);"
+                    + " write the jobs to a file and give that");
         }
     }
 

@@ -262,6 +262,15 @@ final class ClientOptions {
             }
             words.addAll(args.subList(dashes + 1, args.size()));
         }
+        if (verb.equals("submit") || verb.equals("srun")) {
+            for (int i = 0; i < words.size(); i++) {
+                if (hasLineBreak(words.get(i))) {
+                    throw new UsageException((words.size() == 1 ? "the command" : "word " + (i + 1) + " of the command")
+                            + " holds a line break, but a job is one line: join its lines with ';'"
+                            + " (python3 -c 'import a; print(1)'), or put them in a script and " + verb + " that");
+                }
+            }
+        }
         List<String> attributes = new ArrayList<>();
         Set<String> seen = new LinkedHashSet<>();
         for (ArgSpec arg : r.matchedArgs()) {
@@ -275,6 +284,12 @@ final class ClientOptions {
             }
             if (!seen.add(a.get().key())) {
                 throw new UsageException(o.longestName() + " is given twice; keep one");
+            }
+            if (!a.get().bare() && o.<String>getValue().indexOf('\n') >= 0) {
+                // Said here, naming the flag: the daemon would speak of a job line the user never typed. (A CR is a
+                // character a value may hold, as in a jobs file's block.)
+                throw new UsageException(o.longestName() + " holds a line break, but a job is one line: join its lines"
+                        + " with ';' (" + o.longestName() + " 'a; b'), or put them in a script");
             }
             attributes.add(a.get().bare() ? a.get().key()
                     : a.get().key() + "=" + JobsFileParser.quote(o.<String>getValue()));
@@ -291,6 +306,11 @@ final class ClientOptions {
                 r.hasMatchedOption("--output") ? Optional.of(Path.of(r.<String>matchedOptionValue("--output", "")))
                         : Optional.empty(),
                 Optional.ofNullable(r.<String>matchedOptionValue("--user", null)), socket, attributes, words);
+    }
+
+    /** A line break a command cannot hold: LF, or CR (which ends lines where LF does not). */
+    private static boolean hasLineBreak(String s) {
+        return s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0;
     }
 
     /**

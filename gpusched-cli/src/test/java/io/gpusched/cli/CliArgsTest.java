@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -184,6 +185,42 @@ class CliArgsTest {
         Path jobsDir = Files.createDirectory(dir.resolve("jobs"));
         assertEquals(2, run(jobsDir.toString(), "--sim", "1"));
         assertEquals("gpusched: jobs file " + jobsDir + " is a directory; give the jobs file inside it\n", err());
+    }
+
+    @Test
+    void aFifoOrADeviceGivenAsTheJobsFileIsSaidToBeNoRegularFile_notMissing() throws Exception {
+        Path fifo = dir.resolve("fifo");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        for (Path file : List.of(fifo, Path.of("/dev/zero"))) {
+            err.reset();
+            assertEquals(2, run(file.toString(), "--sim", "1"));
+            assertEquals("gpusched: jobs file " + file + " is not a regular file (a FIFO, a device or a socket); write the"
+                    + " jobs to a file and give that\n", err());
+        }
+    }
+
+    @Test
+    void aJobsFileWithLinesAShellWouldReadAsOtherThanOneJobEachIsRefusedAtStart_eachWithFileLineAndFix() throws Exception {
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "[vram=1G] sh -c 'echo \"args: $*\"' train \\\n"
+                + "    --lr 3e-4 --epochs 50\n"
+                + "[vram=1G comment=x] # only comment\n"
+                + "printf '[%s]' a\\ \n"
+                + "echo a\recho b\r\n"
+                + "printf \u001b[1m\n");
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        assertEquals(String.join("\n",
+                "gpusched: jobs.txt:1: line ends with '\\' (a shell line continuation), but a job is one line: 'sh -c 'echo"
+                        + " \"args: $*\"' train \\'; join the next line onto this one, or put the command in a script",
+                "gpusched: jobs.txt:3: the command is only a shell comment: '# only comment'; put '#' at the start of the line"
+                        + " to skip it, or write the command before the '#'",
+                "gpusched: jobs.txt:4: line ends with '\\' and a blank, which a shell reads as an escaped blank (and a line"
+                        + " continuation with a stray blank after it looks the same): 'printf '[%s]' a\\ '; quote a blank that"
+                        + " is meant ('a '); for a continuation, join the next line onto this one, or put the command in a script",
+                "gpusched: jobs.txt:5: carriage return (CR) inside line: 'echo a\\x0decho b'; a job is one line, ended by LF"
+                        + " or CRLF; convert CR line ends with tr '\\r' '\\n'",
+                "gpusched: jobs.txt:6: control character \\x1b in command: 'printf \\x1b[1m'; write it as an escape the command"
+                        + " reads, e.g. printf '\\033' for ESC; TAB is the one control character a command may hold as it is")
+                + "\n", err());
     }
 
     @Test

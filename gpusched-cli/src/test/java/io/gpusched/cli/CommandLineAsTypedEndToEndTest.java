@@ -231,4 +231,32 @@ class CommandLineAsTypedEndToEndTest {
         assertTrue(plain.contains("✓ job 1 ok — true") && plain.contains("✗ job 2 failed, exit 5 — exit 5"), plain);
         assertFalse(plain.contains("not shown"), plain);
     }
+
+    @Test
+    void aSubmissionAShellWouldReadAsOtherThanOneWholeJob_isRefusedNamingWhatToFix_andNothingIsJournaled() throws Exception {
+        serve();
+        String before = journal();
+        assertEquals(new Result(1, "", "gpusched: <job>:1: line ends with '\\' (a shell line continuation), but a job is one"
+                + " line: 'python train.py \\'; join the next line onto this one, or put the command in a script\n"),
+                daemon.verb("submit", "--vram", "1G", "--", "python train.py \\"));
+        Result escaped = daemon.verb("submit", "--", "printf '[%s]' a\\ ");
+        assertEquals(1, escaped.code(), escaped.toString());
+        assertTrue(escaped.err().startsWith("gpusched: <job>:1: line ends with '\\' and a blank"), escaped.err());
+        Result comment = daemon.verb("submit", "--vram", "8G", "--", "# python train.py");
+        assertEquals(1, comment.code(), comment.toString());
+        assertTrue(comment.err().startsWith("gpusched: <job>:1: the command is only a shell comment"), comment.err());
+        // What the user typed is flags and words, not a line: the error names them, before anything is sent.
+        Result cr = daemon.verb("submit", "--", "echo a\recho b");
+        assertTrue(cr.code() == 2 && cr.err().startsWith("gpusched: the command holds a line break"), cr.toString());
+        assertEquals(new Result(2, "", "gpusched: --setup holds a line break, but a job is one line: join its lines with ';'"
+                + " (--setup 'a; b'), or put them in a script\n"), daemon.verb("submit", "--setup", "a\nb", "--", "x"));
+        assertEquals(new Result(2, "", "gpusched: word 3 of the command holds a line break, but a job is one line: join its"
+                + " lines with ';' (python3 -c 'import a; print(1)'), or put them in a script and submit that\n"),
+                daemon.verb("submit", "--", "python3", "-c", "import a\nprint(1)"));
+        assertEquals(before, journal(), "nothing refused is journaled");
+
+        Result quoted = daemon.verb("submit", "--", "printf '[%s]' 'a '");
+        assertEquals(0, quoted.code(), quoted.toString());
+        assertTrue(journal().contains("\"command\":\"printf '[%s]' 'a '\""), journal());
+    }
 }

@@ -209,16 +209,36 @@ public record JobSpec(
     }
 
     /**
-     * Parses one job line on its own (line 1, occurrence 0). One line has no file, so the checks of a
-     * whole file are not made: its {@code after} may name any job, and its name is not compared with
-     * others. A job that waits for itself ({@code [name=a after=a]}) is still refused.
+     * Parses one job line typed now, e.g. a submission, on its own (line 1, occurrence 0). One line has
+     * no file, so the checks of a whole file are not made: its {@code after} may name any job, and its
+     * name is not compared with others. A job that waits for itself ({@code [name=a after=a]}) is still
+     * refused. A line this program wrote itself is read back with {@link #parseRecorded(String)}.
      *
-     * @param line text such as {@code [vram=8G retries=1] python eval.py}
+     * @param line text such as {@code [vram=8G retries=1] python eval.py}; a final LF or CRLF is its
+     *     line end, and ASCII spaces and tabs at the ends are taken off
      * @return the spec
-     * @throws JobSpecException if the line is blank, a comment, or malformed
+     * @throws JobSpecException if the line is blank, a comment, or malformed, or if it is one a shell
+     *     would read otherwise than as one whole job: its command holds a CR or another control
+     *     character but TAB, is only a shell comment, or ends with a {@code \} that escapes the line end
+     *     (see docs/jobs-file.md)
      */
     public static JobSpec parse(String line) {
-        return JobsFileParser.parseLine(line, "<job>", 1);
+        return JobsFileParser.parseLine(line, "<job>", 1, true);
+    }
+
+    /**
+     * Reads back a line this program wrote itself with {@link #toLine()}, e.g. in its journal: as
+     * {@link #parse(String)}, less the rules only new input must meet (those about the command's
+     * control characters, comments and final backslash). A job an earlier version accepted, with a
+     * command those rules came to refuse, is read back as it was recorded, never refused or changed.
+     *
+     * @param line a line {@link #toLine()} wrote
+     * @return the spec
+     * @throws JobSpecException if the line is not one this version can read (e.g. an attribute it does
+     *     not know)
+     */
+    public static JobSpec parseRecorded(String line) {
+        return JobsFileParser.parseLine(line, "<job>", 1, false);
     }
 
     /** @return whether the job declared its VRAM, as fixed MiB ({@code vram=}) or as a share of one GPU */
@@ -228,8 +248,9 @@ public record JobSpec(
 
     /**
      * The line as it would be written in a jobs file: a block holding every attribute that differs
-     * from the default, then the command. Parsing it with {@link #parse(String)} gives back this spec,
-     * line number aside (a file of such lines is checked as a whole too: see {@link JobsFileParser}).
+     * from the default, then the command. Reading it with {@link #parseRecorded(String)} gives back this
+     * spec, line number aside, and so does {@link #parse(String)} for a command that new input may hold
+     * (a file of such lines is checked as a whole too: see {@link JobsFileParser}).
      * The attributes come in {@link Attribute}'s order, each as {@link Attribute#written(JobSpec)} writes
      * it: {@code vram} (MiB, or {@code auto} when learned, whatever figure a rule filled in), {@code gpus}
      * (a share as a decimal, {@code gpus=0.5}), {@code timeout} (decimal seconds), {@code retries},

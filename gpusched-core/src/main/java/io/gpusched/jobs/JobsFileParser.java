@@ -256,7 +256,9 @@ public final class JobsFileParser {
         public void line(String raw, int lineNo) {
             Optional<Parsed> parsed;
             try {
-                parsed = parseRaw(raw, source, lineNo, checkSurrogates);
+                // A file's CR before LF is its line end; so is one that ends the file's last line.
+                parsed = parseRaw(raw.endsWith("\r") ? raw.substring(0, raw.length() - 1) : raw, source, lineNo,
+                        checkSurrogates, true);
             } catch (JobSpecException e) {
                 bad(e);
                 checks.bad(lineNo, SchedulingSyntax.nameIn(raw));
@@ -323,25 +325,52 @@ public final class JobsFileParser {
         }
     }
 
-    /** Parses one job line; blank lines and comments are errors here because they hold no job. */
+    /** Parses one job line typed now (a submission); blank lines and comments are errors here because they hold no job. */
     static JobSpec parseLine(String line, String source, int lineNo) {
-        // The line end a caller may have kept (LF or CRLF) is not part of the line, as in a file.
+        return parseLine(line, source, lineNo, true);
+    }
+
+    /**
+     * Parses one job line; blank lines and comments are errors here because they hold no job.
+     *
+     * @param typed whether the line is new input (a submission), which must meet {@link TypedCommands}'
+     *     rules too; false for a line this program wrote itself, e.g. read back from the journal
+     */
+    static JobSpec parseLine(String line, String source, int lineNo, boolean typed) {
+        // The line end a caller may have kept (LF or CRLF) is not part of the line, as in a file; nor is
+        // a CR that ends a typed line, as one that ends a file's last line. A recorded line has no line end:
+        // its command is kept whole.
         int end = line.endsWith("\n") ? line.length() - 1 : line.length();
         JobsLines.checkLength(line, 0, end, source, lineNo);
-        int lf = line.strip().indexOf('\n');
-        if (lf >= 0) {
-            throw new JobSpecException(source, lineNo, line.strip(), "line break in job line",
-                    "give one job per line; a command cannot span lines");
+        boolean crEnd = end > 0 && line.charAt(end - 1) == '\r' && (typed || end < line.length());
+        String body = line.substring(0, crEnd ? end - 1 : end);
+        if (body.indexOf('\n') >= 0) {
+            throw new JobSpecException(source, lineNo, TypedCommands.stripBlanks(body), "line break in job line",
+                    "give one job per line; a command cannot span lines: join its lines with ';', or put them in a script");
         }
-        Parsed p = parseRaw(line, source, lineNo, true).orElseThrow(() ->
-                new JobSpecException(source, lineNo, line.strip(), "no command in", "write a shell command, optionally after a [k=v ...] block"));
+        Parsed p = parseRaw(body, source, lineNo, true, typed).orElseThrow(() ->
+                new JobSpecException(source, lineNo, body.strip(), "no command in", "write a shell command, optionally after a [k=v ...] block"));
         return p.toSpec(lineNo, JobKeys.key(p.command, 0));
     }
 
-    /** Empty for blank lines and comments. */
-    private static Optional<Parsed> parseRaw(String raw, String source, int lineNo, boolean checkSurrogates) {
-        String line = raw.strip();
-        if (line.isEmpty() || line.startsWith("#")) {
+    /**
+     * Empty for blank lines and comments.
+     *
+     * @param raw the line less its line end: its LF, and the CR of a CRLF
+     * @param typed whether the line is new input, which must meet {@link TypedCommands}' rules too
+     */
+    private static Optional<Parsed> parseRaw(String raw, String source, int lineNo, boolean checkSurrogates, boolean typed) {
+        // Only blanks a shell reads as separators are taken off the ends; other whitespace is part of the
+        // command, as it is of a shell word, unless the line holds nothing else.
+        String line = TypedCommands.stripBlanks(raw);
+        if (line.isBlank()) {
+            return Optional.empty();
+        }
+        if (line.startsWith("#")) {
+            if (typed) {
+                // Lines with CR ends read as one: its comment would skip the jobs after it unseen.
+                TypedCommands.checkNoCr(line, source, lineNo);
+            }
             return Optional.empty();
         }
         if (line.indexOf('\0') >= 0) {
@@ -360,12 +389,15 @@ public final class JobsFileParser {
                     new JobSpecException(source, lineNo, line, "unterminated [ block in",
                             "close the attribute block with ']' before the command"));
             parseBlock(block, source, lineNo, p);
-            command = line.substring(block.close() + 1).strip();
-            if (command.isEmpty()) {
+            command = TypedCommands.stripBlanks(line.substring(block.close() + 1));
+            if (command.isBlank()) {
                 throw new JobSpecException(source, lineNo, line, "no command after the attribute block in",
                         "put the shell command after the closing ']'");
             }
             checkBlock(p, source, lineNo);
+        }
+        if (typed) {
+            TypedCommands.check(command, TypedCommands.trailingBlanks(raw), source, lineNo);
         }
         p.command = command;
         return Optional.of(p);

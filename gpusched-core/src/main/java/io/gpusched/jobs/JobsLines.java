@@ -15,8 +15,9 @@ import java.util.Arrays;
 /**
  * Cuts jobs-file content into lines and enforces what must hold before a line is parsed at all: at
  * most {@link JobsFileParser#MAX_LINE_BYTES} per line, at most {@link JobsFileParser#MAX_FILE_BYTES}
- * per file, and UTF-8. Lines are split on LF only (a CR before it is stripped with the rest of the
- * line's whitespace later, and is not counted against the line limit); a leading BOM is skipped. Errors name the first offending line, so every
+ * per file, and UTF-8. Lines are split on LF only (a CR before it, or at the end of the last line, is
+ * the line end's: the parser takes it off, and it is not counted against the line limit; any other CR
+ * is refused there); a leading BOM is skipped. Errors name the first offending line, so every
  * line before it has already been handed on, in order.
  */
 final class JobsLines {

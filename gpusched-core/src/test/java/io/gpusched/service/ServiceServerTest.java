@@ -110,6 +110,28 @@ class ServiceServerTest {
     }
 
     @Test
+    void aSubmittedLineAShellWouldReadAsOtherThanOneWholeJobIsRefusedWithItsFix_andNothingIsQueued() throws Exception {
+        try (GpuschedClient c = GpuschedClient.connect(server.socket())) {
+            int before = c.queue().board().pending().size() + c.queue().board().running().size();
+            Map<String, String> refused = Map.of(
+                    "[vram=1G] python train.py \\", "<job>:1: line ends with '\\' (a shell line continuation), but a job is one"
+                            + " line: 'python train.py \\'; join the next line onto this one, or put the command in a script",
+                    "printf '[%s]' a\\ ", "<job>:1: line ends with '\\' and a blank, which a shell reads as an escaped blank",
+                    "echo a\recho b", "<job>:1: carriage return (CR) inside line: 'echo a\\x0decho b'; a job is one line",
+                    "printf \u001b[1m", "<job>:1: control character \\x1b in command: 'printf \\x1b[1m'",
+                    "[vram=8G] # python train.py", "<job>:1: the command is only a shell comment: '# python train.py'; put '#'"
+                            + " at the start of the line to skip it");
+            for (Map.Entry<String, String> r : refused.entrySet()) {
+                ServiceException e = assertThrows(ServiceException.class, () -> c.submitted(new GpuschedClient.Submission(
+                        r.getKey(), Path.of("/"), Optional.empty(), Optional.empty(), Optional.empty())), r.getKey());
+                assertEquals("bad_job", e.code(), r.getKey());
+                assertTrue(e.getMessage().contains(r.getValue()), e.getMessage());
+            }
+            assertEquals(before, c.queue().board().pending().size() + c.queue().board().running().size(), "nothing queued");
+        }
+    }
+
+    @Test
     void badRequestsGetTypedErrors_andTheConnectionGoesOn() throws Exception {
         try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(server.socket()))) {
             assertTrue(exchange(ch, "not json").contains("\"code\":\"bad_request\""));

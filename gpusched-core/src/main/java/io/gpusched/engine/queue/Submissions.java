@@ -268,7 +268,9 @@ public final class Submissions {
     static JobSpec spec(JournalEvent.Submitted s) {
         if (s.line().isPresent()) {
             try {
-                return JobSpec.parse(s.line().get()).withKey(s.key());
+                // Recorded, not typed: a command an earlier version accepted is not judged again by rules
+                // that came later.
+                return JobSpec.parseRecorded(s.line().get()).withKey(s.key());
             } catch (io.gpusched.jobs.JobSpecException e) {
                 // Written by a version with attributes this one does not know: the fields still say what
                 // it needs, without them.

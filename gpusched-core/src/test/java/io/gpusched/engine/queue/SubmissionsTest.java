@@ -189,6 +189,40 @@ class SubmissionsTest {
     }
 
     @Test
+    void aRestartTakesUpSubmissionsAnOlderVersionJournaled_asRecorded_evenWhereTheRulesForNewInputNowRefuseThem()
+            throws Exception {
+        // What an older version accepted and journaled: a command holding a CR, one ending in '\', one that is
+        // only a comment. Typed now, each is refused; read back, each is the job it was, attributes and all.
+        String cr = "printf 'a\rb' > cr.out";
+        String backslash = "printf '%s' kept > bs.out; : \\";
+        String comment = "# an old no-op";
+        List<String> commands = List.of(cr, backslash, comment);
+        List<JournalEvent.Submitted> old = new java.util.ArrayList<>();
+        for (int i = 0; i < commands.size(); i++) {
+            String line = "[vram=1024 priority=" + (i + 1) + " name=old" + i + "] " + commands.get(i);
+            assertThrows(io.gpusched.jobs.JobSpecException.class, () -> JobSpec.parse(line), line);
+            old.add(new JournalEvent.Submitted("s" + (i + 1), i + 1, commands.get(i), OptionalLong.of(1024), 1,
+                    OptionalLong.empty(), 0, "api", ME, dir.toString(), 1L, Optional.empty(), Optional.of(line)));
+        }
+        for (int i = 0; i < commands.size(); i++) {
+            JobSpec rebuilt = Submissions.spec(old.get(i));
+            assertEquals(commands.get(i), rebuilt.command());
+            assertEquals(Optional.of("old" + i), rebuilt.scheduling().name(), "read from its line, not from the fields alone");
+            assertEquals(i + 1, rebuilt.scheduling().priority());
+        }
+        try (Journal j = Journal.open(logs().resolve("journal.jsonl"), false)) {
+            j.append(List.copyOf(old));
+        }
+
+        RunSummary summary = builder().build().run();
+
+        assertEquals(3, summary.results().size(), summary.toString());
+        assertTrue(summary.results().stream().allMatch(r -> r.status() == JobStatus.OK), summary.toString());
+        assertEquals("a\rb", Files.readString(dir.resolve("cr.out")), "run as recorded, CR and all");
+        assertEquals("kept", Files.readString(dir.resolve("bs.out")));
+    }
+
+    @Test
     void aSubmittedShareOfOneGpuIsJournaledWholeAndReservesItsShareOfTheGpuItGets() throws Exception {
         Scheduler s = builder().build();
         JobHandle h = s.submit(JobSpec.parse("[gpus=0.5 priority=1] true"));

@@ -144,6 +144,26 @@ class JobsSourceEditsTest {
     }
 
     @Test
+    void aLiveEditWithALineContinuationOrAControlOrACommentOnlyCommandKeepsThePreviousQueue_andSaysWhy() throws Exception {
+        start("a\n");
+        // Appended, taken in the round that sees it, so refused there.
+        append("python train.py \\\n  --lr 3e-4\n");
+        assertEquals(List.of("a"), refresh());
+        assertEquals(List.of("jobs.txt:2: line ends with '\\' (a shell line continuation), but a job is one line:"
+                + " 'python train.py \\'; join the next line onto this one, or put the command in a script"
+                + " — keeping the previous queue until the file is fixed"), errors);
+        // A rewrite, taken once settled.
+        errors.clear();
+        renameOver("a\n[vram=8G] # python train.py\necho \u001b[1m\n");
+        assertEquals(List.of("a"), takeOnceSettled());
+        assertEquals(List.of("jobs.txt:2: the command is only a shell comment: '# python train.py'; put '#' at the start of"
+                + " the line to skip it, or write the command before the '#' (and 1 more bad line) — keeping the previous"
+                + " queue until the file is fixed"), errors);
+        renameOver("a\npython train.py --lr 3e-4\n");
+        assertEquals(List.of("a", "python train.py --lr 3e-4"), takeOnceSettled(), "the fixed file is taken");
+    }
+
+    @Test
     void halfTypedLastLineWaitsWhileTheCompleteOnesBeforeItAreTaken() throws Exception {
         start("a\n");
         append("b\npython train.py --lr 0.0");

@@ -44,7 +44,7 @@ public final class JobSpecArbitraries {
             "[ -f ckpt.pt ] && python resume.py",
             "echo [vram=8G] is not a block here",
             "python sweep.py --seed 3 # trailing comment",
-            "# not a comment once it follows a block",
+            "[ -d out ] || mkdir out # a comment after the command",
             "env CUDA_LAUNCH_BLOCKING=1 python debug.py",
             "python3 -c 'print(\"héllo wörld 🚀\")'",
             "sh -c \"sleep 1; exit 3\"",
@@ -56,7 +56,7 @@ public final class JobSpecArbitraries {
             .add(3, Gen.ints('0', '9').map(c -> String.valueOf((char) c.intValue())))
             .add(4, Gen.elements(" ", "  ", "\t"))
             .add(4, Gen.elements("[", "]", "=", "#", "-", "_", ".", "/", "'", "\"", "\\", ";", "&", "|", "$", "*"))
-            .add(2, Gen.elements("é", "中", "🚀", "\u00a0", "\u2003", "\u200b", "\u0085", "\r", "\u0007", "\u001b"))
+            .add(2, Gen.elements("é", "中", "🚀", "\u00a0", "\u2003", "\u3000", "\u200b", "\u0085"))
             .add(1, Gen.elements("vram=", "gpus=", "timeout=", "retries=", "cancel", "[]", "priority=", "gpu-ids=0,1",
                     "preemptible", "on-timeout=requeue", "name=", "after=a,b", "conda=", "setup='", "setup=\"", "\\\""))
             .build();
@@ -65,8 +65,11 @@ public final class JobSpecArbitraries {
     }
 
     /**
-     * Commands as the parser yields them: stripped of surrounding whitespace, not blank, one line,
-     * without NUL. They may start with {@code [} or {@code #} and may contain anything else.
+     * Commands a jobs-file line or a submission may hold, as the parser yields them: without ASCII
+     * spaces and tabs at the ends (other whitespace, such as U+3000, stays part of the command), not
+     * blank, no control character but TAB, not starting with {@code #} (only a comment), not ending
+     * in an odd run of backslashes (one may escape the line end). They may start with {@code [} and
+     * may contain anything else.
      *
      * @return the generator
      */
@@ -75,8 +78,31 @@ public final class JobSpecArbitraries {
                 .add(1, Gen.elements(REALISTIC_COMMANDS))
                 .add(2, Gen.strings(COMMAND_CHAR, 1, 30))
                 .build()
-                .map(String::strip)
-                .filter(c -> !c.isEmpty() && c.indexOf('\n') < 0 && c.indexOf('\0') < 0);
+                .map(JobSpecArbitraries::stripBlanks)
+                .filter(c -> !c.isBlank() && c.chars().noneMatch(ch -> ch < 0x20 && ch != '\t') && !c.startsWith("#")
+                        && trailingBackslashes(c) % 2 == 0);
+    }
+
+    /** @return {@code s} less ASCII spaces and tabs at both ends, as the parser takes them off */
+    public static String stripBlanks(String s) {
+        int from = 0;
+        int to = s.length();
+        while (from < to && (s.charAt(from) == ' ' || s.charAt(from) == '\t')) {
+            from++;
+        }
+        while (to > from && (s.charAt(to - 1) == ' ' || s.charAt(to - 1) == '\t')) {
+            to--;
+        }
+        return s.substring(from, to);
+    }
+
+    /** @return how many backslashes end {@code s} */
+    private static int trailingBackslashes(String s) {
+        int n = 0;
+        while (n < s.length() && s.charAt(s.length() - 1 - n) == '\\') {
+            n++;
+        }
+        return n;
     }
 
     /** @return per-GPU VRAM declarations in MiB over the whole accepted range, [1, {@link Units#MAX_MIB}] */
