@@ -83,7 +83,12 @@ public final class JobSpecArbitraries {
                         && trailingBackslashes(c) % 2 == 0);
     }
 
-    /** @return {@code s} less ASCII spaces and tabs at both ends, as the parser takes them off */
+    /**
+     * A command as the parser keeps it: ASCII spaces and tabs taken off both ends, nothing else.
+     *
+     * @param s a command as typed
+     * @return {@code s} less ASCII spaces and tabs at both ends
+     */
     public static String stripBlanks(String s) {
         int from = 0;
         int to = s.length();
