@@ -4,19 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.Scheduler;
-import io.gpusched.event.SchedulerEvent;
-import io.gpusched.jobs.JobSpec;
-import io.gpusched.model.SubmitContext;
 import io.gpusched.protocol.Request;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,27 +25,13 @@ class PreviewPerUserTest {
 
     @Test
     void aUserWithAPreviewBeingDecidedIsRefusedASecond_whileAnotherUsersIsDecided() throws Exception {
-        AtomicBoolean hold = new AtomicBoolean();
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        // Holds the loop in its listener once armed, so a preview stays "being decided" while the test looks.
-        Scheduler s = RunningScheduler.builder(dir, 24000).listener(e -> {
-            if (e instanceof SchedulerEvent.StatusUpdated && hold.getAndSet(false)) {
-                held.countDown();
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException x) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }).build();
-        try (RunningScheduler running = RunningScheduler.start(s)) {
+        HeldLoop loop = new HeldLoop();
+        // The loop let go first, then the scheduler closed (which waits for its loop).
+        try (RunningScheduler running = RunningScheduler.start(RunningScheduler.builder(dir, 24000).listener(loop).build());
+             loop) {
             Requests requests = new Requests(running.scheduler(), true, Optional.empty(), Optional.empty(), Optional.empty());
             Request preview = new Request.Preview("[vram=1G] echo x", dir.toString());
-            hold.set(true);
-            s.submit(JobSpec.parse("[vram=1G] echo wake"), new SubmitContext("ada", dir, Optional.of(Map.of()),
-                    Optional.empty(), Optional.empty(), java.util.OptionalInt.empty()));
-            assertTrue(held.await(20, TimeUnit.SECONDS), "the loop is held");
+            loop.hold(running.scheduler(), dir);
             CompletableFuture<List<String>> first = CompletableFuture.supplyAsync(() -> requests.answer(preview, "ada").join());
             for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); !requests.previewing("ada"); Thread.sleep(5)) {
                 assertTrue(System.nanoTime() < end, "ada's first preview never reached the loop");
@@ -63,12 +42,10 @@ class PreviewPerUserTest {
             CompletableFuture<List<String>> bobs = CompletableFuture.supplyAsync(() -> requests.answer(preview, "bob").join());
             Thread.sleep(200);
             assertFalse(bobs.isDone(), "bob's preview waits for the loop, not refused: " + (bobs.isDone() ? bobs.join() : ""));
-            release.countDown();
+            loop.release();
             assertTrue(first.get(20, TimeUnit.SECONDS).get(0).contains("\"ok\":true"), first.join().toString());
             assertTrue(bobs.get(20, TimeUnit.SECONDS).get(0).contains("\"ok\":true"), bobs.join().toString());
             assertTrue(requests.answer(preview, "ada").join().get(0).contains("\"ok\":true"), "her next one is decided");
-        } finally {
-            release.countDown();
         }
     }
 }

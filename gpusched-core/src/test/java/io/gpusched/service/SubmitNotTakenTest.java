@@ -4,10 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.Scheduler;
-import io.gpusched.event.SchedulerEvent;
-import io.gpusched.jobs.JobSpec;
-import io.gpusched.model.SubmitContext;
 import io.gpusched.protocol.Request;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,9 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,33 +29,20 @@ class SubmitNotTakenTest {
 
     @Test
     void aSubmissionTheLoopDidNotTakeInTimeIsTakenBack_answeredNotQueued_andNeverQueuedAfter() throws Exception {
-        AtomicBoolean hold = new AtomicBoolean();
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Scheduler s = RunningScheduler.builder(dir, 24000).listener(e -> {
-            if (e instanceof SchedulerEvent.StatusUpdated && hold.getAndSet(false)) {
-                held.countDown();
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException x) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }).build();
-        try (RunningScheduler running = RunningScheduler.start(s)) {
+        HeldLoop loop = new HeldLoop();
+        // The loop let go first, then the scheduler closed (which waits for its loop).
+        try (RunningScheduler running = RunningScheduler.start(RunningScheduler.builder(dir, 24000).listener(loop).build());
+             loop) {
             Requests requests = new Requests(running.scheduler(), true, Optional.empty(), Optional.empty(), Optional.empty(),
                     Duration.ofMillis(300));
-            hold.set(true);
-            running.scheduler().submit(JobSpec.parse("[vram=1G] echo wake"), new SubmitContext("ada", dir,
-                    Optional.of(Map.of()), Optional.empty(), Optional.empty(), OptionalInt.empty()));
-            assertTrue(held.await(20, TimeUnit.SECONDS), "the loop is held");
+            loop.hold(running.scheduler(), dir);
 
             List<String> answer = requests.answer(new Request.Submit("[vram=1G] echo never-queued", dir.toString(),
                     Optional.of(Map.of()), Optional.empty(), Optional.empty(), OptionalInt.empty()), "ada").get(10, TimeUnit.SECONDS);
 
             assertEquals(1, answer.size());
             assertTrue(answer.get(0).contains("\"code\":\"failed\"") && answer.get(0).contains("it was not queued"), answer.get(0));
-            release.countDown();
+            loop.release();
             running.scheduler().whenSnapshotCurrent().get(10, TimeUnit.SECONDS);
             Thread.sleep(300); // a few rounds: what the loop had queued, it has taken by now
             running.scheduler().whenSnapshotCurrent().get(10, TimeUnit.SECONDS);
@@ -69,8 +50,6 @@ class SubmitNotTakenTest {
             assertFalse(board.pending().stream().anyMatch(p -> p.command().contains("never-queued")), board.toString());
             assertFalse(Files.readString(dir.resolve("logs/journal.jsonl")).contains("never-queued"), "journaled");
             assertTrue(board.pending().stream().anyMatch(p -> p.command().contains("wake")), board.toString());
-        } finally {
-            release.countDown();
         }
     }
 }
