@@ -56,6 +56,13 @@ class OtherUsersTextOnTerminalsTest {
     /** {@link #HOSTILE} as it is shown. */
     static final String SHOWN = "sleep 30 # \\e]0;PWNED\\x07\\e]52;c;cm0gLXJmIH4K\\x07\\e[2J\\e[2K\\r"
             + "fake: all your jobs were cancelled by root\\e[8m \\u202egnp.exe\\u2028[00:00:00] forged\\x7f\\x9b31m\\x08";
+    /**
+     * What a submission may still carry past the parser, which refuses C0 controls in a new command: an
+     * 8-bit CSI (a screen clear where a terminal takes C1), a bidi override, a line separator, DEL.
+     */
+    static final String SUBMITTABLE = "sleep 30 # \u009b2J\u009b]0;PWNED \u202Egnp.exe\u2028[00:00:00] forged\u007f";
+    /** {@link #SUBMITTABLE} as it is shown. */
+    static final String SUBMITTABLE_SHOWN = "sleep 30 # \\x9b2J\\x9b]0;PWNED \\u202egnp.exe\\u2028[00:00:00] forged\\x7f";
     /** Ordinary text of many kinds, which must come out as it went in. */
     static final String ORDINARY = "python train.py --name 'run 1' \"x y\" C:\\data\\set\\ printf '%s\\n' 日本語 한국어 "
             + "😀 👨\u200D👩\u200D👧 ✓ — e\u0301 עברית";
@@ -266,18 +273,23 @@ class OtherUsersTextOnTerminalsTest {
     @Test
     void endToEnd_aHostileSubmissionReachesNeitherTheDaemonsLogNorAPipedQueueNorTheStatusBoardRaw() throws Exception {
         try (ServeDaemon daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1").start()) {
-            String ran = "true # " + HOSTILE;
+            // A new command may hold no C0 control but TAB (the parser refuses it: bad_job); what is left
+            // to send is C1, DEL and the format characters, and older journals and other fields may hold any.
+            ServeDaemon.Result refused = daemon.verb("submit", "--vram", "1G", "--", HOSTILE);
+            assertEquals(2, refused.code(), refused.toString());
+            assertNothingATerminalActsOn(refused.err());
+            String ran = "true # " + SUBMITTABLE;
             assertEquals(0, daemon.verb("submit", "--vram", "1G", "--", ran).code());
             for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !daemon.verb("queue").out().contains("job 1 ok");
                  Thread.sleep(50)) {
                 assertTrue(System.nanoTime() < end, daemon.log());
             }
             assertEquals(0, daemon.verb("pause", "0").code());
-            ServeDaemon.Result submitted = daemon.verb("submit", "--vram", "1G", "--", HOSTILE);
+            ServeDaemon.Result submitted = daemon.verb("submit", "--vram", "1G", "--", SUBMITTABLE);
             assertEquals(0, submitted.code(), submitted.err());
             ServeDaemon.Result queue = daemon.verb("queue");
             assertNothingATerminalActsOn(queue.out());
-            assertTrue(queue.out().contains("— " + SHOWN), queue.out());
+            assertTrue(queue.out().contains("— " + SUBMITTABLE_SHOWN), queue.out());
             for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                  !Files.exists(daemon.logs().resolve("status.txt")) || !Files.readString(daemon.logs().resolve("status.txt"))
                          .contains("job 2"); Thread.sleep(50)) {
@@ -285,10 +297,10 @@ class OtherUsersTextOnTerminalsTest {
             }
             String board = Files.readString(daemon.logs().resolve("status.txt"));
             assertNothingATerminalActsOn(board);
-            assertTrue(board.contains(SHOWN), board);
+            assertTrue(board.contains(SUBMITTABLE_SHOWN), board);
             String log = daemon.log();
             assertNothingATerminalActsOn(log);
-            assertTrue(log.contains("] job 1 started on gpu [0] (1/1 dispatched, declared 1024 MiB/gpu) — true # " + SHOWN), log);
+            assertTrue(log.contains("] job 1 started on gpu [0] (1/1 dispatched, declared 1024 MiB/gpu) — true # " + SUBMITTABLE_SHOWN), log);
             daemon.verb("cancel", "2");
         }
     }
