@@ -710,7 +710,7 @@ public final class Engine {
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 backend::jobEnvironment, options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter, clock);
-        orphans = new Orphans(runFiles, names, procFs, leases, table, durability, reporter, clock, this::post,
+        orphans = new Orphans(runFiles, names, procFs, signals, leases, table, durability, reporter, clock, this::post,
                 reader::lastGpus, ports.cluster());
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, leases, orphans);
         queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter);

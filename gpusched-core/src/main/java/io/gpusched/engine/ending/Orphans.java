@@ -6,6 +6,7 @@ import io.gpusched.engine.loop.Inbox;
 import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.proc.ProcTable;
+import io.gpusched.engine.proc.SessionSignals;
 import io.gpusched.engine.queue.Settlement;
 import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.engine.spawn.RunFiles;
@@ -48,6 +49,7 @@ public final class Orphans {
     private final RunFiles runFiles;
     private final RunNames names;
     private final ProcTable procFs;
+    private final SessionSignals signals;
     private final Leases leases;
     private final JobTable table;
     private final Durability durability;
@@ -59,14 +61,15 @@ public final class Orphans {
     /** The GPUs of the last read, for what a share of one GPU came to on the GPU its run holds. */
     private final java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus;
 
-    public Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, Leases leases, JobTable table, Durability durability,
-            Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus,
+    public Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, SessionSignals signals, Leases leases, JobTable table,
+            Durability durability, Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus,
             Optional<ClusterDriver> cluster) {
         this.cluster = cluster;
         this.gpus = gpus;
         this.runFiles = runFiles;
         this.names = names;
         this.procFs = procFs;
+        this.signals = signals;
         this.leases = leases;
         this.table = table;
         this.durability = durability;
@@ -232,17 +235,8 @@ public final class Orphans {
         if (r.runNo().isEmpty() || r.session().isEmpty()) {
             return 0;
         }
-        String entry = names.entry(r.runNo().getAsLong());
-        long sid = r.session().getAsLong();
-        int n = 0;
-        long self = ProcessHandle.current().pid();
-        List<Long> targets = r.startedAs().get() instanceof RunHandle.Lease ? procFs.carriers(entry) : procFs.sessionMembers(sid);
-        for (long pid : targets) {
-            if (pid != self && procFs.carries(pid, entry) && procFs.runsAs(pid, r.owner()) && procFs.signal(pid, false)) {
-                n++;
-            }
-        }
-        return n;
+        return signals.terminateOwn(r.session().getAsLong(), leases.entryOf(r), names.entry(r.runNo().getAsLong()),
+                r.owner());
     }
 
     /**

@@ -40,6 +40,11 @@ public final class Planner {
         this.reader = reader;
     }
 
+    /** Whether the time the last plan asked to be planned again at (a reservation's refresh, an aging step) has come. */
+    private boolean replanDue() {
+        return dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+    }
+
     /**
      * What the last plan's GPUs and queue would make of one more job ({@code gpusched submit --dry-run}).
      * Where nothing changed since the last plan and the job would wait without changing any other job's
@@ -55,7 +60,7 @@ public final class Planner {
             return new io.gpusched.model.SubmitPreview.Waits(reader.lastGpus().isEmpty()
                     ? "the scheduler has not read its GPUs yet" : "dispatch paused (GPU backend or journal failing)");
         }
-        boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+        boolean due = replanDue();
         if (!due && version == plannedVersion && durability.changes() == plannedChanges && settlement.liveOrphans().isEmpty()
                 && durability.failing().isEmpty()) {
             // Each preview decided the whole queue on the loop: with tens of thousands queued, one user's
@@ -82,7 +87,7 @@ public final class Planner {
      * @return whether the new jobs were planned
      */
     public boolean admit(List<JobSpec> jobs, long version, int joined, Optional<List<GpuView>> views) {
-        boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+        boolean due = replanDue();
         if (joined < 1 || views.isEmpty() || due || plannedVersion < 0 || version != plannedVersion + joined
                 || durability.changes() != plannedChanges + joined || !settlement.liveOrphans().isEmpty()
                 || durability.failing().isPresent() || !views.get().equals(plannedViews) || joined > jobs.size()) {
@@ -126,7 +131,7 @@ public final class Planner {
      * @param views this round's GPU views; present only when this round's read answered
      */
     public void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views) {
-        boolean due = dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+        boolean due = replanDue();
         if (views.isPresent() && settlement.liveOrphans().isEmpty() && version == plannedVersion
                 && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due) {
             return;

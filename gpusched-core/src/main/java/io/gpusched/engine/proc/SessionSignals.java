@@ -76,8 +76,35 @@ public final class SessionSignals {
         return killed.stream().mapToInt(Set::size).toArray();
     }
 
+    /**
+     * SIGTERM to what is provably a run's own among its processes ({@link #terminate(long, Optional)}):
+     * those that carry the run's environment entry and run as its owner or root. For a run no scheduler
+     * watched: its session id may be another user's session by now (a pid given out again), and its
+     * token may sit in another user's process (a token is no secret).
+     *
+     * @param sid the run's session id
+     * @param leaseEntry a lease's entry, whose processes are found by it rather than by session
+     * @param entry the run's environment entry ({@code NAME=value})
+     * @param owner who the run is for
+     * @return how many were signalled
+     */
+    public int terminateOwn(long sid, Optional<String> leaseEntry, String entry, String owner) {
+        List<Long> own = new java.util.ArrayList<>();
+        for (long pid : members(sid, leaseEntry)) {
+            if (procFs.carries(pid, entry) && procFs.runsAs(pid, owner)) {
+                own.add(pid);
+            }
+        }
+        return send(own, false);
+    }
+
     private int signal(long sid, Optional<String> leaseEntry, boolean forcibly) {
-        return send(leaseEntry.isPresent() ? procFs.carriers(leaseEntry.get()) : procFs.sessionMembers(sid), forcibly);
+        return send(members(sid, leaseEntry), forcibly);
+    }
+
+    /** A run's processes: its session's members, or for a lease every process carrying its entry. */
+    private List<Long> members(long sid, Optional<String> leaseEntry) {
+        return leaseEntry.isPresent() ? procFs.carriers(leaseEntry.get()) : procFs.sessionMembers(sid);
     }
 
     private int send(List<Long> members, boolean forcibly) {
