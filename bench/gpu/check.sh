@@ -34,7 +34,22 @@ echo "-- info, idle GPU (nvidia-smi: $(nvidia-smi --query-gpu=memory.used,memory
 su alice -s /bin/sh -c "cd /tmp && $J submit --vram 3G -- $G/gpu_alloc 2500 6" 2>&1
 sleep 4; echo "-- queue while it runs (root)"; $J queue 2>&1 | head; $J info 2>&1 | head -20
 sleep 6; echo "-- queue after"; $J queue 2>&1 | head; $J show 1 2>&1 | head -30
-ls -l /var/lib/gpusched/ 2>&1 | head; kill $DP; wait $DP; echo "serve rc=$?"; tail -20 $OUT/serve.txt
+echo "== restarts: alice's job keeps its GPU memory through a SIGKILLed and a SIGTERMed daemon"
+su alice -s /bin/sh -c "cd /tmp && $J submit --vram 3G --name survivor -- $G/gpu_alloc 2500 30" 2>&1
+sleep 6; $J queue 2>&1 | head -5
+kill -KILL $DP; wait $DP 2>/dev/null; echo "daemon SIGKILLed; job processes still on the GPU:"
+nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader
+$J serve --poll 1 > $OUT/serve2.txt 2>&1 & DP=$!
+for i in $(seq 50); do $J queue >/dev/null 2>&1 && break; sleep 0.2; done
+sleep 3; echo "-- after the SIGKILL restart"; $J queue 2>&1 | head -5; $J info 2>&1 | head -8
+kill -TERM $DP; wait $DP; echo "daemon SIGTERMed, rc=$?"; tail -3 $OUT/serve2.txt
+$J serve --poll 1 > $OUT/serve3.txt 2>&1 & DP=$!
+for i in $(seq 50); do $J queue >/dev/null 2>&1 && break; sleep 0.2; done
+sleep 3; echo "-- after the SIGTERM restart"; $J queue 2>&1 | head -5
+for i in $(seq 40); do $J queue 2>&1 | grep -q running || break; sleep 1; done
+echo "-- the survivor's record"; $J show 2 2>&1 | head -30
+ls -l /var/lib/gpusched/ 2>&1 | head; kill $DP; wait $DP; echo "serve rc=$?"
+for f in serve serve2 serve3; do echo "-- $f.txt"; tail -15 $OUT/$f.txt; done
 kill $SP
 echo "== nvidia-smi per-pid peak vs gpusched"; cd $W
 python3 - "$OUT/smi.csv" <<'P'

@@ -191,10 +191,10 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
             return "WARN  interrupted — terminating " + s.running() + " running job" + (s.running() == 1 ? "" : "s")
                     + " (SIGTERM, then SIGKILL after the grace); they will run again on restart";
         } else if (e instanceof SchedulerEvent.RunFinished f && leftRunning) {
-            return "stopped — " + f.summary().results().size() + " jobs finished in this run; the running ones go on, for"
+            return "stopped — " + jobsFinished(f.summary().results().size()) + " in this run; the running ones go on, for"
                     + " the next gpusched serve (exit " + f.summary().exitCode() + ")";
         } else if (e instanceof SchedulerEvent.RunFinished f && drained) {
-            return "drained — " + f.summary().results().size() + " jobs finished in this run; the queued ones run on the"
+            return "drained — " + jobsFinished(f.summary().results().size()) + " in this run; the queued ones run on the"
                     + " next start";
         } else if (e instanceof SchedulerEvent.RunFinished f) {
             return summary(f.summary());
@@ -269,7 +269,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
      */
     private static String summary(RunSummary s) {
         if (s.interrupted()) {
-            return "interrupted — " + s.results().size() + " jobs finished in this run; run the same command again to resume"
+            return "interrupted — " + jobsFinished(s.results().size()) + " in this run; run the same command again to resume"
                     + " (exit " + s.exitCode() + ")";
         }
         List<JobResult> all = s.all();
@@ -290,6 +290,10 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     + (s.earlier().contains(r) ? ", earlier run" : "") + ") — " + r.command()));
         }
         return b.toString();
+    }
+
+    private static String jobsFinished(int n) {
+        return n + (n == 1 ? " job" : " jobs") + " finished";
     }
 
     private static String join(java.util.List<Integer> gpus) {

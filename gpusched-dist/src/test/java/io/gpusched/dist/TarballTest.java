@@ -164,4 +164,35 @@ class TarballTest {
         assertFalse(unit.lines().anyMatch(l -> l.startsWith("NoNewPrivileges=") || l.startsWith("PrivateTmp=")
                 || l.startsWith("ProtectHome=") || l.startsWith("PrivateDevices=")), unit);
     }
+
+    @Test
+    void aStopBySigtermIsASuccessToTheUnits_soSystemctlStopLeavesNoFailedUnit() throws Exception {
+        Path socket = dir.resolve("stop.sock");
+        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/gpusched").toString(), "serve", "--sim", "1", "--socket",
+                socket.toString(), "--log-dir", dir.resolve("stop-logs").toString()).directory(home.toFile())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("stop.log").toFile());
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        Process daemon = pb.start();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); !Files.exists(socket); Thread.sleep(50)) {
+            assertTrue(daemon.isAlive() && System.nanoTime() < end, () -> "no socket: " + read(dir.resolve("stop.log")));
+        }
+        daemon.destroy(); // SIGTERM, what systemctl stop and restart send
+        assertTrue(daemon.waitFor(30, TimeUnit.SECONDS), "the daemon did not stop on SIGTERM");
+        int code = daemon.exitValue();
+        for (String unit : List.of("lib/systemd/system/gpusched.service", "lib/systemd/user/gpusched.service")) {
+            List<String> success = Files.readAllLines(home.resolve(unit)).stream().filter(l -> l.startsWith("SuccessExitStatus="))
+                    .flatMap(l -> List.of(l.substring(l.indexOf('=') + 1).trim().split("\\s+")).stream()).toList();
+            assertTrue(code == 0 || success.contains(Integer.toString(code)),
+                    unit + " counts the daemon's own stop (exit " + code + ") as a failure: SuccessExitStatus is " + success);
+        }
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            return "(" + e + ")";
+        }
+    }
 }
