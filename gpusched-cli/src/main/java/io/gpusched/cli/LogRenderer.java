@@ -300,7 +300,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         return gpus.stream().map(String::valueOf).collect(Collectors.joining(","));
     }
 
-    private static String usage(Map<Integer, Long> mib) {
+    /** @return per-GPU peaks as the log writes them: {@code gpu0:3018 MiB, gpu1:2990 MiB} */
+    static String usage(Map<Integer, Long> mib) {
         return new java.util.TreeMap<>(mib).entrySet().stream()
                 .map(x -> "gpu" + x.getKey() + ":" + x.getValue() + " MiB").collect(Collectors.joining(", "));
     }

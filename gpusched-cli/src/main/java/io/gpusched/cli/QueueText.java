@@ -59,6 +59,37 @@ final class QueueText {
         return QueueTable.tty(row) ? " [tty]" : "";
     }
 
+    /**
+     * How an ended job ended, for {@code show}: {@code ended ok on gpu[0] after 30s, peak 3018 MiB (declared
+     * 3072 MiB: within)}, the exit status after a failure's status, the cause after a dash; a job that
+     * never ran says only how it ended.
+     */
+    static String ended(Row.Ended e) {
+        StringBuilder where = new StringBuilder("ended " + e.status().journalName());
+        if (e.status().isFailure()) {
+            where.append(", exit ").append(e.exitCode());
+        }
+        if (e.measurement() != io.gpusched.model.Measurement.NOT_RUN) {
+            if (!e.gpus().isEmpty()) {
+                where.append(" on gpu").append(e.gpus());
+            }
+            // An outcome folded from an earlier run's journal has no duration: it says nothing rather than 0s.
+            if (e.durationSeconds() > 0) {
+                where.append(" after ").append(QueueTable.duration(Math.round(e.durationSeconds())));
+            }
+            where.append(", peak ").append(switch (e.measurement()) {
+                case MEASURED -> LogRenderer.usage(e.peakMib());
+                case NOT_VISIBLE -> "n/a (its GPU processes are not visible from the scheduler)";
+                case UNWATCHED -> "n/a (it ended while no scheduler watched)";
+                default -> "n/a (no GPU memory seen)";
+            });
+            e.declaredMib().ifPresent(d -> where.append(" (declared ").append(d).append(" MiB")
+                    .append(e.verdict().declaration().map(v -> ": " + v).orElse("")).append(')'));
+        }
+        e.cause().ifPresent(c -> where.append(" — ").append(c.text()));
+        return where.toString();
+    }
+
     private static String mib(OptionalLong declared) {
         return declared.isEmpty() ? "undeclared" : declared.getAsLong() + " MiB";
     }
@@ -174,7 +205,7 @@ final class QueueText {
         } else if (row instanceof Row.Pending p) {
             where = (p.held() ? "held" : "pending") + ", " + mib(p.declaredMib()) + ", waits: " + p.reason().text();
         } else if (row instanceof Row.Ended e) {
-            where = "ended " + e.status().journalName() + (e.status().isFailure() ? ", exit " + e.exitCode() : "");
+            where = ended(e);
         } else {
             where = "interrupted (runs again on restart)";
         }
