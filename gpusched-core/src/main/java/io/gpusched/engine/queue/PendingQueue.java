@@ -363,7 +363,6 @@ public final class PendingQueue {
         return dependencies.check(owner, j.scheduling().after(), this::known);
     }
 
-    /** @return who the job of this key runs for */
     /**
      * @param p a pending job
      * @return the requirement rule its next declaration comes from; empty when the line (or, after an
@@ -374,6 +373,10 @@ public final class PendingQueue {
                 : java.util.Optional.empty();
     }
 
+    /**
+     * @param key a job's key
+     * @return who the job of this key runs for
+     */
     public String ownerOf(String key) {
         return table.owner(key);
     }
