@@ -369,6 +369,37 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
+     * {@link #cancel(int)} for a caller who may cancel only some owners' jobs: {@code ownerCheck} is told
+     * the job's owner and throws to refuse, in the same step of the scheduler's loop as the cancel, so no
+     * job can take the number between the check and the cancel (asked apart, a number no job had yet
+     * could be another user's by the time it was cancelled). A number no job has is
+     * {@link CancelOutcome#NOT_FOUND}, checked against no one.
+     *
+     * @param no the job's display number
+     * @param ownerCheck told the job's owner on the scheduler's loop thread (so quick, and waiting on
+     *     nothing); what it throws is thrown here, and the job is left alone
+     * @return what happened
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public CancelOutcome cancel(int no, java.util.function.Consumer<String> ownerCheck) {
+        Objects.requireNonNull(ownerCheck, "ownerCheck");
+        return await(() -> engine.cancel(no, ownerCheck));
+    }
+
+    /**
+     * A job's owner, the file its output goes to ({@link #outputFile(int)}) and where it stands
+     * ({@link #state(int)}), from any thread while {@link #run()} runs, read in one step of the
+     * scheduler's loop: what a caller is checked against is the owner of the output named.
+     *
+     * @param no the job's display number
+     * @return them; empty when no job has that number
+     * @throws GpuschedException if the scheduler is not running
+     */
+    public java.util.Optional<io.gpusched.model.JobLogs> logs(int no) {
+        return await(() -> engine.logs(no));
+    }
+
+    /**
      * Cancels every job of one owner that has not ended, from any thread while {@link #run()} runs, each
      * as {@link #cancel(int)} would: running ones are stopped, pending ones (and those waiting to run
      * again) never run. Jobs-file lines belong to the scheduler's own user. All in one step of the

@@ -421,4 +421,84 @@ class HostileUsersTest {
         assertTrue(log.contains("job 2: cannot open output " + secret.resolve("missing/out.log") + " as " + MALLORY
                 + ": Permission denied"), log);
     }
+
+    /**
+     * Mallory asks for the number the victim's next job will get, before it has it, over and over on
+     * several connections: {@code cancel N} and {@code logs N}. While no job had it, the owner check passed
+     * (no owner), and the cancel or the output lookup came in a later step of the loop, by when the
+     * victim's job could hold the number: her job was cancelled, and its output's path named to him.
+     */
+    @Test
+    void theNextNumberAskedForBeforeTheVictimsJobHasIt_neverCancelsItNorNamesItsOutput() throws Exception {
+        serve();
+        Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+        Path mallory = ownDir(MALLORY, dir.resolve(MALLORY));
+        int rounds = 4;
+        // Each thread asks for the number it is on until the victim's job holds it (forbidden), then the next.
+        String py = "import socket,sys,json,threading\n"
+                + "path,rounds=sys.argv[1],int(sys.argv[2]); lock=threading.Lock(); at=[1]; odd=[]; asked=[0]\n"
+                + "def run(op):\n"
+                + " s=socket.socket(socket.AF_UNIX); s.connect(path); f=s.makefile('rb')\n"
+                + " while True:\n"
+                + "  with lock: n=at[0]\n"
+                + "  if n>rounds: return\n"
+                + "  s.sendall((json.dumps({'v':1,'op':op,'no':n})+'\\n').encode()); a=json.loads(f.readline())\n"
+                + "  with lock: asked[0]+=1\n"
+                + "  if not a['ok'] and a['error']['code']=='forbidden':\n"
+                + "   with lock: at[0]=max(at[0],n+1)\n"
+                + "  elif a.get('outcome')!='not_found' and (op!='logs' or a.get('paths')!=[] or a.get('state')!='unknown'):\n"
+                + "   with lock: odd.append(a)\n"
+                + "ts=[threading.Thread(target=run,args=(op,)) for op in ['cancel','logs']*3]\n"
+                + "[t.start() for t in ts]; [t.join() for t in ts]\n"
+                + "print(json.dumps({'asked':asked[0],'odd':odd}))\n";
+        Process flood = new ProcessBuilder(UnixUsers.setpriv(MALLORY, "/usr/bin/python3", "-c", py, socket().toString(),
+                String.valueOf(rounds))).directory(mallory.toFile()).redirectErrorStream(true).start();
+        try {
+            for (int no = 1; no <= rounds; no++) {
+                String submit = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] sleep 60\",\"cwd\":\"" + victim
+                        + "\",\"output\":\"private-" + no + ".log\"}";
+                assertEquals("{\"v\":1,\"ok\":true,\"no\":" + no + "}", as(VICTIM, socket(), submit));
+                Thread.sleep(300); // his threads move on to the next number once they see this one is hers
+            }
+            assertTrue(flood.waitFor(60, TimeUnit.SECONDS), "his requests never saw the victim's jobs");
+            String said = new String(flood.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            assertTrue(said.endsWith("\"odd\": []}"), "what he got for numbers no job had when he asked: " + said);
+            String queue = ServeDaemon.cli("queue", "--socket", socket().toString(), "--all").out();
+            assertFalse(queue.contains("cancelled"), "he cancelled one of her jobs: " + queue);
+            assertEquals(rounds, queue.split("sleep 60", -1).length - 1, queue);
+        } finally {
+            flood.destroyForcibly();
+        }
+    }
+
+    /**
+     * A number the journal no longer holds (its job ended long ago and compaction dropped it, leaving a
+     * file in the log directory) is no one's: another user's {@code logs} and {@code cancel} of it are
+     * answered as for a number no job ever had, naming no file and signalling nothing; root still gets
+     * the leftover named.
+     */
+    @Test
+    void aJobTheJournalNoLongerHolds_isAnsweredAsNoJobToAnotherUser_namingNoFileOfIt() throws Exception {
+        Path state = Files.createDirectories(logs());
+        Files.setPosixFilePermissions(state, PosixFilePermissions.fromString("rwx------"));
+        // What compaction leaves once the victim's job 5 has ended and been dropped: the next number, no line of it.
+        Path journal = state.resolve("journal.jsonl");
+        Files.writeString(journal, "{\"key\":\"journal\",\"event\":\"compacted\",\"next_no\":6,\"next_run\":3,\"at_ms\":1}\n");
+        Files.setPosixFilePermissions(journal, PosixFilePermissions.fromString("rw-------"));
+        Path leftover = Files.writeString(state.resolve("job005_gpu0.log"), "gpusched-runas: cannot start the victim's job\n");
+        serve();
+        String unknown = "{\"v\":1,\"ok\":true,\"paths\":[],\"state\":\"unknown\",\"tty\":\"T\"}";
+        for (int no : List.of(5, 6, 99, 2147483647)) {
+            String logs = as(MALLORY, socket(), "{\"v\":1,\"op\":\"logs\",\"no\":" + no + "}")
+                    .replaceAll("\"tty\":\"[^\"]*\"", "\"tty\":\"T\"");
+            assertEquals(unknown, logs, "logs " + no);
+            assertEquals("{\"v\":1,\"ok\":true,\"outcome\":\"not_found\"}",
+                    as(MALLORY, socket(), "{\"v\":1,\"op\":\"cancel\",\"no\":" + no + "}"), "cancel " + no);
+        }
+        String bad = as(MALLORY, socket(), "{\"v\":1,\"op\":\"logs\",\"no\":-5}");
+        assertTrue(bad.contains("\"code\":\"bad_request\""), bad);
+        assertTrue(as("root", socket(), "{\"v\":1,\"op\":\"logs\",\"no\":5}").contains(leftover.toString()),
+                "root reads every job's logs");
+        assertEquals("gpusched-runas: cannot start the victim's job\n", Files.readString(leftover));
+    }
 }

@@ -71,6 +71,29 @@ final class Controls {
     }
 
     /**
+     * @return the job of this number's owner, output file and state, read in one step; empty when the
+     *     journal knows no such number
+     */
+    Optional<io.gpusched.model.JobLogs> logs(int no) {
+        return table.byNo(no).map(j -> new io.gpusched.model.JobLogs(j.owner(),
+                j.submission().flatMap(JobOutput::file), state(no)));
+    }
+
+    /**
+     * {@link #cancel(int)} once {@code ownerCheck}, told the job's owner, has not thrown: the check and
+     * the cancel in one step, so no job can take the number between them. A number the journal does not
+     * know is {@link CancelOutcome#NOT_FOUND} whoever asks, checked against no one.
+     */
+    CancelOutcome cancel(int no, java.util.function.Consumer<String> ownerCheck) {
+        Optional<JobTable.Job> job = table.byNo(no);
+        if (job.isEmpty()) {
+            return CancelOutcome.NOT_FOUND;
+        }
+        ownerCheck.accept(job.get().owner());
+        return cancel(no);
+    }
+
+    /**
      * Cancels the job with this display number: a running one is stopped (it ends as cancelled), a
      * pending one is journaled cancelled. A file line cancelled this way stays cancelled, as if its line
      * said {@code cancel}.

@@ -403,6 +403,28 @@ public final class Engine {
     }
 
     /**
+     * Cancels a job by display number once its owner passes a check, both in one step, from any thread.
+     *
+     * @param no the job's display number
+     * @param ownerCheck told the job's owner on the loop's thread; what it throws fails the call and
+     *     leaves the job alone
+     * @return what happened
+     */
+    public CompletableFuture<io.gpusched.model.CancelOutcome> cancel(int no, java.util.function.Consumer<String> ownerCheck) {
+        return inbox.call(() -> controls.cancel(no, ownerCheck));
+    }
+
+    /**
+     * A job's owner, output file and state, read in one step, from any thread.
+     *
+     * @param no the job's display number
+     * @return them; empty when the journal knows no job of that number
+     */
+    public CompletableFuture<Optional<io.gpusched.model.JobLogs>> logs(int no) {
+        return inbox.call(() -> controls.logs(no));
+    }
+
+    /**
      * Cancels every job of an owner that has not ended, from any thread.
      *
      * @return each job's number and what happened, by number

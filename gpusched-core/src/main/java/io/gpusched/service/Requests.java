@@ -379,9 +379,18 @@ final class Requests {
                         + "; start it with gpusched serve --dashboard PORT"));
     }
 
+    /**
+     * Cancels a job of the caller's, or any job for an admin. The owner is checked in the loop's step
+     * that cancels: checked apart, a number no job had yet when checked (the next one) could be another
+     * user's job by the time it was cancelled. A number no job has is {@code not_found}, whoever asks.
+     */
     private String cancel(int no, String peer) {
-        requireOwnerOrAdmin(no, peer, "cancel it");
-        return CODEC.encode(new Answer.Cancelled(scheduler.cancel(no)));
+        boolean anyJob = mayActOnEveryJob(peer);
+        return CODEC.encode(new Answer.Cancelled(scheduler.cancel(no, owner -> {
+            if (!anyJob) {
+                requireOwn(no, owner, peer, "cancel it");
+            }
+        })));
     }
 
     /** Every job of a user that has not ended: theirs to cancel, or an admin's. */
@@ -399,19 +408,30 @@ final class Requests {
      * otherwise point anyone at it.
      */
     private String logs(int no, String peer) {
-        requireOwnerOrAdmin(no, peer, "read its log");
+        boolean anyJob = mayActOnEveryJob(peer);
+        // Owner, output and state in one step of the loop, asked of it rather than read from a snapshot (a
+        // snapshot a round old would call a job that just started, its log already there, ended, and a
+        // follower would stop). One step: the owner checked is the owner of the output named, where a
+        // number no job had when checked could be another user's job by the time its output was asked.
+        Optional<io.gpusched.model.JobLogs> job = scheduler.logs(no);
+        job.ifPresent(j -> {
+            if (!anyJob) {
+                requireOwn(no, j.owner(), peer, "read its log");
+            }
+        });
         java.util.List<String> paths = new java.util.ArrayList<>();
-        Optional<Path> own = scheduler.outputFile(no);
+        Optional<Path> own = job.flatMap(io.gpusched.model.JobLogs::outputFile);
         if (own.isPresent()) {
             // Named, not probed: this process may be root, and whether a path exists is for its owner's
             // client to find out with its own rights (a root probe would tell anyone what root can see).
             paths.add(own.get().toString());
-        } else {
+        } else if (job.isPresent() || anyJob) {
+            // A number the journal no longer holds (its job ended long ago and was compacted away, or
+            // before this daemon's journal) has no owner to check: its leftover files are named only to
+            // whoever may read every job's, so the answer tells no one else it ever had any.
             paths.addAll(logDirFiles(no));
         }
-        // Asked of the loop, not read from a snapshot: a snapshot a round old would call a job that just
-        // started (its log already there) ended, and a follower would stop.
-        String state = scheduler.state(no);
+        String state = job.map(io.gpusched.model.JobLogs::state).orElse("unknown");
         // Derived, not looked up: the terminal exists only while a [tty] job runs, and attach asks tmux.
         return CODEC.encode(new Answer.Logs(paths, state,
                 Optional.of(io.gpusched.model.TtySession.of(scheduler.logDir(), no).name())));
@@ -431,12 +451,15 @@ final class Requests {
         return paths;
     }
 
-    /** On a shared daemon, refuses a caller who is neither the job's owner nor an admin. */
-    private void requireOwnerOrAdmin(int no, String peer, String what) {
-        if (shared && !admin(peer)) {
-            scheduler.owner(no).filter(o -> !o.equals(peer)).ifPresent(o -> {
-                throw new Forbidden("job " + no + " is " + o + "'s; only " + o + " or " + admins() + " may " + what);
-            });
+    /** Whether a caller may act on any job: everyone on a user's own daemon, else root and admins. */
+    private boolean mayActOnEveryJob(String peer) {
+        return !shared || admin(peer);
+    }
+
+    /** Refuses a caller who is not the job's owner (the journal's); quick, so fit for the loop's thread. */
+    private void requireOwn(int no, String owner, String peer, String what) {
+        if (!owner.equals(peer)) {
+            throw new Forbidden("job " + no + " is " + owner + "'s; only " + owner + " or " + admins() + " may " + what);
         }
     }
 
