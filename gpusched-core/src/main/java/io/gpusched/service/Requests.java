@@ -160,6 +160,16 @@ final class Requests {
     }
 
     /**
+     * Whether answering a request renders the queue's text ({@code queue} with {@code "text"}, on a
+     * service with a {@link QueuePrinter}): the one answer whose cost grows with the queue and is
+     * rendered anew for each format and width. The service answers these apart ({@link Renders}), so
+     * they never hold up the others.
+     */
+    boolean renders(Request req) {
+        return req instanceof Request.Queue q && q.text().isPresent() && printer.isPresent();
+    }
+
+    /**
      * The error answer for what a request's checks or the scheduler refused, with the code
      * {@code PROTOCOL.md} gives it: {@code submit} and {@code srun} answer the same.
      */

@@ -49,7 +49,8 @@ import jdk.net.ExtendedSocketOptions;
  * closes it; nothing a client sends can stop the daemon.
  *
  * <p>Bounded whatever clients do ({@link Limits}): a fixed set of threads (one selector thread reads,
- * writes and accepts for every connection; two answer {@code hello} and {@code queue}; four run what
+ * writes and accepts for every connection; two answer {@code hello}, {@code submit}, {@code job} and the
+ * queue's rows; two render the queue's text, one render at a time per user ({@link Renders}); four run what
  * waits for the scheduler's loop; 32 take submissions, so many clients' submissions share one fsync;
  * one times {@code srun} updates), so an idle connection costs a file
  * descriptor and a few hundred bytes, not a thread. An answer that comes later ({@code submit}'s
@@ -126,7 +127,8 @@ public final class ServiceServer implements AutoCloseable {
      * Threads that answer {@code hello}, {@code queue}, {@code job} and {@code submit}, for which no thread
      * waits for the scheduler's loop: a submission's answer is written once its future completes (on
      * the loop's thread, as its line is forced), so the submissions of many clients share one fsync with
-     * no thread held per submission.
+     * no thread held per submission. Never the queue's text, whose cost grows with the queue: that is
+     * {@link Renders}', so no user's renders hold these up.
      */
     private static final int ANSWERERS = 2;
     /** Threads for requests that wait for the scheduler's loop (cancel, logs, pause, srun's steps). */
@@ -147,6 +149,8 @@ public final class ServiceServer implements AutoCloseable {
     private final SelectionKey acceptKey;
     private final Thread loop;
     private final ExecutorService answerers = Executors.newFixedThreadPool(ANSWERERS, named("gpusched-answer"));
+    /** Where the queue's text is rendered: threads of its own, one render at a time per user. */
+    private final Renders renders = new Renders(named("gpusched-render"));
     private final ExecutorService workers = Executors.newFixedThreadPool(WORKERS, named("gpusched-request"));
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(named("gpusched-srun-timer"));
     /** Work other threads hand the selector thread: queue an answer, end a connection. */
@@ -655,12 +659,19 @@ public final class ServiceServer implements AutoCloseable {
         } else if (req instanceof io.gpusched.protocol.Request.Queue || req instanceof io.gpusched.protocol.Request.Job) {
             // Never older than what its asker may have seen: a job whose output they read, a number
             // they were given, in the round still under way. No thread waits for that board.
+            // The queue's text is rendered on the renderers, one at a time per user, never here.
+            Runnable answer = () -> reply(c, () -> requests.answer(req, c.peer));
+            boolean render = requests.renders(req);
             CompletableFuture<Void> current = scheduler.whenSnapshotCurrent();
             if (current.isDone()) {
-                reply(c, () -> requests.answer(req, c.peer));
+                if (!render) {
+                    answer.run();
+                } else if (!renders.submit(c.peer, answer)) {
+                    post(() -> close(c));
+                }
             } else {
                 current.completeOnTimeout(null, CURRENT_SNAPSHOT_WAIT_MILLIS, TimeUnit.MILLISECONDS).whenComplete((v, e) -> {
-                    if (!execute(answerers, () -> reply(c, () -> requests.answer(req, c.peer)))) {
+                    if (!(render ? renders.submit(c.peer, answer) : execute(answerers, answer))) {
                         post(() -> close(c));
                     }
                 });
@@ -981,6 +992,7 @@ public final class ServiceServer implements AutoCloseable {
         }
         closeQuietly(server);
         answerers.shutdownNow();
+        renders.shutdownNow();
         workers.shutdownNow();
         timer.shutdownNow();
         try {
