@@ -57,8 +57,9 @@ import jdk.net.ExtendedSocketOptions;
  * number, an {@code srun}'s events) is written when its future completes, by the selector thread.
  * Connections are capped overall and per user, one that sends no whole request for the idle timeout
  * is closed, and unfinished request lines together hold at most {@link #OWN_BYTES} each plus
- * {@link #SHARED_BYTES}: past that, a connection is not read until memory is freed (its bytes wait in
- * the kernel, its sender blocks) or its idle timeout closes it.
+ * {@link #SHARED_BYTES}, of which one user's at most {@link #SHARED_BYTES_PER_USER}: past that, a
+ * connection is not read until memory is freed (its bytes wait in the kernel, its sender blocks) or its
+ * idle timeout closes it.
  *
  * <p>Why one file of this length: everything the selector thread does to a connection (admit, read,
  * hand out, write, time out, close) and the memory it counts sits together, so a reader checks the
@@ -115,6 +116,12 @@ public final class ServiceServer implements AutoCloseable {
     static final int OWN_BYTES = 8 * 1024;
     /** Bytes of unfinished request lines all connections together may hold beyond {@link #OWN_BYTES} each. */
     static final long SHARED_BYTES = 32L << 20;
+    /**
+     * Bytes of {@link #SHARED_BYTES} the connections of one user may hold together, on a daemon serving
+     * every user (root is not counted: trusted, as for connections): a quarter, so one user's unfinished
+     * lines cannot take what everyone else's big requests (a submission with a big environment) need.
+     */
+    static final long SHARED_BYTES_PER_USER = SHARED_BYTES / 4;
     /** The most bytes one read takes: the selector thread's one read buffer. */
     private static final int READ_CHUNK = 64 * 1024;
     /**
@@ -164,6 +171,8 @@ public final class ServiceServer implements AutoCloseable {
     private int open;
     /** Bytes of input buffers beyond {@link #OWN_BYTES} each, over all connections. */
     private long sharedInUse;
+    /** {@link #sharedInUse} by user, for those who hold some. */
+    private final Map<String, Long> sharedByUser = new HashMap<>();
     /** Bytes of all connections' input buffers; written by the selector thread, read by tests. */
     private volatile long inputBytes;
     private long nextSweep;
@@ -495,7 +504,7 @@ public final class ServiceServer implements AutoCloseable {
         } else if (n > 0) {
             readBuffer.flip();
             int before = c.capacity();
-            c.append(readBuffer, sharedInUse < SHARED_BYTES ? Protocol.MAX_LINE_BYTES + READ_CHUNK
+            c.append(readBuffer, mayGrow(c) ? Protocol.MAX_LINE_BYTES + READ_CHUNK
                     : Math.max(OWN_BYTES, c.capacity()));
             recharge(c, before);
         }
@@ -503,14 +512,21 @@ public final class ServiceServer implements AutoCloseable {
     }
 
     /**
-     * How many bytes a connection may read now: a whole read while {@link #SHARED_BYTES} lasts, else only
-     * what fits its own {@link #OWN_BYTES} or the buffer it already has (no memory taken from others).
+     * How many bytes a connection may read now: a whole read while {@link #SHARED_BYTES} and its user's
+     * {@link #SHARED_BYTES_PER_USER} last, else only what fits its own {@link #OWN_BYTES} or the buffer it
+     * already has (no memory taken from others).
      */
     private int allowance(Connection c) {
-        if (sharedInUse < SHARED_BYTES) {
+        if (mayGrow(c)) {
             return READ_CHUNK;
         }
         return Math.min(READ_CHUNK, Math.max(0, Math.max(OWN_BYTES, c.capacity()) - c.buffered()));
+    }
+
+    /** Whether a connection's input buffer may grow into {@link #SHARED_BYTES}: some is left, to it and its user. */
+    private boolean mayGrow(Connection c) {
+        return sharedInUse < SHARED_BYTES && (!shared || c.peer.equals("root")
+                || sharedByUser.getOrDefault(c.peer, 0L) < SHARED_BYTES_PER_USER);
     }
 
     /** What an input buffer of this size takes of {@link #SHARED_BYTES}. */
@@ -522,16 +538,23 @@ public final class ServiceServer implements AutoCloseable {
     private void recharge(Connection c, int before) {
         inputBytes += c.capacity() - before;
         long delta = charged(c.capacity()) - charged(before);
+        if (delta == 0) {
+            return;
+        }
         sharedInUse += delta;
+        sharedByUser.merge(c.peer, delta, (a, b) -> a + b == 0 ? null : a + b);
         if (delta < 0 && !starved.isEmpty()) {
-            // Memory came back: those waiting for it read again, oldest first, as many as it may serve.
+            // Memory came back: those waiting for it read again, oldest first, as many as it may serve;
+            // a connection whose user still holds their share waits on.
             long left = SHARED_BYTES - sharedInUse;
             for (Connection s : new ArrayList<>(starved)) {
                 if (left <= 0) {
                     break;
                 }
-                interest(s);
-                left -= READ_CHUNK;
+                if (allowance(s) > 0) {
+                    interest(s);
+                    left -= READ_CHUNK;
+                }
             }
         }
     }
