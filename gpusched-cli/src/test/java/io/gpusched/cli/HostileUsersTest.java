@@ -321,6 +321,45 @@ class HostileUsersTest {
     }
 
     @Test
+    void anSrunClientThatKeepsItsGrantAndNeverSaysHowItEnded_losesItsGpuAtItsTimeout_andAtAnAdminsCancel() throws Exception {
+        serve();
+        Path hers = ownDir(MALLORY, dir.resolve(MALLORY));
+        Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+        // Her own client: takes the grant, runs nothing (so no process carries its token), never says
+        // `exited`, and keeps its connection open, which exempts it from the idle timeout.
+        String py = "import socket,json,sys,time\ns=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f=s.makefile('rb')\n"
+                + "s.sendall((json.dumps({'v':1,'op':'srun','line':sys.argv[3],'cwd':sys.argv[2]})+'\\n').encode())\n"
+                + "while True:\n l=json.loads(f.readline())\n if l.get('event')=='granted' or not l.get('ok',True): print(json.dumps(l), flush=True); break\n"
+                + "time.sleep(150)\n";
+        List<Process> clients = new ArrayList<>();
+        try {
+            for (String line : List.of("[vram=20G timeout=2s] python train.py", "[vram=20G] python train.py")) {
+                Process p = new ProcessBuilder(UnixUsers.setpriv(MALLORY, "/usr/bin/python3", "-c", py, socket().toString(),
+                        hers.toString(), line)).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+                clients.add(p);
+                String granted = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(),
+                        java.nio.charset.StandardCharsets.UTF_8)).readLine();
+                assertTrue(granted != null && granted.contains("\"granted\""), granted + daemonLog());
+                // The one GPU (24000 MiB) is hers; the victim's job needs it.
+                String no = line.contains("timeout") ? "1" : "3";
+                String sub = UnixUsers.as(VICTIM, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=20G] true\",\"cwd\":\""
+                        + victim + "\"}");
+                assertTrue(sub.contains("\"ok\":true"), sub);
+                if (no.equals("3")) {
+                    assertEquals(0, ServeDaemon.cli("cancel", "--socket", socket().toString(), no).code(), "root cancels it");
+                }
+                String ended = no.equals("1") ? "✗ job 1 timeout" : "✗ job 3 cancelled";
+                String next = no.equals("1") ? "✓ job 2 ok" : "✓ job 4 ok";
+                awaitQueue(q -> q.contains(ended) && q.contains(next));
+                assertTrue(p.isAlive(), "her client still holds its connection: the job ended without its word");
+            }
+            assertTrue(daemonLog().contains("job 1: stopped and SIGKILLed; its srun client has not said"), daemonLog());
+        } finally {
+            clients.forEach(Process::destroyForcibly);
+        }
+    }
+
+    @Test
     void aSocketDirectoryAnotherUserMade_isRefusedByTheUsersDaemon_andItsSocketByTheirClient() throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));

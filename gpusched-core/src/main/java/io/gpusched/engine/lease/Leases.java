@@ -43,6 +43,8 @@ import java.util.concurrent.CompletableFuture;
 public final class Leases implements RunDriver {
     /** The exit status recorded for a lease whose client went away before saying how its command ended. */
     public static final int UNKNOWN_EXIT = 255;
+    /** The exit status recorded for a lease a stop SIGKILLed before its client said how its command ended. */
+    public static final int KILLED_EXIT = 128 + 9;
     /**
      * How long a restarted scheduler keeps a lease whose command it cannot see, for its client to come
      * back and report: between the grant and the command's start no process carries the token yet.
@@ -194,10 +196,23 @@ public final class Leases implements RunDriver {
                 ? Optional.of(names.entry(r.runNo().getAsLong())) : Optional.empty();
     }
 
-    /** Ends the leases whose clients went away once no process of theirs is left. */
+    /**
+     * Ends the leases whose clients went away once no process of theirs is left, and the leases a stop
+     * (cancel, timeout, {@code --max-job-time}) has SIGKILLed, whoever holds their connection.
+     */
     public void reapAbandoned(List<RunningJob> running) {
         for (RunningJob rj : running) {
             Waiter w = waiters.get(rj.key());
+            if (w != null && rj.killEscalated && !w.exit.isDone()) {
+                // The grace is over and every carrier of the token got SIGKILL: the run ends as a submitted
+                // job's does when its leader is killed, and the sweep kills what still carries the token. Its
+                // client's word is not waited for: a client that holds its connection and never says
+                // `exited` (or starts a new carrier after the kill) would keep the GPUs past any limit.
+                reporter.warnOnce("job " + rj.no + ": stopped and SIGKILLed; its srun client has not said how its command"
+                        + " ended, so it ends now (recorded as " + KILLED_EXIT + ")");
+                w.exit.complete(KILLED_EXIT);
+                continue;
+            }
             if (w != null && w.gone && !w.exit.isDone() && !clock.now().isBefore(w.graceUntil)
                     && procFs.carriers(names.entry(rj.run), w.owner).isEmpty()) {
                 reporter.warnOnce("job " + rj.no + ": its srun client went away before its command ended; nothing of"
