@@ -360,6 +360,36 @@ class HostileUsersTest {
     }
 
     @Test
+    void aTmuxDirectoryAnotherUserMadeForTheVictimsUid_orALinkThere_doesNotFailTheirTtyJob() throws Exception {
+        assumeTrue(run("sh", "-c", "command -v tmux") == 0, "tmux is not installed: [tty] jobs are not tested");
+        serve();
+        String uid = output("id", "-u", VICTIM);
+        Path tmuxDir = Path.of("/tmp/tmux-" + uid);
+        Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+        Path hers = ownDir(MALLORY, dir.resolve(MALLORY));
+        try {
+            // /tmp is anyone's: she makes the directory tmux would use for the victim (tmux then refuses it
+            // and the job fails at once), then a link there to a directory of hers.
+            for (String plant : List.of("mkdir -m 0777 " + tmuxDir, "ln -s " + hers + " " + tmuxDir)) {
+                run("rm", "-rf", tmuxDir.toString());
+                assertEquals(0, run(UnixUsers.setpriv(MALLORY, "/bin/sh", "-c", plant).toArray(String[]::new)), plant);
+                String answer = as(VICTIM, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G tty] echo in-my-terminal\","
+                        + "\"cwd\":\"" + victim + "\"}");
+                assertTrue(answer.contains("\"ok\":true"), answer);
+                String no = answer.replaceAll(".*\"no\":([0-9]+).*", "$1");
+                awaitQueue(q -> q.contains("job " + no + " ok") || q.contains("job " + no + " failed"));
+                String log = Files.readString(victim.resolve("gpusched-" + no + ".log"));
+                assertTrue(ServeDaemon.cli("queue", "--socket", socket().toString()).out().contains("✓ job " + no + " ok")
+                        && log.contains("in-my-terminal"), plant + ": " + log + daemonLog());
+                assertEquals(VICTIM, Files.getOwner(tmuxDir, java.nio.file.LinkOption.NOFOLLOW_LINKS).getName());
+                assertTrue(daemonLog().contains("job " + no + "'s terminal: " + tmuxDir + " belonged to " + MALLORY), daemonLog());
+            }
+        } finally {
+            run("sh", "-c", "rm -rf " + tmuxDir + " /tmp/.tmux-" + uid + ".moved-*");
+        }
+    }
+
+    @Test
     void aSocketDirectoryAnotherUserMade_isRefusedByTheUsersDaemon_andItsSocketByTheirClient() throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));

@@ -15,6 +15,7 @@ import io.gpusched.engine.spawn.RunDriver;
 import io.gpusched.engine.spawn.RunFiles;
 import io.gpusched.engine.spawn.RunNames;
 import io.gpusched.engine.spawn.RunningJob;
+import io.gpusched.engine.spawn.TtySockets;
 import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.cluster.ClusterAttempt;
@@ -168,6 +169,11 @@ public final class Launcher {
         // the log directory's file then gets only what the root wrapper says (why it could not start).
         Optional<RunDriver.RunAs> runAs = submitted.filter(JobOutput::runsAsOwner)
                 .map(s -> new RunDriver.RunAs(s.owner(), jobLog, s.umask().orElse(OwnerLaunch.DEFAULT_UMASK)));
+        if (p.spec().environment().tty() && runAs.isPresent()) {
+            // Its tmux directory must be the owner's: another user may have made it first.
+            TtySockets.claimDirectory(runAs.get().user()).ifPresent(what -> reporter.warnOnce("job " + p.no()
+                    + "'s terminal: " + what));
+        }
         // A terminal's name is worked out (the log directory's real path, hashed) only for a job that has one.
         String script = p.spec().environment().tty() ? EnvironmentScript.of(p.spec(), names.tty(p.no()))
                 : EnvironmentScript.of(p.spec());
