@@ -267,7 +267,23 @@ final class StableReader {
 
     private Stat stat() throws IOException {
         BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class);
+        if (!a.isRegularFile()) {
+            // Never opened: a FIFO's open blocks the loop until a writer comes (for good, once it is
+            // unlinked), and a device like /dev/zero never ends.
+            throw new NotRegular(a.isDirectory());
+        }
         return new Stat(a.size(), a.lastModifiedTime(), a.fileKey());
+    }
+
+    /** The path names a directory, a FIFO, a device or a socket: nothing to read as a jobs file. */
+    private static final class NotRegular extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final boolean directory;
+
+        NotRegular(boolean directory) {
+            super(directory ? "a directory" : "not a regular file");
+            this.directory = directory;
+        }
     }
 
     private String describe(IOException e) {
@@ -278,7 +294,11 @@ final class StableReader {
             return "jobs file " + file + " cannot be read: permission denied (fix with chmod u+r " + file
                     + "); keeping the previous queue";
         }
-        return "jobs file " + file + " cannot be read (" + e.getClass().getSimpleName() + ": " + e.getMessage()
+        if (e instanceof NotRegular n) {
+            return "jobs file " + file + (n.directory ? " is a directory" : " is a FIFO, a device or a socket,"
+                    + " not a regular file") + "; keeping the previous queue; put the jobs file back as a regular file";
+        }
+        return "jobs file " + file + " cannot be read (" + (e.getMessage() == null ? "I/O error" : e.getMessage())
                 + "); keeping the previous queue";
     }
 
