@@ -84,13 +84,27 @@ public final class RequirementsParser {
         String name = String.valueOf(file.getFileName());
         byte[] bytes;
         try {
+            java.nio.file.attribute.BasicFileAttributes a = Files.readAttributes(file,
+                    java.nio.file.attribute.BasicFileAttributes.class);
+            if (a.isDirectory()) {
+                throw new RequirementsException(name + ": " + file + " is a directory; give --requirements the rules"
+                        + " file (JSON) itself");
+            }
+            if (!a.isRegularFile()) {
+                // Never opened: a FIFO's open waits for a writer, and a device like /dev/zero never ends.
+                throw new RequirementsException(name + ": " + file + " is not a regular file (a FIFO, a device or a"
+                        + " socket); write the rules to a file and give --requirements that");
+            }
             if (Files.size(file) > MAX_BYTES) {
                 throw new RequirementsException(name + ": file is over " + MAX_BYTES + " bytes; a requirements file "
                         + "is a short JSON list of rules — check that --requirements names the right file");
             }
             bytes = Files.readAllBytes(file);
         } catch (IOException e) {
-            throw new RequirementsException(name + ": cannot read " + file + " (" + e.getClass().getSimpleName()
+            String why = e instanceof java.nio.file.NoSuchFileException ? "not found"
+                    : e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                    : e.getMessage() == null ? "I/O error" : e.getMessage();
+            throw new RequirementsException(name + ": cannot read " + file + " (" + why
                     + "); check the path given to --requirements");
         }
         return parse(bytes, name);

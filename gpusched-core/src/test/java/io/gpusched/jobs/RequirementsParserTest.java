@@ -94,10 +94,25 @@ class RequirementsParserTest {
                 """));
     }
 
+    /** A FIFO or a device is never opened: a FIFO's open waited for a writer, /dev/zero was read without end. */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void aDirectoryAFifoOrADeviceIsRefusedInOneLine_neverRead(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("rules.json");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        for (Path f : List.of(fifo, Path.of("/dev/zero"))) {
+            assertEquals(f.getFileName() + ": " + f + " is not a regular file (a FIFO, a device or a socket); write the"
+                    + " rules to a file and give --requirements that", assertThrows(
+                    RequirementsParser.RequirementsException.class, () -> RequirementsParser.read(f)).getMessage());
+        }
+        assertEquals(dir.getFileName() + ": " + dir + " is a directory; give --requirements the rules file (JSON) itself",
+                assertThrows(RequirementsParser.RequirementsException.class, () -> RequirementsParser.read(dir)).getMessage());
+    }
+
     @Test
     void aMissingFileNamesItAndThePath(@TempDir Path dir) throws Exception {
         Path f = dir.resolve("rules.json");
-        assertEquals("rules.json: cannot read " + f + " (NoSuchFileException); check the path given to --requirements",
+        assertEquals("rules.json: cannot read " + f + " (not found); check the path given to --requirements",
                 assertThrows(RequirementsParser.RequirementsException.class, () -> RequirementsParser.read(f)).getMessage());
         Files.writeString(f, "{\"default\": {\"gpus\": 2}}");
         assertEquals(OptionalInt.of(2), RequirementsParser.read(f).fallback().gpus());
