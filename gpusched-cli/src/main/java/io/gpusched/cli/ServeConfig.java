@@ -143,7 +143,7 @@ final class ServeConfig {
                 throw new UsageException("configuration file " + file + " is not a regular file; name the file with --config");
             }
             requireOwnersOnly(file);
-            text = Files.readString(file, StandardCharsets.UTF_8);
+            text = utf8(Files.readAllBytes(file), file);
         } catch (NoSuchFileException e) {
             if (named) {
                 throw new UsageException("configuration file " + file + " not found (--config); give an existing file,"
@@ -154,6 +154,28 @@ final class ServeConfig {
             throw new UsageException("cannot read configuration file " + file + ": " + e.getMessage());
         }
         return parse(text, file);
+    }
+
+    /** The file's text, or {@code FILE:LINE:} at the first line that is not UTF-8. */
+    private static String utf8(byte[] bytes, Path file) {
+        java.nio.charset.CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        int start = 0;
+        for (int no = 1; start <= bytes.length; no++) {
+            int end = start;
+            while (end < bytes.length && bytes[end] != '\n') {
+                end++;
+            }
+            try {
+                strict.decode(java.nio.ByteBuffer.wrap(bytes, start, end - start));
+            } catch (java.nio.charset.CharacterCodingException e) {
+                throw new UsageException(file + ":" + no + ": line is not valid UTF-8; save the configuration file"
+                        + " as UTF-8");
+            }
+            start = end + 1;
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     /**
@@ -187,12 +209,16 @@ final class ServeConfig {
         for (int i = 0; i < lines.length; i++) {
             int no = i + 1;
             String line = lines[i].strip();
+            String where = file + ":" + no + ": ";
+            if (line.indexOf('\0') >= 0) {
+                // Number parsing would drop it unseen, and no command or path can hold one.
+                throw new UsageException(where + "NUL byte in line; remove it");
+            }
             if (line.isEmpty() || line.startsWith("#")) {
                 continue;
             }
             int eq = line.indexOf('=');
             String key = (eq < 0 ? line : line.substring(0, eq)).strip();
-            String where = file + ":" + no + ": ";
             if (key.startsWith("-")) {
                 throw new UsageException(where + "write the key without dashes: " + key.replaceFirst("^-+", "")
                         + (eq < 0 ? "" : " = ..."));

@@ -74,6 +74,19 @@ class ServeConfigTest {
     }
 
     @Test
+    void bytesThatAreNotUtf8AreRefusedNamingTheLine_notTheDecodersMessage() throws Exception {
+        Path f = file("");
+        Files.write(f, "poll = 1\nmargin = 1024\u00ff\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertEquals(f + ":2: line is not valid UTF-8; save the configuration file as UTF-8",
+                assertThrows(UsageException.class, () -> ServeConfig.read(f, true)).getMessage());
+    }
+
+    @Test
+    void aNulByteIsRefusedNamingTheLine_notDroppedUnseen() {
+        assertEquals("/etc/gpusched/gpusched.conf:2: NUL byte in line; remove it", error("exclusive\npoll = 1\0\n"));
+    }
+
+    @Test
     void aKeyWrittenWithDashesIsRefusedWithTheSpellingToUse() {
         assertEquals("/etc/gpusched/gpusched.conf:1: write the key without dashes: poll = ...", error("--poll = 5"));
     }
