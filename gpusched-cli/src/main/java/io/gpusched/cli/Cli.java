@@ -363,6 +363,10 @@ public final class Cli {
 
     /** Fails with a usage error a user can act on unless {@code file} is a regular file (or a link to one). */
     static void requireJobsFile(Path file) {
+        if (file.toString().isEmpty()) {
+            // Path.of("") is the working directory: it would be reported as a directory.
+            throw new UsageException("the jobs file's name is empty (an unset variable?); give the path of a jobs file");
+        }
         if (Files.isDirectory(file)) {
             throw new UsageException("jobs file " + file + " is a directory; give the jobs file inside it");
         }

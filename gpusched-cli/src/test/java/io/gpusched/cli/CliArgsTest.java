@@ -181,6 +181,23 @@ class CliArgsTest {
     }
 
     @Test
+    void anEmptyJobsFileNameIsSaidToBeEmpty_notTheWorkingDirectory() throws Exception {
+        assertEquals(2, run("", "--sim", "1"));
+        assertEquals("gpusched: the jobs file's name is empty (an unset variable?); give the path of a jobs file\n", err());
+    }
+
+    @Test
+    void anUnreadableJobsFileSaysPermissionDeniedAndTheFix() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse("root".equals(System.getProperty("user.name")),
+                "running as root: chmod 000 does not deny reading");
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "echo a\n");
+        Files.setPosixFilePermissions(jobs, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+        assertEquals(2, run(jobs.toString(), "--sim", "1"));
+        assertEquals("gpusched: cannot read jobs file " + jobs + ": permission denied; fix with chmod u+r " + jobs + "\n",
+                err());
+    }
+
+    @Test
     void directoryGivenAsTheJobsFileIsSaidToBeADirectory() throws Exception {
         Path jobsDir = Files.createDirectory(dir.resolve("jobs"));
         assertEquals(2, run(jobsDir.toString(), "--sim", "1"));

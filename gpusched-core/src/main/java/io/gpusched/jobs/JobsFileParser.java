@@ -112,7 +112,11 @@ public final class JobsFileParser {
         try {
             return JobsLines.read(file);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot read jobs file " + file + ": " + e.getMessage(), e);
+            // The exception's own message is often the path alone (an AccessDeniedException's).
+            String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied; fix with chmod u+r " + file
+                    : e instanceof java.nio.file.NoSuchFileException ? "not found"
+                    : e.getMessage() == null ? "I/O error" : e.getMessage();
+            throw new java.io.UncheckedIOException("cannot read jobs file " + file + ": " + why, e);
         }
     }
 
