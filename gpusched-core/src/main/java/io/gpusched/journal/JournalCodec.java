@@ -248,6 +248,45 @@ public final class JournalCodec {
         return event(f).map(e -> new JournalEntry(e, at));
     }
 
+    /**
+     * What a {@code done} line that {@link #decodeEntry} refuses still says: that its job ended. A
+     * field out of range or of an unknown value (a damaged or hand-edited line) must not make an ended
+     * job run again, so the line is kept as an end: its status when it is a terminal one, else
+     * {@code failed}; its return code when readable, else -1; no peaks, utilisation or timeline.
+     *
+     * @param line one journal line that {@link #decodeEntry} refused
+     * @return the end it still records; empty unless it is a JSON object with a readable {@code key}
+     *     and {@code "event": "done"}
+     */
+    public Optional<JournalEntry> salvageEnd(String line) {
+        try {
+            EventFields f = EventFields.parse(json, line);
+            String k = f.nonEmptyString("key");
+            if (!"done".equals(f.string("event")) || k.indexOf('\uFFFD') >= 0) {
+                return Optional.empty();
+            }
+            String status = orNull(() -> f.string("status"));
+            if (status == null || !JobRecord.TERMINAL.contains(status)) {
+                status = io.gpusched.model.JobState.FAILED.journalName();
+            }
+            Long rc = orNull(() -> f.whole("returncode", Integer.MIN_VALUE, Integer.MAX_VALUE));
+            OptionalLong at = java.util.Objects.requireNonNullElse(orNull(() -> f.optionalWhole("at_ms", 0, Long.MAX_VALUE)),
+                    OptionalLong.empty());
+            return Optional.of(new JournalEntry(new JournalEvent.Done(k, status, rc == null ? -1 : (int) (long) rc,
+                    java.util.Map.of(), java.util.OptionalDouble.empty(), java.util.List.of()), at));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static <T> T orNull(java.util.function.Supplier<T> field) {
+        try {
+            return field.get();
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
     private static Optional<JournalEvent> event(EventFields f) {
         String k = f.nonEmptyString("key");
         String ev = f.string("event");

@@ -51,6 +51,8 @@ final class JournalReader {
     private long tooLong;
     private long firstTooLong;
     private long unknown;
+    private long salvaged;
+    private long firstSalvaged;
 
     private JournalReader(String name, JournalCodec codec, Consumer<JournalEntry> sink) {
         this.name = name;
@@ -137,11 +139,23 @@ final class JournalReader {
             if (text.isBlank()) {
                 return;
             }
-            // U+FFFD from the lenient decoder is either in the file or marks bytes that are not UTF-8.
-            if (text.indexOf('\uFFFD') >= 0 && !strictUtf8(line, lineLength)) {
-                throw new IllegalArgumentException("not UTF-8");
+            Optional<JournalEntry> event;
+            try {
+                // U+FFFD from the lenient decoder is either in the file or marks bytes that are not UTF-8.
+                if (text.indexOf('\uFFFD') >= 0 && !strictUtf8(line, lineLength)) {
+                    throw new IllegalArgumentException("not UTF-8");
+                }
+                event = codec.decodeEntry(text.strip());
+            } catch (IllegalArgumentException e) {
+                // A damaged end still says its job ended: running it again would break P1.
+                Optional<JournalEntry> end = codec.salvageEnd(text.strip());
+                if (end.isEmpty()) {
+                    throw e;
+                }
+                salvaged++;
+                firstSalvaged = firstSalvaged == 0 ? lineNo : firstSalvaged;
+                event = end;
             }
-            Optional<JournalEntry> event = codec.decodeEntry(text.strip());
             if (event.isPresent()) {
                 sink.accept(event.get());
             } else {
@@ -161,6 +175,11 @@ final class JournalReader {
         if (unreadable > 0) {
             out.add("journal " + name + ": skipped " + unreadable + " unreadable line" + (unreadable == 1 ? "" : "s")
                     + " (first at line " + firstUnreadable + "), kept every other event");
+        }
+        if (salvaged > 0) {
+            out.add("journal " + name + ": " + salvaged + " job-end line" + (salvaged == 1 ? "" : "s") + " with a bad"
+                    + " field (first at line " + firstSalvaged + "): kept as ended, not run again (exit code -1 where its"
+                    + " own was unreadable; status failed where its was, which --retry-failed runs again)");
         }
         if (tooLong > 0) {
             out.add("journal " + name + ": skipped " + tooLong + " line" + (tooLong == 1 ? "" : "s") + " longer than "

@@ -149,8 +149,35 @@ class JournalHostileInputTest {
             Path f = Files.writeString(dir.resolve("journal.jsonl"), SEEN + "\n" + bad + "\n" + DONE + "\n");
             try (Journal j = Journal.open(f, false)) {
                 assertGoodEventsKept(j, abbreviated(bad));
-                assertEquals(List.of("journal " + f + ": skipped 1 unreadable line (first at line 2), kept every other event"),
-                        j.loadWarnings(), abbreviated(bad));
+                // A done line is kept as an end unless it is no JSON object (a key given twice).
+                boolean end = bad.contains("\"event\": \"done\"") && !bad.contains("\"0\": 1, \"0\": 2");
+                String warning = end ? SALVAGED.formatted(f, 2)
+                        : "journal " + f + ": skipped 1 unreadable line (first at line 2), kept every other event";
+                assertEquals(List.of(warning), j.loadWarnings(), abbreviated(bad));
+            }
+        }
+    }
+
+    private static final String SALVAGED = "journal %s: 1 job-end line with a bad field (first at line %d): kept as ended,"
+            + " not run again (exit code -1 where its own was unreadable; status failed where its was, which"
+            + " --retry-failed runs again)";
+
+    /** A damaged end still ends its job: skipped, it left the job started, and a restart ran it again. */
+    @Test
+    void aJobEndLineWithAnAbsurdOrUnknownValueStillEndsItsJob_onceAndSaidInOneLine() throws IOException {
+        String started = "{\"key\": \"aaaaaaaaaaaa#0\", \"event\": \"started\", \"pgid\": 4242, \"gpus\": [0]}";
+        Map<String, List<Object>> cases = Map.of(
+                DONE.replace("\"returncode\": 0", "\"returncode\": 99999999999999999999999"), List.of("ok", -1),
+                DONE.replace("\"status\": \"ok\"", "\"status\": \"weird\""), List.of("failed", 0),
+                DONE.replace("\"status\": \"ok\"", "\"status\": 5").replace("\"returncode\": 0", "\"returncode\": -1e9"),
+                List.of("failed", -1));
+        for (Map.Entry<String, List<Object>> c : cases.entrySet()) {
+            Path f = Files.writeString(dir.resolve("journal.jsonl"), SEEN + "\n" + started + "\n" + c.getKey() + "\n");
+            try (Journal j = Journal.open(f, false)) {
+                JobRecord r = j.state().record("aaaaaaaaaaaa#0");
+                assertEquals(c.getValue().get(0), r.status(), c.getKey());
+                assertEquals(List.of(SALVAGED.formatted(f, 3)), j.loadWarnings(), c.getKey());
+                assertEquals(OptionalInt.of((Integer) c.getValue().get(1)), r.returncode(), c.getKey());
             }
         }
     }
