@@ -95,7 +95,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             flag("--watch", "keep running after the queue drains; pick up appended lines [off; serve always watches]",
                     (v, a, s) -> v.o = v.o.withWatch(true)),
             valued("--oom-retries", "N", "default CUDA-OOM retries; [retries=N] on a line may raise it [0]",
-                    (v, a, s) -> v.o = v.o.withOomRetries((int) integer(a, s))),
+                    (v, a, s) -> v.o = v.o.withOomRetries(oomRetries(a, s))),
             flag("--fresh", "remove the journal first: re-run everything [off]", (v, a, s) -> v.fresh = true),
             flag("--retry-failed", "run again jobs that failed, timed out, were infeasible or OOM-failed in an earlier"
                     + " run (cancelled ones stay cancelled) [off]", (v, a, s) -> v.o = v.o.withRetryFailed(true)),
@@ -585,6 +585,15 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         return io.gpusched.jobs.Units.parseDuration(s).orElseThrow(() -> new UsageException(option
                 + " needs a duration like 90s, 15m, 2h or 1d" + (option.equals("--reserve-after") ? ", or never" : "")
                 + ", got '" + v + "'"));
+    }
+
+    /** As a line's {@code retries=}: 0 to 1000, never wrapped into an int (4294967296 was 0). */
+    static int oomRetries(String option, String v) {
+        long n = integer(option, v);
+        if (n < 0 || n > 1000) {
+            throw new UsageException(option + " must be a whole number from 0 to 1000, got " + v.strip());
+        }
+        return (int) n;
     }
 
     private static long integer(String option, String v) {

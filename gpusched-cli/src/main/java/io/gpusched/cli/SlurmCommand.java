@@ -113,7 +113,7 @@ final class SlurmCommand {
                     case "--gpu-shards" -> gpuShards = (int) number(opt, v);
                     case "--poll" -> o = o.withPoll(Duration.ofMillis(Math.round(decimal(opt, v) * 1000)));
                     case "--log-dir" -> logDir = Path.of(v);
-                    case "--oom-retries" -> retries = (int) number(opt, v);
+                    case "--oom-retries" -> retries = CliArgs.oomRetries(opt, v);
                     case "--tolerance" -> tolerance = decimal(opt, v);
                     case "--backend" -> backend = Optional.of(v);
                     case "--sim" -> {
