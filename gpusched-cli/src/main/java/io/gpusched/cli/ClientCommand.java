@@ -227,11 +227,16 @@ final class ClientCommand {
         };
     }
 
+    /** A job number or GPU index as typed: a whole number from 0 up, or a usage error that says so. */
     private static int number(String w, String what) {
         try {
-            return Integer.parseInt(w);
+            int n = Integer.parseInt(w);
+            if (n >= 0) {
+                return n;
+            }
         } catch (NumberFormatException e) {
-            throw new UsageException("'" + w + "' is not " + what);
+            // said below, as for a negative one
         }
+        throw new UsageException("'" + w + "' is not " + what);
     }
 }

@@ -123,6 +123,15 @@ class CommandLineAsTypedEndToEndTest {
         assertEquals(new Result(1, "job 9999: no such job\n", ""), daemon.verb("cancel", "9999"));
         assertEquals(1, daemon.verb("show", "9999").code());
         assertEquals(1, daemon.verb("logs", "9999").code());
+        // A negative number is a bad command line, said in the CLI's words, not the protocol's field names.
+        for (String verb : List.of("show", "cancel", "logs")) {
+            Result negative = daemon.verb(verb, "-1");
+            assertEquals(2, negative.code(), negative.toString());
+            assertTrue(negative.err().contains("'-1' is not a job number"), negative.err());
+        }
+        Result gpu = daemon.verb("pause", "-1");
+        assertEquals(2, gpu.code(), gpu.toString());
+        assertTrue(gpu.err().contains("'-1' is not a GPU index"), gpu.err());
 
         Result four = daemon.verb("submit", "--follow", "--", "echo out; exit 4");
         assertEquals(4, four.code(), four.toString());
