@@ -8,7 +8,8 @@ package io.gpusched.jobs;
  * (see {@link JobSpec#parseRecorded(String)}), so a job an earlier version accepted is not judged again.
  *
  * <p>The rules: no carriage return (a file with CR line ends is one long line to an LF reader), no
- * other C0 control but TAB; a command that is more than a shell comment; and no backslash escaping
+ * other C0 control but TAB; a command that is more than a shell comment and does not start with
+ * {@code ]} (a block's bracket too many); and no backslash escaping
  * the line end, as a shell continuation or as an escaped blank the end strips.
  */
 final class TypedCommands {
@@ -83,6 +84,12 @@ final class TypedCommands {
             // After a block: the line was not skipped as a comment, but the shell would run nothing.
             throw new JobSpecException(source, lineNo, command, "the command is only a shell comment:",
                     "put '#' at the start of the line to skip it, or write the command before the '#'");
+        }
+        if (command.charAt(0) == ']') {
+            // No program is called ']': the line's block has one ']' too many, and the shell would say
+            // "]: not found" only once the job had its GPUs.
+            throw new JobSpecException(source, lineNo, command, "the command starts with ']' (one too many after the"
+                    + " attribute block?):", "remove the extra ']'");
         }
         if (endsInEscape(command)) {
             if (!blanksAfter.isEmpty()) {

@@ -114,8 +114,16 @@ class JobLineAsTypedTest {
     }
 
     @Test
+    void aBlockWithOneBracketTooMany_isRefused_ratherThanRunningACommandCalledTheBracket() {
+        JobSpecException e = refusedInFile("[vram=8G]] python train.py\n");
+        assertEquals("jobs.txt:1: the command starts with ']' (one too many after the attribute block?): '] python"
+                + " train.py'; remove the extra ']'", e.getMessage());
+        assertThrows(JobSpecException.class, () -> JobSpec.parse("] echo hi"));
+    }
+
+    @Test
     void aLineRecordedEarlierIsReadBackAsItWasRecorded_whateverTheRulesForNewInput() {
-        for (String command : List.of("echo a\\", "printf '[%s]' a\\", "echo a\recho b", "printf \u001b[1m", "# only")) {
+        for (String command : List.of("echo a\\", "printf '[%s]' a\\", "echo a\recho b", "printf \u001b[1m", "# only", "] x")) {
             JobSpec recorded = JobSpec.builder(command).vramMib(OptionalLong.of(1024)).build();
             assertThrows(JobSpecException.class, () -> JobSpec.parse(recorded.toLine()), command);
             assertEquals(recorded, JobSpec.parseRecorded(recorded.toLine()), command);

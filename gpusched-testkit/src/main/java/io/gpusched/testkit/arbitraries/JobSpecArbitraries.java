@@ -67,7 +67,7 @@ public final class JobSpecArbitraries {
     /**
      * Commands a jobs-file line or a submission may hold, as the parser yields them: without ASCII
      * spaces and tabs at the ends (other whitespace, such as U+3000, stays part of the command), not
-     * blank, no control character but TAB, not starting with {@code #} (only a comment), not ending
+     * blank, no control character but TAB, not starting with {@code #} (only a comment) or {@code ]} (a block's bracket too many), not ending
      * in an odd run of backslashes (one may escape the line end). They may start with {@code [} and
      * may contain anything else.
      *
@@ -80,7 +80,7 @@ public final class JobSpecArbitraries {
                 .build()
                 .map(JobSpecArbitraries::stripBlanks)
                 .filter(c -> !c.isBlank() && c.chars().noneMatch(ch -> ch < 0x20 && ch != '\t') && !c.startsWith("#")
-                        && trailingBackslashes(c) % 2 == 0);
+                        && !c.startsWith("]") && trailingBackslashes(c) % 2 == 0);
     }
 
     /**
