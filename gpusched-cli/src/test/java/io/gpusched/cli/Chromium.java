@@ -157,13 +157,22 @@ final class Chromium implements AutoCloseable {
     @Override
     public void close() {
         socket.abort();
+        // Its renderer and helper processes too, taken before they lose their parent: one still writing in
+        // the profile after the browser ended made the test's temporary directory fail to delete (seen once).
+        java.util.List<ProcessHandle> helpers = process.descendants().toList();
         process.destroy();
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
+            for (ProcessHandle h : helpers) {
+                h.destroyForcibly();
+                h.onExit().get(10, TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // a helper that will not end is the temporary directory's cleanup to report
         }
     }
 
