@@ -31,6 +31,12 @@ final class JobOutputReader {
      */
     int attach(GpuschedClient c, int no) {
         GpuschedClient.Logs logs = c.logs(no);
+        java.util.Optional<String> owner = logs.tty().isEmpty() ? java.util.Optional.empty()
+                : c.job(no).row().owner().map(io.gpusched.protocol.ListText::text).filter(o -> !o.equals(c.user()));
+        if (owner.isPresent()) {
+            err.println(othersTerminal(no, owner.get(), logs.tty().get()));
+            return logs(c, no, true);
+        }
         TmuxAttach.Result found = logs.tty().map(TmuxAttach::hasSession).orElse(TmuxAttach.Result.NO_SESSION);
         if (found == TmuxAttach.Result.ATTACHED) {
             try {
@@ -50,6 +56,19 @@ final class JobOutputReader {
                 : " has no terminal to attach to (not a [tty] job, or not running)") + "; following its log as"
                 + " gpusched logs " + no + " -f does");
         return logs(c, no, true);
+    }
+
+    /**
+     * What {@code attach} says to root (or an admin) asking for another user's terminal. The job's tmux
+     * server is its owner's, and a server can make an attached client replace itself with a command
+     * ({@code detach-client -E}): attached to it, root's client would run that user's command as root.
+     * So gpusched never attaches anyone to another user's server, and says how to do it as the owner.
+     */
+    static String othersTerminal(int no, String owner, String tty) {
+        return "gpusched: job " + no + "'s terminal is " + owner + "'s own tmux server, and gpusched does not attach"
+                + " you to another user's (a server can make its clients run commands, which would run as you); as "
+                + owner + ": sudo -u " + owner + " tmux -L " + tty + " attach; following its log as gpusched logs "
+                + no + " -f does";
     }
 
     /** How long {@code attach} waits for the daemon to list a job whose terminal closed as ended. */

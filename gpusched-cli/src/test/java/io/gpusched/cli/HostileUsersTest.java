@@ -390,6 +390,26 @@ class HostileUsersTest {
     }
 
     @Test
+    void rootAskingToAttachToAUsersTerminal_isNotAttachedToHerTmuxServer_andFollowsTheLogInstead() throws Exception {
+        assumeTrue(run("sh", "-c", "command -v tmux") == 0, "tmux is not installed: [tty] jobs are not tested");
+        serve();
+        Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+        // A client attached to her server would run what she tells it to (detach-client -E) as root.
+        String answer = as(VICTIM, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G tty] echo on-her-screen; sleep 10\","
+                + "\"cwd\":\"" + victim + "\"}");
+        assertTrue(answer.contains("\"ok\":true"), answer);
+        String no = answer.replaceAll(".*\"no\":([0-9]+).*", "$1");
+        awaitQueue(q -> q.contains("▶ job " + no + " "));
+        ServeDaemon.Result attach = ServeDaemon.cli("attach", no, "--socket", socket().toString());
+        assertTrue(attach.err().contains("job " + no + "'s terminal is " + VICTIM + "'s own tmux server")
+                && attach.err().contains("sudo -u " + VICTIM + " tmux -L "), attach.err());
+        assertTrue(attach.out().contains("on-her-screen"), attach.out() + attach.err());
+        assertEquals(0, attach.code(), attach.err());
+        assertTrue(ServeDaemon.cli("queue", "--all", "--socket", socket().toString()).out().contains("✓ job " + no + " ok"),
+                daemonLog());
+    }
+
+    @Test
     void aSocketDirectoryAnotherUserMade_isRefusedByTheUsersDaemon_andItsSocketByTheirClient() throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
