@@ -622,7 +622,7 @@ int main(int argc, char **argv) {
     if (argc < 2 || strcmp(argv[1], "queue") != 0) {
         hand_over();
     }
-    /* QuickQueue.line: the options it takes, each valued one also as --name=value; the last given holds. */
+    /* QuickQueue.line: the options it takes, each valued one also as --name=value, once. */
     int all = 0;
     const char *format = NULL, *user = NULL, *socket_arg = NULL, *log_dir = NULL;
     for (int i = 2; i < argc; i++) {
@@ -650,8 +650,8 @@ int main(int argc, char **argv) {
             }
             value = argv[++i];
         }
-        if (*value == '\0' || *value == '-' || !ascii(value)) {
-            hand_over();
+        if (*value == '\0' || *value == '-' || !ascii(value) || *slot != NULL) {
+            hand_over(); /* a valued option given twice: the Java client refuses it, naming both values */
         }
         *slot = value;
     }

@@ -82,7 +82,13 @@ public final class Cli {
             return io.gpusched.slurm.SlurmWrap.run(java.util.List.of(argv).subList(1, argv.length), err);
         }
         if (SlurmCommand.wanted(argv)) {
-            java.util.Optional<String[]> local = SlurmCommand.local(argv);
+            java.util.Optional<String[]> local;
+            try {
+                local = SlurmCommand.local(argv);
+            } catch (UsageException e) {
+                err.println("gpusched: " + e.getMessage());
+                return USAGE;
+            }
             if (local.isEmpty()) {
                 return new SlurmCommand(out, err).run(argv);
             }

@@ -410,7 +410,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
      * (a run's one positional word), whether {@code --help} was asked for.
      */
     record Words(List<Given> options, Optional<String> jobsFile, boolean help) {
-        /** @return the value of the option of that longest name, the last one given */
+        /** @return the value of the option of that longest name (given once: {@link #read} refuses a repeat) */
         Optional<String> value(String name) {
             Optional<String> found = Optional.empty();
             for (Given g : options) {

@@ -327,7 +327,11 @@ final class ClientOptions {
         CommandLine cl = new CommandLine(spec);
         cl.setExpandAtFiles(false).setOverwrittenOptionsAllowed(true).setStopAtPositional(stopAtPositional);
         try {
-            return cl.parseArgs(args.toArray(String[]::new));
+            ParseResult r = cl.parseArgs(args.toArray(String[]::new));
+            if (!r.isUsageHelpRequested()) {
+                refuseRepeats(r);
+            }
+            return r;
         } catch (CommandLine.UnmatchedArgumentException e) {
             String bad = e.getUnmatched().isEmpty() ? "?" : e.getUnmatched().get(0);
             throw new UsageException(unknownOption(verb, bad, spec));
@@ -337,6 +341,38 @@ final class ClientOptions {
         } catch (CommandLine.ParameterException e) {
             throw new UsageException(e.getMessage() + " (see " + seeHelp(verb) + ")");
         }
+    }
+
+    /**
+     * Refuses an option that takes a value given more than once: picocli would keep the last value and
+     * drop the others unsaid ({@code --log-dir a --log-dir b} ran on b). No option of gpusched's is meant
+     * to repeat; a flag given twice says the same thing twice and is let be.
+     *
+     * @throws UsageException naming the option and every value given
+     */
+    private static void refuseRepeats(ParseResult r) {
+        for (OptionSpec o : new LinkedHashSet<>(r.matchedOptions())) {
+            if (o.arity().max() > 0 && o.originalStringValues().size() > 1) {
+                throw new UsageException(givenTwice(o.longestName(), o.originalStringValues()));
+            }
+        }
+    }
+
+    /**
+     * The one line for an option given more than once: {@code --log-dir given twice (a, b): give it once}.
+     * A value that is empty, or holds a blank, a comma or a parenthesis, is quoted.
+     *
+     * @param option the option's name
+     * @param values the values given, in order (two or more)
+     * @return the message, without the {@code gpusched: } prefix
+     */
+    static String givenTwice(String option, List<String> values) {
+        List<String> shown = new ArrayList<>();
+        for (String v : values) {
+            shown.add(v.isEmpty() || v.matches(".*[\\s,()'].*") ? "'" + v + "'" : v);
+        }
+        return option + " given " + (values.size() == 2 ? "twice" : values.size() + " times") + " ("
+                + String.join(", ", shown) + "): give it once";
     }
 
     /** Where a verb's options are told: {@code gpusched VERB --help}, or {@code gpusched --help} for a run. */

@@ -41,7 +41,7 @@ final class QuickQueue {
      *
      * @param args the words after {@code queue}
      * @return the line; empty for anything else (help, an unknown or shortened option, a word, a value
-     *     that starts with {@code -} or is empty), which picocli must read
+     *     that starts with {@code -} or is empty, a valued option given twice), which picocli must read
      */
     static Optional<Line> line(List<String> args) {
         boolean json = false;
@@ -76,7 +76,11 @@ final class QuickQueue {
             if (value.isEmpty() || value.startsWith("-")) {
                 return Optional.empty();
             }
-            // The last of an option given twice holds, as picocli's overwritten options do.
+            // An option given twice is picocli's to refuse, naming both values.
+            if (name.equals("--format") ? format != null : name.equals("--user") ? user != null
+                    : name.equals("--socket") ? socket != null : logDir != null) {
+                return Optional.empty();
+            }
             switch (name) {
                 case "--format" -> format = value;
                 case "--user" -> user = value;

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
  * {@code gpusched serve}'s configuration file: {@code key = value} lines whose keys are serve's long options
  * without {@code --}, bare keys for flags, {@code #} comments. It becomes options put in front of the real
  * command line before {@link CliArgs#parse(boolean, String...)} sees them, so every option works in the file
- * with the same checks, and the command line wins (a later value replaces an earlier one).
+ * with the same checks; an option the command line gives too is taken from the command line alone.
  *
  * <p>Which file: {@code --config FILE}, else {@value #SYSTEM_FILE} for root's daemon, else
  * {@code $XDG_CONFIG_HOME/gpusched/gpusched.conf} (or {@code ~/.config/...}); a default file that does not
@@ -108,7 +108,8 @@ final class ServeConfig {
             return CliArgs.parse(true, argv);
         }
         Optional<String> named = line.value("--config");
-        ServeConfig config = named.isPresent() ? read(Path.of(named.get()), true) : read(defaultFile(), false);
+        ServeConfig config = (named.isPresent() ? read(Path.of(named.get()), true) : read(defaultFile(), false))
+                .without(line.options().stream().map(CliArgs.Given::name).collect(java.util.stream.Collectors.toSet()));
         List<String> all = new ArrayList<>(config.argv());
         all.addAll(List.of(argv));
         try {
@@ -285,6 +286,17 @@ final class ServeConfig {
         }
         Matcher comment = Pattern.compile("\\s#").matcher(s);
         return (comment.find() ? s.substring(0, comment.start()) : s).strip();
+    }
+
+    /**
+     * This file less the lines that set an option the command line gives too: the command line wins, and
+     * an option given twice on one command line is refused ({@link ClientOptions#givenTwice}), so the two
+     * never meet there.
+     *
+     * @param options long option names the command line gives ({@code --poll})
+     */
+    ServeConfig without(Set<String> options) {
+        return new ServeConfig(entries.stream().filter(e -> !options.contains("--" + e.key())).toList());
     }
 
     /** The entries as command-line words, in the file's order: {@code --poll 5 --exclusive}. */

@@ -48,8 +48,23 @@ final class SlurmCommand {
         return Arrays.stream(argv).anyMatch(a -> a.equals("--executor") || a.startsWith("--executor="));
     }
 
-    /** @return {@code argv} without {@code --executor local}, for the local path; empty when another executor is named */
+    /**
+     * @return {@code argv} without {@code --executor local}, for the local path; empty when another executor is named
+     * @throws UsageException when {@code --executor} is given more than once ({@code --executor local --executor
+     *     slurm} ran locally, the slurm unsaid)
+     */
     static Optional<String[]> local(String... argv) {
+        List<String> named = new java.util.ArrayList<>();
+        for (int i = 0; i < argv.length; i++) {
+            if (argv[i].equals("--executor") && i + 1 < argv.length) {
+                named.add(argv[++i]);
+            } else if (argv[i].startsWith("--executor=")) {
+                named.add(argv[i].substring("--executor=".length()));
+            }
+        }
+        if (named.size() > 1) {
+            throw new UsageException(ClientOptions.givenTwice("--executor", named));
+        }
         List<String> rest = new java.util.ArrayList<>();
         boolean local = false;
         for (int i = 0; i < argv.length; i++) {
@@ -77,6 +92,7 @@ final class SlurmCommand {
         double tolerance = o.tolerance();
         io.gpusched.jobs.Requirements rules = io.gpusched.jobs.Requirements.NONE;
         Optional<String> eventsTo = Optional.empty();
+        Map<String, String> given = new LinkedHashMap<>();
         try {
             for (int i = 0; i < argv.length; i++) {
                 String a = argv[i];
@@ -104,6 +120,11 @@ final class SlurmCommand {
                     v = argv[++i];
                 } else {
                     throw new UsageException(opt + " needs a value");
+                }
+                // Once each, as a local run's options (ClientOptions.givenTwice): a second value was taken unsaid.
+                String before = given.putIfAbsent(opt, v);
+                if (before != null) {
+                    throw new UsageException(ClientOptions.givenTwice(opt, List.of(before, v)));
                 }
                 switch (opt) {
                     case "--executor" -> executor = Optional.of(v);

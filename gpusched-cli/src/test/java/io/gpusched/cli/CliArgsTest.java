@@ -44,8 +44,9 @@ class CliArgsTest {
                 .map(g -> g.name() + " " + g.value()).toList());
         assertEquals(plain.options().stream().map(g -> g.name() + " " + g.value()).sorted().toList(),
                 picocli.options().stream().map(g -> g.name() + " " + g.value()).sorted().toList());
-        CliArgs.Words serve = CliArgs.read(true, "--socket", "/tmp/s", "--config", "a.conf", "--config", "b.conf");
-        assertEquals(Optional.of("b.conf"), serve.value("--config"), "a repeated option: the last one, as picocli");
+        UsageException twice = org.junit.jupiter.api.Assertions.assertThrows(UsageException.class,
+                () -> CliArgs.read(true, "--socket", "/tmp/s", "--config", "a.conf", "--config", "b.conf"));
+        assertEquals("--config given twice (a.conf, b.conf): give it once", twice.getMessage());
     }
 
     @Test

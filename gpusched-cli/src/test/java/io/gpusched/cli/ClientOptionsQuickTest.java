@@ -21,10 +21,8 @@ class ClientOptionsQuickTest {
             List.of("--log-dir", "logs"),
             List.of("--log-dir", "logs", "--socket", "/s.sock"),
             List.of("--user", "me", "--all"),
-            List.of("--user=ada", "--user", "bob"),
             List.of("--format", "%i %u %t %.M %30c %r", "--socket", "s"),
             List.of("--format=job,state,command:20,reason:.6"),
-            List.of("--format", "%i", "--format", "%c %r"),
             List.of("--json", "--json", "--all"));
 
     private static final List<List<String>> LEFT = List.of(
@@ -37,7 +35,10 @@ class ClientOptionsQuickTest {
             List.of("--json=true"),
             List.of("extra"),
             List.of("--", "x"),
-            List.of("--socket", "-weird"));
+            List.of("--socket", "-weird"),
+            List.of("--user=ada", "--user", "bob"),
+            List.of("--format", "%i", "--format", "%c %r"),
+            List.of("--log-dir", "a", "--log-dir", "a"));
 
     @Test
     void everyLineItTakes_readsAsPicocliReadsIt() {
@@ -56,6 +57,17 @@ class ClientOptionsQuickTest {
         UsageException typo = assertThrows(UsageException.class, () -> ClientOptions.parse("queue", List.of("--usr", "ada")));
         assertTrue(typo.getMessage().contains("did you mean --user?"), typo.getMessage());
         assertTrue(ClientOptions.quickQueue("submit", List.of("--json")).isEmpty(), "queue's only");
+    }
+
+    @Test
+    void aValuedOptionGivenTwice_isLeftToPicocli_whichRefusesItNamingBothValues() {
+        UsageException user = assertThrows(UsageException.class,
+                () -> ClientOptions.parse("queue", List.of("--user=ada", "--user", "bob")));
+        assertEquals("--user given twice (ada, bob): give it once", user.getMessage());
+        UsageException format = assertThrows(UsageException.class,
+                () -> ClientOptions.parse("queue", List.of("--format", "%i", "--format", "%c %r", "--format", "%i")));
+        assertEquals("--format given 3 times (%i, '%c %r', %i): give it once", format.getMessage());
+        assertTrue(ClientOptions.parse("queue", List.of("--json", "--json")).json(), "a flag twice says it twice");
     }
 
     @Test

@@ -142,6 +142,8 @@ class NativeQueueClientTest {
                 new String[] {"--socket", socket, "--format", "job,nonsense"},
                 new String[] {"--socket", socket, "--user"},
                 new String[] {"--socket", socket, "--all=yes"},
+                new String[] {"--socket", socket, "--user", "ada", "--user=bob"},
+                new String[] {"--format", "%i", "--socket", socket, "--format", "%c"},
                 new String[] {"--socket", missing},
                 new String[] {"--log-dir", dir.resolve("none").toString()});
         for (String[] args : handedOver) {
@@ -151,6 +153,8 @@ class NativeQueueClientTest {
             // --json's snapshot is stamped with the time it was taken: the one thing that differs.
             assertEquals(stampless(javaQueue(env, args)), stampless(launched(env, args)), String.join(" ", args));
         }
+        Result twice = launched(Map.of(), "--socket", socket, "--user", "ada", "--user=bob");
+        assertEquals(new Result(2, "", "gpusched: --user given twice (ada, bob): give it once\n"), twice);
         Result noDaemon = launched(Map.of(), "--socket", missing);
         assertEquals(1, noDaemon.code());
         assertTrue(noDaemon.err().startsWith("gpusched: no gpusched service at " + missing), noDaemon.err());
