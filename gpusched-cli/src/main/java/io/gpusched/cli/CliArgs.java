@@ -109,7 +109,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                     (v, a, s) -> v.o = v.o.withPolicy(v.o.policy().withFairShareHalfLife(policyDuration(a, s)))),
             valued("--log-dir", "DIR", "per-job logs, journal, status board [gpusched_logs; serve as root: /var/lib/gpusched]",
                     (v, a, s) -> {
-                        v.logDir = directory(a, s);
+                        v.logDir = Path.of(s);
                         v.logDirGiven = true;
                     }),
             valued("--on-finish", "CMD", "run sh -c CMD when a job ends, with GPUSCHED_JOB_NO, _STATUS, _EXIT_CODE,"
@@ -370,6 +370,11 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Values v = new Values(serve);
         try {
             for (Given g : r.options()) {
+                // Read without picocli, a plain command line is checked here as ClientOptions.parse checks the rest.
+                Optional<String> empty = ClientOptions.emptyValue(g.name(), g.opt().label(), g.value());
+                if (empty.isPresent()) {
+                    throw new UsageException(empty.get());
+                }
                 g.opt().apply().to(v, g.name(), g.value());
             }
         } catch (IllegalArgumentException e) {
@@ -560,14 +565,6 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-    }
-
-    /** An empty path would resolve the journal and runs/ against the current directory: refused. */
-    private static Path directory(String option, String v) {
-        if (v.isBlank()) {
-            throw new UsageException(option + " needs a directory, got '" + v + "' (see gpusched --help)");
-        }
-        return Path.of(v);
     }
 
     /** Effectively never: a century, far past any run, and still safe to add to an instant in nanoseconds. */

@@ -108,6 +108,10 @@ final class ServeConfig {
             return CliArgs.parse(true, argv);
         }
         Optional<String> named = line.value("--config");
+        Optional<String> empty = ClientOptions.emptyValue("--config", "FILE", named.orElse("-"));
+        if (empty.isPresent()) {
+            throw new UsageException(empty.get()); // not 'configuration file  is not a regular file'
+        }
         ServeConfig config = (named.isPresent() ? read(Path.of(named.get()), true) : read(defaultFile(), false))
                 .without(line.options().stream().map(CliArgs.Given::name).collect(java.util.stream.Collectors.toSet()));
         List<String> all = new ArrayList<>(config.argv());

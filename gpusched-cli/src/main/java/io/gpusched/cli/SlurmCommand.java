@@ -35,6 +35,10 @@ final class SlurmCommand {
             "  --backend NAME    the GPU backend the wrapper samples inside each job [detect: nvml]",
             "  --sim N           simulated GPUs inside each job (tests and demos)");
 
+    /** The names of the values of the options above that name something, for {@link ClientOptions#emptyValue}. */
+    private static final Map<String, String> LABELS = Map.of("--partition", "NAME", "--account", "NAME", "--log-dir", "DIR",
+            "--requirements", "FILE", "--events", "FILE", "--backend", "NAME", "--sim-mib", "SIZES");
+
     private final PrintStream out;
     private final PrintStream err;
 
@@ -120,6 +124,10 @@ final class SlurmCommand {
                     v = argv[++i];
                 } else {
                     throw new UsageException(opt + " needs a value");
+                }
+                Optional<String> empty = ClientOptions.emptyValue(opt, LABELS.getOrDefault(opt, ""), v);
+                if (empty.isPresent()) {
+                    throw new UsageException(empty.get());
                 }
                 // Once each, as a local run's options (ClientOptions.givenTwice): a second value was taken unsaid.
                 String before = given.putIfAbsent(opt, v);

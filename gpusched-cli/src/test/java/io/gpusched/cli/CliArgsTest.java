@@ -137,8 +137,8 @@ class CliArgsTest {
         Set<String> before = names(cwd);
         int code = value == null ? run(jobs.toString(), "--sim", "1", option) : run(jobs.toString(), "--sim", "1", option, value);
         assertEquals(2, code, err());
-        assertEquals("gpusched: --log-dir needs a directory, got '" + (value == null ? "" : value) + "' (see gpusched --help)\n",
-                err());
+        assertEquals("gpusched: --log-dir needs a directory, got '" + (value == null ? "" : value) + "': give one, or leave"
+                + " --log-dir out\n", err());
         assertEquals(before, names(cwd));
         assertEquals(Set.of("jobs.txt"), names(dir));
     }
