@@ -666,7 +666,7 @@ public final class Scheduler implements AutoCloseable {
             Objects.requireNonNull(limit, "limit");
             Objects.requireNonNull(onLimit, "onLimit");
             if (limit.isNegative() || limit.isZero()) {
-                throw new IllegalArgumentException("--max-job-time must be positive, got " + limit);
+                throw new IllegalArgumentException("--max-job-time must be positive, got " + io.gpusched.jobs.Units.formatDuration(limit));
             }
             this.maxJobTime = java.util.Optional.of(java.util.Map.entry(limit, onLimit));
             return this;

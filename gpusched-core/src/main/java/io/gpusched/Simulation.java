@@ -77,7 +77,8 @@ public final class Simulation {
             Objects.requireNonNull(spec, "spec");
             Objects.requireNonNull(peakMib, "peakMib");
             if (arrival.isNegative() || work.isNegative()) {
-                throw new IllegalArgumentException("arrival and work must be >= 0, got " + arrival + " and " + work);
+                throw new IllegalArgumentException("arrival and work must be >= 0, got "
+                        + io.gpusched.jobs.Units.formatDuration(arrival) + " and " + io.gpusched.jobs.Units.formatDuration(work));
             }
         }
     }

@@ -570,18 +570,26 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
     /** Effectively never: a century, far past any run, and still safe to add to an instant in nanoseconds. */
     static final java.time.Duration NEVER = java.time.Duration.ofDays(36_500);
 
-    /** A policy duration such as 15m, 2h or 0 (now); {@code never} for --reserve-after. */
+    /**
+     * A policy duration such as 15m, 2h or 0 (now); {@code never} for --reserve-after. {@code --age-step}
+     * and {@code --fair-share-half-life} are at least a second (a step or half-life of 0 has no meaning:
+     * the policy divides by it), said here in the option's words: the policy's own check printed the
+     * value as {@code PT0S}.
+     */
     static java.time.Duration policyDuration(String option, String v) {
         String s = v.strip();
         if (s.equals("never") && option.equals("--reserve-after")) {
             return NEVER;
         }
-        if (s.matches("0+(\\.0+)?[smhd]?")) {
-            return java.time.Duration.ZERO;
-        }
-        return io.gpusched.jobs.Units.parseDuration(s).orElseThrow(() -> new UsageException(option
+        java.time.Duration d = s.matches("0+(\\.0+)?[smhd]?") ? java.time.Duration.ZERO
+                : io.gpusched.jobs.Units.parseDuration(s).orElseThrow(() -> new UsageException(option
                 + " needs a duration like 90s, 15m, 2h or 1d" + (option.equals("--reserve-after") ? ", or never" : "")
                 + ", got '" + v + "'"));
+        if (!option.equals("--reserve-after") && d.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
+            throw new UsageException(option + " must be from 1s to " + io.gpusched.jobs.Units.MAX_DURATION.toDays()
+                    + "d (a duration like 90s, 15m, 2h or 1d), got '" + v + "'");
+        }
+        return d;
     }
 
     /** As a line's {@code retries=}: 0 to 1000, never wrapped into an int (4294967296 was 0). */

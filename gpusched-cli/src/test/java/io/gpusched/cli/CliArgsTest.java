@@ -119,6 +119,10 @@ class CliArgsTest {
         "--backend-timeout 90000|--backend-timeout must be more than 0 and at most 86400 seconds",
         "--backend-timeout 0.0001|--backend-timeout must be at least 0.001 s",
         "--backend-timeout soon|--backend-timeout needs a number",
+        "--fair-share-half-life 0|--fair-share-half-life must be from 1s to 3650d (a duration like 90s, 15m, 2h or 1d),"
+                + " got '0'",
+        "--age-step 0.5|--age-step must be from 1s to 3650d (a duration like 90s, 15m, 2h or 1d), got '0.5'",
+        "--age-step 0m|--age-step must be from 1s to 3650d",
     })
     void badOptionsAreOneLineErrorsWithExitCode2(String args, String message) throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
@@ -126,6 +130,7 @@ class CliArgsTest {
         assertEquals(2, run(argv));
         assertTrue(err().startsWith("gpusched: ") && err().contains(message), err());
         assertEquals(1, err().strip().lines().count(), err());
+        assertFalse(err().matches("(?s).*\\bPT[0-9.]+[SMHD]\\b.*"), "a java.time.Duration's toString: " + err());
     }
 
     @ParameterizedTest

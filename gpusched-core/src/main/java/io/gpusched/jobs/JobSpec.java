@@ -142,7 +142,7 @@ public record JobSpec(
             throw new IllegalArgumentException("gpus=" + gpus + " but pinned to " + scheduling.gpuIds().size() + " GPUs");
         }
         if (timeout.isPresent() && (timeout.get().isNegative() || timeout.get().isZero())) {
-            throw new IllegalArgumentException("timeout must be positive, got " + timeout.get());
+            throw new IllegalArgumentException("timeout must be positive, got " + Units.formatDuration(timeout.get()));
         }
         if (retries < 0) {
             throw new IllegalArgumentException("retries must be >= 0, got " + retries);

@@ -39,13 +39,14 @@ public record PolicyOptions(Duration ageStep, Duration reserveAfter, Duration fa
         Objects.requireNonNull(reserveAfter, "reserveAfter");
         Objects.requireNonNull(fairShareHalfLife, "fairShareHalfLife");
         if (ageStep.compareTo(Duration.ofSeconds(1)) < 0) {
-            throw new IllegalArgumentException("age step must be at least 1s, got " + ageStep);
+            throw new IllegalArgumentException("age step must be at least 1s, got " + io.gpusched.jobs.Units.formatDuration(ageStep));
         }
         if (reserveAfter.isNegative()) {
-            throw new IllegalArgumentException("reserve-after must not be negative, got " + reserveAfter);
+            throw new IllegalArgumentException("reserve-after must not be negative, got " + io.gpusched.jobs.Units.formatDuration(reserveAfter));
         }
         if (fairShareHalfLife.compareTo(Duration.ofSeconds(1)) < 0) {
-            throw new IllegalArgumentException("fair-share half-life must be at least 1s, got " + fairShareHalfLife);
+            throw new IllegalArgumentException("fair-share half-life must be at least 1s, got "
+                    + io.gpusched.jobs.Units.formatDuration(fairShareHalfLife));
         }
     }
 

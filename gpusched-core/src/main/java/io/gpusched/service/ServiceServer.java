@@ -104,7 +104,8 @@ public final class ServiceServer implements AutoCloseable {
                         + connectionsPerUser);
             }
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
-                throw new IllegalArgumentException("the idle timeout must be positive, got " + idleTimeout);
+                throw new IllegalArgumentException("the idle timeout must be positive, got "
+                        + io.gpusched.jobs.Units.formatDuration(idleTimeout));
             }
         }
     }

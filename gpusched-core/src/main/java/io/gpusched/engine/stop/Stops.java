@@ -72,7 +72,7 @@ public final class Stops {
             java.util.Objects.requireNonNull(limit, "limit");
             java.util.Objects.requireNonNull(onLimit, "onLimit");
             if (limit.isNegative() || limit.isZero()) {
-                throw new IllegalArgumentException("--max-job-time must be positive, got " + limit);
+                throw new IllegalArgumentException("--max-job-time must be positive, got " + io.gpusched.jobs.Units.formatDuration(limit));
             }
         }
     }

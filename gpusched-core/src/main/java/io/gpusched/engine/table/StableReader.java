@@ -116,7 +116,7 @@ final class StableReader {
         this.quietNanos = quiet.toNanos();
         this.ticker = Objects.requireNonNull(ticker, "ticker");
         if (quietNanos < 0) {
-            throw new IllegalArgumentException("quiet period must be >= 0, got " + quiet);
+            throw new IllegalArgumentException("quiet period must be >= 0, got " + io.gpusched.jobs.Units.formatDuration(quiet));
         }
     }
 
