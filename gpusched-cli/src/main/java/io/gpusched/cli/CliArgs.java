@@ -594,9 +594,19 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
 
     /** As a line's {@code retries=}: 0 to 1000, never wrapped into an int (4294967296 was 0). */
     static int oomRetries(String option, String v) {
+        return count(option, v, 0, 1000);
+    }
+
+    /**
+     * A count option's value: a whole number in [{@code min}, {@code max}], checked as a long before it is
+     * an int, so that 4294967297 is refused instead of wrapping to 1.
+     *
+     * @throws UsageException {@code OPTION must be a whole number from MIN to MAX, got V}
+     */
+    static int count(String option, String v, int min, int max) {
         long n = integer(option, v);
-        if (n < 0 || n > 1000) {
-            throw new UsageException(option + " must be a whole number from 0 to 1000, got " + v.strip());
+        if (n < min || n > max) {
+            throw new UsageException(option + " must be a whole number from " + min + " to " + max + ", got " + v.strip());
         }
         return (int) n;
     }
@@ -609,7 +619,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         }
     }
 
-    private static double decimal(String option, String v) {
+    static double decimal(String option, String v) {
         try {
             double d = Double.parseDouble(v.strip());
             if (!Double.isFinite(d)) {
@@ -621,7 +631,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         }
     }
 
-    private static Duration seconds(String option, String v) {
+    /** A number of seconds in (0, 86400]: {@code --poll}, {@code --kill-grace} and the like. */
+    static Duration seconds(String option, String v) {
         double s = decimal(option, v);
         if (s <= 0 || s > 86400) {
             throw new UsageException(option + " must be more than 0 and at most 86400 seconds, got " + v);

@@ -12,7 +12,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,13 +30,16 @@ final class SlurmCommand {
             "                     [--poll S] [--log-dir DIR] [--oom-retries N] [--tolerance F] [--fresh]",
             "                     [--requirements FILE] [--events FILE|-] [--backend NAME | --sim N [--sim-mib MiB]]",
             "  --shard-mib MiB   MiB one GPU shard stands for on the cluster [10240]",
-            "  --gpu-shards N    shards per GPU in the cluster's gres.conf [8]",
+            "  --gpu-shards N    shards per GPU in the cluster's gres.conf, 1 to 1000 [8]",
             "  --backend NAME    the GPU backend the wrapper samples inside each job [detect: nvml]",
             "  --sim N           simulated GPUs inside each job (tests and demos)");
 
     /** The names of the values of the options above that name something, for {@link ClientOptions#emptyValue}. */
     private static final Map<String, String> LABELS = Map.of("--partition", "NAME", "--account", "NAME", "--log-dir", "DIR",
             "--requirements", "FILE", "--events", "FILE", "--backend", "NAME", "--sim-mib", "SIZES");
+
+    /** The most shards per GPU {@code --gpu-shards} takes: as many as {@code --oom-retries}' 1000. */
+    static final int MAX_GPU_SHARDS = 1000;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -138,16 +140,22 @@ final class SlurmCommand {
                     case "--executor" -> executor = Optional.of(v);
                     case "--partition" -> o = o.withPartition(v);
                     case "--account" -> o = o.withAccount(v);
-                    case "--shard-mib" -> shardMib = number(opt, v);
-                    case "--gpu-shards" -> gpuShards = (int) number(opt, v);
-                    case "--poll" -> o = o.withPoll(Duration.ofMillis(Math.round(decimal(opt, v) * 1000)));
+                    // Counts as a local run's are checked (CliArgs.count): never cast into an int unchecked.
+                    case "--shard-mib" -> shardMib = CliArgs.count(opt, v, 1, Integer.MAX_VALUE);
+                    case "--gpu-shards" -> gpuShards = CliArgs.count(opt, v, 1, MAX_GPU_SHARDS);
+                    case "--poll" -> o = o.withPoll(CliArgs.seconds(opt, v));
                     case "--log-dir" -> logDir = Path.of(v);
                     case "--oom-retries" -> retries = CliArgs.oomRetries(opt, v);
-                    case "--tolerance" -> tolerance = decimal(opt, v);
+                    case "--tolerance" -> {
+                        tolerance = CliArgs.decimal(opt, v);
+                        if (tolerance < 0 || tolerance >= 1) {
+                            throw new UsageException("--tolerance must be in [0, 1), got " + v);
+                        }
+                    }
                     case "--backend" -> backend = Optional.of(v);
                     case "--sim" -> {
                         backend = Optional.of("sim");
-                        backendOptions.put("gpus", String.valueOf(number(opt, v)));
+                        backendOptions.put("gpus", String.valueOf(CliArgs.count(opt, v, 1, 64)));
                     }
                     case "--sim-mib" -> backendOptions.put("mib", v);
                     case "--events" -> eventsTo = Optional.of(v);
@@ -228,23 +236,4 @@ final class SlurmCommand {
         }
     }
 
-    private static long number(String option, String v) {
-        try {
-            long n = Long.parseLong(v);
-            if (n < 0) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + " wants a whole number at least 0, got '" + v + "'");
-        }
-    }
-
-    private static double decimal(String option, String v) {
-        try {
-            return Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-            throw new UsageException(option + " wants a number, got '" + v + "'");
-        }
-    }
 }

@@ -53,6 +53,39 @@ class SlurmExecutorCliTest {
         assertTrue(Files.notExists(dir.resolve("logs/journal.jsonl")), "nothing journalled");
     }
 
+    /**
+     * Counts and numbers are range-checked as a local run's are (CliArgs.count, as --oom-retries): --gpu-shards
+     * 4294967297 was cast to an int and silently became 1 shard per GPU, and 0 was refused only after the
+     * whole command line, in words naming --shard-mib too. No Slurm is needed: nothing reaches sbatch.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "--gpu-shards 0|gpusched: --gpu-shards must be a whole number from 1 to 1000, got 0",
+        "--gpu-shards 4294967297|gpusched: --gpu-shards must be a whole number from 1 to 1000, got 4294967297",
+        "--gpu-shards 1001|gpusched: --gpu-shards must be a whole number from 1 to 1000, got 1001",
+        "--gpu-shards -8|gpusched: --gpu-shards must be a whole number from 1 to 1000, got -8",
+        "--gpu-shards many|gpusched: --gpu-shards needs a whole number, got 'many'",
+        "--shard-mib 0|gpusched: --shard-mib must be a whole number from 1 to 2147483647, got 0",
+        "--shard-mib 99999999999|gpusched: --shard-mib must be a whole number from 1 to 2147483647, got 99999999999",
+        "--sim 0|gpusched: --sim must be a whole number from 1 to 64, got 0",
+        "--poll -1|gpusched: --poll must be more than 0 and at most 86400 seconds, got -1",
+        "--poll NaN|gpusched: --poll needs a number, got 'NaN'",
+        "--tolerance 1.5|gpusched: --tolerance must be in [0, 1), got 1.5",
+    })
+    void aCountOrNumberOutOfRangeIsAOneLineUsageError_andNothingIsSubmitted(String option, String message)
+            throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=1G] echo fine\n");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        List<String> args = new ArrayList<>(List.of(jobs.toString(), "--executor", "slurm", "--log-dir",
+                dir.resolve("logs").toString()));
+        args.addAll(List.of(option.split(" ")));
+        assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8), s -> { })
+                .run(args.toArray(String[]::new)), bytes.toString(StandardCharsets.UTF_8));
+        assertEquals(message + "\n", bytes.toString(StandardCharsets.UTF_8));
+        assertTrue(Files.notExists(dir.resolve("logs")), "nothing journalled");
+    }
+
     @Test
     void anOptionOnlyALocalRunHasIsRefusedByName() throws Exception {
         CliRun run = new CliRun(dir, "echo hi\n");
