@@ -962,7 +962,11 @@ public final class Engine {
         begun++;
         durability.retry();
         boolean fresh = reader.read();
+        List<JobSpec> lines = source.fileJobs();
         source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(clock.now(), msg)));
+        if (source.fileJobs() != lines) {
+            queue.sayDropped(source.fileName(), lines, source.fileJobs());
+        }
         List<JobSpec> jobs = source.jobs();
         long version = source.version();
         // Ended submissions leaving the queue bring no job to number and no run to take up: only a queue

@@ -43,6 +43,16 @@ public final class Reporter {
         }
     }
 
+    /**
+     * A warning said each time it happens, for what can happen again with the same words (a jobs file
+     * rewritten shorter twice); {@link #warnOnce} for the rest.
+     *
+     * @param message the warning, one line
+     */
+    public void warn(String message) {
+        emit(new SchedulerEvent.Warning(clock.now(), message));
+    }
+
     public void warnOnce(String message) {
         if (warnedOnce.size() >= 10_000) {
             // Runs for months: most warnings name a job, and a job's come once; forgetting old ones

@@ -142,6 +142,44 @@ public final class PendingQueue {
         table.retainQueue(jobs);
     }
 
+    /**
+     * Says, in one warning, that a re-read jobs file no longer lists jobs that were waiting: they leave the
+     * queue unrun, as docs/jobs-file.md's rule for deleted lines says, and before this nothing said so (a
+     * file rewritten with {@code >} where {@code >>} was meant dropped its queue in silence). Nothing is
+     * said when every job it no longer lists was running (it runs on), ended, or cancelled.
+     *
+     * @param file the jobs file's name
+     * @param before its lines as taken before the re-read
+     * @param after its lines as taken now
+     */
+    public void sayDropped(String file, List<JobSpec> before, List<JobSpec> after) {
+        Set<String> listed = new HashSet<>();
+        after.forEach(j -> listed.add(j.key()));
+        List<Integer> dropped = new ArrayList<>();
+        for (JobSpec j : before) {
+            if (listed.contains(j.key()) || j.cancel() || table.isRunning(j.key())) {
+                continue;
+            }
+            JobTable.Job r = table.job(j.key());
+            if (r.numbered() && !r.terminal() && r.startedAs().isEmpty()) {
+                dropped.add(r.no());
+            }
+        }
+        if (dropped.isEmpty()) {
+            return;
+        }
+        int n = dropped.size();
+        String which = n == 1 ? "job " + dropped.get(0) : "jobs " + String.join(", ", dropped.stream().limit(5)
+                .map(String::valueOf).toList()) + (n > 5 ? " and " + (n - 5) + " more" : "");
+        String what = after.size() < before.size()
+                ? file + " shrank from " + before.size() + " to " + after.size() + " job line" + (after.size() == 1 ? "" : "s")
+                        + " (rewritten with > where >> appends?)"
+                : file + " was edited";
+        reporter.warn(what + ": it no longer lists " + n + " waiting job" + (n == 1 ? "" : "s") + " (" + which + "), which"
+                + (n == 1 ? " leaves" : " leave") + " the queue without running; running jobs go on; put the lines back"
+                + " to queue them again");
+    }
+
     /** A {@code cancel} word stops a running job, and ends one that has not started. */
     public void applyCancellations(List<JobSpec> jobs) {
         for (JobSpec j : jobs) {

@@ -151,6 +151,19 @@ public final class JobsSource {
     }
 
     /**
+     * @return the jobs file's lines as last taken, before the requirement rules (empty without a file); the
+     *     same list instance until a re-read takes a different one, so a caller can tell a change by identity
+     */
+    public List<JobSpec> fileJobs() {
+        return fromFile;
+    }
+
+    /** @return the jobs file's name without its directory, as its errors say it; empty without a file */
+    public String fileName() {
+        return name;
+    }
+
+    /**
      * Takes what the stability rule allows of the file's current content.
      *
      * @return a new error to report once, if the file could not be read or parsed
