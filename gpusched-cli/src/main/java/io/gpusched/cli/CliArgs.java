@@ -371,7 +371,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         try {
             for (Given g : r.options()) {
                 // Read without picocli, a plain command line is checked here as ClientOptions.parse checks the rest.
-                Optional<String> empty = ClientOptions.emptyValue(g.name(), g.opt().label(), g.value());
+                Optional<String> empty = OptionValues.emptyValue(g.name(), g.opt().label(), g.value());
                 if (empty.isPresent()) {
                     throw new UsageException(empty.get());
                 }

@@ -108,7 +108,7 @@ final class ServeConfig {
             return CliArgs.parse(true, argv);
         }
         Optional<String> named = line.value("--config");
-        Optional<String> empty = ClientOptions.emptyValue("--config", "FILE", named.orElse("-"));
+        Optional<String> empty = OptionValues.emptyValue("--config", "FILE", named.orElse("-"));
         if (empty.isPresent()) {
             throw new UsageException(empty.get()); // not 'configuration file  is not a regular file'
         }
@@ -294,7 +294,7 @@ final class ServeConfig {
 
     /**
      * This file less the lines that set an option the command line gives too: the command line wins, and
-     * an option given twice on one command line is refused ({@link ClientOptions#givenTwice}), so the two
+     * an option given twice on one command line is refused ({@link OptionValues#givenTwice}), so the two
      * never meet there.
      *
      * @param options long option names the command line gives ({@code --poll})

@@ -34,7 +34,7 @@ final class SlurmCommand {
             "  --backend NAME    the GPU backend the wrapper samples inside each job [detect: nvml]",
             "  --sim N           simulated GPUs inside each job (tests and demos)");
 
-    /** The names of the values of the options above that name something, for {@link ClientOptions#emptyValue}. */
+    /** The names of the values of the options above that name something, for {@link OptionValues#emptyValue}. */
     private static final Map<String, String> LABELS = Map.of("--partition", "NAME", "--account", "NAME", "--log-dir", "DIR",
             "--requirements", "FILE", "--events", "FILE", "--backend", "NAME", "--sim-mib", "SIZES");
 
@@ -69,7 +69,7 @@ final class SlurmCommand {
             }
         }
         if (named.size() > 1) {
-            throw new UsageException(ClientOptions.givenTwice("--executor", named));
+            throw new UsageException(OptionValues.givenTwice("--executor", named));
         }
         List<String> rest = new java.util.ArrayList<>();
         boolean local = false;
@@ -127,14 +127,14 @@ final class SlurmCommand {
                 } else {
                     throw new UsageException(opt + " needs a value");
                 }
-                Optional<String> empty = ClientOptions.emptyValue(opt, LABELS.getOrDefault(opt, ""), v);
+                Optional<String> empty = OptionValues.emptyValue(opt, LABELS.getOrDefault(opt, ""), v);
                 if (empty.isPresent()) {
                     throw new UsageException(empty.get());
                 }
-                // Once each, as a local run's options (ClientOptions.givenTwice): a second value was taken unsaid.
+                // Once each, as a local run's options (OptionValues.givenTwice): a second value was taken unsaid.
                 String before = given.putIfAbsent(opt, v);
                 if (before != null) {
-                    throw new UsageException(ClientOptions.givenTwice(opt, List.of(before, v)));
+                    throw new UsageException(OptionValues.givenTwice(opt, List.of(before, v)));
                 }
                 switch (opt) {
                     case "--executor" -> executor = Optional.of(v);

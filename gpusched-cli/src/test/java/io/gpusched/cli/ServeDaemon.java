@@ -198,7 +198,11 @@ final class ServeDaemon implements AutoCloseable {
      */
     static Result queueProcess(Path socket, Path cwd, java.util.Map<String, String> env, String... args) throws Exception {
         List<String> argv = new ArrayList<>(List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), "queue", "--socket", socket.toString()));
+                System.getProperty("java.class.path"), Main.class.getName(), "queue"));
+        // The daemon's socket unless ARGS name another: an option is given once (a second --socket is refused).
+        if (java.util.Arrays.stream(args).noneMatch(a -> a.equals("--socket") || a.startsWith("--socket="))) {
+            argv.addAll(List.of("--socket", socket.toString()));
+        }
         argv.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(argv).directory(cwd.toFile());
         for (String v : List.of("LC_ALL", "LC_CTYPE", "LANG", "COLUMNS")) {
