@@ -103,6 +103,7 @@ class CliArgsTest {
     @CsvSource(delimiter = '|', value = {
         "--poll 0|--poll must be more than 0",
         "--margin -1|--margin must be >= 0 MiB",
+        "--margin 9223372036854775807|--margin must be at most 2147483647 MiB, got 9223372036854775807",
         "--gpus 0,0,9|--gpus names gpu 0 twice",
         "--gpus a,b|--gpus needs GPU indices",
         "--sim 0|--sim must be 1 to 64 GPUs",

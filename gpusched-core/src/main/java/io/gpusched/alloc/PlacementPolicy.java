@@ -39,6 +39,10 @@ public record PlacementPolicy(long marginMib, long idleThresholdMib, double spik
         if (marginMib < 0) {
             throw new IllegalArgumentException("margin must be >= 0 MiB, got " + marginMib);
         }
+        if (marginMib > Integer.MAX_VALUE) {
+            // Added to a declaration (at most Integer.MAX_VALUE MiB): more would wrap the need to a negative that fits.
+            throw new IllegalArgumentException("margin must be at most " + Integer.MAX_VALUE + " MiB, got " + marginMib);
+        }
         if (idleThresholdMib < 1) {
             throw new IllegalArgumentException("idle threshold must be >= 1 MiB, got " + idleThresholdMib);
         }

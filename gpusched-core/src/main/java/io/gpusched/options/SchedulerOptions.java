@@ -109,6 +109,9 @@ public record SchedulerOptions(
         Objects.requireNonNull(policy, "policy");
         allowedGpus = allowedGpus.map(Set::copyOf);
         require(marginMib >= 0, () -> "--margin must be >= 0 MiB, got " + marginMib);
+        // Added to every declaration: past the largest one it would wrap a job's need to a negative that fits any GPU.
+        require(marginMib <= io.gpusched.jobs.Units.MAX_MIB, () -> "--margin must be at most "
+                + io.gpusched.jobs.Units.MAX_MIB + " MiB, got " + marginMib);
         require(idleThresholdMib >= 1, () -> "--idle-threshold must be >= 1 MiB, got " + idleThresholdMib);
         require(spikeBuffer >= 0 && spikeBuffer <= 10, () -> "--spike-buffer must be in [0, 10], got " + spikeBuffer);
         require(tolerance >= 0 && tolerance < 1, () -> "--tolerance must be in [0, 1), got " + tolerance);
