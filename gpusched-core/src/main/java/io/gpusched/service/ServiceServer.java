@@ -719,12 +719,26 @@ public final class ServiceServer implements AutoCloseable {
         reply(c, f);
     }
 
-    /** Queues an answer when it is ready, from whichever thread completes it; the connection waits again. */
+    /**
+     * Queues an answer when it is ready, from whichever thread completes it; the connection waits again.
+     * Off the selector thread, its first chunk is written to the socket right there (a submission's number
+     * by the loop's thread, which just forced its line): the client has it without waiting for the selector
+     * thread to wake. While the connection is busy nothing else writes to it, so nothing is overtaken; the
+     * channel is non-blocking, so what the socket does not take now is left for the selector thread, which
+     * then takes the connection back as before.
+     */
     private void reply(Connection c, CompletableFuture<List<String>> answer) {
         answer.whenComplete((lines, e) -> {
             java.util.Iterator<ByteBuffer> it = e == null ? chunks(lines) : null;
             // The first lines here, off the selector thread; the rest as the socket takes them.
             ByteBuffer bytes = it == null ? null : it.next();
+            if (bytes != null && Thread.currentThread() != loop && !c.closed) {
+                try {
+                    c.channel.write(bytes);
+                } catch (IOException ex) {
+                    // closed meanwhile, or the client went away: the selector thread finds out and closes it
+                }
+            }
             post(() -> {
                 if (c.closed) {
                     release(lines);
@@ -737,7 +751,12 @@ public final class ServiceServer implements AutoCloseable {
                 c.state = Connection.State.IDLE;
                 c.rest = it;
                 c.held = lines instanceof HeldAnswer h ? h : null;
-                queue(c, bytes); // and, once written, the rest and then the next request
+                if (bytes.hasRemaining()) {
+                    queue(c, bytes); // what is left of it, and, once written, the rest and then the next request
+                } else {
+                    c.wroteAt = System.nanoTime();
+                    write(c); // the rest, if any, then the next request
+                }
             });
         });
     }
