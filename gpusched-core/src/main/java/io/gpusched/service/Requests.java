@@ -19,7 +19,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -46,6 +45,8 @@ final class Requests {
      */
     static final java.time.Duration TAKE_WITHIN = java.time.Duration.ofSeconds(30);
     private final java.time.Duration takeWithin;
+    /** Fails a submission's wait for its number after {@link #takeWithin}, one timer for all of them. */
+    private final TakeDeadlines deadlines;
     /**
      * The users with a preview being decided: one at a time each. A preview the last plan cannot answer
      * alone decides the whole queue on the scheduler's one loop; a user sending them back to back on
@@ -75,6 +76,7 @@ final class Requests {
     Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup, Optional<DashboardLinks> dashboard,
              Optional<QueuePrinter> printer, java.time.Duration takeWithin) {
         this.takeWithin = takeWithin;
+        this.deadlines = new TakeDeadlines(takeWithin);
         this.scheduler = scheduler;
         this.shared = shared;
         this.adminGroup = adminGroup;
@@ -214,7 +216,7 @@ final class Requests {
         // what the loop refuses comes the same way, answered as a refusal on the spot would be.
         JobHandle h = scheduler.submitWithoutWaiting(job.getKey(), job.getValue());
         // A copy, so the timeout fails only this wait, never the job's own future.
-        return h.number().copy().orTimeout(takeWithin.toMillis(), TimeUnit.MILLISECONDS).handle((no, e) -> {
+        return deadlines.within(h.number()).handle((no, e) -> {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (cause instanceof TimeoutException) {
                 // Never "failed" for a job that is then queued after all (a client would send it again): taken
