@@ -11,7 +11,7 @@ import java.util.function.Consumer;
 /**
  * One client's connection as the service's selector thread keeps it: what it sent that is not yet a
  * whole line, the answers not yet written, and what it is doing. Owned by that thread alone (other
- * threads reach it only through tasks they hand the thread), so nothing here is locked.
+ * threads reach it only through tasks they hand the thread, and {@link #handBack}), so nothing else here is locked.
  *
  * <p>Its memory grows only with what the client sent: no input buffer until bytes arrive, then one
  * just big enough for them (doubling, up to one line of {@link Protocol#MAX_LINE_BYTES} and one read),
@@ -55,6 +55,19 @@ final class Connection {
     long idleSince;
     /** When {@link #out} last had bytes written, or was queued into while empty (nanoTime). */
     long wroteAt;
+    /**
+     * The one field another thread writes: a busy connection's hand-back. The thread that completes an
+     * answer and writes it whole ({@code ServiceServer.reply}) sets {@link #ANSWERED} instead of waking the
+     * selector thread, which takes the connection back when it next looks at it (its next bytes, its end,
+     * the sweep). Once the selector thread holds input it cannot take while busy (a whole line, the end),
+     * it sets {@link #WANTED} first, and the answering thread then hands the connection back through the
+     * selector thread's task queue, as every other answer. 0 otherwise.
+     */
+    final java.util.concurrent.atomic.AtomicInteger handBack = new java.util.concurrent.atomic.AtomicInteger();
+    static final int ANSWERED = 1;
+    static final int WANTED = 2;
+    /** When the answer behind {@link #ANSWERED} was written (nanoTime): the connection is idle since. */
+    volatile long answeredAt;
     /** A session waiting for the client's next line; null when none waits. */
     Consumer<Optional<String>> reader;
 

@@ -571,6 +571,9 @@ public final class ServiceServer implements AutoCloseable {
      */
     private void pump(Connection c) {
         while (!c.closed && !c.endAfterWrite) {
+            if (c.state == Connection.State.BUSY && takeBack(c)) {
+                continue; // its answer was written whole meanwhile: idle now
+            }
             if (c.state == Connection.State.BUSY || (c.state == Connection.State.IDLE && !c.out.isEmpty())) {
                 break; // one request at a time, and its answer read before the next is taken
             }
@@ -624,6 +627,30 @@ public final class ServiceServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Takes back a busy connection whose answer another thread wrote whole ({@link Connection#ANSWERED});
+     * else, when it holds input it cannot take while busy (a whole line, its end, or a line already too
+     * long, refused once it is idle), asks to be told
+     * when the answer is written ({@link Connection#WANTED}).
+     *
+     * @return whether the connection is idle again
+     */
+    private boolean takeBack(Connection c) {
+        if (c.handBack.get() != Connection.ANSWERED
+                && (!(c.hasLine() || c.eof || c.lineLength() > Protocol.MAX_LINE_BYTES)
+                        || c.handBack.compareAndSet(0, Connection.WANTED)
+                        || c.handBack.get() != Connection.ANSWERED)) {
+            return false;
+        }
+        c.handBack.set(0);
+        c.state = Connection.State.IDLE;
+        c.rest = java.util.Collections.emptyIterator();
+        c.held = null;
+        c.idleSince = c.answeredAt;
+        c.wroteAt = c.answeredAt;
+        return true;
+    }
+
     /** Says what the selector waits for on a connection: its answers to be writable, its next bytes. */
     private void interest(Connection c) {
         if (c.closed) {
@@ -633,7 +660,9 @@ public final class ServiceServer implements AutoCloseable {
         boolean wantsInput = !c.eof && !c.endAfterWrite && !c.hasLine() && switch (c.state) {
             case IDLE -> c.out.isEmpty();
             case SESSION -> c.reader != null;
-            case BUSY -> false;
+            // Busy: read on until a whole line or the end is in (then it waits, takeBack): an answer
+            // written whole by another thread needs no wake-up of this one, its client's next line does.
+            case BUSY -> c.lineLength() <= Protocol.MAX_LINE_BYTES;
         };
         starved.remove(c);
         if (wantsInput) {
@@ -738,8 +767,17 @@ public final class ServiceServer implements AutoCloseable {
                 } catch (IOException ex) {
                     // closed meanwhile, or the client went away: the selector thread finds out and closes it
                 }
+                if (!bytes.hasRemaining() && !it.hasNext() && !(lines instanceof HeldAnswer)) {
+                    // Written whole: the selector thread takes the connection back when it next looks at
+                    // it, unless it holds input already (then it asked to be told, and is).
+                    c.answeredAt = System.nanoTime();
+                    if (c.handBack.compareAndSet(0, Connection.ANSWERED)) {
+                        return;
+                    }
+                }
             }
             post(() -> {
+                c.handBack.set(0);
                 if (c.closed) {
                     release(lines);
                     return;
@@ -965,6 +1003,9 @@ public final class ServiceServer implements AutoCloseable {
         for (SelectionKey k : new ArrayList<>(selector.keys())) {
             if (!(k.attachment() instanceof Connection c) || c.closed) {
                 continue;
+            }
+            if (c.state == Connection.State.BUSY && c.handBack.get() == Connection.ANSWERED) {
+                pump(c); // answered whole and not heard from since: idle, for the timeout below
             }
             if (!c.out.isEmpty() && now - c.wroteAt > timeout) {
                 close(c); // its client does not read
