@@ -48,6 +48,12 @@ for i in $(seq 50); do $J queue >/dev/null 2>&1 && break; sleep 0.2; done
 sleep 3; echo "-- after the SIGTERM restart"; $J queue 2>&1 | head -5
 for i in $(seq 40); do $J queue 2>&1 | grep -q running || break; sleep 1; done
 echo "-- the survivor's record"; $J show 2 2>&1 | head -30
+echo "== packing: alice submits 8 jobs, each declaring 20% of the card and taking 18% for 6 s: 4 fit at once"
+P=$((T*20/100)); PT=$((T*18/100)); date +%s.%N > $OUT/pack.window
+for i in $(seq 8); do su alice -s /bin/sh -c "cd /tmp && $J submit --vram ${P}M --name pack$i -- $G/gpu_alloc $PT 6" 2>&1 | tail -1; done
+sleep 3; echo "-- queue while packed"; $J queue 2>&1 | head -14; $J info 2>&1 | head -6
+for i in $(seq 60); do $J queue 2>&1 | grep -qE "running|waiting" || break; sleep 1; done
+date +%s.%N >> $OUT/pack.window; echo "-- queue after packing"; $J queue --all 2>&1 | tail -10
 ls -l /var/lib/gpusched/ 2>&1 | head; kill $DP; wait $DP; echo "serve rc=$?"
 for f in serve serve2 serve3; do echo "-- $f.txt"; tail -15 $OUT/$f.txt; done
 kill $SP
@@ -67,3 +73,21 @@ for f in sorted(glob.glob('gpusched_logs/job*.log')):
         print(f"{f}: pid {m.group(1)} nvidia-smi peak {peak.get(int(m.group(1)), 0)} MiB | {m.group(2)}")
 P
 grep -E "finished|WARN|retry|OOM" $OUT/run.txt
+echo "== packing window: processes on the GPU at once (nvidia-smi samples), gpusched's declared total"
+python3 - "$OUT/smi.csv" "$OUT/pack.window" "$T" <<'P'
+import sys, collections
+t0, t1 = [float(x) for x in open(sys.argv[2]).read().split()[:2]]; total = int(sys.argv[3])
+at = collections.defaultdict(dict); used = {}
+for line in open(sys.argv[1]):
+    p = [x.strip() for x in line.split(',')]
+    if len(p) != 3: continue
+    try: ts = float(p[0])
+    except ValueError: continue
+    if not t0 <= ts <= t1: continue
+    if p[1] == 'total': used[ts] = int(p[2]); continue
+    try: at[ts][int(p[1])] = int(p[2])
+    except ValueError: pass
+most = max((len(v) for v in at.values()), default=0)
+print(f"samples {len(at)}; most processes at once {most} (4 expected); distinct pids {len({q for v in at.values() for q in v})} (8 expected)")
+print(f"most GPU memory used in the window {max(used.values(), default=0)} of {total} MiB")
+P
