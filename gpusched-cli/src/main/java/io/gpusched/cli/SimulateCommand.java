@@ -101,9 +101,9 @@ final class SimulateCommand {
                 String v = o.getValue();
                 switch (a) {
                     case "--gpus-spec" -> spec = v;
-                    case "--margin" -> margin = parseLong(a, v);
-                    case "--idle-threshold" -> idle = parseLong(a, v);
-                    case "--spike-buffer" -> spike = parseDouble(a, v);
+                    case "--margin" -> margin = mib(a, v, 0);
+                    case "--idle-threshold" -> idle = mib(a, v, 1);
+                    case "--spike-buffer" -> spike = spikeBuffer(a, v);
                     case "--age-step" -> queue = queue.withAgeStep(CliArgs.policyDuration(a, v));
                     case "--reserve-after" -> queue = queue.withReserveAfter(CliArgs.policyDuration(a, v));
                     case "--requirements" -> requirements = Optional.of(Path.of(v));
@@ -157,6 +157,26 @@ final class SimulateCommand {
         } catch (NumberFormatException e) {
             throw new UsageException(flag + ": not a whole number: " + v);
         }
+    }
+
+    /** A size in MiB from {@code min} to the largest declaration, refused in a run's words (SchedulerOptions'). */
+    private static long mib(String flag, String v, long min) throws UsageException {
+        long mib = parseLong(flag, v);
+        if (mib < min) {
+            throw new UsageException(flag + " must be >= " + min + " MiB, got " + mib);
+        }
+        if (mib > Units.MAX_MIB) {
+            throw new UsageException(flag + " must be at most " + Units.MAX_MIB + " MiB, got " + mib);
+        }
+        return mib;
+    }
+
+    private static double spikeBuffer(String flag, String v) throws UsageException {
+        double f = parseDouble(flag, v);
+        if (!(f >= 0 && f <= 10)) {
+            throw new UsageException(flag + " must be in [0, 10], got " + v);
+        }
+        return f;
     }
 
     private static double parseDouble(String flag, String v) throws UsageException {

@@ -109,6 +109,7 @@ class CliArgsTest {
         "--sim 0|--sim must be 1 to 64 GPUs",
         "--tolerance 1.5|--tolerance must be in [0, 1)",
         "--idle-threshold 0|--idle-threshold must be >= 1 MiB",
+        "--idle-threshold 9223372036854775807|--idle-threshold must be at most 2147483647 MiB, got 9223372036854775807",
         "--oom-retries x|--oom-retries needs a whole number",
         "--oom-retries 4294967296|--oom-retries must be a whole number from 0 to 1000, got 4294967296",
         "--oom-retries 1001|--oom-retries must be a whole number from 0 to 1000, got 1001",

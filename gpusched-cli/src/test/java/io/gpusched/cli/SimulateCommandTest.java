@@ -133,6 +133,23 @@ class SimulateCommandTest {
                 + "gpusched: jobs.txt:3: bad gpus 'gpus=0'; give a whole number of GPUs from 1 to 1024, or a share of one GPU between 0 and 1 such as 0.5\n", err.toString(StandardCharsets.UTF_8));
     }
 
+    /** simulate's placement options are refused in the words a run uses for them, the option named. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "--margin|-5|--margin must be >= 0 MiB, got -5",
+        "--margin|9223372036854775807|--margin must be at most 2147483647 MiB, got 9223372036854775807",
+        "--idle-threshold|0|--idle-threshold must be >= 1 MiB, got 0",
+        "--idle-threshold|2147483648|--idle-threshold must be at most 2147483647 MiB, got 2147483648",
+        "--spike-buffer|11|--spike-buffer must be in [0, 10], got 11",
+        "--spike-buffer|NaN|--spike-buffer must be in [0, 10], got NaN"})
+    void simulate_placementOptionsOutOfRangeAreRefusedNamingTheOption(String option, String value, String message)
+            throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=1G] a # duration=1m\n");
+        assertEquals(2, run("simulate", jobs.toString(), option, value));
+        assertEquals("gpusched: " + message + "\n", err.toString(StandardCharsets.UTF_8));
+    }
+
     @Test
     void simulate_badSpecIsUsageError() throws Exception {
         Path jobs = dir.resolve("jobs.txt");

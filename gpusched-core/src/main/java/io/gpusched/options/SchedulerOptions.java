@@ -113,6 +113,8 @@ public record SchedulerOptions(
         require(marginMib <= io.gpusched.jobs.Units.MAX_MIB, () -> "--margin must be at most "
                 + io.gpusched.jobs.Units.MAX_MIB + " MiB, got " + marginMib);
         require(idleThresholdMib >= 1, () -> "--idle-threshold must be >= 1 MiB, got " + idleThresholdMib);
+        require(idleThresholdMib <= io.gpusched.jobs.Units.MAX_MIB, () -> "--idle-threshold must be at most "
+                + io.gpusched.jobs.Units.MAX_MIB + " MiB, got " + idleThresholdMib);
         require(spikeBuffer >= 0 && spikeBuffer <= 10, () -> "--spike-buffer must be in [0, 10], got " + spikeBuffer);
         require(tolerance >= 0 && tolerance < 1, () -> "--tolerance must be in [0, 1), got " + tolerance);
         require(!poll.isNegative() && poll.toMillis() >= 1, () -> "--poll must be at least 0.001 s, got " + seconds(poll));
