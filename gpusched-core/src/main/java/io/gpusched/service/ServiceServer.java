@@ -636,11 +636,17 @@ public final class ServiceServer implements AutoCloseable {
      * @return whether the connection is idle again
      */
     private boolean takeBack(Connection c) {
-        if (c.handBack.get() != Connection.ANSWERED
-                && (!(c.hasLine() || c.eof || c.lineLength() > Protocol.MAX_LINE_BYTES)
-                        || c.handBack.compareAndSet(0, Connection.WANTED)
-                        || c.handBack.get() != Connection.ANSWERED)) {
-            return false;
+        if (c.handBack.get() != Connection.ANSWERED) {
+            if (!(c.hasLine() || c.eof || c.lineLength() > Protocol.MAX_LINE_BYTES)) {
+                return false; // its client's next bytes bring it here again
+            }
+            if (c.handBack.compareAndSet(0, Connection.WANTED)) {
+                return false; // asked: the answering thread hands it back through the task queue
+            }
+            if (c.handBack.get() == Connection.WANTED) {
+                return false; // asked before, and not answered yet
+            }
+            // Answered between the two reads: taken back now.
         }
         c.handBack.set(0);
         c.state = Connection.State.IDLE;
