@@ -321,6 +321,52 @@ class HostileUsersTest {
     }
 
     @Test
+    void aSetuidRootProgramOfHersCarryingTheVictimsRunToken_doesNotKeepTheirSrunJobRunning() throws Exception {
+        // Any user may run a set-user-ID root program with an environment of her choosing: su waiting at
+        // its password prompt is a process whose effective user (and so the owner of its /proc entry) is
+        // root, while its real user is hers. A process "of root" must not count as the victim's run.
+        Path su = Path.of("/usr/bin/su");
+        assumeTrue(Files.isExecutable(su) && "root".equals(Files.getOwner(su).getName())
+                && (((Integer) Files.getAttribute(su, "unix:mode")) & 04000) != 0, "needs a set-user-ID root /usr/bin/su");
+        serve();
+        String prefix = logs().resolve("journal.jsonl").toAbsolutePath() + "#";
+        String herUid = output("id", "-u", MALLORY);
+        List<Process> hers = new ArrayList<>();
+        try {
+            for (int run = 1; run <= 4; run++) {
+                // Its stdin is this test's pipe, never written: su waits at "Password:" for as long as it is open.
+                hers.add(new ProcessBuilder(UnixUsers.setpriv(MALLORY, "/usr/bin/env", "GPUSCHED_RUN=" + prefix + run,
+                        su.toString(), "root")).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start());
+            }
+            for (Process p : hers) {
+                Path status = Path.of("/proc/" + p.pid() + "/status");
+                for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                     !Files.readString(status).matches("(?s).*\nUid:\t" + herUid + "\t0\t.*"); Thread.sleep(50)) {
+                    assertTrue(System.nanoTime() < end && p.isAlive(), "su did not start as set-user-ID root: "
+                            + Files.readString(status));
+                }
+            }
+            Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+            // The victim's srun client: granted, then gone without saying how its command ended (it crashed).
+            String py = "import socket,json,sys\ns=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f=s.makefile('rb')\n"
+                    + "s.sendall((json.dumps({'v':1,'op':'srun','line':'[vram=1G] python train.py','cwd':sys.argv[2]})+'\\n').encode())\n"
+                    + "while True:\n l=json.loads(f.readline())\n if l.get('event')=='granted' or not l.get('ok',True): print(json.dumps(l)); break\n";
+            String granted = output(UnixUsers.setpriv(VICTIM, "/usr/bin/python3", "-c", py, socket().toString(), victim.toString())
+                    .toArray(String[]::new));
+            assertTrue(granted.contains("\"granted\"") && granted.contains(prefix), granted);
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(70);
+                 !daemonLog().contains("job 1: its srun client went away before its command ended"); Thread.sleep(200)) {
+                assertTrue(System.nanoTime() < end, "her set-user-ID processes kept the victim's job running: " + daemonLog());
+            }
+        } finally {
+            hers.forEach(Process::destroyForcibly);
+            for (Process p : hers) {
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    @Test
     void anSrunClientThatKeepsItsGrantAndNeverSaysHowItEnded_losesItsGpuAtItsTimeout_andAtAnAdminsCancel() throws Exception {
         serve();
         Path hers = ownDir(MALLORY, dir.resolve(MALLORY));

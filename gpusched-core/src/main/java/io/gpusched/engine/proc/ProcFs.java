@@ -136,16 +136,56 @@ public final class ProcFs implements ProcTable {
     }
 
     /**
-     * By the owner of {@code /proc/<pid>} (the process's effective user, its name as the system's user
-     * database gives it).
+     * By its real and effective user ({@code Uid:} in {@code /proc/<pid>/status}), which must be one and
+     * the same, and the owner of {@code /proc/<pid>} (the effective user, named as the system's user
+     * database names it; one stat, so the name and the number agree). A set-user-ID root program any user
+     * may start with an environment of her choosing ({@code su} waiting at its password prompt) runs as
+     * root only in effect: its real user is hers, so it is hers, not root's, and not the run's owner's.
      */
     @Override
     public boolean runsAs(long pid, String user) {
+        Path dir = proc.resolve(Long.toString(pid));
         try {
-            String owner = Files.getOwner(proc.resolve(Long.toString(pid))).getName();
-            return owner.equals(user) || owner.equals("root");
-        } catch (IOException | SecurityException | UnsupportedOperationException e) {
+            long[] ids = realAndEffectiveUid(dir.resolve("status"));
+            if (ids.length != 2 || ids[0] != ids[1]) {
+                return false;
+            }
+            java.util.Map<String, Object> a = Files.readAttributes(dir, "unix:uid,owner");
+            if (!(a.get("uid") instanceof Integer uid) || uid.longValue() != ids[1]
+                    || !(a.get("owner") instanceof java.nio.file.attribute.UserPrincipal owner)) {
+                return false; // its credentials changed between the two reads, or its number is another's now
+            }
+            return owner.getName().equals(user) || ids[1] == 0;
+        } catch (IOException | SecurityException | UnsupportedOperationException | IllegalArgumentException e) {
             return false;
+        }
+    }
+
+    /** The first two numbers of the {@code Uid:} line of a process's status: its real and effective uid. */
+    private static long[] realAndEffectiveUid(Path status) throws IOException {
+        byte[] b = new byte[4096];
+        int n;
+        try (java.io.InputStream in = Files.newInputStream(status)) {
+            n = in.readNBytes(b, 0, b.length);
+        }
+        String text = new String(b, 0, n, StandardCharsets.US_ASCII);
+        int at = 0;
+        if (!text.startsWith("Uid:")) {
+            int line = text.indexOf("\nUid:");
+            if (line < 0) {
+                return new long[0];
+            }
+            at = line + 1;
+        }
+        int end = text.indexOf('\n', at);
+        String[] f = text.substring(at + "Uid:".length(), end < 0 ? text.length() : end).trim().split("\\s+");
+        if (f.length < 2) {
+            return new long[0];
+        }
+        try {
+            return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])};
+        } catch (NumberFormatException e) {
+            return new long[0];
         }
     }
 

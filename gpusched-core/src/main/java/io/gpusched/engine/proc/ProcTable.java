@@ -49,11 +49,14 @@ public interface ProcTable {
     /**
      * Whether a process runs as {@code user} or as root: a run token in another user's process is theirs
      * to put there (a token is no secret), so a process counts as a run's by its token only when it runs
-     * as the run's owner (or as root, the daemon's own helpers before they drop to the owner).
+     * as the run's owner (or as root, the daemon's own helpers before they drop to the owner). Its real
+     * user counts, not only its effective one: a set-user-ID root program that another user started (with
+     * the token in the environment she gave it) is root's in effect only, and is hers.
      *
      * @param pid a process
      * @param user a user name
-     * @return true when the process is {@code user}'s or root's; false when it is gone or someone else's
+     * @return true when the process's real and effective user are both {@code user}, or both root; false
+     *     when it is gone, someone else's, or runs a set-user-ID program that another user started
      */
     boolean runsAs(long pid, String user);
 
