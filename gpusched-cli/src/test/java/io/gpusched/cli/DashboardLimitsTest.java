@@ -39,8 +39,17 @@ import org.junit.jupiter.api.io.TempDir;
 class DashboardLimitsTest {
     /** io.gpusched.dashboard.ServerLimits.MAX_CONNECTIONS. */
     private static final int MAX_CONNECTIONS = 128;
-    /** io.gpusched.dashboard.ServerLimits.MAX_REQUEST_SECONDS. */
-    private static final int MAX_REQUEST_SECONDS = 10;
+    /**
+     * The request and idle time limits (10 s) as the daemons of the tests that wait them out shorten them, through
+     * io.gpusched.dashboard.ServerLimits.REQUEST_SECONDS_PROPERTY, which can only shorten them: the same
+     * limits enforced the same way by the JDK, waited for in a third of the time.
+     */
+    private static final int REQUEST_SECONDS = 3;
+    /**
+     * The answer time limit (io.gpusched.dashboard.AnswerSlots.ANSWER_SECONDS, 30 s) as the daemon of the test
+     * that waits it out shortens it, through AnswerSlots.ANSWER_SECONDS_PROPERTY.
+     */
+    private static final int ANSWER_SECONDS = 5;
 
     @TempDir
     Path dir;
@@ -134,12 +143,13 @@ class DashboardLimitsTest {
 
     @Test
     void headersThatNeverEnd_andAConnectionThatSendsNothing_areClosedAfterTheRequestTimeLimit() throws Exception {
-        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.2", "--dashboard", "0").start();
+        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.2", "--dashboard", "0")
+                .withJvmOptions("-Dgpusched.dashboard.requestSeconds=" + REQUEST_SECONDS).start();
         URI base = URI.create(DashboardEndToEndTest.url(daemon));
         Socket partial = halfRequest(base);
         Socket silent = connect(base, 0);
-        // The JDK looks each second; a few more for a loaded machine.
-        long limitMs = (MAX_REQUEST_SECONDS + 5) * 1000L;
+        // The JDK looks each second; a few more for a loaded machine (and far less than the unshortened 10 s).
+        long limitMs = (REQUEST_SECONDS + 5) * 1000L;
         assertTrue(closedByServerWithin(partial, limitMs), "half a header held its connection (and a thread) past "
                 + limitMs + " ms");
         assertTrue(closedByServerWithin(silent, 5_000), "a connection that sent nothing was held past " + limitMs + " ms");
@@ -147,11 +157,15 @@ class DashboardLimitsTest {
 
     @Test
     void moreConnectionsThanTheCapAreClosedAtOnce_soTheDaemonsFilesStayBounded_andItAnswersAgainOnItsOwn() throws Exception {
-        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.2", "--dashboard", "0").start();
+        // The idle limit shortened to 2 * REQUEST_SECONDS: long enough to count the files before it closes any.
+        int idleSeconds = 2 * REQUEST_SECONDS;
+        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.2", "--dashboard", "0")
+                .withJvmOptions("-Dgpusched.dashboard.requestSeconds=" + idleSeconds).start();
         String link = DashboardEndToEndTest.link(daemon);
         URI base = URI.create(link);
         long pid = daemon.process().pid();
         int before = openFiles(pid);
+        long opening = System.nanoTime();
         // Three times the cap, each sending nothing (no token needed), kept open by the attacker.
         for (int i = 0; i < 3 * MAX_CONNECTIONS; i++) {
             connect(base, 0);
@@ -159,11 +173,14 @@ class DashboardLimitsTest {
         // Time for the server to accept (and refuse) what the kernel queued for it.
         Thread.sleep(1_000);
         int during = openFiles(pid);
+        // Counted before the idle limit could have closed any: what bounds them is the cap alone.
+        assertTrue(System.nanoTime() - opening < TimeUnit.SECONDS.toNanos(idleSeconds),
+                "the files were counted after the idle limit; the cap is not what was measured");
         // The cap, and a little for what the daemon opens meanwhile (its rounds read the simulated GPU's files).
         assertTrue(during <= before + MAX_CONNECTIONS + 32, "the daemon held " + (during - before) + " more files for "
                 + 3 * MAX_CONNECTIONS + " connections (cap " + MAX_CONNECTIONS + ")");
         // The held ones end after the idle limit, the attacker's sockets still open: a user is answered again.
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(MAX_REQUEST_SECONDS + 15); ; Thread.sleep(250)) {
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(idleSeconds + 15); ; Thread.sleep(250)) {
             try {
                 if (get(DashboardEndToEndTest.at(link, "metrics")).statusCode() == 200) {
                     break;
@@ -181,7 +198,8 @@ class DashboardLimitsTest {
 
     @Test
     void aClientThatPipelinesRequestsAndReadsNoAnswer_isCutOffAfterTheAnswerTime_whileOthersAreAnswered() throws Exception {
-        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.2", "--dashboard", "0").start();
+        daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.2", "--dashboard", "0")
+                .withJvmOptions("-Dgpusched.dashboard.answerSeconds=" + ANSWER_SECONDS).start();
         String link = DashboardEndToEndTest.link(daemon);
         URI base = URI.create(link);
         // 400 requests for the page (some 20 KB each) on one connection with a small window, none read:
@@ -195,10 +213,11 @@ class DashboardLimitsTest {
         }
         greedy.getOutputStream().flush();
         assertEquals(200, get(DashboardEndToEndTest.at(link, "metrics")).statusCode(), "answered meanwhile");
-        // io.gpusched.dashboard.AnswerSlots.ANSWER_SECONDS (30), and a few for a loaded machine; not reading
+        // The answer time limit (shortened to ANSWER_SECONDS), and a few for a loaded machine; not reading
         // all along (reading would let the answers through).
-        Thread.sleep(36_000);
-        assertTrue(closedByServerWithin(greedy, 3_000), "the greedy connection was still held after 36 s");
+        Thread.sleep((ANSWER_SECONDS + 6) * 1000L);
+        assertTrue(closedByServerWithin(greedy, 3_000), "the greedy connection was still held after "
+                + (ANSWER_SECONDS + 6) + " s");
         assertEquals(200, get(DashboardEndToEndTest.at(link, "metrics")).statusCode());
     }
 

@@ -30,6 +30,8 @@ final class ServeDaemon implements AutoCloseable {
     private final Path dir;
     private final List<String> options;
     private Process process;
+    /** JVM options of the daemon's process, before its main class ({@link #withJvmOptions}). */
+    private final List<String> jvmOptions = new ArrayList<>();
     /**
      * What the daemons of this test started, seen at each stop or kill: a stopped daemon leaves its jobs
      * running, and the next one takes them up without being their parent, so {@link #close()} ends
@@ -46,6 +48,15 @@ final class ServeDaemon implements AutoCloseable {
         this.options = List.of(options);
     }
 
+    /**
+     * Adds JVM options (e.g. {@code -Dgpusched.dashboard.answerSeconds=5}) to the daemon's process, for the
+     * next {@link #start()} and those after it. @return this
+     */
+    ServeDaemon withJvmOptions(String... options) {
+        jvmOptions.addAll(List.of(options));
+        return this;
+    }
+
     Path socket() {
         return dir.resolve("run/gpusched.sock");
     }
@@ -60,8 +71,9 @@ final class ServeDaemon implements AutoCloseable {
 
     /** Starts the daemon on the same socket and log directory, and waits until it answers {@code queue}. */
     ServeDaemon start() throws Exception {
-        List<String> argv = new ArrayList<>(List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), Main.class.getName(), "serve"));
+        List<String> argv = new ArrayList<>(List.of(java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        argv.addAll(jvmOptions);
+        argv.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve"));
         argv.addAll(options);
         argv.addAll(List.of("--socket", socket().toString(), "--log-dir", logs().toString()));
         process = new ProcessBuilder(argv).redirectErrorStream(true)
