@@ -86,6 +86,7 @@ public final class Scheduler implements AutoCloseable {
         this.engine = new Engine(b.backend, b.options, b.clock, b.logDir, b.fresh, b.jobsFile, b.jobs,
                 b.requirementsFile, b.requirements, fanOut, b.cluster);
         engine.maxQueuedPerUser(b.maxQueuedPerUser);
+        engine.maxQueuedMibPerUser(b.maxQueuedMibPerUser);
         engine.dedup(b.dedup);
         engine.maxJobTime(b.maxJobTime.map(m -> new io.gpusched.engine.stop.Stops.MaxJobTime(m.getKey(), m.getValue())));
         this.closeWait = b.options.killGrace().plusSeconds(5);
@@ -97,6 +98,12 @@ public final class Scheduler implements AutoCloseable {
      * otherwise: 200,000.
      */
     public static final int DEFAULT_MAX_QUEUED_PER_USER = Engine.DEFAULT_MAX_QUEUED_PER_USER;
+
+    /**
+     * How many MiB of commands and environments one owner's submissions not yet ended may hold unless
+     * {@link Builder#maxQueuedSizePerUser} says otherwise: 1024 (1 GiB).
+     */
+    public static final long DEFAULT_MAX_QUEUED_MIB_PER_USER = Engine.DEFAULT_MAX_QUEUED_MIB_PER_USER;
 
     /** @return the log directory: the journal, the status board and each job's log are there */
     public java.nio.file.Path logDir() {
@@ -174,7 +181,8 @@ public final class Scheduler implements AutoCloseable {
      *     now, or (while the run runs) its {@code after} names no job of the queue (before the run, the
      *     handle's futures fail with that instead)
      * @throws QueueFullException (while the run runs) if the owner already has as many jobs not yet ended
-     *     as {@link Builder#maxQueuedPerUser} allows; nothing is journaled and no number is used (before
+     *     as {@link Builder#maxQueuedPerUser} allows, or they would hold more than
+     *     {@link Builder#maxQueuedSizePerUser} allows; nothing is journaled and no number is used (before
      *     the run, the handle's futures fail with that instead)
      * @throws io.gpusched.model.DuplicateJobException (while the run runs) if the spec is {@code unique}
      *     (or {@link Builder#dedup} is on) and the owner has the same job (command and attributes, from the
@@ -242,7 +250,7 @@ public final class Scheduler implements AutoCloseable {
                     throw new IllegalArgumentException(refused.getMessage(), refused);
                 }
                 if (e.getCause() instanceof QueueFullException full) {
-                    throw new QueueFullException(full.owner(), full.limit());
+                    throw new QueueFullException(full);
                 }
                 if (e.getCause() instanceof io.gpusched.model.DuplicateJobException same) {
                     throw new io.gpusched.model.DuplicateJobException(same.no(), same.state());
@@ -607,6 +615,7 @@ public final class Scheduler implements AutoCloseable {
         private InstantSource clock = monotonic();
         private boolean fresh;
         private int maxQueuedPerUser = Engine.DEFAULT_MAX_QUEUED_PER_USER;
+        private long maxQueuedMibPerUser = Engine.DEFAULT_MAX_QUEUED_MIB_PER_USER;
         private boolean dedup;
         private java.util.Optional<java.util.Map.Entry<java.time.Duration, io.gpusched.jobs.Scheduling.OnTimeout>> maxJobTime =
                 java.util.Optional.empty();
@@ -630,6 +639,27 @@ public final class Scheduler implements AutoCloseable {
                 throw new IllegalArgumentException("--max-queued-per-user must be at least 1, got " + max);
             }
             this.maxQueuedPerUser = max;
+            return this;
+        }
+
+        /**
+         * Caps how much one owner's submissions not yet ended may hold of what they chose: the UTF-8 bytes
+         * of their commands and lines, directories, outputs, request ids and environments
+         * ({@link io.gpusched.journal.JournalState#size}), which the journal keeps on disk and the
+         * scheduler in memory until each ends. A submission that would take them past it is refused with
+         * {@link QueueFullException}, before it is journaled or numbered. Without it one user could send
+         * 200,000 submissions ({@link #maxQueuedPerUser}) of a 1 MiB environment each.
+         *
+         * @param mib 1 to 2^31 − 1 (default 1024: a 100,000-job sweep with a 10 KB environment each)
+         * @return this
+         * @throws IllegalArgumentException if {@code mib} is out of that range
+         */
+        public Builder maxQueuedSizePerUser(long mib) {
+            if (mib < 1 || mib > Engine.MAX_QUEUED_MIB) {
+                throw new IllegalArgumentException("--max-queued-size-per-user must be 1 to " + Engine.MAX_QUEUED_MIB
+                        + " MiB, got " + mib);
+            }
+            this.maxQueuedMibPerUser = mib;
             return this;
         }
 

@@ -178,6 +178,7 @@ public final class Cli {
                     .logDir(args.logDir())
                     .fresh(args.fresh())
                     .maxQueuedPerUser(args.maxQueuedPerUser())
+                    .maxQueuedSizePerUser(args.maxQueuedMibPerUser())
                     // A daemon's stop (systemctl stop or restart, an upgrade) leaves its users' jobs running
                     // for the next serve to take up; a jobs-file run is its user's, and Ctrl-C stops it all.
                     .leaveJobsRunningOnClose(serve && !args.stopJobsOnExit())

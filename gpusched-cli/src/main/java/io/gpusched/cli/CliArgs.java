@@ -30,8 +30,8 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                Optional<String> events, boolean serve, Optional<Path> socket, Optional<String> onFinish,
                Optional<String> adminGroup, Optional<io.gpusched.dashboard.DashboardAddress> dashboard,
                Optional<String> simMib, Optional<Path> requirements, Optional<Path> metricsTokenFile,
-               ServiceServer.Limits limits, int maxQueuedPerUser, boolean stopJobsOnExit, Optional<Path> config,
-               ServeJobRules jobRules) {
+               ServiceServer.Limits limits, int maxQueuedPerUser, long maxQueuedMibPerUser, boolean stopJobsOnExit,
+               Optional<Path> config, ServeJobRules jobRules) {
 
     /** Where {@code gpusched serve} run by root keeps its journal without {@code --log-dir} (made 0700). */
     static final Path ROOT_STATE_DIR = Path.of("/var/lib/gpusched");
@@ -175,6 +175,16 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                         }
                         v.maxQueued = (int) n;
                     }),
+            valued("--max-queued-size-per-user", "SIZE", "a user whose jobs not yet ended would hold more than SIZE"
+                    + " (512M, 2G) of commands and environments, which the journal keeps until each ends, gets no more"
+                    + " (queue_full) [1G]", (v, a, s) -> {
+                        java.util.OptionalLong mib = io.gpusched.jobs.Units.parseMib(s);
+                        if (mib.isEmpty()) {
+                            throw new UsageException("--max-queued-size-per-user must be a size such as 512M or 2G"
+                                    + " (a plain number is MiB), got " + s);
+                        }
+                        v.maxQueuedMib = mib.getAsLong();
+                    }),
             valued("--idle-timeout", "S", "close a connection that sends no whole request for S seconds (a waiting or"
                     + " running srun excepted) [60]", (v, a, s) -> v.limits = limits(v.limits, a, s)),
             flag("--dedup", "every submit is unique: one whose user has the same job (command, attributes, directory)"
@@ -214,6 +224,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         Optional<Path> metricsTokenFile = Optional.empty();
         ServiceServer.Limits limits = ServiceServer.Limits.DEFAULTS;
         int maxQueued = io.gpusched.Scheduler.DEFAULT_MAX_QUEUED_PER_USER;
+        long maxQueuedMib = io.gpusched.Scheduler.DEFAULT_MAX_QUEUED_MIB_PER_USER;
         boolean stopJobsOnExit;
         boolean version;
         Optional<Path> config = Optional.empty();
@@ -532,7 +543,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
                                   Optional<io.gpusched.dashboard.DashboardAddress> dashboard) {
         return new CliArgs(v.file, v.o, v.fresh, v.logDir, v.sim, v.backend, v.nvml, help, v.version,
                 v.events, serve, v.socket, v.onFinish, v.adminGroup, dashboard, v.simMib, v.requirements,
-                v.metricsTokenFile, v.limits, v.maxQueued, v.stopJobsOnExit, v.config, v.jobRules.checked());
+                v.metricsTokenFile, v.limits, v.maxQueued, v.maxQueuedMib, v.stopJobsOnExit, v.config, v.jobRules.checked());
     }
 
     /** {@code serve}'s limits with one of them set from its option. */

@@ -69,12 +69,13 @@ class HostileUsersTest {
      * Root's daemon, started through {@code starter} (a command that execs its arguments), with
      * {@code env} added to its environment.
      */
-    private void serve(List<String> starter, Map<String, String> env) throws Exception {
+    private void serve(List<String> starter, Map<String, String> env, String... options) throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         List<String> argv = new ArrayList<>(starter);
         argv.addAll(List.of(ServeDaemon.java(), "-cp", System.getProperty("java.class.path"),
                 Main.class.getName(), "serve", "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "--socket",
                 socket().toString(), "--log-dir", logs().toString()));
+        argv.addAll(List.of(options));
         ProcessBuilder pb = new ProcessBuilder(argv)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.log").toFile());
         pb.environment().put("GS_DAEMON_SECRET", "root-only-value");
@@ -364,6 +365,46 @@ class HostileUsersTest {
                 p.waitFor(10, TimeUnit.SECONDS);
             }
         }
+    }
+
+    @Test
+    void submissionsCarryingHugeEnvironments_fillNeitherTheDaemonsMemoryNorItsDisk_pastTheirOwnersShare() throws Exception {
+        // Each submission may carry an environment up to the 1 MiB line limit, and 200,000 may wait at once
+        // (--max-queued-per-user): 200 GB that the journal writes to root's disk and the daemon holds in memory
+        // until they end (distinct environments are not shared). Her share is capped: 8 MiB here.
+        serve(List.of(), Map.of(), "--max-queued-size-per-user", "8M");
+        Path hers = ownDir(MALLORY, dir.resolve(MALLORY));
+        Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+        // Her client: one job holding the GPU, then jobs that wait behind it, each with a different 1 MB
+        // environment, until the daemon refuses one.
+        String py = "import socket,json,sys\ns=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f=s.makefile('rb')\n"
+                + "def submit(line, env):\n s.sendall((json.dumps({'v':1,'op':'submit','line':line,'cwd':sys.argv[2],'env':env})"
+                + "+'\\n').encode()); return json.loads(f.readline())\n"
+                + "print(json.dumps(submit('[vram=20G] sleep 120', {'PATH':'/usr/bin:/bin'})))\n"
+                + "for i in range(30):\n"
+                + " env={'PATH':'/usr/bin:/bin','N':str(i)}\n"
+                + " for k in range(10): env['V%d' % k] = chr(97 + i % 26) * 100000\n"
+                + " a=submit('[vram=20G] true', env)\n"
+                + " if not a['ok']: print(json.dumps(a)); break\n"
+                + " print(json.dumps(a), flush=True)\n";
+        List<String> answers = output(UnixUsers.setpriv(MALLORY, "/usr/bin/python3", "-c", py, socket().toString(),
+                hers.toString()).toArray(String[]::new)).lines().toList();
+        String refusal = answers.get(answers.size() - 1);
+        assertTrue(refusal.contains("queue_full") && refusal.contains("--max-queued-size-per-user 8M"),
+                String.join("\n", answers));
+        int taken = answers.size() - 1;
+        assertTrue(taken >= 6 && taken <= 9, "her blocker and about 7 MB of waiting jobs: " + String.join("\n", answers));
+        long journal = Files.size(logs().resolve("journal.jsonl"));
+        assertTrue(journal < 9L * 1024 * 1024, "the journal holds her share and no more: " + journal + " bytes");
+        // Others still submit, and her refusal used up no number.
+        String theirs = as(VICTIM, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] true\",\"cwd\":\""
+                + victim + "\"}");
+        assertTrue(theirs.contains("\"no\":" + (taken + 1) + "}"), theirs + "\n" + String.join("\n", answers));
+        // Her share comes back as her jobs end.
+        assertTrue(as(MALLORY, socket(), "{\"v\":1,\"op\":\"cancel\",\"user\":\"" + MALLORY + "\"}").contains("\"ok\":true"));
+        String again = as(MALLORY, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] true\",\"cwd\":\""
+                + hers + "\",\"env\":{\"X\":\"" + "y".repeat(100_000) + "\"}}");
+        assertTrue(again.contains("\"ok\":true"), again);
     }
 
     @Test

@@ -141,6 +141,14 @@ public final class Engine {
     private Leases leases;
     private long seenVersion = -1;
     private int maxQueuedPerUser = DEFAULT_MAX_QUEUED_PER_USER;
+    private long maxQueuedMibPerUser = DEFAULT_MAX_QUEUED_MIB_PER_USER;
+
+    /**
+     * How many MiB of commands and environments one user's submissions not yet ended may hold, unless
+     * {@link #maxQueuedMibPerUser} says otherwise: 1 GiB, room for a 100,000-job sweep whose jobs each
+     * carry an environment of 10 KB.
+     */
+    public static final long DEFAULT_MAX_QUEUED_MIB_PER_USER = 1024;
 
     /** How many jobs not yet ended one user may have submitted, unless {@link #maxQueuedPerUser} says otherwise. */
     public static final int DEFAULT_MAX_QUEUED_PER_USER = 200_000;
@@ -579,6 +587,24 @@ public final class Engine {
         this.maxQueuedPerUser = max;
     }
 
+    /**
+     * Caps the size ({@link io.gpusched.journal.JournalState#size}) of each user's submissions that have
+     * not ended, which the journal holds on disk and the scheduler in memory; one more past it is refused
+     * with {@link io.gpusched.model.QueueFullException}. Called before {@link #run()}.
+     *
+     * @param mib at least 1
+     * @throws IllegalArgumentException if {@code mib} is below 1
+     */
+    public void maxQueuedMibPerUser(long mib) {
+        if (mib < 1 || mib > MAX_QUEUED_MIB) {
+            throw new IllegalArgumentException("the most MiB queued per user must be 1 to " + MAX_QUEUED_MIB + ", got " + mib);
+        }
+        this.maxQueuedMibPerUser = mib;
+    }
+
+    /** The largest {@link #maxQueuedMibPerUser}: 2^31 − 1 MiB, whose bytes a long still holds. */
+    public static final long MAX_QUEUED_MIB = Integer.MAX_VALUE;
+
     /** The limit on every job's run ({@code serve --max-job-time}); empty for none. */
     private Optional<io.gpusched.engine.stop.Stops.MaxJobTime> maxJobTime = Optional.empty();
 
@@ -738,7 +764,7 @@ public final class Engine {
         queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter);
         settlement = new Settlement(durability, source, outcomes, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, table, maxQueuedPerUser,
-                dedup);
+                maxQueuedMibPerUser, dedup);
         Launcher launcher = new Launcher(durability, runFiles, ports.local().orElse(local), leases, names, table, procFs,
                 reporter, clock, this::post, source::ruleOf,
                 ports.cluster());

@@ -16,6 +16,11 @@ public final class JournalState {
     private final Map<String, Long> slurmJobs = new HashMap<>();
     /** Each owner's submissions that have not ended, kept as events fold so a cap costs O(1) per submission. */
     private final Map<String, Integer> openByOwner = new HashMap<>();
+    /** The same submissions' size ({@link #size}), by owner, kept the same way. */
+    private final Map<String, Long> openBytesByOwner = new HashMap<>();
+    /** The last environment {@link #size} measured and its size: a user's sweep shares one ({@link Shared}). */
+    private Map<String, String> measuredEnv;
+    private long measuredEnvBytes;
     /**
      * Each display number's key, so a job is found by the number users name it by without a scan: by
      * number in an array (numbers are given in order from 1, so it is dense: 4 bytes a job where a map
@@ -78,14 +83,63 @@ public final class JournalState {
         boolean wasOpen = was != null && !before.terminal();
         boolean isOpen = now != null && !r.terminal();
         if (wasOpen && isOpen && was.owner().equals(now.owner())) {
+            if (now != was) {
+                // A submission written again (its own line, as a compaction writes it): its size, should it differ.
+                long grown = size(now) - size(was);
+                openBytesByOwner.merge(now.owner(), grown, (a, b) -> a + b <= 0 ? null : a + b);
+            }
             return;
         }
         if (wasOpen) {
             openByOwner.computeIfPresent(was.owner(), (o, n) -> n == 1 ? null : n - 1);
+            long bytes = size(was);
+            openBytesByOwner.computeIfPresent(was.owner(), (o, n) -> n - bytes <= 0 ? null : n - bytes);
         }
         if (isOpen) {
             openByOwner.merge(now.owner(), 1, Integer::sum);
+            openBytesByOwner.merge(now.owner(), size(now), Long::sum);
         }
+    }
+
+    /**
+     * What a submission holds of its submitter's choosing, in bytes of UTF-8: its command and line, its
+     * directory, output and request id, and its environment's names and values. The journal holds it on
+     * disk and the scheduler in memory until the job has ended; {@code gpusched serve
+     * --max-queued-size-per-user} caps each user's.
+     *
+     * @param s a submission
+     * @return its size, at least 1
+     */
+    public long size(JournalEvent.Submitted s) {
+        long n = 1 + utf8(s.command()) + utf8(s.cwd()) + utf8(s.owner());
+        n += s.line().map(JournalState::utf8).orElse(0L) + s.output().map(JournalState::utf8).orElse(0L)
+                + s.requestId().map(JournalState::utf8).orElse(0L);
+        if (s.env().isPresent()) {
+            Map<String, String> env = s.env().get();
+            if (env != measuredEnv) {
+                long e = 0;
+                for (Map.Entry<String, String> v : env.entrySet()) {
+                    e += utf8(v.getKey()) + utf8(v.getValue()) + 2;
+                }
+                measuredEnv = env;
+                measuredEnvBytes = e;
+            }
+            n += measuredEnvBytes;
+        }
+        return n;
+    }
+
+    /** The length of a string in UTF-8, without encoding it. */
+    private static long utf8(String s) {
+        long n = s.length();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                // 2 bytes up to U+07FF, 3 beyond; a surrogate pair (4 bytes) is two chars of 2 more each.
+                n += c < 0x800 ? 1 : Character.isSurrogate(c) ? 1 : 2;
+            }
+        }
+        return n;
     }
 
     private void number(int no, String key) {
@@ -107,6 +161,14 @@ public final class JournalState {
      */
     public int openSubmissions(String owner) {
         return openByOwner.getOrDefault(owner, 0);
+    }
+
+    /**
+     * @param owner a user, as a submission names its owner
+     * @return the {@link #size} of their API submissions that have not ended, in bytes; 0 for a user with none
+     */
+    public long openSubmissionBytes(String owner) {
+        return openBytesByOwner.getOrDefault(owner, 0L);
     }
 
     /**

@@ -40,6 +40,8 @@ public final class Submissions {
     private final Leases leases;
     private final JobTable table;
     private final int maxQueuedPerUser;
+    /** How many MiB of commands and environments one owner's submissions not yet ended may hold. */
+    private final long maxQueuedMibPerUser;
     /** Whether every submission but a lease is {@code unique} ({@code serve --dedup}). */
     private final boolean dedupAll;
     private final Duplicates duplicates;
@@ -50,11 +52,13 @@ public final class Submissions {
     /**
      * @param table the jobs, each read from its row
      * @param maxQueuedPerUser how many submissions not yet ended one owner may have
+     * @param maxQueuedMibPerUser how many MiB those may hold ({@link io.gpusched.journal.JournalState#size})
      * @param dedupAll whether every submission but an {@code srun} lease is {@code unique}
      *     ({@code serve --dedup}); an {@code srun} is only with its own {@code --unique}
      */
     public Submissions(Durability durability, JobsSource source, Outcomes outcomes, Reporter reporter, LoopClock clock, PendingQueue queue,
-                Leases leases, JobTable table, int maxQueuedPerUser, boolean dedupAll) {
+                Leases leases, JobTable table, int maxQueuedPerUser, long maxQueuedMibPerUser, boolean dedupAll) {
+        this.maxQueuedMibPerUser = maxQueuedMibPerUser;
         this.dedupAll = dedupAll;
         this.table = table;
         this.duplicates = new Duplicates(durability::state, table, Submissions::spec);
@@ -166,6 +170,17 @@ public final class Submissions {
                 spec.timeout().map(t -> OptionalLong.of(t.toNanos())).orElse(OptionalLong.empty()), spec.retries(), lease.isPresent() ? SRUN : API,
                 context.owner(), context.workDir().toString(), at.toEpochMilli(), context.environment(),
                 line, context.output().map(Path::toString), context.requestId(), context.umask());
+        // What the journal and the fold would hold of it until it ends: checked before it is written, as the
+        // count is, so a refused submission leaves no trace (its number is still free).
+        long size = durability.state().size(event);
+        long held = durability.state().openSubmissionBytes(context.owner());
+        if (held + size > maxQueuedMibPerUser * 1024 * 1024) {
+            io.gpusched.model.QueueFullException e = io.gpusched.model.QueueFullException.ofSize(context.owner(), held, size,
+                    maxQueuedMibPerUser, durability.state().openSubmissions(context.owner()), maxQueuedPerUser);
+            accepted.completeExceptionally(e);
+            result.completeExceptionally(e);
+            return false;
+        }
         Optional<io.gpusched.model.JournalUnwritableException> refused = durability.recordSubmission(event);
         if (refused.isPresent()) {
             accepted.completeExceptionally(refused.get());
