@@ -19,10 +19,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -31,18 +31,34 @@ import org.junit.jupiter.api.io.TempDir;
  * client printed itself from the rows before (the code it still runs against a daemon that prints no
  * text); and a hostile {@code text} field is refused with the parser's words while the daemon goes on.
  */
-@ExtendWith(ServeDaemon.ClosedAfterEach.class)
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class QueueTextServedTest {
+    /** A test's own directory: the clients' working directory, class-load logs, the fake and relaying daemons' sockets. */
     @TempDir
     Path dir;
 
-    private ServeDaemon daemon;
+    /** The daemon's directory (its socket, logs and jobs' directory), the class's. */
+    @TempDir
+    static Path daemonDir;
+
+    /**
+     * One daemon for the class's tests, as none changes its queue: they read it, or send it requests it refuses
+     * (and then check it still answers), or do not use it. Starting it with its settled queue took most of
+     * each test's time when every test had its own.
+     */
+    private static ServeDaemon daemon;
 
     /** Two finished jobs (one failed), then, on a paused GPU, pending ones: nothing in the queue moves. */
-    @BeforeEach
-    void serve() throws Exception {
-        daemon = ServeDaemon.withSettledQueue(dir);
+    @BeforeAll
+    static void serve() throws Exception {
+        daemon = ServeDaemon.withSettledQueue(daemonDir);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (daemon != null) {
+            daemon.close();
+        }
     }
 
     /** {@code gpusched queue ARGS} as a process with {@code env} added (and no other locale variable). */
