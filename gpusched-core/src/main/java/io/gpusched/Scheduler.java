@@ -645,7 +645,7 @@ public final class Scheduler implements AutoCloseable {
         /**
          * Caps how much one owner's submissions not yet ended may hold of what they chose: the UTF-8 bytes
          * of their commands and lines, directories, outputs, request ids and environments
-         * ({@link io.gpusched.journal.JournalState#size}), which the journal keeps on disk and the
+         * (counted as the journal folds), which the journal keeps on disk and the
          * scheduler in memory until each ends. A submission that would take them past it is refused with
          * {@link QueueFullException}, before it is journaled or numbered. Without it one user could send
          * 200,000 submissions ({@link #maxQueuedPerUser}) of a 1 MiB environment each.
