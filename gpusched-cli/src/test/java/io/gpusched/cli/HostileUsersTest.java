@@ -408,6 +408,74 @@ class HostileUsersTest {
     }
 
     @Test
+    void aUserWhoStopsTheReadOfHerFailedJobsOutput_costsTheLoopOneWait_notOnePerJob() throws Exception {
+        // A failed job's output is read (for a CUDA OOM) by gpusched-runas --tail, as its owner, while the
+        // scheduler's loop waits up to 2 s for it. Once it runs as her, it is hers to SIGSTOP: her watcher
+        // spins kill(SIGSTOP) over the newest pids and keeps stopped each --tail it catches (the rest it lets
+        // go on); her output's path, through 39 links of 2,000 "./" each, keeps the read in its open a while.
+        // Each failed job of hers it catches held everyone's jobs 2 s. (With a FUSE file of hers that never
+        // answers, every one would.) On a busy machine the watcher may catch none: nothing is tested then.
+        Path c = Files.createDirectories(dir.resolve("stopper"));
+        Files.writeString(c.resolve("stopper.c"), "#include <fcntl.h>\n#include <signal.h>\n#include <stdio.h>\n"
+                + "#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n"
+                + "int main(int argc, char **argv) {\n"
+                + "  pid_t got[256]; int n = 0; int last = open(\"/proc/sys/kernel/ns_last_pid\", O_RDONLY);\n"
+                + "  while (access(argv[2], F_OK) != 0) {\n"
+                + "    char lb[32]; ssize_t lr = pread(last, lb, sizeof lb - 1, 0); if (lr <= 0) continue; lb[lr] = 0;\n"
+                + "    pid_t top = atoi(lb);\n"
+                + "    for (pid_t p = top - 24; p <= top + 8; p++) {\n"
+                + "      if (p <= 1 || p == getpid()) continue;\n"
+                + "      int seen = 0; for (int i = 0; i < n; i++) if (got[i] == p) seen = 1;\n"
+                + "      if (seen || kill(p, SIGSTOP) != 0) continue;\n"
+                + "      char path[64], b[512]; snprintf(path, sizeof path, \"/proc/%d/cmdline\", p);\n"
+                + "      int fd = open(path, O_RDONLY); ssize_t r = fd < 0 ? 0 : read(fd, b, sizeof b - 1); if (fd >= 0) close(fd);\n"
+                + "      size_t first = r > 0 ? strnlen(b, (size_t) r) : 0;\n"
+                + "      if (r > 0 && strstr(b, \"gpusched-runas\") && (ssize_t) first + 7 < r && strcmp(b + first + 1, \"--tail\") == 0) {\n"
+                + "        FILE *f = fopen(argv[1], \"a\"); if (f) { fprintf(f, \"stopped %d\\n\", p); fclose(f); }\n"
+                + "        if (n < 256) got[n++] = p;\n"
+                + "        continue;\n"
+                + "      }\n"
+                + "      kill(p, SIGCONT);\n"
+                + "    }\n"
+                + "  }\n"
+                + "  return 0;\n}\n");
+        assertEquals(0, run("gcc", "-O2", "-o", c.resolve("stopper").toString(), c.resolve("stopper.c").toString()));
+        Files.setPosixFilePermissions(c, PosixFilePermissions.fromString("rwxr-xr-x"));
+        serve();
+        Path hers = ownDir(MALLORY, dir.resolve(MALLORY));
+        assertEquals(0, run(UnixUsers.setpriv(MALLORY, "/usr/bin/python3", "-c", "import os,sys\nfor i in range(39):\n"
+                + " os.symlink('./' * 2000 + ('l%d' % (i + 1) if i < 38 else '.'), os.path.join(sys.argv[1], 'l%d' % i))\n",
+                hers.toString()).toArray(String[]::new)));
+        Path stops = hers.resolve("stops");
+        Path enough = hers.resolve("enough");
+        Process watcher = new ProcessBuilder(UnixUsers.setpriv(MALLORY, c.resolve("stopper").toString(), stops.toString(),
+                enough.toString())).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            String submit = "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] exit 1\",\"cwd\":\"" + hers
+                    + "\",\"output\":\"" + hers.resolve("l0/out.log") + "\"}";
+            // One after another: each fails, and has its output read, on its own.
+            for (int no = 1; no <= 6; no++) {
+                String answer = as(MALLORY, socket(), submit);
+                assertTrue(answer.contains("\"no\":" + no + "}"), answer);
+                String failed = "job " + no + " failed";
+                awaitQueue(q -> q.contains(failed));
+            }
+        } finally {
+            Files.writeString(enough, "");
+            if (!watcher.waitFor(10, TimeUnit.SECONDS)) {
+                watcher.destroyForcibly();
+            }
+        }
+        java.util.Set<String> stopped = Files.exists(stops) ? new java.util.TreeSet<>(Files.readAllLines(stops))
+                : java.util.Set.of();
+        assumeTrue(!stopped.isEmpty(), "her watcher caught no gpusched-runas --tail on this machine: nothing was attacked");
+        String log = daemonLog();
+        // The first one she stopped cost the loop its 2 s; her later failures' outputs are not read for a while.
+        assertEquals(1, stopped.size(), "the loop waited 2 s for each of " + stopped + ": " + log);
+        assertEquals(1, log.split("could not be read as " + MALLORY + " within 2 s", -1).length - 1, log);
+    }
+
+    @Test
     void anSrunClientThatKeepsItsGrantAndNeverSaysHowItEnded_losesItsGpuAtItsTimeout_andAtAnAdminsCancel() throws Exception {
         serve();
         Path hers = ownDir(MALLORY, dir.resolve(MALLORY));

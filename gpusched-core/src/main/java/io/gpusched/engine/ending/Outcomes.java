@@ -315,6 +315,38 @@ public final class Outcomes {
     private final Optional<Path> runas;
 
     /**
+     * How long a user's failed jobs' output is not read after one such read did not end in time
+     * ({@link OwnerLogTail#AS_OWNER_MILLIS}): the loop waits for each, and every user's jobs wait for the
+     * loop, while their owner can make each read hang (a FUSE file that never answers, or a SIGSTOP to
+     * gpusched-runas once it runs as them). So a user costs the loop one such wait per pause, however
+     * many of their jobs fail; their failed jobs meanwhile are not looked at for a CUDA OOM (no OOM retry).
+     */
+    static final Duration SLOW_TAIL_PAUSE = Duration.ofMinutes(10);
+
+    /** Until when each user's failed jobs' output is not read ({@link #SLOW_TAIL_PAUSE}). */
+    private final Map<String, Instant> tailsPausedUntil = new HashMap<>();
+
+    /** The end of a failed job's output, read as its owner ({@link OwnerLogTail}); empty while paused for them. */
+    private String ownerTail(Path runas, String owner, Ending end) {
+        Instant now = clock.now();
+        Instant paused = tailsPausedUntil.get(owner);
+        if (paused != null && now.isBefore(paused)) {
+            return "";
+        }
+        tailsPausedUntil.remove(owner);
+        Optional<String> tail = OwnerLogTail.readWithin(runas, owner, end.log(), Verdicts.OOM_TAIL_BYTES);
+        if (tail.isPresent()) {
+            return tail.get();
+        }
+        tailsPausedUntil.put(owner, now.plus(SLOW_TAIL_PAUSE));
+        reporter.warn("job " + end.no() + ": its output " + end.log() + " could not be read as " + owner + " within "
+                + OwnerLogTail.AS_OWNER_MILLIS / 1000 + " s, which everyone's jobs waited for; " + owner + "'s failed"
+                + " jobs are not looked at for a CUDA out-of-memory error (nor retried for one) for the next "
+                + SLOW_TAIL_PAUSE.toMinutes() + " minutes");
+        return "";
+    }
+
+    /**
      * The log directory's file of a job run as its owner holds only what the root wrapper said (why the job
      * could not start); its output went to the owner's file. Left empty, it goes: a lab's daemon would
      * otherwise keep an empty file per job in its state directory.
@@ -338,7 +370,7 @@ public final class Outcomes {
                 .map(JournalEvent.Submitted::owner);
         boolean failed = end.exitCode() != 0 && end.stopping().isEmpty();
         String tail = !failed ? "" : asOwner.isPresent()
-                ? runas.map(r -> OwnerLogTail.readAs(r, asOwner.get(), end.log(), Verdicts.OOM_TAIL_BYTES)).orElse("")
+                ? runas.map(r -> ownerTail(r, asOwner.get(), end)).orElse("")
                 : LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES);
         // A setup that failed, or a conda that is missing, means the command never ran: not an OOM. Nor
         // does a run as its owner that gpusched-runas refused (its one line is in the wrapper's log).

@@ -14,7 +14,7 @@ public final class OwnerLogTail {
     }
 
     /** How long reading a job's output as its owner may take: the loop waits for it. */
-    private static final long AS_OWNER_MILLIS = 2000;
+    public static final long AS_OWNER_MILLIS = 2000;
 
     /**
      * The end of a log that another user owns, read as that user by {@code gpusched-runas --tail} (never
@@ -28,6 +28,18 @@ public final class OwnerLogTail {
      * @return its last bytes; empty when it cannot be read so within {@link #AS_OWNER_MILLIS}
      */
     public static String readAs(Path runas, String user, Path log, int maxBytes) {
+        return readWithin(runas, user, log, maxBytes).orElse("");
+    }
+
+    /**
+     * {@link #readAs}, telling a read that did not end in time apart: the caller waits for it, and its
+     * owner can make it wait (a FUSE file of theirs that never answers; or, once gpusched-runas has
+     * dropped to them, a SIGSTOP of theirs, which is theirs to send).
+     *
+     * @return its last bytes (empty text when it cannot be read); empty when it was not read within
+     *     {@link #AS_OWNER_MILLIS} (the process is then killed)
+     */
+    public static java.util.Optional<String> readWithin(Path runas, String user, Path log, int maxBytes) {
         try {
             Process p = new ProcessBuilder(runas.toString(), "--tail", user, log.toString(), Integer.toString(maxBytes))
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
@@ -42,15 +54,17 @@ public final class OwnerLogTail {
             });
             if (!p.waitFor(AS_OWNER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
                 p.destroyForcibly();
-                return "";
+                return java.util.Optional.empty();
             }
             byte[] bytes = out.get(AS_OWNER_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
-            return p.exitValue() == 0 ? new String(bytes, StandardCharsets.UTF_8) : "";
-        } catch (IOException | java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            return "";
+            return java.util.Optional.of(p.exitValue() == 0 ? new String(bytes, StandardCharsets.UTF_8) : "");
+        } catch (java.util.concurrent.TimeoutException e) {
+            return java.util.Optional.empty();
+        } catch (IOException | java.util.concurrent.ExecutionException e) {
+            return java.util.Optional.of("");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return "";
+            return java.util.Optional.of("");
         }
     }
 }
