@@ -111,7 +111,11 @@ final class BoardRows {
 
     StatusBoard board(Instant now, JobTable table, PendingQueue queue, Outcomes outcomes) {
         List<StatusBoard.Running> rows = new ArrayList<>();
-        for (RunningJob rj : table.runs()) {
+        // A run that ended and waits for its outcome (its output read as its owner) stays a running row until
+        // its outcome is journaled: it is in no other list meanwhile.
+        List<RunningJob> shown = new ArrayList<>(table.runs());
+        shown.addAll(table.settlingRuns());
+        for (RunningJob rj : shown) {
             // A cluster's job shows the GPUs the cluster gave it, once its command started there.
             List<Integer> gpus = rj.elsewhere.map(e -> e.running().getNow(List.of())).orElse(rj.gpus);
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, Duration.between(rj.startedAt, now),

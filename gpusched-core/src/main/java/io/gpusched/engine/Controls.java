@@ -54,7 +54,10 @@ final class Controls {
         if (job.isEmpty()) {
             return "unknown";
         }
-        return job.get().run().isPresent() ? "running" : job.get().state().terminal() ? "ended" : "pending";
+        // A run that ended and whose outcome is being settled (its output read as its owner) shows as running
+        // until its outcome is journaled: it is neither pending nor ended yet.
+        return job.get().run().isPresent() || table.isSettling(job.get().key()) ? "running"
+                : job.get().state().terminal() ? "ended" : "pending";
     }
 
     /** @return who the job of this number runs for, if the journal knows the number */
@@ -102,6 +105,11 @@ final class Controls {
         Optional<JobTable.Job> job = table.byNo(no);
         if (job.isEmpty()) {
             return CancelOutcome.NOT_FOUND;
+        }
+        if (table.isSettling(job.get().key())) {
+            // Its command ended; its outcome is on its way (its output is being read): it is not pending,
+            // and journaling it cancelled now would give it a second outcome.
+            return CancelOutcome.ALREADY_ENDED;
         }
         Optional<RunningJob> rj = job.get().run();
         if (rj.isPresent()) {

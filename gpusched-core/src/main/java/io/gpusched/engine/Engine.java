@@ -2,6 +2,7 @@ package io.gpusched.engine;
 
 import io.gpusched.engine.ending.Orphans;
 import io.gpusched.engine.ending.Outcomes;
+import io.gpusched.engine.ending.OwnerTails;
 import io.gpusched.engine.lease.Leases;
 import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.Inbox;
@@ -234,9 +235,21 @@ public final class Engine {
      *     {@link io.gpusched.engine.loop.VirtualTime} (with its own {@code clock}) jumps to what happens next
      * @param keeping what the run keeps outside the loop: {@link Keeping#DISK} for a real run;
      *     {@link Keeping#NOTHING} for a simulation
+     * @param ownerTails how a failed job's output is read as its owner; empty means through gpusched-runas
      */
     record Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster,
-                 LoopWait waits, Keeping keeping) {
+                 LoopWait waits, Keeping keeping, Optional<OwnerTails> ownerTails) {
+        /** Ports whose failed jobs' output is read as their owners by gpusched-runas (where it runs). */
+        Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster,
+              LoopWait waits, Keeping keeping) {
+            this(procs, clock, local, cluster, waits, keeping, Optional.empty());
+        }
+
+        /** @return these ports, with failed jobs' output read as their owners by {@code tails} (tests: a read that hangs) */
+        Ports withOwnerTails(OwnerTails tails) {
+            return new Ports(procs, clock, local, cluster, waits, keeping, Optional.of(tails));
+        }
+
         /** Ports that keep their run on disk. */
         Ports(ProcTable procs, LoopClock clock, Optional<RunDriver> local, Optional<ClusterDriver> cluster,
               LoopWait waits) {
@@ -750,8 +763,12 @@ public final class Engine {
             reporter.warnOnce("this build has no gpusched-runas (built without a C compiler): other users' submissions"
                     + " cannot start and stay pending; rebuild gpusched with gcc");
         }
+        // A failed job's output read as its owner is read off the loop's thread; its settlement comes back as
+        // a control. Refused once the loop has ended: the job then stays journaled as started, with its exit
+        // file, and the next scheduler settles it as it does a run that ended while none watched.
         outcomes = new Outcomes(options, durability, runFiles, names, leftovers, reporter, clock, measurer,
-                table, fairShare, timelines, runas);
+                table, fairShare, timelines, ports.ownerTails().orElseGet(() -> OwnerTails.runas(runas)),
+                action -> inbox.post(new Inbox.Control(action, refused -> { })));
         stops = new Stops(options, table, signals, procFs, names, reporter, clock);
         stops.maxJobTime(maxJobTime);
         spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
@@ -840,10 +857,11 @@ public final class Engine {
                 leftovers.sweep();
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
-            if (draining && table.noneRunning() && settlement.liveOrphans().isEmpty()) {
+            if (draining && table.noneRunning() && !outcomes.settling() && settlement.liveOrphans().isEmpty()) {
                 return finish(true);
             }
-            if (queue.pending().isEmpty() && table.noneRunning() && settlement.liveOrphans().isEmpty() && inbox.isEmpty() && !dirty
+            if (queue.pending().isEmpty() && table.noneRunning() && !outcomes.settling() && settlement.liveOrphans().isEmpty()
+                    && inbox.isEmpty() && !dirty
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
                 if (!options.watch()) {
@@ -854,7 +872,7 @@ public final class Engine {
                     drainedAnnounced = true;
                     reporter.emit(new SchedulerEvent.Drained(clock.now(), true));
                 }
-            } else if (!table.noneRunning() || !queue.pending().isEmpty()) {
+            } else if (!table.noneRunning() || outcomes.settling() || !queue.pending().isEmpty()) {
                 drainedAnnounced = false;
             }
         }
@@ -972,6 +990,16 @@ public final class Engine {
     }
 
     private RunSummary finish(boolean interrupted) {
+        if (outcomes.settling()) {
+            // Only a stop ends the loop with these (a drain waits for them): their reads of their owners'
+            // output may hang, and nothing is lost by not waiting. Journaled as started, with their exit
+            // files kept, they are settled by the next scheduler on this log directory, as runs that ended
+            // while none watched.
+            reporter.warn("job" + (outcomes.settlingJobs().size() == 1 ? " " : "s ") + outcomes.settlingJobs()
+                    .stream().sorted().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                    + " ended as the scheduler stopped, before " + (outcomes.settlingJobs().size() == 1 ? "its" : "their")
+                    + " outcome was recorded; the next scheduler records it from the exit file");
+        }
         // A force still on the journal's thread ends first: its reports come before the last board.
         durability.close();
         leftovers.sweep();

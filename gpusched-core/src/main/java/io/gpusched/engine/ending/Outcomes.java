@@ -8,7 +8,6 @@ import io.gpusched.engine.observe.Measurer;
 import io.gpusched.engine.observe.Timelines;
 import io.gpusched.engine.proc.ProcFs;
 import io.gpusched.engine.spawn.EnvironmentScript;
-import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.engine.spawn.OwnerLaunch;
 import io.gpusched.engine.spawn.OwnerLogTail;
 import io.gpusched.engine.spawn.RunFiles;
@@ -37,6 +36,7 @@ import io.gpusched.policy.FairShare;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -47,6 +47,9 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * How attempts end: journaled (OOM retry, or the job's final outcome with its verdict), reported, and
@@ -99,8 +102,9 @@ public final class Outcomes {
 
     public Outcomes(SchedulerOptions options, Durability durability, RunFiles runFiles, RunNames names, 
              Leftovers leftovers, Reporter reporter, LoopClock clock, Measurer measurer,
-             JobTable table, FairShare fairShare, Timelines timelines, Optional<Path> runas) {
-        this.runas = runas;
+             JobTable table, FairShare fairShare, Timelines timelines, OwnerTails tails, Consumer<Runnable> post) {
+        this.tails = tails;
+        this.post = post;
         this.timelines = timelines;
         this.table = table;
         this.fairShare = fairShare;
@@ -221,12 +225,12 @@ public final class Outcomes {
             io.gpusched.cluster.ClusterReport m = rj.report.get();
             settle(new Ending(rj.spec, rj.no, m.gpus(), rj.declaredMib, exitCode, rj.stopping.or(m::stoppedBy), rj.log,
                     !m.peakMib().isEmpty(), m.peakMib(), m.avgUtil(), m.took(), OptionalLong.of(rj.run), true, rj.learned,
-                    rj.report));
+                    rj.report), Optional.of(rj));
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
                 rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, clock.now()), OptionalLong.of(rj.run), true,
-                rj.learned, Optional.empty()));
+                rj.learned, Optional.empty()), Optional.of(rj));
     }
 
     /** Jobs the stop's last resort left nothing of: interrupted, so a restart runs them again. */
@@ -308,42 +312,160 @@ public final class Outcomes {
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
         settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), names.log(no, r.gpus()), false,
                 Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.runNo().getAsLong()).orElse(Duration.ZERO), r.runNo(),
-                false, Optional.empty(), Optional.empty()));
+                false, Optional.empty(), Optional.empty()), Optional.empty());
     }
 
-    /** gpusched-runas, for a root scheduler: reads a job's output as its owner. */
-    private final Optional<Path> runas;
+    /** Reads a job's output as its owner ({@link OwnerTails}): never on the loop's thread, but on {@link #readers}. */
+    private final OwnerTails tails;
+
+    /** Posts work to the loop's thread, from any thread: how a read done elsewhere hands its settlement back. */
+    private final Consumer<Runnable> post;
 
     /**
      * How long a user's failed jobs' output is not read after one such read did not end in time
-     * ({@link OwnerLogTail#AS_OWNER_MILLIS}): the loop waits for each, and every user's jobs wait for the
-     * loop, while their owner can make each read hang (a FUSE file that never answers, or a SIGSTOP to
-     * gpusched-runas once it runs as them). So a user costs the loop one such wait per pause, however
-     * many of their jobs fail; their failed jobs meanwhile are not looked at for a CUDA OOM (no OOM retry).
+     * ({@link OwnerLogTail#AS_OWNER_MILLIS}). The loop no longer waits for these reads, but their owner can
+     * still make each one hang (a FUSE file that never answers, or a SIGSTOP to gpusched-runas once it runs
+     * as them): paused, such a user holds no reading thread and starts no gpusched-runas per failed job,
+     * and their failed jobs are settled at once instead of each waiting out a read; their failed jobs
+     * meanwhile are not looked at for a CUDA OOM (no OOM retry).
      */
     static final Duration SLOW_TAIL_PAUSE = Duration.ofMinutes(10);
+
+    /**
+     * How long the loop waits for a reading thread to answer before it settles the job without its tail:
+     * the real read gives up after {@link OwnerLogTail#AS_OWNER_MILLIS} (and as long again for its output);
+     * this bounds one that does not, so a settlement always comes back.
+     */
+    static final long READ_LIMIT_MILLIS = 3 * OwnerLogTail.AS_OWNER_MILLIS;
 
     /** Until when each user's failed jobs' output is not read ({@link #SLOW_TAIL_PAUSE}). */
     private final Map<String, Instant> tailsPausedUntil = new HashMap<>();
 
-    /** The end of a failed job's output, read as its owner ({@link OwnerLogTail}); empty while paused for them. */
-    private String ownerTail(Path runas, String owner, Ending end) {
-        Instant now = clock.now();
+    /** A reaped failure of a job run as its owner, waiting for the end of its output to be read. */
+    private record Reading(Ending end, RunningJob run) {
+    }
+
+    /**
+     * Per owner, their reaped failures whose settlement waits for a read of their output, in the order they
+     * ended; the first one's read is under way. One read per owner at a time: a user whose reads hang holds
+     * one reading thread, not one per failed job. Loop's thread only.
+     */
+    private final Map<String, ArrayDeque<Reading>> tailsWaiting = new HashMap<>();
+
+    /**
+     * The owners a reading thread is reading for now, until it returns (which may be after the loop gave up
+     * on it, {@link #READ_LIMIT_MILLIS}): none is started for them meanwhile. Written by both threads.
+     */
+    private final java.util.Set<String> readingFor = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** The reading threads: daemon threads (a hung read never holds the JVM), at most one per owner. */
+    private final ExecutorService readers = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "gpusched-owner-tail");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** @return whether a job that ended waits for its output's read before it is settled */
+    public boolean settling() {
+        return !tailsWaiting.isEmpty();
+    }
+
+    /** @return the display numbers of the jobs that ended and wait for their output's read, in no order */
+    public List<Integer> settlingJobs() {
+        List<Integer> nos = new ArrayList<>();
+        tailsWaiting.values().forEach(q -> q.forEach(r -> nos.add(r.end().no())));
+        return nos;
+    }
+
+    /** @return whether reading this owner's failed jobs' output is paused ({@link #SLOW_TAIL_PAUSE}) */
+    private boolean tailsPaused(String owner) {
         Instant paused = tailsPausedUntil.get(owner);
-        if (paused != null && now.isBefore(paused)) {
-            return "";
+        if (paused != null && clock.now().isBefore(paused)) {
+            return true;
         }
         tailsPausedUntil.remove(owner);
-        Optional<String> tail = OwnerLogTail.readWithin(runas, owner, end.log(), Verdicts.OOM_TAIL_BYTES);
+        return false;
+    }
+
+    /** A read of this owner's output did not end in time: their next ones are not made for a while, and the log says so. */
+    private void pauseTails(String owner, Ending end) {
+        tailsPausedUntil.put(owner, clock.now().plus(SLOW_TAIL_PAUSE));
+        reporter.warn("job " + end.no() + ": its output " + end.log() + " could not be read as " + owner + " within "
+                + OwnerLogTail.AS_OWNER_MILLIS / 1000 + " s; " + owner + "'s failed jobs are not looked at for a CUDA"
+                + " out-of-memory error (nor retried for one) for the next " + SLOW_TAIL_PAUSE.toMinutes() + " minutes");
+    }
+
+    /**
+     * The end of a failed job's output, read as its owner here, on the loop's thread: only for an orphan
+     * found ended after a restart, which has no run to hold while a reading thread reads (the pause still
+     * bounds what its owner can cost).
+     */
+    private String ownerTailHere(String owner, Ending end) {
+        if (tailsPaused(owner) || readingFor.contains(owner)) {
+            return "";
+        }
+        Optional<String> tail = tails.read(owner, end.log(), Verdicts.OOM_TAIL_BYTES);
         if (tail.isPresent()) {
             return tail.get();
         }
-        tailsPausedUntil.put(owner, now.plus(SLOW_TAIL_PAUSE));
-        reporter.warn("job " + end.no() + ": its output " + end.log() + " could not be read as " + owner + " within "
-                + OwnerLogTail.AS_OWNER_MILLIS / 1000 + " s, which everyone's jobs waited for; " + owner + "'s failed"
-                + " jobs are not looked at for a CUDA out-of-memory error (nor retried for one) for the next "
-                + SLOW_TAIL_PAUSE.toMinutes() + " minutes");
+        pauseTails(owner, end);
         return "";
+    }
+
+    /**
+     * A reaped job's failure, to be settled once its output is read as its owner, on a reading thread. Until
+     * then its job is settling ({@link JobTable#settling}): not running (its GPUs are free), not pending,
+     * not an orphan, and journaled as started, so a scheduler that stops meanwhile leaves it to the next
+     * one, which settles it from its exit file.
+     */
+    private void readOffTheLoop(String owner, Reading r) {
+        table.settling(r.run());
+        ArrayDeque<Reading> waiting = tailsWaiting.computeIfAbsent(owner, o -> new ArrayDeque<>());
+        waiting.add(r);
+        if (waiting.size() == 1) {
+            startRead(owner, r);
+        }
+    }
+
+    /** Starts the read of the first of this owner's waiting failures; its answer comes back to the loop. */
+    private void startRead(String owner, Reading r) {
+        readingFor.add(owner);
+        Path log = r.end().log();
+        CompletableFuture.supplyAsync(() -> {
+            try {
+                return tails.read(owner, log, Verdicts.OOM_TAIL_BYTES);
+            } finally {
+                readingFor.remove(owner);
+            }
+        }, readers).exceptionally(e -> Optional.of(""))
+                .completeOnTimeout(Optional.empty(), READ_LIMIT_MILLIS, TimeUnit.MILLISECONDS)
+                // Refused once the loop has ended: the job stays journaled as started, with its exit file.
+                .thenAccept(tail -> post.accept(() -> tailRead(owner, r, tail)));
+    }
+
+    /**
+     * On the loop's thread: the read of {@code r}'s output ended (empty: not in time). It is settled now;
+     * so is the rest of its owner's waiting failures when their reads are paused, else the next is read.
+     */
+    private void tailRead(String owner, Reading r, Optional<String> tail) {
+        ArrayDeque<Reading> waiting = tailsWaiting.get(owner);
+        waiting.remove(r);
+        if (tail.isEmpty()) {
+            pauseTails(owner, r.end());
+        }
+        table.settled(r.run());
+        settleWith(r.end(), tail.orElse(""));
+        if (tail.isEmpty()) {
+            for (Reading next = waiting.poll(); next != null; next = waiting.poll()) {
+                table.settled(next.run());
+                settleWith(next.end(), "");
+            }
+        }
+        if (waiting.isEmpty()) {
+            tailsWaiting.remove(owner);
+        } else {
+            startRead(owner, waiting.peek());
+        }
     }
 
     /**
@@ -361,17 +483,41 @@ public final class Outcomes {
         }
     }
 
-    /** Journals and reports an attempt's end: an OOM retry, or the job's final outcome. */
-    private void settle(Ending end) {
+    /**
+     * Journals and reports an attempt's end, an OOM retry or the job's final outcome; for a reaped failure
+     * of a job run as its owner, once its output has been read as them, off the loop's thread.
+     *
+     * @param reaped the run that ended, when it was watched here; empty for an orphan found ended
+     */
+    private void settle(Ending end, Optional<RunningJob> reaped) {
+        boolean failed = end.exitCode() != 0 && end.stopping().isEmpty();
+        // A job run as its owner wrote its output where its owner chose: read as them, never as root.
+        Optional<String> asOwner = table.job(end.spec().key()).submission().filter(tails::runsAsOwner)
+                .map(JournalEvent.Submitted::owner);
+        if (!failed) {
+            settleWith(end, "");
+        } else if (asOwner.isEmpty()) {
+            settleWith(end, LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES));
+        } else if (!tails.canRead() || tailsPaused(asOwner.get())
+                || readingFor.contains(asOwner.get()) && !tailsWaiting.containsKey(asOwner.get())) {
+            // Not read: nothing can read as them, their reads are paused, or a read the loop gave up on
+            // still hangs (it holds their one reading thread).
+            settleWith(end, "");
+        } else if (reaped.isPresent()) {
+            // Their read may hang, as they choose: every user's jobs would wait for the loop that waited.
+            readOffTheLoop(asOwner.get(), new Reading(end, reaped.get()));
+        } else {
+            settleWith(end, ownerTailHere(asOwner.get(), end));
+        }
+    }
+
+    /** {@link #settle}, with the end of the failed attempt's output read ({@code tail}; empty text when not read). */
+    private void settleWith(Ending end, String tail) {
         String key = end.spec().key();
         JobTable.Job rec = table.job(key);
-        // A job run as its owner wrote its output where its owner chose: read as them, never as root.
-        Optional<String> asOwner = rec.submission().filter(JobOutput::runsAsOwner)
+        Optional<String> asOwner = rec.submission().filter(tails::runsAsOwner)
                 .map(JournalEvent.Submitted::owner);
         boolean failed = end.exitCode() != 0 && end.stopping().isEmpty();
-        String tail = !failed ? "" : asOwner.isPresent()
-                ? runas.map(r -> ownerTail(r, asOwner.get(), end)).orElse("")
-                : LogTail.read(end.log(), Verdicts.OOM_TAIL_BYTES);
         // A setup that failed, or a conda that is missing, means the command never ran: not an OOM. Nor
         // does a run as its owner that gpusched-runas refused (its one line is in the wrapper's log).
         Optional<EnvironmentScript.Failure> before = EnvironmentScript.failure(end.spec().environment(), end.exitCode(),

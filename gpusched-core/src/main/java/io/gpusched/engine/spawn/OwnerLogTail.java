@@ -13,7 +13,10 @@ public final class OwnerLogTail {
     private OwnerLogTail() {
     }
 
-    /** How long reading a job's output as its owner may take: the loop waits for it. */
+    /**
+     * How long reading a job's output as its owner may take: the reading thread waits for it (never the
+     * scheduler's loop, which settles the job once the read ends; {@code Outcomes}).
+     */
     public static final long AS_OWNER_MILLIS = 2000;
 
     /**

@@ -57,6 +57,8 @@ public final class JobTable {
     private final Map<String, RunningJob> runs = new LinkedHashMap<>();
     /** The same runs by session id (each run leads its own session). */
     private final Map<Long, RunningJob> bySession = new HashMap<>();
+    /** Runs that ended and wait for their outcome, by job key ({@link #settling}). */
+    private final Map<String, RunningJob> settling = new LinkedHashMap<>();
     /** Earlier outcomes of jobs still in the queue, by key, in the order they were first seen. */
     private final Map<String, JobResult> earlier = new LinkedHashMap<>();
     private long backs;
@@ -344,9 +346,38 @@ public final class JobTable {
         return Optional.ofNullable(runs.get(key));
     }
 
-    /** @return whether the job runs here now */
+    /**
+     * @return whether the job runs here now, or its run ended and its outcome is being settled
+     *     ({@link #settling}): either way it is neither pending nor an orphan to take up
+     */
     public boolean isRunning(String key) {
-        return runs.containsKey(key);
+        return runs.containsKey(key) || settling.containsKey(key);
+    }
+
+    /**
+     * A run that ended ({@link #runEnded}) waits for its outcome, which is worked out off the loop's
+     * thread (its output read as its owner): its GPUs are free, but its job is not pending, not started
+     * again, nor taken for an orphan, until {@link #settled}.
+     */
+    public void settling(RunningJob rj) {
+        assertInLoop();
+        settling.put(rj.key(), rj);
+    }
+
+    /** The outcome of a {@link #settling} run is being journaled now. */
+    public void settled(RunningJob rj) {
+        assertInLoop();
+        settling.remove(rj.key(), rj);
+    }
+
+    /** @return whether the job's run ended and its outcome waits ({@link #settling}) */
+    public boolean isSettling(String key) {
+        return settling.containsKey(key);
+    }
+
+    /** @return the runs that ended and wait for their outcome ({@link #settling}), in the order they ended */
+    public Collection<RunningJob> settlingRuns() {
+        return settling.values();
     }
 
     /** @return the run whose session this is, if any */
