@@ -156,7 +156,7 @@ class OwnerTailOffTheLoopTest {
     }
 
     @Test
-    void aStopWhileTheReadHangsLeavesTheJobStarted_andTheNextSchedulerSettlesItFromItsExitFile() throws Exception {
+    void aStopWhileTheReadHangsLeavesTheJobStarted_andTheNextSchedulerSettlesItFromItsExitFileAndOutput() throws Exception {
         start();
         assertEquals(1, submit("[vram=4G] python big.py").get(10, TimeUnit.SECONDS));
         FakeRunDriver.Run big = driver.nextStart();
@@ -177,7 +177,8 @@ class OwnerTailOffTheLoopTest {
                 || l.contains("\"event\":\"interrupted\"")), "no outcome: the next scheduler records it " + journal);
         assertTrue(Files.exists(big.launch().files().exit()), "its exit file is kept for the next scheduler");
 
-        // The next scheduler finds it ended while none watched and records it from its exit file, once.
+        // The next scheduler finds it ended while none watched, records it from its exit file, and, its output
+        // (her file, read as her) showing the CUDA OOM, retries it once with a bigger declaration.
         letGo.countDown();
         EngineUnderTest next = new EngineUnderTest();
         try {
@@ -186,10 +187,11 @@ class OwnerTailOffTheLoopTest {
                     new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(driver))
                             .withOwnerTails(hanging)));
             next.await(SchedulerEvent.Warning.class, w -> w.message().contains("recorded from " + big.launch().files().exit()));
-            JobResult recorded = next.finished(1);
-            assertEquals(1, recorded.exitCode(), "its real exit status, from its exit file");
-            assertEquals(JobStatus.FAILED, recorded.status());
-            assertEquals(1, driver.runs.size(), "not run again");
+            next.await(SchedulerEvent.RequeuedAfterOom.class, r -> r.no() == 1 && r.attempt() == 1);
+            FakeRunDriver.Run retry = driver.nextStart();
+            assertEquals(2, driver.runs.size(), "run again once, as its OOM retry");
+            driver.exit(retry, "", 0);
+            assertEquals(JobStatus.OK, next.finished(1).status());
         } finally {
             next.stop();
         }

@@ -164,6 +164,33 @@ class RecoveryTest {
         assertEquals(42, s.exitCode());
     }
 
+    /**
+     * A submission's output went to the file it was submitted with (its {@code --output}, or a root
+     * scheduler's {@code <cwd>/gpusched-<no>.log}), not to the log directory: a run that ran out of GPU
+     * memory while no scheduler watched is told by that file, as a watched one is, and retried.
+     */
+    @Test
+    void anOrphanThatRanOutOfGpuMemoryWhileUnwatched_isToldByItsOwnOutputFile_andRetried() throws Exception {
+        Path out = dir.resolve("train.out");
+        Files.writeString(out, "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+        String command = "echo ran >> " + dir.resolve("marker");
+        deadSchedulerWrote(new JournalEvent.Submitted("s1", 1, command, java.util.OptionalLong.of(1024), 1,
+                        java.util.OptionalLong.empty(), 1, "api", System.getProperty("user.name"), dir.toString(), 0L,
+                        Optional.empty(), Optional.of("[vram=1G retries=1] " + command), Optional.of(out.toString()),
+                        Optional.empty(), java.util.OptionalInt.empty()),
+                new JournalEvent.Launching("s1", 1, List.of(0)),
+                new JournalEvent.Started("s1", deadPid(), List.of(0)));
+        Files.createDirectories(logs().resolve("runs"));
+        Files.writeString(logs().resolve("runs/job001.run1.exit"), "1\n");
+
+        RunSummary s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs())
+                .jobs(List.of()).listener(events::add).build().run();
+
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.RequeuedAfterOom r && r.no() == 1), events.toString());
+        assertEquals(1, runs(), "the retry ran once");
+        assertEquals(List.of(JobStatus.OK), s.results().stream().map(r -> r.status()).toList());
+    }
+
     @Test
     void orphanKilledBeforeItsCommandEndedRunsAgainOnce() throws Exception {
         JobSpec job = countingJob("");

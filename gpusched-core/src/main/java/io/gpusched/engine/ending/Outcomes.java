@@ -8,6 +8,7 @@ import io.gpusched.engine.observe.Measurer;
 import io.gpusched.engine.observe.Timelines;
 import io.gpusched.engine.proc.ProcFs;
 import io.gpusched.engine.spawn.EnvironmentScript;
+import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.engine.spawn.OwnerLaunch;
 import io.gpusched.engine.spawn.OwnerLogTail;
 import io.gpusched.engine.spawn.RunFiles;
@@ -308,9 +309,13 @@ public final class Outcomes {
         reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
                 + " was watching; recorded as its client said, not run again" : "job " + no + " ended with exit status "
                 + code.getAsInt() + " while no scheduler was watching;"
-                + " recorded from " + runFiles.exitFile(no, r.runNo().getAsLong()) + ", not run again");
+                + " recorded from " + runFiles.exitFile(no, r.runNo().getAsLong()) + "; run again only if its output"
+                + " shows a CUDA out-of-memory error and it has retries left");
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
-        settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), names.log(no, r.gpus()), false,
+        // Its output is where the launch sent it, as for a watched run: a submission's own file (its --output,
+        // or a root scheduler's <cwd>/gpusched-<no>.log), else the log directory's.
+        Path output = r.submission().flatMap(JobOutput::file).orElse(names.log(no, r.gpus()));
+        settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), output, false,
                 Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.runNo().getAsLong()).orElse(Duration.ZERO), r.runNo(),
                 false, Optional.empty(), Optional.empty()), Optional.empty());
     }
