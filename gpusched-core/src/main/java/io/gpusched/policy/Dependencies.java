@@ -60,9 +60,9 @@ public final class Dependencies {
     public record Failed(String reason) implements Verdict {
     }
 
-    private final Map<String, String> keysByName = new LinkedHashMap<>(16, 0.75f, false) {
+    private final Map<Scoped, String> keysByName = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Scoped, String> eldest) {
             return size() > REMEMBERED;
         }
     };
@@ -89,7 +89,7 @@ public final class Dependencies {
      * @param key its key
      */
     public void learn(String owner, String name, String key) {
-        String scoped = scoped(owner, name);
+        Scoped scoped = new Scoped(owner, name);
         // Re-inserting moves a name to the newest end, so the oldest names are the first forgotten.
         keysByName.remove(scoped);
         keysByName.put(scoped, key);
@@ -109,7 +109,7 @@ public final class Dependencies {
      * @return the key of the newest of {@code owner}'s jobs of that name, if one is known
      */
     public Optional<String> keyOf(String owner, String name) {
-        return Optional.ofNullable(keysByName.get(scoped(owner, name)));
+        return Optional.ofNullable(keysByName.get(new Scoped(owner, name)));
     }
 
     /**
@@ -132,7 +132,7 @@ public final class Dependencies {
         // that has them, and only once it is known which.
         List<String> waiting = null;
         for (Scheduling.Dependency d : after) {
-            String key = keysByName.get(scoped(owner, d.name()));
+            String key = keysByName.get(new Scoped(owner, d.name()));
             if (key == null) {
                 return new Failed("after=" + d.name() + ": no job of that name is known");
             }
@@ -152,9 +152,23 @@ public final class Dependencies {
 
     private static final Ready READY = new Ready();
 
-    /** One map for every owner: a user name holds no NUL, so no two owners' names meet. */
-    private static String scoped(String owner, String name) {
-        return owner.isEmpty() ? name : owner + '\0' + name;
+    /**
+     * A name among its owner's: one map for every owner, and no two owners' names meet. A pair, not the
+     * two joined in one string: every waiting job's dependencies are looked up each plan, and a joined
+     * string was a new string to build and hash each time, where a pair hashes its parts' cached hashes.
+     */
+    private record Scoped(String owner, String name) {
+        // Written out: a record's generated ones go through method handles, and these are asked for
+        // each waiting job's every dependency each plan.
+        @Override
+        public int hashCode() {
+            return 31 * owner.hashCode() + name.hashCode();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Scoped s && name.equals(s.name) && owner.equals(s.owner);
+        }
     }
 
     private static String who(Known k, Scheduling.Dependency d) {
