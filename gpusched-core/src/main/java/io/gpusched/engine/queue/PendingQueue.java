@@ -212,6 +212,8 @@ public final class PendingQueue {
         List<PendingJob> waiting = new ArrayList<>();
         Map<String, String> waitingReasons = new HashMap<>();
         UniqueLines unique = uniqueLines(jobs);
+        List<PendingJob> inOrder = new ArrayList<>(computed.size() + 1);
+        int k = 0;
         long position = -1;
         for (JobSpec j : jobs) {
             position++;
@@ -236,6 +238,21 @@ public final class PendingQueue {
                 }
             }
             PendingJob p = pendingJob(j, r, position, now);
+            // The last compute's instance of an equal job is kept: the board makes a row again, and the
+            // status file renders it again, only for a job that is another object than the last board's,
+            // and a plan over a queue of 10,000 otherwise made every one of them anew (all 10,000 rows'
+            // text and JSON, for the one job that joined). Found by walking the last list in step, as
+            // both are in queue order: a pointer comparison per job, no hashing.
+            if (k + 1 < computed.size() && computed.get(k).spec() != j && computed.get(k + 1).spec() == j) {
+                k++; // the one before it left
+            }
+            if (k < computed.size() && computed.get(k).spec() == j) {
+                PendingJob before = computed.get(k++);
+                if (before.equals(p)) {
+                    p = before;
+                }
+            }
+            inOrder.add(p);
             String reason = waitingFor.get(j.key());
             if (reason != null) {
                 waiting.add(p);
@@ -247,8 +264,12 @@ public final class PendingQueue {
         pending = out;
         held = waiting;
         heldReasons = waitingReasons;
+        computed = inOrder;
         changes++;
     }
+
+    /** What the last {@link #compute} listed, pending and held, in queue order. */
+    private List<PendingJob> computed = List.of();
 
     /** The unique lines the log was told are left out (each once; few, as each is a line of the file). */
     private final Set<String> toldDuplicate = new HashSet<>();
