@@ -28,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SimulatedJobForEveryUserTest {
-    private static final String ALICE = "gs-alice";
-    private static final String BOB = "gs-bob";
+    // Users of this test's own (MultiUserServeTest has gs-alice and gs-bob; the classes may run side by side).
+    private static final String ALICE = "gs-sj-alice";
+    private static final String BOB = "gs-sj-bob";
 
     @TempDir
     Path dir;

@@ -153,7 +153,7 @@ class StopAndUpgradeEndToEndTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/python3")), "needs python3 for her client");
         boolean created = UnixUsers.run("id", USER) != 0;
         if (created) {
-            assertEquals(0, UnixUsers.run("/usr/sbin/useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", USER));
+            assertEquals(0, UnixUsers.userAdmin("/usr/sbin/useradd", "--no-create-home", "--user-group", "--shell", "/bin/sh", USER));
         }
         try {
             Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -193,7 +193,7 @@ class StopAndUpgradeEndToEndTest {
                 }
             });
             if (created) {
-                UnixUsers.run("/usr/sbin/userdel", USER);
+                UnixUsers.userAdmin("/usr/sbin/userdel", USER);
             }
         }
     }

@@ -61,7 +61,7 @@ final class UnixUsers {
         List<String> created = new ArrayList<>();
         for (String u : names) {
             if (run("id", u) != 0) {
-                assertEquals(0, run("/usr/sbin/useradd", "--no-create-home", "--home-dir", "/home/" + u, "--user-group",
+                assertEquals(0, userAdmin("/usr/sbin/useradd", "--no-create-home", "--home-dir", "/home/" + u, "--user-group",
                         "--shell", "/bin/sh", u));
                 created.add(u);
             }
@@ -72,7 +72,34 @@ final class UnixUsers {
     /** Deletes the users {@link #add} created (userdel refuses one with processes left: stop them first). */
     static void remove(List<String> created) throws Exception {
         for (String u : created) {
-            run("/usr/sbin/userdel", u);
+            userAdmin("/usr/sbin/userdel", u);
+        }
+    }
+
+    /**
+     * Where {@link #userAdmin} takes its lock: one file for every test JVM of the machine (surefire runs
+     * this module's test classes in parallel forks).
+     */
+    private static final Path USER_ADMIN_LOCK = Path.of(System.getProperty("java.io.tmpdir"), "gpusched-tests-useradd.lock");
+
+    /**
+     * Runs {@code useradd} or {@code userdel} ({@code cmd}) while holding a lock that the other test JVMs
+     * take for theirs: each locks /etc/passwd, /etc/group and their shadows as it changes them, and one
+     * that finds another's lock fails ("cannot lock /etc/passwd; try again later") rather than waiting.
+     * Each test class has users of its own (its own name prefix), so the classes need no more than this
+     * to run side by side.
+     *
+     * @return its exit code
+     */
+    static int userAdmin(String... cmd) throws Exception {
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(USER_ADMIN_LOCK,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE)) {
+            java.nio.channels.FileLock lock = file.lock();
+            try {
+                return run(cmd);
+            } finally {
+                lock.release();
+            }
         }
     }
 
