@@ -54,6 +54,9 @@ for i in $(seq 8); do su alice -s /bin/sh -c "cd /tmp && $J submit --vram ${P}M 
 sleep 3; echo "-- queue while packed"; $J queue 2>&1 | head -14; $J info 2>&1 | head -6
 for i in $(seq 60); do $J queue 2>&1 | grep -qE "running|waiting" || break; sleep 1; done
 date +%s.%N >> $OUT/pack.window; echo "-- queue after packing"; $J queue --all 2>&1 | tail -10
+echo "== srun: alice runs a 2,500 MiB allocation in her own session; the daemon measures it by its run token"
+su alice -s /bin/sh -c "cd /tmp && $J srun --vram 3G -- $G/gpu_alloc 2500 6" 2>&1 | tail -6; echo "srun rc=${PIPESTATUS[0]}"
+$J show 11 2>&1 | head -4
 ls -l /var/lib/gpusched/ 2>&1 | head; kill $DP; wait $DP; echo "serve rc=$?"
 for f in serve serve2 serve3; do echo "-- $f.txt"; tail -15 $OUT/$f.txt; done
 kill $SP
