@@ -324,8 +324,13 @@ final class ClientOptions {
      * @throws UsageException with that line
      */
     static ParseResult parse(CommandSpec spec, String verb, List<String> args, boolean stopAtPositional) {
+        refuseOptionAsValue(spec, verb, args, stopAtPositional);
         CommandLine cl = new CommandLine(spec);
-        cl.setExpandAtFiles(false).setOverwrittenOptionsAllowed(true).setStopAtPositional(stopAtPositional);
+        // A value is the word typed, dashes and all (--setup '-h  s', --name=-x): picocli would otherwise read a
+        // word that starts like one of the verb's options as that option and say the value is missing. The one
+        // word refused is an option's own name, by refuseOptionAsValue, before picocli sees it.
+        cl.setExpandAtFiles(false).setOverwrittenOptionsAllowed(true).setStopAtPositional(stopAtPositional)
+                .setAllowOptionsAsOptionParameters(true);
         try {
             ParseResult r = cl.parseArgs(args.toArray(String[]::new));
             if (!r.isUsageHelpRequested()) {
@@ -348,6 +353,34 @@ final class ClientOptions {
             throw new UsageException(option + " needs a value (see " + seeHelp(verb) + ")");
         } catch (CommandLine.ParameterException e) {
             throw new UsageException(e.getMessage() + " (see " + seeHelp(verb) + ")");
+        }
+    }
+
+    /**
+     * Refuses an option whose value, as the next word, is the name of one of the verb's options
+     * ({@code --name --vram 2G -- train.py}): that is a value forgotten far more often than meant, and taken
+     * as typed it would shift every word after it. {@code --name=--vram} says the word is meant and is let be.
+     * The walk stops where options stop: at {@code --}, and at the first command word when
+     * {@code stopAtPositional}.
+     *
+     * @throws UsageException naming the option, the word and how to give it as the value
+     */
+    private static void refuseOptionAsValue(CommandSpec spec, String verb, List<String> args, boolean stopAtPositional) {
+        for (int i = 0; i < args.size(); i++) {
+            String word = args.get(i);
+            if (word.equals("--") || (stopAtPositional && !word.startsWith("-"))) {
+                return;
+            }
+            OptionSpec option = spec.optionsMap().get(word);
+            if (option == null || option.arity().min() < 1 || i + 1 >= args.size()) {
+                continue;
+            }
+            String next = args.get(++i);
+            if (spec.optionsMap().containsKey(next)) {
+                throw new UsageException(word + " needs a value, and " + next + " is an option of "
+                        + (verb.isEmpty() ? "gpusched" : "gpusched " + verb) + " (to give " + word + " the word " + next + ", write " + word + "="
+                        + next + ")");
+            }
         }
     }
 
