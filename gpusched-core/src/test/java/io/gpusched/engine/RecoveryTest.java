@@ -7,6 +7,7 @@ import io.gpusched.engine.spawn.SpawnServer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.RunSummary;
@@ -390,6 +391,36 @@ class RecoveryTest {
         assertFalse(orphan.isAlive());
         assertEquals(1, runs());
         assertEquals(JobStatus.OK, s.results().get(0).status());
+    }
+
+    @Test
+    void anotherUsersProcessCarryingTheRunsToken_isNotTakenForTheLaunchADeadSchedulerLeft() throws Exception {
+        assumeTrue(System.getProperty("user.name").equals("root") && Files.isExecutable(Path.of("/usr/bin/setpriv")),
+                "needs root and setpriv (util-linux) to start a process as nobody");
+        JobSpec job = countingJob("");
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(0)));
+        // The token is the journal's path and the run's number, so anyone can carry it; taken for the
+        // run, her process would be waited for as the run, the job held up for as long as she liked.
+        ProcessBuilder pb = new ProcessBuilder("setsid", "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                "--clear-groups", "sleep", "120");
+        pb.environment().put(JobLauncher.RUN_VARIABLE, token(1));
+        Process hers = pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            Path comm = Path.of("/proc/" + hers.pid() + "/comm");
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                 !Files.readString(comm).startsWith("sleep"); Thread.sleep(5)) {
+                assertTrue(System.nanoTime() < end && hers.isAlive(), "her process never became sleep");
+            }
+
+            RunSummary s = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+                    () -> run(job), "the job waited for her process as its run");
+
+            assertEquals(1, runs(), "the job ran once, itself");
+            assertEquals(JobStatus.OK, s.results().get(0).status());
+        } finally {
+            hers.destroyForcibly().waitFor();
+        }
     }
 
     @Test

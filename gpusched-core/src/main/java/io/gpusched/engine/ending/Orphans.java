@@ -171,7 +171,8 @@ public final class Orphans {
 
     /**
      * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
-     * file exists or a live process carries its token (the wrapper may not have written the file yet);
+     * file exists or a live process of the job's owner (or root's, before the drop to them) carries its
+     * token (the wrapper may not have written the file yet);
      * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
      * ended, and is pending again.
      */
@@ -183,6 +184,12 @@ public final class Orphans {
             OptionalLong pid = runFiles.pid(no, run);
             if (pid.isEmpty()) {
                 for (long c : procFs.carriers(names.entry(run))) {
+                    if (!procFs.runsAs(c, r.owner())) {
+                        // The token is derivable (the journal's path and the run's number): any user can
+                        // start a process carrying it, and hers taken for the run would be waited for
+                        // as the run, the job held up for as long as she keeps it.
+                        continue;
+                    }
                     pid = procFs.sessionOf(c);
                     if (pid.isPresent()) {
                         break;
