@@ -622,7 +622,12 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         return (int) n;
     }
 
-    private static long integer(String option, String v) {
+    /**
+     * A whole number, as typed (spaces around it are let be).
+     *
+     * @throws UsageException {@code OPTION needs a whole number, got 'V'}
+     */
+    static long integer(String option, String v) {
         try {
             return Long.parseLong(v.strip());
         } catch (NumberFormatException e) {
@@ -630,6 +635,11 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         }
     }
 
+    /**
+     * A finite decimal number, as typed (spaces around it are let be).
+     *
+     * @throws UsageException {@code OPTION needs a number, got 'V'}
+     */
     static double decimal(String option, String v) {
         try {
             double d = Double.parseDouble(v.strip());

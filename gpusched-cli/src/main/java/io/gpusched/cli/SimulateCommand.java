@@ -151,17 +151,9 @@ final class SimulateCommand {
         }
     }
 
-    private static long parseLong(String flag, String v) throws UsageException {
-        try {
-            return Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw new UsageException(flag + ": not a whole number: " + v);
-        }
-    }
-
     /** A size in MiB from {@code min} to the largest declaration, refused in a run's words (SchedulerOptions'). */
     private static long mib(String flag, String v, long min) throws UsageException {
-        long mib = parseLong(flag, v);
+        long mib = CliArgs.integer(flag, v);
         if (mib < min) {
             throw new UsageException(flag + " must be >= " + min + " MiB, got " + mib);
         }
@@ -172,19 +164,11 @@ final class SimulateCommand {
     }
 
     private static double spikeBuffer(String flag, String v) throws UsageException {
-        double f = parseDouble(flag, v);
+        double f = CliArgs.decimal(flag, v);
         if (!(f >= 0 && f <= 10)) {
             throw new UsageException(flag + " must be in [0, 10], got " + v);
         }
         return f;
-    }
-
-    private static double parseDouble(String flag, String v) throws UsageException {
-        try {
-            return Double.parseDouble(v);
-        } catch (NumberFormatException e) {
-            throw new UsageException(flag + ": not a number: " + v);
-        }
     }
 
     private static String secs(Duration d) {

@@ -141,7 +141,9 @@ class SimulateCommandTest {
         "--idle-threshold|0|--idle-threshold must be >= 1 MiB, got 0",
         "--idle-threshold|2147483648|--idle-threshold must be at most 2147483647 MiB, got 2147483648",
         "--spike-buffer|11|--spike-buffer must be in [0, 10], got 11",
-        "--spike-buffer|NaN|--spike-buffer must be in [0, 10], got NaN"})
+        "--spike-buffer|NaN|--spike-buffer needs a number, got 'NaN'",
+        "--margin|x|--margin needs a whole number, got 'x'",
+        "--idle-threshold|1.5|--idle-threshold needs a whole number, got '1.5'"})
     void simulate_placementOptionsOutOfRangeAreRefusedNamingTheOption(String option, String value, String message)
             throws Exception {
         Path jobs = dir.resolve("jobs.txt");
