@@ -6,6 +6,7 @@ import io.gpusched.service.ServiceException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -17,6 +18,8 @@ final class JobOutputReader {
     private final PrintStream out;
     private final PrintStream err;
     private final Consumer<Runnable> onInterrupt;
+    /** The files said unreadable already. */
+    private final java.util.Set<Path> unreadable = new java.util.HashSet<>();
 
     /** @param onInterrupt told what Ctrl-C does while a log is followed (detach), and {@code null} after */
     JobOutputReader(PrintStream out, PrintStream err, Consumer<Runnable> onInterrupt) {
@@ -117,6 +120,7 @@ final class JobOutputReader {
      */
     int logs(GpuschedClient c, int no, boolean follow) {
         GpuschedClient.Logs logs = c.logs(no);
+        Optional<OthersOutput> others = OthersOutput.forReader(owner(c, no, logs), c.user());
         if (!follow) {
             List<Path> files = existing(logs);
             if (files.isEmpty()) {
@@ -124,7 +128,7 @@ final class JobOutputReader {
                         : "job " + no + " has no log yet (" + logs.state() + ")"));
                 return 1;
             }
-            files.forEach(f -> copy(f, 0));
+            files.forEach(f -> copy(f, 0, others));
             return 0;
         }
         if (logs.state().equals("pending")) {
@@ -134,13 +138,24 @@ final class JobOutputReader {
         onInterrupt.accept(() -> err.println("detached: job " + no + " keeps running (gpusched logs " + no
                 + " -f follows it again)"));
         try {
-            return follow(c, no, logs);
+            return follow(c, no, logs, others);
         } finally {
             onInterrupt.accept(null);
         }
     }
 
-    /** Copies every attempt's log in turn, then what the newest gains, until the job has ended. */
+    /** The job's owner, as the queue lists it; empty where it lists none (a jobs-file run, no such job). */
+    private static Optional<String> owner(GpuschedClient c, int no, GpuschedClient.Logs logs) {
+        if (logs.state().equals("unknown")) {
+            return Optional.empty();
+        }
+        try {
+            return c.job(no).row().owner().map(io.gpusched.protocol.ListText::text);
+        } catch (ServiceException e) {
+            return Optional.empty();
+        }
+    }
+
     /** Why a pending job waits, as {@code , waits: REASON}; nothing when the queue cannot say. */
     private static String waits(GpuschedClient c, int no) {
         try {
@@ -217,7 +232,8 @@ final class JobOutputReader {
         return DisplayWidth.clean(s.toString());
     }
 
-    private int follow(GpuschedClient c, int no, GpuschedClient.Logs first) {
+    /** Copies every attempt's log in turn, then what the newest gains, until the job has ended. */
+    private int follow(GpuschedClient c, int no, GpuschedClient.Logs first, Optional<OthersOutput> others) {
         GpuschedClient.Logs logs = first;
         int index = 0;
         long offset = 0;
@@ -226,7 +242,7 @@ final class JobOutputReader {
             boolean ended = logs.state().equals("ended") || logs.state().equals("unknown");
             List<Path> files = existing(logs);
             while (index < files.size()) {
-                offset = copy(files.get(index), offset);
+                offset = copy(files.get(index), offset, others);
                 if (index + 1 >= files.size()) {
                     break;
                 }
@@ -255,22 +271,34 @@ final class JobOutputReader {
         return logs.files().stream().filter(java.nio.file.Files::exists).toList();
     }
 
-    /** Copies a file from a byte offset to stdout; @return the offset after what was copied. */
-    private long copy(Path f, long from) {
-        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f)) {
+    /**
+     * Copies a file from a byte offset to stdout, as it is for the reader's own job and as text for
+     * another user's ({@link OthersOutput}).
+     *
+     * @return the offset after what was copied
+     */
+    private long copy(Path f, long from, Optional<OthersOutput> others) {
+        try (java.nio.channels.FileChannel ch = others.isPresent() ? others.get().open(f)
+                : java.nio.channels.FileChannel.open(f)) {
             ch.position(from);
             java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate(64 * 1024);
             long at = from;
             int n;
             while ((n = ch.read(buf)) > 0) {
-                out.write(buf.array(), 0, n);
+                if (others.isPresent()) {
+                    out.writeBytes(others.get().text(buf.array(), n));
+                } else {
+                    out.write(buf.array(), 0, n);
+                }
                 at += n;
                 buf.clear();
             }
             out.flush();
             return at;
         } catch (java.io.IOException e) {
-            err.println("gpusched: cannot read " + f + ": " + e.getMessage());
+            if (unreadable.add(f)) { // once, not at each look while following
+                err.println("gpusched: cannot read " + f + ": " + e.getMessage());
+            }
             return from;
         }
     }

@@ -288,6 +288,25 @@ class HostileUsersTest {
         assertFalse(log.contains("job 2 DEPENDENCY FAILED"), log);
     }
 
+    /**
+     * The victim's srun client is granted a run whose token starts with {@code prefix}, then goes without
+     * saying how its command ended (it crashed); nothing of the victim's run is left, so after the grace
+     * a client has to come back, the job ends.
+     */
+    private void victimsSrunCrashes_andItsJobEnds(String prefix, String ifNot) throws Exception {
+        Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
+        String py = "import socket,json,sys\ns=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f=s.makefile('rb')\n"
+                + "s.sendall((json.dumps({'v':1,'op':'srun','line':'[vram=1G] python train.py','cwd':sys.argv[2]})+'\\n').encode())\n"
+                + "while True:\n l=json.loads(f.readline())\n if l.get('event')=='granted' or not l.get('ok',True): print(json.dumps(l)); break\n";
+        String granted = output(UnixUsers.setpriv(VICTIM, "/usr/bin/python3", "-c", py, socket().toString(), victim.toString())
+                .toArray(String[]::new));
+        assertTrue(granted.contains("\"granted\"") && granted.contains(prefix), granted);
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(70);
+             !daemonLog().contains("job 1: its srun client went away before its command ended"); Thread.sleep(200)) {
+            assertTrue(System.nanoTime() < end, ifNot + ": " + daemonLog());
+        }
+    }
+
     @Test
     void aRunTokenInAnotherUsersProcess_doesNotKeepTheirSrunJobRunning() throws Exception {
         serve();
@@ -301,19 +320,7 @@ class HostileUsersTest {
         Process hers = new ProcessBuilder(UnixUsers.setpriv(MALLORY, "/bin/sh", "-c", carriers + "wait"))
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try {
-            Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
-            // The victim's srun client: granted, then gone without saying how its command ended (it crashed).
-            String py = "import socket,json,sys\ns=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f=s.makefile('rb')\n"
-                    + "s.sendall((json.dumps({'v':1,'op':'srun','line':'[vram=1G] python train.py','cwd':sys.argv[2]})+'\\n').encode())\n"
-                    + "while True:\n l=json.loads(f.readline())\n if l.get('event')=='granted' or not l.get('ok',True): print(json.dumps(l)); break\n";
-            String granted = output(UnixUsers.setpriv(VICTIM, "/usr/bin/python3", "-c", py, socket().toString(), victim.toString())
-                    .toArray(String[]::new));
-            assertTrue(granted.contains("\"granted\"") && granted.contains(prefix), granted);
-            // Nothing of the victim's run is left: after the grace a client has to come back, it ends.
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(70);
-                 !daemonLog().contains("job 1: its srun client went away before its command ended"); Thread.sleep(200)) {
-                assertTrue(System.nanoTime() < end, "her processes kept the victim's job running: " + daemonLog());
-            }
+            victimsSrunCrashes_andItsJobEnds(prefix, "her processes kept the victim's job running");
             assertTrue(hers.isAlive(), "her processes are hers to end");
         } finally {
             hers.destroyForcibly();
@@ -347,18 +354,7 @@ class HostileUsersTest {
                             + Files.readString(status));
                 }
             }
-            Path victim = ownDir(VICTIM, dir.resolve(VICTIM));
-            // The victim's srun client: granted, then gone without saying how its command ended (it crashed).
-            String py = "import socket,json,sys\ns=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f=s.makefile('rb')\n"
-                    + "s.sendall((json.dumps({'v':1,'op':'srun','line':'[vram=1G] python train.py','cwd':sys.argv[2]})+'\\n').encode())\n"
-                    + "while True:\n l=json.loads(f.readline())\n if l.get('event')=='granted' or not l.get('ok',True): print(json.dumps(l)); break\n";
-            String granted = output(UnixUsers.setpriv(VICTIM, "/usr/bin/python3", "-c", py, socket().toString(), victim.toString())
-                    .toArray(String[]::new));
-            assertTrue(granted.contains("\"granted\"") && granted.contains(prefix), granted);
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(70);
-                 !daemonLog().contains("job 1: its srun client went away before its command ended"); Thread.sleep(200)) {
-                assertTrue(System.nanoTime() < end, "her set-user-ID processes kept the victim's job running: " + daemonLog());
-            }
+            victimsSrunCrashes_andItsJobEnds(prefix, "her set-user-ID processes kept the victim's job running");
         } finally {
             hers.forEach(Process::destroyForcibly);
             for (Process p : hers) {
@@ -562,6 +558,38 @@ class HostileUsersTest {
         assertEquals(0, attach.code(), attach.err());
         assertTrue(ServeDaemon.cli("queue", "--all", "--socket", socket().toString()).out().contains("✓ job " + no + " ok"),
                 daemonLog());
+    }
+
+    @Test
+    void rootReadingHerJobsLog_seesHerEscapesAsText_andNeverAFileOfRootsSheLinkedInItsPlace() throws Exception {
+        serve();
+        Path home = ownDir(MALLORY, dir.resolve(MALLORY));
+        Path secret = Files.writeString(dir.resolve("root-only.txt"), "root-only-content\n");
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
+        // OSC 52 would write root's clipboard; the CR would hide what the line said before it.
+        String printf = "printf 'before\\\\r\\\\033]52;c;cm0gLXJmIH4=\\\\007after\\\\n'";
+        String first = as(MALLORY, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] " + printf + "\",\"cwd\":\""
+                + home + "\"}");
+        String no = first.replaceAll(".*\"no\":([0-9]+).*", "$1");
+        String second = as(MALLORY, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] echo mine\",\"cwd\":\""
+                + home + "\"}");
+        String linked = second.replaceAll(".*\"no\":([0-9]+).*", "$1");
+        awaitQueue(q -> q.contains("✓ job " + no + " ok") && q.contains("✓ job " + linked + " ok"));
+        ServeDaemon.Result shown = ServeDaemon.cli("logs", no, "--socket", socket().toString());
+        assertEquals("before\\r\\e]52;c;cm0gLXJmIH4=\\x07after\n", shown.out(), shown.err());
+        assertEquals(0, shown.code(), shown.err());
+        // Her output, once ended, is hers to replace: with a link to a file only root can read.
+        Path log = home.resolve("gpusched-" + linked + ".log");
+        assertEquals(0, run("/usr/bin/setpriv", "--reuid=" + MALLORY, "--regid=" + MALLORY, "--init-groups", "sh", "-c",
+                "rm " + log + " && ln -s " + secret + " " + log));
+        ServeDaemon.Result refused = ServeDaemon.cli("logs", linked, "--socket", socket().toString());
+        assertFalse(refused.out().contains("root-only-content"), refused.out());
+        assertTrue(refused.err().contains("cannot read " + log + ": it is a symbolic link"), refused.err());
+        // Her own view of her own job is unchanged: the bytes as the job wrote them.
+        String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
+        UnixUsers.Result own = cliAs(MALLORY, cp, home, Map.of(), "022", "logs", no,
+                "--socket", socket().toString());
+        assertEquals("before\r\u001b]52;c;cm0gLXJmIH4=\u0007after\n", own.out(), own.err());
     }
 
     @Test
