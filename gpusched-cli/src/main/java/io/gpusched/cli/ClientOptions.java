@@ -328,9 +328,11 @@ final class ClientOptions {
         CommandLine cl = new CommandLine(spec);
         // A value is the word typed, dashes and all (--setup '-h  s', --name=-x): picocli would otherwise read a
         // word that starts like one of the verb's options as that option and say the value is missing. The one
-        // word refused is an option's own name, by refuseOptionAsValue, before picocli sees it.
+        // word refused is an option's own name, by refuseOptionAsValue, before picocli sees it. Not where an
+        // option's value is optional (doctor's --sim [N]): there picocli would take the next option as it.
         cl.setExpandAtFiles(false).setOverwrittenOptionsAllowed(true).setStopAtPositional(stopAtPositional)
-                .setAllowOptionsAsOptionParameters(true);
+                .setAllowOptionsAsOptionParameters(spec.options().stream()
+                        .noneMatch(o -> o.arity().min() == 0 && o.arity().max() > 0));
         try {
             ParseResult r = cl.parseArgs(args.toArray(String[]::new));
             if (!r.isUsageHelpRequested()) {
