@@ -19,9 +19,10 @@ import java.util.Set;
 /**
  * Another user's job output, as {@code gpusched logs N} and {@code attach N} show it to root or an admin:
  * the file is the job's, in the job's directory, so its owner chooses what is there. It is opened only
- * when it is a regular file of the job's owner (or of the reader's own, as the log directory's are),
- * never through a symbolic link, so {@code sudo gpusched logs N} cannot be made to print a file of
- * root's ({@code gpusched-N.log -> /etc/shadow}) or wait on a device. Its bytes are shown as text, each
+ * when it is a regular file of the job's owner, never through a symbolic link, so {@code sudo gpusched
+ * logs N} cannot be made to print a file of root's ({@code gpusched-N.log -> /etc/shadow}, or a
+ * directory on the path turned into a link to {@code /etc}) or wait on a device. (A job runs as its
+ * owner, and so writes its output as them, or, in a daemon of one user's, as that user, its owner too.) Its bytes are shown as text, each
  * line through {@link TerminalText#escape}, so a job cannot send escape sequences to the reader's
  * terminal (a title, an OSC 52 clipboard write, a screen clear) nor overwrite what a line said with a
  * {@code \r}: they are written as visible escapes, as the queue and the daemon's log write them. The
@@ -32,24 +33,21 @@ import java.util.Set;
  * U+FFFD.
  */
 final class OthersOutput {
-    private final Set<String> owners;
+    private final String owner;
     private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
             .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
     private ByteBuffer carried = ByteBuffer.allocate(0);
 
-    /**
-     * @param owner the job's owner, whose file its output may be
-     * @param reader who reads it, whose own files (the log directory's, for a daemon of theirs) it may be too
-     */
-    OthersOutput(String owner, String reader) {
-        this.owners = Set.of(owner, reader);
+    /** @param owner the job's owner, whose file its output must be */
+    OthersOutput(String owner) {
+        this.owner = owner;
     }
 
     /**
      * Opens {@code file} if it is one this reader may be shown.
      *
      * @return the open file
-     * @throws IOException with why not, said for the reader: a link, not a regular file, or someone else's
+     * @throws IOException with why not, said for the reader: a link, not a regular file, or not the owner's
      */
     FileChannel open(Path file) throws IOException {
         PosixFileAttributes a = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -60,7 +58,7 @@ final class OthersOutput {
             throw new IOException("it is not a regular file (a FIFO, device or directory), and another user's job's"
                     + " output is read only from one");
         }
-        if (!owners.contains(a.owner().getName())) {
+        if (!a.owner().getName().equals(owner)) {
             throw new IOException("it belongs to " + a.owner().getName() + ", not to the job's owner");
         }
         // NOFOLLOW: a link swapped in since the look above is refused by the open itself.
@@ -98,6 +96,6 @@ final class OthersOutput {
      * @return how this reader is shown the job's output: empty for their own job, copied as it is
      */
     static Optional<OthersOutput> forReader(Optional<String> owner, String reader) {
-        return owner.filter(o -> !o.equals(reader)).map(o -> new OthersOutput(o, reader));
+        return owner.filter(o -> !o.equals(reader)).map(OthersOutput::new);
     }
 }

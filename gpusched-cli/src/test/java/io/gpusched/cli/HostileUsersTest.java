@@ -574,7 +574,12 @@ class HostileUsersTest {
         String second = as(MALLORY, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] echo mine\",\"cwd\":\""
                 + home + "\"}");
         String linked = second.replaceAll(".*\"no\":([0-9]+).*", "$1");
-        awaitQueue(q -> q.contains("✓ job " + no + " ok") && q.contains("✓ job " + linked + " ok"));
+        Path sub = ownDir(MALLORY, home.resolve("sub"));
+        String third = as(MALLORY, socket(), "{\"v\":1,\"op\":\"submit\",\"line\":\"[vram=1G] echo mine\",\"cwd\":\""
+                + sub + "\"}");
+        String viaDir = third.replaceAll(".*\"no\":([0-9]+).*", "$1");
+        awaitQueue(q -> q.contains("✓ job " + no + " ok") && q.contains("✓ job " + linked + " ok")
+                && q.contains("✓ job " + viaDir + " ok"));
         ServeDaemon.Result shown = ServeDaemon.cli("logs", no, "--socket", socket().toString());
         assertEquals("before\\r\\e]52;c;cm0gLXJmIH4=\\x07after\n", shown.out(), shown.err());
         assertEquals(0, shown.code(), shown.err());
@@ -585,6 +590,14 @@ class HostileUsersTest {
         ServeDaemon.Result refused = ServeDaemon.cli("logs", linked, "--socket", socket().toString());
         assertFalse(refused.out().contains("root-only-content"), refused.out());
         assertTrue(refused.err().contains("cannot read " + log + ": it is a symbolic link"), refused.err());
+        // Or the directory on its path turned into a link to one of root's, holding a file of that name.
+        Path rootDir = Files.createDirectories(dir.resolve("root-dir"));
+        Files.writeString(rootDir.resolve("gpusched-" + viaDir + ".log"), "root-only-content\n");
+        assertEquals(0, run("/usr/bin/setpriv", "--reuid=" + MALLORY, "--regid=" + MALLORY, "--init-groups", "sh", "-c",
+                "mv " + sub + " " + home.resolve("moved") + " && ln -s " + rootDir + " " + sub));
+        ServeDaemon.Result throughDir = ServeDaemon.cli("logs", viaDir, "--socket", socket().toString());
+        assertFalse(throughDir.out().contains("root-only-content"), throughDir.out());
+        assertTrue(throughDir.err().contains("it belongs to root, not to the job's owner"), throughDir.err());
         // Her own view of her own job is unchanged: the bytes as the job wrote them.
         String cp = userClasspath(Files.createDirectories(dir.resolve("classpath")));
         UnixUsers.Result own = cliAs(MALLORY, cp, home, Map.of(), "022", "logs", no,
