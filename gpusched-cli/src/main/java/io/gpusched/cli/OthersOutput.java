@@ -61,8 +61,49 @@ final class OthersOutput {
         if (!a.owner().getName().equals(owner)) {
             throw new IOException("it belongs to " + a.owner().getName() + ", not to the job's owner");
         }
-        // NOFOLLOW: a link swapped in since the look above is refused by the open itself.
-        return FileChannel.open(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS));
+        if (stuck.contains(file)) {
+            throw new IOException("it did not open before (a FIFO put there since it was looked at?)");
+        }
+        return openWithin(file, OPEN_MILLIS);
+    }
+
+    /**
+     * How long an open may take, in ms. A regular file opens at once; a FIFO put in its place between the
+     * look and the open would wait for a writer, for as long as its owner likes.
+     */
+    static final long OPEN_MILLIS = 2000;
+    /** The files whose open did not end in time: not tried again (each try would leave a thread waiting). */
+    private final Set<Path> stuck = new java.util.HashSet<>();
+
+    /**
+     * Opens {@code file} for reading, never through a symbolic link (one swapped in since the look is
+     * refused by the open itself), on a thread of its own, waiting {@code millis} for it.
+     *
+     * @throws IOException when it cannot be opened, or did not open in time (its thread is left waiting,
+     *     a daemon thread, which ends with this process)
+     */
+    FileChannel openWithin(Path file, long millis) throws IOException {
+        java.util.concurrent.CompletableFuture<FileChannel> opened = new java.util.concurrent.CompletableFuture<>();
+        Thread opener = new Thread(() -> {
+            try {
+                opened.complete(FileChannel.open(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)));
+            } catch (IOException | RuntimeException e) {
+                opened.completeExceptionally(e);
+            }
+        }, "gpusched-logs-open");
+        opener.setDaemon(true);
+        opener.start();
+        try {
+            return opened.get(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            stuck.add(file);
+            throw new IOException("it did not open within " + millis + " ms (a FIFO put there since it was looked at?)");
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while it opened");
+        }
     }
 
     /**

@@ -69,4 +69,17 @@ class OthersOutputTest {
         assertEquals("it belongs to " + me + ", not to the job's owner",
                 assertThrows(IOException.class, () -> new OthersOutput("gs-nobody-here").open(file)).getMessage());
     }
+
+    @Test
+    void aFifoSwappedInAfterTheLook_doesNotHoldTheReader() throws Exception {
+        Path fifo = dir.resolve("swapped.log");
+        assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "needs mkfifo (coreutils)");
+        OthersOutput o = new OthersOutput(System.getProperty("user.name"));
+        long t0 = System.nanoTime();
+        IOException e = assertThrows(IOException.class, () -> o.openWithin(fifo, 300));
+        assertTrue(e.getMessage().startsWith("it did not open within 300 ms"), e.getMessage());
+        assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(10), "it waited for the FIFO");
+        new java.io.FileOutputStream(fifo.toFile()).close(); // a writer, so the opening thread left waiting ends
+        assertTrue(assertThrows(IOException.class, () -> o.open(fifo)).getMessage().contains("not a regular file"));
+    }
 }
