@@ -379,9 +379,9 @@ final class ClientOptions {
             }
             String next = args.get(++i);
             if (spec.optionsMap().containsKey(next)) {
-                throw new UsageException(word + " needs a value, and " + next + " is an option of "
-                        + (verb.isEmpty() ? "gpusched" : "gpusched " + verb) + " (to give " + word + " the word " + next + ", write " + word + "="
-                        + next + ")");
+                String of = verb.isEmpty() ? "gpusched" : "gpusched " + verb;
+                throw new UsageException(word + " needs a value, and " + next + " is an option of " + of + " (to give "
+                        + word + " the word " + next + ", write " + word + "=" + next + ")");
             }
         }
     }

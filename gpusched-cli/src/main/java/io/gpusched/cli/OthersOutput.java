@@ -22,17 +22,25 @@ import java.util.Set;
  * when it is a regular file of the job's owner, never through a symbolic link, so {@code sudo gpusched
  * logs N} cannot be made to print a file of root's ({@code gpusched-N.log -> /etc/shadow}, or a
  * directory on the path turned into a link to {@code /etc}) or wait on a device. (A job runs as its
- * owner, and so writes its output as them, or, in a daemon of one user's, as that user, its owner too.) Its bytes are shown as text, each
- * line through {@link TerminalText#escape}, so a job cannot send escape sequences to the reader's
- * terminal (a title, an OSC 52 clipboard write, a screen clear) nor overwrite what a line said with a
- * {@code \r}: they are written as visible escapes, as the queue and the daemon's log write them. The
- * reader's own output is copied as it is (progress bars, colours).
+ * owner, and so writes its output as them; in a daemon of one user's, as that user, its owner too.)
+ * Its bytes are shown as text, each line through {@link TerminalText#escape}, so a job cannot send
+ * escape sequences to the reader's terminal (a title, an OSC 52 clipboard write, a screen clear) nor
+ * overwrite what a line said with a {@code \r}: they are written as visible escapes, as the queue and
+ * the daemon's log write them. The reader's own output is copied as it is (progress bars, colours).
  *
  * <p>One per read of a job's logs: it keeps an incomplete UTF-8 sequence at the end of one read for
  * the next, so a character split across reads is shown whole. Bytes that are not UTF-8 are shown as
  * U+FFFD.
  */
 final class OthersOutput {
+    /**
+     * How long an open may take, in ms. A regular file opens at once; a FIFO put in its place between the
+     * look and the open would wait for a writer, for as long as its owner likes.
+     */
+    static final long OPEN_MILLIS = 2000;
+    /** The files whose open did not end in time: not tried again (each try would leave a thread waiting). */
+    private final Set<Path> stuck = new java.util.HashSet<>();
+
     private final String owner;
     private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
             .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
@@ -66,14 +74,6 @@ final class OthersOutput {
         }
         return openWithin(file, OPEN_MILLIS);
     }
-
-    /**
-     * How long an open may take, in ms. A regular file opens at once; a FIFO put in its place between the
-     * look and the open would wait for a writer, for as long as its owner likes.
-     */
-    static final long OPEN_MILLIS = 2000;
-    /** The files whose open did not end in time: not tried again (each try would leave a thread waiting). */
-    private final Set<Path> stuck = new java.util.HashSet<>();
 
     /**
      * Opens {@code file} for reading, never through a symbolic link (one swapped in since the look is

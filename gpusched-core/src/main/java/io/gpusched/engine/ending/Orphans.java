@@ -94,7 +94,7 @@ public final class Orphans {
         long run = r.runNo().getAsLong();
         long sid = r.session().getAsLong();
         boolean lease = r.startedAs().get() instanceof RunHandle.Lease;
-        if (!lease && !leaderIsTheRuns(no, run, sid, r.owner())) {
+        if (!lease && !leaderIsTheRuns(no, run, sid, runUser(r))) {
             return false;
         }
         Optional<CompletableFuture<?>> leader = lease ? Optional.empty() : procFs.onExit(sid);
@@ -171,8 +171,8 @@ public final class Orphans {
 
     /**
      * Settles every {@code launching} intent a dead scheduler left: the spawn happened if the run's pid
-     * file exists or a live process of the job's owner (or root's, before the drop to them) carries its
-     * token (the wrapper may not have written the file yet);
+     * file exists or a live process of the run's user ({@link #runUser}, or root's, before the drop to
+     * them) carries its token (the wrapper may not have written the file yet);
      * it then becomes an ordinary orphan. Otherwise it never ran, or was killed before its command
      * ended, and is pending again.
      */
@@ -184,7 +184,7 @@ public final class Orphans {
             OptionalLong pid = runFiles.pid(no, run);
             if (pid.isEmpty()) {
                 for (long c : procFs.carriers(names.entry(run))) {
-                    if (!procFs.runsAs(c, r.owner())) {
+                    if (!procFs.runsAs(c, runUser(r))) {
                         // The token is derivable (the journal's path and the run's number): any user can
                         // start a process carrying it, and hers taken for the run would be waited for
                         // as the run, the job held up for as long as she keeps it.
@@ -243,22 +243,32 @@ public final class Orphans {
             return 0;
         }
         return signals.terminateOwn(r.session().getAsLong(), leases.entryOf(r), names.entry(r.runNo().getAsLong()),
-                r.owner());
+                runUser(r));
+    }
+
+    /**
+     * Who a run's processes run as: its owner where this scheduler runs submissions as their owners (a
+     * root daemon), else this scheduler's own user (a user's daemon runs everything as that user, even a
+     * job root submitted to it). Root's processes count as well wherever this is asked ({@code runsAs}).
+     */
+    private static String runUser(JobTable.Job r) {
+        return r.submission().filter(JobOutput::runsAsOwner).map(JournalEvent.Submitted::owner)
+                .orElseGet(() -> System.getProperty("user.name", "?"));
     }
 
     /**
      * Whether the process with the run's session id is the run's leader: one that leads that session,
-     * carries the run's environment entry and runs as its owner (or root, before it drops to them), while
-     * the run's exit file does not say it ended. After a
-     * restart the number alone proves nothing: the run may have ended while no scheduler ran and its
-     * pid been given to another user's process since, which a scheduler taking it up would signal.
+     * carries the run's environment entry and runs as the run's user ({@link #runUser}; or root, before it
+     * drops to them), while the run's exit file does not say it ended. After a restart the number alone
+     * proves nothing: the run may have ended while no scheduler ran and its pid been given to another
+     * user's process since, which a scheduler taking it up would signal.
      */
-    private boolean leaderIsTheRuns(int no, long run, long sid, String owner) {
+    private boolean leaderIsTheRuns(int no, long run, long sid, String user) {
         if (leaderEnded(no, run)) {
             return false;
         }
         return procFs.sessionOf(sid).equals(OptionalLong.of(sid)) && procFs.carries(sid, names.entry(run))
-                && procFs.runsAs(sid, owner);
+                && procFs.runsAs(sid, user);
     }
 
     /** Whether the run's monitor wrote that its leader ended (whole or not: it was writing it). */
