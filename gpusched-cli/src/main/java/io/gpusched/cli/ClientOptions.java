@@ -329,7 +329,8 @@ final class ClientOptions {
         // A value is the word typed, dashes and all (--setup '-h  s', --name=-x): picocli would otherwise read a
         // word that starts like one of the verb's options as that option and say the value is missing. The one
         // word refused is an option's own name, by refuseOptionAsValue, before picocli sees it. Not where an
-        // option's value is optional (doctor's --sim [N]): there picocli would take the next option as it.
+        // option's value is optional (no verb has one; doctor reads serve's --sim N itself): there picocli would
+        // take the next option as that value.
         cl.setExpandAtFiles(false).setOverwrittenOptionsAllowed(true).setStopAtPositional(stopAtPositional)
                 .setAllowOptionsAsOptionParameters(spec.options().stream()
                         .noneMatch(o -> o.arity().min() == 0 && o.arity().max() > 0));

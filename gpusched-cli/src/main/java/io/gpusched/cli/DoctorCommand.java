@@ -38,10 +38,10 @@ final class DoctorCommand {
                 + " modes, the configuration file, and whether a daemon answers on the socket. Prints one line per check"
                 + " (ok, note, warning, problem), each problem with its fix. Exit 0 when nothing is a problem, 1 when"
                 + " something is, 2 for a bad command line.");
-        // arity 0..1: serve's --sim N, typed here from habit, means the same
-        s.addOption(picocli.CommandLine.Model.OptionSpec.builder("--sim").arity("0..1").type(String.class)
-                .paramLabel("N").description("GPUs will be simulated (serve --sim N): no GPU here is a note, not a"
-                        + " problem").build());
+        // A flag: serve's --sim N, typed here from habit, has its N taken off before the parse (simCount), so no
+        // option of doctor's takes an optional value and every value reads as typed (ClientOptions.parse).
+        s.addOption(ClientOptions.flag(new String[] {"--sim"}, "GPUs will be simulated (serve --sim N; an N after it"
+                + " is let be): no GPU here is a note, not a problem"));
         s.addOption(ClientOptions.valued(new String[] {"--socket"}, "PATH", "the daemon's socket [as serve:"
                 + " $GPUSCHED_SOCKET, root: /run/gpusched/gpusched.sock]"));
         s.addOption(ClientOptions.valued(new String[] {"--log-dir"}, "DIR", "the daemon's state directory [as serve: root:"
@@ -50,6 +50,41 @@ final class DoctorCommand {
         s.addOption(ClientOptions.valued(new String[] {"--backend"}, "NAME", "as serve's"));
         s.addOption(ClientOptions.valued(new String[] {"--nvml-library"}, "PATH", "as serve's"));
         return s;
+    }
+
+    /**
+     * The words with serve's {@code --sim N} (or {@code --sim=N}) read as doctor's flag {@code --sim}: the N,
+     * a whole number, is taken off. The walk skips the values of doctor's other options and stops at
+     * {@code --}.
+     *
+     * @throws UsageException for a word after {@code --sim} that is neither a number nor an option
+     */
+    static List<String> withoutSimCount(List<String> args) {
+        List<String> out = new java.util.ArrayList<>(args.size());
+        picocli.CommandLine.Model.CommandSpec spec = spec();
+        for (int i = 0; i < args.size(); i++) {
+            String w = args.get(i);
+            if (w.equals("--")) {
+                out.addAll(args.subList(i, args.size()));
+                break;
+            }
+            String n = "";
+            if (w.startsWith("--sim=")) {
+                n = w.substring("--sim=".length());
+                w = "--sim";
+            } else if (w.equals("--sim") && i + 1 < args.size() && !args.get(i + 1).startsWith("-")) {
+                n = args.get(++i);
+            }
+            if (!n.isEmpty() && !n.matches("[0-9]+")) {
+                throw new UsageException("doctor takes no argument '" + n + "' (see gpusched doctor --help)");
+            }
+            out.add(w);
+            picocli.CommandLine.Model.OptionSpec o = spec.optionsMap().get(w);
+            if (o != null && o.arity().min() > 0 && i + 1 < args.size()) {
+                out.add(args.get(++i));
+            }
+        }
+        return out;
     }
 
     /** Where the lab's daemon reads its configuration. */
@@ -98,11 +133,7 @@ final class DoctorCommand {
     int run(String[] argv) {
         picocli.CommandLine.ParseResult r;
         try {
-            r = ClientOptions.parse(spec(), "doctor", List.of(argv).subList(1, argv.length), false);
-            String n = r.matchedOptionValue("--sim", "");
-            if (!n.isEmpty() && !n.matches("[0-9]+")) {
-                throw new UsageException("doctor takes no argument '" + n + "' (see gpusched doctor --help)");
-            }
+            r = ClientOptions.parse(spec(), "doctor", withoutSimCount(List.of(argv).subList(1, argv.length)), false);
         } catch (UsageException e) {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;

@@ -56,4 +56,17 @@ class OptionValueWordsTest {
         UsageException missing = assertThrows(UsageException.class, () -> ClientOptions.parse("queue", List.of("--user")));
         assertEquals("--user needs a value (see gpusched queue --help)", missing.getMessage());
     }
+
+    @Test
+    void doctorTakesServesSimN_asItsFlag_soItsOtherValuesReadAsTypedToo() {
+        assertEquals(List.of("--sim", "--socket", "-h x"), DoctorCommand.withoutSimCount(List.of("--sim", "2", "--socket",
+                "-h x")));
+        assertEquals(List.of("--sim", "--log-dir", "d"), DoctorCommand.withoutSimCount(List.of("--sim=3", "--log-dir", "d")));
+        assertEquals(List.of("--sim", "--log-dir", "d"), DoctorCommand.withoutSimCount(List.of("--sim", "--log-dir", "d")));
+        assertEquals(List.of("--socket", "5", "--sim"), DoctorCommand.withoutSimCount(List.of("--socket", "5", "--sim")));
+        assertEquals("doctor takes no argument 'two' (see gpusched doctor --help)", assertThrows(UsageException.class,
+                () -> DoctorCommand.withoutSimCount(List.of("--sim", "two"))).getMessage());
+        assertEquals("-h x", ClientOptions.parse(DoctorCommand.spec(), "doctor", DoctorCommand.withoutSimCount(
+                List.of("--sim", "2", "--socket", "-h x")), false).matchedOption("--socket").getValue());
+    }
 }
