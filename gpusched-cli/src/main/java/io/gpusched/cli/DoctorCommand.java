@@ -38,8 +38,8 @@ final class DoctorCommand {
                 + " modes, the configuration file, and whether a daemon answers on the socket. Prints one line per check"
                 + " (ok, note, warning, problem), each problem with its fix. Exit 0 when nothing is a problem, 1 when"
                 + " something is, 2 for a bad command line.");
-        // A flag: serve's --sim N, typed here from habit, has its N taken off before the parse (simCount), so no
-        // option of doctor's takes an optional value and every value reads as typed (ClientOptions.parse).
+        // A flag: serve's --sim N, typed here from habit, has its N taken off before the parse (withoutSimCount),
+        // so no option of doctor's takes an optional value and every value reads as typed (ClientOptions.parse).
         s.addOption(ClientOptions.flag(new String[] {"--sim"}, "GPUs will be simulated (serve --sim N; an N after it"
                 + " is let be): no GPU here is a note, not a problem"));
         s.addOption(ClientOptions.valued(new String[] {"--socket"}, "PATH", "the daemon's socket [as serve:"
