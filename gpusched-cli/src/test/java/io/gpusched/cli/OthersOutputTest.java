@@ -10,6 +10,7 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,5 +82,50 @@ class OthersOutputTest {
         assertTrue(System.nanoTime() - t0 < java.util.concurrent.TimeUnit.SECONDS.toNanos(10), "it waited for the FIFO");
         new java.io.FileOutputStream(fifo.toFile()).close(); // a writer, so the opening thread left waiting ends
         assertTrue(assertThrows(IOException.class, () -> o.open(fifo)).getMessage().contains("not a regular file"));
+    }
+
+    /** Bytes as a job may write them: text of several scripts, controls, and bytes that are not UTF-8. */
+    private static io.gpusched.testkit.arbitraries.Gen<byte[]> outputBytes() {
+        io.gpusched.testkit.arbitraries.Gen<byte[]> piece = io.gpusched.testkit.arbitraries.Gen.oneOf(
+                io.gpusched.testkit.arbitraries.Gen.elements("a", " ", "\n", "\r", "\t", "\u001b[31m", "\u0007", "é", "—",
+                        "😀", "\u202e", "\u009b", "x\n").map(t -> t.getBytes(StandardCharsets.UTF_8)),
+                io.gpusched.testkit.arbitraries.Gen.ints(0, 255).map(b -> new byte[] {(byte) (int) b}));
+        return io.gpusched.testkit.arbitraries.Gen.listOf(piece, 0, 40).map(parts -> {
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            parts.forEach(all::writeBytes);
+            return all.toByteArray();
+        });
+    }
+
+    /** A job's output and the lengths of the reads that take it, in turn (over again when they run out). */
+    private record Reads(byte[] bytes, List<Integer> cuts) {
+        @Override
+        public String toString() {
+            return java.util.HexFormat.of().formatHex(bytes) + " read " + cuts + " bytes at a time";
+        }
+    }
+
+    @Test
+    void howTheReadsCutTheOutput_changesNothingShown() {
+        io.gpusched.testkit.arbitraries.Property.forAll(outputBytes().with(io.gpusched.testkit.arbitraries.Gen.listOf(
+                io.gpusched.testkit.arbitraries.Gen.ints(1, 7), 1, 20), Reads::new))
+                .tries(2000).check(r -> {
+                    byte[] bytes = r.bytes();
+                    List<Integer> cuts = r.cuts();
+                    byte[] whole = new OthersOutput("ada").text(bytes, bytes.length);
+                    OthersOutput o = new OthersOutput("ada");
+                    java.io.ByteArrayOutputStream pieces = new java.io.ByteArrayOutputStream();
+                    int at = 0;
+                    for (int i = 0; at < bytes.length; i++) {
+                        int n = Math.min(cuts.get(i % cuts.size()), bytes.length - at);
+                        pieces.writeBytes(o.text(java.util.Arrays.copyOfRange(bytes, at, at + n), n));
+                        at += n;
+                    }
+                    assertEquals(new String(whole, StandardCharsets.UTF_8), pieces.toString(StandardCharsets.UTF_8),
+                            r.toString());
+                    String shown = new String(whole, StandardCharsets.UTF_8);
+                    assertTrue(shown.chars().noneMatch(c -> c < 0x20 && c != '\n' || c >= 0x7f && c < 0xa0),
+                            "a control reached the reader: " + shown);
+                });
     }
 }
