@@ -857,10 +857,10 @@ public final class Engine {
                 leftovers.sweep();
                 timers.schedule(Timer.SWEEP, sampleNanos);
             }
-            if (draining && table.noneRunning() && !outcomes.settling() && settlement.liveOrphans().isEmpty()) {
+            if (draining && table.noneRunning() && table.settlingRuns().isEmpty() && settlement.liveOrphans().isEmpty()) {
                 return finish(true);
             }
-            if (queue.pending().isEmpty() && table.noneRunning() && !outcomes.settling() && settlement.liveOrphans().isEmpty()
+            if (queue.pending().isEmpty() && table.noneRunning() && table.settlingRuns().isEmpty() && settlement.liveOrphans().isEmpty()
                     && inbox.isEmpty() && !dirty
                     && !burst.pending()
                     && source.settleNanos().isEmpty()) {
@@ -872,7 +872,7 @@ public final class Engine {
                     drainedAnnounced = true;
                     reporter.emit(new SchedulerEvent.Drained(clock.now(), true));
                 }
-            } else if (!table.noneRunning() || outcomes.settling() || !queue.pending().isEmpty()) {
+            } else if (!table.noneRunning() || !table.settlingRuns().isEmpty() || !queue.pending().isEmpty()) {
                 drainedAnnounced = false;
             }
         }
@@ -990,15 +990,16 @@ public final class Engine {
     }
 
     private RunSummary finish(boolean interrupted) {
-        if (outcomes.settling()) {
+        List<Integer> settling = table.settlingRuns().stream().map(rj -> rj.no).sorted().toList();
+        if (!settling.isEmpty()) {
             // Only a stop ends the loop with these (a drain waits for them): their reads of their owners'
             // output may hang, and nothing is lost by not waiting. Journaled as started, with their exit
             // files kept, they are settled by the next scheduler on this log directory, as runs that ended
             // while none watched.
-            reporter.warn("job" + (outcomes.settlingJobs().size() == 1 ? " " : "s ") + outcomes.settlingJobs()
-                    .stream().sorted().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
-                    + " ended as the scheduler stopped, before " + (outcomes.settlingJobs().size() == 1 ? "its" : "their")
-                    + " outcome was recorded; the next scheduler records it from the exit file");
+            boolean one = settling.size() == 1;
+            reporter.warn("job" + (one ? " " : "s ") + settling.stream().map(String::valueOf)
+                    .collect(java.util.stream.Collectors.joining(", ")) + " ended as the scheduler stopped, before "
+                    + (one ? "its" : "their") + " outcome was recorded; the next scheduler records it from the exit file");
         }
         // A force still on the journal's thread ends first: its reports come before the last board.
         durability.close();

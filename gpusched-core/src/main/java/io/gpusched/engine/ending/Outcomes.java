@@ -370,18 +370,6 @@ public final class Outcomes {
         return t;
     });
 
-    /** @return whether a job that ended waits for its output's read before it is settled */
-    public boolean settling() {
-        return !tailsWaiting.isEmpty();
-    }
-
-    /** @return the display numbers of the jobs that ended and wait for their output's read, in no order */
-    public List<Integer> settlingJobs() {
-        List<Integer> nos = new ArrayList<>();
-        tailsWaiting.values().forEach(q -> q.forEach(r -> nos.add(r.end().no())));
-        return nos;
-    }
-
     /** @return whether reading this owner's failed jobs' output is paused ({@link #SLOW_TAIL_PAUSE}) */
     private boolean tailsPaused(String owner) {
         Instant paused = tailsPausedUntil.get(owner);
