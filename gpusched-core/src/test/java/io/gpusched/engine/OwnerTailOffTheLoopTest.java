@@ -95,6 +95,19 @@ class OwnerTailOffTheLoopTest {
                         .withOwnerTails(hanging)));
     }
 
+    /**
+     * Starts the engine with job 1 running as alice, its output (her file) holding {@code output}: its run,
+     * for the test to end.
+     */
+    private FakeRunDriver.Run jobOneRunsWritingItsOutput(String output) throws Exception {
+        start();
+        assertEquals(1, submit("[vram=4G] python big.py").get(10, TimeUnit.SECONDS));
+        FakeRunDriver.Run big = driver.nextStart();
+        // A job run as its owner writes its output to their file (the job's log), not the wrapper's.
+        Files.writeString(loop.await(SchedulerEvent.JobStarted.class, s -> s.no() == 1).log(), output);
+        return big;
+    }
+
     private CompletableFuture<Integer> submit(String line) {
         return engine.submit(JobSpec.parse(line), new SubmitContext("alice", logs, Optional.empty()),
                 new CompletableFuture<JobResult>(), Optional.empty());
@@ -102,12 +115,7 @@ class OwnerTailOffTheLoopTest {
 
     @Test
     void whileAFailedJobsOutputReadHangs_theLoopGoesOn_andTheJobIsSettledWhenTheReadReturns_anOomRetried() throws Exception {
-        start();
-        assertEquals(1, submit("[vram=4G] python big.py").get(10, TimeUnit.SECONDS));
-        FakeRunDriver.Run big = driver.nextStart();
-        // A job run as its owner writes its output to their file (the job's log), not the wrapper's.
-        Files.writeString(loop.await(SchedulerEvent.JobStarted.class, s -> s.no() == 1).log(),
-                "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
+        FakeRunDriver.Run big = jobOneRunsWritingItsOutput("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB\n");
         driver.exit(big, "", 1);
         assertTrue(reading.await(10, TimeUnit.SECONDS), "the failed job's output is read as its owner");
 
@@ -137,10 +145,7 @@ class OwnerTailOffTheLoopTest {
 
     @Test
     void aReadThatNeverReturns_settlesItsJobAsFailedAfterItsLimit_andPausesItsOwnersReads() throws Exception {
-        start();
-        assertEquals(1, submit("[vram=4G] python big.py").get(10, TimeUnit.SECONDS));
-        FakeRunDriver.Run big = driver.nextStart();
-        Files.writeString(loop.await(SchedulerEvent.JobStarted.class, s -> s.no() == 1).log(), "RuntimeError: CUDA out of memory.\n");
+        FakeRunDriver.Run big = jobOneRunsWritingItsOutput("RuntimeError: CUDA out of memory.\n");
         driver.exit(big, "", 1);
         assertTrue(reading.await(10, TimeUnit.SECONDS));
         // Never let go: the loop gives up on the read at its limit and settles the job without it.
@@ -157,11 +162,7 @@ class OwnerTailOffTheLoopTest {
 
     @Test
     void aStopWhileTheReadHangsLeavesTheJobStarted_andTheNextSchedulerSettlesItFromItsExitFileAndOutput() throws Exception {
-        start();
-        assertEquals(1, submit("[vram=4G] python big.py").get(10, TimeUnit.SECONDS));
-        FakeRunDriver.Run big = driver.nextStart();
-        Files.writeString(loop.await(SchedulerEvent.JobStarted.class, s -> s.no() == 1).log(),
-                "RuntimeError: CUDA out of memory.\n");
+        FakeRunDriver.Run big = jobOneRunsWritingItsOutput("RuntimeError: CUDA out of memory.\n");
         // As the real wrapper does: the exit file, then the exit.
         Files.writeString(big.launch().files().exit(), "1\n");
         driver.exit(big, "", 1);
