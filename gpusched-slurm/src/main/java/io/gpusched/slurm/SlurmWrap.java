@@ -65,45 +65,96 @@ public final class SlurmWrap {
      * @return the command's exit status; 2 for a bad command line
      */
     public static int run(List<String> args, PrintStream err) {
-        Path out = null;
-        Optional<String> backend = Optional.empty();
-        Map<String, String> backendOptions = new LinkedHashMap<>();
-        Duration sample = Duration.ofMillis(200);
-        List<String> command = List.of();
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            if (a.equals("--")) {
-                command = List.copyOf(args.subList(i + 1, args.size()));
-                break;
-            }
-            if (i + 1 >= args.size()) {
-                err.println("gpusched slurm-wrap: " + a + " needs a value; " + USAGE);
-                return 2;
-            }
-            String v = args.get(++i);
-            switch (a) {
-                case "--out" -> out = Path.of(v);
-                case "--backend" -> backend = Optional.of(v);
-                case "--backend-option" -> {
-                    int eq = v.indexOf('=');
-                    if (eq < 1) {
-                        err.println("gpusched slurm-wrap: --backend-option wants key=value, got '" + v + "'");
-                        return 2;
-                    }
-                    backendOptions.put(v.substring(0, eq), v.substring(eq + 1));
-                }
-                case "--sample" -> sample = Duration.ofMillis(Math.max(10, Math.round(Double.parseDouble(v) * 1000)));
-                default -> {
-                    err.println("gpusched slurm-wrap: unknown option " + a + "; " + USAGE);
-                    return 2;
-                }
-            }
-        }
-        if (out == null || command.isEmpty()) {
-            err.println("gpusched slurm-wrap: needs --out and a command; " + USAGE);
+        WrapArgs a;
+        try {
+            a = WrapArgs.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("gpusched slurm-wrap: " + e.getMessage() + "; " + USAGE);
             return 2;
         }
-        return new Wrapped(out, backend, new BackendOptions(backendOptions), sample, command, err).run();
+        return new Wrapped(a.out(), a.backend(), new BackendOptions(a.backendOptions()), a.sample(), a.command(), err).run();
+    }
+
+    /**
+     * The wrapper's command line, read as a local run reads its options: {@code --name value} or
+     * {@code --name=value}, each option once ({@code --backend-option} once per key), {@code --sample} in
+     * seconds as a local run's (more than 0, at most 86400; sampled no faster than every 10 ms).
+     *
+     * @param out where the run's files go
+     * @param backend the GPU backend to sample, or detect one
+     * @param backendOptions the backend's {@code key=value} options
+     * @param sample time between samples
+     * @param command the command and its arguments, not empty
+     */
+    record WrapArgs(Path out, Optional<String> backend, Map<String, String> backendOptions, Duration sample,
+                    List<String> command) {
+        private static final Duration FASTEST_SAMPLE = Duration.ofMillis(10);
+
+        /**
+         * @param args the words after {@code slurm-wrap}
+         * @return them read
+         * @throws IllegalArgumentException naming what is wrong, in one line
+         */
+        static WrapArgs parse(List<String> args) {
+            Map<String, String> given = new LinkedHashMap<>();
+            Map<String, String> backendOptions = new LinkedHashMap<>();
+            int i = 0;
+            for (; i < args.size() && !args.get(i).equals("--"); i++) {
+                String a = args.get(i);
+                int eq = a.indexOf('=');
+                String name = a.startsWith("--") && eq > 0 ? a.substring(0, eq) : a;
+                if (!Set.of("--out", "--backend", "--backend-option", "--sample").contains(name)) {
+                    throw new IllegalArgumentException("unknown option " + a);
+                }
+                String v;
+                if (!name.equals(a)) {
+                    v = a.substring(eq + 1);
+                } else if (i + 1 < args.size() && !args.get(i + 1).equals("--")) {
+                    v = args.get(++i);
+                } else {
+                    throw new IllegalArgumentException(name + " needs a value");
+                }
+                if (v.isEmpty()) {
+                    throw new IllegalArgumentException(name + " needs a value, got an empty one");
+                }
+                if (name.equals("--backend-option")) {
+                    int kv = v.indexOf('=');
+                    if (kv < 1) {
+                        throw new IllegalArgumentException("--backend-option wants key=value, got '" + v + "'");
+                    }
+                    String before = backendOptions.putIfAbsent(v.substring(0, kv), v.substring(kv + 1));
+                    if (before != null) {
+                        throw new IllegalArgumentException("--backend-option " + v.substring(0, kv) + " given twice ("
+                                + before + ", " + v.substring(kv + 1) + "): give it once");
+                    }
+                    continue;
+                }
+                String before = given.putIfAbsent(name, v);
+                if (before != null) {
+                    throw new IllegalArgumentException(name + " given twice (" + before + ", " + v + "): give it once");
+                }
+            }
+            if (!given.containsKey("--out") || i + 1 >= args.size()) {
+                throw new IllegalArgumentException("needs --out and a command");
+            }
+            return new WrapArgs(Path.of(given.get("--out")), Optional.ofNullable(given.get("--backend")), backendOptions,
+                    given.containsKey("--sample") ? sample(given.get("--sample")) : Duration.ofMillis(200),
+                    List.copyOf(args.subList(i + 1, args.size())));
+        }
+
+        private static Duration sample(String v) {
+            double s;
+            try {
+                s = Double.parseDouble(v.strip());
+            } catch (NumberFormatException e) {
+                s = Double.NaN;
+            }
+            if (!(s > 0 && s <= 86400)) { // NaN too
+                throw new IllegalArgumentException("--sample must be more than 0 and at most 86400 seconds, got " + v);
+            }
+            Duration d = Duration.ofNanos(Math.round(s * 1e9));
+            return d.compareTo(FASTEST_SAMPLE) < 0 ? FASTEST_SAMPLE : d;
+        }
     }
 
     /** One wrapped command: its process, its samples and its peaks. */
