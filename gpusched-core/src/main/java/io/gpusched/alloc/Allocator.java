@@ -90,8 +90,7 @@ public final class Allocator {
         List<Rejection> rejections = new ArrayList<>();
         // Judge GPUs in index order, so the rejections and the blocked reason do not depend on the
         // order in which the backend happened to list them.
-        List<GpuView> byIndex = gpus.stream().sorted(Comparator.comparingInt(GpuView::index)).toList();
-        for (GpuView view : byIndex) {
+        for (GpuView view : byIndex(gpus)) {
             GpuFilter.Load load = load(view);
             Optional<Rejection> rejected = firstRejection(load, need);
             if (rejected.isPresent()) {
@@ -120,24 +119,30 @@ public final class Allocator {
      * @return the reason when infeasible
      */
     public Optional<String> infeasibleReason(Request request, List<GpuView> gpus) {
-        List<GpuView> allowed = gpus.stream().filter(g -> policy.allows(g.index()) && request.mayUse(g.index())).toList();
+        // Counted with no list or stream: asked at every placement, and nearly always feasible.
         int n = request.gpus();
-        if (allowed.size() < n) {
+        long need = request.vramMib().isPresent() ? request.vramMib().getAsLong() + policy.marginMib() : 0;
+        int allowed = 0;
+        int fitting = 0;
+        long largest = 0;
+        for (GpuView g : gpus) {
+            if (policy.allows(g.index()) && request.mayUse(g.index())) {
+                allowed++;
+                fitting += g.totalMib() >= need ? 1 : 0;
+                largest = Math.max(largest, g.totalMib());
+            }
+        }
+        if (allowed < n) {
             String of = request.pinned().isPresent() ? " of its gpu-ids " : " ";
             String where = policy.allowedGpus().isPresent() ? " allowed by --gpus" : " present";
-            return Optional.of("needs " + plural(n, "GPU") + " but only " + allowed.size() + of
-                    + (allowed.size() == 1 ? "is" : "are") + where);
+            return Optional.of("needs " + plural(n, "GPU") + " but only " + allowed + of
+                    + (allowed == 1 ? "is" : "are") + where);
         }
-        if (request.vramMib().isPresent()) {
-            long need = request.vramMib().getAsLong() + policy.marginMib();
-            long fitting = allowed.stream().filter(g -> g.totalMib() >= need).count();
-            if (fitting < n) {
-                long largest = allowed.stream().mapToLong(GpuView::totalMib).max().orElse(0);
-                return Optional.of("needs " + plural(n, "GPU") + " with ≥ " + need + " MiB (vram " + request.vramMib().getAsLong()
-                        + " + margin " + policy.marginMib() + "); " + (fitting == 0
-                        ? "the largest allowed GPU has " + largest + " MiB"
-                        : "only " + fitting + " allowed " + (fitting == 1 ? "GPU has" : "GPUs have") + " that much"));
-            }
+        if (fitting < n) { // only a declared request: with none, every allowed GPU fits
+            return Optional.of("needs " + plural(n, "GPU") + " with ≥ " + need + " MiB (vram " + request.vramMib().getAsLong()
+                    + " + margin " + policy.marginMib() + "); " + (fitting == 0
+                    ? "the largest allowed GPU has " + largest + " MiB"
+                    : "only " + fitting + " allowed " + (fitting == 1 ? "GPU has" : "GPUs have") + " that much"));
         }
         return Optional.empty();
     }
@@ -162,8 +167,23 @@ public final class Allocator {
                 : new GpuFilter.Need(false, 0, policy.idleThresholdMib(), request, reserved);
     }
 
+    /** The GPUs in index order: as given when they are (the backends list them so), else a sorted copy. */
+    private static List<GpuView> byIndex(List<GpuView> gpus) {
+        for (int i = 1; i < gpus.size(); i++) {
+            if (gpus.get(i - 1).index() > gpus.get(i).index()) {
+                List<GpuView> sorted = new ArrayList<>(gpus);
+                sorted.sort(Comparator.comparingInt(GpuView::index));
+                return sorted;
+            }
+        }
+        return gpus;
+    }
+
     private GpuFilter.Load load(GpuView view) {
-        boolean undeclared = view.tenants().stream().anyMatch(t -> !t.declared());
+        boolean undeclared = false;
+        for (Tenant t : view.tenants()) {
+            undeclared |= !t.declared();
+        }
         return new GpuFilter.Load(view, Headroom.effectiveExternal(view, policy.spikeBuffer()),
                 Headroom.effective(view, policy.spikeBuffer()), !view.tenants().isEmpty(), undeclared);
     }
