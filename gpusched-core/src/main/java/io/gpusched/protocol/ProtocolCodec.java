@@ -197,12 +197,14 @@ public final class ProtocolCodec {
         try {
             f = Fields.parse(JSON, line);
         } catch (IllegalArgumentException e) {
+            // The JSON reader's words quote the line (an unexpected character, up to 256 of a token).
             throw new UnreadableRequest(UnreadableRequest.Reason.BAD_REQUEST, Optional.empty(),
-                    "not a request: " + e.getMessage());
+                    "not a request: " + UnreadableRequest.quoted(e.getMessage(), JSON_ERROR_CHARS));
         }
         if (!Long.valueOf(VERSION).equals(f.raw("v"))) {
             throw new UnreadableRequest(UnreadableRequest.Reason.UNSUPPORTED_VERSION, Optional.empty(),
-                    "this gpusched speaks protocol version " + VERSION + ", the request says " + f.raw("v")
+                    "this gpusched speaks protocol version " + VERSION + ", the request says "
+                            + UnreadableRequest.quoted(f.raw("v"), UnreadableRequest.QUOTED_CHARS)
                             + "; use a client of the same release");
         }
         if (!(f.raw("op") instanceof String op) || !REQUEST_OPS.contains(op)) {
@@ -216,6 +218,9 @@ public final class ProtocolCodec {
             throw new UnreadableRequest(UnreadableRequest.Reason.BAD_REQUEST, Optional.of(op), e.getMessage());
         }
     }
+
+    /** The most characters of the JSON reader's message a refusal of a line that is not JSON repeats. */
+    private static final int JSON_ERROR_CHARS = 300;
 
     /** The ops {@link #decodeRequest} reads. */
     private static final java.util.Set<String> REQUEST_OPS = java.util.Set.of("hello", "submit", "preview", "queue",

@@ -1,5 +1,6 @@
 package io.gpusched.protocol;
 
+import io.gpusched.event.TerminalText;
 import java.util.Optional;
 
 /**
@@ -51,8 +52,38 @@ public final class UnreadableRequest extends IllegalArgumentException {
      * @return the refusal, {@link Reason#UNKNOWN_OP}
      */
     public static UnreadableRequest unknownOp(Object op) {
-        return new UnreadableRequest(Reason.UNKNOWN_OP, Optional.empty(), "unknown op '" + op + "'; known: hello,"
+        return new UnreadableRequest(Reason.UNKNOWN_OP, Optional.empty(), "unknown op '" + quoted(op, QUOTED_CHARS)
+                + "'; known: hello,"
                 + " submit, preview, queue, job, cancel, pause, resume, logs, dashboard, drain, srun, srun_attach");
+    }
+
+    /** The most characters of what a line sent that a refusal quotes: enough to see which value it was. */
+    static final int QUOTED_CHARS = 64;
+
+    /**
+     * What a line sent, as a refusal quotes it: on one line (controls, line separators, bidi and other
+     * invisible characters, lone surrogates as visible escapes, {@link TerminalText}) and cut to
+     * {@code maxChars} and {@code ...}. A message is one line a user can act on, so it never repeats a
+     * line of a mebibyte or a newline the line held.
+     *
+     * @param value a value of the line (a string, a number, what a JSON object or array read as), or a
+     *     message that quotes the line (the JSON reader's)
+     * @param maxChars the most characters kept, before {@code ...}
+     * @return the quote
+     */
+    static String quoted(Object value, int maxChars) {
+        String s = String.valueOf(value);
+        // Cut before escaping too, so a long value costs no more than its first characters.
+        String escaped = TerminalText.escape(s.length() > maxChars ? cut(s, maxChars + 1) : s);
+        return escaped.length() > maxChars || s.length() > maxChars ? cut(escaped, maxChars) + "..." : escaped;
+    }
+
+    /** The first {@code n} characters of {@code s}, one less where a surrogate pair would be split. */
+    private static String cut(String s, int n) {
+        if (s.length() <= n) {
+            return s;
+        }
+        return s.substring(0, Character.isHighSurrogate(s.charAt(n - 1)) ? n - 1 : n);
     }
 
     /** @return why the line was refused */
