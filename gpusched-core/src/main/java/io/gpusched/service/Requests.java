@@ -296,16 +296,24 @@ final class Requests {
                                                          Optional<String> output, Optional<String> requestId,
                                                          OptionalInt umask, String peer) {
         JobSpec spec = JobSpec.parse(line);
-        Path cwd = Path.of(cwdField);
+        Path cwd = path("cwd", cwdField);
         if (!cwd.isAbsolute()) {
-            throw new BadRequest("\"cwd\" must be an absolute path, got " + cwd);
+            throw new BadRequest("\"cwd\" must be an absolute path, got " + quoted(cwdField));
         }
-        SubmitContext context = new SubmitContext(peer, cwd, env);
-        if (output.isPresent()) {
-            context = context.withOutput(Path.of(output.get()));
-        }
-        if (requestId.isPresent()) {
-            context = context.withRequestId(requestId.get());
+        SubmitContext context;
+        try {
+            context = new SubmitContext(peer, cwd, env);
+            if (output.isPresent()) {
+                context = context.withOutput(path("output", output.get()));
+            }
+            if (requestId.isPresent()) {
+                context = context.withRequestId(requestId.get());
+            }
+        } catch (BadRequest e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            // The context's words repeat what was wrong (an environment name, the output): bounded here.
+            throw new BadRequest(quoted(e.getMessage()));
         }
         if (umask.isPresent()) {
             int mask = umask.getAsInt();
@@ -315,6 +323,31 @@ final class Requests {
             context = context.withUmask(mask);
         }
         return Map.entry(spec, context);
+    }
+
+    /** The most characters of a refused path an answer repeats: enough to see which it was. */
+    private static final int QUOTED_CHARS = 200;
+
+    /** A path field, or its refusal in our words (the JDK's repeats the whole value, up to the 1 MiB line). */
+    private static Path path(String field, String value) {
+        if (value.indexOf('\0') >= 0) {
+            throw new BadRequest("\"" + field + "\" must be a path without NUL characters, got " + quoted(value));
+        }
+        try {
+            return Path.of(value);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw new BadRequest("\"" + field + "\" is not a path: " + quoted(value));
+        }
+    }
+
+    /** A value of the request as an answer repeats it: on one line, visible escapes, cut with "...". */
+    private static String quoted(String value) {
+        // Cut before escaping, so a long value costs no more than its first characters, and after, as
+        // escapes lengthen what they write.
+        String escaped = io.gpusched.event.TerminalText.escape(value.length() > QUOTED_CHARS
+                ? value.substring(0, QUOTED_CHARS) : value);
+        return escaped.length() > QUOTED_CHARS || value.length() > QUOTED_CHARS
+                ? escaped.substring(0, Math.min(escaped.length(), QUOTED_CHARS)) + "..." : escaped;
     }
 
     /** {@link #submission} of an {@code srun}: the command runs in the client, with its environment. */
