@@ -1,5 +1,7 @@
 package io.gpusched.cli;
 
+import io.gpusched.gpu.BackendOptions;
+import io.gpusched.gpu.GpuBackendProvider;
 import io.gpusched.model.RunSummary;
 import io.gpusched.jobs.JobSpecException;
 import io.gpusched.slurm.CommandRunner;
@@ -8,6 +10,7 @@ import io.gpusched.slurm.SlurmExecutor;
 import io.gpusched.slurm.SlurmOptions;
 import io.gpusched.slurm.SlurmWrap;
 import io.gpusched.service.ServiceServer;
+import io.gpusched.testkit.sim.SimulatedGpuBackendProvider;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -174,6 +177,24 @@ final class SlurmCommand {
                 throw new UsageException("jobs file not found: " + jobs.get());
             }
             o = o.withShards(shardMib, gpuShards).withJudging(retries, tolerance);
+            // As a local run (CliArgs, Cli.backend), before anything is submitted: --sim-mib without --sim was
+            // dropped unsaid, --sim with --backend nvml took whichever came last, and sim options the backend
+            // refuses reached every Slurm job, whose wrapper then ran it unmeasured.
+            if (given.containsKey("--sim-mib") && !given.containsKey("--sim")) {
+                throw new UsageException("--sim-mib sizes simulated GPUs; give --sim N too");
+            }
+            if (given.containsKey("--sim") && given.containsKey("--backend") && !given.get("--backend").equals("sim")) {
+                throw new UsageException("--sim and --backend " + given.get("--backend") + " contradict each other;"
+                        + " give one");
+            }
+            if (backend.isPresent() && backend.get().equals(SimulatedGpuBackendProvider.NAME)) {
+                // Its options mean the same on every node; another backend's can only be judged where it runs.
+                GpuBackendProvider.Availability sim = new SimulatedGpuBackendProvider()
+                        .availability(new BackendOptions(backendOptions));
+                if (!sim.available()) {
+                    throw new UsageException(sim.reason());
+                }
+            }
             if (backend.isPresent()) {
                 o = o.withBackend(backend.get(), backendOptions);
             }

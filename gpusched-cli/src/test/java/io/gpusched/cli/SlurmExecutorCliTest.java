@@ -86,6 +86,37 @@ class SlurmExecutorCliTest {
         assertTrue(Files.notExists(dir.resolve("logs")), "nothing journalled");
     }
 
+    /**
+     * The simulated GPUs are checked as a local run checks them, before anything is submitted: {@code --sim-mib}
+     * without {@code --sim} was dropped unsaid (each job's wrapper detected a backend), {@code --sim 2 --backend
+     * nvml} took whichever came last, and a {@code --sim-mib} or {@code --backend sim} the sim backend refuses
+     * reached every Slurm job, whose wrapper then ran it unmeasured.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+        "--sim-mib 80G|gpusched: --sim-mib sizes simulated GPUs; give --sim N too",
+        "--backend nvml --sim-mib 80G|gpusched: --sim-mib sizes simulated GPUs; give --sim N too",
+        "--sim 2 --backend nvml|gpusched: --sim and --backend nvml contradict each other; give one",
+        "--backend nvml --sim 2|gpusched: --sim and --backend nvml contradict each other; give one",
+        "--sim 2 --sim-mib abc|gpusched: sim: mib=abc is not a memory size; use e.g. mib=24000, mib=80G or mib=24000,80G",
+        "--sim 2 --sim-mib 1G,2G,3G|gpusched: sim: mib=1G,2G,3G gives 3 sizes for 2 GPUs; give one for all or one per"
+                + " GPU, e.g. mib=24000,80G",
+        "--backend sim|gpusched: sim: option gpus=N is required (N >= 1), e.g. --sim 2",
+    })
+    void simulatedGpusAreCheckedAsALocalRunChecksThem_andNothingIsSubmitted(String option, String message)
+            throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=1G] echo fine\n");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        List<String> args = new ArrayList<>(List.of(jobs.toString(), "--executor", "slurm", "--log-dir",
+                dir.resolve("logs").toString()));
+        args.addAll(List.of(option.split(" ")));
+        assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8), s -> { })
+                .run(args.toArray(String[]::new)), bytes.toString(StandardCharsets.UTF_8));
+        assertEquals(message + "\n", bytes.toString(StandardCharsets.UTF_8));
+        assertTrue(Files.notExists(dir.resolve("logs")), "nothing journalled");
+    }
+
     @Test
     void anOptionOnlyALocalRunHasIsRefusedByName() throws Exception {
         CliRun run = new CliRun(dir, "echo hi\n");
