@@ -54,13 +54,17 @@ final class ReplayDeclarations {
 
     /**
      * @param journal a gpusched journal, a real run's or a replay's
+     * @param warn takes one line per kind of line skipped (not a journal's, damaged), as {@code gpusched stats}
+     *     says them: a file named by mistake would otherwise teach nothing, unsaid
      * @return the peaks it teaches
      * @throws UncheckedIOException when it cannot be read
      */
-    static PeakHistory learnFrom(Path journal) {
+    static PeakHistory learnFrom(Path journal, java.util.function.Consumer<String> warn) {
         JournalState state = new JournalState();
         try {
-            for (JournalEntry e : JournalEntries.read(journal).entries()) {
+            JournalEntries read = JournalEntries.read(journal);
+            read.warnings().forEach(warn);
+            for (JournalEntry e : read.entries()) {
                 state.apply(e.event());
             }
         } catch (IOException e) {

@@ -127,10 +127,12 @@ final class SimulateCommand {
                 throw new UsageException("--save-journal " + saveJournal.get() + " exists; give a new path (a replay never"
                         + " writes over a journal)");
             }
-            ReplayDeclarations declarations = new ReplayDeclarations(requirements.isPresent()
-                    ? io.gpusched.jobs.RequirementsParser.read(requirements.get()) : io.gpusched.jobs.Requirements.NONE,
-                    autoVram, learnFrom.map(ReplayDeclarations::learnFrom).orElseGet(io.gpusched.journal.PeakHistory::new),
-                    spike);
+            io.gpusched.jobs.Requirements rules = requirements.isPresent()
+                    ? io.gpusched.jobs.RequirementsParser.read(requirements.get()) : io.gpusched.jobs.Requirements.NONE;
+            io.gpusched.journal.PeakHistory history = learnFrom.map(j -> ReplayDeclarations.learnFrom(j,
+                    w -> err.println("gpusched simulate: warning: --learn-from: " + w)))
+                    .orElseGet(io.gpusched.journal.PeakHistory::new);
+            ReplayDeclarations declarations = new ReplayDeclarations(rules, autoVram, history, spike);
             jobs = declarations.declare(jobs, io.gpusched.jobs.JobsFileParser.parse(file));
             ReplayResult result = new Replay(policy, queue, gpus).run(jobs);
             print(result, jobs.size(), gpus, policy, listJobs, out);

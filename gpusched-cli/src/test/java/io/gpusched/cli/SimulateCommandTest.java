@@ -94,6 +94,22 @@ class SimulateCommandTest {
                 err.toString(StandardCharsets.UTF_8));
     }
 
+    /**
+     * {@code --learn-from} names a journal: lines of it that are not (another file named by mistake, a damaged
+     * line) were skipped unsaid, and the replay ran as if it had nothing to learn. Now each kind is one warning
+     * on stderr, as {@code gpusched stats} says them, and the replay still runs.
+     */
+    @Test
+    void simulate_learnFromSaysWhatLinesOfTheJournalItSkipped() throws Exception {
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=auto] eval a # duration=1m peak=20G\n");
+        assertEquals(0, run("simulate", jobs.toString(), "--learn-from", jobs.toString()));
+        assertEquals("gpusched simulate: warning: --learn-from: journal " + jobs + ": skipped 1 unreadable line (first at"
+                + " line 1), kept every other event", err.toString(StandardCharsets.UTF_8).strip());
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("vram=auto: 0 of 1 learning jobs"),
+                out.toString(StandardCharsets.UTF_8));
+    }
+
     /** Issue 11: a job with timeout=3 ran its whole 30.5 s in the replay. */
     @Test
     void simulate_stopsAJobAtItsTimeoutAndSaysSo() throws Exception {
