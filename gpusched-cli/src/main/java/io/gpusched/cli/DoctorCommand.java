@@ -153,6 +153,11 @@ final class DoctorCommand {
             backendOptions.put("library", r.matchedOptionValue("--nvml-library", ""));
         }
         Optional<String> backend = Optional.ofNullable(r.matchedOptionValue("--backend", null));
+        if (sim && backend.isPresent() && !backend.get().equals("sim")) {
+            // As serve refuses it (CliArgs): checking the simulation alone dropped the --backend unsaid.
+            err.println("gpusched: --sim and --backend " + backend.get() + " contradict each other; give one");
+            return Cli.USAGE;
+        }
         boolean root = "root".equals(System.getProperty("user.name"));
         Path dir = logDir.orElse(root ? CliArgs.ROOT_STATE_DIR : Path.of("gpusched_logs"));
         Path sock = socket.orElseGet(ClientCommand::serveSocket);
