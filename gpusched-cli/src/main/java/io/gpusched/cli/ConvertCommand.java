@@ -59,6 +59,11 @@ final class ConvertCommand {
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (java.nio.charset.CharacterCodingException e) {
+            // Its message is only "Input length = 1": say which line, and what to do.
+            err.println("gpusched convert: " + whereNotUtf8(file) + ": line is not valid UTF-8; save the file as UTF-8"
+                    + " (iconv -f latin1 -t utf-8)");
+            return 1;
         } catch (IOException e) {
             err.println("gpusched: cannot read " + file + ": " + e.getMessage());
             return 1;
@@ -71,5 +76,37 @@ final class ConvertCommand {
             anyBad |= c.bad();
         }
         return anyBad ? 1 : 0;
+    }
+
+    /**
+     * {@code FILE:LINE} of the first line, as {@link Files#readAllLines} counts them, whose bytes are not UTF-8;
+     * {@code FILE} alone should it not read again.
+     */
+    private static String whereNotUtf8(Path file) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (IOException e) {
+            return file.toString();
+        }
+        java.nio.charset.CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder();
+        int no = 1;
+        int start = 0;
+        for (int i = 0; i <= bytes.length; i++) {
+            if (i < bytes.length && bytes[i] != '\n' && bytes[i] != '\r') {
+                continue;
+            }
+            try {
+                strict.decode(java.nio.ByteBuffer.wrap(bytes, start, i - start));
+            } catch (java.nio.charset.CharacterCodingException e) {
+                return file + ":" + no;
+            }
+            if (i + 1 < bytes.length && bytes[i] == '\r' && bytes[i + 1] == '\n') {
+                i++;
+            }
+            no++;
+            start = i + 1;
+        }
+        return file.toString();
     }
 }

@@ -72,6 +72,15 @@ class ConvertCommandTest {
         assertTrue(jobs.stream().allMatch(JobSpec::unique), "gpu_scheduler's users rely on its deduplication");
     }
 
+    /** A line that is not UTF-8 was "gpusched: cannot read FILE: Input length = 1", naming neither line nor fix. */
+    @Test
+    void aLineThatIsNotUtf8IsOneLineNamingFileLineAndFix() throws Exception {
+        Path csv = Files.write(dir.resolve("jobs.csv"), "0,/a.py,,,\r\n# caf\u00e9\n1,/b.py,,,\n".getBytes(
+                java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertEquals(new Result(1, "", "gpusched convert: " + csv + ":2: line is not valid UTF-8; save the file as UTF-8"
+                + " (iconv -f latin1 -t utf-8)\n"), ServeDaemon.cli("convert", "--from", "gpu_scheduler", csv.toString()));
+    }
+
     @Test
     void aCleanFileExits0_andTheCommandLineIsChecked() throws Exception {
         Path csv = Files.writeString(dir.resolve("jobs.txt"), "0,/a.py,,,\n");
