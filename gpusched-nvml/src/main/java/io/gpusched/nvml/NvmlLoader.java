@@ -14,6 +14,22 @@ final class NvmlLoader {
     }
 
     /**
+     * The reason given when a library cannot be loaded: {@link #NOT_FOUND} for the system's; for one the user
+     * named, that file, where {@link #NOT_FOUND} would send them to look for the system's.
+     *
+     * @param library the soname or path tried: the default, or the one given ({@code --nvml-library}, the
+     *     backend's {@code library} option, or {@code GPUSCHED_NVML_LIBRARY})
+     * @return the reason, one line
+     */
+    static String notFound(String library) {
+        if (library.equals(NvmlBackendProvider.DEFAULT_LIBRARY)) {
+            return NOT_FOUND;
+        }
+        return "NVML not found at " + library + ": no such file, or not a library this machine can load; name the"
+                + " driver's libnvidia-ml.so.1 (--nvml-library or GPUSCHED_NVML_LIBRARY), or neither to use the system's";
+    }
+
+    /**
      * A loaded NVML library.
      *
      * @param nvml the mapped calls
@@ -35,7 +51,7 @@ final class NvmlLoader {
             lib = NativeLibrary.getInstance(library);
             nvml = Native.load(library, NvmlLibrary.class);
         } catch (UnsatisfiedLinkError e) {
-            throw new BackendException(NOT_FOUND, e);
+            throw new BackendException(notFound(library), e);
         }
         try {
             lib.getFunction("nvmlInit_v2");

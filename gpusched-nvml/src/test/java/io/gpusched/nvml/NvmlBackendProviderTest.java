@@ -31,17 +31,30 @@ class NvmlBackendProviderTest {
     }
 
     @Test
-    void missingLibraryIsUnavailableWithTheExactMessage() {
-        Availability a = provider.availability(BackendOptions.of("library", dir.resolve("nope/libnvidia-ml.so.1").toString()));
+    void withoutTheDriversLibraryTheMessageIsTheExactOneDocsQuote() {
+        // Asked of the loader's wording: in this JVM a fake NVML of that soname may be loaded already.
+        assertEquals(EXPECTED_NOT_FOUND, NvmlLoader.notFound("libnvidia-ml.so.1"));
+    }
+
+    @Test
+    void aMissingLibraryTheUserNamedIsNamedInTheMessage_notTheSystemsOne() {
+        String named = dir.resolve("nope/libnvidia-ml.so.1").toString();
+        Availability a = provider.availability(BackendOptions.of("library", named));
         assertFalse(a.available());
-        assertEquals(EXPECTED_NOT_FOUND, a.reason());
+        assertEquals("NVML not found at " + named + ": no such file, or not a library this machine can load; name the"
+                + " driver's libnvidia-ml.so.1 (--nvml-library or GPUSCHED_NVML_LIBRARY), or neither to use the system's",
+                a.reason());
+        Availability fromEnvironment = new NvmlBackendProvider(v -> v.equals("GPUSCHED_NVML_LIBRARY") ? named : null)
+                .availability(BackendOptions.none());
+        assertEquals(a.reason(), fromEnvironment.reason());
     }
 
     @Test
     void creatingWithAMissingLibraryThrowsTheSameMessage() {
+        String named = dir.resolve("absent.so").toString();
         BackendException e = assertThrows(BackendException.class,
-                () -> provider.create(BackendOptions.of("library", dir.resolve("absent.so").toString())));
-        assertEquals(EXPECTED_NOT_FOUND, e.getMessage());
+                () -> provider.create(BackendOptions.of("library", named)));
+        assertEquals(NvmlLoader.notFound(named), e.getMessage());
     }
 
     @Test
