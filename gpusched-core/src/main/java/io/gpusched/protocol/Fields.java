@@ -275,6 +275,11 @@ final class Fields {
                 Map<String, Object> m = new LinkedHashMap<>();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
                     String name = p.currentName();
+                    // A key given twice is refused, as the journal refuses it: which one the line meant is
+                    // not for the daemon to guess ("v" twice, an environment name set twice).
+                    if (m.containsKey(name)) {
+                        throw new IllegalArgumentException("\"" + name + "\" given twice");
+                    }
                     m.put(name, value(p, p.nextToken()));
                 }
                 return m;

@@ -40,4 +40,20 @@ class UnreadableRequestTest {
                     || Character.getType(ch) == Character.FORMAT || Character.isSurrogate((char) ch)), m);
         }
     }
+
+    @Test
+    void aKeyGivenTwiceIsRefused_notTheLastTakenUnsaid() {
+        String[][] cases = {
+            {"{\"v\":2,\"v\":1,\"op\":\"hello\"}", "not a request: \"v\" given twice"},
+            {"{\"v\":1,\"op\":\"cancel\",\"no\":3,\"no\":4}", "not a request: \"no\" given twice"},
+            {"{\"v\":1,\"op\":\"hello\",\"x\":null,\"x\":1}", "not a request: \"x\" given twice"},
+            {"{\"v\":1,\"op\":\"submit\",\"line\":\"true\",\"cwd\":\"/tmp\",\"env\":{\"PATH\":\"/a\",\"PATH\":\"/b\"}}",
+                "not a request: \"PATH\" given twice"},
+        };
+        for (String[] c : cases) {
+            UnreadableRequest e = assertThrows(UnreadableRequest.class, () -> CODEC.decodeRequest(c[0]));
+            assertEquals("bad_request", e.reason().code(), e.getMessage());
+            assertEquals(c[1], e.getMessage());
+        }
+    }
 }
