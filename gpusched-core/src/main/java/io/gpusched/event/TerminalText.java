@@ -39,6 +39,30 @@ public final class TerminalText {
     }
 
     /**
+     * A user's value as a message repeats it: {@link #escape escaped}, on one line, and cut to
+     * {@code maxChars} characters and {@code ...}, so a refusal never repeats a mebibyte or a newline a
+     * request held. A surrogate pair is never cut in two.
+     *
+     * @param text any text, as a user gave it
+     * @param maxChars the most characters kept before {@code ...}, at least 1
+     * @return the excerpt, at most {@code maxChars + 3} characters
+     */
+    public static String excerpt(String text, int maxChars) {
+        // Cut before escaping, so a long value costs no more than its first characters, and after, as
+        // escapes lengthen what they write.
+        String escaped = escape(cut(text, maxChars + 1));
+        return escaped.length() > maxChars || text.length() > maxChars ? cut(escaped, maxChars) + "..." : escaped;
+    }
+
+    /** The first {@code n} characters of {@code s}, one less where a surrogate pair would be split. */
+    private static String cut(String s, int n) {
+        if (s.length() <= n) {
+            return s;
+        }
+        return s.substring(0, Character.isHighSurrogate(s.charAt(n - 1)) ? n - 1 : n);
+    }
+
+    /**
      * @param text any text, as a user gave it
      * @return {@code text} with each character a terminal would act on, and each that hides or reorders
      *     text, written as a visible escape; {@code text} itself when it has none (most text, which costs

@@ -61,10 +61,8 @@ public final class UnreadableRequest extends IllegalArgumentException {
     static final int QUOTED_CHARS = 64;
 
     /**
-     * What a line sent, as a refusal quotes it: on one line (controls, line separators, bidi and other
-     * invisible characters, lone surrogates as visible escapes, {@link TerminalText}) and cut to
-     * {@code maxChars} and {@code ...}. A message is one line a user can act on, so it never repeats a
-     * line of a mebibyte or a newline the line held.
+     * What a line sent, as a refusal quotes it ({@link TerminalText#excerpt}): a message is one line a user
+     * can act on, so it never repeats a line of a mebibyte or a newline the line held.
      *
      * @param value a value of the line (a string, a number, what a JSON object or array read as), or a
      *     message that quotes the line (the JSON reader's)
@@ -72,18 +70,7 @@ public final class UnreadableRequest extends IllegalArgumentException {
      * @return the quote
      */
     static String quoted(Object value, int maxChars) {
-        String s = String.valueOf(value);
-        // Cut before escaping too, so a long value costs no more than its first characters.
-        String escaped = TerminalText.escape(s.length() > maxChars ? cut(s, maxChars + 1) : s);
-        return escaped.length() > maxChars || s.length() > maxChars ? cut(escaped, maxChars) + "..." : escaped;
-    }
-
-    /** The first {@code n} characters of {@code s}, one less where a surrogate pair would be split. */
-    private static String cut(String s, int n) {
-        if (s.length() <= n) {
-            return s;
-        }
-        return s.substring(0, Character.isHighSurrogate(s.charAt(n - 1)) ? n - 1 : n);
+        return TerminalText.excerpt(String.valueOf(value), maxChars);
     }
 
     /** @return why the line was refused */

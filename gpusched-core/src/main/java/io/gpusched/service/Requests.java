@@ -342,12 +342,7 @@ final class Requests {
 
     /** A value of the request as an answer repeats it: on one line, visible escapes, cut with "...". */
     private static String quoted(String value) {
-        // Cut before escaping, so a long value costs no more than its first characters, and after, as
-        // escapes lengthen what they write.
-        String escaped = io.gpusched.event.TerminalText.escape(value.length() > QUOTED_CHARS
-                ? value.substring(0, QUOTED_CHARS) : value);
-        return escaped.length() > QUOTED_CHARS || value.length() > QUOTED_CHARS
-                ? escaped.substring(0, Math.min(escaped.length(), QUOTED_CHARS)) + "..." : escaped;
+        return io.gpusched.event.TerminalText.excerpt(value, QUOTED_CHARS);
     }
 
     /** {@link #submission} of an {@code srun}: the command runs in the client, with its environment. */

@@ -1,6 +1,7 @@
 package io.gpusched.event;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.util.List;
@@ -55,5 +56,16 @@ class TerminalTextTest {
         String once = TerminalText.escape("a\u001b[31m\\e\r\u202e\uD800\u2028");
         assertEquals("a\\e[31m\\e\\r\\u202e\\ud800\\u2028", once);
         assertSame(once, TerminalText.escape(once));
+    }
+
+    @Test
+    void anExcerptIsEscapedOnOneLineAndCutWithDots_neverSplittingAPair() {
+        assertEquals("short", TerminalText.excerpt("short", 10));
+        assertEquals("abc...", TerminalText.excerpt("abcdef", 3));
+        assertEquals("a\\n...", TerminalText.excerpt("a\nb\nc", 3), "cut after escaping too");
+        assertEquals("ab...", TerminalText.excerpt("ab\uD83D\uDE00", 3), "the emoji's pair is not cut in two");
+        String huge = TerminalText.excerpt("\u001b".repeat(1 << 20), 64);
+        assertEquals(67, huge.length());
+        assertTrue(huge.chars().noneMatch(c -> c < 0x20), huge);
     }
 }
