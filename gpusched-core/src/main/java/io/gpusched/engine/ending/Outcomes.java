@@ -559,8 +559,23 @@ public final class Outcomes {
                 : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN);
         before.ifPresent(f -> reporter.warnOnce("job " + end.no() + ": " + f.cause() + " — " + f.fix()));
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
-                peaks, verdict, end.avgUtil(), end.took(), measured, before.map(EnvironmentScript.Failure::cause),
-                owner(key), end.learned()));
+                peaks, verdict, end.avgUtil(), end.took(), measured,
+                before.map(f -> withoutOutputPath(f.cause(), rec.submission(), end.no())), owner(key), end.learned()));
+    }
+
+    /**
+     * A cause as every user's queue shows it: gpusched-runas's refusal names the job's output file, which
+     * only its owner and admins learn ({@code gpusched logs N}, as {@code Requests.logs} rules), so the path
+     * is said as that verb instead. The daemon's log keeps the whole line.
+     */
+    private static String withoutOutputPath(String cause, Optional<JournalEvent.Submitted> submission, int no) {
+        Optional<Path> output = submission.flatMap(JobOutput::file);
+        if (output.isEmpty()) {
+            return cause;
+        }
+        String path = output.get().toString();
+        String named = "its output (gpusched logs " + no + " names it)";
+        return cause.replace("output " + path, named).replace(path, named);
     }
 
     /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */
