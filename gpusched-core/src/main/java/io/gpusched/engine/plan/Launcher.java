@@ -126,7 +126,7 @@ public final class Launcher {
                 // A stand-in runs no command (a simulation's): none of what a process reads (script,
                 // token, run files, working directory, environment) is made for it, launch after launch.
                 started = driver.start(new RunDriver.Launch("", gpus, snap, jobLog, jobVars, "", runFiles.paths(p.no(), run),
-                        Optional.empty(), Optional.empty(), Optional.empty()));
+                        Optional.empty(), Optional.empty(), Optional.empty(), java.util.OptionalInt.empty()));
             }
         } catch (IOException e) {
             durability.appendUnforced(new JournalEvent.Interrupted(p.spec().key()));
@@ -185,7 +185,7 @@ public final class Launcher {
         }
         Path wrapperLog = runAs.isPresent() ? log : jobLog;
         return new RunDriver.Launch(script, gpus, snap, wrapperLog, jobVars, names.token(run), runFiles.paths(p.no(), run),
-                workDir, submitted.flatMap(JournalEvent.Submitted::env), runAs);
+                workDir, submitted.flatMap(JournalEvent.Submitted::env), runAs, umask);
     }
 
     /** @return whether job commands go to a cluster that places them itself (Slurm): no GPU is picked here */

@@ -125,8 +125,36 @@ public final class JobLauncher implements RunDriver {
 
     @Override
     public Started start(Launch l) throws IOException {
+        if (l.runAs().isEmpty() && l.umask().isPresent()) {
+            createWithUmask(l.log(), l.umask().getAsInt());
+        }
         return launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files(),
                 l.workDir().orElse(workDir), l.environment(), l.runAs());
+    }
+
+    /**
+     * Creates a submission's output, when it does not exist yet, with its client's umask (0666 less it): the
+     * spawn server, or the JVM, opens it with this process's own (a daemon started with 022 made a
+     * submitter's output 0644, readable by every user, whatever umask they submitted with). Never through a
+     * link ({@code O_EXCL}); a file already there is left as it is, and appended to.
+     */
+    static void createWithUmask(Path log, int umask) throws IOException {
+        java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = java.util.EnumSet.noneOf(
+                java.nio.file.attribute.PosixFilePermission.class);
+        java.nio.file.attribute.PosixFilePermission[] bits = java.nio.file.attribute.PosixFilePermission.values();
+        for (int i = 0; i < bits.length; i++) {
+            if ((0666 & ~umask & (0400 >> i)) != 0) {
+                mode.add(bits[i]); // OWNER_READ is 0400, ... OTHERS_EXECUTE 0001: the enum's order
+            }
+        }
+        if (!Files.isDirectory(log.getParent())) {
+            Files.createDirectories(log.getParent());
+        }
+        try {
+            Files.createFile(log, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(mode));
+        } catch (java.nio.file.FileAlreadyExistsException e) {
+            // theirs already (an earlier attempt's, or a file they made): its mode is theirs
+        }
     }
 
     /**

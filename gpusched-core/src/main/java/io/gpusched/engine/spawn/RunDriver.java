@@ -30,10 +30,12 @@ public interface RunDriver {
      * @param environment the whole environment it starts from; empty means the scheduler's
      * @param runAs the user the command runs as, with the log it writes as that user; empty means the
      *     scheduler's user, writing {@code log}
+     * @param umask for a submission run as the scheduler's user, its client's creation mask: {@code log},
+     *     when it does not exist yet, is created with it (the command runs with it too); empty otherwise
      */
     record Launch(String command, List<Integer> gpus, GpuSnapshot snapshot, Path log, Map<String, String> jobVars,
                   String runToken, RunFiles.Paths files, Optional<Path> workDir,
-                  Optional<Map<String, String>> environment, Optional<RunAs> runAs) {
+                  Optional<Map<String, String>> environment, Optional<RunAs> runAs, java.util.OptionalInt umask) {
     }
 
     /**

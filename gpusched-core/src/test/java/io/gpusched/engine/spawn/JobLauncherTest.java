@@ -62,6 +62,34 @@ class JobLauncherTest {
     }
 
     @Test
+    void aSubmissionsOutputIsCreatedWithItsClientsUmask_notTheDaemons_soAnotherUserCannotReadIt() throws Exception {
+        // A root daemon's (or a user's daemon's) process mask, usually 022, would make its output 0644.
+        int daemons = io.gpusched.service.GpuschedClient.processUmask().orElseThrow();
+        assumeTrue((daemons & 044) == 0, "this JVM's own umask already hides files from others: nothing to tell apart");
+        runFiles.prepare(3, 1);
+        Path out = dir.resolve("private").resolve("out.log");
+        RunDriver.Started s = launcher.start(new RunDriver.Launch("echo api-token-in-output", List.of(0),
+                new GpuSnapshot(List.of(), List.of()), out, Map.of(), "token#3", runFiles.paths(3, 1), Optional.of(dir),
+                Optional.of(Map.of("PATH", "/usr/bin:/bin")), Optional.empty(), java.util.OptionalInt.of(0077)));
+        assertEquals(0, s.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("api-token-in-output\n", Files.readString(out));
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(out)),
+                "submitted with umask 077: the submitter's alone");
+
+        // A file already there is theirs: appended to, its mode left as it is.
+        Path shared = dir.resolve("shared.log");
+        Files.writeString(shared, "before\n");
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+        runFiles.prepare(4, 1);
+        RunDriver.Started again = launcher.start(new RunDriver.Launch("echo after", List.of(0),
+                new GpuSnapshot(List.of(), List.of()), shared, Map.of(), "token#4", runFiles.paths(4, 1), Optional.of(dir),
+                Optional.of(Map.of("PATH", "/usr/bin:/bin")), Optional.empty(), java.util.OptionalInt.of(0077)));
+        assertEquals(0, again.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("before\nafter\n", Files.readString(shared));
+        assertEquals("rw-r--r--", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(shared)));
+    }
+
+    @Test
     void aNonAsciiCommandReachesTheShellAsItsUtf8Bytes_andTheMonitorWritesTheRunFiles() throws Exception {
         String text = "héllo ✓ 🚀 $x";
         RunDriver.Started s = launch("printf '%s' '" + text + "' > out.txt; exit 4", 1);
