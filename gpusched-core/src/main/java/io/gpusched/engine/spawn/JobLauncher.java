@@ -136,7 +136,8 @@ public final class JobLauncher implements RunDriver {
      * Creates a submission's output, when it does not exist yet, with its client's umask (0666 less it): the
      * spawn server, or the JVM, opens it with this process's own (a daemon started with 022 made a
      * submitter's output 0644, readable by every user, whatever umask they submitted with). Never through a
-     * link ({@code O_EXCL}); a file already there is left as it is, and appended to.
+     * link ({@code O_EXCL}); a file already there is left as it is, and appended to. Its directory is made
+     * when missing, as the launch would make it.
      */
     static void createWithUmask(Path log, int umask) throws IOException {
         java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = java.util.EnumSet.noneOf(
@@ -153,8 +154,10 @@ public final class JobLauncher implements RunDriver {
         try {
             Files.createFile(log, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(mode));
         } catch (java.nio.file.FileAlreadyExistsException e) {
-            // theirs already (an earlier attempt's, or a file they made): its mode is theirs
+            return; // theirs already (an earlier attempt's, or a file they made): its mode is theirs
         }
+        // Made here, by this process: its own umask took bits from the mode too. The client's alone decides.
+        Files.setPosixFilePermissions(log, mode);
     }
 
     /**

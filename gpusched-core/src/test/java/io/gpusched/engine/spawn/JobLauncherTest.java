@@ -76,6 +76,16 @@ class JobLauncherTest {
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(out)),
                 "submitted with umask 077: the submitter's alone");
 
+        // Exactly what the client's mask leaves, group bits included, whatever this process's own mask takes.
+        runFiles.prepare(5, 1);
+        Path group = dir.resolve("group.log");
+        RunDriver.Started grouped = launcher.start(new RunDriver.Launch("true", List.of(0),
+                new GpuSnapshot(List.of(), List.of()), group, Map.of(), "token#5", runFiles.paths(5, 1), Optional.of(dir),
+                Optional.of(Map.of("PATH", "/usr/bin:/bin")), Optional.empty(), java.util.OptionalInt.of(0002)));
+        assertEquals(0, grouped.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("rw-rw-r--", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(group)),
+                "submitted with umask 002");
+
         // A file already there is theirs: appended to, its mode left as it is.
         Path shared = dir.resolve("shared.log");
         Files.writeString(shared, "before\n");
