@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -309,14 +310,23 @@ static void spawn(char **f, size_t count) {
         close(report[0]);
         /* ready: what the child tells this server, 0 and the run's pid, or why it is not ready */
         struct { int err; pid_t pid; } ready = {0, getpid()};
-        int in = -1, out = -1;
+        int in = -1, out = -1, out_flags;
+        struct stat out_stat;
         if (setsid() < 0) {
             ready.err = errno;
         } else if (chdir(f[1]) < 0) {
             ready.err = errno;
         } else if ((in = open(f[2], O_RDONLY)) < 0) {
             ready.err = errno;
-        } else if ((out = open(f[3], O_WRONLY | O_APPEND | O_CREAT, 0644)) < 0) {
+        } else if ((out = open(f[3], O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644)) < 0) {
+            /* Never through a link, nor held by a FIFO no one reads: the scheduler looked at the output
+               already (JobLauncher.prepareOutput); this refuses one swapped in since. */
+            ready.err = errno;
+        } else if (fstat(out, &out_stat) < 0) {
+            ready.err = errno;
+        } else if (!S_ISREG(out_stat.st_mode)) {
+            ready.err = EINVAL;
+        } else if ((out_flags = fcntl(out, F_GETFL)) < 0 || fcntl(out, F_SETFL, out_flags & ~O_NONBLOCK) < 0) {
             ready.err = errno;
         } else if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
             ready.err = errno;

@@ -125,21 +125,69 @@ public final class JobLauncher implements RunDriver {
 
     @Override
     public Started start(Launch l) throws IOException {
-        if (l.runAs().isEmpty() && l.umask().isPresent()) {
-            createWithUmask(l.log(), l.umask().getAsInt());
+        if (l.runAs().isEmpty()) {
+            prepareOutput(l.log(), l.umask());
         }
         return launch(l.command(), l.gpus(), l.snapshot(), l.log(), l.jobVars(), l.runToken(), l.files(),
                 l.workDir().orElse(workDir), l.environment(), l.runAs());
     }
 
     /**
-     * Creates a submission's output, when it does not exist yet, with its client's umask (0666 less it): the
-     * spawn server, or the JVM, opens it with this process's own (a daemon started with 022 made a
-     * submitter's output 0644, readable by every user, whatever umask they submitted with). Never through a
-     * link ({@code O_EXCL}); a file already there is left as it is, and appended to. Its directory is made
-     * when missing, as the launch would make it.
+     * Readies the output of a run of this scheduler's own user (root's own submission to a root daemon,
+     * with {@code --output} in a directory others may write) as gpusched-runas readies a user's: never
+     * written through a symbolic link, to a FIFO or device, or to another user's file planted there (which
+     * would give them the output, or have root append it to a file of root's they linked), and, when
+     * missing, created with its client's umask (0666 less it) rather than this process's (a daemon started
+     * with 022 made a submitter's output 0644, readable by every user, whatever umask they submitted with).
+     * The spawn server opens it again without following a link or blocking, so a link swapped in after this
+     * look is refused there too. Its directory is made when missing, as the launch would make it.
+     *
+     * @param log the run's output
+     * @param umask the client's creation mask; empty: this process's own applies, as for a jobs file's run
+     * @throws IOException naming what is wrong with the output and how to fix it; the job does not start
      */
-    static void createWithUmask(Path log, int umask) throws IOException {
+    static void prepareOutput(Path log, java.util.OptionalInt umask) throws IOException {
+        if (!Files.isDirectory(log.getParent())) {
+            Files.createDirectories(log.getParent());
+        }
+        if (umask.isPresent()) {
+            java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = modeLessUmask(umask.getAsInt());
+            try {
+                Files.createFile(log, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(mode));
+                // Made here, by this process: its own umask took bits from the mode too. The client's alone decides.
+                Files.setPosixFilePermissions(log, mode);
+                return;
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                // there already: looked at below, never written through
+            }
+        }
+        java.nio.file.attribute.PosixFileAttributes a;
+        try {
+            a = Files.readAttributes(log, java.nio.file.attribute.PosixFileAttributes.class,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return; // the launch creates it
+        }
+        if (a.isSymbolicLink()) {
+            throw new IOException("output " + log + " is a symbolic link; gpusched writes a job's output only to a regular"
+                    + " file; name the file itself with --output");
+        }
+        if (!a.isRegularFile()) {
+            throw new IOException("output " + log + " is not a regular file (a FIFO, a socket or a device); name a file"
+                    + " with --output");
+        }
+        // By uid, not name: a uid with no passwd entry has a number for a name, and this process a "?".
+        int owner = (Integer) Files.getAttribute(log, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        if (owner != me) {
+            throw new IOException("output " + log + " belongs to " + a.owner().getName() + " (uid " + owner + "), not to"
+                    + " this scheduler's user (uid " + me + "): gpusched never appends a job's output to another user's"
+                    + " file; remove it or name another file with --output");
+        }
+    }
+
+    /** 0666 less {@code umask}, as permissions. */
+    private static java.util.Set<java.nio.file.attribute.PosixFilePermission> modeLessUmask(int umask) {
         java.util.Set<java.nio.file.attribute.PosixFilePermission> mode = java.util.EnumSet.noneOf(
                 java.nio.file.attribute.PosixFilePermission.class);
         java.nio.file.attribute.PosixFilePermission[] bits = java.nio.file.attribute.PosixFilePermission.values();
@@ -148,16 +196,7 @@ public final class JobLauncher implements RunDriver {
                 mode.add(bits[i]); // OWNER_READ is 0400, ... OTHERS_EXECUTE 0001: the enum's order
             }
         }
-        if (!Files.isDirectory(log.getParent())) {
-            Files.createDirectories(log.getParent());
-        }
-        try {
-            Files.createFile(log, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(mode));
-        } catch (java.nio.file.FileAlreadyExistsException e) {
-            return; // theirs already (an earlier attempt's, or a file they made): its mode is theirs
-        }
-        // Made here, by this process: its own umask took bits from the mode too. The client's alone decides.
-        Files.setPosixFilePermissions(log, mode);
+        return mode;
     }
 
     /**

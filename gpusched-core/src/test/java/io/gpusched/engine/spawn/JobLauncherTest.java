@@ -99,6 +99,54 @@ class JobLauncherTest {
         assertEquals("rw-r--r--", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(shared)));
     }
 
+    private RunDriver.Launch submissionTo(Path output, int no) throws Exception {
+        runFiles.prepare(no, 1);
+        return new RunDriver.Launch("echo secret-of-" + no, List.of(0), new GpuSnapshot(List.of(), List.of()), output, Map.of(),
+                "token#" + no, runFiles.paths(no, 1), Optional.of(dir), Optional.of(Map.of("PATH", "/usr/bin:/bin")),
+                Optional.empty(), java.util.OptionalInt.of(0077));
+    }
+
+    /**
+     * Root's own submission with {@code --output} in a directory another user may write: what she planted at
+     * the name is never written through, never given root's output, and never holds the launch.
+     */
+    @Test
+    void anOutputAnotherUserPlanted_aLinkAFifoOrHerFile_isRefusedBeforeTheCommandRuns() throws Exception {
+        Path shared = Files.createDirectories(dir.resolve("shared"));
+        Path roots = Files.writeString(dir.resolve("roots-file"), "root's own\n");
+        Path link = Files.createSymbolicLink(shared.resolve("link.log"), roots);
+        java.io.IOException linked = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> launcher.start(submissionTo(link, 6)));
+        assertTrue(linked.getMessage().startsWith("output " + link + " is a symbolic link;"), linked.getMessage());
+        assertEquals("root's own\n", Files.readString(roots), "nothing appended through her link");
+
+        Path fifo = shared.resolve("fifo.log");
+        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        java.io.IOException piped = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> launcher.start(submissionTo(fifo, 7)));
+        assertTrue(piped.getMessage().contains("is not a regular file"), piped.getMessage());
+
+        Path hers = Files.writeString(shared.resolve("hers.log"), "");
+        assumeTrue("root".equals(System.getProperty("user.name")), "only root can give a file to another user");
+        Files.setAttribute(hers, "unix:uid", 65534);
+        java.io.IOException theirs = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> launcher.start(submissionTo(hers, 8)));
+        assertTrue(theirs.getMessage().contains("belongs to") && theirs.getMessage().contains("uid 65534"), theirs.getMessage());
+        assertEquals("", Files.readString(hers));
+    }
+
+    /** A link swapped in after the scheduler looked, before the spawn server opens the output: refused there. */
+    @Test
+    void theSpawnServerNeverOpensAnOutputThroughALink() throws Exception {
+        Path roots = Files.writeString(dir.resolve("roots-file"), "root's own\n");
+        Path link = Files.createSymbolicLink(dir.resolve("swapped.log"), roots);
+        runFiles.prepare(9, 1);
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> launcher.launch("echo swapped",
+                List.of(0), new GpuSnapshot(List.of(), List.of()), link, Map.of(), "token#9", runFiles.paths(9, 1), dir,
+                Optional.of(Map.of("PATH", "/usr/bin:/bin")), Optional.empty()));
+        assertEquals("root's own\n", Files.readString(roots));
+    }
+
     @Test
     void aNonAsciiCommandReachesTheShellAsItsUtf8Bytes_andTheMonitorWritesTheRunFiles() throws Exception {
         String text = "héllo ✓ 🚀 $x";
