@@ -39,8 +39,19 @@ final class FakeRunDriver implements RunDriver {
         return startsProcesses;
     }
 
+    /** While set, each start fails with this message, as a launch whose output is refused does. */
+    volatile String refusing = null;
+
+    /** Starts refused so far ({@link #refusing}). */
+    final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+
     @Override
-    public synchronized Started start(Launch l) {
+    public synchronized Started start(Launch l) throws IOException {
+        String refusal = refusing;
+        if (refusal != null) {
+            refused.incrementAndGet();
+            throw new IOException(refusal);
+        }
         long sid = nextSid++;
         Run r = new Run(l, sid);
         runs.add(r);

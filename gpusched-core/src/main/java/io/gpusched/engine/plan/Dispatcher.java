@@ -49,8 +49,8 @@ public final class Dispatcher {
     private final Outcomes outcomes;
     private final Launcher launcher;
 
-    /** What a dispatch leaves: the jobs still waiting, and the GPU views after its launches. */
-    record Result(List<PendingQueue.PendingJob> stillPending, List<GpuView> views) {
+    /** What a dispatch leaves: the jobs still waiting, the GPU views after its launches, and whether a start failed. */
+    record Result(List<PendingQueue.PendingJob> stillPending, List<GpuView> views, boolean startFailed) {
     }
 
     /** @param launcher carries out each start the plan decides */
@@ -310,6 +310,7 @@ public final class Dispatcher {
                          Instant now) {
         List<PendingQueue.PendingJob> still = new ArrayList<>();
         List<SchedulerEvent> started = new ArrayList<>();
+        boolean startFailed = false;
         List<Plan.Action> actions = plan.actions();
         for (int i = 0; i < actions.size(); i++) {
             Plan.Action a = actions.get(i);
@@ -332,6 +333,7 @@ public final class Dispatcher {
                     reasons.put(p.spec().key(), durability.failing().isPresent()
                             ? "dispatch paused: cannot write the journal" : "could not start: see the warning above");
                     still.add(p);
+                    startFailed = true;
                 }
             }
         }
@@ -355,7 +357,7 @@ public final class Dispatcher {
             }
             started.forEach(reporter::emit);
         }
-        return new Result(still, views);
+        return new Result(still, views, startFailed);
     }
 
     /**

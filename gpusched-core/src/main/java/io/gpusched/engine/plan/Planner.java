@@ -153,7 +153,9 @@ public final class Planner {
             Dispatcher.Result r = dispatcher.dispatch(still, views.get(), reader.last(), jobs.size(), queue.held().size(), reasons);
             still = r.stillPending();
             plannedViews = r.views();
-            plannedVersion = version;
+            // A start that failed (its output refused, its directory gone) is tried again at the next
+            // round, though nothing else changes: its cause may be mended meanwhile, and no event says so.
+            plannedVersion = r.startFailed() ? -1 : version;
             plannedChanges = durability.changes();
         }
         if (!queue.held().isEmpty()) {
