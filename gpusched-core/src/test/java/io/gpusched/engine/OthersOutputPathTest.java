@@ -99,4 +99,23 @@ class OthersOutputPathTest {
                         && w.message().contains(output + " is a symbolic link")),
                 "the daemon's own log (root's) still names the file: " + loop.events());
     }
+
+    @Test
+    void aWorkingDirectoryHerJobCouldNotEnter_isNotInTheCauseEveryUserSees() throws Exception {
+        assumeTrue(JobOutput.RUNS_AS_OWNERS, "only a root scheduler runs a submission as its owner");
+        Engine engine = loop.start(sink -> new Engine(new StubBackend(1, 24000), FAST, logs, false,
+                new JobsSource(Optional.empty(), List.of()), sink,
+                new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(driver))
+                        .withOwnerTails(asOwner)));
+        Path cwd = logs.resolve("layoffs-2027");
+        assertEquals(1, engine.submit(JobSpec.parse("python plan.py"), new SubmitContext("alice", cwd, Optional.empty()),
+                new CompletableFuture<JobResult>(), Optional.empty()).get(10, TimeUnit.SECONDS));
+        FakeRunDriver.Run run = driver.nextStart();
+        // What gpusched-runas writes when, as her, it cannot enter the directory she submitted from.
+        driver.exit(run, "gpusched-runas: cannot enter " + cwd + " as alice: Permission denied; the job did not run\n", 126);
+
+        String cause = loop.finished(1).cause().orElseThrow();
+        assertFalse(cause.contains("layoffs-2027"), "the queue's cause names no part of her directory: " + cause);
+        assertEquals("cannot enter its working directory as alice: Permission denied", cause);
+    }
 }

@@ -564,9 +564,10 @@ public final class Outcomes {
     }
 
     /**
-     * A cause as every user's queue shows it: gpusched-runas's refusal names the job's output file, which
-     * only its owner and admins learn ({@code gpusched logs N}, as {@code Requests.logs} rules), so the path
-     * is said as that verb instead. The daemon's log keeps the whole line.
+     * A cause as every user's queue shows it: gpusched-runas's refusals name the job's output file or its
+     * working directory ({@code cannot enter DIR as alice}), which only its owner and admins learn
+     * ({@code gpusched logs N}, as {@code Requests.logs} rules), so each is said as a reference instead. The
+     * daemon's log keeps the whole line.
      */
     private static String withoutOutputPath(String cause, Optional<JournalEvent.Submitted> submission, int no) {
         Optional<Path> output = submission.flatMap(JobOutput::file);
@@ -575,7 +576,10 @@ public final class Outcomes {
         }
         String path = output.get().toString();
         String named = "its output (gpusched logs " + no + " names it)";
-        return cause.replace("output " + path, named).replace(path, named);
+        String said = cause.replace("output " + path, named).replace(path, named);
+        // After the output, which is often in it (<cwd>/gpusched-N.log). The root directory names nothing.
+        String cwd = submission.get().cwd();
+        return cwd.equals("/") ? said : said.replace(cwd, "its working directory");
     }
 
     /** Who a job ran for, as its result says: {@code gpusched queue --user} filters finished jobs by it. */
