@@ -384,7 +384,9 @@ public sealed interface JournalEvent {
      * What a compaction keeps of the peaks that {@code vram=auto} learns from ({@link PeakHistory}), since it
      * drops the records of submissions that ended long ago. Not a job's event: its key names what was
      * learned, {@code cmd:} and a command's hash ({@link io.gpusched.jobs.JobKeys#hash}) or {@code rule:}
-     * and a requirement rule's name, which no job key can be. The original tool never writes it.
+     * and a requirement rule's name, which no job key can be; each followed by its owner ({@code @} and the
+     * user after a hash, a NUL and the user after a rule's name) unless that is the daemon's own user
+     * ({@link PeakHistory}). The original tool never writes it.
      *
      * @param key {@code cmd:<hash>} or {@code rule:<name>}
      * @param no the display number of the job whose peak it is

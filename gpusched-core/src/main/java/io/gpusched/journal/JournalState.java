@@ -64,8 +64,8 @@ public final class JournalState {
         JobRecord before = record(e.key());
         JobRecord r = before.apply(e);
         records.put(e.key(), r);
-        peaks.apply(e, r);
         JournalEvent.Submitted was = submissions.get(e.key());
+        peaks.apply(e, r, was == null ? java.util.Optional.empty() : java.util.Optional.of(was.owner()));
         if (e instanceof JournalEvent.Seen s) {
             nextNo = Math.max(nextNo, s.no() + 1);
             number(s.no(), s.key());

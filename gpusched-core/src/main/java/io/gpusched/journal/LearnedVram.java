@@ -43,11 +43,27 @@ public record LearnedVram(long mib, long peakMib, int fromNo, Optional<String> r
      *     rule's figure, or runs undeclared, and teaches the next one)
      */
     public static Optional<LearnedVram> learn(String command, Optional<String> rule, PeakHistory history, double buffer) {
-        Optional<PeakHistory.Peak> own = history.ofCommand(command);
+        return learn(System.getProperty("user.name", "?"), command, rule, history, buffer);
+    }
+
+    /**
+     * Learns a job's declaration from its owner's own history only: another user's job of the same
+     * command or rule teaches it nothing. Pure.
+     *
+     * @param owner whom the job runs for
+     * @param command the job's command
+     * @param rule the requirement rule it matched, if any
+     * @param history the journal's peaks
+     * @param buffer the spike buffer, a fraction at least 0
+     * @return the declaration; empty when neither has run to an end before for that owner
+     */
+    public static Optional<LearnedVram> learn(String owner, String command, Optional<String> rule, PeakHistory history,
+                                              double buffer) {
+        Optional<PeakHistory.Peak> own = history.ofCommand(owner, command);
         if (own.isPresent()) {
             return Optional.of(of(own.get(), Optional.empty(), buffer));
         }
-        return rule.flatMap(history::ofRule).map(p -> of(p, rule, buffer));
+        return rule.flatMap(r -> history.ofRule(owner, r)).map(p -> of(p, rule, buffer));
     }
 
     private static LearnedVram of(PeakHistory.Peak p, Optional<String> rule, double buffer) {

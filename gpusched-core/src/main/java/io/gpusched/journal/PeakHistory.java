@@ -14,6 +14,10 @@ import java.util.Set;
  * {@code timeout}: it ran at full size until stopped). "Latest" is the highest display number, a rerun of
  * the same number replacing its own; so the order of lines does not matter, and a compacted journal
  * learns the same. Failures, cancellations and OOMs teach nothing (a job that crashed early peaked low).
+ * Each owner's jobs teach only that owner's: on a daemon shared by many users, another user's job of
+ * the same command text (her own {@code train.py}, or one made to peak low) must not set what a user's
+ * next job declares. The daemon's own user's peaks (jobs-file lines, and a user's own daemon) keep the
+ * keys they always had; another owner's are keyed with the owner too.
  * Pure: no files, no clock; owned by the thread that owns the {@link JournalState}.
  */
 public final class PeakHistory {
@@ -23,6 +27,8 @@ public final class PeakHistory {
     private final Map<String, Peak> peaks = new HashMap<>();
     /** The rule of each attempt in flight, from its {@code started} line, until its outcome. */
     private final Map<String, String> ruleOfRun = new HashMap<>();
+    /** The user this process runs as, whom a job without a submission (a jobs-file line) runs for. */
+    private final String self = System.getProperty("user.name", "?");
 
     /** An empty history: nothing learned yet. */
     public PeakHistory() {
@@ -39,18 +45,46 @@ public final class PeakHistory {
 
     /**
      * @param command a job's command
-     * @return the peak of its latest teaching run, if any
+     * @return the peak of its latest teaching run for this process's own user, if any
      */
     public Optional<Peak> ofCommand(String command) {
-        return Optional.ofNullable(peaks.get(JournalEvent.Learned.COMMAND + JobKeys.hash(command)));
+        return ofCommand(self, command);
+    }
+
+    /**
+     * @param owner whom the job runs for
+     * @param command a job's command
+     * @return the peak of the latest teaching run of that owner's with that command, if any
+     */
+    public Optional<Peak> ofCommand(String owner, String command) {
+        return Optional.ofNullable(peaks.get(commandKey(owner, command)));
     }
 
     /**
      * @param rule a requirement rule's name
-     * @return the peak of the latest teaching run of any job that matched it, if any
+     * @return the peak of the latest teaching run of any job of this process's own user that matched it, if any
      */
     public Optional<Peak> ofRule(String rule) {
-        return Optional.ofNullable(peaks.get(JournalEvent.Learned.RULE + rule));
+        return ofRule(self, rule);
+    }
+
+    /**
+     * @param owner whom the job runs for
+     * @param rule a requirement rule's name
+     * @return the peak of the latest teaching run of any job of that owner's that matched it, if any
+     */
+    public Optional<Peak> ofRule(String owner, String rule) {
+        return Optional.ofNullable(peaks.get(ruleKey(owner, rule)));
+    }
+
+    /** A command's subject: its hash (fixed length, so the owner after it reads one way), and another owner's name. */
+    private String commandKey(String owner, String command) {
+        return JournalEvent.Learned.COMMAND + JobKeys.hash(command) + (owner.equals(self) ? "" : "@" + owner);
+    }
+
+    /** A rule's subject: its name, and another owner's name after a NUL (which no user name, and no sane rule name, holds). */
+    private String ruleKey(String owner, String rule) {
+        return JournalEvent.Learned.RULE + rule + (owner.equals(self) ? "" : "\0" + owner);
     }
 
     /** @return how many commands and rules have a peak */
@@ -71,8 +105,9 @@ public final class PeakHistory {
      *
      * @param e the event
      * @param record the job's record after {@code e} (for its number and command)
+     * @param owner whom the job was submitted by; empty for a jobs-file line (this process's own user)
      */
-    void apply(JournalEvent e, JobRecord record) {
+    void apply(JournalEvent e, JobRecord record, Optional<String> owner) {
         if (e instanceof JournalEvent.Started s) {
             if (s.rule().isPresent()) {
                 ruleOfRun.put(s.key(), s.rule().get());
@@ -92,9 +127,10 @@ public final class PeakHistory {
                 return;
             }
             int no = record.no().getAsInt();
-            learn(JournalEvent.Learned.COMMAND + JobKeys.hash(record.command()), no, peak);
+            String who = owner.orElse(self);
+            learn(commandKey(who, record.command()), no, peak);
             if (rule != null) {
-                learn(JournalEvent.Learned.RULE + rule, no, peak);
+                learn(ruleKey(who, rule), no, peak);
             }
         } else if (e instanceof JournalEvent.Interrupted || e instanceof JournalEvent.Requeued
                 || e instanceof JournalEvent.Oom) {

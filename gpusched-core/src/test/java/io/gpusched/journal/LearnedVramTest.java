@@ -87,9 +87,41 @@ class LearnedVramTest {
         JournalState compacted = new JournalState();
         Compaction.of(state, 0).forEach(compacted::apply);
         assertTrue(compacted.submission("s1").isEmpty(), "the ended submission itself is dropped");
-        assertEquals(7000, LearnedVram.learn("python sweep.py --lr 1e-3", Optional.empty(), compacted.peaks(), 0.1)
+        assertEquals(7000, LearnedVram.learn("u", "python sweep.py --lr 1e-3", Optional.empty(), compacted.peaks(), 0.1)
                 .orElseThrow().peakMib());
-        assertEquals(7000, LearnedVram.learn("python sweep.py --lr 3e-4", Optional.of("sweep"), compacted.peaks(), 0.1)
+        assertEquals(7000, LearnedVram.learn("u", "python sweep.py --lr 3e-4", Optional.of("sweep"), compacted.peaks(), 0.1)
                 .orElseThrow().peakMib());
+    }
+
+    /** Job {@code no}, submitted by {@code owner}, ran {@code command} under {@code rule} and ended ok with {@code peak} MiB. */
+    private void submittedRan(JournalState s, String owner, int no, String command, Optional<String> rule, long peak) {
+        String key = "s" + no;
+        s.apply(new JournalEvent.Submitted(key, no, command, OptionalLong.empty(), 1, OptionalLong.empty(), 0, "api", owner,
+                "/home/" + owner, 7L, Optional.empty(), Optional.empty()));
+        s.apply(new JournalEvent.Started(key, 100 + no, List.of(0), OptionalLong.empty(), rule));
+        s.apply(new JournalEvent.Done(key, "ok", 0, Map.of(0, peak), OptionalDouble.empty()));
+    }
+
+    @Test
+    void anotherUsersJobOfTheSameCommandOrRule_teachesNothingToMine_evenAfterACompaction() {
+        // Bob runs his own ./train.sh (or one made to peak at 10 MiB) after alice's: her next vram=auto job
+        // was declared 11 MiB, placed as such beside others, and told it was under-declared.
+        submittedRan(state, "alice", 1, "./train.sh", Optional.empty(), 8000);
+        submittedRan(state, "alice", 2, "eval --llm 7b --task a", Optional.of("7b"), 15000);
+        submittedRan(state, "bob", 3, "./train.sh", Optional.empty(), 10);
+        submittedRan(state, "bob", 4, "true --llm 7b", Optional.of("7b"), 10);
+        JournalState compacted = new JournalState();
+        Compaction.of(state, 0).forEach(compacted::apply);
+        for (JournalState s : List.of(state, compacted)) {
+            assertEquals(1, LearnedVram.learn("alice", "./train.sh", Optional.empty(), s.peaks(), 0.1).orElseThrow().fromNo());
+            assertEquals(2, LearnedVram.learn("alice", "eval --llm 7b --task b", Optional.of("7b"), s.peaks(), 0.1)
+                    .orElseThrow().fromNo());
+            assertEquals(3, LearnedVram.learn("bob", "./train.sh", Optional.empty(), s.peaks(), 0.1).orElseThrow().fromNo(),
+                    "bob's own history is his");
+            assertEquals(Optional.empty(), LearnedVram.learn("carol", "./train.sh", Optional.of("7b"), s.peaks(), 0.1),
+                    "a third user has learned nothing yet");
+            assertEquals(Optional.empty(), LearnedVram.learn("./train.sh", Optional.empty(), s.peaks(), 0.1),
+                    "nor has the daemon's own user (jobs-file lines)");
+        }
     }
 }

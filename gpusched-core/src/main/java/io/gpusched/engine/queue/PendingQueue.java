@@ -388,7 +388,7 @@ public final class PendingQueue {
     /** @return where a job's declaration is learned from ({@code vram=auto}), unless an OOM's bump decides it */
     private Optional<LearnedVram> learned(JobSpec j, JobTable.Job r) {
         return r.nextVramMib().isEmpty() && j.learnVram()
-                ? LearnedVram.learn(j.command(), source.ruleOf(j.key()), durability.state().peaks(), spikeBuffer)
+                ? LearnedVram.learn(r.owner(), j.command(), source.ruleOf(j.key()), durability.state().peaks(), spikeBuffer)
                 : Optional.empty();
     }
 
