@@ -12,8 +12,11 @@ import java.util.function.Function;
  * Whether a job's {@code after} dependencies let it run: it waits while any is unfinished, never runs
  * ({@code dependency_failed}) when one it needs to succeed did not or is unknown, and may run once all
  * are settled. Pure: names are learned as jobs are seen (the newest job of a name wins), and what
- * became of each named job comes from the caller. Remembers at most {@link #REMEMBERED} names, so a
- * months-long run's map stays bounded; the oldest are forgotten first.
+ * became of each named job comes from the caller. Remembers at most {@link #REMEMBERED} names of each
+ * owner, so a months-long run's map stays bounded; an owner's oldest are forgotten first, and only to
+ * make room for a newer of theirs: one map shared by every owner let a user who named 10,000 jobs
+ * forget everyone else's names, so another user's job waiting {@code after=} her own running job
+ * ended {@code dependency_failed} ("no job of that name is known").
  *
  * <p>Names belong to their owner: a job's {@code after=} names only its owner's jobs. On a shared
  * daemon another user's job of the same name would otherwise fail a user's job (by failing itself),
@@ -21,7 +24,7 @@ import java.util.function.Function;
  * owner are for a queue of one owner (a jobs file, a replay).
  */
 public final class Dependencies {
-    /** The most names remembered. */
+    /** The most names remembered of each owner. */
     public static final int REMEMBERED = 10_000;
 
     /** What a dependency's job is now. */
@@ -60,12 +63,8 @@ public final class Dependencies {
     public record Failed(String reason) implements Verdict {
     }
 
-    private final Map<Scoped, String> keysByName = new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Scoped, String> eldest) {
-            return size() > REMEMBERED;
-        }
-    };
+    /** Each owner's names, oldest first; the owner's map forgets its eldest past {@link #REMEMBERED}. */
+    private final Map<String, Map<String, String>> keysByOwner = new java.util.HashMap<>();
 
     /** An empty set of names. */
     public Dependencies() {
@@ -89,10 +88,15 @@ public final class Dependencies {
      * @param key its key
      */
     public void learn(String owner, String name, String key) {
-        Scoped scoped = new Scoped(owner, name);
+        Map<String, String> names = keysByOwner.computeIfAbsent(owner, o -> new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+                return size() > REMEMBERED;
+            }
+        });
         // Re-inserting moves a name to the newest end, so the oldest names are the first forgotten.
-        keysByName.remove(scoped);
-        keysByName.put(scoped, key);
+        names.remove(name);
+        names.put(name, key);
     }
 
     /**
@@ -109,7 +113,7 @@ public final class Dependencies {
      * @return the key of the newest of {@code owner}'s jobs of that name, if one is known
      */
     public Optional<String> keyOf(String owner, String name) {
-        return Optional.ofNullable(keysByName.get(new Scoped(owner, name)));
+        return Optional.ofNullable(key(owner, name));
     }
 
     /**
@@ -132,7 +136,7 @@ public final class Dependencies {
         // that has them, and only once it is known which.
         List<String> waiting = null;
         for (Scheduling.Dependency d : after) {
-            String key = keysByName.get(new Scoped(owner, d.name()));
+            String key = key(owner, d.name());
             if (key == null) {
                 return new Failed("after=" + d.name() + ": no job of that name is known");
             }
@@ -153,22 +157,13 @@ public final class Dependencies {
     private static final Ready READY = new Ready();
 
     /**
-     * A name among its owner's: one map for every owner, and no two owners' names meet. A pair, not the
-     * two joined in one string: every waiting job's dependencies are looked up each plan, and a joined
-     * string was a new string to build and hash each time, where a pair hashes its parts' cached hashes.
+     * The key of a name among its owner's. Two lookups, no object made: every waiting job's dependencies
+     * are looked up each plan (a joined string was a new string to build and hash each time; these hash
+     * the strings' cached hashes).
      */
-    private record Scoped(String owner, String name) {
-        // Written out: a record's generated ones go through method handles, and these are asked for
-        // each waiting job's every dependency each plan.
-        @Override
-        public int hashCode() {
-            return 31 * owner.hashCode() + name.hashCode();
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Scoped s && name.equals(s.name) && owner.equals(s.owner);
-        }
+    private String key(String owner, String name) {
+        Map<String, String> names = keysByOwner.get(owner);
+        return names == null ? null : names.get(name);
     }
 
     private static String who(Known k, Scheduling.Dependency d) {

@@ -49,4 +49,24 @@ class DependenciesTest {
         assertEquals(Optional.of("s2"), d.keyOf("alice", "prep"));
         assertEquals(Optional.of("s9"), d.keyOf("prep"));
     }
+
+    /**
+     * Mallory names more jobs than are remembered: before, one map shared by every owner forgot alice's
+     * {@code prep} (still running), and her job waiting after it ended {@code dependency_failed}.
+     */
+    @Test
+    void anotherOwnerNamingMoreJobsThanAreRemembered_forgetsNoneOfMyNames() {
+        Dependencies d = new Dependencies();
+        d.learn("alice", "prep", "s1");
+        for (int i = 0; i <= Dependencies.REMEMBERED; i++) {
+            d.learn("mallory", "n" + i, "m" + i);
+        }
+        assertEquals(new Dependencies.Waiting("after job 1 (prep)"),
+                d.check("alice", AFTER_PREP, k -> new Dependencies.Known(1, Optional.empty())));
+        assertEquals(Optional.of("s1"), d.keyOf("alice", "prep"));
+        // Hers are bounded as before: her oldest forgotten first, to make room for her newest.
+        assertEquals(Optional.empty(), d.keyOf("mallory", "n0"));
+        assertEquals(Optional.of("m1"), d.keyOf("mallory", "n1"));
+        assertEquals(Optional.of("m" + Dependencies.REMEMBERED), d.keyOf("mallory", "n" + Dependencies.REMEMBERED));
+    }
 }
