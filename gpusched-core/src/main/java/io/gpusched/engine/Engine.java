@@ -833,12 +833,24 @@ public final class Engine {
             if (dirty || timers.due(Timer.ROUND, now) || (submitted && !planned)) {
                 dirty = false;
                 burst.planned();
+                // Every line a round writes shares one fsync: the outcomes it settles too (a job that 20,000
+                // waiting jobs ran after failed them at one fsync each, the loop held 20 s, one user's doing,
+                // against every other user's submissions).
+                boolean carried = durability.grouping();
+                if (!carried) {
+                    durability.beginGroup();
+                }
                 round();
-                // The exits' outcomes and this round's launching and started lines share one fsync, taken
-                // after the spawns; then their reports, in that order, and the board. The fsync runs on
-                // the journal's thread (issue #27): an exit that comes meanwhile is taken, and the next
-                // job started, without waiting for the disk; the reports still wait for it.
-                endCarriedGroupLater();
+                if (carried) {
+                    // The exits' outcomes and this round's launching and started lines share one fsync, taken
+                    // after the spawns; then their reports, in that order, and the board. The fsync runs on
+                    // the journal's thread (issue #27): an exit that comes meanwhile is taken, and the next
+                    // job started, without waiting for the disk; the reports still wait for it.
+                    endCarriedGroupLater();
+                } else {
+                    // Here, as each start's fsync was before: the compaction below waits for no force in flight.
+                    durability.endGroup();
+                }
                 durability.compactIfLarger(options.compactAfterBytes(), Outcomes.HISTORY);
                 // A jobs-file change waiting to settle is looked at again as soon as it can be decided.
                 timers.schedule(Timer.ROUND, Math.min(pollNanos, source.settleNanos().orElse(pollNanos)));
