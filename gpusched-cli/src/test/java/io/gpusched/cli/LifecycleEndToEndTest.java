@@ -237,10 +237,15 @@ class LifecycleEndToEndTest {
         CliRun run = new CliRun(dir, job("vram=20000", 15000, 0.1, 3) + job("vram=16G", 100, 0.1, 0.1)
                 + "[vram=1G] true\n").start("--sim", "1");
         run.await("job 3 finished");
-        // the board is rewritten by the round after the report: wait for it rather than for a fixed time
+        // the board is written off the loop's thread (PacedBoardWriter), after the report: wait for it, and
+        // for the file itself, rather than for a fixed time
         String board = "";
         for (long deadline = System.nanoTime() + 10_000_000_000L; System.nanoTime() < deadline; Thread.sleep(20)) {
-            board = Files.readString(run.logs.resolve("status.txt"));
+            try {
+                board = Files.readString(run.logs.resolve("status.txt"));
+            } catch (java.nio.file.NoSuchFileException notYet) {
+                continue;
+            }
             if (board.contains("✓ job 3")) {
                 break;
             }
