@@ -74,16 +74,7 @@ class SlurmExecutorCliTest {
     })
     void aCountOrNumberOutOfRangeIsAOneLineUsageError_andNothingIsSubmitted(String option, String message)
             throws Exception {
-        Path jobs = dir.resolve("jobs.txt");
-        Files.writeString(jobs, "[vram=1G] echo fine\n");
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        List<String> args = new ArrayList<>(List.of(jobs.toString(), "--executor", "slurm", "--log-dir",
-                dir.resolve("logs").toString()));
-        args.addAll(List.of(option.split(" ")));
-        assertEquals(Cli.USAGE, new Cli(System.out, new java.io.PrintStream(bytes, true, StandardCharsets.UTF_8), s -> { })
-                .run(args.toArray(String[]::new)), bytes.toString(StandardCharsets.UTF_8));
-        assertEquals(message + "\n", bytes.toString(StandardCharsets.UTF_8));
-        assertTrue(Files.notExists(dir.resolve("logs")), "nothing journalled");
+        refusedBeforeAnythingIsSubmitted(option, message);
     }
 
     /**
@@ -105,6 +96,11 @@ class SlurmExecutorCliTest {
     })
     void simulatedGpusAreCheckedAsALocalRunChecksThem_andNothingIsSubmitted(String option, String message)
             throws Exception {
+        refusedBeforeAnythingIsSubmitted(option, message);
+    }
+
+    /** {@code jobs.txt --executor slurm OPTION...} is a usage error saying {@code message}, and nothing is journalled. */
+    private void refusedBeforeAnythingIsSubmitted(String option, String message) throws Exception {
         Path jobs = dir.resolve("jobs.txt");
         Files.writeString(jobs, "[vram=1G] echo fine\n");
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();

@@ -3,17 +3,12 @@ package io.gpusched.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.engine.loop.LoopClock;
-import io.gpusched.engine.table.JobsSource;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.SubmitContext;
-import io.gpusched.options.SchedulerOptions;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -30,27 +25,22 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LaunchRetryTest {
-    private static final SchedulerOptions FAST = SchedulerOptions.defaults().withWatch(true)
-            .withPoll(Duration.ofMillis(20)).withSampleInterval(Duration.ofMillis(20));
-
     @TempDir
     Path logs;
 
-    private final FakeProcTable procs = new FakeProcTable();
-    private final FakeRunDriver driver = new FakeRunDriver(procs);
-    private final EngineUnderTest loop = new EngineUnderTest();
+    private final FakeDriverEngine fake = new FakeDriverEngine();
+    private final FakeRunDriver driver = fake.driver;
+    private final EngineUnderTest loop = fake.loop;
 
     @AfterEach
     void stop() throws Exception {
-        loop.stop();
+        fake.stop();
     }
 
     @Test
     void aStartThatFailedIsTriedAgainAtTheNextRound_andRunsOnceItsCauseIsMended() throws Exception {
         driver.refusing = "output /data/run.log is a symbolic link; name the file itself with --output";
-        Engine engine = loop.start(sink -> new Engine(new StubBackend(1, 24000), FAST, logs, false,
-                new JobsSource(Optional.empty(), List.of()), sink,
-                new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(driver))));
+        Engine engine = fake.start(logs, List.of(), ports -> ports);
         assertEquals(1, engine.submit(JobSpec.parse("[vram=1G] python train.py"),
                 new SubmitContext("alice", logs, Optional.empty()), new CompletableFuture<JobResult>(), Optional.empty())
                 .get(10, TimeUnit.SECONDS));

@@ -3,17 +3,11 @@ package io.gpusched.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gpusched.engine.loop.LoopClock;
-import io.gpusched.engine.table.JobsSource;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.options.SchedulerOptions;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,20 +21,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ManyOutcomesOneFsyncTest {
-    private static final SchedulerOptions FAST = SchedulerOptions.defaults().withWatch(true)
-            .withPoll(Duration.ofMillis(20)).withSampleInterval(Duration.ofMillis(20));
     private static final int WAITING = 2000;
 
     @TempDir
     Path logs;
 
-    private final FakeProcTable procs = new FakeProcTable();
-    private final FakeRunDriver driver = new FakeRunDriver(procs);
-    private final EngineUnderTest loop = new EngineUnderTest();
+    private final FakeDriverEngine fake = new FakeDriverEngine();
+    private final EngineUnderTest loop = fake.loop;
 
     @AfterEach
     void stop() throws Exception {
-        loop.stop();
+        fake.stop();
     }
 
     @Test
@@ -50,10 +41,8 @@ class ManyOutcomesOneFsyncTest {
         for (int i = 0; i < WAITING; i++) {
             jobs.add(JobSpec.parse("[vram=1G after=prep] python step.py " + i));
         }
-        Engine engine = loop.start(sink -> new Engine(new StubBackend(1, 24000), FAST, logs, false,
-                new JobsSource(Optional.empty(), jobs), sink,
-                new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(driver))));
-        driver.nextStart();
+        Engine engine = fake.start(logs, jobs, ports -> ports);
+        fake.driver.nextStart();
         loop.await(SchedulerEvent.JobStarted.class, s -> s.no() == 1);
         engine.cancel(1).get(10, TimeUnit.SECONDS); // its owner's doing: a cancel, or a failure
         loop.await(SchedulerEvent.DependencyFailed.class, d -> d.no() == WAITING + 1);

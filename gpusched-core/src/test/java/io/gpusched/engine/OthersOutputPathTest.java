@@ -6,20 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gpusched.engine.ending.OwnerTails;
-import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.spawn.JobOutput;
-import io.gpusched.engine.table.JobsSource;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.journal.JournalEvent;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.SubmitContext;
-import io.gpusched.options.SchedulerOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -39,15 +34,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OthersOutputPathTest {
-    private static final SchedulerOptions FAST = SchedulerOptions.defaults().withWatch(true)
-            .withPoll(Duration.ofMillis(20)).withSampleInterval(Duration.ofMillis(20));
-
     @TempDir
     Path logs;
 
-    private final FakeProcTable procs = new FakeProcTable();
-    private final FakeRunDriver driver = new FakeRunDriver(procs);
-    private final EngineUnderTest loop = new EngineUnderTest();
+    private final FakeDriverEngine fake = new FakeDriverEngine();
+    private final FakeRunDriver driver = fake.driver;
+    private final EngineUnderTest loop = fake.loop;
 
     /** Every submission runs as its owner; her output reads as empty. */
     private final OwnerTails asOwner = new OwnerTails() {
@@ -69,16 +61,13 @@ class OthersOutputPathTest {
 
     @AfterEach
     void stop() throws Exception {
-        loop.stop();
+        fake.stop();
     }
 
     @Test
     void aRefusedOutputsPath_isNotInTheCauseEveryUserSees_butStaysInTheDaemonsLog() throws Exception {
         assumeTrue(JobOutput.RUNS_AS_OWNERS, "only a root scheduler runs a submission as its owner");
-        Engine engine = loop.start(sink -> new Engine(new StubBackend(1, 24000), FAST, logs, false,
-                new JobsSource(Optional.empty(), List.of()), sink,
-                new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(driver))
-                        .withOwnerTails(asOwner)));
+        Engine engine = fake.start(logs, List.of(), ports -> ports.withOwnerTails(asOwner));
         Path output = logs.resolve("merger-with-acme").resolve("due-diligence.log");
         assertEquals(1, engine.submit(JobSpec.parse("python eval.py"),
                 new SubmitContext("alice", logs, Optional.empty()).withOutput(output),
@@ -103,10 +92,7 @@ class OthersOutputPathTest {
     @Test
     void aWorkingDirectoryHerJobCouldNotEnter_isNotInTheCauseEveryUserSees() throws Exception {
         assumeTrue(JobOutput.RUNS_AS_OWNERS, "only a root scheduler runs a submission as its owner");
-        Engine engine = loop.start(sink -> new Engine(new StubBackend(1, 24000), FAST, logs, false,
-                new JobsSource(Optional.empty(), List.of()), sink,
-                new Engine.Ports(procs, new LoopClock(Instant::now, System::nanoTime), Optional.of(driver))
-                        .withOwnerTails(asOwner)));
+        Engine engine = fake.start(logs, List.of(), ports -> ports.withOwnerTails(asOwner));
         Path cwd = logs.resolve("layoffs-2027");
         assertEquals(1, engine.submit(JobSpec.parse("python plan.py"), new SubmitContext("alice", cwd, Optional.empty()),
                 new CompletableFuture<JobResult>(), Optional.empty()).get(10, TimeUnit.SECONDS));
