@@ -56,18 +56,21 @@ final class ConvertCommand {
             return Cli.USAGE;
         }
         Path file = Path.of(files.get(0));
-        List<String> lines;
+        byte[] bytes;
         try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (java.nio.charset.CharacterCodingException e) {
-            // Its message is only "Input length = 1": say which line, and what to do.
-            err.println("gpusched convert: " + whereNotUtf8(file) + ": line is not valid UTF-8; save the file as UTF-8"
-                    + " (iconv -f latin1 -t utf-8)");
-            return 1;
+            bytes = Files.readAllBytes(file);
         } catch (IOException e) {
             err.println("gpusched: cannot read " + file + ": " + e.getMessage());
             return 1;
         }
+        // Lines as Files.readAllLines counts them (LF, CR LF, CR), which the conversion's numbers follow.
+        java.util.OptionalInt bad = Utf8Lines.firstBadLine(bytes, true);
+        if (bad.isPresent()) {
+            err.println("gpusched convert: " + file + ":" + bad.getAsInt() + ": line is not valid UTF-8; save the file as"
+                    + " UTF-8 (iconv -f latin1 -t utf-8)");
+            return 1;
+        }
+        List<String> lines = new String(bytes, StandardCharsets.UTF_8).lines().toList();
         boolean anyBad = false;
         for (int i = 0; i < lines.size(); i++) {
             GpuSchedulerCsv.Converted c = GpuSchedulerCsv.convert(file.toString(), i + 1, lines.get(i));
@@ -76,37 +79,5 @@ final class ConvertCommand {
             anyBad |= c.bad();
         }
         return anyBad ? 1 : 0;
-    }
-
-    /**
-     * {@code FILE:LINE} of the first line, as {@link Files#readAllLines} counts them, whose bytes are not UTF-8;
-     * {@code FILE} alone should it not read again.
-     */
-    private static String whereNotUtf8(Path file) {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (IOException e) {
-            return file.toString();
-        }
-        java.nio.charset.CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder();
-        int no = 1;
-        int start = 0;
-        for (int i = 0; i <= bytes.length; i++) {
-            if (i < bytes.length && bytes[i] != '\n' && bytes[i] != '\r') {
-                continue;
-            }
-            try {
-                strict.decode(java.nio.ByteBuffer.wrap(bytes, start, i - start));
-            } catch (java.nio.charset.CharacterCodingException e) {
-                return file + ":" + no;
-            }
-            if (i + 1 < bytes.length && bytes[i] == '\r' && bytes[i + 1] == '\n') {
-                i++;
-            }
-            no++;
-            start = i + 1;
-        }
-        return file.toString();
     }
 }

@@ -163,22 +163,10 @@ final class ServeConfig {
 
     /** The file's text, or {@code FILE:LINE:} at the first line that is not UTF-8. */
     private static String utf8(byte[] bytes, Path file) {
-        java.nio.charset.CharsetDecoder strict = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
-        int start = 0;
-        for (int no = 1; start <= bytes.length; no++) {
-            int end = start;
-            while (end < bytes.length && bytes[end] != '\n') {
-                end++;
-            }
-            try {
-                strict.decode(java.nio.ByteBuffer.wrap(bytes, start, end - start));
-            } catch (java.nio.charset.CharacterCodingException e) {
-                throw new UsageException(file + ":" + no + ": line is not valid UTF-8; save the configuration file"
-                        + " as UTF-8");
-            }
-            start = end + 1;
+        java.util.OptionalInt bad = Utf8Lines.firstBadLine(bytes, false);
+        if (bad.isPresent()) {
+            throw new UsageException(file + ":" + bad.getAsInt() + ": line is not valid UTF-8; save the configuration file"
+                    + " as UTF-8");
         }
         return new String(bytes, StandardCharsets.UTF_8);
     }
