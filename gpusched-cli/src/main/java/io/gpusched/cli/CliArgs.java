@@ -398,12 +398,7 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         if (help || v.version) {
             return values(serve, v, help, Optional.empty());
         }
-        if (v.simMib.isPresent() && v.sim.isEmpty()) {
-            throw new UsageException("--sim-mib sizes simulated GPUs; give --sim N too");
-        }
-        if (v.sim.isPresent() && v.backend.isPresent() && !v.backend.get().equals("sim")) {
-            throw new UsageException("--sim and --backend " + v.backend.get() + " contradict each other; give one");
-        }
+        simulatedGpus(v.sim.isPresent(), v.simMib.isPresent(), v.backend);
         if (v.metricsTokenFile.isPresent() && v.dashboard.isEmpty()) {
             throw new UsageException("--metrics-token-file opens the dashboard's /metrics; give --dashboard PORT too");
         }
@@ -649,6 +644,24 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             return d;
         } catch (NumberFormatException e) {
             throw new UsageException(option + " needs a number, got '" + v + "'");
+        }
+    }
+
+    /**
+     * The rules of {@code --sim}, {@code --sim-mib} and {@code --backend} together, as a local run, serve,
+     * {@code --executor slurm} and doctor read them.
+     *
+     * @param sim whether {@code --sim} was given
+     * @param simMib whether {@code --sim-mib} was given
+     * @param backend {@code --backend}'s value, if given
+     * @throws UsageException for {@code --sim-mib} without {@code --sim}, or {@code --sim} beside another backend
+     */
+    static void simulatedGpus(boolean sim, boolean simMib, Optional<String> backend) {
+        if (simMib && !sim) {
+            throw new UsageException("--sim-mib sizes simulated GPUs; give --sim N too");
+        }
+        if (sim && backend.isPresent() && !backend.get().equals("sim")) {
+            throw new UsageException("--sim and --backend " + backend.get() + " contradict each other; give one");
         }
     }
 

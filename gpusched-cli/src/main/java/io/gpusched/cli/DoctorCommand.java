@@ -153,9 +153,11 @@ final class DoctorCommand {
             backendOptions.put("library", r.matchedOptionValue("--nvml-library", ""));
         }
         Optional<String> backend = Optional.ofNullable(r.matchedOptionValue("--backend", null));
-        if (sim && backend.isPresent() && !backend.get().equals("sim")) {
-            // As serve refuses it (CliArgs): checking the simulation alone dropped the --backend unsaid.
-            err.println("gpusched: --sim and --backend " + backend.get() + " contradict each other; give one");
+        try {
+            // As serve refuses it: checking the simulation alone dropped the --backend unsaid.
+            CliArgs.simulatedGpus(sim, false, backend);
+        } catch (UsageException e) {
+            err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
         boolean root = "root".equals(System.getProperty("user.name"));

@@ -180,13 +180,8 @@ final class SlurmCommand {
             // As a local run (CliArgs, Cli.backend), before anything is submitted: --sim-mib without --sim was
             // dropped unsaid, --sim with --backend nvml took whichever came last, and sim options the backend
             // refuses reached every Slurm job, whose wrapper then ran it unmeasured.
-            if (given.containsKey("--sim-mib") && !given.containsKey("--sim")) {
-                throw new UsageException("--sim-mib sizes simulated GPUs; give --sim N too");
-            }
-            if (given.containsKey("--sim") && given.containsKey("--backend") && !given.get("--backend").equals("sim")) {
-                throw new UsageException("--sim and --backend " + given.get("--backend") + " contradict each other;"
-                        + " give one");
-            }
+            CliArgs.simulatedGpus(given.containsKey("--sim"), given.containsKey("--sim-mib"),
+                    Optional.ofNullable(given.get("--backend")));
             if (backend.isPresent() && backend.get().equals(SimulatedGpuBackendProvider.NAME)) {
                 // Its options mean the same on every node; another backend's can only be judged where it runs.
                 GpuBackendProvider.Availability sim = new SimulatedGpuBackendProvider()
