@@ -161,29 +161,43 @@ public final class JobLauncher implements RunDriver {
                 // there already: looked at below, never written through
             }
         }
-        java.nio.file.attribute.PosixFileAttributes a;
+        // One stat, without following a link: this runs at every launch of the scheduler's own user.
+        java.util.Map<String, Object> a;
         try {
-            a = Files.readAttributes(log, java.nio.file.attribute.PosixFileAttributes.class,
-                    java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            a = Files.readAttributes(log, "unix:isSymbolicLink,isRegularFile,uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
         } catch (java.nio.file.NoSuchFileException e) {
             return; // the launch creates it
         }
-        if (a.isSymbolicLink()) {
+        if ((Boolean) a.get("isSymbolicLink")) {
             throw new IOException("output " + log + " is a symbolic link; gpusched writes a job's output only to a regular"
                     + " file; name the file itself with --output");
         }
-        if (!a.isRegularFile()) {
+        if (!(Boolean) a.get("isRegularFile")) {
             throw new IOException("output " + log + " is not a regular file (a FIFO, a socket or a device); name a file"
                     + " with --output");
         }
         // By uid, not name: a uid with no passwd entry has a number for a name, and this process a "?".
-        int owner = (Integer) Files.getAttribute(log, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
-        int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        int owner = (Integer) a.get("uid");
+        int me = selfUid();
         if (owner != me) {
-            throw new IOException("output " + log + " belongs to " + a.owner().getName() + " (uid " + owner + "), not to"
+            String name = Files.getOwner(log, java.nio.file.LinkOption.NOFOLLOW_LINKS).getName();
+            throw new IOException("output " + log + " belongs to " + name + " (uid " + owner + "), not to"
                     + " this scheduler's user (uid " + me + "): gpusched never appends a job's output to another user's"
                     + " file; remove it or name another file with --output");
         }
+    }
+
+    /** This process's uid once {@link #selfUid()} has read it; -1 before. */
+    private static volatile int cachedUid = -1;
+
+    /** @return this process's uid, the owner the kernel gives its {@code /proc/self}: read once, not at every launch */
+    private static int selfUid() throws IOException {
+        int uid = cachedUid;
+        if (uid < 0) {
+            uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            cachedUid = uid;
+        }
+        return uid;
     }
 
     /** 0666 less {@code umask}, as permissions. */
