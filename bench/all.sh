@@ -12,9 +12,11 @@
 #                that fails there) is written as "n/c" with the reason, never a failure of the run.
 #   --out FILE   results file (default bench/results/all-<time>.tsv; raw logs beside it in FILE.raw/)
 #   --small      a smoke test: every section on tiny sizes, 1-2 runs (figures meaningless)
-#   sections (--only/--skip): ab tsp lab idle start replay sim dash qscale flood
+#   sections (--only/--skip): ab jmh tsp lab idle start replay sim dash qscale flood
 #     ab      #24's A/B: 200 trivial jobs (wall, CPU, max RSS), RoundTimer over 10,000 lines, SubmitBench,
 #             and with --base bench/spawn/ab.py (serial gap) — both checkouts interleaved
+#     jmh     the JMH benchmarks a1475ce already had (AllocatorBench, ParserBench), each checkout's own
+#             copy, interleaved; builds bench/jmh (mvn -Pbench, which fetches JMH once) where it is missing
 #     tsp     bench/vs_tsp.py: the rows beside task-spooler (this checkout)
 #     lab     bench/lab_scale.sh at 10,000 and 100,000 queued (with --base: the base at BASE_LAB_SIZES)
 #     idle    bench/round/IdleRound.java: an idle round with 100,000 pending
@@ -29,7 +31,8 @@
 #   RUNS [5] rounds of vs_tsp, the A/B loop and spawn/ab.py; LAB_RUNS [3]; LAB_SIZES ["10000 100000"];
 #   TRIPS [300]; LAB_IDLE [5]; BASE_LAB_SIZES [10000]; BASE_LAB_RUNS [1]; SB [3] SubmitBench runs per
 #   checkout; SB_QUEUED [10000]; SB_TRIPS [500]; ROUND_LINES [10000]; ROUND_N [60]; IDLE_QUEUED [100000];
-#   IDLE_RUNS [5]; N [10] start-up runs; REPLAY_ROUNDS [30]; REPLAY_WARMUP [20] of them not counted;
+#   IDLE_RUNS [5]; JMH_RUNS [3] JMH runs per checkout (each: 1 fork, 3 x 1 s warm-up, 5 x 1 s measured);
+#   N [10] start-up runs; REPLAY_ROUNDS [30]; REPLAY_WARMUP [20] of them not counted;
 #   DASH_RUNS [1]; DASH_SECS [60];
 #   QSCALE_QUEUED [100000]; QSCALE_RUNS [3].
 # Then: python3 bench/current.py RESULTS.tsv --write BENCHMARKS.md   (fills the "Current figures" tables)
@@ -56,13 +59,13 @@ done
 if [ "$small" = 1 ]; then
   : "${RUNS:=1}" "${LAB_RUNS:=1}" "${LAB_SIZES:=1000}" "${TRIPS:=50}" "${LAB_IDLE:=1}" "${BASE_LAB_SIZES:=1000}"
   : "${SB:=1}" "${SB_QUEUED:=1000}" "${SB_TRIPS:=100}" "${ROUND_LINES:=1000}" "${ROUND_N:=20}" "${IDLE_QUEUED:=2000}"
-  : "${IDLE_RUNS:=2}" "${N:=2}" "${REPLAY_ROUNDS:=2}" "${REPLAY_WARMUP:=1}" "${DASH_SECS:=5}" "${QSCALE_QUEUED:=2000}" "${QSCALE_RUNS:=1}"
+  : "${IDLE_RUNS:=2}" "${JMH_RUNS:=1}" "${N:=2}" "${REPLAY_ROUNDS:=2}" "${REPLAY_WARMUP:=1}" "${DASH_SECS:=5}" "${QSCALE_QUEUED:=2000}" "${QSCALE_RUNS:=1}"
   export WARMUP="${WARMUP:-3}"
 fi
 RUNS="${RUNS:-5}"; LAB_RUNS="${LAB_RUNS:-3}"; LAB_SIZES="${LAB_SIZES:-10000 100000}"; TRIPS="${TRIPS:-300}"
 LAB_IDLE="${LAB_IDLE:-5}"; BASE_LAB_SIZES="${BASE_LAB_SIZES:-10000}"; BASE_LAB_RUNS="${BASE_LAB_RUNS:-1}"
 SB="${SB:-3}"; SB_QUEUED="${SB_QUEUED:-10000}"; SB_TRIPS="${SB_TRIPS:-500}"; ROUND_LINES="${ROUND_LINES:-10000}"
-ROUND_N="${ROUND_N:-60}"; IDLE_QUEUED="${IDLE_QUEUED:-100000}"; IDLE_RUNS="${IDLE_RUNS:-5}"; N="${N:-10}"
+ROUND_N="${ROUND_N:-60}"; IDLE_QUEUED="${IDLE_QUEUED:-100000}"; IDLE_RUNS="${IDLE_RUNS:-5}"; JMH_RUNS="${JMH_RUNS:-3}"; N="${N:-10}"
 REPLAY_ROUNDS="${REPLAY_ROUNDS:-30}"; REPLAY_WARMUP="${REPLAY_WARMUP:-20}"; DASH_RUNS="${DASH_RUNS:-1}"; DASH_SECS="${DASH_SECS:-60}"
 QSCALE_QUEUED="${QSCALE_QUEUED:-100000}"; QSCALE_RUNS="${QSCALE_RUNS:-3}"
 
@@ -87,7 +90,7 @@ t_start=$(date +%s)
   echo "# machine	nproc $(nproc); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(uname -sr); $(free -g | awk '/Mem:/ {print $2 " GiB RAM"}')"
   echo "# java	$(java -version 2>&1 | tr '\n' ' ')"
   echo "# loadavg_before	$(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# settings	RUNS=$RUNS LAB_RUNS=$LAB_RUNS LAB_SIZES='$LAB_SIZES' TRIPS=$TRIPS LAB_IDLE=$LAB_IDLE BASE_LAB_SIZES='$BASE_LAB_SIZES' BASE_LAB_RUNS=$BASE_LAB_RUNS SB=$SB SB_QUEUED=$SB_QUEUED SB_TRIPS=$SB_TRIPS ROUND_LINES=$ROUND_LINES ROUND_N=$ROUND_N IDLE_QUEUED=$IDLE_QUEUED IDLE_RUNS=$IDLE_RUNS N=$N REPLAY_ROUNDS=$REPLAY_ROUNDS REPLAY_WARMUP=$REPLAY_WARMUP DASH_RUNS=$DASH_RUNS DASH_SECS=$DASH_SECS QSCALE_QUEUED=$QSCALE_QUEUED QSCALE_RUNS=$QSCALE_RUNS small=$small"
+  echo "# settings	RUNS=$RUNS LAB_RUNS=$LAB_RUNS LAB_SIZES='$LAB_SIZES' TRIPS=$TRIPS LAB_IDLE=$LAB_IDLE BASE_LAB_SIZES='$BASE_LAB_SIZES' BASE_LAB_RUNS=$BASE_LAB_RUNS SB=$SB SB_QUEUED=$SB_QUEUED SB_TRIPS=$SB_TRIPS ROUND_LINES=$ROUND_LINES ROUND_N=$ROUND_N IDLE_QUEUED=$IDLE_QUEUED IDLE_RUNS=$IDLE_RUNS JMH_RUNS=$JMH_RUNS N=$N REPLAY_ROUNDS=$REPLAY_ROUNDS REPLAY_WARMUP=$REPLAY_WARMUP DASH_RUNS=$DASH_RUNS DASH_SECS=$DASH_SECS QSCALE_QUEUED=$QSCALE_QUEUED QSCALE_RUNS=$QSCALE_RUNS small=$small"
   printf 'id\tcheckout\tmedian\tmin\tmax\tn\tunit\tcommand\tnote\n'
 } >"$out"
 say "results: $out (raw logs in $raw/)"
@@ -138,6 +141,32 @@ if want ab; then
     python3 "$root/bench/spawn/ab.py" "$base" "$root" --runs "$RUNS" >"$raw/spawn-ab.log" 2>&1
     "${rows[@]}" spawnab "$out" "$raw/spawn-ab.log" "python3 bench/spawn/ab.py BASE . --runs $RUNS"
   fi
+fi
+
+# ---------------------------------------------------------------- jmh: the JMH benchmarks the base had
+if want jmh; then
+  say "jmh: AllocatorBench and ParserBench, $JMH_RUNS rounds interleaved"
+  checkouts=("$root"); [ -n "$base" ] && checkouts=("$base" "$root")
+  : >"$raw/jmh.log"
+  for c in "${checkouts[@]}"; do
+    if [ ! -f "$c/bench/jmh/target/benchmarks.jar" ]; then
+      say "jmh: building $c/bench/jmh (untimed)"
+      (cd "$c" && mvn -B -q -Pbench -DskipTests -Dmaven.javadoc.skip package -pl bench/jmh -am) >"$raw/jmh-build-$(tag "$c").log" 2>&1 \
+        || echo "$(tag "$c") build failed: $(tail -n 2 "$raw/jmh-build-$(tag "$c").log" | tr '\n\t' '  ')" >>"$raw/jmh.log"
+    fi
+  done
+  for i in $(seq "$JMH_RUNS"); do
+    order=("${checkouts[@]}"); [ $((i % 2)) = 0 ] && [ ${#checkouts[@]} = 2 ] && order=("${checkouts[1]}" "${checkouts[0]}")
+    for c in "${order[@]}"; do
+      [ -f "$c/bench/jmh/target/benchmarks.jar" ] || continue
+      java -jar "$c/bench/jmh/target/benchmarks.jar" 'io.gpusched.bench.(AllocatorBench|ParserBench)' -f 1 -wi 3 -w 1 -i 5 -r 1 2>&1 \
+        | grep -E '^(AllocatorBench|ParserBench)\.' | sed "s/^/$(tag "$c") /" >>"$raw/jmh.log"
+    done
+  done
+  for c in "${checkouts[@]}"; do
+    "${rows[@]}" jmh "$out" "$raw/jmh.log" "$(tag "$c")" \
+      "java -jar bench/jmh/target/benchmarks.jar 'io.gpusched.bench.(AllocatorBench|ParserBench)' -f 1 -wi 3 -w 1 -i 5 -r 1"
+  done
 fi
 
 # ---------------------------------------------------------------- tsp: beside task-spooler

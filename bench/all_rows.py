@@ -86,6 +86,21 @@ def spawnab(out, log, command):
                 emit(out, rid, checkout, "bench/spawn/ab.py failed: " + tail(log), unit, command)
 
 
+def jmh(out, log, checkout, command):
+    # One line per benchmark and run, as JMH prints its summary: "TAG AllocatorBench.placeFits avgt 5 3.41 ± 0.68 us/op".
+    s = text(log)
+    failed = re.search(rf"^{checkout} build failed: (.*)$", s, re.M)
+    for rid, name in (("jmh.alloc.fits", "AllocatorBench.placeFits"), ("jmh.alloc.blocked", "AllocatorBench.placeBlocked"),
+                      ("jmh.parse10k", "ParserBench.parse10k")):
+        found = re.findall(rf"^{checkout} {re.escape(name)}\s+avgt\s+\d+\s+([0-9.]+)\s+±\s+\S+\s+(\S+)$", s, re.M)
+        if not found:
+            emit(out, rid, checkout, "n/c: " + (failed.group(1)[:200] if failed else "no JMH line for " + name), "", command)
+            continue
+        units = {u for _, u in found}
+        emit(out, rid, checkout, [v for v, _ in found], "/".join(sorted(units)).replace("/op", "").replace("us", "µs"), command,
+             "score of each run (JMH avgt: 1 fork, 3 x 1 s warm-up, 5 x 1 s measured); interleaved with the other checkout")
+
+
 def tsp(out, log, root, command):
     m = re.search(r"raw: (\S+\.json)", text(log))
     if not m:
@@ -256,7 +271,7 @@ def flood(out, log, command):
 
 
 if __name__ == "__main__":
-    fn = {"row": row, "ab": ab, "spawnab": spawnab, "tsp": tsp, "lab": lab, "idle": idle, "start": start,
+    fn = {"row": row, "ab": ab, "jmh": jmh, "spawnab": spawnab, "tsp": tsp, "lab": lab, "idle": idle, "start": start,
           "replay": replay, "sim": sim, "dash": dash, "qscale": qscale, "flood": flood}
     if len(sys.argv) < 3 or sys.argv[1] not in fn:
         sys.exit("usage: bench/all_rows.py SECTION RESULTS.tsv ARGS... (SECTION: " + ", ".join(fn) + ")")
