@@ -2,19 +2,22 @@ package io.gpusched.policy;
 
 import io.gpusched.jobs.Scheduling;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Whether a job's {@code after} dependencies let it run: it waits while any is unfinished, never runs
  * ({@code dependency_failed}) when one it needs to succeed did not or is unknown, and may run once all
  * are settled. Pure: names are learned as jobs are seen (the newest job of a name wins), and what
  * became of each named job comes from the caller. Remembers at most {@link #REMEMBERED} names of each
- * owner, so a months-long run's map stays bounded; an owner's oldest are forgotten first, and only to
- * make room for a newer of theirs: one map shared by every owner let a user who named 10,000 jobs
+ * owner's ended jobs besides those of jobs not ended, so a months-long run's map stays bounded; an
+ * owner's oldest are forgotten first, and only to make room for a newer of theirs: one map shared by
+ * every owner let a user who named 10,000 jobs
  * forget everyone else's names, so another user's job waiting {@code after=} her own running job
  * ended {@code dependency_failed} ("no job of that name is known").
  *
@@ -63,7 +66,7 @@ public final class Dependencies {
     public record Failed(String reason) implements Verdict {
     }
 
-    /** Each owner's names, oldest first; the owner's map forgets its eldest past {@link #REMEMBERED}. */
+    /** Each owner's names, oldest first (past {@link #REMEMBERED}, the oldest of ended jobs are forgotten). */
     private final Map<String, Map<String, String>> keysByOwner = new java.util.HashMap<>();
 
     /** An empty set of names. */
@@ -81,22 +84,44 @@ public final class Dependencies {
     }
 
     /**
-     * Learns a job's name among its owner's.
+     * Learns a job's name among its owner's, every job of that owner taken as ended: past
+     * {@link #REMEMBERED} names the owner's oldest is forgotten.
      *
      * @param owner who the job runs for
      * @param name its name
      * @param key its key
      */
     public void learn(String owner, String name, String key) {
-        Map<String, String> names = keysByOwner.computeIfAbsent(owner, o -> new LinkedHashMap<>(16, 0.75f, false) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
-                return size() > REMEMBERED;
-            }
-        });
+        learn(owner, name, key, k -> false);
+    }
+
+    /**
+     * Learns a job's name among its owner's. Past {@link #REMEMBERED} names the owner's oldest names of
+     * ended jobs are forgotten; a name whose job is {@code live} never is, as a job may still wait
+     * {@code after=} it: forgetting it failed every such job, "no job of that name is known" (a
+     * {@code prep} job and 10,000 named jobs after it failed them all once the 10,001st was named). The
+     * names kept past the bound are so bounded by the owner's jobs that have not ended, which the queue's
+     * caps bound. Each call looks at no more than two of the oldest names: O(1).
+     *
+     * @param owner who the job runs for
+     * @param name its name
+     * @param key its key
+     * @param live whether the job of a key has not ended (pending, held or running)
+     */
+    public void learn(String owner, String name, String key, Predicate<String> live) {
+        Map<String, String> names = keysByOwner.computeIfAbsent(owner, o -> new LinkedHashMap<>());
         // Re-inserting moves a name to the newest end, so the oldest names are the first forgotten.
         names.remove(name);
         names.put(name, key);
+        for (int look = 0; look < 2 && names.size() > REMEMBERED; look++) {
+            Iterator<Map.Entry<String, String>> oldest = names.entrySet().iterator();
+            Map.Entry<String, String> e = oldest.next();
+            oldest.remove();
+            if (live.test(e.getValue())) {
+                // Not forgotten: looked at again once the names older than the ones after it have been.
+                names.put(e.getKey(), e.getValue());
+            }
+        }
     }
 
     /**

@@ -69,4 +69,55 @@ class DependenciesTest {
         assertEquals(Optional.of("m1"), d.keyOf("mallory", "n1"));
         assertEquals(Optional.of("m" + Dependencies.REMEMBERED), d.keyOf("mallory", "n" + Dependencies.REMEMBERED));
     }
+
+    /**
+     * A sweep: {@code prep}, then more named jobs after it than are remembered. Before, naming the
+     * 10,001st forgot {@code prep} while it ran, and every job waiting after it ended
+     * {@code dependency_failed} ("no job of that name is known").
+     */
+    @Test
+    void aNameWhoseJobHasNotEnded_isNeverForgotten_howeverManyNamesFollow() {
+        Dependencies d = new Dependencies();
+        java.util.Set<String> live = new java.util.HashSet<>(List.of("s1"));
+        d.learn("alice", "prep", "s1", live::contains);
+        for (int i = 0; i < 3 * Dependencies.REMEMBERED; i++) {
+            d.learn("alice", "train" + i, "t" + i, live::contains); // ended: these may be forgotten
+        }
+        assertEquals(new Dependencies.Waiting("after job 1 (prep)"),
+                d.check("alice", AFTER_PREP, k -> new Dependencies.Known(1, Optional.empty())));
+        // The ended ones stay bounded, the oldest forgotten first.
+        assertEquals(Optional.empty(), d.keyOf("alice", "train0"));
+        assertEquals(Optional.empty(), d.keyOf("alice", "train" + (2 * Dependencies.REMEMBERED)));
+        assertEquals(Optional.of("t" + (3 * Dependencies.REMEMBERED - 1)), d.keyOf("alice", "train" + (3 * Dependencies.REMEMBERED - 1)));
+        // Once it ends, prep is forgotten in its turn, as any ended name.
+        live.clear();
+        for (int i = 0; i < 2 * Dependencies.REMEMBERED; i++) {
+            d.learn("alice", "eval" + i, "e" + i, live::contains);
+        }
+        assertEquals(Optional.empty(), d.keyOf("alice", "prep"));
+    }
+
+    /** Many live names at once (a queue of them) are all kept; the map shrinks back as their jobs end. */
+    @Test
+    void namesOfJobsNotEnded_areAllKept_andForgottenOnlyOnceTheyEnd() {
+        Dependencies d = new Dependencies();
+        java.util.Set<String> live = new java.util.HashSet<>();
+        int n = Dependencies.REMEMBERED + 500;
+        for (int i = 0; i < n; i++) {
+            live.add("q" + i);
+            d.learn("bob", "step" + i, "q" + i, live::contains);
+        }
+        for (int i = 0; i < n; i++) {
+            assertEquals(Optional.of("q" + i), d.keyOf("bob", "step" + i), "step" + i + " is still queued");
+        }
+        live.clear();
+        for (int i = 0; i < Dependencies.REMEMBERED; i++) {
+            d.learn("bob", "later" + i, "l" + i, live::contains);
+        }
+        int kept = 0;
+        for (int i = 0; i < n; i++) {
+            kept += d.keyOf("bob", "step" + i).isPresent() ? 1 : 0;
+        }
+        assertEquals(0, kept, "every ended step is older than the " + Dependencies.REMEMBERED + " newest names");
+    }
 }

@@ -443,8 +443,22 @@ public final class PendingQueue {
     /** Learns the names of these jobs (a submission's as soon as it is accepted, so the next may name it). */
     void learnNames(List<JobSpec> jobs) {
         for (JobSpec j : jobs) {
-            j.scheduling().name().ifPresent(n -> dependencies.learn(table.owner(j.key()), n, j.key()));
+            j.scheduling().name().ifPresent(n -> dependencies.learn(table.owner(j.key()), n, j.key(), this::live));
         }
+    }
+
+    /**
+     * Whether the job of a key may still be waited on: it has not ended, and the queue still holds it (a
+     * submission the journal numbered; a line the jobs file still has, numbered or not yet). A line
+     * deleted from the file, or a submission compacted away long after it ended, is not.
+     */
+    private boolean live(String key) {
+        JobTable.Job r = table.job(key);
+        if (r.terminal()) {
+            return false;
+        }
+        return io.gpusched.model.JobId.of(key) instanceof io.gpusched.model.JobId.Submission ? r.numbered()
+                : source.holdsLine(key);
     }
 
     /** @return the names a job of {@code owner}'s waits for that no job of theirs in the queue has */

@@ -280,6 +280,7 @@ public final class JobsSource {
         lastError = null;
         if (parsed.size() != fromFile.size() || !parsed.equals(fromFile)) {
             fromFile = parsed;
+            lineKeys = null;
             changed();
         }
         return Optional.empty();
@@ -343,6 +344,29 @@ public final class JobsSource {
             cancelMarked = jobs.stream().filter(JobSpec::cancel).toList();
         }
         return cancelMarked;
+    }
+
+    /** The keys of the file's lines (or the fixed list's), built when first asked for after the file changed. */
+    private java.util.Set<String> lineKeys;
+
+    /**
+     * Whether the jobs file (or the fixed list) holds a line of this key now: a line deleted from the
+     * file is no longer the queue's, whatever its journal record says. Built once per version of the
+     * file, when first asked.
+     *
+     * @param key a job's key
+     * @return whether one of the file's lines has it; false for a submission's key
+     */
+    public boolean holdsLine(String key) {
+        if (lineKeys == null) {
+            List<JobSpec> lines = reader.isPresent() ? fromFile : fixed;
+            java.util.Set<String> keys = new java.util.HashSet<>(lines.size() * 2);
+            for (JobSpec j : lines) {
+                keys.add(j.key());
+            }
+            lineKeys = keys;
+        }
+        return lineKeys.contains(key);
     }
 
     /** {@link #jobs()} by key, built when first asked for after a change (only controls ask). */
