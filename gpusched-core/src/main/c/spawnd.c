@@ -145,6 +145,59 @@ static int write_number(const char *path, long value, int sync) {
 
 /* Each started child's pid and the pid it was reported as (a monitor's: its command's, the session
    leader): exits are reported under the latter. A small table: one entry per running run. */
+/* What a child that could not get ready failed at: the words its failure starts with. */
+enum step { STEP_OTHER, STEP_DIRECTORY, STEP_OUTPUT, STEP_OUTPUT_OWNER };
+static const char *const step_words[] = {
+    "", "working directory: ", "output: ",
+    "output belongs to another user: never appended to (a file swapped in after the scheduler looked)",
+};
+
+/* What the child tells this server: 0 and the run's pid, or why it is not ready and at which step. */
+struct ready {
+    int err;
+    pid_t pid;
+    int step;
+};
+
+/* Opens a run's output for appending: created here (so this process's own), or one already there that
+   is a regular file of this process's user. Never through a link, nor held by a FIFO no one reads, nor
+   another user's file: the scheduler looked at the output already (JobLauncher.prepareOutput); this
+   refuses one swapped in since by a user who may write its directory, who would otherwise be handed the
+   output, or have a file of hers (or a FIFO that holds the launch) written by this process.
+   Returns the descriptor, or -1 with errno set and *step saying what failed. */
+static int open_output(const char *path, int *step) {
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+    if (fd >= 0) {
+        return fd; /* made here: a regular file of this process's, whatever the file system maps it to */
+    }
+    if (errno == EEXIST) {
+        fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    }
+    if (fd < 0) {
+        *step = STEP_OUTPUT;
+        return -1;
+    }
+    struct stat st;
+    int err = 0;
+    if (fstat(fd, &st) < 0) {
+        err = errno;
+    } else if (!S_ISREG(st.st_mode)) {
+        err = EINVAL;
+    } else if (st.st_uid != geteuid()) {
+        err = EPERM;
+        *step = STEP_OUTPUT_OWNER;
+    }
+    if (err != 0) {
+        close(fd);
+        errno = err;
+        if (*step != STEP_OUTPUT_OWNER) {
+            *step = STEP_OUTPUT;
+        }
+        return -1;
+    }
+    return fd;
+}
+
 static struct { pid_t child, run; } *table;
 static size_t table_len, table_cap;
 
@@ -309,23 +362,17 @@ static void spawn(char **f, size_t count) {
         close(go[1]);
         close(report[0]);
         /* ready: what the child tells this server, 0 and the run's pid, or why it is not ready */
-        struct { int err; pid_t pid; } ready = {0, getpid()};
+        struct ready ready = {0, getpid(), STEP_OTHER};
         int in = -1, out = -1, out_flags;
-        struct stat out_stat;
         if (setsid() < 0) {
             ready.err = errno;
         } else if (chdir(f[1]) < 0) {
             ready.err = errno;
+            ready.step = STEP_DIRECTORY;
         } else if ((in = open(f[2], O_RDONLY)) < 0) {
             ready.err = errno;
-        } else if ((out = open(f[3], O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644)) < 0) {
-            /* Never through a link, nor held by a FIFO no one reads: the scheduler looked at the output
-               already (JobLauncher.prepareOutput); this refuses one swapped in since. */
+        } else if ((out = open_output(f[3], &ready.step)) < 0) {
             ready.err = errno;
-        } else if (fstat(out, &out_stat) < 0) {
-            ready.err = errno;
-        } else if (!S_ISREG(out_stat.st_mode)) {
-            ready.err = EINVAL;
         } else if ((out_flags = fcntl(out, F_GETFL)) < 0 || fcntl(out, F_SETFL, out_flags & ~O_NONBLOCK) < 0) {
             ready.err = errno;
         } else if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
@@ -391,7 +438,7 @@ static void spawn(char **f, size_t count) {
         close(report[0]);
         close(go[1]);
     } else {
-        struct { int err; pid_t pid; } ready = {EIO, 0};
+        struct ready ready = {EIO, 0, STEP_OTHER};
         ssize_t r;
         do {
             r = read(report[0], &ready, sizeof ready);
@@ -403,7 +450,8 @@ static void spawn(char **f, size_t count) {
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
             }
             int why = r == (ssize_t) sizeof ready ? ready.err : EIO;
-            reply("failed %s %d %s\n", f[0], why, strerror(why));
+            int step = r == (ssize_t) sizeof ready ? ready.step : STEP_OTHER;
+            reply("failed %s %d %s%s\n", f[0], why, step_words[step], step == STEP_OUTPUT_OWNER ? "" : strerror(why));
         } else if (!remember(pid, ready.pid)) {
             close(go[1]); /* nothing runs: the child ends unrun */
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {

@@ -147,6 +147,31 @@ class JobLauncherTest {
         assertEquals("root's own\n", Files.readString(roots));
     }
 
+    /**
+     * Another user's regular file swapped in after the scheduler looked (she may write the directory): the
+     * spawn server refuses it as gpusched-runas refuses one for a user's job. Before, it checked for a link
+     * and a regular file only, and appended root's job's output to her file, for her to read.
+     */
+    @Test
+    void theSpawnServerNeverAppendsToAnotherUsersFileSwappedIn() throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")), "needs root to give a file to another user");
+        Path hers = Files.writeString(dir.resolve("swapped-hers.log"), "hers\n");
+        Files.setAttribute(hers, "unix:uid", 65534);
+        runFiles.prepare(10, 1);
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> launcher.launch("echo roots-secret", List.of(0), new GpuSnapshot(List.of(), List.of()), hers, Map.of(),
+                        "token#10", runFiles.paths(10, 1), dir, Optional.of(Map.of("PATH", "/usr/bin:/bin")), Optional.empty()));
+        assertTrue(e.getMessage().contains("output belongs to another user"), e.getMessage());
+        assertEquals("hers\n", Files.readString(hers));
+        // The scheduler's own file, there already, is appended to as before.
+        Path mine = Files.writeString(dir.resolve("mine.log"), "mine\n");
+        runFiles.prepare(11, 1);
+        RunDriver.Started s = launcher.launch("echo more", List.of(0), new GpuSnapshot(List.of(), List.of()), mine, Map.of(),
+                "token#11", runFiles.paths(11, 1), dir, Optional.of(Map.of("PATH", "/usr/bin:/bin")), Optional.empty());
+        assertEquals(0, s.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("mine\nmore\n", Files.readString(mine));
+    }
+
     @Test
     void aNonAsciiCommandReachesTheShellAsItsUtf8Bytes_andTheMonitorWritesTheRunFiles() throws Exception {
         String text = "héllo ✓ 🚀 $x";

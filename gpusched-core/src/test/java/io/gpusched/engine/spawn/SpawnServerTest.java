@@ -211,7 +211,7 @@ class SpawnServerTest {
     void aRunThatCannotStartIsAnErrorSayingWhy_andTheServerTakesTheNext() throws Exception {
         IOException e = assertThrows(IOException.class, () -> server.spawn(List.of("/bin/sh", "-c", "true"), Map.of(),
                 dir.resolve("no-such-dir"), dir.resolve("x.log"), dir.resolve("x.exit")));
-        assertEquals("No such file or directory", e.getMessage());
+        assertEquals("working directory: No such file or directory", e.getMessage());
         assertTrue(server.alive());
         assertEquals(0, wrapped("true", dir.resolve("ok.log")).exit().get(20, TimeUnit.SECONDS));
     }
