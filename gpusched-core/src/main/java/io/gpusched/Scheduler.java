@@ -427,11 +427,10 @@ public final class Scheduler implements AutoCloseable {
      * (unlike a {@link #snapshot()}, which may be a round old).
      *
      * @param no the job's display number
-     * @return {@code running}, {@code pending} (also waiting to run again), {@code ended}, or
-     *     {@code unknown} when no job has that number
+     * @return running, pending (also waiting to run again) or ended; empty when no job has that number
      * @throws GpuschedException if the scheduler is not running
      */
-    public String state(int no) {
+    public java.util.Optional<io.gpusched.model.JobStage> state(int no) {
         return await(() -> engine.state(no));
     }
 

@@ -1,5 +1,6 @@
 package io.gpusched.cli;
 
+import io.gpusched.model.JobStage;
 import io.gpusched.protocol.Row;
 import io.gpusched.service.GpuschedClient;
 import io.gpusched.service.ServiceException;
@@ -50,7 +51,7 @@ final class JobOutputReader {
                 found = TmuxAttach.Result.NO_TMUX;
             }
         }
-        if (logs.state().equals("unknown")) {
+        if (logs.state().isEmpty()) {
             err.println("gpusched: no job " + no + " in this queue");
             return 1;
         }
@@ -124,14 +125,14 @@ final class JobOutputReader {
         if (!follow) {
             List<Path> files = existing(logs);
             if (files.isEmpty()) {
-                err.println("gpusched: " + (logs.state().equals("unknown") ? "no job " + no + " in this queue"
-                        : "job " + no + " has no log yet (" + logs.state() + ")"));
+                err.println("gpusched: " + (logs.state().isEmpty() ? "no job " + no + " in this queue"
+                        : "job " + no + " has no log yet (" + logs.state().get().wireName() + ")"));
                 return 1;
             }
             files.forEach(f -> copy(f, 0, others));
             return 0;
         }
-        if (logs.state().equals("pending")) {
+        if (logs.state().equals(Optional.of(JobStage.PENDING))) {
             err.println("job " + no + " is pending" + waits(c, no) + "; its output follows once it starts (Ctrl-C detaches)");
         }
         // Ctrl-C stops following, not the job: Main's shutdown hook says so and exits 0.
@@ -146,7 +147,7 @@ final class JobOutputReader {
 
     /** The job's owner, as the queue lists it; empty where it lists none (a jobs-file run, no such job). */
     private static Optional<String> owner(GpuschedClient c, int no, GpuschedClient.Logs logs) {
-        if (logs.state().equals("unknown")) {
+        if (logs.state().isEmpty()) {
             return Optional.empty();
         }
         try {
@@ -239,7 +240,7 @@ final class JobOutputReader {
         long offset = 0;
         while (true) {
             // Read the state before copying: once it says ended, what is copied after is the job's last word.
-            boolean ended = logs.state().equals("ended") || logs.state().equals("unknown");
+            boolean ended = logs.state().map(s -> s == JobStage.ENDED).orElse(true);
             List<Path> files = existing(logs);
             while (index < files.size()) {
                 offset = copy(files.get(index), offset, others);

@@ -48,16 +48,16 @@ final class Controls {
         this.clock = clock;
     }
 
-    /** @return where the job of this number is: running, pending, ended, or unknown to the journal */
-    String state(int no) {
-        Optional<JobTable.Job> job = table.byNo(no);
-        if (job.isEmpty()) {
-            return "unknown";
-        }
+    /** @return where the job of this number is; empty when the journal knows no such number */
+    Optional<io.gpusched.model.JobStage> state(int no) {
+        return table.byNo(no).map(this::stage);
+    }
+
+    private io.gpusched.model.JobStage stage(JobTable.Job job) {
         // A run that ended and whose outcome is being settled (its output read as its owner) shows as running
         // until its outcome is journaled: it is neither pending nor ended yet.
-        return job.get().run().isPresent() || table.isSettling(job.get().key()) ? "running"
-                : job.get().state().terminal() ? "ended" : "pending";
+        return job.run().isPresent() || table.isSettling(job.key()) ? io.gpusched.model.JobStage.RUNNING
+                : job.state().terminal() ? io.gpusched.model.JobStage.ENDED : io.gpusched.model.JobStage.PENDING;
     }
 
     /** @return who the job of this number runs for, if the journal knows the number */
@@ -79,7 +79,7 @@ final class Controls {
      */
     Optional<io.gpusched.model.JobLogs> logs(int no) {
         return table.byNo(no).map(j -> new io.gpusched.model.JobLogs(j.owner(),
-                j.submission().flatMap(JobOutput::file), state(no)));
+                j.submission().flatMap(JobOutput::file), stage(j)));
     }
 
     /**

@@ -458,9 +458,9 @@ public final class Engine {
      * Where a job is, from any thread, as the loop knows it now.
      *
      * @param no the job's display number
-     * @return {@code running}, {@code pending}, {@code ended} or {@code unknown}
+     * @return where it stands; empty when no job has that number
      */
-    public CompletableFuture<String> state(int no) {
+    public CompletableFuture<Optional<io.gpusched.model.JobStage>> state(int no) {
         return inbox.call(() -> controls.state(no));
     }
 

@@ -13,9 +13,9 @@ import java.util.Optional;
  * @param owner who the job runs for: its submitter, or the scheduler's own user for a jobs-file line
  * @param outputFile the file its output goes to when that is not the log directory's
  *     ({@link Scheduler#outputFile(int)}); empty for log-directory logs
- * @param state {@code running}, {@code pending} (also waiting to run again) or {@code ended}
+ * @param state where it stands: running, pending (also waiting to run again) or ended
  */
-public record JobLogs(String owner, Optional<Path> outputFile, String state) {
+public record JobLogs(String owner, Optional<Path> outputFile, JobStage state) {
     /**
      * @param owner see the record
      * @param outputFile see the record

@@ -318,11 +318,11 @@ public sealed interface Answer {
      * The answer to {@code logs}.
      *
      * @param paths its log files, oldest first
-     * @param state {@code pending}, {@code running}, {@code ended} or {@code unknown}
+     * @param state where the job stands; empty ({@code "unknown"} on the wire) for a number no job has
      * @param tty the tmux socket and session name its terminal has while it runs; empty from a daemon
      *     that does not say
      */
-    record Logs(List<String> paths, String state, Optional<String> tty) implements Answer {
+    record Logs(List<String> paths, Optional<io.gpusched.model.JobStage> state, Optional<String> tty) implements Answer {
         /**
          * Copies the list.
          *

@@ -360,7 +360,7 @@ public final class ProtocolCodec {
                 g.writeString(p);
             }
             g.writeEndArray();
-            g.writeStringField("state", l.state());
+            g.writeStringField("state", io.gpusched.model.JobStage.wireName(l.state()));
             if (l.tty().isPresent()) {
                 g.writeStringField("tty", l.tty().get());
             }
@@ -591,7 +591,8 @@ public final class ProtocolCodec {
             case ACKNOWLEDGED -> new Answer.Acknowledged();
             case DRAINING -> new Answer.Draining(f.wholeInt("running"));
             case DASHBOARD_URL -> new Answer.DashboardUrl(f.string("url"));
-            case LOGS -> new Answer.Logs(f.strings("paths"), f.string("state"), f.optionalString("tty"));
+            case LOGS -> new Answer.Logs(f.strings("paths"), io.gpusched.model.JobStage.fromWire(f.string("state")),
+                    f.optionalString("tty"));
             case SRUN_EVENT -> srunEvent(f);
             case ROWS, PART -> throw new IllegalStateException("read above");
         };

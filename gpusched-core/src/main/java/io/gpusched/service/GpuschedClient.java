@@ -596,12 +596,12 @@ public final class GpuschedClient implements AutoCloseable {
      *
      * @param files its log files, oldest first (one per attempt that ran on other GPUs); none before it
      *     first started
-     * @param state {@code pending}, {@code running}, {@code ended}, or {@code unknown} for a number the
-     *     queue does not know (nor its recent history)
+     * @param state where the job stands; empty for a number the queue does not know (nor its recent
+     *     history)
      * @param tty the tmux socket and session name its terminal has while it runs, if it is a
      *     {@code [tty]} job ({@link io.gpusched.model.TtySession}); empty from a service that does not say
      */
-    public record Logs(java.util.List<Path> files, String state, Optional<String> tty) {
+    public record Logs(java.util.List<Path> files, Optional<io.gpusched.model.JobStage> state, Optional<String> tty) {
         /**
          * Copies the list.
          *
@@ -611,6 +611,7 @@ public final class GpuschedClient implements AutoCloseable {
          */
         public Logs {
             files = java.util.List.copyOf(files);
+            java.util.Objects.requireNonNull(state, "state");
             java.util.Objects.requireNonNull(tty, "tty");
         }
 
@@ -620,7 +621,7 @@ public final class GpuschedClient implements AutoCloseable {
          * @param files see {@link #files()}
          * @param state see {@link #state()}
          */
-        public Logs(java.util.List<Path> files, String state) {
+        public Logs(java.util.List<Path> files, Optional<io.gpusched.model.JobStage> state) {
             this(files, state, Optional.empty());
         }
     }

@@ -471,7 +471,7 @@ final class Requests {
             // whoever may read every job's, so the answer tells no one else it ever had any.
             paths.addAll(logDirFiles(no));
         }
-        String state = job.map(io.gpusched.model.JobLogs::state).orElse("unknown");
+        Optional<io.gpusched.model.JobStage> state = job.map(io.gpusched.model.JobLogs::state);
         // Derived, not looked up: the terminal exists only while a [tty] job runs, and attach asks tmux.
         return CODEC.encode(new Answer.Logs(paths, state,
                 Optional.of(io.gpusched.model.TtySession.of(scheduler.logDir(), no).name())));

@@ -125,7 +125,7 @@ class OwnerTailOffTheLoopTest {
         FakeRunDriver.Run other = driver.nextStart();
         assertEquals(2, other.no(), "another job starts while the read hangs");
         // Meanwhile the ended job is neither pending nor ended: it shows as running, and a cancel does nothing.
-        assertEquals("running", engine.state(1).get(5, TimeUnit.SECONDS));
+        assertEquals(Optional.of(io.gpusched.model.JobStage.RUNNING), engine.state(1).get(5, TimeUnit.SECONDS));
         assertEquals(CancelOutcome.ALREADY_ENDED, engine.cancel(1).get(5, TimeUnit.SECONDS));
         assertFalse(loop.events().stream().anyMatch(e -> e instanceof SchedulerEvent.JobFinished f && f.result().no() == 1
                 || e instanceof SchedulerEvent.RequeuedAfterOom r && r.no() == 1), "not settled before its read returns");

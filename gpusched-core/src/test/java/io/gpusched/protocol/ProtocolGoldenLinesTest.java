@@ -118,7 +118,7 @@ class ProtocolGoldenLinesTest {
                     + " block: 'vrma=8G' — did you mean 'vram'?; known keys: ...\"}}", new Answer.Failure("bad_job",
                     "<job>:1: unknown key in attribute block: 'vrma=8G' — did you mean 'vram'?; known keys: ..."), Expect.SUBMITTED),
             new Written("{\"v\":1,\"ok\":true,\"paths\":[\"/home/ada/exp/gpusched-7.log\"],\"state\":\"running\","
-                    + "\"tty\":\"gpusched-5e7a91c0-7\"}", new Answer.Logs(List.of("/home/ada/exp/gpusched-7.log"), "running",
+                    + "\"tty\":\"gpusched-5e7a91c0-7\"}", new Answer.Logs(List.of("/home/ada/exp/gpusched-7.log"), Optional.of(io.gpusched.model.JobStage.RUNNING),
                     Optional.of("gpusched-5e7a91c0-7")), Expect.LOGS),
             new Written("{\"v\":1,\"ok\":true}", new Answer.Acknowledged(), Expect.ACKNOWLEDGED),
             new Written("{\"v\":1,\"ok\":false,\"error\":{\"code\":\"infeasible\",\"message\":\"cannot submit 'python train.py':"
