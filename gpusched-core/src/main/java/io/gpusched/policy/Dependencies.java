@@ -110,9 +110,15 @@ public final class Dependencies {
      */
     public void learn(String owner, String name, String key, Predicate<String> live) {
         Map<String, String> names = keysByOwner.computeIfAbsent(owner, o -> new LinkedHashMap<>());
-        // Re-inserting moves a name to the newest end, so the oldest names are the first forgotten.
-        names.remove(name);
+        if (key.equals(names.get(name))) {
+            return; // known already: the queue's names are learned again each time it changes
+        }
+        // A name of a newer job goes to the newest end: the oldest names are the first forgotten.
+        boolean known = names.remove(name) != null;
         names.put(name, key);
+        if (known) {
+            return; // no more names than before
+        }
         for (int look = 0; look < 2 && names.size() > REMEMBERED; look++) {
             Iterator<Map.Entry<String, String>> oldest = names.entrySet().iterator();
             Map.Entry<String, String> e = oldest.next();
