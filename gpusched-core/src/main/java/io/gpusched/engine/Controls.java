@@ -197,10 +197,13 @@ final class Controls {
      * that need it wait (never infeasible because of a pause).
      *
      * @param known the GPU indices the backend reports
-     * @throws GpuschedException for an index the backend does not report
+     * @throws GpuschedException for an index the backend does not report, unless it is a resume of a GPU
+     *     the journal holds paused: a pause outlives its GPU (one that fell off the bus, a machine
+     *     with fewer GPUs after a restart), and would otherwise hold that index until the GPU came back
      */
     void pause(int gpu, boolean paused, Set<Integer> known) {
-        if (!known.contains(gpu)) {
+        boolean stalePause = !paused && durability.state().pausedGpus().contains(gpu);
+        if (!known.contains(gpu) && !stalePause) {
             throw new GpuschedException("no GPU " + gpu + " here; GPUs: " + known);
         }
         if (durability.state().pausedGpus().contains(gpu) == paused) {

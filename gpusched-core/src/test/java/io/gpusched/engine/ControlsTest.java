@@ -156,6 +156,23 @@ class ControlsTest {
     }
 
     @Test
+    void aPauseOfAGpuTheMachineNoLongerHasIsShownAndCanBeResumed_butNotPausedAgain() throws Exception {
+        start(2);
+        scheduler.pause(1);
+        scheduler.close();
+        run.get(20, TimeUnit.SECONDS);
+        events.clear();
+
+        start(1); // the same journal, one GPU fewer: gpu1 fell off the bus, or was taken out
+        assertEquals(Set.of(1), scheduler.snapshot().orElseThrow().pausedGpus());
+        scheduler.resume(1);
+        assertEquals(Set.of(), snapshotWhere(s -> s.pausedGpus().isEmpty()).pausedGpus());
+        GpuschedException gone = assertThrows(GpuschedException.class, () -> scheduler.pause(1));
+        assertEquals("no GPU 1 here; GPUs: [0]", gone.getMessage());
+        assertThrows(GpuschedException.class, () -> scheduler.resume(1));
+    }
+
+    @Test
     void controlsBeforeTheRunStartsAreRefusedAndQueueNothing() {
         Scheduler s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(dir.resolve("logs"))
                 .build();
