@@ -15,7 +15,8 @@ import java.util.Set;
  * <ol>
  *   <li><b>Infeasible</b> first: too few allowed GPUs (allowed by {@code --gpus} and, for a pinned job,
  *       among its {@code gpu-ids}), or (declared) too few whose <em>total</em> memory holds declaration +
- *       margin. Paused and reserved GPUs count here: pausing and reserving only ever block.</li>
+ *       margin. Paused and reserved GPUs count here: pausing and reserving only ever block. So does an
+ *       unhealthy GPU of unknown size (total 0: lost before it was ever read), as if it were large enough.</li>
  *   <li>Each GPU then passes the filters in order: allowed, pinned, healthy, not paused, (with {@code --max-util}) not busier than the
  *       limit, not reserved
  *       for another job, not held by an undeclared job of
@@ -128,7 +129,10 @@ public final class Allocator {
         for (GpuView g : gpus) {
             if (policy.allows(g.index()) && request.mayUse(g.index())) {
                 allowed++;
-                fitting += g.totalMib() >= need ? 1 : 0;
+                // A GPU lost before it was ever read has no known size (0): it may hold the job once it
+                // is back, so it blocks (unhealthy) rather than failing the job for good.
+                boolean sizeUnknown = !g.healthy() && g.totalMib() == 0;
+                fitting += g.totalMib() >= need || sizeUnknown ? 1 : 0;
                 largest = Math.max(largest, g.totalMib());
             }
         }

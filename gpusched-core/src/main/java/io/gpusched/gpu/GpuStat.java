@@ -12,7 +12,8 @@ import java.util.OptionalInt;
  * @param uuid the device UUID ({@code GPU-...} or {@code MIG-...}) when the backend knows it
  * @param name the product name, e.g. {@code NVIDIA H100 80GB HBM3}; {@code "simulated"} for sim GPUs
  * @param pciBusId the PCI bus id when known, e.g. {@code 00000000:1B:00.0}
- * @param totalMib total memory in MiB
+ * @param totalMib total memory in MiB; 0 for an unhealthy GPU whose size was never read (lost before the
+ *     backend's first read of it), which placement then treats as of unknown size
  * @param usedMib memory in use by all processes (ours and others) in MiB, at most {@code totalMib}
  * @param utilPercent device utilisation 0–100 when the device reports it
  * @param healthy false when the device is lost or unusable; such a GPU is never chosen

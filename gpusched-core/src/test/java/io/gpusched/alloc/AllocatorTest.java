@@ -151,6 +151,21 @@ class AllocatorTest {
     }
 
     @Test
+    void aLostGpuWhoseSizeWasNeverReadBlocksADeclaredJobAndNeverMakesItInfeasible() {
+        // Lost before its first read (a restart after Xid 79): the backend knows no size, and says 0.
+        GpuView lost = new GpuView(1, 0, 0, 0, List.of(), false);
+        Placement both = allocator.place(Request.declared(10_000, 2), List.of(gpu(0, 0), lost));
+        Placement.Blocked b = assertInstanceOf(Placement.Blocked.class, both);
+        assertEquals(Rejection.Check.HEALTHY, b.rejections().get(0).check());
+        Placement pinned = allocator.place(Request.declared(10_000, 1).pinnedTo(Set.of(1)), List.of(gpu(0, 0), lost));
+        assertInstanceOf(Placement.Blocked.class, pinned);
+        // One whose size was read is judged by it, lost or not.
+        GpuView lostSmall = new GpuView(1, 8_000, 8_000, 0, List.of(), false);
+        assertInstanceOf(Placement.Infeasible.class,
+                allocator.place(Request.declared(10_000, 1).pinnedTo(Set.of(1)), List.of(gpu(0, 0), lostSmall)));
+    }
+
+    @Test
     void tooLargeForAnyEmptyGpuIsInfeasible() {
         // 23600 + 512 > 24000
         Placement p = allocator.place(Request.declared(23600, 1), List.of(gpu(0, 0), gpu(1, 0)));

@@ -85,6 +85,26 @@ class SchedulerOverNvmlTest {
     }
 
     /**
+     * A GPU already lost when the scheduler starts (a restart after Xid 79) has never been read, so its
+     * size is unknown: a declared job that needs it waits for it, saying so, and runs once it is back. It
+     * used to read as a 0 MiB GPU, and the job ended infeasible ("the largest allowed GPU has 0 MiB").
+     */
+    @Test
+    void aJobPinnedToAGpuLostSinceBeforeTheStartWaitsForItAndRunsWhenItIsBack() throws Exception {
+        FakeNvml fake = FakeNvml.start(FakeNvml.Variant.MODERN, dir);
+        fake.state(FakeNvml.TWO_GPUS.replace("bus=00000000:17:00.0", "bus=00000000:17:00.0 lost=1"));
+        Path env = dir.resolve("env.txt");
+        java.util.concurrent.CompletableFuture<RunSummary> s = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> run(fake, FAST, "[vram=10G gpu-ids=0] echo \"$GPUSCHED_GPUS\" > " + env));
+        Thread.sleep(800); // several rounds on the lost GPU
+        assertTrue(!s.isDone(), "ended while its GPU was lost: " + (s.isDone() ? s.join().results() : ""));
+        fake.state(FakeNvml.TWO_GPUS); // reset: the GPU answers again
+        RunSummary summary = s.get(30, TimeUnit.SECONDS);
+        assertEquals(0, summary.exitCode(), summary.results().toString());
+        assertEquals("0", Files.readString(env).strip());
+    }
+
+    /**
      * Seen on a real H200 (driver 580.159.04): its driver keeps 616 MiB that the v1 memory call counts as
      * used, so an undeclared job waited for ever for a GPU "below 200 MiB in use" on an idle card.
      */

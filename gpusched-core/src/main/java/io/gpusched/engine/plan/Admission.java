@@ -27,7 +27,7 @@ public final class Admission {
 
     /**
      * @param spec the job as it would be queued (rules applied)
-     * @param gpus the machine's GPUs as last read; only their index, total memory and UUID matter
+     * @param gpus the machine's GPUs as last read; only their index, total memory, health and UUID matter
      * @param allocator the placement rules in force (margin, {@code --gpus})
      * @return why it could never run, as the scheduler would end it infeasible; empty when it could, or
      *     when no GPU has been read yet (then nothing can be said)
@@ -44,7 +44,9 @@ public final class Admission {
             }
             request = request.pinnedTo(pins.indices());
         }
-        return allocator.infeasibleReason(request, gpus.stream().map(g -> GpuView.empty(g.index(), g.totalMib())).toList());
+        // Health is kept: a lost GPU of unknown size must not make a submission "never" fit.
+        return allocator.infeasibleReason(request, gpus.stream()
+                .map(g -> new GpuView(g.index(), g.totalMib(), 0, 0, List.of(), g.healthy())).toList());
     }
 
     /**
