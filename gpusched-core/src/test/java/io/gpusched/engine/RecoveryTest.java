@@ -247,6 +247,42 @@ class RecoveryTest {
     }
 
     @Test
+    void anOrphanOnAGpuTheMachineNoLongerListsIsTakenUpAgainAndSaysSoOnce() throws Exception {
+        JobSpec job = JobSpec.parse("[vram=1G gpu-ids=3] sleep 30; echo ran >> " + dir.resolve("marker"));
+        Process orphan = wrapped(job.command(), logs().resolve("runs/job001.run1.pid"),
+                logs().resolve("runs/job001.run1.exit"), token(1));
+        awaitFile(logs().resolve("runs/job001.run1.pid"));
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
+                new JournalEvent.Launching(job.key(), 1, List.of(3)),
+                new JournalEvent.Started(job.key(), orphan.pid(), List.of(3)));
+        // The same state, three GPUs now (gpu 3 fell off the bus, or MIG instances were destroyed).
+        Scheduler s = Scheduler.builder().backend(new StubBackend(3, 24000)).options(FAST).logDir(logs())
+                .jobs(List.of(job)).listener(events::add).build();
+        CompletableFuture<RunSummary> done = CompletableFuture.supplyAsync(s::run);
+        try {
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(20)) {
+                if (events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted a && a.no() == 1)) {
+                    break;
+                }
+                assertTrue(System.nanoTime() < end, "not taken up: " + events);
+            }
+            Thread.sleep(300); // several rounds: said once, not per round
+            List<String> said = events.stream().filter(e -> e instanceof SchedulerEvent.Warning)
+                    .map(e -> ((SchedulerEvent.Warning) e).message()).filter(m -> m.contains("gpu 3")).toList();
+            assertEquals(List.of("job 1 was running on gpu 3, which this machine does not list now (GPUs: 0, 1, 2):"
+                    + " taken up again, but its memory there cannot be measured (if the GPUs were renumbered, it counts"
+                    + " as another process's where it really runs); gpusched cancel 1 stops it"), said);
+            assertTrue(orphan.isAlive(), "the run was stopped");
+            assertEquals(io.gpusched.model.CancelOutcome.STOPPING, s.cancel(1));
+            RunSummary summary = done.get(20, TimeUnit.SECONDS);
+            assertEquals(JobStatus.CANCELLED, summary.results().get(0).status());
+            assertEquals(0, runs(), "never started again");
+        } finally {
+            orphan.destroyForcibly();
+        }
+    }
+
+    @Test
     void anOrphanStillRunningIsTakenUpAgain_itsDeclarationHoldsItsGpuAndCancelStopsIt() throws Exception {
         JobSpec big = JobSpec.parse("[vram=20G] sleep 30; echo ran >> " + dir.resolve("marker"));
         JobSpec small = JobSpec.parse("[vram=10G] echo small >> " + dir.resolve("small"));

@@ -124,7 +124,34 @@ public final class Orphans {
                 : leader.get().thenApply(h -> runFiles.exitCode(no, run));
         exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         reporter.emit(new SchedulerEvent.OrphanAdopted(clock.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
+        warnIfGpusGone(no, r.gpus());
         return true;
+    }
+
+    /**
+     * A run taken up on a GPU index this machine no longer lists (a GPU that left the bus, MIG instances
+     * destroyed, a machine with fewer GPUs under the same state): it is still followed, cancelled and
+     * timed out, but nothing can be measured on that index, and if the GPUs were renumbered its memory
+     * counts as another process's on the GPU it really uses. Said once, so that a peak of 0 MiB and a
+     * {@code gpu[N]} that {@code info} does not show are not a mystery.
+     */
+    private void warnIfGpusGone(int no, List<Integer> held) {
+        List<io.gpusched.gpu.GpuStat> now = gpus.get();
+        if (now.isEmpty() || held.isEmpty()) {
+            return; // nothing read yet, or a run on no GPU of this machine: nothing to compare
+        }
+        java.util.Set<Integer> listed = new java.util.TreeSet<>();
+        now.forEach(g -> listed.add(g.index()));
+        List<Integer> gone = held.stream().filter(g -> !listed.contains(g)).toList();
+        if (gone.isEmpty()) {
+            return;
+        }
+        reporter.warnOnce("job " + no + " was running on " + (gone.size() == 1 ? "gpu " : "gpus ")
+                + gone.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                + ", which this machine does not list now (GPUs: "
+                + listed.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", "))
+                + "): taken up again, but its memory there cannot be measured (if the GPUs were renumbered, it"
+                + " counts as another process's where it really runs); gpusched cancel " + no + " stops it");
     }
 
     /**
