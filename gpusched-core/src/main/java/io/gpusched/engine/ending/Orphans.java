@@ -117,6 +117,8 @@ public final class Orphans {
         if (spec.environment().tty()) {
             rj.ttyEntry = Optional.of(names.entry(run));
         }
+        // The journal keeps indices only: the devices at them now are the best guess at where it runs.
+        rj.uuids = RunningJob.uuidsOf(r.gpus(), gpus.get());
         table.started(rj);
         // A leader that ended without writing a status was killed before its command ended: no status.
         CompletableFuture<java.util.OptionalInt> exit = lease

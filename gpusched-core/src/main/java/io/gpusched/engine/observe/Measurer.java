@@ -76,8 +76,9 @@ public final class Measurer {
             if (job.isEmpty() && sid.isPresent()) {
                 job = lease(p.pid());
             }
-            if (job.isPresent() && job.get().currentMib.containsKey(p.gpu())) {
-                job.get().currentMib.merge(p.gpu(), p.usedMib(), Long::sum);
+            int held = job.isPresent() ? keyOn(job.get(), p.gpu(), snap) : -1;
+            if (held >= 0) {
+                job.get().currentMib.merge(held, p.usedMib(), Long::sum);
                 job.get().attributed = true;
             } else {
                 ExternalProcess key = new ExternalProcess(p.gpu(), p.pid());
@@ -94,6 +95,7 @@ public final class Measurer {
         java.time.Instant now = clock.now();
         util.record(now, snap);
         for (RunningJob rj : table.runs()) {
+            sayIfRenumbered(rj, snap);
             track(rj, snap);
             // Where the peaks are: one append per running job per sample, no allocation on most.
             timelines.sample(rj, now);
@@ -145,6 +147,62 @@ public final class Measurer {
         }
     }
 
+    /**
+     * Which of a running job's GPUs {@code g} is, as the key its memory is kept under (the index it
+     * started on), or -1 when it is none of them. By UUID where the job's are known: when the backend
+     * renumbers the GPUs under a running job (MIG instances created or destroyed on an earlier GPU),
+     * its declaration and memory follow its device instead of staying on an index another device has now,
+     * where a new job would otherwise be placed over it. By index where they are not (simulated GPUs).
+     */
+    private static int keyOf(RunningJob rj, GpuStat g) {
+        if (rj.uuids.isEmpty()) {
+            return rj.gpus.contains(g.index()) ? g.index() : -1;
+        }
+        if (g.uuid().isEmpty()) {
+            return -1;
+        }
+        String uuid = g.uuid().get();
+        for (int i = 0; i < rj.uuids.size(); i++) { // per GPU per running job per sample: no stream
+            if (rj.uuids.get(i).equals(uuid)) {
+                return rj.gpus.get(i);
+            }
+        }
+        return -1;
+    }
+
+    /** {@link #keyOf} for a GPU process on GPU {@code index} of {@code snap}. */
+    private static int keyOn(RunningJob rj, int index, GpuSnapshot snap) {
+        if (rj.uuids.isEmpty()) {
+            return rj.currentMib.containsKey(index) ? index : -1;
+        }
+        Optional<GpuStat> g = snap.gpu(index);
+        return g.isPresent() ? keyOf(rj, g.get()) : -1;
+    }
+
+    /** Says once per job and device when a device it runs on is listed at another index, or not at all. */
+    private void sayIfRenumbered(RunningJob rj, GpuSnapshot snap) {
+        for (int i = 0; i < rj.uuids.size(); i++) {
+            int was = rj.gpus.get(i);
+            String uuid = rj.uuids.get(i);
+            int now = -1;
+            for (GpuStat g : snap.gpus()) {
+                if (g.uuid().isPresent() && g.uuid().get().equals(uuid)) {
+                    now = g.index();
+                    break;
+                }
+            }
+            if (now == was) {
+                continue;
+            }
+            reporter.warnOnce(now >= 0
+                    ? "gpu " + was + " (" + uuid + "), where job " + rj.no + " runs, is listed as gpu " + now
+                            + " now: the GPUs were renumbered (MIG instances created or destroyed?); its declaration"
+                            + " and memory are counted on gpu " + now
+                    : "gpu " + was + " (" + uuid + "), where job " + rj.no + " runs, is no longer listed: its memory"
+                            + " there cannot be measured; gpusched cancel " + rj.no + " stops it");
+        }
+    }
+
     /** Each GPU's memory as placement counts it, with the running jobs on it by number: for snapshots. */
     public List<io.gpusched.event.QueueSnapshot.GpuMemory> memory(GpuSnapshot snap, Set<Integer> paused) {
         Map<String, RunningJob> byKey = new HashMap<>();
@@ -171,9 +229,10 @@ public final class Measurer {
         for (GpuStat g : snap.gpus()) {
             List<Tenant> tenants = new ArrayList<>();
             for (RunningJob rj : table.runs()) {
-                if (rj.gpus.contains(g.index())) {
-                    tenants.add(new Tenant(rj.key(), rj.declaredMib, rj.currentMib.getOrDefault(g.index(), 0L),
-                            rj.peakMib.getOrDefault(g.index(), 0L)));
+                int key = keyOf(rj, g);
+                if (key >= 0) {
+                    tenants.add(new Tenant(rj.key(), rj.declaredMib, rj.currentMib.getOrDefault(key, 0L),
+                            rj.peakMib.getOrDefault(key, 0L)));
                 }
             }
             // Only with a limit: a reading that changes every sample would otherwise make every round replan.

@@ -142,6 +142,7 @@ public final class Launcher {
         if (p.spec().environment().tty()) {
             rj.ttyEntry = Optional.of(names.entry(run));
         }
+        rj.uuids = RunningJob.uuidsOf(gpus, snap.gpus());
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         // The rule it matched goes in the journal whatever decided this declaration: its peak teaches the rule's next job.

@@ -59,6 +59,35 @@ public final class RunningJob {
     public Optional<io.gpusched.cluster.ClusterRun> elsewhere = Optional.empty();
     /** For a run on a cluster: how it ended, as measured there, set just before its exit is reaped. */
     public Optional<io.gpusched.cluster.ClusterReport> report = Optional.empty();
+    /**
+     * The device UUIDs of {@link #gpus}, in the same order, as read when it started (or was taken up):
+     * what its GPUs are when the backend renumbers them under it (MIG instances created or destroyed on
+     * an earlier GPU). Empty when the backend did not name each of them; indices are then all there is.
+     */
+    public List<String> uuids = List.of();
+
+    /**
+     * @param gpus GPU indices
+     * @param stats the GPUs as just read
+     * @return the UUID of each of {@code gpus}, in order; empty unless every one is listed with a UUID
+     */
+    public static List<String> uuidsOf(List<Integer> gpus, List<io.gpusched.gpu.GpuStat> stats) {
+        List<String> out = new java.util.ArrayList<>(gpus.size());
+        for (int g : gpus) {
+            Optional<String> uuid = Optional.empty();
+            for (io.gpusched.gpu.GpuStat s : stats) { // at every launch: a few GPUs, no stream
+                if (s.index() == g) {
+                    uuid = s.uuid();
+                    break;
+                }
+            }
+            if (uuid.isEmpty()) {
+                return List.of();
+            }
+            out.add(uuid.get());
+        }
+        return List.copyOf(out);
+    }
 
     public RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, long pid, Path log, Instant startedAt,
                long run, long startTicks, Optional<String> leaseEntry) {

@@ -1,0 +1,150 @@
+package io.gpusched.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gpusched.JobHandle;
+import io.gpusched.Scheduler;
+import io.gpusched.event.QueueSnapshot;
+import io.gpusched.event.SchedulerEvent;
+import io.gpusched.gpu.GpuBackend;
+import io.gpusched.gpu.GpuSnapshot;
+import io.gpusched.gpu.GpuStat;
+import io.gpusched.jobs.JobSpec;
+import io.gpusched.model.CancelOutcome;
+import io.gpusched.model.JobStatus;
+import io.gpusched.model.RunSummary;
+import io.gpusched.options.SchedulerOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The backend renumbers its GPUs under a running job (NVML does when MIG instances are created or
+ * destroyed on an earlier GPU): the job's declaration must stay on its device, not on the index it
+ * started at, which another device has now.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RenumberedGpusTest {
+    private static final SchedulerOptions FAST = SchedulerOptions.defaults().withWatch(true)
+            .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
+
+    @TempDir
+    Path dir;
+
+    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
+    private Scheduler scheduler;
+    private CompletableFuture<RunSummary> run;
+
+    /** GPUs named by UUID, all empty; the list is swapped whole between snapshots. */
+    private static final class Machine implements GpuBackend {
+        volatile List<String> uuids;
+
+        Machine(String... uuids) {
+            this.uuids = List.of(uuids);
+        }
+
+        @Override
+        public GpuSnapshot snapshot() {
+            List<String> now = uuids;
+            List<GpuStat> gpus = new java.util.ArrayList<>();
+            for (int i = 0; i < now.size(); i++) {
+                gpus.add(new GpuStat(i, Optional.of(now.get(i)), "NVIDIA H100", Optional.empty(), 24000, 0,
+                        OptionalInt.empty(), true));
+            }
+            return new GpuSnapshot(gpus, List.of());
+        }
+
+        @Override
+        public String describe() {
+            return "renumbering machine";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (scheduler != null) {
+            scheduler.close();
+            run.get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    private QueueSnapshot snapshotWhere(Predicate<QueueSnapshot> p) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            Optional<QueueSnapshot> s = scheduler.snapshot();
+            if (s.isPresent() && p.test(s.get())) {
+                return s.get();
+            }
+            assertTrue(System.nanoTime() < deadline, "timed out; last snapshot: " + s);
+            Thread.sleep(10);
+        }
+    }
+
+    private List<String> warnings() {
+        return events.stream().filter(e -> e instanceof SchedulerEvent.Warning)
+                .map(e -> ((SchedulerEvent.Warning) e).message()).toList();
+    }
+
+    @Test
+    void aRunningJobsDeclarationFollowsItsDeviceWhenTheGpusAreRenumbered_andNothingIsPlacedOverIt() throws Exception {
+        Machine machine = new Machine("GPU-aaaa", "GPU-bbbb");
+        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        JobHandle first = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] sleep 30"));
+        snapshotWhere(s -> s.board().running().size() == 1 && s.board().running().get(0).gpus().equals(List.of(1)));
+
+        // A device appears before it (MIG instances made on gpu 0, say): GPU-bbbb is gpu 2 now, and gpu 1 is
+        // an empty device.
+        machine.uuids = List.of("GPU-aaaa", "GPU-cccc", "GPU-bbbb");
+        snapshotWhere(s -> s.gpus().size() == 3);
+        JobHandle second = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] true"));
+        QueueSnapshot waiting = snapshotWhere(s -> s.board().pending().size() == 1);
+        assertTrue(waiting.board().pending().get(0).reason().contains("gpu2"), waiting.board().pending().toString());
+        Thread.sleep(300);
+        assertFalse(second.result().isDone(), "placed over the running job's 20G declaration on GPU-bbbb");
+        assertEquals(List.of("gpu 1 (GPU-bbbb), where job 1 runs, is listed as gpu 2 now: the GPUs were renumbered"
+                + " (MIG instances created or destroyed?); its declaration and memory are counted on gpu 2"),
+                warnings(), "said once, over many samples");
+        // The device that took index 1 is free: a job pinned there by index starts at once.
+        JobHandle third = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=1] true"));
+        assertEquals(JobStatus.OK, third.result().get(20, TimeUnit.SECONDS).status());
+
+        assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
+        assertEquals(JobStatus.CANCELLED, first.result().get(20, TimeUnit.SECONDS).status());
+        assertEquals(JobStatus.OK, second.result().get(20, TimeUnit.SECONDS).status());
+        assertEquals(List.of(2), second.result().get().gpus());
+    }
+
+    @Test
+    void aDeviceThatLeavesTheListUnderARunningJobIsSaidOnce() throws Exception {
+        Machine machine = new Machine("GPU-aaaa", "GPU-bbbb");
+        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=1] sleep 30"));
+        snapshotWhere(s -> s.board().running().size() == 1);
+        machine.uuids = List.of("GPU-aaaa");
+        snapshotWhere(s -> s.gpus().size() == 1);
+        Thread.sleep(300);
+        assertEquals(List.of("gpu 1 (GPU-bbbb), where job 1 runs, is no longer listed: its memory there cannot be"
+                + " measured; gpusched cancel 1 stops it"), warnings());
+        assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
+    }
+}
