@@ -72,7 +72,10 @@ public record SchedulerOptions(
     public enum VisibleDevices {
         /** UUIDs when the backend reports them (exact whatever CUDA's device order), else indices. */
         UUID,
-        /** Always indices (with {@code CUDA_DEVICE_ORDER=PCI_BUS_ID}). */
+        /**
+         * Indices (with {@code CUDA_DEVICE_ORDER=PCI_BUS_ID}), except on a machine with MIG instances, where the
+         * scheduler's indices are not CUDA's: UUIDs there, as with {@link #UUID}.
+         */
         INDEX
     }
 

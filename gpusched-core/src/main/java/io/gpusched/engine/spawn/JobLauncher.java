@@ -369,11 +369,15 @@ public final class JobLauncher implements RunDriver {
         }
     }
 
-    /** UUIDs name exactly the chosen devices whatever CUDA's own ordering; indices when any is unknown. */
+    /**
+     * UUIDs name exactly the chosen devices whatever CUDA's own ordering; indices when any is unknown.
+     * {@code --visible-devices index} gives indices, except on a machine with MIG instances: there the
+     * scheduler's indices count each instance, so they are not CUDA's, and no index names an instance.
+     */
     String visibleDevices(List<Integer> gpus, GpuSnapshot snapshot) {
         // Loops, not streams: this runs at every launch, mostly interpreted or C1-compiled, where a
         // stream pipeline measured 4 % of the loop thread's CPU per trivial job (issue #27).
-        if (visibleDevices == VisibleDevices.UUID) {
+        if (visibleDevices == VisibleDevices.UUID || hasMigInstances(snapshot)) {
             StringBuilder b = new StringBuilder();
             String sep = "";
             for (Integer i : gpus) {
@@ -387,6 +391,16 @@ public final class JobLauncher implements RunDriver {
             return b.toString();
         }
         return indices(gpus);
+    }
+
+    /** Whether any device is a MIG instance (NVML names them {@code MIG-…}). */
+    private static boolean hasMigInstances(GpuSnapshot snapshot) {
+        for (GpuStat g : snapshot.gpus()) {
+            if (g.uuid().isPresent() && g.uuid().get().startsWith("MIG-")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The GPUs' indices, comma-separated ({@code 0,2}). */

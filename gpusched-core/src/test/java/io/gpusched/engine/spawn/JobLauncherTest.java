@@ -210,6 +210,18 @@ class JobLauncherTest {
         assertEquals("", launcher.visibleDevices(List.of(), snap));
     }
 
+    @Test
+    void withVisibleDevicesIndexOnAMachineWithMigInstancesARunIsStillToldItsGpusByUuid() {
+        // gpu 0 is in MIG mode with two instances (scheduler indices 0 and 1); the next physical GPU is
+        // scheduler index 2 but CUDA's (and nvidia-smi's) 1, and no index names a MIG instance at all.
+        GpuSnapshot snap = new GpuSnapshot(List.of(gpu(0, Optional.of("MIG-a1")), gpu(1, Optional.of("MIG-a2")),
+                gpu(2, Optional.of("GPU-c"))), List.of());
+        assertEquals("GPU-c", launcher.visibleDevices(List.of(2), snap));
+        assertEquals("MIG-a2", launcher.visibleDevices(List.of(1), snap));
+        assertEquals("2", launcher.visibleDevices(List.of(2), new GpuSnapshot(List.of(gpu(0, Optional.of("GPU-a")),
+                gpu(1, Optional.of("GPU-b")), gpu(2, Optional.of("GPU-c"))), List.of())), "no MIG: indices as asked");
+    }
+
     private static io.gpusched.gpu.GpuStat gpu(int index, Optional<String> uuid) {
         return new io.gpusched.gpu.GpuStat(index, uuid, "g", Optional.empty(), 24_000, 0, java.util.OptionalInt.empty(), true);
     }
