@@ -84,6 +84,26 @@ class SchedulerOverNvmlTest {
         assertTrue(s.results().get(0).gpus().equals(List.of(1)));
     }
 
+    @Test
+    void aLostGpuIsSaidOnceOverManyRounds_andTheOtherGpuKeepsTakingJobs() throws Exception {
+        FakeNvml fake = FakeNvml.start(FakeNvml.Variant.MODERN, dir);
+        fake.state(FakeNvml.TWO_GPUS.replace("bus=00000000:17:00.0", "bus=00000000:17:00.0 lost=1"));
+        List<io.gpusched.event.SchedulerEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RunSummary s;
+        try (GpuBackend nvml = GpuBackends.load("nvml", BackendOptions.of("library", fake.library()))) {
+            s = Scheduler.builder().backend(nvml).options(FAST).logDir(dir.resolve("logs")).listener(events::add)
+                    .jobs(List.of(JobSpec.parse("[vram=1G] sleep 0.4"), JobSpec.parse("[vram=1G] sleep 0.4"),
+                            JobSpec.parse("[vram=1G] sleep 0.4"), JobSpec.parse("[vram=1G] sleep 0.4")))
+                    .build().run();
+        }
+        assertEquals(0, s.exitCode());
+        assertTrue(s.results().stream().allMatch(r -> r.gpus().equals(List.of(1))), s.results().toString());
+        List<String> lost = events.stream().filter(e -> e instanceof io.gpusched.event.SchedulerEvent.Warning)
+                .map(e -> ((io.gpusched.event.SchedulerEvent.Warning) e).message()).filter(m -> m.contains("GPU 0 is lost"))
+                .toList();
+        assertEquals(1, lost.size(), lost.toString());
+    }
+
     /**
      * A GPU already lost when the scheduler starts (a restart after Xid 79) has never been read, so its
      * size is unknown: a declared job that needs it waits for it, saying so, and runs once it is back. It
