@@ -124,6 +124,22 @@ class SchedulerOverNvmlTest {
         assertEquals("0", Files.readString(env).strip());
     }
 
+    /** As above, pinned by UUID: a GPU lost before its first read has no UUID to match yet. */
+    @Test
+    void aJobPinnedByUuidToAGpuLostSinceBeforeTheStartWaitsForItAndRunsWhenItIsBack() throws Exception {
+        FakeNvml fake = FakeNvml.start(FakeNvml.Variant.MODERN, dir);
+        fake.state(FakeNvml.TWO_GPUS.replace("bus=00000000:17:00.0", "bus=00000000:17:00.0 lost=1"));
+        Path env = dir.resolve("env.txt");
+        java.util.concurrent.CompletableFuture<RunSummary> s = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> run(fake, FAST, "[vram=10G gpu-ids=GPU-aaaa] echo \"$CUDA_VISIBLE_DEVICES\" > " + env));
+        Thread.sleep(800);
+        assertTrue(!s.isDone(), "ended while its GPU was lost: " + (s.isDone() ? s.join().results() : ""));
+        fake.state(FakeNvml.TWO_GPUS);
+        RunSummary summary = s.get(30, TimeUnit.SECONDS);
+        assertEquals(0, summary.exitCode(), summary.results().toString());
+        assertEquals("GPU-aaaa", Files.readString(env).strip());
+    }
+
     /**
      * Seen on a real H200 (driver 580.159.04): its driver keeps 616 MiB that the v1 memory call counts as
      * used, so an undeclared job waited for ever for a GPU "below 200 MiB in use" on an idle card.

@@ -7,7 +7,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
-/** A job's {@code gpu-ids}, read against this machine's GPUs: indices as written, UUIDs looked up. */
+/**
+ * A job's {@code gpu-ids}, read against this machine's GPUs: indices as written, UUIDs looked up; a UUID
+ * no GPU has stands for the unhealthy GPUs whose UUID could not be read, when there are any.
+ */
 final class Pins {
     private Pins() {
     }
@@ -29,10 +32,18 @@ final class Pins {
             }
             Optional<Integer> index = snap.gpus().stream().filter(g -> g.uuid().equals(Optional.of(id)))
                     .map(GpuStat::index).findFirst();
-            if (index.isEmpty()) {
+            if (index.isPresent()) {
+                out.add(index.get());
+                continue;
+            }
+            // A GPU lost before it was ever read has no UUID yet (a restart after Xid 79): the UUID may be
+            // its, so the job is pinned to such GPUs, and waits on them as unhealthy instead of failing.
+            List<Integer> nameless = snap.gpus().stream().filter(g -> !g.healthy() && g.uuid().isEmpty())
+                    .map(GpuStat::index).toList();
+            if (nameless.isEmpty()) {
                 return new Resolved(Set.of(), Optional.of("gpu-ids names " + id + ", which is not a GPU of this machine"));
             }
-            out.add(index.get());
+            out.addAll(nameless);
         }
         return new Resolved(out, Optional.empty());
     }

@@ -23,6 +23,15 @@ class PinsTest {
     }
 
     @Test
+    void aUuidNoGpuHasStandsForTheLostGpusWhoseUuidWasNeverRead_elseTheJobIsInfeasible() {
+        GpuSnapshot oneLost = new GpuSnapshot(List.of(TWO.gpus().get(0),
+                new GpuStat(1, Optional.empty(), "unknown NVIDIA GPU", Optional.empty(), 0, 0, OptionalInt.empty(), false)),
+                List.of());
+        assertEquals(new Pins.Resolved(Set.of(1), Optional.empty()), Pins.resolve(List.of("GPU-cccc-2222"), oneLost));
+        assertEquals(new Pins.Resolved(Set.of(0), Optional.empty()), Pins.resolve(List.of("GPU-aaaa-0000"), oneLost));
+    }
+
+    @Test
     void aUuidThisMachineLacksMakesTheJobInfeasibleWithTheReason() {
         assertEquals(Optional.of("gpu-ids names GPU-cccc-2222, which is not a GPU of this machine"),
                 Pins.resolve(List.of("0", "GPU-cccc-2222"), TWO).unknown());
