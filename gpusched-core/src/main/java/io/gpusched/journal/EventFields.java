@@ -149,6 +149,26 @@ final class EventFields {
     }
 
     /**
+     * An optional array of exactly {@code count} GPU UUIDs ({@code GPU-…} or {@code MIG-…}, as
+     * {@link io.gpusched.jobs.Scheduling#GPU_UUID} reads them): empty when absent, and when it is anything
+     * else (a damaged or hand-edited field), which costs a run only where it is followed after a restart,
+     * never the line.
+     */
+    List<String> deviceNames(String name, int count) {
+        if (!(fields.get(name) instanceof List<?> list) || list.size() != count) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(count);
+        for (Object x : list) {
+            if (!(x instanceof String s) || !io.gpusched.jobs.Scheduling.GPU_UUID.matcher(s).matches()) {
+                return List.of();
+            }
+            out.add(s);
+        }
+        return out;
+    }
+
+    /**
      * An optional array of at most {@code maxItems} pairs {@code [a, b]} of whole numbers in [min, max]:
      * empty when the field is absent.
      */

@@ -102,6 +102,13 @@ public final class JournalCodec {
                 if (s.rule().isPresent()) {
                     g.writeStringField("rule", s.rule().get());
                 }
+                if (!s.devices().isEmpty()) {
+                    g.writeArrayFieldStart("devices");
+                    for (String d : s.devices()) {
+                        g.writeString(d);
+                    }
+                    g.writeEndArray();
+                }
             } else if (e instanceof JournalEvent.Interrupted) {
                 g.writeStringField("event", "interrupted");
             } else if (e instanceof JournalEvent.Compacted c) {
@@ -293,10 +300,12 @@ public final class JournalCodec {
         switch (ev) {
             case "seen":
                 return Optional.of(new JournalEvent.Seen(k, (int) f.whole("no", 1, MAX_NO), f.string("command")));
-            case "started":
-                return Optional.of(new JournalEvent.Started(k, f.whole("pgid", 2, Integer.MAX_VALUE),
-                        f.wholeList("gpus", 0, Integer.MAX_VALUE), f.optionalNullableWhole("vram", 1, Units.MAX_MIB),
-                        f.optionalString("rule")));
+            case "started": {
+                java.util.List<Integer> gpus = f.wholeList("gpus", 0, Integer.MAX_VALUE);
+                return Optional.of(new JournalEvent.Started(k, f.whole("pgid", 2, Integer.MAX_VALUE), gpus,
+                        f.optionalNullableWhole("vram", 1, Units.MAX_MIB), f.optionalString("rule"),
+                        f.deviceNames("devices", gpus.size())));
+            }
             case "submitted":
                 return Optional.of(new JournalEvent.Submitted(k, (int) f.whole("no", 1, MAX_NO), f.string("command"),
                         f.nullableWhole("vram", 1, Units.MAX_MIB), (int) f.whole("gpus", 1, 1024),

@@ -202,9 +202,13 @@ public sealed interface JournalEvent {
      *     of versions before it was written, which {@code gpusched stats} then infers from the submission
      * @param rule the requirement rule the job matched ({@code rule}), so a later job of the same rule can
      *     learn from its peak; empty when none did, and in older lines
+     * @param devices the UUIDs of {@code gpus}, in their order ({@code devices}), as the backend named them
+     *     when the run started: where the run is when the GPUs are renumbered before a restarted scheduler
+     *     takes it up (MIG instances made or destroyed on an earlier GPU, a GPU gone). Empty when the
+     *     backend did not name each of them (simulated GPUs), and in older lines
      */
-    record Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib, Optional<String> rule)
-            implements JournalEvent {
+    record Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib, Optional<String> rule,
+                   List<String> devices) implements JournalEvent {
         /**
          * A session id above Linux's pid_max (2^22), for a {@code started} line that names a run's GPUs
          * but no live session: compaction's last attempt, a replay's run. It matches no process.
@@ -219,12 +223,32 @@ public sealed interface JournalEvent {
          * @param gpus see {@link #gpus()}
          * @param vramMib see {@link #vramMib()}
          * @param rule see {@link #rule()}
+         * @param devices see {@link #devices()}; none, or one per GPU
+         * @throws IllegalArgumentException for devices that are neither none nor one per GPU
          */
         public Started {
             Objects.requireNonNull(key);
             Objects.requireNonNull(vramMib);
             Objects.requireNonNull(rule);
             gpus = List.copyOf(gpus);
+            devices = List.copyOf(devices);
+            if (!devices.isEmpty() && devices.size() != gpus.size()) {
+                throw new IllegalArgumentException("a started line names one device per GPU or none, not "
+                        + devices.size() + " for " + gpus.size());
+            }
+        }
+
+        /**
+         * A launch whose devices are not named.
+         *
+         * @param key see {@link #key()}
+         * @param pgid see {@link #pgid()}
+         * @param gpus see {@link #gpus()}
+         * @param vramMib see {@link #vramMib()}
+         * @param rule see {@link #rule()}
+         */
+        public Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib, Optional<String> rule) {
+            this(key, pgid, gpus, vramMib, rule, List.of());
         }
 
         /**

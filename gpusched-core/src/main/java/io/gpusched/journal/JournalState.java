@@ -14,6 +14,8 @@ public final class JournalState {
     private final PeakHistory peaks = new PeakHistory();
     /** The Slurm job of each key's attempt in flight ({@link JournalEvent.SlurmSubmitted}). */
     private final Map<String, Long> slurmJobs = new HashMap<>();
+    /** The device UUIDs of each key's attempt in flight, where its {@code started} line names them. */
+    private final Map<String, java.util.List<String>> devices = new HashMap<>();
     /** Each owner's submissions that have not ended, kept as events fold so a cap costs O(1) per submission. */
     private final Map<String, Integer> openByOwner = new HashMap<>();
     /** The same submissions' size ({@link #size}), by owner, kept the same way. */
@@ -60,6 +62,16 @@ public final class JournalState {
         } else if (e instanceof JournalEvent.Oom || e instanceof JournalEvent.Done || e instanceof JournalEvent.Interrupted
                 || e instanceof JournalEvent.Requeued || e instanceof JournalEvent.Retry) {
             slurmJobs.remove(e.key());
+            devices.remove(e.key());
+        }
+        if (e instanceof JournalEvent.Started s) {
+            if (s.devices().isEmpty()) {
+                devices.remove(s.key());
+            } else {
+                devices.put(s.key(), s.devices());
+            }
+        } else if (e instanceof JournalEvent.Launching) {
+            devices.remove(e.key());
         }
         JobRecord before = record(e.key());
         JobRecord r = before.apply(e);
@@ -223,6 +235,15 @@ public final class JournalState {
     public java.util.OptionalLong slurmJob(String key) {
         Long id = slurmJobs.get(key);
         return id == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(id);
+    }
+
+    /**
+     * @param key a job's key
+     * @return the device UUIDs of its attempt in flight, one per GPU of its record, as its {@code started}
+     *     line names them; empty when it names none (older lines, simulated GPUs) or no attempt is in flight
+     */
+    public java.util.List<String> devices(String key) {
+        return devices.getOrDefault(key, java.util.List.of());
     }
 
     /** @return the GPUs paused now, by index (a read-only view) */

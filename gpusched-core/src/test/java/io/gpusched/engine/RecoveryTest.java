@@ -282,6 +282,51 @@ class RecoveryTest {
         }
     }
 
+    /**
+     * Started on gpu 1 (GPU-bbbb), then the GPUs renumbered while no scheduler ran (MIG instances made on
+     * gpu 0, say): GPU-bbbb is gpu 2 now. Its started line names its device, so the restarted scheduler
+     * counts its declaration there, and a job pinned to GPU-bbbb waits. Before, the journal kept indices
+     * only, the declaration was held on whatever gpu 1 is now, and the pinned job ran over it at once.
+     */
+    @Test
+    void anOrphanWhoseGpuWasRenumberedHoldsItsDeclarationOnTheDeviceItsStartedLineNames_notOnItsOldIndex() throws Exception {
+        JobSpec big = JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] sleep 30; echo ran >> " + dir.resolve("marker"));
+        JobSpec small = JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] echo small >> " + dir.resolve("small"));
+        Process orphan = wrapped(big.command(), logs().resolve("runs/job001.run1.pid"),
+                logs().resolve("runs/job001.run1.exit"), token(1));
+        awaitFile(logs().resolve("runs/job001.run1.pid"));
+        deadSchedulerWrote(new JournalEvent.Seen(big.key(), 1, big.command()),
+                new JournalEvent.Launching(big.key(), 1, List.of(1)),
+                new JournalEvent.Started(big.key(), orphan.pid(), List.of(1), java.util.OptionalLong.of(20480),
+                        java.util.Optional.empty(), List.of("GPU-bbbb")));
+        Scheduler s = Scheduler.builder().backend(new UuidBackend("GPU-aaaa", "GPU-cccc", "GPU-bbbb")).options(FAST)
+                .logDir(logs()).jobs(List.of(big, small)).listener(events::add).build();
+        CompletableFuture<RunSummary> done = CompletableFuture.supplyAsync(s::run);
+        try {
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(20)) {
+                boolean waits = s.snapshot().map(q -> q.board().pending().stream().anyMatch(p -> p.no() == 2)
+                        && q.board().running().stream().anyMatch(r -> r.no() == 1)).orElse(false);
+                if (waits) {
+                    break;
+                }
+                assertTrue(System.nanoTime() < end, "the taken-up job runs and the pinned one waits: " + events);
+            }
+            Thread.sleep(300);
+            assertFalse(Files.exists(dir.resolve("small")), "placed over the taken-up job's declaration on GPU-bbbb");
+            assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w && w.message().equals(
+                    "gpu 1 (GPU-bbbb), where job 1 runs, is listed as gpu 2 now: the GPUs were renumbered (MIG instances"
+                            + " created or destroyed?); its declaration and memory are counted on gpu 2")), events.toString());
+            assertEquals(io.gpusched.model.CancelOutcome.STOPPING, s.cancel(1));
+            RunSummary summary = done.get(20, TimeUnit.SECONDS);
+            io.gpusched.model.JobResult second = summary.results().stream().filter(r -> r.no() == 2).findFirst().orElseThrow();
+            assertEquals(JobStatus.OK, second.status());
+            assertEquals(List.of(2), second.gpus());
+            assertEquals(0, runs(), "never started again");
+        } finally {
+            orphan.destroyForcibly();
+        }
+    }
+
     @Test
     void anOrphanStillRunningIsTakenUpAgain_itsDeclarationHoldsItsGpuAndCancelStopsIt() throws Exception {
         JobSpec big = JobSpec.parse("[vram=20G] sleep 30; echo ran >> " + dir.resolve("marker"));

@@ -8,9 +8,6 @@ import io.gpusched.JobHandle;
 import io.gpusched.Scheduler;
 import io.gpusched.event.QueueSnapshot;
 import io.gpusched.event.SchedulerEvent;
-import io.gpusched.gpu.GpuBackend;
-import io.gpusched.gpu.GpuSnapshot;
-import io.gpusched.gpu.GpuStat;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.model.CancelOutcome;
 import io.gpusched.model.JobStatus;
@@ -20,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -46,35 +42,6 @@ class RenumberedGpusTest {
     private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
     private Scheduler scheduler;
     private CompletableFuture<RunSummary> run;
-
-    /** GPUs named by UUID, all empty; the list is swapped whole between snapshots. */
-    private static final class Machine implements GpuBackend {
-        volatile List<String> uuids;
-
-        Machine(String... uuids) {
-            this.uuids = List.of(uuids);
-        }
-
-        @Override
-        public GpuSnapshot snapshot() {
-            List<String> now = uuids;
-            List<GpuStat> gpus = new java.util.ArrayList<>();
-            for (int i = 0; i < now.size(); i++) {
-                gpus.add(new GpuStat(i, Optional.of(now.get(i)), "NVIDIA H100", Optional.empty(), 24000, 0,
-                        OptionalInt.empty(), true));
-            }
-            return new GpuSnapshot(gpus, List.of());
-        }
-
-        @Override
-        public String describe() {
-            return "renumbering machine";
-        }
-
-        @Override
-        public void close() {
-        }
-    }
 
     @AfterEach
     void stop() throws Exception {
@@ -103,7 +70,7 @@ class RenumberedGpusTest {
 
     @Test
     void aRunningJobsDeclarationFollowsItsDeviceWhenTheGpusAreRenumbered_andNothingIsPlacedOverIt() throws Exception {
-        Machine machine = new Machine("GPU-aaaa", "GPU-bbbb");
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
         scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
                 .listener(events::add).build();
         run = CompletableFuture.supplyAsync(scheduler::run);
@@ -134,7 +101,7 @@ class RenumberedGpusTest {
 
     @Test
     void aDeviceThatLeavesTheListUnderARunningJobIsSaidOnce() throws Exception {
-        Machine machine = new Machine("GPU-aaaa", "GPU-bbbb");
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
         scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
                 .listener(events::add).build();
         run = CompletableFuture.supplyAsync(scheduler::run);
