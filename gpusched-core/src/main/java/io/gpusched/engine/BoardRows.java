@@ -109,7 +109,7 @@ final class BoardRows {
         joinsOf = queue.joins();
     }
 
-    StatusBoard board(Instant now, JobTable table, PendingQueue queue, Outcomes outcomes) {
+    StatusBoard board(Instant now, long nanos, JobTable table, PendingQueue queue, Outcomes outcomes) {
         List<StatusBoard.Running> rows = new ArrayList<>();
         // A run that ended and waits for its outcome (its output read as its owner) stays a running row until
         // its outcome is journaled: it is in no other list meanwhile.
@@ -118,7 +118,7 @@ final class BoardRows {
         for (RunningJob rj : shown) {
             // A cluster's job shows the GPUs the cluster gave it, once its command started there.
             List<Integer> gpus = rj.elsewhere.map(e -> e.running().getNow(List.of())).orElse(rj.gpus);
-            rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, Duration.between(rj.startedAt, now),
+            rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, rj.ran(nanos),
                     rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
                     rj.spec.scheduling().priority(), rj.rule, Notes.of(rj.spec),
                     rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where), rj.spec.environment().tty()));

@@ -1057,7 +1057,7 @@ public final class Engine {
     }
 
     private void emitBoard() {
-        io.gpusched.event.StatusBoard b = board.board(clock.now(), table, queue, outcomes);
+        io.gpusched.event.StatusBoard b = board.board(clock.now(), clock.nanos(), table, queue, outcomes);
         if (ports.keeping() != Keeping.DISK) {
             // A simulation's one board, at its end, goes to its listener alone: no client asks a
             // simulation for its queue ({@link #snapshot()} stays empty), so none is made for one.

@@ -20,6 +20,10 @@ final class FakeProcTable extends LoneSessions {
 
     private final Map<Long, CompletableFuture<Integer>> sessions = new ConcurrentHashMap<>();
     final List<Signal> signals = new CopyOnWriteArrayList<>();
+    /** Sessions that take no notice of SIGTERM: only the grace's SIGKILL ends them. */
+    final java.util.Set<Long> ignoreSigterm = ConcurrentHashMap.newKeySet();
+    /** How long each session has run by the kernel's clock ({@link #ranNanos}); unknown when absent. */
+    final Map<Long, Long> ranNanos = new ConcurrentHashMap<>();
 
     /** A session that lives until {@link #end} or a signal; its leader is {@code sid}. */
     CompletableFuture<Integer> live(long sid) {
@@ -53,6 +57,15 @@ final class FakeProcTable extends LoneSessions {
     @Override
     public boolean signal(long pid, boolean forcibly) {
         signals.add(new Signal(pid, forcibly));
+        if (!forcibly && ignoreSigterm.contains(pid)) {
+            return alive(pid);
+        }
         return super.signal(pid, forcibly);
+    }
+
+    @Override
+    public java.util.OptionalLong ranNanos(long pid) {
+        Long ran = ranNanos.get(pid);
+        return ran != null && alive(pid) ? java.util.OptionalLong.of(ran) : java.util.OptionalLong.empty();
     }
 }

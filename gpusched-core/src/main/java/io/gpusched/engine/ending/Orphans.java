@@ -24,7 +24,7 @@ import io.gpusched.journal.RunHandle;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -111,8 +111,10 @@ public final class Orphans {
             declared = gpus.get().stream().filter(g -> g.index() == gpu).findFirst()
                     .map(g -> OptionalLong.of(spec.share().get().mibOf(g.totalMib()))).orElse(declared);
         }
-        Instant startedAt = startedAt(no, run);
-        RunningJob rj = new RunningJob(spec, no, declared, r.gpus(), sid, log(spec.key(), no, r.gpus()), startedAt, run,
+        // How long it ran before this scheduler: its time limit counts from its real start, by the ticker from here.
+        Duration before = ranBefore(no, run, lease ? OptionalLong.empty() : OptionalLong.of(sid));
+        RunningJob rj = new RunningJob(spec, no, declared, r.gpus(), sid, log(spec.key(), no, r.gpus()),
+                clock.now().minus(before), clock.nanos() - before.toNanos(), run,
                 lease ? 0 : procFs.startTicks(sid).orElse(0), lease ? Optional.of(names.entry(run)) : Optional.empty());
         if (spec.environment().tty()) {
             rj.ttyEntry = Optional.of(names.entry(run));
@@ -182,7 +184,7 @@ public final class Orphans {
             return false;
         }
         RunningJob rj = new RunningJob(spec, no, declared, List.of(), RunHandle.NO_SESSION, run.log(), clock.now(),
-                r.runNo().orElse(0), 0, Optional.empty());
+                clock.nanos(), r.runNo().orElse(0), 0, Optional.empty());
         rj.elsewhere = Optional.of(run);
         table.started(rj);
         followEnd(rj, run, inbox);
@@ -311,12 +313,29 @@ public final class Orphans {
         return Files.exists(runFiles.exitFile(no, run), java.nio.file.LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** When the run started: its pid file is written as it starts (for a lease, as it is granted). */
-    private Instant startedAt(int no, long run) {
+    /** The longest a run taken up may have run before: more than any {@code timeout=} (3650 days), and nanos never overflow. */
+    private static final Duration LONGEST_BEFORE = Duration.ofDays(36_500);
+
+    /**
+     * How long a run taken up had run before this scheduler: by the kernel's clock since boot when its
+     * leader lives here ({@link ProcTable#ranNanos}), which no wall-clock step moves; otherwise (a
+     * lease, whose command runs in its client's terminal) since its pid file was written, as it started
+     * or was granted, by the wall clock. That date may be from a clock set differently (ahead, then set
+     * back): one in the future counts as just started, never as a negative run that would wait out the
+     * difference on top of the job's limit.
+     */
+    private Duration ranBefore(int no, long run, OptionalLong sid) {
+        if (sid.isPresent()) {
+            OptionalLong ran = procFs.ranNanos(sid.getAsLong());
+            if (ran.isPresent()) {
+                return Duration.ofNanos(ran.getAsLong());
+            }
+        }
         try {
-            return Files.getLastModifiedTime(runFiles.pidFile(no, run)).toInstant();
-        } catch (IOException e) {
-            return clock.now();
+            Duration since = Duration.between(Files.getLastModifiedTime(runFiles.pidFile(no, run)).toInstant(), clock.now());
+            return since.isNegative() ? Duration.ZERO : since.compareTo(LONGEST_BEFORE) > 0 ? LONGEST_BEFORE : since;
+        } catch (IOException | ArithmeticException e) {
+            return Duration.ZERO;
         }
     }
 

@@ -190,7 +190,7 @@ public final class Outcomes {
             }
         }
         Instant now = clock.now();
-        Duration ran = Duration.between(rj.startedAt, now);
+        Duration ran = rj.ran(clock.nanos()); // by the ticker: a wall clock set back shows no negative run
         fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
         Optional<AttemptJudge.RunAgain> again = AttemptJudge.runsAgain(rj.stopping);
         if (again.isPresent()) {
@@ -230,7 +230,7 @@ public final class Outcomes {
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
-                rj.peakMib, rj.avgUtil(), Duration.between(rj.startedAt, clock.now()), OptionalLong.of(rj.run), true,
+                rj.peakMib, rj.avgUtil(), rj.ran(clock.nanos()), OptionalLong.of(rj.run), true,
                 rj.learned, Optional.empty()), Optional.of(rj));
     }
 
@@ -247,7 +247,7 @@ public final class Outcomes {
     }
 
     private StatusBoard.Interrupted interruptedRow(RunningJob rj) {
-        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, Duration.between(rj.startedAt, clock.now()));
+        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, rj.ran(clock.nanos()));
     }
 
     /**

@@ -205,8 +205,12 @@ public final class Dispatcher {
     /** @return the running jobs as the queue policy sees them: who holds which GPUs, since when, how long */
     private List<Occupant> occupants() {
         List<Occupant> occupants = new ArrayList<>();
+        Instant now = clock.now();
+        long nanos = clock.nanos();
         for (RunningJob rj : table.runs()) {
-            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, rj.startedAt, rj.spec.timeout(),
+            // Started as long ago as the ticker says, on today's wall: the policy compares its timeout's end
+            // with now, which a wall clock set since its start would otherwise shift by the step.
+            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, now.minus(rj.ran(nanos)), rj.spec.timeout(),
                     rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
         }
         return occupants;

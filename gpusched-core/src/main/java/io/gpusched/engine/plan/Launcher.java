@@ -138,7 +138,7 @@ public final class Launcher {
         }
         long startTicks = procFs.startTicks(started.sessionId()).orElse(0);
         RunningJob rj = new RunningJob(p.spec(), p.no(), declared, gpus, started.sessionId(), jobLog, clock.now(),
-                run, startTicks, lease ? Optional.of(names.entry(run)) : Optional.empty());
+                clock.nanos(), run, startTicks, lease ? Optional.of(names.entry(run)) : Optional.empty());
         if (p.spec().environment().tty()) {
             rj.ttyEntry = Optional.of(names.entry(run));
         }
@@ -222,7 +222,7 @@ public final class Launcher {
             durability.appendUnforced(new JournalEvent.SlurmSubmitted(key, handed.id(), handed.request()));
         }
         RunningJob rj = new RunningJob(p.spec(), p.no(), declared, List.of(), RunHandle.NO_SESSION, handed.log(),
-                clock.now(), run, 0, Optional.empty());
+                clock.now(), clock.nanos(), run, 0, Optional.empty());
         rj.elsewhere = Optional.of(handed);
         durability.appendUnforced(new JournalEvent.Started(key, rj.pid, List.of(), declared, ruleOf.apply(key)));
         rj.rule = p.learned().isEmpty() && p.spec().vramMib().equals(p.declaredMib()) ? ruleOf.apply(key) : Optional.empty();

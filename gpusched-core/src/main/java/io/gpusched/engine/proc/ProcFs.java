@@ -49,6 +49,39 @@ public final class ProcFs implements ProcTable {
         return s.isPresent() ? OptionalLong.of(s.get().startTicks()) : OptionalLong.empty();
     }
 
+    /**
+     * How long a live process has run: {@code /proc/uptime} less its start ticks, both counted from boot
+     * by the kernel, at {@code USER_HZ} = 100 ticks a second (fixed by Linux's ABI on every architecture
+     * it runs on, whatever the kernel's own tick rate).
+     */
+    @Override
+    public OptionalLong ranNanos(long pid) {
+        Optional<ProcStat> s = stat(pid);
+        OptionalLong up = uptimeNanos();
+        if (s.isEmpty() || up.isEmpty() || s.get().startTicks() < 0 || s.get().startTicks() > Long.MAX_VALUE / TICK_NANOS) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(Math.max(0, up.getAsLong() - s.get().startTicks() * TICK_NANOS));
+    }
+
+    /** Nanoseconds of one {@code USER_HZ} clock tick, the unit of a process's start time in its stat. */
+    private static final long TICK_NANOS = 10_000_000;
+
+    /** @return the first number of {@code /proc/uptime} (seconds since boot, as {@code 12345.67}) in nanoseconds */
+    private OptionalLong uptimeNanos() {
+        try {
+            String text = Files.readString(proc.resolve("uptime"), java.nio.charset.StandardCharsets.US_ASCII);
+            String first = text.strip().split("\\s+", 2)[0];
+            java.math.BigDecimal nanos = new java.math.BigDecimal(first).movePointRight(9);
+            if (nanos.signum() < 0 || nanos.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+                return OptionalLong.empty();
+            }
+            return OptionalLong.of(nanos.longValue());
+        } catch (IOException | RuntimeException e) {
+            return OptionalLong.empty(); // no /proc/uptime here (or not a number): the caller uses the wall clock
+        }
+    }
+
     /** Every live process whose session is {@code sid}, the leader included. */
     @Override
     public List<Long> sessionMembers(long sid) {

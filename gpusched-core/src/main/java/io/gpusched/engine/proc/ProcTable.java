@@ -19,6 +19,20 @@ public interface ProcTable {
     /** @return a live process's start time in clock ticks since boot; empty if it does not exist here */
     OptionalLong startTicks(long pid);
 
+    /**
+     * How long a live process has run, by the kernel's clock since boot (its start time in its
+     * {@code stat} against {@code /proc/uptime}): a wall clock set forward or back while it ran, or while
+     * no scheduler did, does not move it, so a restarted scheduler times a job it takes up from its real
+     * start. Empty where the process is gone or the kernel's clock cannot be read (then the caller falls
+     * back on the wall clock).
+     *
+     * @param pid a process id
+     * @return nanoseconds since it started, never negative; empty when unknown
+     */
+    default OptionalLong ranNanos(long pid) {
+        return OptionalLong.empty();
+    }
+
     /** @return every live process whose session is {@code sid}, the leader included */
     List<Long> sessionMembers(long sid);
 

@@ -25,7 +25,15 @@ public final class RunningJob {
     /** The run's session (and process group) id; its leader's pid. */
     public final long pid;
     public final Path log;
+    /** When it started by the wall clock: for dates shown and the policy's views, never to time it (see {@link #ran}). */
     public final Instant startedAt;
+    /**
+     * When it started on the loop's monotonic ticker ({@link io.gpusched.engine.loop.LoopClock#nanos()}):
+     * its time limit, and every duration shown for it, count from here, so a wall clock set a day forward
+     * (an admin's {@code date -s}, NTP fixing a bad RTC) neither times it out at once nor, set back, lets
+     * it run a day longer.
+     */
+    public final long startedNanos;
     /** Run number in the journal; names the run's pid and exit files. */
     public final long run;
     /** The leader's start time in clock ticks since boot; 0 when it could not be read. */
@@ -39,6 +47,8 @@ public final class RunningJob {
     public int utilSamples;
     public Optional<StopReason> stopping = Optional.empty();
     public Instant stopSentAt;
+    /** When its SIGTERM was sent, on the loop's ticker: its kill grace counts from here, not from {@link #stopSentAt}. */
+    public long stopSentNanos;
     public boolean killEscalated;
     /** Whether it is being stopped for the scheduler's {@code --max-job-time}, not its own {@code timeout=}. */
     public boolean overMaxJobTime;
@@ -90,7 +100,7 @@ public final class RunningJob {
     }
 
     public RunningJob(JobSpec spec, int no, OptionalLong declaredMib, List<Integer> gpus, long pid, Path log, Instant startedAt,
-               long run, long startTicks, Optional<String> leaseEntry) {
+               long startedNanos, long run, long startTicks, Optional<String> leaseEntry) {
         this.leaseEntry = leaseEntry;
         this.spec = spec;
         this.no = no;
@@ -99,6 +109,7 @@ public final class RunningJob {
         this.pid = pid;
         this.log = log;
         this.startedAt = startedAt;
+        this.startedNanos = startedNanos;
         this.run = run;
         this.startTicks = startTicks;
         for (int g : gpus) {
@@ -114,6 +125,14 @@ public final class RunningJob {
     /** @return whether no local session stands for the run: its driver's system placed it and stops it */
     public boolean placedElsewhere() {
         return elsewhere.isPresent();
+    }
+
+    /**
+     * @param nanosNow the loop's ticker now
+     * @return how long this attempt has run, by the ticker: never negative, whatever the wall clock did
+     */
+    public java.time.Duration ran(long nanosNow) {
+        return java.time.Duration.ofNanos(Math.max(0, nanosNow - startedNanos));
     }
 
     public String key() {

@@ -19,11 +19,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Stopping jobs: timeouts and cancellations (SIGTERM to the session, SIGKILL after the grace), and the
  * scheduler's own stop, which terminates every running job the same way and ends with a last resort
- * for what outlives the grace. Deadlines are read from the injected clock.
+ * for what outlives the grace. Deadlines are read from the injected clock's monotonic ticker, never its
+ * wall time: an admin's {@code date -s} a day forward must not time out every running job, nor a day
+ * back hold a SIGKILL (or the scheduler's own stop) for a day.
  */
 public final class Stops {
     private final SchedulerOptions options;
@@ -36,7 +39,8 @@ public final class Stops {
     private boolean stopping;
     /** The stop leaves running jobs running ({@link #beginStop}). */
     private boolean leaving;
-    private Instant stopDeadline;
+    /** When the scheduler's own stop gives up waiting, on the loop's ticker. */
+    private long stopDeadlineNanos;
 
     public Stops(SchedulerOptions options, JobTable table, SessionSignals signals, ProcTable procFs, RunNames names,
           Reporter reporter, LoopClock clock) {
@@ -101,11 +105,11 @@ public final class Stops {
 
     /** Times out every job past its limit, and escalates to SIGKILL where the grace ran out. */
     public void enforceDeadlines() {
-        Instant now = clock.now();
+        long now = clock.nanos();
         for (RunningJob rj : table.runs()) {
             if (rj.stopping.isEmpty() && !rj.placedElsewhere()) { // a cluster enforces its time limit itself
                 Optional<Limit> l = limit(rj);
-                if (l.isPresent() && !now.isBefore(rj.startedAt.plus(l.get().after()))) {
+                if (l.isPresent() && rj.ran(now).compareTo(l.get().after()) >= 0) {
                     rj.overMaxJobTime = l.get().maxJobTime();
                     stop(rj, l.get().why());
                 }
@@ -115,13 +119,13 @@ public final class Stops {
     }
 
     public void escalateKills() {
-        Instant now = clock.now();
+        long now = clock.nanos();
         for (RunningJob rj : table.runs()) {
             // A run elsewhere has no session to kill: its system ends it after the cancel, in its own time.
             if (rj.stopping.isPresent() && !rj.killEscalated && !rj.placedElsewhere()
-                    && !now.isBefore(rj.stopSentAt.plus(options.killGrace()))) {
+                    && now - rj.stopSentNanos - options.killGrace().toNanos() >= 0) {
                 rj.killEscalated = true;
-                reporter.emit(new SchedulerEvent.KillEscalated(now, rj.no, options.killGrace()));
+                reporter.emit(new SchedulerEvent.KillEscalated(clock.now(), rj.no, options.killGrace()));
                 signals.kill(rj.pid, rj.leaseEntry);
             }
         }
@@ -132,8 +136,9 @@ public final class Stops {
         Instant now = clock.now();
         rj.stopping = Optional.of(why);
         rj.stopSentAt = now;
+        rj.stopSentNanos = clock.nanos();
         Optional<Duration> reached = rj.overMaxJobTime ? maxJobTime.map(MaxJobTime::limit) : rj.spec.timeout();
-        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, Duration.between(rj.startedAt, now), reached,
+        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, rj.ran(rj.stopSentNanos), reached,
                 rj.overMaxJobTime));
         if (rj.elsewhere.isPresent()) {
             rj.elsewhere.get().cancel(); // scancel for a Slurm job: it ends when the cluster says so
@@ -155,7 +160,7 @@ public final class Stops {
         stopping = true;
         leaving = leaveJobs;
         Instant now = clock.now();
-        stopDeadline = now.plus(options.killGrace()).plusSeconds(2);
+        stopDeadlineNanos = clock.nanos() + options.killGrace().plusSeconds(2).toNanos();
         reporter.emit(new SchedulerEvent.Stopping(now, leaveJobs
                 ? (int) table.runs().stream().filter(rj -> rj.stopping.isEmpty()).count() : table.runningCount(), leaveJobs));
         if (leaveJobs) {
@@ -170,6 +175,7 @@ public final class Stops {
             if (rj.stopping.isEmpty()) {
                 rj.stopping = Optional.of(StopReason.SHUTDOWN);
                 rj.stopSentAt = now;
+                rj.stopSentNanos = clock.nanos();
             }
             signals.terminate(rj.pid);
         }
@@ -177,7 +183,7 @@ public final class Stops {
 
     /** @return whether the stop is over: every job it waits for is gone, or the deadline passed */
     public boolean stopDone() {
-        return table.runs().stream().allMatch(this::leftRunning) || !clock.now().isBefore(stopDeadline);
+        return table.runs().stream().allMatch(this::leftRunning) || clock.nanos() - stopDeadlineNanos >= 0;
     }
 
     /** A job the stop leaves running: a lease, or, when leaving jobs, any not being stopped. */
@@ -214,18 +220,19 @@ public final class Stops {
      * {@link LoopClock#slackNanos()}, capped at a poll.
      */
     public long deadlineWait() {
-        Instant now = clock.now();
+        long now = clock.nanos();
         long best = options.poll().toNanos();
         for (RunningJob rj : table.runs()) {
-            Optional<Instant> d = rj.stopping.isPresent()
-                    ? Optional.of(rj.stopSentAt.plus(options.killGrace()))
-                    : limit(rj).map(l -> rj.startedAt.plus(l.after()));
-            if (d.isPresent()) {
-                best = Math.min(best, Math.max(0, Duration.between(now, d.get()).toNanos()) + clock.slackNanos());
+            // Nanoseconds left: a limit is at most 3650 days and the grace a few seconds, so no sum overflows.
+            OptionalLong left = rj.stopping.isPresent()
+                    ? OptionalLong.of(rj.stopSentNanos + options.killGrace().toNanos() - now)
+                    : limit(rj).map(l -> OptionalLong.of(l.after().minus(rj.ran(now)).toNanos())).orElse(OptionalLong.empty());
+            if (left.isPresent()) {
+                best = Math.min(best, Math.max(0, left.getAsLong()) + clock.slackNanos());
             }
         }
         if (stopping) {
-            best = Math.min(best, Math.max(0, Duration.between(now, stopDeadline).toNanos()) + clock.slackNanos());
+            best = Math.min(best, Math.max(0, stopDeadlineNanos - now) + clock.slackNanos());
         }
         return best;
     }

@@ -104,7 +104,7 @@ class TimelineTest {
     @Test
     void timelinesOfARunThatKeepsNothing_holdNoTimeline_andGiveTheDoneLineNoPoints_whereKeptOnesDo() {
         RunningJob rj = new RunningJob(JobSpec.parse("[vram=2G] train"), 1, OptionalLong.of(2048), List.of(0), 7,
-                Path.of("job1.log"), Instant.EPOCH, 1, 0, Optional.empty());
+                Path.of("job1.log"), Instant.EPOCH, 0, 1, 0, Optional.empty());
         rj.currentMib.put(0, 1500L);
         Timelines kept = new Timelines();
         Timelines none = Timelines.none(); // a simulation's

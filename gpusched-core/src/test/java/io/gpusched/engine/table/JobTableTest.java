@@ -64,7 +64,7 @@ class JobTableTest {
 
     private RunningJob run(long session) {
         return new RunningJob(line, 1, OptionalLong.empty(), List.of(0), session, Path.of("/tmp/job001_gpu0.log"),
-                Instant.EPOCH, session, 0, Optional.empty());
+                Instant.EPOCH, 0, session, 0, Optional.empty());
     }
 
     @Test
