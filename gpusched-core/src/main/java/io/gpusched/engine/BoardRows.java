@@ -54,7 +54,7 @@ final class BoardRows {
      * (a job that joined, or one that left, costs a pointer comparison), so no row is hashed. When only
      * jobs joined since (no plan replaced the reasons), the other rows' reasons are not looked up.
      */
-    private void pendingRows(PendingQueue queue) {
+    private void pendingRows(PendingQueue queue, io.gpusched.engine.loop.LoopClock clock) {
         List<PendingQueue.PendingJob> jobs = queue.pending();
         boolean onlyJoined = queue.changes() == changesOf;
         Map<String, String> reasons = queue.waitReasons();
@@ -94,7 +94,7 @@ final class BoardRows {
                 if (row == null || row.reason() != reason || row.held() != isHeld) {
                     row = new StatusBoard.Pending(p.no(), p.spec().command(), p.declaredMib(), p.attempts(), reason,
                             owner(p.owner()), isHeld, p.spec().scheduling().priority(), queue.ruleOf(p),
-                            Notes.of(p.spec()), asked(asked(p.spec())), java.util.Optional.of(p.since()),
+                            Notes.of(p.spec()), asked(asked(p.spec())), java.util.Optional.of(clock.wallOf(p.since())), // a date shown: the wall's
                             p.spec().environment().tty());
                 }
             }
@@ -109,7 +109,8 @@ final class BoardRows {
         joinsOf = queue.joins();
     }
 
-    StatusBoard board(Instant now, long nanos, JobTable table, PendingQueue queue, Outcomes outcomes) {
+    StatusBoard board(io.gpusched.engine.loop.LoopClock clock, JobTable table, PendingQueue queue, Outcomes outcomes) {
+        long nanos = clock.nanos();
         List<StatusBoard.Running> rows = new ArrayList<>();
         // A run that ended and waits for its outcome (its output read as its owner) stays a running row until
         // its outcome is journaled: it is in no other list meanwhile.
@@ -125,7 +126,7 @@ final class BoardRows {
         }
         rows.sort(Comparator.comparingInt(StatusBoard.Running::no));
         if (queue.pending() != pendingOf || queue.changes() != changesOf || queue.joins() != joinsOf) {
-            pendingRows(queue);
+            pendingRows(queue, clock);
         }
         if (table.earlierChanges() != earlierChanges) {
             List<JobResult> all = new ArrayList<>(endedBefore);

@@ -538,7 +538,7 @@ public final class Engine {
                 return new io.gpusched.model.SubmitPreview.Waits("the daemon is draining: it starts no job until the"
                         + " next gpusched serve");
             }
-            return planner.preview(Admission.candidate(queued, context.owner(), clock.now()), source.version());
+            return planner.preview(Admission.candidate(queued, context.owner(), clock.steady()), source.version());
         });
     }
 
@@ -778,7 +778,7 @@ public final class Engine {
         orphans = new Orphans(runFiles, names, procFs, signals, leases, table, durability, reporter, clock, this::post,
                 reader::lastGpus, ports.cluster());
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, leases, orphans);
-        queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter);
+        queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter, clock);
         settlement = new Settlement(durability, source, outcomes, reporter, clock, table, orphans, queue);
         submissions = new Submissions(durability, source, outcomes, reporter, clock, queue, leases, table, maxQueuedPerUser,
                 maxQueuedMibPerUser, dedup);
@@ -1057,7 +1057,7 @@ public final class Engine {
     }
 
     private void emitBoard() {
-        io.gpusched.event.StatusBoard b = board.board(clock.now(), clock.nanos(), table, queue, outcomes);
+        io.gpusched.event.StatusBoard b = board.board(clock, table, queue, outcomes);
         if (ports.keeping() != Keeping.DISK) {
             // A simulation's one board, at its end, goes to its listener alone: no client asks a
             // simulation for its queue ({@link #snapshot()} stays empty), so none is made for one.

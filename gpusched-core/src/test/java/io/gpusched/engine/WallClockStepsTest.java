@@ -57,12 +57,16 @@ class WallClockStepsTest {
     }
 
     private void start(String... lines) {
+        start(FAST, lines);
+    }
+
+    private void start(SchedulerOptions options, String... lines) {
         List<JobSpec> jobs = new java.util.ArrayList<>();
         for (String line : lines) {
             JobSpec j = JobSpec.parse(line);
             jobs.add(j.withKey(JobKeys.key(j.command(), 0)));
         }
-        engine = loop.start(sink -> new Engine(new StubBackend(1, 24000), FAST, logs, false,
+        engine = loop.start(sink -> new Engine(new StubBackend(1, 24000), options, logs, false,
                 new JobsSource(Optional.empty(), jobs), sink,
                 new Engine.Ports(procs, new LoopClock(() -> Instant.now().plus(step.get()), System::nanoTime),
                         Optional.of(driver))));
@@ -175,5 +179,36 @@ class WallClockStepsTest {
         assertEquals(SchedulerEvent.StopReason.TIMEOUT, s.why());
         assertFalse(s.elapsed().isNegative(), "ran " + s.elapsed());
         assertEquals(JobStatus.TIMEOUT, loop.finished(1).status());
+    }
+
+    @Test
+    void aWallClockSetADayBackDoesNotHoldTheHeadJobsReservationADay() throws Exception {
+        start(FAST.withWatch(true).withPolicy(FAST.policy().withReserveAfter(Duration.ofMillis(300))),
+                "[vram=20G] a.sh", "[vram=20G] b.sh");
+        driver.nextStart();
+        loop.await(SchedulerEvent.JobStarted.class, s -> s.no() == 1);
+
+        step.set(DAY.negated());
+
+        SchedulerEvent.Reserved r = loop.await(SchedulerEvent.Reserved.class, e -> e.reservation().no() == 2);
+        assertTrue(r.reservation().waited().compareTo(Duration.ofMinutes(1)) < 0, "waited " + r.reservation().waited());
+    }
+
+    @Test
+    void aWallClockSetADayForwardDoesNotAgeTheWaitingJobsADay_aLaterHigherPriorityJobStillGoesFirst() throws Exception {
+        start(FAST.withWatch(true), "[vram=20G] a.sh", "[vram=20G] b.sh");
+        FakeRunDriver.Run a = driver.nextStart();
+        loop.await(SchedulerEvent.JobStarted.class, s -> s.no() == 1);
+
+        step.set(DAY);
+        int c = engine.submit(JobSpec.parse("[vram=20G priority=5] c.sh"),
+                new io.gpusched.model.SubmitContext("alice", logs, Optional.empty()), new java.util.concurrent.CompletableFuture<>(),
+                Optional.empty()).get(10, TimeUnit.SECONDS);
+        loop.await(SchedulerEvent.StatusUpdated.class, u -> u.board().pending().size() == 2);
+        driver.exit(a, "", 0);
+
+        FakeRunDriver.Run next = driver.nextStart();
+        assertEquals(c, next.no(), "priority 5 goes before priority 0 that waited seconds, not a day; events: "
+                + loop.events().stream().filter(e -> !(e instanceof SchedulerEvent.StatusUpdated)).toList());
     }
 }

@@ -191,7 +191,7 @@ public final class Outcomes {
         }
         Instant now = clock.now();
         Duration ran = rj.ran(clock.nanos()); // by the ticker: a wall clock set back shows no negative run
-        fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, now);
+        fairShare.add(table.owner(rj.key()), rj.gpus.size(), ran, clock.steady());
         Optional<AttemptJudge.RunAgain> again = AttemptJudge.runsAgain(rj.stopping);
         if (again.isPresent()) {
             // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
@@ -199,7 +199,7 @@ public final class Outcomes {
                     ? JournalEvent.Requeued.PREEMPTED : rj.overMaxJobTime ? JournalEvent.Requeued.MAX_JOB_TIME
                     : JournalEvent.Requeued.TIME_SLICE)));
             if (again.get().place() == AttemptJudge.Place.AT_THE_BACK) {
-                table.toTheBack(rj.key(), now);
+                table.toTheBack(rj.key(), clock.steady()); // waits from now on the policy's time line
             }
             durability.removeRunFilesOnceDurable(rj.no, rj.run);
             reporter.emit(new SchedulerEvent.JobRequeued(now, rj.no, rj.stopping.get(), ran));

@@ -16,6 +16,9 @@ public final class LoopClock implements InstantSource {
     private final InstantSource wall;
     private final LongSupplier ticker;
     private final long slackNanos;
+    /** The wall time and the ticker when this clock was made: where {@link #steady()} starts. */
+    private final Instant steadyFrom;
+    private final long steadyFromNanos;
 
     /**
      * @param wall the wall time
@@ -35,6 +38,8 @@ public final class LoopClock implements InstantSource {
         this.wall = wall;
         this.ticker = ticker;
         this.slackNanos = slackNanos;
+        this.steadyFrom = wall.instant();
+        this.steadyFromNanos = ticker.getAsLong();
     }
 
     /** @return nanoseconds a wait for a deadline adds past it (see the constructor) */
@@ -50,6 +55,48 @@ public final class LoopClock implements InstantSource {
     @Override
     public Instant instant() {
         return wall.instant();
+    }
+
+    /**
+     * The scheduler's own time line for how long jobs have waited and used GPUs (the queue policy's
+     * aging, reservations and fair share): the wall time when this clock was made, advanced by the ticker
+     * since. A wall clock set forward or back after that does not move it, so a step neither ages every
+     * waiting job a day nor holds a reservation a day; dates shown and journaled stay {@link #now()}'s.
+     * Equal to {@link #now()} where wall and ticker are one count (a virtual clock).
+     *
+     * @return the steady time now
+     */
+    public Instant steady() {
+        return steadyFrom.plusNanos(ticker.getAsLong() - steadyFromNanos);
+    }
+
+    /**
+     * A wall date (a submission's, from the journal) on the {@link #steady()} time line: as long before
+     * steady now as it is before the wall's now. A date in the future (written while the clock was ahead)
+     * counts as now, so nothing waits out the difference.
+     *
+     * @param wallDate a date by the wall clock
+     * @return the same moment on the steady time line, never after steady now
+     */
+    public Instant steadyOf(Instant wallDate) {
+        Instant wallNow = now();
+        Instant steadyNow = steady();
+        if (!wallDate.isBefore(wallNow)) {
+            return steadyNow;
+        }
+        java.time.Duration ago = java.time.Duration.between(wallDate, wallNow);
+        // A date before the steady line's range (Instant.MIN's side) is as old as it can be.
+        return ago.compareTo(java.time.Duration.between(Instant.MIN, steadyNow)) >= 0 ? Instant.MIN : steadyNow.minus(ago);
+    }
+
+    /**
+     * A moment on the {@link #steady()} time line as a wall date, for showing it (a pending job's since).
+     *
+     * @param steadyDate a moment on the steady time line
+     * @return the wall date as long before the wall's now as it is before steady now
+     */
+    public Instant wallOf(Instant steadyDate) {
+        return now().minus(java.time.Duration.between(steadyDate, steady()));
     }
 
     /** @return the ticker's nanoseconds now: only differences mean anything */

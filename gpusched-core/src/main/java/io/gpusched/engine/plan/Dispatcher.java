@@ -78,6 +78,7 @@ public final class Dispatcher {
     Result dispatch(List<PendingQueue.PendingJob> pending, List<GpuView> views, GpuSnapshot snap, int total, int held,
                     Map<String, String> reasons) {
         Instant now = clock.now();
+        Instant steady = clock.steady(); // the policy's time: waits and GPU use, unmoved by a wall-clock step
         if (launcher.placesItself()) {
             // A cluster places each job itself: nothing here to admit a newcomer against, so every
             // dispatch hands the whole queue over (a standing that "started" forces the whole plan).
@@ -85,11 +86,11 @@ public final class Dispatcher {
             standing = new QueuePolicy.Standing(Optional.empty(), Optional.empty(), java.util.Set.of(), true);
             return apply(plan, views, snap, total, held, reasons, now);
         }
-        Map<String, Double> recent = fairShare.recent(now);
-        Plan plan = decide(policy, pending, occupants(), views, snap, now, recent);
+        Map<String, Double> recent = fairShare.recent(steady);
+        Plan plan = decide(policy, pending, occupants(), views, snap, steady, recent);
         standing = standing(plan, pending, snap);
         Map<String, Double> usage = standing.owners().size() > 1 ? recent : Map.of();
-        java.util.Comparator<Candidate> order = policy.orderAt(now, usage);
+        java.util.Comparator<Candidate> order = policy.orderAt(steady, usage);
         lastOrder = java.util.Comparator.comparing((PendingQueue.PendingJob p) -> new Candidate(p.spec().key(), p.no(),
                 request(p), p.spec().scheduling().priority(), p.position(), p.since(), p.owner(), p.spec().timeout()), order);
         return apply(plan, views, snap, total, held, reasons, now);
@@ -145,7 +146,7 @@ public final class Dispatcher {
         if (c.isEmpty()) {
             return Optional.empty();
         }
-        Instant now = clock.now();
+        Instant now = clock.steady();
         List<Occupant> occupants = occupants();
         Optional<String> reason = policy.admit(now, c.get(), standing, occupants, views, fairShare.recent(now));
         if (reason.isPresent() && reason.get().equals(lastAdmitted)) {
@@ -181,7 +182,7 @@ public final class Dispatcher {
         if (c.isEmpty()) {
             return Optional.empty();
         }
-        Instant now = clock.now();
+        Instant now = clock.steady();
         return policy.admit(now, c.get(), standing, occupants(), views, fairShare.recent(now));
     }
 
@@ -205,11 +206,11 @@ public final class Dispatcher {
     /** @return the running jobs as the queue policy sees them: who holds which GPUs, since when, how long */
     private List<Occupant> occupants() {
         List<Occupant> occupants = new ArrayList<>();
-        Instant now = clock.now();
+        Instant now = clock.steady();
         long nanos = clock.nanos();
         for (RunningJob rj : table.runs()) {
-            // Started as long ago as the ticker says, on today's wall: the policy compares its timeout's end
-            // with now, which a wall clock set since its start would otherwise shift by the step.
+            // Started as long ago as the ticker says, on the policy's steady time line: the policy compares
+            // its timeout's end with now, which a wall clock set since its start would otherwise shift.
             occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, now.minus(rj.ran(nanos)), rj.spec.timeout(),
                     rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
         }
@@ -228,7 +229,7 @@ public final class Dispatcher {
      */
     io.gpusched.model.SubmitPreview preview(List<PendingQueue.PendingJob> pending, PendingQueue.PendingJob extra,
                                             List<GpuView> views, GpuSnapshot snap) {
-        Instant now = clock.now();
+        Instant now = clock.steady();
         List<Occupant> occupants = occupants();
         List<PendingQueue.PendingJob> all = new ArrayList<>(pending);
         all.add(extra);

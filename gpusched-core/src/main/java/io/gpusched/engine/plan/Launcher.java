@@ -157,7 +157,7 @@ public final class Launcher {
         table.started(rj);
         reports.add(new SchedulerEvent.JobStarted(clock.now(), p.no(), rj.key(), p.spec().command(), gpus,
                 declared, dispatched, total, rj.pid, jobLog,
-                p.attempts() + 1, waited(p.since(), rj.startedAt), share, rj.rule, rj.learned));
+                p.attempts() + 1, waited(p.since(), clock.steady()), share, rj.rule, rj.learned));
         started.exit().thenAccept(code -> inbox.accept(new Inbox.Exited(rj, java.util.OptionalInt.of(code))));
         return Optional.of(rj);
     }
@@ -234,7 +234,7 @@ public final class Launcher {
             if (table.run(key).filter(r -> r == rj).isPresent()) {
                 Instant now = clock.now();
                 reporter.emit(new SchedulerEvent.JobStarted(now, rj.no, key, rj.spec.command(), gpus, declared,
-                        dispatched, total, 0, rj.log, attempt, waited(since, now),
+                        dispatched, total, 0, rj.log, attempt, waited(since, clock.steady()),
                         Optional.empty(), rj.rule, rj.learned));
             }
         }, refused -> { })));

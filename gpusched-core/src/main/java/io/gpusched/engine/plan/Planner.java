@@ -42,7 +42,7 @@ public final class Planner {
 
     /** Whether the time the last plan asked to be planned again at (a reservation's refresh, an aging step) has come. */
     private boolean replanDue() {
-        return dispatcher.replanAt().map(t -> !clock.now().isBefore(t)).orElse(false);
+        return dispatcher.replanAt().map(t -> !clock.steady().isBefore(t)).orElse(false); // the policy's steady time
     }
 
     /**
@@ -93,7 +93,7 @@ public final class Planner {
                 || durability.failing().isPresent() || !views.get().equals(plannedViews) || joined > jobs.size()) {
             return false;
         }
-        java.time.Instant now = clock.now();
+        java.time.Instant now = clock.steady(); // since when a job waits is on the policy's steady time line
         // Lists, not maps: each job comes once, and hashing a job hashes its whole line.
         List<Map.Entry<PendingQueue.PendingJob, String>> waiting = new java.util.ArrayList<>(joined);
         List<Map.Entry<PendingQueue.PendingJob, String>> held = new java.util.ArrayList<>();
@@ -138,7 +138,7 @@ public final class Planner {
         }
         // Settle first (the journal lines and events of orphans, retries, failed dependencies), then read.
         settlement.settle(jobs, version);
-        queue.compute(jobs, settlement.waitingFor(), clock.now());
+        queue.compute(jobs, settlement.waitingFor(), clock.steady());
         Map<String, String> reasons = new HashMap<>(queue.heldReasons());
         List<PendingQueue.PendingJob> still = queue.pending();
         if (views.isEmpty()) {

@@ -53,7 +53,7 @@ public final class PendingQueue {
      * A pending job with what its next attempt asks for, and where it stands in the queue.
      *
      * @param position its place among equal effective priorities: source order, then requeued time slices
-     * @param since since when it waits
+     * @param since since when it waits, on the steady time line ({@link io.gpusched.engine.loop.LoopClock#steady()})
      * @param owner who it runs for
      * @param learned where its declaration was learned, when it was ({@code vram=auto} with a history)
      */
@@ -62,11 +62,14 @@ public final class PendingQueue {
     }
 
     private final double spikeBuffer;
+    /** Puts a submission's journaled (wall) date on the policy's steady time line. */
+    private final io.gpusched.engine.loop.LoopClock clock;
     private final io.gpusched.engine.loop.Reporter reporter;
 
     public PendingQueue(Durability durability, JobsSource source, Stops stops, Outcomes outcomes, JobTable table,
-                 double spikeBuffer, io.gpusched.engine.loop.Reporter reporter) {
+                 double spikeBuffer, io.gpusched.engine.loop.Reporter reporter, io.gpusched.engine.loop.LoopClock clock) {
         this.reporter = reporter;
+        this.clock = clock;
         this.spikeBuffer = spikeBuffer;
         this.table = table;
         this.durability = durability;
@@ -304,8 +307,10 @@ public final class PendingQueue {
 
     private PendingJob pendingJob(JobSpec j, JobTable.Job r, long position, Instant now) {
         Optional<LearnedVram> learned = learned(j, r);
+        // A submission waits from its journaled date, put on the steady time line (a date ahead of the wall,
+        // from a clock that was ahead, counts as now); a file job from when this scheduler first saw it.
         Instant waitingSince = table.since(j.key(), k -> r.submission()
-                .map(s -> Instant.ofEpochMilli(s.submittedAtMillis())).orElse(now));
+                .map(s -> clock.steadyOf(Instant.ofEpochMilli(s.submittedAtMillis()))).orElse(now));
         return new PendingJob(j, r.no(), declared(j, r, learned), r.attempts(),
                 table.position(j.key(), position), waitingSince, table.owner(j.key()), learned);
     }
@@ -315,7 +320,7 @@ public final class PendingQueue {
      *
      * @param j the job, not running and never started
      * @param position its place in the source's list
-     * @param now the time
+     * @param now the time, on the steady time line ({@link io.gpusched.engine.loop.LoopClock#steady()})
      * @return it, pending; empty when the journal says it is not (ended, or a run of it in flight)
      */
     public Optional<PendingJob> joined(JobSpec j, long position, Instant now) {
