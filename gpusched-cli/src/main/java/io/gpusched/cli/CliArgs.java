@@ -665,13 +665,17 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         }
     }
 
-    /** A number of seconds in (0, 86400]: {@code --poll}, {@code --kill-grace} and the like. */
+    /**
+     * A number of seconds in (0, 86400]: {@code --poll}, {@code --kill-grace} and the like, to the
+     * nanosecond rounded up, so a positive value never becomes 0 (a {@code --kill-grace 1e-10} was no
+     * grace at all, where {@code --kill-grace 0} is refused), as a line's {@code timeout=} rounds.
+     */
     static Duration seconds(String option, String v) {
         double s = decimal(option, v);
         if (s <= 0 || s > 86400) {
             throw new UsageException(option + " must be more than 0 and at most 86400 seconds, got " + v);
         }
-        return Duration.ofNanos(Math.round(s * 1e9));
+        return Duration.ofNanos((long) Math.ceil(s * 1e9));
     }
 
     private static Set<Integer> gpus(String v) {

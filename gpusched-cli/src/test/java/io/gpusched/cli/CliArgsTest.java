@@ -67,6 +67,14 @@ class CliArgsTest {
     }
 
     @Test
+    void aPositiveNumberOfSecondsNeverRoundsToZero_aTinyKillGraceIsANanosecondNotNone() {
+        assertEquals(Duration.ofNanos(1), CliArgs.parse("j", "--kill-grace", "0.0000000001").options().killGrace());
+        assertEquals(Duration.ofNanos(1), CliArgs.parse("j", "--kill-grace", "1e-300").options().killGrace());
+        assertEquals(Duration.ofMillis(1500), CliArgs.parse("j", "--kill-grace", "1.5").options().killGrace());
+        assertEquals(Duration.ofDays(1), CliArgs.parse("j", "--kill-grace", "86400").options().killGrace());
+    }
+
+    @Test
     void serveTakesItsConnectionLimits_whichDefaultTo1024And64AndAMinuteIdle() {
         assertEquals(io.gpusched.service.ServiceServer.Limits.DEFAULTS, CliArgs.parse(true).limits());
         assertEquals(new io.gpusched.service.ServiceServer.Limits(10, 2, Duration.ofMillis(500)), CliArgs.parse(true,
