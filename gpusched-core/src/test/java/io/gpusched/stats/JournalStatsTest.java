@@ -65,6 +65,16 @@ class JournalStatsTest {
     }
 
     @Test
+    void aJournalWrittenAcrossAWallClockSetBack_showsNoNegativeGpuTimeOrWait() {
+        // Submitted at minute 50 and started at 40, ended at 30: the clock was set back between the lines.
+        at(50, submitted("s1", "alice", 50, 1000)).at(40, started("s1", 1000, 0)).at(30, done("s1", "ok", Map.of(0, 900L)));
+        Stats s = stats(OptionalLong.empty(), 120);
+        assertEquals(0, s.total().gpuMillis());
+        assertEquals(OptionalLong.of(0), s.total().waits().maxMillis());
+        s.bars().forEach(b -> assertEquals(true, b.endMillis() >= b.startMillis(), b.toString()));
+    }
+
+    @Test
     void jobsSharingAGpuAtOnceHoldItOnce_butEachCountsItsGpuTime() {
         at(0, submitted("s1", "alice", 0, 1000)).at(0, started("s1", 1000, 0)).at(60, done("s1", "ok", Map.of(0, 900L)));
         at(0, submitted("s2", "bob", 0, 1000)).at(30, started("s2", 1000, 0)).at(90, done("s2", "ok", Map.of(0, 1200L)));

@@ -58,4 +58,20 @@ class RunNamesTest {
         none.remove(5, 1);
         assertEquals(java.util.OptionalInt.of(0), files.exitCode(5, 1), "none removes no file");
     }
+
+    @Test
+    void aRunThatEndedWhileNoSchedulerRan_ranBetweenItsFilesDates_andNothingKnownWhenItsEndIsDatedBeforeItsStart()
+            throws Exception {
+        RunFiles files = new RunFiles(logDir);
+        files.createDirectory();
+        java.time.Instant start = java.time.Instant.parse("2026-03-01T09:00:00Z");
+        Files.writeString(files.pidFile(1, 1), "4242\n");
+        Files.writeString(files.exitFile(1, 1), "0\n");
+        Files.setLastModifiedTime(files.pidFile(1, 1), java.nio.file.attribute.FileTime.from(start));
+        Files.setLastModifiedTime(files.exitFile(1, 1), java.nio.file.attribute.FileTime.from(start.plusSeconds(90)));
+        assertEquals(java.util.Optional.of(java.time.Duration.ofSeconds(90)), files.ranFor(1, 1));
+        // The clock was set back a day while it ran: no negative duration, none at all.
+        Files.setLastModifiedTime(files.exitFile(1, 1), java.nio.file.attribute.FileTime.from(start.minusSeconds(86_400)));
+        assertEquals(java.util.Optional.empty(), files.ranFor(1, 1));
+    }
 }
