@@ -343,7 +343,7 @@ public final class Outcomes {
      */
     static final long READ_LIMIT_MILLIS = 3 * OwnerLogTail.AS_OWNER_MILLIS;
 
-    /** Until when each user's failed jobs' output is not read ({@link #SLOW_TAIL_PAUSE}). */
+    /** Until when each user's failed jobs' output is not read ({@link #SLOW_TAIL_PAUSE}), on {@link LoopClock#steady()}. */
     private final Map<String, Instant> tailsPausedUntil = new HashMap<>();
 
     /** A reaped failure of a job run as its owner, waiting for the end of its output to be read. */
@@ -373,7 +373,7 @@ public final class Outcomes {
     /** @return whether reading this owner's failed jobs' output is paused ({@link #SLOW_TAIL_PAUSE}) */
     private boolean tailsPaused(String owner) {
         Instant paused = tailsPausedUntil.get(owner);
-        if (paused != null && clock.now().isBefore(paused)) {
+        if (paused != null && clock.steady().isBefore(paused)) { // steady: a clock set back must not pause a day
             return true;
         }
         tailsPausedUntil.remove(owner);
@@ -382,7 +382,7 @@ public final class Outcomes {
 
     /** A read of this owner's output did not end in time: their next ones are not made for a while, and the log says so. */
     private void pauseTails(String owner, Ending end) {
-        tailsPausedUntil.put(owner, clock.now().plus(SLOW_TAIL_PAUSE));
+        tailsPausedUntil.put(owner, clock.steady().plus(SLOW_TAIL_PAUSE));
         reporter.warn("job " + end.no() + ": its output " + end.log() + " could not be read as " + owner + " within "
                 + OwnerLogTail.AS_OWNER_MILLIS / 1000 + " s; " + owner + "'s failed jobs are not looked at for a CUDA"
                 + " out-of-memory error (nor retried for one) for the next " + SLOW_TAIL_PAUSE.toMinutes() + " minutes");

@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,8 +65,12 @@ public final class Leases implements RunDriver {
         final CompletableFuture<Integer> exit = new CompletableFuture<>();
         /** The client went away while holding the grant, without a status. */
         boolean gone;
-        /** Until when a gone client may still come back before an empty run is ended (a restart's grace). */
-        Instant graceUntil = Instant.MIN;
+        /**
+         * Until when, on the loop's ticker, a gone client may still come back before an empty run is ended
+         * (a restart's grace); empty for none. On the ticker because a scheduler starting at boot may see
+         * NTP set the wall clock back a day in its first seconds: a wall-clock grace then held the GPUs a day.
+         */
+        java.util.OptionalLong graceUntilNanos = java.util.OptionalLong.empty();
         int no;
         /** Whose lease it is: only their processes carrying its token are its run's. */
         final String owner;
@@ -109,7 +112,7 @@ public final class Leases implements RunDriver {
         Waiter w = new Waiter(new CompletableFuture<>(), owner);
         w.no = no;
         w.gone = true;
-        w.graceUntil = clock.now().plus(RECONNECT_GRACE);
+        w.graceUntilNanos = java.util.OptionalLong.of(clock.nanos() + RECONNECT_GRACE.toNanos());
         waiters.put(key, w);
         w.exit.whenComplete((c, e) -> waiters.remove(key, w));
         return w.exit;
@@ -213,7 +216,7 @@ public final class Leases implements RunDriver {
                 w.exit.complete(KILLED_EXIT);
                 continue;
             }
-            if (w != null && w.gone && !w.exit.isDone() && !clock.now().isBefore(w.graceUntil)
+            if (w != null && w.gone && !w.exit.isDone() && (w.graceUntilNanos.isEmpty() || clock.nanos() - w.graceUntilNanos.getAsLong() >= 0)
                     && procFs.carriers(names.entry(rj.run), w.owner).isEmpty()) {
                 reporter.warnOnce("job " + rj.no + ": its srun client went away before its command ended; nothing of"
                         + " the run is left, so it ends now with exit status unknown (recorded as " + UNKNOWN_EXIT + ")");
