@@ -137,7 +137,8 @@ final class SrunCommand {
 
         /** Tells the daemon how the command ended, finding it again if it restarted meanwhile. */
         private void report(Grant grant, int status) {
-            long giveUp = System.currentTimeMillis() + REPORT_PATIENCE_MILLIS;
+            // On the monotonic clock: a wall clock set back a day must not keep srun retrying a day.
+            long giveUp = System.nanoTime() + REPORT_PATIENCE_MILLIS * 1_000_000;
             GpuschedClient c = client.get();
             boolean attached = c != null;
             while (true) {
@@ -159,7 +160,7 @@ final class SrunCommand {
                         closeClient();
                         return;
                     }
-                    if (!e.code().equals("unreachable") || System.currentTimeMillis() > giveUp) {
+                    if (!e.code().equals("unreachable") || System.nanoTime() - giveUp > 0) {
                         err.println("gpusched: could not report job " + grant.no() + "'s exit status " + status + ": "
                                 + e.getMessage() + " — the daemon records it once nothing of the run is left");
                         closeClient();
