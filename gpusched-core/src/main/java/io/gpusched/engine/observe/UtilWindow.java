@@ -27,7 +27,10 @@ final class UtilWindow {
     private final Map<Integer, ArrayDeque<Reading>> byGpu = new HashMap<>();
 
     /**
-     * Adds a sample's readings; GPUs without one keep their earlier readings until these age out.
+     * Adds a sample's readings; GPUs without one keep their earlier readings until these age out. A
+     * reading dated after {@code now} was taken before the wall clock was set back: how old it is cannot be
+     * told, so it goes (kept, it counted until the clock caught up with it, a day after a day's step, or
+     * until {@link #MAX_READINGS} newer ones pushed it out: minutes of a GPU held back by readings of before).
      *
      * @param now when the sample was taken
      * @param snap the sample
@@ -37,7 +40,7 @@ final class UtilWindow {
             ArrayDeque<Reading> readings = byGpu.computeIfAbsent(g.index(), i -> new ArrayDeque<>());
             g.utilPercent().ifPresent(p -> readings.addLast(new Reading(now, p)));
             while (!readings.isEmpty() && (readings.size() > MAX_READINGS
-                    || readings.peekFirst().at().isBefore(now.minus(WINDOW)))) {
+                    || readings.peekFirst().at().isBefore(now.minus(WINDOW)) || readings.peekFirst().at().isAfter(now))) {
                 readings.removeFirst();
             }
         }

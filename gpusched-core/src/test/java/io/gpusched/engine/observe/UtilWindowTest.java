@@ -34,4 +34,16 @@ class UtilWindowTest {
         w.record(T0.plusSeconds(35), snap(OptionalInt.of(0), OptionalInt.empty()));
         assertEquals(OptionalInt.of(23), w.recent(0), "(90 + 0 + 1 + 0) / 4 = 22.75");
     }
+
+    @Test
+    void readingsFromBeforeTheWallClockWasSetBack_countNoMore_aGpuIdleSinceTakesJobsAgain() {
+        UtilWindow w = new UtilWindow();
+        for (int s = 0; s < 30; s++) {
+            w.record(T0.plusSeconds(s), snap(OptionalInt.of(100), OptionalInt.empty()));
+        }
+        assertEquals(OptionalInt.of(100), w.recent(0));
+        // The clock is set back a day; the GPU has gone idle.
+        w.record(T0.minus(java.time.Duration.ofDays(1)).plusSeconds(31), snap(OptionalInt.of(0), OptionalInt.empty()));
+        assertEquals(OptionalInt.of(0), w.recent(0), "30 busy readings dated tomorrow no longer hold it at 97 %");
+    }
 }
