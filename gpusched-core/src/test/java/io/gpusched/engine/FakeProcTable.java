@@ -22,6 +22,8 @@ final class FakeProcTable extends LoneSessions {
     final List<Signal> signals = new CopyOnWriteArrayList<>();
     /** Sessions that take no notice of SIGTERM: only the grace's SIGKILL ends them. */
     final java.util.Set<Long> ignoreSigterm = ConcurrentHashMap.newKeySet();
+    /** The live processes carrying each environment entry (a lease's token), whoever's. */
+    final Map<String, List<Long>> carriers = new ConcurrentHashMap<>();
     /** How long each session has run by the kernel's clock ({@link #ranNanos}); unknown when absent. */
     final Map<Long, Long> ranNanos = new ConcurrentHashMap<>();
 
@@ -61,6 +63,11 @@ final class FakeProcTable extends LoneSessions {
             return alive(pid);
         }
         return super.signal(pid, forcibly);
+    }
+
+    @Override
+    public List<Long> carriers(String envEntry) {
+        return carriers.getOrDefault(envEntry, List.of()).stream().filter(this::alive).toList();
     }
 
     @Override

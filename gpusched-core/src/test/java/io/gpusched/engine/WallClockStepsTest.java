@@ -168,6 +168,28 @@ class WallClockStepsTest {
     }
 
     @Test
+    void anSrunLeaseTakenUpAfterTheWallClockWasSetADayForward_isTimedByItsCommandsProcess_notItsPidFilesDate()
+            throws Exception {
+        JobSpec job = JobSpec.parse("[vram=1G timeout=1h] train.sh").withKey(JobKeys.key("train.sh", 0));
+        long handle = io.gpusched.journal.RunHandle.LEASE_SESSIONS + 1;
+        startedByADeadScheduler(job, handle, Instant.now().minus(DAY).minus(Duration.ofMinutes(1)));
+        // Its command runs in its client's terminal: process 6001, carrying the run's token, a minute old.
+        procs.live(6001);
+        procs.carriers.put(new io.gpusched.engine.spawn.RunNames(logs, logs.resolve("journal.jsonl")).entry(1), List.of(6001L));
+        procs.ranNanos.put(6001L, Duration.ofMinutes(1).toNanos());
+        start("[vram=1G timeout=1h] train.sh");
+
+        loop.await(SchedulerEvent.OrphanAdopted.class, a -> a.no() == 1);
+        severalRounds();
+
+        assertFalse(stopped(1), "timed out at once on the wall's day: " + loop.events());
+        SchedulerEvent.StatusUpdated board = loop.await(SchedulerEvent.StatusUpdated.class, u -> !u.board().running().isEmpty());
+        Duration shown = board.board().running().get(0).elapsed();
+        assertTrue(shown.compareTo(Duration.ofMinutes(1)) >= 0 && shown.compareTo(Duration.ofMinutes(2)) < 0,
+                "it has run a minute and a little: " + shown);
+    }
+
+    @Test
     void aJobTakenUpWhosePidFileIsDatedInTheFuture_timesOutAfterItsLimit_notAfterTheDifferenceToo() throws Exception {
         JobSpec job = JobSpec.parse("[vram=1G timeout=1s] train.sh").withKey(JobKeys.key("train.sh", 0));
         // Started while the clock was a day ahead, since set right; the kernel's clock cannot be read here.

@@ -112,7 +112,7 @@ public final class Orphans {
                     .map(g -> OptionalLong.of(spec.share().get().mibOf(g.totalMib()))).orElse(declared);
         }
         // How long it ran before this scheduler: its time limit counts from its real start, by the ticker from here.
-        Duration before = ranBefore(no, run, lease ? OptionalLong.empty() : OptionalLong.of(sid));
+        Duration before = ranBefore(no, run, lease ? oldestCarrier(run, r.owner()) : OptionalLong.of(sid));
         RunningJob rj = new RunningJob(spec, no, declared, r.gpus(), sid, log(spec.key(), no, r.gpus()),
                 clock.now().minus(before), clock.nanos() - before.toNanos(), run,
                 lease ? 0 : procFs.startTicks(sid).orElse(0), lease ? Optional.of(names.entry(run)) : Optional.empty());
@@ -317,16 +317,18 @@ public final class Orphans {
     private static final Duration LONGEST_BEFORE = Duration.ofDays(36_500);
 
     /**
-     * How long a run taken up had run before this scheduler: by the kernel's clock since boot when its
-     * leader lives here ({@link ProcTable#ranNanos}), which no wall-clock step moves; otherwise (a
-     * lease, whose command runs in its client's terminal) since its pid file was written, as it started
-     * or was granted, by the wall clock. That date may be from a clock set differently (ahead, then set
-     * back): one in the future counts as just started, never as a negative run that would wait out the
-     * difference on top of the job's limit.
+     * How long a run taken up had run before this scheduler: by the kernel's clock since boot when a
+     * process of it lives here ({@link ProcTable#ranNanos}: its leader, or a lease's oldest process
+     * carrying its token), which no wall-clock step moves; otherwise since its pid file was written, as it
+     * started or was granted, by the wall clock. That date may be from a clock set differently (ahead,
+     * then set back): one in the future counts as just started, never as a negative run that would wait
+     * out the difference on top of the job's limit.
+     *
+     * @param process the run's leader, or its lease's oldest carrier; empty when there is none
      */
-    private Duration ranBefore(int no, long run, OptionalLong sid) {
-        if (sid.isPresent()) {
-            OptionalLong ran = procFs.ranNanos(sid.getAsLong());
+    private Duration ranBefore(int no, long run, OptionalLong process) {
+        if (process.isPresent()) {
+            OptionalLong ran = procFs.ranNanos(process.getAsLong());
             if (ran.isPresent()) {
                 return Duration.ofNanos(ran.getAsLong());
             }
@@ -337,6 +339,23 @@ public final class Orphans {
         } catch (IOException | ArithmeticException e) {
             return Duration.ZERO;
         }
+    }
+
+    /**
+     * A lease's oldest process carrying its token, of its owner: its command runs in its client's terminal,
+     * in no session of the run's, and started as it was granted.
+     */
+    private OptionalLong oldestCarrier(long run, String owner) {
+        OptionalLong oldest = OptionalLong.empty();
+        long longest = -1;
+        for (long pid : procFs.carriers(names.entry(run), owner)) {
+            OptionalLong ran = procFs.ranNanos(pid);
+            if (ran.isPresent() && ran.getAsLong() > longest) {
+                longest = ran.getAsLong();
+                oldest = OptionalLong.of(pid);
+            }
+        }
+        return oldest;
     }
 
     /** Where the run writes: as the dispatcher chose when it started it. */
