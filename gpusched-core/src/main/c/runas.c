@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -45,16 +46,32 @@
 #define MAX_SPEC (64L * 1024 * 1024)
 #define FAILED 126
 
+/* The log the scheduler gave this program as stderr (the wrapper's log, root's), kept once stderr is the
+   job's output: a failure from then on (a working directory the user cannot enter; an exec the kernel
+   refuses because the user is at the process limit, EAGAIN) is said in both, so the user reads it in
+   her output and the scheduler, which reads only the wrapper's log, gives the queue and its own log the
+   cause instead of a bare "exit 126". -1 while stderr is still that log. Closed at the exec. */
+static int scheduler_log = -1;
+
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 static void fail(const char *fmt, ...) {
+    char line[16384]; /* room for two paths of PATH_MAX and the words around them */
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpusched-runas: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
+    if (n < 0) {
+        n = 0;
+        line[0] = '\0';
+    }
+    fputs("gpusched-runas: ", stderr);
+    fputs(line, stderr);
+    fputc('\n', stderr);
     fflush(stderr);
+    if (scheduler_log >= 0) {
+        dprintf(scheduler_log, "gpusched-runas: %s\n", line);
+    }
     _exit(FAILED);
 }
 
@@ -336,10 +353,12 @@ int main(int argc, char **argv) {
     if (flags < 0 || fcntl(out, F_SETFL, flags & ~O_NONBLOCK) < 0) {
         fail("cannot set up output %s: %s; the job did not run", output, strerror(errno));
     }
+    int log = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
     if (dup2(out, STDOUT_FILENO) < 0 || dup2(out, STDERR_FILENO) < 0) {
         fail("cannot redirect to %s: %s; the job did not run", output, strerror(errno));
     }
     close(out);
+    scheduler_log = log;
     if (chdir(cwd) != 0) {
         fail("cannot enter %s as %s: %s; the job did not run", cwd, name, strerror(errno));
     }
@@ -366,5 +385,13 @@ int main(int argc, char **argv) {
     env[n] = NULL;
     char *sh_argv[] = {"sh", "-c", (char *) command, NULL};
     execve("/bin/sh", sh_argv, env);
+    if (errno == EAGAIN) {
+        /* The kernel lets setuid pass a user at RLIMIT_NPROC and refuses the exec after it. The limit is
+           the scheduler's own (no PAM session is opened for a job), counted over every process of hers. */
+        struct rlimit nproc;
+        getrlimit(RLIMIT_NPROC, &nproc);
+        fail("cannot run /bin/sh as %s: %s: %s has as many processes as the scheduler's limit allows (RLIMIT_NPROC %llu);"
+             " the job did not run", name, strerror(EAGAIN), name, (unsigned long long) nproc.rlim_cur);
+    }
     fail("cannot run /bin/sh as %s: %s", name, strerror(errno));
 }
