@@ -836,6 +836,11 @@ public final class Engine {
                 // Every line a round writes shares one fsync: the outcomes it settles too (a job that 20,000
                 // waiting jobs ran after failed them at one fsync each, the loop held 20 s, one user's doing,
                 // against every other user's submissions).
+                // A spawn server that died is replaced before the round's launches, and said: its runs go on.
+                spawnd.ifPresent(server -> {
+                    server.ready();
+                    server.restarts().forEach(reporter::warnOnce);
+                });
                 boolean carried = durability.grouping();
                 if (!carried) {
                     durability.beginGroup();

@@ -270,11 +270,12 @@ public final class JobLauncher implements RunDriver {
 
     /**
      * Starts a run under the spawn server's monitor, which writes its pid and exit files: empty where no
-     * server runs, or where it died during this request (the caller then starts the run's wrapper itself).
+     * server runs (one that died before this run is replaced first), or where it died during this request
+     * (the caller then starts the run's wrapper itself: the dead server's child ends unrun).
      */
     private Optional<Started> monitored(CommandArgv argv, Map<String, String> env, Path dir, Path log, RunFiles.Paths run)
             throws IOException {
-        if (spawnd.isEmpty() || !spawnd.get().alive()) {
+        if (spawnd.isEmpty() || !spawnd.get().ready()) {
             return Optional.empty();
         }
         try {

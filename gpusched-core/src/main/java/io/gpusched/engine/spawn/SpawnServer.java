@@ -32,34 +32,130 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>The run files, the run token and the session are as with the wrapper. If the server dies, the runs
  * it started go on (their monitors write their exit files), their exits are then found by polling their
- * pids, and new runs go back to the JVM's spawn of the wrapper. Where the binary cannot be extracted or
+ * pids (one thread for them all), and a new server is started for the runs after them ({@link #ready});
+ * a run asked for as it died goes to the JVM's spawn of the wrapper. Where the binary cannot be extracted or
  * run (no C compiler at build time, a {@code noexec} mount), {@link #start} says so by returning empty.
  */
 public final class SpawnServer implements AutoCloseable {
     /** The binary, a resource beside this class. */
     public static final String RESOURCE = "gpusched-spawnd";
     private static final long START_ANSWER_SECONDS = 10;
+    /** How often the runs of a server that died are looked at, until each has ended. */
+    private static final long ORPHAN_POLL_MILLIS = 200;
+    /** Servers started after the first at most: one that keeps dying is left dead, its runs started by the JVM. */
+    private static final int MAX_RESTARTS = 10;
 
-    private final Process process;
-    private final OutputStream requests;
+    private final Path exe;
     private final AtomicLong ids = new AtomicLong();
-    private final Map<Long, CompletableFuture<Long>> starting = new ConcurrentHashMap<>();
-    /** Runs asked for and not yet answered, by request id: the reader moves each to {@link #runs}. */
-    private final Map<Long, Run> pendingExit = new ConcurrentHashMap<>();
-    /** Started runs, by pid, until their exit is read. */
-    private final Map<Long, Run> runs = new ConcurrentHashMap<>();
-    private volatile boolean dead;
+    /** The server process now: replaced by a new one once it died ({@link #ready}). */
+    private volatile Server current;
+    private volatile boolean closed;
+    /** What {@link #ready} did, for the scheduler to say ({@link #restarts}); the loop's thread only. */
+    private final List<String> restarted = new java.util.ArrayList<>();
+    private int restarts;
 
     /** A started run: how it ends, and where its status is written should this server die first. */
     private record Run(CompletableFuture<Integer> exit, Path exitFile) {
     }
 
-    private SpawnServer(Process process) {
-        this.process = process;
-        this.requests = process.getOutputStream();
-        Thread reader = new Thread(() -> read(process.getInputStream()), "gpusched-spawnd-reader");
-        reader.setDaemon(true);
-        reader.start();
+    /** One {@code gpusched-spawnd} process and what it was asked for. */
+    private static final class Server {
+        private final Process process;
+        private final OutputStream requests;
+        private final Map<Long, CompletableFuture<Long>> starting = new ConcurrentHashMap<>();
+        /** Runs asked for and not yet answered, by request id: the reader moves each to {@link #runs}. */
+        private final Map<Long, Run> pendingExit = new ConcurrentHashMap<>();
+        /** Started runs, by pid, until their exit is read. */
+        private final Map<Long, Run> runs = new ConcurrentHashMap<>();
+        private volatile boolean dead;
+
+        private Server(Process process) {
+            this.process = process;
+            this.requests = process.getOutputStream();
+            Thread reader = new Thread(() -> read(process.getInputStream()), "gpusched-spawnd-reader");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        private void read(InputStream in) {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    String[] f = line.split(" ", 4);
+                    if (f[0].equals("started") && f.length >= 3) {
+                        long id = Long.parseLong(f[1]);
+                        long pid = Long.parseLong(f[2]);
+                        Run run = pendingExit.get(id);
+                        if (run != null) {
+                            runs.put(pid, run);
+                        }
+                        CompletableFuture<Long> s = starting.get(id);
+                        if (s != null) {
+                            s.complete(pid);
+                        }
+                    } else if (f[0].equals("failed") && f.length >= 3) {
+                        CompletableFuture<Long> s = starting.get(Long.parseLong(f[1]));
+                        if (s != null) {
+                            s.completeExceptionally(new IOException(f.length > 3 ? f[3] : "errno " + f[2]));
+                        }
+                    } else if (f[0].equals("exit") && f.length >= 3) {
+                        Run run = runs.remove(Long.parseLong(f[1]));
+                        if (run != null) {
+                            run.exit().complete(Integer.parseInt(f[2]));
+                        }
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                // falls through: the server is gone either way
+            }
+            dead = true;
+            starting.values().forEach(s -> s.completeExceptionally(new IOException("the spawn server stopped")));
+            // Its runs go on without it: their monitors write their statuses, read once their pids are gone.
+            // One thread looks at them all: a ProcessHandle.onExit each (they are not this JVM's children, so
+            // the JDK polls each on a thread of its own) was a thread per running job.
+            Map<ProcessHandle, Run> left = new java.util.HashMap<>();
+            runs.forEach((pid, run) -> {
+                Optional<ProcessHandle> h = ProcessHandle.of(pid);
+                if (h.isPresent()) {
+                    left.put(h.get(), run);
+                } else {
+                    run.exit().complete(exitStatus(run.exitFile()));
+                }
+            });
+            runs.clear();
+            if (!left.isEmpty()) {
+                Thread t = new Thread(() -> awaitEnds(left), "gpusched-spawnd-orphans");
+                t.setDaemon(true);
+                t.start();
+            }
+        }
+    }
+
+    /**
+     * Completes each run once its process is gone, from its exit file (a zombie still counts as there:
+     * its monitor writes the file before it reaps it).
+     */
+    private static void awaitEnds(Map<ProcessHandle, Run> left) {
+        while (!left.isEmpty()) {
+            left.entrySet().removeIf(e -> {
+                if (e.getKey().isAlive()) {
+                    return false;
+                }
+                e.getValue().exit().complete(exitStatus(e.getValue().exitFile()));
+                return true;
+            });
+            try {
+                Thread.sleep(ORPHAN_POLL_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private SpawnServer(Path exe, Process process) {
+        this.exe = exe;
+        this.current = new Server(process);
     }
 
     /**
@@ -77,22 +173,71 @@ public final class SpawnServer implements AutoCloseable {
             return Optional.empty();
         }
         try {
-            Process p = new ProcessBuilder(exe.get().toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            return Optional.of(new SpawnServer(p));
+            return Optional.of(new SpawnServer(exe.get(), launch(exe.get())));
         } catch (IOException | UnsupportedOperationException e) {
             return Optional.empty();
         }
     }
 
-    /** @return the server's own pid */
-    long pid() {
-        return process.pid();
+    private static Process launch(Path exe) throws IOException {
+        return new ProcessBuilder(exe.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 
-    /** @return whether it still takes requests */
-    boolean alive() {
-        return !dead;
+    /** @return the current server process's pid */
+    long pid() {
+        return current.process.pid();
     }
+
+    /** @return whether the current server process takes requests: false once it died, until {@link #ready} */
+    boolean alive() {
+        return !current.dead;
+    }
+
+    /**
+     * Whether a run can be asked for now: a server that died (killed, out of memory) is replaced here, on
+     * the loop's thread, so the runs after it are started as before rather than by the JVM, which holds a
+     * thread and a pipe for each process it starts. The runs the dead one started go on (their monitors
+     * write their exit files) and are read from those files once they end.
+     *
+     * @return whether a server runs; false once closed, or when no new one could be started (or
+     *     {@value #MAX_RESTARTS} were)
+     */
+    public boolean ready() {
+        Server s = current;
+        if (!s.dead) {
+            return true;
+        }
+        if (closed || restarts > MAX_RESTARTS) {
+            return false;
+        }
+        if (++restarts > MAX_RESTARTS) {
+            restarted.add("the spawn server (gpusched-spawnd) ended " + MAX_RESTARTS + " times; jobs are started by the"
+                    + " JVM from now on (a thread each while it runs)");
+            return false;
+        }
+        int code = s.process.isAlive() ? -1 : s.process.exitValue();
+        try {
+            current = new Server(launch(exe));
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+        restarted.add("the spawn server (gpusched-spawnd, pid " + s.process.pid() + ") ended"
+                + (code < 0 ? "" : code > 128 ? " by signal " + (code - 128) : " with status " + code)
+                + "; started another (pid " + current.process.pid() + "): running jobs go on, their exits read from"
+                + " their exit files");
+        return true;
+    }
+
+    /**
+     * @return what {@link #ready} did since the last call, one line each, for the scheduler's log; the
+     *     loop's thread only
+     */
+    public List<String> restarts() {
+        List<String> said = List.copyOf(restarted);
+        restarted.clear();
+        return said;
+    }
+
 
     /**
      * Starts a run under its monitor, on the scheduler's loop thread: waits for the server's answer (two
@@ -145,34 +290,35 @@ public final class SpawnServer implements AutoCloseable {
         argv.forEach(a -> field(req, a));
         field(req, Integer.toString(env.size()));
         env.forEach((k, v) -> entry(req, k, v));
+        Server server = current;
         CompletableFuture<Long> started = new CompletableFuture<>();
-        starting.put(id, started);
+        server.starting.put(id, started);
         // The run's exit is registered under its id before the request goes: the reader moves it to the
         // pid when the server answers, before any exit of that pid can be read.
         Run run = new Run(new CompletableFuture<>(), exitFile);
-        pendingExit.put(id, run);
+        server.pendingExit.put(id, run);
         try {
-            synchronized (requests) {
-                requests.write(req.toByteArray());
-                requests.flush();
+            synchronized (server.requests) {
+                server.requests.write(req.toByteArray());
+                server.requests.flush();
             }
             long pid = started.get(START_ANSWER_SECONDS, TimeUnit.SECONDS);
             return new RunDriver.Started(pid, run.exit());
         } catch (IOException e) {
-            dead = true;
+            server.dead = true;
             throw new IOException("the spawn server is gone: " + e.getMessage(), e);
         } catch (ExecutionException e) {
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } catch (TimeoutException e) {
-            dead = true;
-            process.destroy();
+            server.dead = true;
+            server.process.destroy();
             throw new IOException("the spawn server did not answer within " + START_ANSWER_SECONDS + " s");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while starting a run", e);
         } finally {
-            starting.remove(id);
-            pendingExit.remove(id);
+            server.starting.remove(id);
+            server.pendingExit.remove(id);
         }
     }
 
@@ -195,51 +341,6 @@ public final class SpawnServer implements AutoCloseable {
         out.write(0);
     }
 
-    private void read(InputStream in) {
-        try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                String[] f = line.split(" ", 4);
-                if (f[0].equals("started") && f.length >= 3) {
-                    long id = Long.parseLong(f[1]);
-                    long pid = Long.parseLong(f[2]);
-                    Run run = pendingExit.get(id);
-                    if (run != null) {
-                        runs.put(pid, run);
-                    }
-                    complete(id, pid);
-                } else if (f[0].equals("failed") && f.length >= 3) {
-                    CompletableFuture<Long> s = starting.get(Long.parseLong(f[1]));
-                    if (s != null) {
-                        s.completeExceptionally(new IOException(f.length > 3 ? f[3] : "errno " + f[2]));
-                    }
-                } else if (f[0].equals("exit") && f.length >= 3) {
-                    Run run = runs.remove(Long.parseLong(f[1]));
-                    if (run != null) {
-                        run.exit().complete(Integer.parseInt(f[2]));
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // falls through: the server is gone either way
-        }
-        dead = true;
-        starting.values().forEach(s -> s.completeExceptionally(new IOException("the spawn server stopped")));
-        // Its runs go on without it: their monitors write their statuses, found once their pids are gone.
-        runs.forEach((pid, run) -> {
-            CompletableFuture<?> gone = ProcessHandle.of(pid).map(ProcessHandle::onExit)
-                    .orElse(CompletableFuture.completedFuture(null));
-            gone.thenRun(() -> run.exit().complete(exitStatus(run.exitFile())));
-        });
-    }
-
-    private void complete(long id, long pid) {
-        CompletableFuture<Long> s = starting.get(id);
-        if (s != null) {
-            s.complete(pid);
-        }
-    }
-
     /** A run's status as its exit file says; 137 (killed) when none was written, or not all of its line. */
     private static int exitStatus(Path exitFile) {
         return RunFiles.exitCode(exitFile).orElse(137);
@@ -248,17 +349,19 @@ public final class SpawnServer implements AutoCloseable {
     /** Ends the server: the runs it started go on (a scheduler that stops has settled them already). */
     @Override
     public void close() {
-        dead = true;
+        closed = true;
+        Server s = current;
+        s.dead = true;
         try {
-            requests.close();
+            s.requests.close();
         } catch (IOException e) {
             // already gone
         }
         try {
-            process.waitFor(2, TimeUnit.SECONDS);
+            s.process.waitFor(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        process.destroy();
+        s.process.destroy();
     }
 }

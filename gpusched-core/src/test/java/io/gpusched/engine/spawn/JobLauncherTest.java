@@ -2,6 +2,7 @@ package io.gpusched.engine.spawn;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -244,13 +245,28 @@ class JobLauncherTest {
     }
 
     @Test
-    void whenTheServerIsGoneARunGoesThroughTheWrapperShell_withTheSameRunFiles() throws Exception {
-        ProcessHandle spawnd = ProcessHandle.of(server.pid()).orElseThrow();
+    void whenTheServerIsGone_theNextRunGoesThroughANewOne_withTheSameRunFiles() throws Exception {
+        long first = server.pid();
+        ProcessHandle spawnd = ProcessHandle.of(first).orElseThrow();
         spawnd.destroyForcibly();
         spawnd.onExit().get(20, TimeUnit.SECONDS);
         for (int i = 0; i < 200 && server.alive(); i++) {
             Thread.sleep(10);
         }
+        // $$ is the session's leader: the command's own shell, under a new server's monitor.
+        RunDriver.Started s = launch("echo $$ > leader.txt; tr '\\0' ' ' < /proc/$$/cmdline > cmdline.txt; exit 6", 3);
+        assertEquals(6, s.exit().get(20, TimeUnit.SECONDS));
+        assertNotEquals(first, server.pid());
+        assertEquals(s.sessionId(), runFiles.pid(3, 1).orElseThrow());
+        assertEquals(6, runFiles.exitCode(3, 1).orElseThrow());
+        assertEquals(String.valueOf(s.sessionId()), Files.readString(dir.resolve("leader.txt")).strip());
+        assertFalse(Files.readString(dir.resolve("cmdline.txt")).contains(JobLauncher.WRAPPER), "no wrapper shell");
+    }
+
+    @Test
+    void withoutAServer_aRunGoesThroughTheWrapperShell_withTheSameRunFiles() throws Exception {
+        launcher = new JobLauncher(JobLauncher.findSetsid().orElseThrow(), dir, Map.of(), VisibleDevices.INDEX,
+                Optional.empty(), Optional.empty());
         // $$ in the command's subshell is the wrapper's pid: the session's leader.
         RunDriver.Started s = launch("echo $$ > leader.txt; tr '\\0' ' ' < /proc/$$/cmdline > cmdline.txt; exit 6", 3);
         assertEquals(6, s.exit().get(20, TimeUnit.SECONDS));

@@ -2,6 +2,7 @@ package io.gpusched.engine.spawn;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -243,5 +244,67 @@ class SpawnServerTest {
         assertFalse(s.exit().isDone());
         Files.createFile(go);
         assertEquals(5, s.exit().get(20, TimeUnit.SECONDS));
+    }
+
+    private void killServer() throws Exception {
+        ProcessHandle spawnd = ProcessHandle.of(server.pid()).orElseThrow();
+        spawnd.destroyForcibly();
+        spawnd.onExit().get(20, TimeUnit.SECONDS);
+        for (int i = 0; i < 500 && server.alive(); i++) {
+            Thread.sleep(10);
+        }
+        assertFalse(server.alive(), "the reader saw the server go");
+    }
+
+    @Test
+    void aServerThatWasKilled_isReplacedForTheNextRun_whichRunsUnderItsMonitorAsBefore_andTheRestartIsSaid()
+            throws Exception {
+        long first = server.pid();
+        killServer();
+        // Before, every run after the death went to the JVM's own spawn: a thread and pipes per running job.
+        assertTrue(server.ready());
+        assertTrue(server.alive());
+        assertNotEquals(first, server.pid());
+        List<String> said = server.restarts();
+        assertEquals(1, said.size(), said.toString());
+        assertTrue(said.get(0).startsWith("the spawn server (gpusched-spawnd, pid " + first + ") ended by signal 9;"
+                + " started another (pid " + server.pid() + ")"), said.get(0));
+        assertEquals(List.of(), server.restarts(), "said once");
+        Path log = dir.resolve("after.log");
+        RunDriver.Started s = monitored("echo $$; exit 4", log);
+        assertEquals(4, s.exit().get(20, TimeUnit.SECONDS));
+        assertEquals("4\n", Files.readString(dir.resolve("run.exit")));
+        assertEquals(String.valueOf(s.sessionId()), Files.readString(log).strip());
+        assertTrue(ProcessHandle.of(s.sessionId()).isEmpty() || !ProcessHandle.of(s.sessionId()).get().isAlive());
+    }
+
+    @Test
+    void theRunsOfAServerThatWasKilled_areWatchedByOneThread_notOneEach_andEachExitIsReadFromItsFile() throws Exception {
+        int n = 30;
+        Path go = dir.resolve("go");
+        List<RunDriver.Started> runs = new java.util.ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            runs.add(server.monitored(List.of("/bin/sh", "-c", ": > " + dir.resolve(i + ".running") + "; while [ ! -e " + go
+                    + " ]; do sleep 0.05; done; exit " + (i % 5)), Map.of("PATH", "/usr/bin:/bin"), dir, dir.resolve(i + ".log"),
+                    dir.resolve(i + ".pid"), dir.resolve(i + ".exit")));
+        }
+        for (int i = 0; i < n; i++) {
+            awaitFile(dir.resolve(i + ".running"));
+        }
+        int before = Thread.getAllStackTraces().size();
+        killServer();
+        // The reader sees the server go and hands its runs over before it ends (before: to a ProcessHandle.onExit
+        // each, whose thread polls that run's pid).
+        for (int i = 0; i < 2000 && Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("gpusched-spawnd-reader")); i++) {
+            Thread.sleep(10);
+        }
+        int after = Thread.getAllStackTraces().size();
+        assertTrue(after - before < 5, "threads went from " + before + " to " + after + " for " + n + " runs");
+        assertTrue(runs.stream().noneMatch(r -> r.exit().isDone()), "they run on");
+        Files.createFile(go);
+        for (int i = 0; i < n; i++) {
+            assertEquals(i % 5, runs.get(i).exit().get(20, TimeUnit.SECONDS));
+        }
     }
 }
