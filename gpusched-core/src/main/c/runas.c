@@ -65,6 +65,14 @@ static void fail(const char *fmt, ...) {
         n = 0;
         line[0] = '\0';
     }
+    /* One line, whatever the paths and names in it hold: the scheduler takes the log's last line that
+       starts with "gpusched-runas: " as the cause every user's queue shows, so a directory named with a
+       newline and that prefix must not put words of the user's choosing there. */
+    for (char *c = line; *c != '\0'; c++) {
+        if ((unsigned char) *c < 0x20 || *c == 0x7f) {
+            *c = '?';
+        }
+    }
     fputs("gpusched-runas: ", stderr);
     fputs(line, stderr);
     fputc('\n', stderr);

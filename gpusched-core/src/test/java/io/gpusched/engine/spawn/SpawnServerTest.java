@@ -288,23 +288,34 @@ class SpawnServerTest {
                     + " ]; do sleep 0.05; done; exit " + (i % 5)), Map.of("PATH", "/usr/bin:/bin"), dir, dir.resolve(i + ".log"),
                     dir.resolve(i + ".pid"), dir.resolve(i + ".exit")));
         }
-        for (int i = 0; i < n; i++) {
-            awaitFile(dir.resolve(i + ".running"));
-        }
-        int before = Thread.getAllStackTraces().size();
-        killServer();
-        // The reader sees the server go and hands its runs over before it ends (before: to a ProcessHandle.onExit
-        // each, whose thread polls that run's pid).
-        for (int i = 0; i < 2000 && Thread.getAllStackTraces().keySet().stream()
-                .anyMatch(t -> t.getName().equals("gpusched-spawnd-reader")); i++) {
-            Thread.sleep(10);
-        }
-        int after = Thread.getAllStackTraces().size();
-        assertTrue(after - before < 5, "threads went from " + before + " to " + after + " for " + n + " runs");
-        assertTrue(runs.stream().noneMatch(r -> r.exit().isDone()), "they run on");
-        Files.createFile(go);
-        for (int i = 0; i < n; i++) {
-            assertEquals(i % 5, runs.get(i).exit().get(20, TimeUnit.SECONDS));
+        try {
+            for (int i = 0; i < n; i++) {
+                awaitFile(dir.resolve(i + ".running"));
+            }
+            int before = Thread.getAllStackTraces().size();
+            killServer();
+            // The reader sees the server go and hands its runs over before it ends (before: to a ProcessHandle.onExit
+            // each, whose thread polls that run's pid).
+            for (int i = 0; i < 2000 && Thread.getAllStackTraces().keySet().stream()
+                    .anyMatch(t -> t.getName().equals("gpusched-spawnd-reader")); i++) {
+                Thread.sleep(10);
+            }
+            int after = Thread.getAllStackTraces().size();
+            assertTrue(after - before < 5, "threads went from " + before + " to " + after + " for " + n + " runs");
+            assertTrue(runs.stream().noneMatch(r -> r.exit().isDone()), "they run on");
+            Files.createFile(go);
+            for (int i = 0; i < n; i++) {
+                assertEquals(i % 5, runs.get(i).exit().get(20, TimeUnit.SECONDS));
+            }
+        } finally {
+            // Whatever failed above, the runs end: left waiting for a go file in a deleted directory, 30 shells
+            // forking a sleep every 50 ms held both cores of this machine for 40 minutes.
+            if (!Files.exists(go)) {
+                Files.createFile(go);
+            }
+            for (RunDriver.Started r : runs) {
+                r.exit().get(20, TimeUnit.SECONDS);
+            }
         }
     }
 }
