@@ -46,8 +46,7 @@ public final class RunningJob {
     public double utilSum;
     public int utilSamples;
     public Optional<StopReason> stopping = Optional.empty();
-    public Instant stopSentAt;
-    /** When its SIGTERM was sent, on the loop's ticker: its kill grace counts from here, not from {@link #stopSentAt}. */
+    /** When its SIGTERM was sent, on the loop's ticker: its kill grace counts from here, whatever the wall clock does. */
     public long stopSentNanos;
     public boolean killEscalated;
     /** Whether it is being stopped for the scheduler's {@code --max-job-time}, not its own {@code timeout=}. */

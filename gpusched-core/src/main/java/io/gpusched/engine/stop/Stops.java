@@ -135,7 +135,6 @@ public final class Stops {
     public void stop(RunningJob rj, StopReason why) {
         Instant now = clock.now();
         rj.stopping = Optional.of(why);
-        rj.stopSentAt = now;
         rj.stopSentNanos = clock.nanos();
         Optional<Duration> reached = rj.overMaxJobTime ? maxJobTime.map(MaxJobTime::limit) : rj.spec.timeout();
         reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, rj.ran(rj.stopSentNanos), reached,
@@ -174,8 +173,7 @@ public final class Stops {
             }
             if (rj.stopping.isEmpty()) {
                 rj.stopping = Optional.of(StopReason.SHUTDOWN);
-                rj.stopSentAt = now;
-                rj.stopSentNanos = clock.nanos();
+                        rj.stopSentNanos = clock.nanos();
             }
             signals.terminate(rj.pid);
         }
