@@ -446,6 +446,20 @@ final class ClientOptions {
     }
 
     /**
+     * The options of the submitting commands of the tools docs/coming-from.md leads users from, each with
+     * ours: an mgpu or scheduler.py user's line typed as before is answered with its translation rather
+     * than with a nearest spelling (none of these is near ours).
+     */
+    static final Map<String, String> OTHER_TOOLS = Map.of(
+            "--mem", "mgpu's --mem 8000 (MiB per GPU) is --vram 8000 here",
+            "--time-limit", "mgpu's --time-limit 600 (seconds) is --timeout 600 here",
+            "--env-setup-cmd", "mgpu's --env-setup-cmd TEXT is --setup TEXT here ('conda activate ENV' is --conda ENV)",
+            "--interactive", "mgpu's --interactive is gpusched submit --follow here (its output in this terminal;"
+                    + " Ctrl-C detaches, the job goes on)",
+            "--args", "scheduler.py's --args are the words after the script here: gpusched submit -- python"
+                    + " script.py ARGS");
+
+    /**
      * The line for an option this verb does not take: the verbs that do take it, else the nearest of
      * its own options. A client verb's neighbours are the other client verbs; a run's ({@code verb} "")
      * is serve.
@@ -475,6 +489,10 @@ final class ClientOptions {
                     + (verb.isEmpty() ? ServeJobRules.IN_A_JOBS_FILE.getOrDefault(bare, "") : "");
         }
         Map<String, OptionSpec> own = spec.optionsMap();
+        if ((verb.equals("submit") || verb.equals("srun")) && OTHER_TOOLS.containsKey(bare)) {
+            return "unknown option " + bare + " for gpusched " + verb + " — " + OTHER_TOOLS.get(bare)
+                    + " (see " + seeHelp(verb) + ")";
+        }
         return "unknown option " + bare + (verb.isEmpty() ? "" : " for gpusched " + verb)
                 + io.gpusched.jobs.DidYouMean.suggest(bare.replaceFirst("^-+", ""),
                         own.keySet().stream().filter(k -> k.startsWith("--")).map(k -> k.substring(2)).toList())
