@@ -75,10 +75,22 @@ final class Verbs {
                 && !Files.exists(Path.of(word));
     }
 
+    /**
+     * The verbs of the tools docs/coming-from.md leads users from that are not ours by name, each with
+     * ours ({@code tgpu submit} and {@code cancel}, scheduler.py's {@code status}, {@code pause} and
+     * {@code resume} are ours already).
+     */
+    static final java.util.Map<String, String> OTHER_TOOLS = java.util.Map.of(
+            "list", "tgpu's list is gpusched queue here",
+            "add", "scheduler.py's add is gpusched submit here (gpusched submit --conda ENV -- python script.py ARGS)",
+            "screens", "scheduler.py's screens is gpusched attach here (your jobs with a terminal)",
+            "start", "scheduler.py's start is gpusched serve here (or gpusched JOBS_FILE for one jobs file)");
+
     /** The one-line error for a mistyped verb, with the nearest verb when one is near. */
     static String unknown(String word) {
-        Optional<String> near = DidYouMean.suggest(word, ALL.stream().map(Verb::name).toList());
-        return "'" + word + "' is not a verb" + near.map(n -> " — did you mean " + n + "?").orElse("")
+        Optional<String> near = Optional.ofNullable(OTHER_TOOLS.get(word)).map(s -> " — " + s)
+                .or(() -> DidYouMean.suggest(word, ALL.stream().map(Verb::name).toList()).map(n -> " — did you mean " + n + "?"));
+        return "'" + word + "' is not a verb" + near.orElse("")
                 + " (gpusched alone lists the verbs; a jobs file of that name is not here)";
     }
 }

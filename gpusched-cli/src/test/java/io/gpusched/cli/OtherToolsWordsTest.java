@@ -48,4 +48,22 @@ class OtherToolsWordsTest {
             assertEquals(true, ClientOptions.spec("submit").optionsMap().containsKey(ours), ours);
         }
     }
+
+    @Test
+    void tgpusAndSchedulerPysVerbs_areAnsweredWithOurs() {
+        assertEquals("'list' is not a verb — tgpu's list is gpusched queue here (gpusched alone lists the verbs; a jobs"
+                + " file of that name is not here)", Verbs.unknown("list"));
+        assertEquals("'screens' is not a verb — scheduler.py's screens is gpusched attach here (your jobs with a"
+                + " terminal) (gpusched alone lists the verbs; a jobs file of that name is not here)", Verbs.unknown("screens"));
+        assertEquals("'add' is not a verb — scheduler.py's add is gpusched submit here (gpusched submit --conda ENV --"
+                + " python script.py ARGS) (gpusched alone lists the verbs; a jobs file of that name is not here)",
+                Verbs.unknown("add"));
+        assertEquals("'start' is not a verb — scheduler.py's start is gpusched serve here (or gpusched JOBS_FILE for one"
+                + " jobs file) (gpusched alone lists the verbs; a jobs file of that name is not here)", Verbs.unknown("start"));
+        assertEquals("'qeue' is not a verb — did you mean queue? (gpusched alone lists the verbs; a jobs file of that"
+                + " name is not here)", Verbs.unknown("qeue"));
+        for (String ours : List.of("queue", "submit", "attach", "serve")) {
+            assertEquals(true, Verbs.find(ours).isPresent(), ours);
+        }
+    }
 }
