@@ -65,7 +65,10 @@ final class StatusCommand {
             text = Files.readString(logDir.resolve("status.txt"), StandardCharsets.UTF_8);
             statusJson = readOrNull(logDir.resolve("status.json"));
         } catch (NoSuchFileException e) {
-            err.println("gpusched status: no status board in " + logDir + " (no scheduler has run there; try --log-dir)");
+            // Without --log-dir it is most often a daemon's user (scheduler.py's status, say) who asks.
+            err.println("gpusched status: no status board in " + logDir + " (no scheduler has run there; try --log-dir)"
+                    + (r.hasMatchedOption("--log-dir") ? "" : "; a daemon's queue and GPUs (gpusched serve):"
+                    + " gpusched queue, gpusched info"));
             return 1;
         } catch (IOException e) {
             err.println("gpusched status: cannot read " + logDir + ": " + e.getMessage());

@@ -66,4 +66,20 @@ class OtherToolsWordsTest {
             assertEquals(true, Verbs.find(ours).isPresent(), ours);
         }
     }
+
+    @Test
+    void statusWithNoBoardHere_namesTheDaemonsVerbs_butNotWhenTheLogDirWasGiven(@TempDir Path dir) {
+        assumeFalse(Files.exists(Path.of("gpusched_logs")), "a gpusched_logs here would be read");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
+        PrintStream out = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        assertEquals(1, new StatusCommand(out, e).run());
+        assertEquals("gpusched status: no status board in gpusched_logs (no scheduler has run there; try --log-dir);"
+                + " a daemon's queue and GPUs (gpusched serve): gpusched queue, gpusched info\n",
+                err.toString(StandardCharsets.UTF_8));
+        err.reset();
+        assertEquals(1, new StatusCommand(out, e).run("--log-dir", dir.toString()));
+        assertEquals("gpusched status: no status board in " + dir + " (no scheduler has run there; try --log-dir)\n",
+                err.toString(StandardCharsets.UTF_8));
+    }
 }
