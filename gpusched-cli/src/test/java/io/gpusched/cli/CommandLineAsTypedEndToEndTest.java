@@ -69,7 +69,7 @@ class CommandLineAsTypedEndToEndTest {
         assertEquals("gpusched: cannot submit 'true': it could never run here: needs 3 GPUs but only 2 are present\n",
                 daemon.verb("submit", "--gpus", "3", "--", "true").err());
         assertEquals("gpusched: cannot submit 'true': it could never run here: needs 1 GPU but only 0 of its gpu-ids are"
-                + " present\n", daemon.verb("submit", "--gpu-ids", "5", "--", "true").err());
+                + " present (no GPU 5 here; this machine has GPUs 0,1)\n", daemon.verb("submit", "--gpu-ids", "5", "--", "true").err());
         assertEquals("gpusched: cannot submit 'true': it could never run here: gpu-ids names GPU-0000dead, which is not"
                 + " a GPU of this machine\n", daemon.verb("submit", "--gpu-ids", "GPU-0000dead", "--", "true").err());
         Result rule = daemon.verb("submit", "--", "train-huge --epochs 3");

@@ -64,6 +64,6 @@ class PinnedGpusEndToEndTest {
         assertTrue(List.of("0", "1").contains(Files.readString(one).strip()), Files.readString(one));
         // Two pins ask for two GPUs; one of them is not on this machine, so it could never run.
         assertEquals(new Result(1, "", "gpusched: cannot submit 'true': it could never run here: needs 2 GPUs but only"
-                + " 1 of its gpu-ids is present\n"), daemon.verb("submit", "--gpu-ids", "1,5", "--", "true"));
+                + " 1 of its gpu-ids is present (no GPU 5 here; this machine has GPUs 0,1)\n"), daemon.verb("submit", "--gpu-ids", "1,5", "--", "true"));
     }
 }

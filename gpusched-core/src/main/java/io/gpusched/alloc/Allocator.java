@@ -139,8 +139,23 @@ public final class Allocator {
         if (allowed < n) {
             String of = request.pinned().isPresent() ? " of its gpu-ids " : " ";
             String where = policy.allowedGpus().isPresent() ? " allowed by --gpus" : " present";
+            // A pinned index the machine lacks is named, with the ones it has: "only 0 of its gpu-ids"
+            // alone left the user to find out which of hers was wrong and what to write instead.
+            String missing = "";
+            if (request.pinned().isPresent()) {
+                java.util.TreeSet<Integer> absent = new java.util.TreeSet<>(request.pinned().get());
+                StringBuilder here = new StringBuilder();
+                for (GpuView g : gpus) {
+                    absent.remove(g.index());
+                    here.append(here.length() == 0 ? "" : ",").append(g.index());
+                }
+                if (!absent.isEmpty()) {
+                    missing = " (no GPU " + absent.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))
+                            + " here; this machine has " + (here.length() == 0 ? "no GPU" : "GPUs " + here) + ")";
+                }
+            }
             return Optional.of("needs " + plural(n, "GPU") + " but only " + allowed + of
-                    + (allowed == 1 ? "is" : "are") + where);
+                    + (allowed == 1 ? "is" : "are") + where + missing);
         }
         if (fitting < n) { // only a declared request: with none, every allowed GPU fits
             return Optional.of("needs " + plural(n, "GPU") + " with ≥ " + need + " MiB (vram " + request.vramMib().getAsLong()

@@ -144,6 +144,18 @@ class AllocatorTest {
     }
 
     @Test
+    void infeasibleReason_pinnedGpuTheMachineLacks_namesItAndTheGpusHere() {
+        List<GpuView> two = List.of(gpu(0, 0), gpu(1, 0));
+        assertEquals(Optional.of("needs 1 GPU but only 0 of its gpu-ids are present (no GPU 2 here; this machine has GPUs 0,1)"),
+                allocator.infeasibleReason(Request.declared(1000, 1).pinnedTo(Set.of(2)), two));
+        assertEquals(Optional.of("needs 3 GPUs but only 2 of its gpu-ids are present (no GPU 5 here; this machine has GPUs 0,1)"),
+                allocator.infeasibleReason(Request.declared(1000, 3).pinnedTo(Set.of(0, 1, 5)), two));
+        // Pins the machine has, but fewer than asked for: nothing is missing to name.
+        assertEquals(Optional.of("needs 3 GPUs but only 2 are present"),
+                allocator.infeasibleReason(Request.declared(1000, 3), two));
+    }
+
+    @Test
     void unhealthyGpuIsNeverChosen() {
         GpuView lost = new GpuView(0, 24_000, 0, 0, List.of(), false);
         Placement.Blocked b = assertInstanceOf(Placement.Blocked.class, allocator.place(Request.declared(1000, 1), List.of(lost)));

@@ -176,6 +176,6 @@ class SchedulingPolicyEndToEndTest {
         assertEquals(List.of("1", "1"), Files.readAllLines(seen), "gpu 0 was free, but not theirs");
         assertEquals(JobStatus.INFEASIBLE, statuses(s).get(3));
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.JobInfeasible i && i.no() == 3
-                && i.reason().equals("needs 1 GPU but only 0 of its gpu-ids are present")), events.toString());
+                && i.reason().equals("needs 1 GPU but only 0 of its gpu-ids are present (no GPU 5 here; this machine has GPUs 0,1)")), events.toString());
     }
 }
