@@ -71,6 +71,14 @@ final class ClientCommand {
             err.println("gpusched: " + e.getMessage());
             return Cli.USAGE;
         }
+        if (verb.equals("submit")) {
+            // The daemon would refuse it the same way (exit 1), but in the words of a job line never typed.
+            Optional<String> refused = ClientOptions.refusal(p);
+            if (refused.isPresent()) {
+                err.println("gpusched: " + refused.get());
+                return 1;
+            }
+        }
         List<String> words = p.words();
         Optional<String> user = p.user();
         boolean json = p.json();

@@ -446,6 +446,53 @@ final class ClientOptions {
     }
 
     /**
+     * Why the daemon would refuse a submit's or srun's job line, read here as it will read it: a bad
+     * value of an option said in the words typed ({@code bad --gpus '0,1' (… write --gpu-ids 0,1)}),
+     * not as the {@code [gpus=0,1]} block the options were written into, which the user never saw;
+     * a fault of the command itself as the line's parser says it.
+     *
+     * @param p a submit's or srun's parsed command line
+     * @return the one-line error, without the {@code gpusched: } prefix; empty when the line is good
+     */
+    static Optional<String> refusal(Parsed p) {
+        try {
+            io.gpusched.jobs.JobSpec.parse(p.line());
+            return Optional.empty();
+        } catch (io.gpusched.jobs.JobSpecException e) {
+            return Optional.of(inOptionWords(e));
+        }
+    }
+
+    /** A job line's error, with each attribute that has an option named as that option. */
+    static String inOptionWords(io.gpusched.jobs.JobSpecException e) {
+        String said = e.getMessage();
+        String where = e.source() + ":" + e.line() + ": ";
+        int eq = e.token().indexOf('=');
+        Optional<Attribute> bad = eq > 0 ? Attribute.forKey(e.token().substring(0, eq)).filter(a -> a.flag().isPresent())
+                : Optional.empty();
+        if (!said.startsWith(where) || bad.isEmpty()) {
+            return said;
+        }
+        String detail = said.substring(where.length());
+        // The fix is ours and may name other attributes (write gpu-ids=0,1): each is said as its option.
+        // The rest quotes what was typed, which stays as typed but for the key written before it.
+        String fix = e.expected();
+        int at = detail.endsWith(fix) ? detail.length() - fix.length() : detail.length();
+        for (Attribute a : Attribute.ALL) {
+            if (a.flag().isPresent() && !a.bare()) {
+                fix = fix.replaceAll("(?<![\\w'=-])" + Pattern.quote(a.key()) + "=",
+                        java.util.regex.Matcher.quoteReplacement(a.flag().get().option() + " "));
+            }
+        }
+        String key = bad.get().key();
+        String head = detail.substring(0, at).replaceFirst("'" + Pattern.quote(key) + "=", "'")
+                .replaceFirst("^bad " + Pattern.quote(key) + "\\b", java.util.regex.Matcher.quoteReplacement("bad "
+                        + bad.get().flag().get().option()));
+        detail = head + (at < detail.length() ? fix : "");
+        return detail;
+    }
+
+    /**
      * The options of the submitting commands of the tools docs/coming-from.md leads users from, each with
      * ours: an mgpu or scheduler.py user's line typed as before is answered with its translation rather
      * than with a nearest spelling (none of these is near ours).

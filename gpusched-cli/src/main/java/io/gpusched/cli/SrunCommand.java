@@ -53,8 +53,8 @@ final class SrunCommand {
         try {
             spec = JobSpec.parse(line);
         } catch (io.gpusched.jobs.JobSpecException e) {
-            // The daemon would refuse it as well; said here before connecting.
-            err.println("gpusched: " + e.getMessage());
+            // The daemon would refuse it as well; said here before connecting, in the options' words.
+            err.println("gpusched: " + ClientOptions.inOptionWords(e));
             return 1;
         }
         Path socketPath = p.socket().orElseGet(GpuschedClient::defaultSocket);

@@ -62,7 +62,7 @@ class CommentEndToEndTest {
         ServeDaemon.Result r = daemon.verb("submit", "--comment", "x".repeat(201), "--", "true");
         assertEquals(1, r.code(), r.toString());
         assertEquals("", r.out());
-        assertTrue(r.err().startsWith("gpusched: <job>:1: bad comment: comment of 201 characters (at most 200) 'comment=xxx"),
+        assertTrue(r.err().startsWith("gpusched: bad --comment: comment of 201 characters (at most 200) 'xxx"),
                 r.err());
         assertEquals(1, r.err().lines().count(), r.err());
         daemon.stop();

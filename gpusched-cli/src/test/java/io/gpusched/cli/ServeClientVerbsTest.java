@@ -94,7 +94,7 @@ class ServeClientVerbsTest {
         // Half of the 24000 MiB sim card each: two at once, the third waits for a half to free.
         String q = daemon.awaitQueue("2 running, 1 pending");
         assertTrue(q.contains("needs 0.5 of one GPU's memory"), q);
-        assertEquals(new ServeDaemon.Result(1, "", "gpusched: <job>:1: bad gpus 'gpus=1.5' (a fraction is a share of one GPU:"
+        assertEquals(new ServeDaemon.Result(1, "", "gpusched: bad --gpus '1.5' (a fraction is a share of one GPU:"
                 + " above 0, below 1, at most 9 decimals); give a whole number of GPUs from 1 to 1024, or a share of one GPU"
                 + " between 0 and 1 such as 0.5\n"), daemon.verb("submit", "--gpus", "1.5", "--", "true"));
         daemon.verb("cancel", "--user", "me");

@@ -59,6 +59,11 @@ public enum Attribute {
                 p.spec.share(Optional.of(GpuShare.parse(value).orElseThrow(() -> JobSpecException.withNote(at.source(),
                         at.line(), at.token(), "bad gpus", "(a fraction is a share of one GPU: above 0, below 1, at most "
                                 + GpuShare.MAX_DIGITS + " decimals)", GPUS_FIX))));
+            } else if (GPU_LIST.matcher(value).matches()) {
+                // gpus=0,1 as a list of GPUs (Slurm's and other schedulers' habit) is gpu-ids here: said so,
+                // since "a whole number" alone leaves the user to find the key that pins GPUs.
+                throw at.error("bad gpus", "to run on GPUs " + value + " write gpu-ids=" + value + " (gpus counts GPUs: "
+                        + GPUS_FIX.substring("give ".length()) + ")");
             } else {
                 p.spec.gpus(JobsFileParser.parseInt(value, 1, JobsFileParser.MAX_GPUS).orElseThrow(() ->
                         at.error("bad gpus", GPUS_FIX)));
@@ -316,6 +321,9 @@ public enum Attribute {
      */
     public static final List<Attribute> SHOWN = ALL.stream().filter(Attribute::shown).toList();
     /** What a bad {@code gpus=} is told to write instead. */
+    /** A list of GPU indices, such as {@code 0,1} or {@code 0-3,6}: two or more, or a range. */
+    private static final java.util.regex.Pattern GPU_LIST = java.util.regex.Pattern.compile(
+            "[0-9]{1,6}(-[0-9]{1,6})?(,[0-9]{1,6}(-[0-9]{1,6})?)+|[0-9]{1,6}-[0-9]{1,6}");
     private static final String GPUS_FIX = "give a whole number of GPUs from 1 to " + JobsFileParser.MAX_GPUS
             + ", or a share of one GPU between 0 and 1 such as 0.5";
     private static final Map<String, Attribute> BY_KEY = ALL.stream()

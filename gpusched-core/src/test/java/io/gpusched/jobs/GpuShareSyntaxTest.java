@@ -74,4 +74,15 @@ class GpuShareSyntaxTest {
         assertThrows(IllegalArgumentException.class, () -> new GpuShare(BigDecimal.ONE));
         assertThrows(IllegalArgumentException.class, () -> new GpuShare(BigDecimal.ZERO));
     }
+
+    @Test
+    void aListOfGpusInGpus_isAnsweredWithGpuIds() {
+        String counts = " (gpus counts GPUs: " + FIX.substring("give ".length()) + ")";
+        assertEquals("jobs.txt:1: bad gpus 'gpus=0,1'; to run on GPUs 0,1 write gpu-ids=0,1" + counts, error("[gpus=0,1] x\n"));
+        assertEquals("jobs.txt:2: bad gpus 'gpus=0-3,6'; to run on GPUs 0-3,6 write gpu-ids=0-3,6" + counts,
+                error("a\n[gpus=0-3,6] x\n"));
+        // Not a list: a count, a share, or what no one would mean as GPUs.
+        assertEquals("jobs.txt:1: bad gpus 'gpus=0,'; " + FIX, error("[gpus=0,] x\n"));
+        assertEquals("jobs.txt:1: bad gpus 'gpus=-1'; " + FIX, error("[gpus=-1] x\n"));
+    }
 }
