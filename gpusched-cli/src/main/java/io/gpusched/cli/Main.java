@@ -16,6 +16,7 @@ public final class Main {
      * @param args the command line
      */
     public static void main(String[] args) {
+        utf8Output();
         // gpusched queue's common lines and --version first, before the hook and the CLI's dispatch are
         // loaded (issue #27): what Cli.run prints for them, and nothing else is needed.
         if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
@@ -68,5 +69,19 @@ public final class Main {
         exiting.set(true);
         running.set(null);
         System.exit(code);
+    }
+
+    /**
+     * Standard output and error in UTF-8, whatever the locale: under none ({@code env -i}, {@code su -},
+     * cron) Java 17 encodes them in ASCII and writes '?' for every other character, so {@code show --json}
+     * changed a job's command {@code echo café} into {@code echo caf?}, in data a script reads (JSON is
+     * UTF-8). {@code queue} already printed UTF-8 (its table falls back to ASCII glyphs by itself where the
+     * locale names another charset). As the JDK makes them: a 128-byte buffer, flushed at each line.
+     */
+    private static void utf8Output() {
+        System.setOut(new java.io.PrintStream(new java.io.BufferedOutputStream(
+                new java.io.FileOutputStream(java.io.FileDescriptor.out), 128), true, java.nio.charset.StandardCharsets.UTF_8));
+        System.setErr(new java.io.PrintStream(new java.io.BufferedOutputStream(
+                new java.io.FileOutputStream(java.io.FileDescriptor.err), 128), true, java.nio.charset.StandardCharsets.UTF_8));
     }
 }

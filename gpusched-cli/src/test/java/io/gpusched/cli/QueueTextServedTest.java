@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.cli.ServeDaemon.Result;
@@ -87,6 +88,36 @@ class QueueTextServedTest {
     private static List<String> loaded(Path log, String... prefixes) throws Exception {
         return Files.readAllLines(log).stream().map(l -> l.replaceFirst("^.*\\[class,load\\] ", "").split(" ")[0])
                 .filter(c -> List.of(prefixes).stream().anyMatch(c::startsWith)).toList();
+    }
+
+    /**
+     * Every verb prints UTF-8 under no locale, as {@code queue} does: Java 17 wrote '?' there for each
+     * character not ASCII, so {@code show 4 --json} gave a script the command {@code echo h?llo ? w?rld},
+     * and the text the {@code ≥} of a reason as '?'.
+     */
+    @Test
+    void showAndItsJson_keepAUtf8CommandUnderNoLocale() throws Exception {
+        for (List<String> args : List.of(List.of("--json"), List.<String>of())) {
+            List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                    "-cp", System.getProperty("java.class.path"), Main.class.getName(), "show", "4", "--socket",
+                    daemon.socket().toString()));
+            argv.addAll(args);
+            ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile());
+            for (String v : List.of("LC_ALL", "LC_CTYPE", "LANG")) {
+                pb.environment().remove(v);
+            }
+            Result r = ServeDaemon.result(pb.start());
+            assertEquals(0, r.code(), r.err());
+            assertTrue(r.out().contains("echo héllo ✓ wörld"), r.out());
+            assertFalse(r.out().contains("?"), r.out());
+        }
+        ProcessBuilder typed = new ProcessBuilder(ServeDaemon.java(), "-cp", System.getProperty("java.class.path"),
+                Main.class.getName(), "queu").directory(dir.toFile());
+        for (String v : List.of("LC_ALL", "LC_CTYPE", "LANG")) {
+            typed.environment().remove(v);
+        }
+        Result typo = ServeDaemon.result(typed.start());
+        assertTrue(typo.err().contains("is not a verb — did you mean queue?"), typo.err());
     }
 
     /** What the client printed before the daemon printed it: the rows, read and printed in this process. */
