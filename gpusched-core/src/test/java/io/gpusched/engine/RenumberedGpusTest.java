@@ -63,6 +63,17 @@ class RenumberedGpusTest {
         }
     }
 
+    /** Waits until {@code n} warnings were said, and a few samples more, so that one too many would show. */
+    private List<String> warningsOnceThere(int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (warnings().size() < n) {
+            assertTrue(System.nanoTime() < deadline, "timed out; warnings: " + warnings());
+            Thread.sleep(10);
+        }
+        Thread.sleep(150);
+        return warnings();
+    }
+
     private List<String> warnings() {
         return events.stream().filter(e -> e instanceof SchedulerEvent.Warning)
                 .map(e -> ((SchedulerEvent.Warning) e).message()).toList();
@@ -112,6 +123,52 @@ class RenumberedGpusTest {
         Thread.sleep(300);
         assertEquals(List.of("gpu 1 (GPU-bbbb), where job 1 runs, is no longer listed: its memory there cannot be"
                 + " measured; gpusched cancel 1 stops it"), warnings());
+        assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
+    }
+
+    @Test
+    void aDeviceLostBackAndLostAgainIsSaidEachTime_andBackAtANewIndexToo() throws Exception {
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
+        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=1] sleep 30"));
+        snapshotWhere(s -> s.board().running().size() == 1);
+        String gone = "gpu 1 (GPU-bbbb), where job 1 runs, is no longer listed: its memory there cannot be measured;"
+                + " gpusched cancel 1 stops it";
+        String back = "gpu 1 (GPU-bbbb), where job 1 runs, is listed as gpu 1 again: its declaration and memory are"
+                + " counted there";
+        machine.uuids = List.of("GPU-aaaa");
+        assertEquals(List.of(gone), warningsOnceThere(1));
+        machine.uuids = List.of("GPU-aaaa", "GPU-bbbb");
+        assertEquals(List.of(gone, back), warningsOnceThere(2));
+        machine.uuids = List.of("GPU-aaaa");
+        assertEquals(List.of(gone, back, gone), warningsOnceThere(3), "lost again is said again");
+        machine.uuids = List.of("GPU-aaaa", "GPU-cccc", "GPU-bbbb");
+        assertEquals(List.of(gone, back, gone, "gpu 1 (GPU-bbbb), where job 1 runs, is listed as gpu 2 now: the GPUs"
+                + " were renumbered (MIG instances created or destroyed?); its declaration and memory are counted on"
+                + " gpu 2"), warningsOnceThere(4), "back at another index");
+        assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
+    }
+
+    @Test
+    void aDeviceListedUnhealthyUnderARunningJob_asNvmlListsALostGpu_isSaidEachTimeItIsLost() throws Exception {
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
+        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=1] sleep 30"));
+        snapshotWhere(s -> s.board().running().size() == 1);
+        String lost = "gpu 1 (GPU-bbbb), where job 1 runs, is listed unhealthy (lost, or unreadable): its memory there"
+                + " cannot be measured; gpusched cancel 1 stops it";
+        String back = "gpu 1 (GPU-bbbb), where job 1 runs, is listed as gpu 1 again: its declaration and memory are"
+                + " counted there";
+        machine.unhealthy = java.util.Set.of("GPU-bbbb");
+        assertEquals(List.of(lost), warningsOnceThere(1));
+        machine.unhealthy = java.util.Set.of(); // reset
+        assertEquals(List.of(lost, back), warningsOnceThere(2));
+        machine.unhealthy = java.util.Set.of("GPU-bbbb");
+        assertEquals(List.of(lost, back, lost), warningsOnceThere(3), "lost after a reset is said again");
         assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
     }
 }

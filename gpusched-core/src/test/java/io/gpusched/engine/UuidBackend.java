@@ -5,15 +5,22 @@ import io.gpusched.gpu.GpuSnapshot;
 import io.gpusched.gpu.GpuStat;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * Empty 24000 MiB GPUs named by UUID, numbered in list order; a test swaps the list whole between
  * snapshots, as NVML renumbers devices when MIG instances are made or destroyed, or a GPU leaves.
+ * A device's utilisation, and whether it is listed unhealthy (as NVML lists a lost GPU), go by UUID.
  */
 final class UuidBackend implements GpuBackend {
     volatile List<String> uuids;
+    /** Utilisation in percent by UUID; a device not named reads none. */
+    volatile Map<String, Integer> util = Map.of();
+    /** The UUIDs listed unhealthy. */
+    volatile Set<String> unhealthy = Set.of();
 
     UuidBackend(String... uuids) {
         this.uuids = List.of(uuids);
@@ -22,10 +29,13 @@ final class UuidBackend implements GpuBackend {
     @Override
     public GpuSnapshot snapshot() {
         List<String> now = uuids;
+        Map<String, Integer> busy = util;
+        Set<String> sick = unhealthy;
         List<GpuStat> gpus = new ArrayList<>();
         for (int i = 0; i < now.size(); i++) {
-            gpus.add(new GpuStat(i, Optional.of(now.get(i)), "NVIDIA H100", Optional.empty(), 24000, 0,
-                    OptionalInt.empty(), true));
+            String uuid = now.get(i);
+            gpus.add(new GpuStat(i, Optional.of(uuid), "NVIDIA H100", Optional.empty(), 24000, 0,
+                    busy.containsKey(uuid) ? OptionalInt.of(busy.get(uuid)) : OptionalInt.empty(), !sick.contains(uuid)));
         }
         return new GpuSnapshot(gpus, List.of());
     }

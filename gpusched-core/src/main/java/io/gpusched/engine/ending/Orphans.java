@@ -123,8 +123,8 @@ public final class Orphans {
         // instances made or destroyed on an earlier GPU, a GPU gone). A line without them (an older version,
         // simulated GPUs): the devices at its indices now are the best guess.
         java.util.List<String> journaled = durability.state().devices(r.key());
-        rj.uuids = journaled.size() == r.gpus().size() && !journaled.isEmpty() ? journaled
-                : RunningJob.uuidsOf(r.gpus(), gpus.get());
+        rj.knowDevices(journaled.size() == r.gpus().size() && !journaled.isEmpty() ? journaled
+                : RunningJob.uuidsOf(r.gpus(), gpus.get()));
         table.started(rj);
         // A leader that ended without writing a status was killed before its command ended: no status.
         CompletableFuture<java.util.OptionalInt> exit = lease
@@ -132,7 +132,7 @@ public final class Orphans {
                 : leader.get().thenApply(h -> runFiles.exitCode(no, run));
         exit.thenAccept(code -> inbox.accept(new Inbox.Exited(rj, code)));
         reporter.emit(new SchedulerEvent.OrphanAdopted(clock.now(), no, lease ? OptionalLong.empty() : OptionalLong.of(sid)));
-        if (rj.uuids.isEmpty()) {
+        if (rj.uuids().isEmpty()) {
             warnIfGpusGone(no, r.gpus()); // with its devices known the measurer says where they are now, once
         }
         return true;

@@ -95,7 +95,7 @@ public final class Measurer {
         java.time.Instant now = clock.now();
         util.record(now, snap);
         for (RunningJob rj : table.runs()) {
-            sayIfRenumbered(rj, snap);
+            follow(rj, snap);
             track(rj, snap);
             // Where the peaks are: one append per running job per sample, no allocation on most.
             timelines.sample(rj, now);
@@ -155,15 +155,16 @@ public final class Measurer {
      * where a new job would otherwise be placed over it. By index where they are not (simulated GPUs).
      */
     private static int keyOf(RunningJob rj, GpuStat g) {
-        if (rj.uuids.isEmpty()) {
+        List<String> uuids = rj.uuids();
+        if (uuids.isEmpty()) {
             return rj.gpus.contains(g.index()) ? g.index() : -1;
         }
         if (g.uuid().isEmpty()) {
             return -1;
         }
         String uuid = g.uuid().get();
-        for (int i = 0; i < rj.uuids.size(); i++) { // per GPU per running job per sample: no stream
-            if (rj.uuids.get(i).equals(uuid)) {
+        for (int i = 0; i < uuids.size(); i++) { // per GPU per running job per sample: no stream
+            if (uuids.get(i).equals(uuid)) {
                 return rj.gpus.get(i);
             }
         }
@@ -172,35 +173,63 @@ public final class Measurer {
 
     /** {@link #keyOf} for a GPU process on GPU {@code index} of {@code snap}. */
     private static int keyOn(RunningJob rj, int index, GpuSnapshot snap) {
-        if (rj.uuids.isEmpty()) {
+        if (rj.uuids().isEmpty()) {
             return rj.currentMib.containsKey(index) ? index : -1;
         }
         Optional<GpuStat> g = snap.gpu(index);
         return g.isPresent() ? keyOf(rj, g.get()) : -1;
     }
 
-    /** Says once per job and device when a device it runs on is listed at another index, or not at all. */
-    private void sayIfRenumbered(RunningJob rj, GpuSnapshot snap) {
-        for (int i = 0; i < rj.uuids.size(); i++) {
-            int was = rj.gpus.get(i);
-            String uuid = rj.uuids.get(i);
-            int now = -1;
-            for (GpuStat g : snap.gpus()) {
-                if (g.uuid().isPresent() && g.uuid().get().equals(uuid)) {
-                    now = g.index();
-                    break;
+    /**
+     * Reads where each of a running job's devices is listed now, and says it when that changed since it
+     * was last said: listed at another index (the GPUs were renumbered), unhealthy (NVML lists a lost GPU
+     * so), not listed at all, or back as it started. What was said is kept on the job's device, so the
+     * common sample (each device where it was) compares a UUID or two and builds no text, and a device
+     * lost, back and lost again is said each time.
+     */
+    private void follow(RunningJob rj, GpuSnapshot snap) {
+        List<RunningJob.Device> devices = rj.devices();
+        for (int i = 0; i < devices.size(); i++) { // per running job per sample: no stream
+            RunningJob.Device d = devices.get(i);
+            Optional<GpuStat> at = snap.gpu(d.at());
+            if (at.isEmpty() || !named(at.get(), d.uuid())) {
+                at = Optional.empty();
+                for (GpuStat g : snap.gpus()) {
+                    if (named(g, d.uuid())) {
+                        at = Optional.of(g);
+                        break;
+                    }
                 }
             }
-            if (now == was) {
-                continue;
+            rj.read(i, at.isPresent() ? at.get().index() : -1, at.isPresent() && at.get().healthy());
+            if (d.unsaid()) {
+                d.said();
+                reporter.warn(said(rj, d));
             }
-            reporter.warnOnce(now >= 0
-                    ? "gpu " + was + " (" + uuid + "), where job " + rj.no + " runs, is listed as gpu " + now
-                            + " now: the GPUs were renumbered (MIG instances created or destroyed?); its declaration"
-                            + " and memory are counted on gpu " + now
-                    : "gpu " + was + " (" + uuid + "), where job " + rj.no + " runs, is no longer listed: its memory"
-                            + " there cannot be measured; gpusched cancel " + rj.no + " stops it");
         }
+    }
+
+    private static boolean named(GpuStat g, String uuid) {
+        return g.uuid().isPresent() && g.uuid().get().equals(uuid);
+    }
+
+    /** What is said when a running job's device was read elsewhere, or in another state, than last said. */
+    private static String said(RunningJob rj, RunningJob.Device d) {
+        String device = "gpu " + d.started() + " (" + d.uuid() + "), where job " + rj.no + " runs, ";
+        if (!d.listed()) {
+            return device + "is no longer listed: its memory there cannot be measured; gpusched cancel " + rj.no
+                    + " stops it";
+        }
+        if (!d.healthy()) {
+            return device + "is listed unhealthy" + (d.at() != d.started() ? " as gpu " + d.at() : "")
+                    + " (lost, or unreadable): its memory there cannot be measured; gpusched cancel " + rj.no
+                    + " stops it";
+        }
+        if (d.at() != d.started()) {
+            return device + "is listed as gpu " + d.at() + " now: the GPUs were renumbered (MIG instances created or"
+                    + " destroyed?); its declaration and memory are counted on gpu " + d.at();
+        }
+        return device + "is listed as gpu " + d.at() + " again: its declaration and memory are counted there";
     }
 
     /** Each GPU's memory as placement counts it, with the running jobs on it by number: for snapshots. */

@@ -68,18 +68,127 @@ public final class RunningJob {
     public Optional<io.gpusched.cluster.ClusterRun> elsewhere = Optional.empty();
     /** For a run on a cluster: how it ended, as measured there, set just before its exit is reaped. */
     public Optional<io.gpusched.cluster.ClusterReport> report = Optional.empty();
+    /** See {@link #uuids()}. */
+    private List<String> uuids = List.of();
+    /** Its devices followed by UUID, parallel to {@link #uuids}; empty with them. */
+    private List<Device> devices = List.of();
+
     /**
-     * The device UUIDs of {@link #gpus}, in the same order, as read when it started (or was taken up):
-     * what its GPUs are when the backend renumbers them under it (MIG instances created or destroyed on
-     * an earlier GPU). Empty when the backend did not name each of them; indices are then all there is.
+     * One of its GPUs, followed by UUID: the index it started at, the index it was last listed at, whether
+     * it is listed and healthy now, and what was last said about it. Kept per job so that a move is said
+     * once when it happens (not looked up in a set of said texts at every sample), and so that a device
+     * lost, back and lost again is said again. Confined to the engine thread.
      */
-    public List<String> uuids = List.of();
+    public static final class Device {
+        private final String uuid;
+        private final int started;
+        private int at;
+        private boolean listed = true;
+        private boolean healthy = true;
+        private int saidAt;
+        private boolean saidListed = true;
+        private boolean saidHealthy = true;
+
+        Device(String uuid, int started) {
+            this.uuid = uuid;
+            this.started = started;
+            this.at = started;
+            this.saidAt = started;
+        }
+
+        /** @return its UUID */
+        public String uuid() {
+            return uuid;
+        }
+
+        /** @return the index it started at (or was taken up at): the one the journal keeps */
+        public int started() {
+            return started;
+        }
+
+        /** @return the index it is listed at now; while it is not listed, the one it was last listed at */
+        public int at() {
+            return at;
+        }
+
+        /** @return whether the last sample listed it */
+        public boolean listed() {
+            return listed;
+        }
+
+        /** @return whether the last sample listed it healthy (a lost GPU is listed unhealthy by NVML) */
+        public boolean healthy() {
+            return listed && healthy;
+        }
+
+        /** @return whether where it is, or its health, changed since it was last said (nothing to say at start) */
+        public boolean unsaid() {
+            return at != saidAt || listed != saidListed || healthy != saidHealthy;
+        }
+
+        /** Remembers that its place and health as last read were said. */
+        public void said() {
+            saidAt = at;
+            saidListed = listed;
+            saidHealthy = healthy;
+        }
+    }
 
     /**
      * @param gpus GPU indices
      * @param stats the GPUs as just read
      * @return the UUID of each of {@code gpus}, in order; empty unless every one is listed with a UUID
      */
+    /**
+     * The device UUIDs of {@link #gpus}, in the same order, as read when it started (or was taken up):
+     * what its GPUs are when the backend renumbers them under it (MIG instances created or destroyed on
+     * an earlier GPU). Empty when the backend did not name each of them; indices are then all there is.
+     *
+     * @return the UUIDs, parallel to {@link #gpus}, or empty
+     */
+    public List<String> uuids() {
+        return uuids;
+    }
+
+    /**
+     * Names its devices, at launch or take-up, and starts following them from {@link #gpus}.
+     *
+     * @param uuids the UUID of each of {@link #gpus}, in order; empty when they are not known
+     * @throws IllegalArgumentException when neither empty nor one per GPU
+     */
+    public void knowDevices(List<String> uuids) {
+        if (!uuids.isEmpty() && uuids.size() != gpus.size()) {
+            throw new IllegalArgumentException("one UUID per GPU: " + uuids + " for " + gpus);
+        }
+        this.uuids = List.copyOf(uuids);
+        List<Device> out = new java.util.ArrayList<>(uuids.size());
+        for (int i = 0; i < uuids.size(); i++) {
+            out.add(new Device(uuids.get(i), gpus.get(i)));
+        }
+        devices = List.copyOf(out);
+    }
+
+    /** @return its devices as followed by UUID, parallel to {@link #gpus}; empty when {@link #uuids()} is */
+    public List<Device> devices() {
+        return devices;
+    }
+
+    /**
+     * Records where a sample listed one of its devices.
+     *
+     * @param device which of {@link #devices()}
+     * @param index the index it is listed at, or -1 when it is not listed
+     * @param healthy whether it is listed healthy
+     */
+    public void read(int device, int index, boolean healthy) {
+        Device d = devices.get(device);
+        d.listed = index >= 0;
+        d.healthy = healthy;
+        if (index >= 0) {
+            d.at = index;
+        }
+    }
+
     public static List<String> uuidsOf(List<Integer> gpus, List<io.gpusched.gpu.GpuStat> stats) {
         List<String> out = new java.util.ArrayList<>(gpus.size());
         for (int g : gpus) {
