@@ -171,4 +171,23 @@ class RenumberedGpusTest {
         assertEquals(List.of(lost, back, lost), warningsOnceThere(3), "lost after a reset is said again");
         assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
     }
+
+    @Test
+    void aRunningJobsUtilisationIsReadOnItsDevice_notOnTheDeviceThatTookItsIndex() throws Exception {
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
+        machine.util = java.util.Map.of("GPU-aaaa", 0, "GPU-bbbb", 90, "GPU-cccc", 0);
+        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        JobHandle job = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] sleep 30"));
+        snapshotWhere(s -> s.board().running().size() == 1);
+        Thread.sleep(200);
+        // An idle device appears before it: gpu 1 reads 0 % now, GPU-bbbb (gpu 2) still 90 %.
+        machine.uuids = List.of("GPU-aaaa", "GPU-cccc", "GPU-bbbb");
+        warningsOnceThere(1);
+        Thread.sleep(300);
+        assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
+        assertEquals(90.0, job.result().get(20, TimeUnit.SECONDS).avgUtilPercent().orElseThrow(), 1e-9,
+                "every sample read GPU-bbbb at 90 %, wherever it was listed");
+    }
 }

@@ -118,13 +118,27 @@ public final class Measurer {
         return Optional.empty();
     }
 
-    /** Peaks, utilisation, and the two notices: verbose growth, and the moment a declaration is exceeded. */
+    /**
+     * Peaks, utilisation, and the two notices: verbose growth, and the moment a declaration is exceeded.
+     * Utilisation is read where its devices are listed now (after {@link #follow}): after a renumbering
+     * the index it started at is another device's, whose load is not its own.
+     */
     private void track(RunningJob rj, GpuSnapshot snap) {
         rj.currentMib.forEach((g, mib) -> rj.peakMib.merge(g, mib, Math::max));
         double sum = 0;
         int n = 0;
-        for (int g : rj.gpus) {
-            Optional<GpuStat> s = snap.gpu(g);
+        List<RunningJob.Device> devices = rj.devices();
+        int count = devices.isEmpty() ? rj.gpus.size() : devices.size();
+        for (int i = 0; i < count; i++) { // per running job per sample: no stream
+            int index;
+            if (devices.isEmpty()) {
+                index = rj.gpus.get(i);
+            } else if (devices.get(i).listed()) {
+                index = devices.get(i).at();
+            } else {
+                continue; // not listed: nothing of it to read
+            }
+            Optional<GpuStat> s = snap.gpu(index);
             if (s.isPresent() && s.get().utilPercent().isPresent()) {
                 sum += s.get().utilPercent().getAsInt();
                 n++;
@@ -266,7 +280,7 @@ public final class Measurer {
             }
             // Only with a limit: a reading that changes every sample would otherwise make every round replan.
             java.util.OptionalInt recent = options.policy().maxUtilPercent().isPresent()
-                    ? util.recent(g.index()) : java.util.OptionalInt.empty();
+                    ? util.recent(g) : java.util.OptionalInt.empty();
             out.add(new GpuView(g.index(), g.totalMib(), g.usedMib(), extPeaks.getOrDefault(g.index(), 0L), tenants,
                     g.healthy(), paused.contains(g.index()), recent));
         }

@@ -24,7 +24,14 @@ final class UtilWindow {
     private record Reading(Instant at, int percent) {
     }
 
-    private final Map<Integer, ArrayDeque<Reading>> byGpu = new HashMap<>();
+    /**
+     * The readings of GPUs the backend names, by UUID: when it renumbers them (MIG instances created or
+     * destroyed on an earlier GPU), the device that takes an index does not inherit the mean of the one
+     * that left it, and the one that moved keeps its own.
+     */
+    private final Map<String, ArrayDeque<Reading>> byUuid = new HashMap<>();
+    /** The readings of GPUs without a UUID (simulated ones), by index. */
+    private final Map<Integer, ArrayDeque<Reading>> byIndex = new HashMap<>();
 
     /**
      * Adds a sample's readings; GPUs without one keep their earlier readings until these age out. A
@@ -36,23 +43,49 @@ final class UtilWindow {
      * @param snap the sample
      */
     void record(Instant now, GpuSnapshot snap) {
+        int named = 0;
         for (GpuStat g : snap.gpus()) {
-            ArrayDeque<Reading> readings = byGpu.computeIfAbsent(g.index(), i -> new ArrayDeque<>());
+            ArrayDeque<Reading> readings;
+            if (g.uuid().isPresent()) {
+                named++;
+                readings = byUuid.computeIfAbsent(g.uuid().get(), u -> new ArrayDeque<>());
+            } else {
+                readings = byIndex.computeIfAbsent(g.index(), i -> new ArrayDeque<>());
+            }
             g.utilPercent().ifPresent(p -> readings.addLast(new Reading(now, p)));
             while (!readings.isEmpty() && (readings.size() > MAX_READINGS
                     || readings.peekFirst().at().isBefore(now.minus(WINDOW)) || readings.peekFirst().at().isAfter(now))) {
                 readings.removeFirst();
             }
         }
+        if (byUuid.size() > named) {
+            // A device no longer listed (a destroyed MIG instance's UUID never comes back): its readings go,
+            // or every reconfiguration would leave a window behind for good. Rare: the map is checked by size.
+            java.util.Set<String> listed = new java.util.HashSet<>();
+            snap.gpus().forEach(g -> g.uuid().ifPresent(listed::add));
+            byUuid.keySet().retainAll(listed);
+        }
     }
 
     /**
-     * @param gpu a GPU index
+     * @param gpu a GPU as just read
+     * @return the mean of its readings in the window in whole percent (rounded half up), found by its
+     *     UUID where it has one and by its index where not; empty when it has none
+     */
+    OptionalInt recent(GpuStat gpu) {
+        return mean(gpu.uuid().isPresent() ? byUuid.get(gpu.uuid().get()) : byIndex.get(gpu.index()));
+    }
+
+    /**
+     * @param gpu the index of a GPU without a UUID
      * @return the mean of its readings in the window in whole percent (rounded half up); empty when it
      *     has none
      */
     OptionalInt recent(int gpu) {
-        ArrayDeque<Reading> readings = byGpu.get(gpu);
+        return mean(byIndex.get(gpu));
+    }
+
+    private static OptionalInt mean(ArrayDeque<Reading> readings) {
         if (readings == null || readings.isEmpty()) {
             return OptionalInt.empty();
         }

@@ -46,4 +46,33 @@ class UtilWindowTest {
         w.record(T0.minus(java.time.Duration.ofDays(1)).plusSeconds(31), snap(OptionalInt.of(0), OptionalInt.empty()));
         assertEquals(OptionalInt.of(0), w.recent(0), "30 busy readings dated tomorrow no longer hold it at 97 %");
     }
+
+    private static GpuStat named(int index, String uuid, int percent) {
+        return new GpuStat(index, Optional.of(uuid), "g", Optional.empty(), 24000, 0, OptionalInt.of(percent), true);
+    }
+
+    @Test
+    void aDeviceNamedByUuidKeepsItsReadingsWhenRenumbered_andTheDeviceThatTakesItsIndexStartsWithNone() {
+        UtilWindow w = new UtilWindow();
+        for (int s = 0; s < 10; s++) {
+            w.record(T0.plusSeconds(s), new GpuSnapshot(List.of(named(0, "GPU-aaaa", 0), named(1, "GPU-bbbb", 100)),
+                    List.of(), List.of()));
+        }
+        // A device appears before GPU-bbbb (MIG instances made on gpu 0): it is gpu 2 now.
+        GpuStat newcomer = named(1, "GPU-cccc", 0);
+        GpuStat moved = named(2, "GPU-bbbb", 100);
+        w.record(T0.plusSeconds(10), new GpuSnapshot(List.of(named(0, "GPU-aaaa", 0), newcomer, moved), List.of(),
+                List.of()));
+        assertEquals(OptionalInt.of(0), w.recent(newcomer), "not GPU-bbbb's 100 % of before");
+        assertEquals(OptionalInt.of(100), w.recent(moved), "its own eleven readings, wherever it is listed");
+    }
+
+    @Test
+    void theReadingsOfADeviceNoLongerListedGo() {
+        UtilWindow w = new UtilWindow();
+        GpuStat gone = named(1, "MIG-1", 100);
+        w.record(T0, new GpuSnapshot(List.of(named(0, "MIG-0", 0), gone), List.of(), List.of()));
+        w.record(T0.plusSeconds(1), new GpuSnapshot(List.of(named(0, "MIG-0", 0)), List.of(), List.of()));
+        assertEquals(OptionalInt.empty(), w.recent(gone), "a destroyed MIG instance leaves no window behind");
+    }
 }
