@@ -118,9 +118,10 @@ final class BoardRows {
         shown.addAll(table.settlingRuns());
         for (RunningJob rj : shown) {
             // A cluster's job shows the GPUs the cluster gave it, once its command started there.
-            List<Integer> gpus = rj.elsewhere.map(e -> e.running().getNow(List.of())).orElse(rj.gpus);
+            List<Integer> gpus = rj.elsewhere.map(e -> e.running().getNow(List.of())).orElse(rj.gpusNow());
+            // Where it runs now (the journal and its result keep where it started): a renumbering moves the row.
             rows.add(new StatusBoard.Running(rj.no, rj.spec.command(), gpus, rj.ran(nanos),
-                    rj.currentMib, rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
+                    rj.currentMibNow(), rj.overallPeak(), rj.stopping, java.util.Optional.of(queue.ownerOf(rj.key())), rj.declaredMib,
                     rj.spec.scheduling().priority(), rj.rule, Notes.of(rj.spec),
                     rj.elsewhere.map(io.gpusched.cluster.ClusterRun::where), rj.spec.environment().tty()));
         }

@@ -190,4 +190,46 @@ class RenumberedGpusTest {
         assertEquals(90.0, job.result().get(20, TimeUnit.SECONDS).avgUtilPercent().orElseThrow(), 1e-9,
                 "every sample read GPU-bbbb at 90 %, wherever it was listed");
     }
+
+    @Test
+    void theQueueShowsWhereARunningJobRunsNow_theJournalAndItsResultWhereItStarted() throws Exception {
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
+        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        JobHandle job = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] sleep 30"));
+        snapshotWhere(s -> s.board().running().size() == 1 && s.board().running().get(0).gpus().equals(List.of(1)));
+        machine.uuids = List.of("GPU-aaaa", "GPU-cccc", "GPU-bbbb");
+        QueueSnapshot moved = snapshotWhere(s -> s.gpus().size() == 3 && s.board().running().size() == 1
+                && !s.memory().get(2).jobs().isEmpty());
+        assertEquals(List.of(2), moved.board().running().get(0).gpus(), "gpusched queue shows where it runs now");
+        assertEquals(java.util.Set.of(2), moved.board().running().get(0).currentMib().keySet(),
+                "its memory is shown on the GPU it is shown on (gpusched top draws it there)");
+        assertEquals(List.of(), moved.memory().get(1).jobs(), "the device at gpu 1 holds none of it");
+        assertEquals(1, moved.memory().get(2).jobs().get(0).no());
+        assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
+        assertEquals(List.of(1), job.result().get(20, TimeUnit.SECONDS).gpus(), "its result keeps where it started");
+        String journal = java.nio.file.Files.readString(dir.resolve("logs").resolve("journal.jsonl"));
+        assertTrue(journal.contains("\"gpus\":[1]"), journal);
+        assertFalse(journal.contains("\"gpus\":[2]"), journal);
+    }
+
+    @Test
+    void aPreemptibleJobWhoseDeviceMovedIsPreemptedForTheJobThatNeedsItsDevice() throws Exception {
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
+        SchedulerOptions options = FAST.withPolicy(io.gpusched.policy.PolicyOptions.defaults()
+                .withReserveAfter(Duration.ofMillis(300)));
+        scheduler = Scheduler.builder().backend(machine).options(options).logDir(dir.resolve("logs"))
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb preemptible] sleep 30"));
+        snapshotWhere(s -> s.board().running().size() == 1);
+        machine.uuids = List.of("GPU-aaaa", "GPU-cccc", "GPU-bbbb");
+        warningsOnceThere(1);
+        // It needs GPU-bbbb, now gpu 2, which the preemptible job holds: the reservation there must stop
+        // that job, not look for it on gpu 1, where it started.
+        JobHandle urgent = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb priority=5] true"));
+        assertEquals(JobStatus.OK, urgent.result().get(20, TimeUnit.SECONDS).status());
+        assertEquals(List.of(2), urgent.result().get().gpus());
+    }
 }

@@ -247,7 +247,7 @@ public final class Outcomes {
     }
 
     private StatusBoard.Interrupted interruptedRow(RunningJob rj) {
-        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpus, rj.ran(clock.nanos()));
+        return new StatusBoard.Interrupted(rj.no, rj.spec.command(), rj.gpusNow(), rj.ran(clock.nanos()));
     }
 
     /**

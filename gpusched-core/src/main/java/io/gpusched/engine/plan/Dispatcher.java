@@ -211,7 +211,7 @@ public final class Dispatcher {
         for (RunningJob rj : table.runs()) {
             // Started as long ago as the ticker says, on the policy's steady time line: the policy compares
             // its timeout's end with now, which a wall clock set since its start would otherwise shift.
-            occupants.add(new Occupant(rj.key(), rj.no, rj.gpus, now.minus(rj.ran(nanos)), rj.spec.timeout(),
+            occupants.add(new Occupant(rj.key(), rj.no, rj.gpusHeld(), now.minus(rj.ran(nanos)), rj.spec.timeout(),
                     rj.spec.scheduling().priority(), rj.spec.scheduling().preemptible(), rj.stopping.isPresent()));
         }
         return occupants;

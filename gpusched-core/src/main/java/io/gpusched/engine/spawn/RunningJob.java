@@ -72,6 +72,8 @@ public final class RunningJob {
     private List<String> uuids = List.of();
     /** Its devices followed by UUID, parallel to {@link #uuids}; empty with them. */
     private List<Device> devices = List.of();
+    /** See {@link #gpusNow()}: {@link #gpus} itself until a device is read at another index. */
+    private List<Integer> gpusNow;
 
     /**
      * One of its GPUs, followed by UUID: the index it started at, the index it was last listed at, whether
@@ -166,6 +168,7 @@ public final class RunningJob {
             out.add(new Device(uuids.get(i), gpus.get(i)));
         }
         devices = List.copyOf(out);
+        gpusNow = gpus;
     }
 
     /** @return its devices as followed by UUID, parallel to {@link #gpus}; empty when {@link #uuids()} is */
@@ -184,9 +187,59 @@ public final class RunningJob {
         Device d = devices.get(device);
         d.listed = index >= 0;
         d.healthy = healthy;
-        if (index >= 0) {
+        if (index >= 0 && index != d.at) {
             d.at = index;
+            List<Integer> now = new java.util.ArrayList<>(devices.size());
+            for (Device e : devices) {
+                now.add(e.at);
+            }
+            gpusNow = now.equals(gpus) ? gpus : List.copyOf(now);
         }
+    }
+
+    /**
+     * Where it runs now, for what is shown ({@code gpusched queue}, the status board): each device's
+     * index as last listed, in the order of {@link #gpus}. The same as {@link #gpus} (the indices it
+     * started on, which the journal, its result and its log's name keep) until the backend renumbers a
+     * device under it; a device no longer listed keeps the index it was last listed at.
+     *
+     * @return the indices
+     */
+    public List<Integer> gpusNow() {
+        return gpusNow;
+    }
+
+    /**
+     * {@link #currentMib} keyed as {@link #gpusNow()}, for what is shown beside it (a row's memory per GPU,
+     * which {@code gpusched top} draws on the GPU of that index).
+     *
+     * @return the MiB it holds now by GPU index as listed now; {@link #currentMib} itself until a device moved
+     */
+    public java.util.Map<Integer, Long> currentMibNow() {
+        if (gpusNow == gpus) {
+            return currentMib;
+        }
+        java.util.Map<Integer, Long> out = new TreeMap<>();
+        for (int i = 0; i < gpus.size(); i++) {
+            out.merge(gpusNow.get(i), currentMib.getOrDefault(gpus.get(i), 0L), Long::sum);
+        }
+        return out;
+    }
+
+    /**
+     * The indices its devices hold in the last sample, for the queue policy (which GPUs a reservation
+     * waits on, which jobs a preemption frees): a device not listed now holds none, so another device
+     * that took its index is not counted as held by this job.
+     *
+     * @return the indices, in the order of {@link #gpus}; fewer than {@link #gpus} while a device is not listed
+     */
+    public List<Integer> gpusHeld() {
+        for (Device d : devices) {
+            if (!d.listed) {
+                return devices.stream().filter(Device::listed).map(Device::at).toList();
+            }
+        }
+        return gpusNow;
     }
 
     public static List<String> uuidsOf(List<Integer> gpus, List<io.gpusched.gpu.GpuStat> stats) {
@@ -223,6 +276,7 @@ public final class RunningJob {
         for (int g : gpus) {
             currentMib.put(g, 0L);
         }
+        this.gpusNow = this.gpus;
     }
 
     /** @return whether the run is a client's lease, run in the client's terminal rather than a session of its own */
