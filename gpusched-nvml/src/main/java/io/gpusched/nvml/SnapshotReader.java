@@ -51,12 +51,32 @@ final class SnapshotReader {
     private final NvmlStructs.PciInfo pci = new NvmlStructs.PciInfo();
 
     private final Map<String, Identity> identities = new HashMap<>();
-    private Map<Integer, GpuStat> lastSeen = new HashMap<>();
+    /**
+     * Each device as last reported, by UUID: what a device that cannot be read is reported with. Not by
+     * index: creating or destroying MIG instances renumbers later devices, so the index a lost device is
+     * reported at may be another device's in the pass before (it then showed that device's UUID and size).
+     */
+    private Map<String, GpuStat> lastSeen = new HashMap<>();
+    /**
+     * The UUID last read in each place NVML enumerates a device: a device that fails before its UUID is
+     * read (a lost GPU fails every call) is known by where it sits. A physical GPU in MIG mode has none:
+     * it is no device of ours, and is reported nameless when lost (a job pinned to one of its instances
+     * then waits; see {@code Pins}).
+     */
+    private final Map<Slot, String> uuidAt = new HashMap<>();
     private int physicalCount;
 
     private final List<GpuStat> gpus = new ArrayList<>();
     private final List<GpuProcess> processes = new ArrayList<>();
     private final List<String> warnings = new ArrayList<>();
+
+    /**
+     * Where NVML enumerates a device: a physical GPU by its NVML index ({@code parent} empty), a MIG
+     * instance by its parent's UUID and its MIG slot; either stays put when MIG instances elsewhere come
+     * and go, unlike our index.
+     */
+    private record Slot(String parent, int n) {
+    }
 
     /** What never changes for a device UUID. */
     private record Identity(String name, Optional<String> pciBusId) {
@@ -94,8 +114,8 @@ final class SnapshotReader {
         for (int i = 0; i < count; i++) {
             next = readPhysical(i, next);
         }
-        Map<Integer, GpuStat> seen = new HashMap<>();
-        gpus.forEach(g -> seen.put(g.index(), g));
+        Map<String, GpuStat> seen = new HashMap<>();
+        gpus.forEach(g -> g.uuid().ifPresent(u -> seen.put(u, g)));
         lastSeen = seen;
         return new GpuSnapshot(gpus, processes, warnings); // copies the reused lists
     }
@@ -122,11 +142,12 @@ final class SnapshotReader {
             check(nvml.nvmlDeviceGetHandleByIndex_v2(i, handleOut), "nvmlDeviceGetHandleByIndex_v2");
             Pointer handle = handleOut.getValue();
             if (migEnabled(handle)) {
+                uuidAt.remove(new Slot("", i));
                 return readMigInstances(handle, next);
             }
-            readDevice(handle, next, false, Optional.empty());
+            readDevice(handle, new Slot("", i), next, false, Optional.empty());
         } catch (DeviceFault fault) {
-            reportFault(next, fault);
+            reportFault(next, new Slot("", i), fault);
         }
         return next + 1;
     }
@@ -155,11 +176,12 @@ final class SnapshotReader {
                 continue; // an unused slot: the maximum is not how many exist
             }
             int index = next + found++;
+            Slot slot = new Slot(parentUuid, j);
             try {
                 check(rc, "nvmlDeviceGetMigDeviceHandleByIndex");
-                readDevice(handleOut.getValue(), index, true, parentPci);
+                readDevice(handleOut.getValue(), slot, index, true, parentPci);
             } catch (DeviceFault fault) {
-                reportFault(index, fault);
+                reportFault(index, slot, fault);
             }
         }
         if (found == 0) {
@@ -169,8 +191,13 @@ final class SnapshotReader {
         return next + found;
     }
 
-    private void readDevice(Pointer handle, int index, boolean mig, Optional<String> parentPci) {
+    private void readDevice(Pointer handle, Slot slot, int index, boolean mig, Optional<String> parentPci) {
         String uuid = readText(nvml.nvmlDeviceGetUUID(handle, text, text.length), "nvmlDeviceGetUUID");
+        if (!uuid.isBlank()) {
+            uuidAt.put(slot, uuid); // before the calls that may fail: a fault further on is then known by it
+        } else {
+            uuidAt.remove(slot);
+        }
         Identity identity = identity(handle, uuid);
         long totalBytes;
         long usedBytes;
@@ -271,23 +298,27 @@ final class SnapshotReader {
         }
     }
 
-    private void reportFault(int index, DeviceFault fault) {
+    private void reportFault(int index, Slot slot, DeviceFault fault) {
         int rc = fault.code();
         if (rc == NvmlReturn.NO_PERMISSION) {
             warnings.add("NVML: GPU " + index + " skipped: " + fault.function()
                     + " was refused (no permission); check the permissions of /dev/nvidia*");
             return;
         }
-        GpuStat last = lastSeen.get(index);
+        String uuid = uuidAt.get(slot);
+        GpuStat last = uuid == null ? null : lastSeen.get(uuid);
         String what = NvmlReturn.isDeviceLost(rc)
                 ? "is lost (" + nvml.nvmlErrorString(rc) + "); reset the GPU or reboot"
                 : "cannot be read (" + fault.function() + ": " + nvml.nvmlErrorString(rc) + ", code " + rc + ")";
         warnings.add("NVML: GPU " + index + " " + what + "; no jobs will be placed on it");
         long total = last == null ? 0 : last.totalMib();
+        // Its UUID where its place had one (read in this pass before the fault, or in an earlier one), even
+        // never reported healthy: a job pinned to it, or running on it, knows it by that.
+        Identity identity = uuid == null ? null : identities.get(uuid);
         gpus.add(new GpuStat(index,
-                last == null ? Optional.empty() : last.uuid(),
-                last == null ? "unknown NVIDIA GPU" : last.name(),
-                last == null ? Optional.empty() : last.pciBusId(),
+                Optional.ofNullable(uuid),
+                last != null ? last.name() : identity != null ? identity.name() : "unknown NVIDIA GPU",
+                last != null ? last.pciBusId() : identity != null ? identity.pciBusId() : Optional.empty(),
                 total, total, OptionalInt.empty(), false));
     }
 }

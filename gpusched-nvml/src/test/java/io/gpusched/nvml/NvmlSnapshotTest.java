@@ -152,6 +152,24 @@ class NvmlSnapshotTest {
     }
 
     @Test
+    void aLostGpuKeepsItsOwnIdentityWhenMigInstancesBeforeItAreDestroyed_notThatOfTheDeviceAtItsNewIndex() {
+        String mig = "gpu uuid=GPU-mig name=NVIDIA_A100 bus=00000000:0F:00.0 total_mib=40960 used_mib=0 mig=1";
+        String one = "mig gpu=0 idx=0 uuid=MIG-one name=NVIDIA_A100_MIG_3g.20gb total_mib=19968 used_mib=0 gi=1 ci=0";
+        String two = "mig gpu=0 idx=1 uuid=MIG-two name=NVIDIA_A100_MIG_1g.5gb total_mib=4864 used_mib=0 gi=5 ci=0";
+        String last = "gpu uuid=GPU-last name=NVIDIA_A100 bus=00000000:47:00.0 total_mib=40960 used_mib=0 util=9";
+        FakeNvml fake = FakeNvml.start(FakeNvml.Variant.MODERN, dir).state(mig, one, two, last);
+        backend = fake.open();
+        assertEquals(Optional.of("GPU-last"), backend.snapshot().gpus().get(2).uuid());
+        fake.state(mig, one, two, last + " lost=1");
+        assertEquals(Optional.of("GPU-last"), backend.snapshot().gpus().get(2).uuid(), "lost at gpu 2");
+        // An admin destroys MIG-two while GPU-last stays lost: it is listed at gpu 1 now, which MIG-two had.
+        fake.state(mig, one, last + " lost=1");
+        GpuStat lost = backend.snapshot().gpus().get(1);
+        assertEquals(new GpuStat(1, Optional.of("GPU-last"), "NVIDIA A100", Optional.of("00000000:47:00.0"), 40960, 40960,
+                OptionalInt.empty(), false), lost, "not MIG-two's UUID and 4864 MiB");
+    }
+
+    @Test
     void gpuLostBeforeItWasEverSeenIsStillReportedUnhealthy() {
         GpuSnapshot s = snapshotOf(FakeNvml.TWO_GPUS, "fail fn=nvmlDeviceGetHandleByIndex_v2 gpu=0 rc=15");
         assertEquals(2, s.gpus().size());
