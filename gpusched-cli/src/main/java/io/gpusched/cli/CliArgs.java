@@ -178,10 +178,12 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
             valued("--max-queued-size-per-user", "SIZE", "a user whose jobs not yet ended would hold more than SIZE"
                     + " (512M, 2G) of commands and environments, which the journal keeps until each ends, gets no more"
                     + " (queue_full) [1G]", (v, a, s) -> {
-                        java.util.OptionalLong mib = io.gpusched.jobs.Units.parseMib(s);
+                        java.util.OptionalLong mib = io.gpusched.jobs.Units.parseMib(s.strip());
                         if (mib.isEmpty()) {
-                            throw new UsageException("--max-queued-size-per-user must be a size such as 512M or 2G"
-                                    + " (a plain number is MiB), got " + s);
+                            // Out of range (0, 9999999999G) or no size at all: the range is said either way.
+                            throw new UsageException("--max-queued-size-per-user must be a size from 1M to "
+                                    + io.gpusched.jobs.Units.MAX_MIB + "M such as 512M or 2G (a plain number is MiB),"
+                                    + " got " + s);
                         }
                         v.maxQueuedMib = mib.getAsLong();
                     }),
@@ -587,15 +589,39 @@ record CliArgs(Optional<Path> jobsFile, SchedulerOptions options, boolean fresh,
         if (s.equals("never") && option.equals("--reserve-after")) {
             return NEVER;
         }
-        java.time.Duration d = s.matches("0+(\\.0+)?[smhd]?") ? java.time.Duration.ZERO
-                : io.gpusched.jobs.Units.parseDuration(s).orElseThrow(() -> new UsageException(option
-                + " needs a duration like 90s, 15m, 2h or 1d" + (option.equals("--reserve-after") ? ", or never" : "")
-                + ", got '" + v + "'"));
-        if (!option.equals("--reserve-after") && d.compareTo(java.time.Duration.ofSeconds(1)) < 0) {
-            throw new UsageException(option + " must be from 1s to " + io.gpusched.jobs.Units.MAX_DURATION.toDays()
-                    + "d (a duration like 90s, 15m, 2h or 1d), got '" + v + "'");
+        boolean zeroAllowed = option.equals("--reserve-after");
+        String never = zeroAllowed ? ", or never" : "";
+        java.util.Optional<java.time.Duration> least = java.util.Optional.of(zeroAllowed ? java.time.Duration.ZERO
+                : java.time.Duration.ofSeconds(1));
+        java.time.Duration d = s.matches("0+(\\.0+)?[smhdSMHD]?") ? java.time.Duration.ZERO
+                : io.gpusched.jobs.Units.parseDuration(s).orElseThrow(() -> io.gpusched.jobs.Units.isDurationForm(s)
+                ? durationOutOfRange(option, v, least, never)
+                : new UsageException(option + " needs a duration like 90s, 15m, 2h or 1d" + never + ", got '" + v + "'"));
+        if (d.compareTo(least.get()) < 0) {
+            throw durationOutOfRange(option, v, least, never);
         }
         return d;
+    }
+
+    /**
+     * The one-line refusal of a duration option's value that is a duration but out of its range, naming the
+     * option, the range and the value: {@link io.gpusched.jobs.Units#parseDuration} answers empty for
+     * {@code 3651d} as for {@code soon}, and an error that said only "needs a duration like 2h" for
+     * {@code 3651d} left the user to guess the bound.
+     *
+     * @param option the option as typed, e.g. {@code --age-step}
+     * @param v its value as typed
+     * @param least the smallest value allowed; empty when any value above 0 is
+     * @param also what else the option takes, said after the range (", or never"), or ""
+     * @return e.g. {@code --age-step must be from 1s to 3650d (a duration like 90s, 15m, 2h or 1d), got '3651d'}
+     */
+    static UsageException durationOutOfRange(String option, String v, java.util.Optional<java.time.Duration> least,
+                                             String also) {
+        String max = io.gpusched.jobs.Units.MAX_DURATION.toDays() + "d";
+        String range = least.map(l -> "from " + io.gpusched.jobs.Units.formatDuration(l) + " to " + max)
+                .orElse("more than 0 and at most " + max);
+        return new UsageException(option + " must be " + range + " (a duration like 90s, 15m, 2h or 1d)" + also
+                + ", got '" + v + "'");
     }
 
     /** As a line's {@code retries=}: 0 to 1000, never wrapped into an int (4294967296 was 0). */

@@ -38,8 +38,11 @@ record ServeJobRules(boolean dedup, Optional<Duration> maxJobTime, Optional<Sche
             case "--dedup" -> new ServeJobRules(true, maxJobTime, onMaxJobTime);
             case "--max-job-time" -> {
                 String v = value.get();
-                Duration d = io.gpusched.jobs.Units.parseDuration(v.strip()).orElseThrow(() -> new UsageException(
-                        "--max-job-time needs a positive duration like 90, 90s, 15m, 2h or 1.5d, got '" + v + "'"));
+                Duration d = io.gpusched.jobs.Units.parseDuration(v.strip()).orElseThrow(
+                        () -> io.gpusched.jobs.Units.isDurationForm(v.strip())
+                        ? CliArgs.durationOutOfRange("--max-job-time", v, Optional.empty(), "")
+                        : new UsageException("--max-job-time needs a positive duration like 90, 90s, 15m, 2h or 1.5d, got '"
+                        + v + "'"));
                 yield new ServeJobRules(dedup, Optional.of(d), onMaxJobTime);
             }
             case "--on-max-job-time" -> {

@@ -109,8 +109,11 @@ final class SimulateCommand {
                     case "--requirements" -> requirements = Optional.of(Path.of(v));
                     case "--learn-from" -> learnFrom = Optional.of(Path.of(v));
                     case "--save-journal" -> saveJournal = Optional.of(Path.of(v));
-                    default -> defaultDuration = Optional.of(Units.parseDuration(v).orElseThrow(() ->
-                            new UsageException("--default-duration: bad duration '" + v + "'")));
+                    default -> defaultDuration = Optional.of(Units.parseDuration(v.strip()).orElseThrow(() ->
+                            Units.isDurationForm(v.strip())
+                            ? CliArgs.durationOutOfRange("--default-duration", v, Optional.empty(), "")
+                            : new UsageException("--default-duration needs a duration like 90s, 15m, 2h or 1d, got '"
+                            + v + "'")));
                 }
             }
             if (r.hasMatchedPositional(0)) {

@@ -149,7 +149,9 @@ final class StatsCommand {
         Optional<Duration> since = Optional.empty();
         if (r.hasMatchedOption("--since")) {
             String v = r.matchedOptionValue("--since", "");
-            since = Optional.of(Units.parseDuration(v).orElseThrow(() -> new UsageException("--since " + v
+            since = Optional.of(Units.parseDuration(v.strip()).orElseThrow(() -> Units.isDurationForm(v.strip())
+                    ? CliArgs.durationOutOfRange("--since", v, Optional.empty(), "")
+                    : new UsageException("--since " + v
                     + " is not a duration; give a number with s, m, h or d (up to 3650d), e.g. --since 7d")));
         }
         Optional<String> user = r.hasMatchedOption("--user")

@@ -87,6 +87,33 @@ public final class Units {
     }
 
     /**
+     * Whether a text is written as a duration, whatever its size: a number with no suffix or one of
+     * {@code s, m, h, d}. With {@link #parseDuration} empty, it tells a value out of range
+     * ({@code 3651d}, {@code 0}), whose error should name the range, from one that is no duration at all
+     * ({@code soon}), whose error should say what a duration is.
+     *
+     * @param text the value, without surrounding whitespace
+     * @return true for {@code 0}, {@code 3651d} or {@code 1.5h}; false for {@code soon}, {@code 2w} or {@code -1}
+     */
+    public static boolean isDurationForm(String text) {
+        Matcher m = NUMBER_WITH_SUFFIX.matcher(text);
+        return m.matches() && m.group(2).matches("(?i)[smhd]?");
+    }
+
+    /**
+     * Whether a text is written as a memory size, whatever its size: a number with no suffix or one of
+     * the suffixes {@link #parseMib} reads. As {@link #isDurationForm}, it tells {@code 0} or
+     * {@code 9999999999G} (out of range) from {@code lots} (no size).
+     *
+     * @param text the value, without surrounding whitespace
+     * @return true for {@code 0} or {@code 9999999999G}; false for {@code lots}, {@code 2T} or {@code -1}
+     */
+    public static boolean isMibForm(String text) {
+        Matcher m = NUMBER_WITH_SUFFIX.matcher(text);
+        return m.matches() && m.group(2).matches("(?i)|m|mb|mib|g|gb|gib");
+    }
+
+    /**
      * Prints a duration so that {@link #parseDuration} reads it back exactly: whole seconds as
      * {@code 90s}, fractions as {@code 0.25s}.
      *

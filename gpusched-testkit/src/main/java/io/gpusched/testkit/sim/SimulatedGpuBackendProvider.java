@@ -99,8 +99,10 @@ public final class SimulatedGpuBackendProvider implements GpuBackendProvider {
                         + " GPUs; give one for all or one per GPU, e.g. mib=24000,80G");
             }
             for (int i = 0; i < sizes.length; i++) {
-                long mib = Units.parseMib(sizes[i].strip()).orElseThrow(() -> new BackendException("sim: mib=" + text
-                        + " is not a memory size; use e.g. mib=24000, mib=80G or mib=24000,80G"));
+                String size = sizes[i].strip();
+                long mib = Units.parseMib(size).orElseThrow(() -> new BackendException("sim: mib=" + text
+                        + (Units.isMibForm(size) ? " has " + size + ", out of range: each size must be from 1 to "
+                        + Units.MAX_MIB + " MiB" : " is not a memory size") + "; use e.g. mib=24000, mib=80G or mib=24000,80G"));
                 if (sizes.length == 1) {
                     b.totalMib(mib);
                 } else {
