@@ -82,6 +82,53 @@ class SimDirectoryCleanupEndToEndTest {
     }
 
     /**
+     * A scheduler that dies without its hooks (as at an exit on OutOfMemoryError, which the launchers ask
+     * for: SIGKILL runs no more of it) leaves its directory; the next run on {@code --sim} removes it. Before,
+     * it stayed in the temporary directory for good.
+     */
+    @Test
+    void theNextRunRemovesTheDirectoryOfASchedulerThatDiedWithoutItsHooks() throws Exception {
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        Path pidFile = dir.resolve("job.pid");
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "echo $$ > " + pidFile + "; exec sleep 60\n");
+        Process scheduler = scheduler(tmp, jobs, dir.resolve("logs"));
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(scheduler.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line = out.readLine(); line != null && !line.contains("job 1 started"); line = out.readLine()) {
+                assertTrue(scheduler.isAlive(), line);
+            }
+            assertEquals(0, new ProcessBuilder("kill", "-KILL", String.valueOf(scheduler.pid())).start().waitFor());
+            assertTrue(scheduler.waitFor(30, TimeUnit.SECONDS));
+            List<Path> left = simDirectories(tmp);
+            assertEquals(1, left.size(), "the killed scheduler's directory is left: " + left);
+            assertTrue(left.get(0).getFileName().toString().startsWith("gpusched-sim-" + scheduler.pid() + "-"), left.toString());
+
+            Process next = scheduler(tmp, Files.writeString(dir.resolve("next.txt"), "true\n"), dir.resolve("next-logs"));
+            String said = new String(next.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(next.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, next.exitValue(), said);
+            assertEquals(List.of(), simDirectories(tmp), "the next run removed the dead one's directory, and its own:\n" + said);
+        } finally {
+            scheduler.destroyForcibly().waitFor();
+            // The job outlives a SIGKILLed scheduler (its own session): it is ended here.
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); !Files.exists(pidFile)
+                    && System.nanoTime() < end; Thread.sleep(50)) {
+                // the job writes its pid as it starts
+            }
+            if (Files.exists(pidFile)) {
+                ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+
+    private Process scheduler(Path tmp, Path jobs, Path logs) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        return new ProcessBuilder(java, "-Djava.io.tmpdir=" + tmp, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-cp",
+                System.getProperty("java.class.path"), Main.class.getName(), jobs.toString(), "--sim", "1", "--fresh",
+                "--poll", "0.1", "--kill-grace", "1", "--log-dir", logs.toString())
+                .directory(dir.toFile()).redirectErrorStream(true).start();
+    }
+
+    /**
      * In-process, stopped through {@link Scheduler#close()} as Main's shutdown hook does: when
      * {@code close()} returns, the directory is already gone.
      */

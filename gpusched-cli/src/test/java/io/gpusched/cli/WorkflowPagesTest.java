@@ -78,7 +78,7 @@ class WorkflowPagesTest {
     void maskingHidesOnlyWhatVariesFromRunToRun() {
         assertEquals(mask("job 3 ok in 12s, peak 3000 MiB at 04:01:02"), mask("job 3 ok in 2s, peak 3000 MiB at 11:22:33"));
         assertEquals(mask("1  alice   running   1h02m"), mask("1 alice running 0m05s"));
-        assertEquals(mask("usage in /tmp/gpusched-sim-4239824043556838197)"), mask("usage in /tmp/gpusched-sim-17)"));
+        assertEquals(mask("usage in /tmp/gpusched-sim-4239824043556838197)"), mask("usage in /tmp/gpusched-sim-17-3044-4026531836-5)"));
         assertFalse(mask("job 3 ok").equals(mask("job 4 ok")), "job numbers are compared");
         assertFalse(mask("peak 3000 MiB").equals(mask("peak 3001 MiB")), "memory is compared");
         assertFalse(mask("exit 0").equals(mask("exit 1")), "exit codes are compared");
@@ -177,7 +177,7 @@ class WorkflowPagesTest {
                 .replaceAll("\\b\\d{1,2}:\\d{2}:\\d{2}\\b", "<time>")
                 .replaceAll("\\b\\d+h\\d{2}m\\b|\\b\\d+m\\d{2}s\\b|\\b\\d+(\\.\\d+)? ?(ms|s)\\b", "<dur>")
                 .replaceAll("\\b(pid|pgid|session) \\d+", "$1 <n>")
-                .replaceAll("/tmp/gpusched-sim-\\d+", "/tmp/gpusched-sim-<n>")
+                .replaceAll("/tmp/gpusched-sim-[\\d-]+", "/tmp/gpusched-sim-<n>")
                 .replaceAll("\"(pid|uptime_s|started|ended|submitted)\": ?[0-9.]+", "\"$1\":<n>");
         return m.replaceAll("[ \\t]+", " ").strip();
     }

@@ -180,7 +180,9 @@ public final class SimJobs {
 
     private static Optional<Path> extractToPrivateTemp(byte[] binary, String name) {
         try {
-            Path dir = Files.createTempDirectory("gpusched-simjob-");
+            // deleteOnExit runs at a normal exit only: named after this process, so the next simulation
+            // removes it after an exit on OutOfMemoryError (LeftTempDirectories).
+            Path dir = Files.createTempDirectory(LeftTempDirectories.prefix("gpusched-simjob-"));
             dir.toFile().deleteOnExit();
             if (RUNS_AS_ROOT) {
                 Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));

@@ -106,7 +106,10 @@ public final class SimulatedGpuBackend implements GpuBackend {
                 this.ownsDirectory = false;
                 Files.createDirectories(directory);
             } else {
-                this.directory = Files.createTempDirectory("gpusched-sim-");
+                // Named after this process, so the next simulation removes it if this one dies without its
+                // hooks (ExitOnOutOfMemoryError, SIGKILL); and removes what such deaths left before.
+                LeftTempDirectories.sweep(Path.of(System.getProperty("java.io.tmpdir")), Path.of("/proc"));
+                this.directory = Files.createTempDirectory(LeftTempDirectories.prefix("gpusched-sim-"));
                 this.ownsDirectory = true;
                 if (SimJobs.RUNS_AS_ROOT) {
                     // A root scheduler's users reach their own directories in it, and list nothing of it.
