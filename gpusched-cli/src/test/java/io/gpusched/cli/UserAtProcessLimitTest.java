@@ -2,6 +2,7 @@ package io.gpusched.cli;
 
 import static io.gpusched.cli.UnixUsers.as;
 import static io.gpusched.cli.UnixUsers.ownDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -20,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A root daemon whose user is at her process limit (RLIMIT_NPROC, the daemon's own: no PAM session is
  * opened for a job): the kernel lets gpusched-runas's setuid pass and refuses its exec with EAGAIN. Her
- * job does not run, and the queue and the daemon's log say why. Real users; needs root, setpriv, python3
- * and prlimit.
+ * job does not run then, and the queue and the daemon's log say why; it waits and is tried again, and runs
+ * once her other processes have ended. Real users; needs root, setpriv, python3 and prlimit.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class UserAtProcessLimitTest {
@@ -49,11 +50,12 @@ class UserAtProcessLimitTest {
     }
 
     @Test
-    void aJobWhoseOwnerIsAtTheProcessLimit_doesNotRun_andTheQueueAndTheDaemonsLogSayWhy() throws Exception {
+    void aJobWhoseOwnerIsAtTheProcessLimit_waits_saysWhy_andRunsOnceHerProcessesEnd() throws Exception {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path socket = dir.resolve("run/gpusched.sock");
-        // A limit of 0, and one process of hers (the kernel counts her processes at the setuid): she is over
-        // it. Root, the daemon and its spawner, is not held to it.
+        // A limit of 0, and one process of hers, her sleep (the kernel counts her processes at the setuid,
+        // before it counts gpusched-runas, and refuses the exec when they are over): she is over it until
+        // her sleep ends. Root, the daemon and its spawner, is not held to it.
         daemon = new ProcessBuilder(List.of("/usr/bin/prlimit", "--nproc=0", "--", ServeDaemon.java(), "-cp",
                 System.getProperty("java.class.path"), Main.class.getName(), "serve", "--sim", "1", "--poll", "0.1",
                 "--socket", socket.toString(), "--log-dir", dir.resolve("logs").toString()))
@@ -65,28 +67,35 @@ class UserAtProcessLimitTest {
         Path home = ownDir(ADA, dir.resolve(ADA));
         Process hers = new ProcessBuilder(UnixUsers.setpriv(ADA, "/bin/sleep", "600")).start();
         try {
-            submitAndAwaitItsEnd(socket, home);
+            submitAndAwaitTheRefusal(socket, home);
         } finally {
             hers.destroyForcibly().waitFor();
         }
+        // Her sleep has ended: the next try, after its back-off of 15 s, runs the job.
+        String q = queue();
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60); !q.contains("job 1 ok"); q = queue()) {
+            assertTrue(System.nanoTime() < end && !q.contains("job 1 failed"), q);
+            Thread.sleep(200);
+        }
+        assertEquals("ran\n", Files.readString(home.resolve("ran.txt")));
     }
 
-    private void submitAndAwaitItsEnd(Path socket, Path home) throws Exception {
+    private void submitAndAwaitTheRefusal(Path socket, Path home) throws Exception {
         String submit = "{\"v\":1,\"op\":\"submit\",\"line\":\"echo ran > ran.txt\",\"cwd\":\"" + home + "\"}";
         assertTrue(as(ADA, socket, submit).contains("\"ok\":true"));
-        String q = queue();
-        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(40); !q.contains("job 1 failed"); q = queue()) {
-            assertTrue(System.nanoTime() < end, q);
-            Thread.sleep(100);
+        Path daemonLog = dir.resolve("daemon.log");
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+             !Files.readString(daemonLog).contains("to be tried again (try 2 of 7)"); Thread.sleep(100)) {
+            assertTrue(System.nanoTime() < end, Files.readString(daemonLog));
         }
         assertFalse(Files.exists(home.resolve("ran.txt")), "the command ran");
-        // Before, show said "failed, exit 126" and the daemon's log nothing more: gpusched-runas said why only
-        // in her output, which the daemon does not read.
+        // Before, its first refusal failed it ("failed, exit 126"); now it waits, and the log and queue say why.
+        String log = Files.readString(daemonLog);
+        assertTrue(log.contains("cannot run /bin/sh as " + ADA + ": Resource temporarily unavailable: " + ADA + " has as many"
+                + " processes as the scheduler's limit allows (RLIMIT_NPROC 0); it did not run, and waits 15 s to be tried"
+                + " again (try 2 of 7)"), log);
         String shown = ServeDaemon.cli("show", "1", "--socket", socket.toString()).out();
-        assertTrue(shown.contains("failed, exit 126") && shown.contains("cannot run /bin/sh as " + ADA
-                + ": Resource temporarily unavailable"), shown);
-        String log = Files.readString(dir.resolve("daemon.log"));
-        assertTrue(log.contains("as many processes as the scheduler's limit allows (RLIMIT_NPROC 0)"), log);
+        assertTrue(shown.contains("process limit (RLIMIT_NPROC)") && !shown.contains("failed"), shown);
         // She reads it in her output too.
         assertTrue(Files.readString(home.resolve("gpusched-1.log")).contains("RLIMIT_NPROC"), "her output");
     }

@@ -32,6 +32,7 @@ import io.gpusched.journal.JournalEvent;
 import io.gpusched.outcome.AttemptFacts;
 import io.gpusched.outcome.AttemptJudge;
 import io.gpusched.outcome.LogTail;
+import io.gpusched.outcome.ProcessLimitRetry;
 import io.gpusched.outcome.Verdicts;
 import io.gpusched.policy.FairShare;
 import java.nio.file.Path;
@@ -522,6 +523,24 @@ public final class Outcomes {
         if (asOwner.isPresent() && runFiles.onDisk()) {
             dropIfEmpty(names.log(end.no(), end.gpus()));
         }
+        Optional<String> gaveUp = Optional.empty();
+        if (before.isPresent() && failed && asOwner.isPresent() && OwnerLaunch.atProcessLimit(before.get().cause())) {
+            // Her process limit: transient, her other processes end. Pending again after a back-off, and not
+            // an attempt (it never ran); failed only once the tries are used up.
+            ProcessLimitRetry.Decision d = ProcessLimitRetry.decide(table.processLimitRefusals(key));
+            if (d instanceof ProcessLimitRetry.TryAgain again) {
+                durability.record(List.of(new JournalEvent.Interrupted(key)));
+                table.heldForProcessLimit(key, clock.steady().plus(again.after()));
+                end.run().ifPresent(r -> durability.removeRunFilesOnceDurable(end.no(), r));
+                reporter.warn("job " + end.no() + ": " + before.get().cause() + "; it did not run, and waits "
+                        + again.after().toSeconds() + " s to be tried again (try " + again.tryNo() + " of " + again.tries()
+                        + ")");
+                return;
+            }
+            ProcessLimitRetry.GiveUp last = (ProcessLimitRetry.GiveUp) d;
+            gaveUp = Optional.of("; tried " + last.tries() + " times over " + last.waited().toMinutes()
+                    + " minutes, and " + asOwner.get() + "'s processes stayed at the limit");
+        }
         int allowed = Math.max(end.spec().retries(), options.oomRetries());
         int attempts = rec.attempts() + 1;
         long peak = end.peak();
@@ -557,7 +576,8 @@ public final class Outcomes {
         Measurement measured = end.cluster().map(io.gpusched.cluster.ClusterReport::measurement)
                 .orElse(!end.watched() ? Measurement.UNWATCHED : end.attributed() ? Measurement.MEASURED
                 : measurer.pidsInvisible() ? Measurement.NOT_VISIBLE : Measurement.NONE_SEEN);
-        before.ifPresent(f -> reporter.warnOnce("job " + end.no() + ": " + f.cause() + " — " + f.fix()));
+        String afterTries = gaveUp.orElse("");
+        before.ifPresent(f -> reporter.warnOnce("job " + end.no() + ": " + f.cause() + " — " + f.fix() + afterTries));
         complete(new JobResult(key, end.no(), end.spec().command(), end.gpus(), status, end.exitCode(), end.declaredMib(),
                 peaks, verdict, end.avgUtil(), end.took(), measured,
                 before.map(f -> withoutOutputPath(f.cause(), rec.submission(), end.no())), owner(key), end.learned()));

@@ -132,8 +132,9 @@ public final class Planner {
      */
     public void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views) {
         boolean due = replanDue();
+        boolean released = settlement.releaseHolds(); // a job's back-off passed: it may be placed now
         if (views.isPresent() && settlement.liveOrphans().isEmpty() && version == plannedVersion
-                && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due) {
+                && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due && !released) {
             return;
         }
         // Settle first (the journal lines and events of orphans, retries, failed dependencies), then read.

@@ -85,6 +85,19 @@ public final class Settlement {
         }
     }
 
+    /** How a held job's next try is said: the time of day, as the log's lines say theirs. */
+    private static final java.time.format.DateTimeFormatter HOLD_TIME = java.time.format.DateTimeFormatter
+            .ofPattern("HH:mm:ss").withZone(java.time.ZoneId.systemDefault());
+
+    /**
+     * Releases the jobs held back after a refusal for their owner's process limit whose wait has passed.
+     *
+     * @return whether one was: the queue is to be planned again, though nothing else changed
+     */
+    public boolean releaseHolds() {
+        return table.releaseHolds(clock.steady());
+    }
+
     /** The source's version whose jobs' names {@link #settle} learned last; -1 before the first. */
     private long namesLearned = -1;
 
@@ -142,6 +155,13 @@ public final class Settlement {
                 if (table.edited(j)) {
                     reporter.emit(new SchedulerEvent.EndedJobEdited(clock.now(), no, j.command(), r.status()));
                 }
+                continue;
+            }
+            java.util.Optional<java.time.Instant> held = table.heldUntil(j.key(), clock.steady());
+            if (held.isPresent() && !j.cancel()) {
+                // Its owner was at her process limit at its last try (ProcessLimitRetry): it waits its back-off.
+                waiting.put(j.key(), "its owner was at her process limit (RLIMIT_NPROC) when it was to start; tried"
+                        + " again at " + HOLD_TIME.format(clock.wallOf(held.get())));
                 continue;
             }
             if (j.cancel() || j.scheduling().after().isEmpty()) {

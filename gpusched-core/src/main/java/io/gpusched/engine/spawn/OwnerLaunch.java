@@ -109,6 +109,26 @@ public final class OwnerLaunch {
     }
 
     /**
+     * gpusched-runas's refusal of an exec for the user's process limit: {@code cannot run /bin/sh as NAME:
+     * STRERROR(EAGAIN): NAME has as many processes as the scheduler's limit allows (RLIMIT_NPROC N)}. No other
+     * of its lines starts with {@code cannot run /bin/sh as}, and this one holds nothing the user chose but
+     * her name (a directory or output named like it starts its line otherwise), so she cannot make another
+     * refusal pass for it.
+     */
+    private static final java.util.regex.Pattern AT_PROCESS_LIMIT = java.util.regex.Pattern.compile(
+            "cannot run /bin/sh as ([^:]+): [^:]+: \\1 has as many processes as the scheduler's limit allows"
+                    + " \\(RLIMIT_NPROC [0-9]+\\)");
+
+    /**
+     * @param cause a refusal, as {@link #failure} gives it
+     * @return whether it is the one for the user's process limit ({@code RLIMIT_NPROC}), which passes as her
+     *     other processes end: her job is tried again later ({@link io.gpusched.outcome.ProcessLimitRetry})
+     */
+    public static boolean atProcessLimit(String cause) {
+        return AT_PROCESS_LIMIT.matcher(cause).matches();
+    }
+
+    /**
      * Why a run as its owner did not start its command, from the end of its wrapper's log.
      *
      * @param exitCode the run's exit status

@@ -75,6 +75,10 @@ public final class JobTable {
         boolean endedBefore;
         /** Its line as it was when it ended (or was first seen ended). */
         JobSpec endedSpec;
+        /** How many runs of it gpusched-runas refused for its owner's process limit, in this run. */
+        int processLimitRefusals;
+        /** Until when it is held back after such a refusal, on the steady time line; null when it is not. */
+        Instant heldUntil;
     }
 
     /**
@@ -455,6 +459,63 @@ public final class JobTable {
             f.back = 0;
         }
     }
+
+    // ---------------------------------------------------------------- process limit
+
+    /**
+     * A run of it was refused for its owner's process limit ({@link io.gpusched.outcome.ProcessLimitRetry}):
+     * it is pending again, and held back until {@code until}.
+     *
+     * @param until on the steady time line ({@link io.gpusched.engine.loop.LoopClock#steady()})
+     */
+    public void heldForProcessLimit(String key, Instant until) {
+        assertInLoop();
+        Facts f = facts(key);
+        f.processLimitRefusals++;
+        f.heldUntil = until;
+        held.add(key);
+    }
+
+    /** @return how many runs of it were refused for its owner's process limit in this run, 0 when none */
+    public int processLimitRefusals(String key) {
+        Facts f = facts.get(key);
+        return f == null ? 0 : f.processLimitRefusals;
+    }
+
+    /**
+     * @param now on the steady time line
+     * @return until when it is held back after a refusal for its owner's process limit; empty once that
+     *     has passed (it may be placed again) or when it never was
+     */
+    public Optional<Instant> heldUntil(String key, Instant now) {
+        Facts f = facts.get(key);
+        return f == null || f.heldUntil == null || !now.isBefore(f.heldUntil) ? Optional.empty() : Optional.of(f.heldUntil);
+    }
+
+    /**
+     * Releases the jobs whose hold has passed.
+     *
+     * @param now on the steady time line
+     * @return whether one was released: the queue is to be planned again, though nothing else changed
+     */
+    public boolean releaseHolds(Instant now) {
+        assertInLoop();
+        boolean released = false;
+        for (String key : held) {
+            Facts f = facts.get(key);
+            if (f != null && f.heldUntil != null && !now.isBefore(f.heldUntil)) {
+                f.heldUntil = null;
+                released = true;
+            }
+        }
+        if (released) {
+            held.removeIf(k -> facts.get(k) == null || facts.get(k).heldUntil == null);
+        }
+        return released;
+    }
+
+    /** The keys of the jobs held back now, few: a job is here only between a refusal and its next try. */
+    private final java.util.Set<String> held = new java.util.HashSet<>();
 
     // ---------------------------------------------------------------- ended
 
