@@ -40,7 +40,7 @@ public final class Compaction {
         for (JournalEvent.Submitted s : state.submissions()) {
             if (written.add(s.key())) {
                 out.add(s);
-                out.addAll(job(s.key(), state.record(s.key()), s, state.devices(s.key())));
+                out.addAll(job(s.key(), state.record(s.key()), s, state.devices(s.key()), state.startedTicker(s.key())));
             }
         }
         List<Map.Entry<String, JobRecord>> records = new ArrayList<>(state.records().entrySet());
@@ -48,7 +48,7 @@ public final class Compaction {
                 .thenComparing(Map.Entry::getKey));
         for (Map.Entry<String, JobRecord> e : records) {
             if (written.add(e.getKey())) {
-                out.addAll(job(e.getKey(), e.getValue(), null, state.devices(e.getKey())));
+                out.addAll(job(e.getKey(), e.getValue(), null, state.devices(e.getKey()), state.startedTicker(e.getKey())));
             }
         }
         // Last, and whatever the jobs above say: the learned peaks outlive the submissions dropped here.
@@ -57,7 +57,8 @@ public final class Compaction {
     }
 
     /** One job's events after its submission line, if it has one: its number, then where it stands. */
-    private static List<JournalEvent> job(String key, JobRecord r, JournalEvent.Submitted submitted, List<String> devices) {
+    private static List<JournalEvent> job(String key, JobRecord r, JournalEvent.Submitted submitted, List<String> devices,
+                                          java.util.OptionalLong ticker) {
         if (r.launching()) {
             throw new IllegalStateException("job " + key + " is being launched; compact between rounds");
         }
@@ -67,7 +68,7 @@ public final class Compaction {
         if (!numbered && r.no().isPresent()) {
             out.add(new JournalEvent.Seen(key, r.no().getAsInt(), r.command()));
         }
-        out.addAll(standing(key, r, devices));
+        out.addAll(standing(key, r, devices, ticker));
         return out;
     }
 
@@ -75,7 +76,7 @@ public final class Compaction {
      * The events that bring a seen job to where its record stands: its attempts and OOM-raised
      * declaration, the GPUs of its last attempt, and its outcome or its run in flight.
      */
-    private static List<JournalEvent> standing(String key, JobRecord r, List<String> devices) {
+    private static List<JournalEvent> standing(String key, JobRecord r, List<String> devices, java.util.OptionalLong ticker) {
         List<JournalEvent> out = new ArrayList<>();
         // A done line counts one attempt itself.
         attempts(out, key, r.terminal() ? r.attempts() - 1 : r.attempts(), r);
@@ -85,7 +86,7 @@ public final class Compaction {
             }
             // The run's devices too: a restart after the GPUs were renumbered finds it where it runs.
             out.add(new JournalEvent.Started(key, r.runningPgid().getAsLong(), r.gpus(), java.util.OptionalLong.empty(),
-                    java.util.Optional.empty(), devices.size() == r.gpus().size() ? devices : List.of()));
+                    java.util.Optional.empty(), devices.size() == r.gpus().size() ? devices : List.of(), ticker));
             return out;
         }
         if (!r.gpus().isEmpty()) {

@@ -109,6 +109,9 @@ public final class JournalCodec {
                     }
                     g.writeEndArray();
                 }
+                if (s.tickerNanos().isPresent()) {
+                    g.writeNumberField("ticker_ns", s.tickerNanos().getAsLong());
+                }
             } else if (e instanceof JournalEvent.Interrupted) {
                 g.writeStringField("event", "interrupted");
             } else if (e instanceof JournalEvent.Compacted c) {
@@ -304,7 +307,7 @@ public final class JournalCodec {
                 java.util.List<Integer> gpus = f.wholeList("gpus", 0, Integer.MAX_VALUE);
                 return Optional.of(new JournalEvent.Started(k, f.whole("pgid", 2, Integer.MAX_VALUE), gpus,
                         f.optionalNullableWhole("vram", 1, Units.MAX_MIB), f.optionalString("rule"),
-                        f.deviceNames("devices", gpus.size())));
+                        f.deviceNames("devices", gpus.size()), f.optionalWhole("ticker_ns", 0, Long.MAX_VALUE)));
             }
             case "submitted":
                 return Optional.of(new JournalEvent.Submitted(k, (int) f.whole("no", 1, MAX_NO), f.string("command"),

@@ -206,9 +206,15 @@ public sealed interface JournalEvent {
      *     when the run started: where the run is when the GPUs are renumbered before a restarted scheduler
      *     takes it up (MIG instances made or destroyed on an earlier GPU, a GPU gone). Empty when the
      *     backend did not name each of them (simulated GPUs), and in older lines
+     * @param tickerNanos the scheduler's ticker when it launched the run ({@code ticker_ns}): on Linux,
+     *     {@code System.nanoTime} is {@code CLOCK_MONOTONIC}, one clock for every process of a boot, which stops
+     *     while the machine is suspended. A scheduler that takes the run up after a restart counts its time
+     *     limit from it, so that time suspended counts no more than for a run it started itself. Empty in
+     *     older lines and for what compaction or a replay writes without it; readers that do not know it
+     *     ignore it
      */
     record Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib, Optional<String> rule,
-                   List<String> devices) implements JournalEvent {
+                   List<String> devices, OptionalLong tickerNanos) implements JournalEvent {
         /**
          * A session id above Linux's pid_max (2^22), for a {@code started} line that names a run's GPUs
          * but no live session: compaction's last attempt, a replay's run. It matches no process.
@@ -224,9 +230,11 @@ public sealed interface JournalEvent {
          * @param vramMib see {@link #vramMib()}
          * @param rule see {@link #rule()}
          * @param devices see {@link #devices()}; none, or one per GPU
+         * @param tickerNanos see {@link #tickerNanos()}
          * @throws IllegalArgumentException for devices that are neither none nor one per GPU
          */
         public Started {
+            Objects.requireNonNull(tickerNanos);
             Objects.requireNonNull(key);
             Objects.requireNonNull(vramMib);
             Objects.requireNonNull(rule);
@@ -236,6 +244,21 @@ public sealed interface JournalEvent {
                 throw new IllegalArgumentException("a started line names one device per GPU or none, not "
                         + devices.size() + " for " + gpus.size());
             }
+        }
+
+        /**
+         * A launch whose ticker is not journaled.
+         *
+         * @param key see {@link #key()}
+         * @param pgid see {@link #pgid()}
+         * @param gpus see {@link #gpus()}
+         * @param vramMib see {@link #vramMib()}
+         * @param rule see {@link #rule()}
+         * @param devices see {@link #devices()}
+         */
+        public Started(String key, long pgid, List<Integer> gpus, OptionalLong vramMib, Optional<String> rule,
+                       List<String> devices) {
+            this(key, pgid, gpus, vramMib, rule, devices, OptionalLong.empty());
         }
 
         /**

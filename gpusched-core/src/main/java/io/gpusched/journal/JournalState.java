@@ -63,6 +63,7 @@ public final class JournalState {
                 || e instanceof JournalEvent.Requeued || e instanceof JournalEvent.Retry) {
             slurmJobs.remove(e.key());
             devices.remove(e.key());
+            tickers.remove(e.key());
         }
         if (e instanceof JournalEvent.Started s) {
             if (s.devices().isEmpty()) {
@@ -70,8 +71,14 @@ public final class JournalState {
             } else {
                 devices.put(s.key(), s.devices());
             }
+            if (s.tickerNanos().isEmpty()) {
+                tickers.remove(s.key());
+            } else {
+                tickers.put(s.key(), s.tickerNanos().getAsLong());
+            }
         } else if (e instanceof JournalEvent.Launching) {
             devices.remove(e.key());
+            tickers.remove(e.key());
         }
         JobRecord before = record(e.key());
         JobRecord r = before.apply(e);
@@ -245,6 +252,19 @@ public final class JournalState {
     public java.util.List<String> devices(String key) {
         return devices.getOrDefault(key, java.util.List.of());
     }
+
+    /**
+     * @param key a job's key
+     * @return the ticker its attempt in flight was launched at, as its {@code started} line says
+     *     ({@link JournalEvent.Started#tickerNanos}); empty when it says none (older lines) or no attempt is in flight
+     */
+    public java.util.OptionalLong startedTicker(String key) {
+        Long t = tickers.get(key);
+        return t == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(t);
+    }
+
+    /** The ticker of each attempt in flight whose started line gave it, by key (few: the runs in flight). */
+    private final java.util.Map<String, Long> tickers = new java.util.HashMap<>();
 
     /** @return the GPUs paused now, by index (a read-only view) */
     public java.util.Set<Integer> pausedGpus() {

@@ -112,7 +112,7 @@ public final class Orphans {
                     .map(g -> OptionalLong.of(spec.share().get().mibOf(g.totalMib()))).orElse(declared);
         }
         // How long it ran before this scheduler: its time limit counts from its real start, by the ticker from here.
-        Duration before = ranBefore(no, run, lease ? oldestCarrier(run, r.owner()) : OptionalLong.of(sid));
+        Duration before = ranBefore(r.key(), no, run, lease ? oldestCarrier(run, r.owner()) : OptionalLong.of(sid));
         RunningJob rj = new RunningJob(spec, no, declared, r.gpus(), sid, log(spec.key(), no, r.gpus()),
                 clock.now().minus(before), clock.nanos() - before.toNanos(), run,
                 lease ? 0 : procFs.startTicks(sid).orElse(0), lease ? Optional.of(names.entry(run)) : Optional.empty());
@@ -326,11 +326,11 @@ public final class Orphans {
      *
      * @param process the run's leader, or its lease's oldest carrier; empty when there is none
      */
-    private Duration ranBefore(int no, long run, OptionalLong process) {
+    private Duration ranBefore(String key, int no, long run, OptionalLong process) {
         if (process.isPresent()) {
             OptionalLong ran = procFs.ranNanos(process.getAsLong());
             if (ran.isPresent()) {
-                return Duration.ofNanos(ran.getAsLong());
+                return Duration.ofNanos(onTheTicker(key, ran.getAsLong()));
             }
         }
         try {
@@ -339,6 +339,35 @@ public final class Orphans {
         } catch (IOException | ArithmeticException e) {
             return Duration.ZERO;
         }
+    }
+
+    /**
+     * Most that a run's time on the ticker may exceed the kernel's figure for its process: both kernel counts
+     * are in 10 ms ticks, and the launch's ticker is read before its process starts (a fork and an exec later).
+     */
+    static final long TICKER_SLACK_NANOS = 1_000_000_000L;
+
+    /**
+     * A run's time before this scheduler on the ticker, as a run this scheduler started is timed, where its
+     * {@code started} line gave the ticker at its launch ({@code ticker_ns}). The kernel's figure
+     * ({@link ProcTable#ranNanos}) counts from boot with the time the machine was suspended
+     * ({@code /proc/uptime} and a process's start are {@code CLOCK_BOOTTIME}); the ticker, {@code System.nanoTime},
+     * is {@code CLOCK_MONOTONIC} on Linux, one clock for every process of the boot, which stops while suspended.
+     * A run taken up after a suspend had that time counted against its limit, which its scheduler would not
+     * have counted. The two figures differ by time suspended only, which only makes the ticker's smaller: a
+     * ticker's figure below 0 or above the kernel's (less {@link #TICKER_SLACK_NANOS}) is from a ticker of
+     * another origin (a JVM whose {@code nanoTime} is not that clock), and the kernel's figure stands.
+     *
+     * @param ranNanos the kernel's figure for its process, suspend included
+     * @return its time on the ticker, or {@code ranNanos} where the started line gave none (older lines)
+     */
+    private long onTheTicker(String key, long ranNanos) {
+        OptionalLong launched = durability.state().startedTicker(key);
+        if (launched.isEmpty()) {
+            return ranNanos;
+        }
+        long byTicker = clock.nanos() - launched.getAsLong();
+        return byTicker >= 0 && byTicker <= ranNanos + TICKER_SLACK_NANOS ? byTicker : ranNanos;
     }
 
     /**

@@ -146,7 +146,8 @@ public final class Launcher {
         // The job runs from here on whatever the journal says next: its intent is in the file, and a
         // restart finds it by its pid file or its run token.
         // The rule it matched goes in the journal whatever decided this declaration: its peak teaches the rule's next job.
-        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared, ruleOf.apply(rj.key()), rj.uuids()));
+        durability.appendUnforced(new JournalEvent.Started(rj.key(), rj.pid, gpus, declared, ruleOf.apply(rj.key()), rj.uuids(),
+                rj.startedNanos >= 0 ? OptionalLong.of(rj.startedNanos) : OptionalLong.empty()));
         Optional<String> share = Dispatcher.request(p).share().map(io.gpusched.alloc.GpuShare::toString);
         // After an OOM the declaration is the bump's, not the rule's; a learned one is learned. A share may be a
         // rule's ("gpus": 0.5, an llm_config.json model), so the rule is named beside it.
