@@ -272,7 +272,8 @@ public final class RequirementsParser {
                     case "name" -> ruleName = Optional.of(v);
                     case "match" -> match = Optional.of(v);
                     case "vram" -> vram = OptionalLong.of(Units.parseMib(v).orElseThrow(() ->
-                            error(where, "bad vram '" + v + "'", "write MiB or a size, e.g. \"vram\": \"16G\", \"1.5GiB\" or 18000")));
+                            error(where, "bad vram '" + v + "'", "write MiB or a size from 1 to " + Units.MAX_MIB
+                                    + " MiB, e.g. \"vram\": \"16G\", \"1.5GiB\" or 18000")));
                     case "gpus" -> {
                         String fix = "write a whole number of GPUs from 1 to " + JobsFileParser.MAX_GPUS
                                 + ", or a share of one GPU between 0 and 1 such as 0.5";
@@ -287,7 +288,8 @@ public final class RequirementsParser {
                         }
                     }
                     case "timeout" -> timeout = Optional.of(Units.parseDuration(v).orElseThrow(() ->
-                            error(where, "bad timeout '" + v + "'", "write seconds or a duration, e.g. \"timeout\": \"2h\", \"90m\" or 3600")));
+                            error(where, "bad timeout '" + v + "'", "write seconds or a duration above 0 and at most "
+                                    + Units.MAX_DURATION.toDays() + "d, e.g. \"timeout\": \"2h\", \"90m\" or 3600")));
                     case "retries" -> retries = OptionalInt.of(integer(v, 0, 1000).orElseThrow(() ->
                             error(where, "bad retries '" + v + "'", "write a whole number from 0 to 1000")));
                     default -> throw new IllegalStateException(key);

@@ -75,8 +75,8 @@ class RequirementsLiveTest {
         write(rules, "{\"rules\": [{\"match\": \"--llm qwen2.5-7b\", \"vram\": \"20X\"}]}");
         assertEquals(OptionalLong.of(20480), settle(source).vramMib());
         assertEquals(OptionalLong.of(20480), settle(source).vramMib());
-        assertEquals(List.of("requirements.json:1: rule 1: bad vram '20X'; write MiB or a size, e.g. \"vram\": \"16G\", "
-                + "\"1.5GiB\" or 18000 — keeping the previous rules until the file is fixed"), errors, "warned once");
+        assertEquals(List.of("requirements.json:1: rule 1: bad vram '20X'; write MiB or a size from 1 to 2147483647 MiB, e.g."
+                + " \"vram\": \"16G\", \"1.5GiB\" or 18000 — keeping the previous rules until the file is fixed"), errors, "warned once");
 
         write(rules, "{\"default\": {\"vram\": \"1G\"}}");
         JobSpec fixed = settle(source);

@@ -58,16 +58,23 @@ class RequirementsParserTest {
                   {"match": "b",
                    "vrma": "8G"}]}
                 """));
-        assertEquals("requirements.json:2: rule 1: bad vram '16X'; write MiB or a size, e.g. \"vram\": \"16G\", "
-                + "\"1.5GiB\" or 18000", error("""
+        assertEquals("requirements.json:2: rule 1: bad vram '16X'; write MiB or a size from 1 to 2147483647 MiB, e.g."
+                + " \"vram\": \"16G\", \"1.5GiB\" or 18000", error("""
                 {"rules": [
                   {"match": "a", "vram": "16X"}]}
                 """));
+        // Out of range, the fix names the range: before, it said only "write MiB or a size", which 3000000000G is.
+        assertEquals("requirements.json:1: rule 1: bad vram '3000000000G'; write MiB or a size from 1 to 2147483647 MiB,"
+                + " e.g. \"vram\": \"16G\", \"1.5GiB\" or 18000",
+                error("{\"rules\": [{\"match\": \"a\", \"vram\": \"3000000000G\"}]}"));
+        assertEquals("requirements.json:1: rule 1: bad timeout '3651d'; write seconds or a duration above 0 and at most"
+                + " 3650d, e.g. \"timeout\": \"2h\", \"90m\" or 3600",
+                error("{\"rules\": [{\"match\": \"a\", \"timeout\": \"3651d\"}]}"));
         assertEquals("requirements.json:1: rule 1: bad gpus '0'; write a whole number of GPUs from 1 to 1024, or a share of one"
                 + " GPU between 0 and 1 such as 0.5",
                 error("{\"rules\": [{\"match\": \"a\", \"gpus\": 0}]}"));
-        assertEquals("requirements.json:1: rule 1: bad timeout 'soon'; write seconds or a duration, e.g. \"timeout\": "
-                + "\"2h\", \"90m\" or 3600", error("{\"rules\": [{\"match\": \"a\", \"timeout\": \"soon\"}]}"));
+        assertEquals("requirements.json:1: rule 1: bad timeout 'soon'; write seconds or a duration above 0 and at most 3650d,"
+                + " e.g. \"timeout\": \"2h\", \"90m\" or 3600", error("{\"rules\": [{\"match\": \"a\", \"timeout\": \"soon\"}]}"));
         assertEquals("requirements.json:2: rule 2: has no \"match\"; give the command text it applies to, e.g. "
                 + "\"match\": \"--llm qwen2.5-7b\", or \"re:\" and a regular expression", error("""
                 {"rules": [{"match": "a", "vram": 1},
