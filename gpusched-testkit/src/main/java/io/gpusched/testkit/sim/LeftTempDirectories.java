@@ -128,34 +128,7 @@ final class LeftTempDirectories {
      * @return whether {@code name} is gone
      */
     private static boolean removeOwned(SecureDirectoryStream<Path> parent, Path name, UserPrincipal user) {
-        try {
-            PosixFileAttributeView view = parent.getFileAttributeView(name, PosixFileAttributeView.class,
-                    LinkOption.NOFOLLOW_LINKS);
-            PosixFileAttributes a = view.readAttributes();
-            if (!a.owner().equals(user)) {
-                return false; // another user's: left, and its directory with it
-            }
-            if (!a.isDirectory() || a.isSymbolicLink()) {
-                parent.deleteFile(name); // a link is unlinked, never followed
-                return true;
-            }
-            boolean all = true;
-            try (SecureDirectoryStream<Path> sub = parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
-                List<Path> names = new ArrayList<>();
-                sub.forEach(p -> names.add(p.getFileName()));
-                for (Path n : names) {
-                    all &= removeOwned(sub, n, user);
-                }
-            }
-            if (all) {
-                parent.deleteDirectory(name);
-            }
-            return all;
-        } catch (java.nio.file.NoSuchFileException e) {
-            return true; // gone meanwhile
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
+        return Trees.removeWithin(parent, name, java.util.Optional.of(user));
     }
 
     /**

@@ -5,13 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryIteratorException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.LinkOption;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
@@ -150,37 +147,14 @@ final class UsageDirectory {
 
     /**
      * Deletes the directory and everything in it, quietly: a leftover directory must not fail the
-     * caller. Jobs that are still exiting remove their own files meanwhile, which is tolerated, and a
-     * file written between the walk and the final delete makes it walk again.
+     * caller. Its users' directories are theirs, and their jobs may still be exiting: the tree is deleted
+     * through directory handles that follow no link ({@link Trees}), so what a job swaps in mid-way (a
+     * link to {@code /etc} where its directory was) is never followed by root. A file written between the
+     * walk and the final delete makes it walk again.
      */
     void remove() {
-        for (int attempt = 0; attempt < 3; attempt++) {
-            try {
-                Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                        Files.deleteIfExists(file);
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-                        if (e instanceof NoSuchFileException) {
-                            return FileVisitResult.CONTINUE; // gone already: that is what we want
-                        }
-                        throw e;
-                    }
-
-                    @Override
-                    public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                        Files.deleteIfExists(d);
-                        return FileVisitResult.CONTINUE;
-                    }
-                });
-                return;
-            } catch (IOException e) {
-                // e.g. DirectoryNotEmptyException from a file written during the walk: walk again
-            }
+        for (int attempt = 0; attempt < 3 && !Trees.remove(dir); attempt++) {
+            // e.g. a file written during the walk kept a directory from being deleted: walk again
         }
     }
 
