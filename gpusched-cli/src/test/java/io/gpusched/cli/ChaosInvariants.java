@@ -184,12 +184,24 @@ final class ChaosInvariants {
         return v;
     }
 
+    /**
+     * Every line is a whole event, but for an event a kill cut short: at most one per scheduler killed
+     * (every one but the last, which finishes). Linux ends a write(2) of several pages early when SIGKILL
+     * is pending between two of them, so a journal group over a page can be cut mid-line by the kill; the
+     * loader skips the fragment with a warning, and the next scheduler starts on a fresh line
+     * ({@code Journal.load}): what was cut was never forced, so never acknowledged. Anything else that does
+     * not parse (garbage, a line cut with no kill, two) breaks the promise.
+     */
     private List<String> journalLoads(JournalLines.Parsed parsed) throws IOException {
-        List<String> v = new ArrayList<>(parsed.errors());
+        int killed = Math.max(0, outputs.size() - 1);
+        boolean forgiven = !parsed.cut().isEmpty() && parsed.cut().size() == parsed.errors().size()
+                && parsed.cut().size() <= killed;
+        List<String> v = new ArrayList<>(forgiven ? List.of() : parsed.errors());
         Path copy = scratch.resolve("journal-copy.jsonl");
         Files.copy(journal, copy, StandardCopyOption.REPLACE_EXISTING);
         try (Journal j = Journal.open(copy, false)) {
-            v.addAll(j.loadWarnings());
+            String skipped = "skipped " + parsed.cut().size() + " unreadable line" + (parsed.cut().size() == 1 ? " " : "s ");
+            j.loadWarnings().stream().filter(w -> !(forgiven && w.contains(skipped))).forEach(v::add);
             Set<String> known = new HashSet<>(keyOf.values());
             for (String key : j.state().records().keySet()) {
                 if (!known.contains(key)) {

@@ -33,9 +33,10 @@ final class JournalLines {
 
     /**
      * The lines, and one message per line that is not a JSON object with string {@code event} and
-     * {@code key} fields.
+     * {@code key} fields; {@code cut} the numbers of those among them that are an event's start cut short
+     * (its JSON ends early), as a write of several pages is left when SIGKILL comes between two of them.
      */
-    record Parsed(List<Line> lines, List<String> errors) {
+    record Parsed(List<Line> lines, List<String> errors, List<Integer> cut) {
         List<Line> of(String key, String event) {
             return lines.stream().filter(l -> l.key().equals(key) && l.event().equals(event)).toList();
         }
@@ -60,8 +61,9 @@ final class JournalLines {
     static Parsed read(Path journal) throws IOException {
         List<Line> lines = new ArrayList<>();
         List<String> errors = new ArrayList<>();
+        List<Integer> cut = new ArrayList<>();
         if (!Files.exists(journal)) {
-            return new Parsed(lines, errors);
+            return new Parsed(lines, errors, cut);
         }
         String text = Files.readString(journal);
         String[] raw = text.split("\n", -1);
@@ -71,6 +73,12 @@ final class JournalLines {
             }
             try {
                 lines.add(parse(i + 1, raw[i]));
+            } catch (com.fasterxml.jackson.core.io.JsonEOFException e) {
+                if (raw[i].startsWith("{\"key\":\"")) {
+                    cut.add(i + 1);
+                }
+                errors.add("line " + (i + 1) + " is not a journal event (" + e.getMessage().lines().findFirst().orElse("")
+                        + "): " + raw[i]);
             } catch (IOException | IllegalArgumentException e) {
                 errors.add("line " + (i + 1) + " is not a journal event (" + e.getMessage().lines().findFirst().orElse("")
                         + "): " + raw[i]);
@@ -79,7 +87,7 @@ final class JournalLines {
         if (!text.isEmpty() && !text.endsWith("\n")) {
             errors.add("the journal does not end with a newline (a torn last line?)");
         }
-        return new Parsed(lines, errors);
+        return new Parsed(lines, errors, cut);
     }
 
     private static Line parse(int lineNo, String text) throws IOException {
