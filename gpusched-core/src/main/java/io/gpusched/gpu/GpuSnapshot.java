@@ -8,8 +8,8 @@ import java.util.Optional;
  *
  * @param gpus the GPUs in index order; indices are unique
  * @param processes compute processes on those GPUs; a process using two GPUs appears twice
- * @param warnings conditions the user should hear about once, e.g. a device skipped for lack of
- *     permission; the scheduler prints each distinct text once
+ * @param warnings conditions the user should hear about, e.g. a device skipped for lack of permission;
+ *     the scheduler says each when it appears, not again while the snapshots after it hold it too
  */
 public record GpuSnapshot(List<GpuStat> gpus, List<GpuProcess> processes, List<String> warnings) {
     /**

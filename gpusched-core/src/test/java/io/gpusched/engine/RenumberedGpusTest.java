@@ -172,6 +172,28 @@ class RenumberedGpusTest {
         assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
     }
 
+    /**
+     * The backend's own warning of a lost GPU is said when it appears, not once for good: said once by its
+     * text, a GPU lost, reset and lost again was not said the second time in the daemon's log.
+     */
+    @Test
+    void aBackendWarningIsSaidWhenItAppears_andAgainWhenItComesBack_butNotWhileItStands() throws Exception {
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
+        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        snapshotWhere(s -> s.gpus().size() == 2);
+        String lost = "NVML: GPU 1 is lost (GPU is lost); reset the GPU or reboot; no jobs will be placed on it";
+        machine.warnings = List.of(lost);
+        assertEquals(List.of(lost), warningsOnceThere(1));
+        Thread.sleep(300); // reads while it stands: not said again
+        assertEquals(List.of(lost), warnings());
+        machine.warnings = List.of(); // reset
+        Thread.sleep(300);
+        machine.warnings = List.of(lost);
+        assertEquals(List.of(lost, lost), warningsOnceThere(2), "lost again after a reset is said again");
+    }
+
     @Test
     void aRunningJobsUtilisationIsReadOnItsDevice_notOnTheDeviceThatTookItsIndex() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");

@@ -21,6 +21,8 @@ final class UuidBackend implements GpuBackend {
     volatile Map<String, Integer> util = Map.of();
     /** The UUIDs listed unhealthy. */
     volatile Set<String> unhealthy = Set.of();
+    /** What the backend warns of with each snapshot (NVML: a GPU lost, a process list it cannot read). */
+    volatile List<String> warnings = List.of();
 
     UuidBackend(String... uuids) {
         this.uuids = List.of(uuids);
@@ -37,7 +39,7 @@ final class UuidBackend implements GpuBackend {
             gpus.add(new GpuStat(i, Optional.of(uuid), "NVIDIA H100", Optional.empty(), 24000, 0,
                     busy.containsKey(uuid) ? OptionalInt.of(busy.get(uuid)) : OptionalInt.empty(), !sick.contains(uuid)));
         }
-        return new GpuSnapshot(gpus, List.of());
+        return new GpuSnapshot(gpus, List.of(), warnings);
     }
 
     @Override

@@ -29,6 +29,8 @@ public final class GpuReader {
     private Optional<GpuSnapshot> last = Optional.empty();
     private boolean announced;
     private int failures;
+    /** The backend's warnings of the last round's read: one still there is not said again. */
+    private java.util.Set<String> standing = java.util.Set.of();
 
     public GpuReader(BoundedBackend gpus, SchedulerOptions options, Measurer measurer, Reporter reporter, LoopClock clock) {
         this.gpus = gpus;
@@ -80,7 +82,7 @@ public final class GpuReader {
             reporter.emit(new SchedulerEvent.BackendRecovered(clock.now(), failures));
             failures = 0;
         }
-        snap.warnings().forEach(reporter::warnOnce);
+        say(snap.warnings());
         last = Optional.of(snap);
         if (!announced) {
             checkAllowedGpus(snap);
@@ -90,6 +92,24 @@ public final class GpuReader {
         }
         measurer.attribute(snap);
         return true;
+    }
+
+    /**
+     * Says each of the backend's warnings when it appears: once while it stands (a lost GPU is listed so at
+     * every read), and again when it comes back after it went (the GPU reset, then lost again), which a
+     * warning said once by its text never did. As a running job's device moves and losses are said
+     * ({@code Measurer}): a GPU that flaps is said at each loss.
+     */
+    private void say(java.util.List<String> warnings) {
+        if (warnings.isEmpty() && standing.isEmpty()) {
+            return; // the common read: nothing to say, nothing standing
+        }
+        for (String w : warnings) {
+            if (!standing.contains(w)) {
+                reporter.warn(w);
+            }
+        }
+        standing = java.util.Set.copyOf(warnings);
     }
 
     /** A sample between rounds, for peaks; the next round reports failures. */
