@@ -1,6 +1,8 @@
 package io.gpusched.cluster;
 
+import io.gpusched.jobs.JobSpec;
 import java.io.IOException;
+import java.util.Optional;
 
 /**
  * Hands attempts over to a cluster that places them itself. The engine calls {@link #submit} on its own
@@ -18,6 +20,19 @@ public interface ClusterDriver {
      *     the message is said once
      */
     ClusterRun submit(ClusterAttempt attempt) throws IOException;
+
+    /**
+     * Why the cluster can never run a job as written (an attribute it cannot express), asked before each
+     * hand-over: the engine then ends the job infeasible with that reason instead of handing it over, so a
+     * line added to a live jobs file is told why and the run still ends, as one refused before the run
+     * would be.
+     *
+     * @param spec the job, its requirement rules applied
+     * @return one line naming the file, the line and the fix; empty when the cluster may take it (the default)
+     */
+    default Optional<String> refusal(JobSpec spec) {
+        return Optional.empty();
+    }
 
     /** @return how the run's first line names where jobs run, e.g. {@code slurm (nvml inside each job)} */
     String describe();

@@ -87,6 +87,12 @@ final class SlurmDriver implements ClusterDriver {
         return "slurm (" + options.backend().orElse("detected") + " inside each job)";
     }
 
+    /** A line the mapping refuses ({@code tty}, a vram over one GPU's shards...): its one-line refusal. */
+    @Override
+    public Optional<String> refusal(io.gpusched.jobs.JobSpec spec) {
+        return mapping.map(spec, source) instanceof SlurmRequest.Refused r ? Optional.of(r.message()) : Optional.empty();
+    }
+
     @Override
     public ClusterRun submit(ClusterAttempt a) throws IOException {
         Path dir = attemptDir(a.no(), a.attempt());

@@ -350,4 +350,33 @@ class SlurmExecutorTest {
         assertEquals(r, WrapReport.decode(r.encode()));
         assertThrows(IllegalArgumentException.class, () -> WrapReport.decode("{\"session\": 1"));
     }
+
+    @Test
+    void aLineSlurmCannotRunAddedWhileTheRunGoesOnFailsNamingFileLineAndFix_andTheRunEnds() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "echo ok\n");
+        // The line is added once the first job is in Slurm: only the live re-read sees it, not the check before.
+        CommandRunner adding = argv -> {
+            if (argv.get(0).equals("sbatch") && slurm.sbatch.isEmpty()) {
+                try {
+                    Files.writeString(jobs, "[tty] echo b\n", java.nio.file.StandardOpenOption.APPEND);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            }
+            return slurm.run(argv);
+        };
+        SlurmOptions o = SlurmOptions.defaults().withShards(1000, 8).withPoll(Duration.ofMillis(5));
+        RunSummary s = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(30), () ->
+                new SlurmExecutor(jobs, dir.resolve("logs"), o, adding, List.of("wrap"), events::add, notes::add).run(),
+                "a line Slurm cannot run is never run, so it must end, not stay pending for ever");
+        assertEquals(1, slurm.sbatch.size(), "the tty line is never submitted");
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        JobResult refused = s.results().stream().filter(r -> r.no() == 2).findFirst().orElseThrow();
+        assertEquals(JobStatus.INFEASIBLE, refused.status(), s.results().toString());
+        String why = events.stream().filter(e -> e instanceof SchedulerEvent.JobInfeasible).map(e ->
+                ((SchedulerEvent.JobInfeasible) e).reason()).findFirst().orElse("no infeasible event: " + events);
+        assertTrue(why.startsWith("jobs.txt:2: tty cannot be honoured on Slurm") && why.contains("; remove tty"), why);
+    }
 }

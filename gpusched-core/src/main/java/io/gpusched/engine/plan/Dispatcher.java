@@ -82,7 +82,7 @@ public final class Dispatcher {
         if (launcher.placesItself()) {
             // A cluster places each job itself: nothing here to admit a newcomer against, so every
             // dispatch hands the whole queue over (a standing that "started" forces the whole plan).
-            Plan plan = handOver(pending);
+            Plan plan = handOver(pending, launcher::clusterRefusal);
             standing = new QueuePolicy.Standing(Optional.empty(), Optional.empty(), java.util.Set.of(), true);
             return apply(plan, views, snap, total, held, reasons, now);
         }
@@ -290,12 +290,18 @@ public final class Dispatcher {
      * the packing, so nothing waits here for memory, nothing is reserved and nothing preempted. Pure.
      *
      * @param pending the jobs that may be placed (their dependencies met), in queue order
-     * @return a start for each
+     * @param refusal why the driver can never run a job as written; empty when it may
+     * @return a start for each, or a failure for one the driver refuses
      */
-    static Plan handOver(List<PendingQueue.PendingJob> pending) {
+    static Plan handOver(List<PendingQueue.PendingJob> pending,
+                         java.util.function.Function<io.gpusched.jobs.JobSpec, Optional<String>> refusal) {
         List<Plan.Action> actions = new ArrayList<>(pending.size());
         for (PendingQueue.PendingJob p : pending) {
-            actions.add(new Plan.Start(p, List.of(), p.declaredMib()));
+            // A job the cluster can never run as written (a live line it cannot express) ends infeasible with
+            // the cluster's reason: handed over, it would be refused each round and the run would never end.
+            Optional<String> refused = refusal.apply(p.spec());
+            actions.add(refused.<Plan.Action>map(why -> new Plan.Fail(p, why))
+                    .orElseGet(() -> new Plan.Start(p, List.of(), p.declaredMib())));
         }
         return new Plan(actions, List.of(), Optional.empty(), Optional.empty());
     }

@@ -195,6 +195,11 @@ public final class Launcher {
         return cluster.isPresent();
     }
 
+    /** @return why the cluster can never run this job as written; empty when it may, or for local runs */
+    Optional<String> clusterRefusal(io.gpusched.jobs.JobSpec spec) {
+        return cluster.flatMap(c -> c.refusal(spec));
+    }
+
     /**
      * Hands one attempt to the cluster: intent, hand-over, record, as a local start; the cluster's job id
      * is journaled ({@code slurm_submitted}) with the start, so a restart follows it instead of handing it
