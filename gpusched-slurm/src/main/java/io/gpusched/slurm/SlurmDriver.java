@@ -130,7 +130,7 @@ final class SlurmDriver implements ClusterDriver {
         WrapReport.writeAtomically(dir, SlurmExecutor.TOKEN, token + "\n");
         List<String> sbatch = new ArrayList<>();
         sbatch.add("--job-name=gs-" + token);
-        sbatch.add("--output=" + dir.resolve("slurm.out"));
+        sbatch.add("--output=" + outputPattern(dir.resolve("slurm.out")));
         sbatch.add("--chdir=" + Path.of("").toAbsolutePath());
         options.partition().ifPresent(p -> sbatch.add("--partition=" + p));
         options.account().ifPresent(acc -> sbatch.add("--account=" + acc));
@@ -321,6 +321,23 @@ final class SlurmDriver implements ClusterDriver {
             exit = RunSummary.TIMEOUT_EXIT;
         }
         return new ClusterReport(exit, m.gpus(), m.peakMib(), m.avgUtil(), m.took(), m.measurement(), stop);
+    }
+
+    /**
+     * A path as {@code sbatch --output} reads it: a filename pattern, where {@code %j}, {@code %u}... are
+     * replaced, so each {@code %} of the path is written {@code %%}. A backslash turns the replacing off and
+     * is itself dropped, so a path with one cannot be given at all ({@link SlurmExecutor} refuses such a log
+     * directory before anything is submitted).
+     *
+     * @param file the file Slurm is to write, e.g. {@code /logs/100%/slurm/job001-1/slurm.out}
+     * @return the pattern that names exactly it, e.g. {@code /logs/100%%/slurm/job001-1/slurm.out}
+     */
+    static String outputPattern(Path file) {
+        String s = file.toString();
+        if (s.indexOf('\\') >= 0) {
+            throw new IllegalArgumentException("sbatch --output cannot name a path with a backslash: " + s);
+        }
+        return s.replace("%", "%%");
     }
 
     private Path attemptDir(int no, int attempt) {

@@ -163,6 +163,11 @@ public final class SlurmExecutor {
             specs.add(rules.apply(line).spec());
         }
         check(specs);
+        if (logDir.toString().indexOf('\\') >= 0) {
+            // sbatch --output drops a backslash (and with it every %-pattern): Slurm's own output would go elsewhere.
+            throw new SlurmException("the log directory " + logDir + " has a backslash in its path, which sbatch's"
+                    + " --output cannot name (Slurm drops it); give --log-dir a directory without one");
+        }
         // The engine makes the log directory (private to a root submitter, as a local run's); the driver
         // makes each attempt's directory under slurm/ as it submits.
         // Events from the engine's thread and warnings from the poller's reach the caller one at a time.

@@ -56,7 +56,8 @@ class SlurmExecutorTest {
                     sbatch.add(argv);
                     long id = nextId++;
                     String name = option(argv, "--job-name=");
-                    Path out = Path.of(option(argv, "--output=")).getParent();
+                    // Where Slurm writes slurm.out: the attempt's directory, when the pattern names it.
+                    Path out = Path.of(expanded(option(argv, "--output="), id)).getParent();
                     Object[] end = next.isEmpty() ? new Object[] {0, 1000L, "", "COMPLETED"} : next.remove(0);
                     ran(out, (int) end[0], (long) end[1], (String) end[2]);
                     jobs.put(id, new String[] {name, (String) end[3]});
@@ -77,6 +78,20 @@ class SlurmExecutorTest {
                 default -> throw new AssertionError("unexpected command " + argv);
             }
         }
+    }
+
+    /** An {@code --output} pattern as Slurm reads it ({@code %%} is a {@code %}, {@code %j} the job id; the tests need no more). */
+    private static String expanded(String pattern, long id) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '%' && i + 1 < pattern.length() && (pattern.charAt(i + 1) == '%' || pattern.charAt(i + 1) == 'j')) {
+                b.append(pattern.charAt(++i) == '%' ? "%" : String.valueOf(id));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 
     private static String option(List<String> argv, String prefix) {
@@ -105,10 +120,14 @@ class SlurmExecutorTest {
     private final List<String> notes = new ArrayList<>();
 
     private RunSummary run(InstantSlurm slurm, String... lines) throws IOException {
+        return runIn(dir.resolve("logs"), slurm, lines);
+    }
+
+    private RunSummary runIn(Path logs, InstantSlurm slurm, String... lines) throws IOException {
         Path jobs = dir.resolve("jobs.txt");
         Files.writeString(jobs, String.join("\n", lines) + "\n");
         SlurmOptions o = SlurmOptions.defaults().withShards(1000, 8).withPoll(Duration.ofMillis(5));
-        return new SlurmExecutor(jobs, dir.resolve("logs"), o, slurm, List.of("wrap"), events::add, notes::add).run();
+        return new SlurmExecutor(jobs, logs, o, slurm, List.of("wrap"), events::add, notes::add).run();
     }
 
     /** A journal that has seen the line's job, as a run before this one left it. */
@@ -378,5 +397,27 @@ class SlurmExecutorTest {
         String why = events.stream().filter(e -> e instanceof SchedulerEvent.JobInfeasible).map(e ->
                 ((SchedulerEvent.JobInfeasible) e).reason()).findFirst().orElse("no infeasible event: " + events);
         assertTrue(why.startsWith("jobs.txt:2: tty cannot be honoured on Slurm") && why.contains("; remove tty"), why);
+    }
+
+    @Test
+    void aPercentInTheLogDirectoryIsWrittenDoubled_soSlurmsOutputIsTheAttemptsOwnFile() throws Exception {
+        // sbatch replaces %j in --output with the job id (checked on Slurm 22.05: the job failed to launch,
+        // its slurm.out in a directory that did not exist); %% is a %.
+        InstantSlurm slurm = new InstantSlurm();
+        Path logs = dir.resolve("100%j logs");
+        RunSummary s = runIn(logs, slurm, "echo hi");
+        assertEquals(logs.resolve("slurm/job001-1/slurm.out").toString().replace("%", "%%"),
+                option(slurm.sbatch.get(0), "--output="));
+        assertEquals(JobStatus.OK, s.results().get(0).status(), s.results().toString());
+    }
+
+    @Test
+    void aLogDirectoryWithABackslashIsRefusedInOneLine_beforeAnythingIsSubmitted() throws Exception {
+        // sbatch drops a backslash from --output (and stops replacing %j): Slurm's output would go elsewhere.
+        InstantSlurm slurm = new InstantSlurm();
+        SlurmException e = assertThrows(SlurmException.class, () -> runIn(dir.resolve("a\\b"), slurm, "echo hi"));
+        assertEquals(0, slurm.sbatch.size());
+        assertTrue(e.getMessage().contains("a\\b has a backslash") && e.getMessage().endsWith("give --log-dir a"
+                + " directory without one") && !e.getMessage().contains("\n"), e.getMessage());
     }
 }
