@@ -189,8 +189,9 @@ public final class SlurmMapping {
                     + " the job); remove it from the line," + without);
             case PRIORITY -> new Refused(s -> "priority=" + s.scheduling().priority() + " cannot be honoured on Slurm (the"
                     + " cluster's priority plugin orders jobs); remove it from the line," + without);
-            case AFTER, AFTER_OK, AFTER_ANY -> new Refused(s -> "after=/after-any= cannot be honoured on Slurm by gpusched"
-                    + " yet; remove it from the line," + without);
+            case AFTER, AFTER_OK, AFTER_ANY -> new Refused(s -> "after=/after-ok=/after-any= ("
+                    + String.join(" ", Stream.of(Attribute.AFTER, Attribute.AFTER_ANY).flatMap(d -> d.written(s).stream())
+                            .toList()) + ") cannot be honoured on Slurm by gpusched yet; remove it from the line," + without);
             case CONDA, SETUP -> new Refused(s -> "conda=/setup= cannot be honoured on Slurm by gpusched yet; put the"
                     + " activation in the command (. venv/bin/activate && python train.py)," + without);
         };
