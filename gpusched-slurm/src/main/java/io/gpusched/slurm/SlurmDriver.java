@@ -151,9 +151,12 @@ final class SlurmDriver implements ClusterDriver {
         try {
             id = slurm.submit(sbatch, wrapped);
         } catch (SlurmException e) {
-            // Slurm refusing a job it was configured to take: the run cannot go on as asked.
-            fatal.accept(e);
-            throw new IOException(e.getMessage(), e);
+            // Slurm refusing a job it was configured to take: the run cannot go on as asked. Said with the
+            // line Slurm refused, since what it asks for (gpus=, timeout=) may be the cause.
+            SlurmException refused = new SlurmException(source + ":" + a.spec().line() + ": job " + a.no() + " ("
+                    + String.join(" ", req.sbatchOptions()) + "): " + e.getMessage());
+            fatal.accept(refused);
+            throw new IOException(refused.getMessage(), e);
         }
         notes.accept("job " + a.no() + " submitted to Slurm as job " + id + " (" + String.join(" ", req.sbatchOptions())
                 + ")");

@@ -281,9 +281,10 @@ class SlurmExecutorTest {
     void sbatchRefusingAJobIsAOneLineErrorWithItsReason() throws Exception {
         InstantSlurm slurm = new InstantSlurm();
         slurm.sbatchExit = 1;
-        SlurmException e = assertThrows(SlurmException.class, () -> run(slurm, "echo hi"));
-        assertTrue(e.getMessage().startsWith("sbatch failed (exit 1): sbatch: error: Invalid generic resource"),
-                e.getMessage());
+        SlurmException e = assertThrows(SlurmException.class, () -> run(slurm, "# a comment", "[gpus=3] echo hi"));
+        // Which line Slurm refused, and what it asked for: a file of hundreds of lines says which one to fix.
+        assertTrue(e.getMessage().startsWith("jobs.txt:2: job 1 (--gres=gpu:3): sbatch failed (exit 1): sbatch: error:"
+                + " Invalid generic resource"), e.getMessage());
         assertTrue(!e.getMessage().contains("\n"));
     }
 
