@@ -229,6 +229,34 @@ class StopAndUpgradeEndToEndTest {
         assertTrue(Files.exists(second));
     }
 
+    @Test
+    void whileItDrains_queueListsEveryQueuedJob_theOnesSubmittedMeanwhileToo_asWaitingForTheNextDaemon() throws Exception {
+        Path go = dir.resolve("go");
+        serve(System.getProperty("java.class.path"), "daemon.log");
+        assertEquals(0, ServeDaemon.cli("submit", "--socket", socket(), "--vram", "1G", "--",
+                "while [ ! -e " + go + " ]; do sleep 0.05; done").code());
+        awaitLog("daemon.log", "job 1 started");
+        // Too big to share the GPU with job 1: it waits for headroom before the drain.
+        assertEquals(0, ServeDaemon.cli("submit", "--socket", socket(), "--vram", "22G", "--", "true").code());
+        assertEquals(0, ServeDaemon.cli("drain", "--socket", socket()).code());
+        // Fits beside job 1: only the drain keeps it waiting.
+        assertEquals(new ServeDaemon.Result(0, "submitted job 3\n", ""),
+                ServeDaemon.cli("submit", "--socket", socket(), "--vram", "1G", "--", "echo third"));
+        String waits = "waits: the daemon is draining: it starts no job until the next gpusched serve";
+        String queue = "";
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); ; Thread.sleep(100)) {
+            queue = ServeDaemon.cli("queue", "--socket", socket()).out();
+            // Before: job 2 kept the last plan's 'needs 1 GPU with ≥ ... headroom', job 3 was in no list.
+            if (queue.lines().anyMatch(l -> l.contains("job 2 ") && l.contains(waits))
+                    && queue.lines().anyMatch(l -> l.contains("job 3 ") && l.contains(waits))) {
+                break;
+            }
+            assertTrue(System.nanoTime() < end, "the queue while draining:\n" + queue);
+        }
+        assertTrue(queue.startsWith("1 running, 2 pending"), queue);
+        Files.createFile(go);
+    }
+
     /** This test's user: the prefix keeps it apart from other tests' users. */
     private static final String USER = "gs-st-ada";
 

@@ -535,8 +535,7 @@ public final class Engine {
                 return new io.gpusched.model.SubmitPreview.Waits(w.reason());
             }
             if (draining) {
-                return new io.gpusched.model.SubmitPreview.Waits("the daemon is draining: it starts no job until the"
-                        + " next gpusched serve");
+                return new io.gpusched.model.SubmitPreview.Waits(io.gpusched.engine.plan.Planner.DRAINING);
             }
             return planner.preview(Admission.candidate(queued, context.owner(), clock.steady()), source.version());
         });
@@ -1052,10 +1051,8 @@ public final class Engine {
         queue.applyCancellations(source.cancelMarked());
         leases.reapAbandoned(List.copyOf(table.runs()));
         stops.enforceDeadlines();
-        if (!draining) {
-            planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
-                    : Optional.empty());
-        }
+        planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
+                : Optional.empty(), draining);
         if (ports.keeping() == Keeping.DISK) {
             emitBoard(); // a simulation's comes once, at the end (finish)
         }

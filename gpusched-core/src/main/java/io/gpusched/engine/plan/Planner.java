@@ -30,6 +30,11 @@ public final class Planner {
     private long plannedVersion = -1;
     private long plannedChanges = -1;
     private List<GpuView> plannedViews = List.of();
+    /** Whether the last plan was a drain's: it listed the queue and started nothing. */
+    private boolean plannedDraining;
+
+    /** Why every queued job waits while the daemon drains ({@code gpusched drain}), on the board and in a preview. */
+    public static final String DRAINING = "the daemon is draining: it starts no job until the next gpusched serve";
 
     public Planner(Settlement settlement, PendingQueue queue, Dispatcher dispatcher, Durability durability, GpuReader reader, LoopClock clock) {
         this.clock = clock;
@@ -129,20 +134,31 @@ public final class Planner {
      * @param jobs the source's jobs
      * @param version the source's version of them
      * @param views this round's GPU views; present only when this round's read answered
+     * @param draining the daemon drains: the queue is listed, every job in it said to wait for the next
+     *     daemon, and none is started
      */
-    public void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views) {
+    public void plan(List<JobSpec> jobs, long version, Optional<List<GpuView>> views, boolean draining) {
         boolean due = replanDue();
         boolean released = settlement.releaseHolds(); // a job's back-off passed: it may be placed now
         if (views.isPresent() && settlement.liveOrphans().isEmpty() && version == plannedVersion
-                && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due && !released) {
+                && durability.changes() == plannedChanges && views.get().equals(plannedViews) && !due && !released
+                && draining == plannedDraining) {
             return;
         }
+        plannedDraining = draining;
         // Settle first (the journal lines and events of orphans, retries, failed dependencies), then read.
         settlement.settle(jobs, version);
         queue.compute(jobs, settlement.waitingFor(), clock.steady());
         Map<String, String> reasons = new HashMap<>(queue.heldReasons());
         List<PendingQueue.PendingJob> still = queue.pending();
-        if (views.isEmpty()) {
+        if (draining) {
+            // Listed, with the one reason that holds for each: a drain left the last plan's list and
+            // reasons (a free GPU's job 'needs headroom'), and a job submitted meanwhile was in no list.
+            still.forEach(p -> reasons.put(p.spec().key(), DRAINING));
+            plannedVersion = views.isPresent() ? version : -1;
+            plannedChanges = durability.changes();
+            plannedViews = views.orElse(plannedViews);
+        } else if (views.isEmpty()) {
             still.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: GPU backend failing ("
                     + reader.failures() + " in a row)"));
             plannedVersion = -1;
