@@ -184,9 +184,16 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     + " in the journal for the next start");
         } else if (e instanceof SchedulerEvent.Stopping s && s.jobsKeepRunning()) {
             leftRunning = true;
-            return "stopping: " + (s.running() == 0 ? "no job is running"
-                    : s.running() + " running job" + (s.running() == 1 ? " keeps" : "s keep") + " running; the next"
-                    + " gpusched serve on this state takes " + (s.running() == 1 ? "it" : "them") + " up");
+            // A job being cancelled or timed out is running too: the stop waits for it (up to the kill grace).
+            String ending = s.beingStopped() == 0 ? "" : s.beingStopped() + " job" + (s.beingStopped() == 1 ? "" : "s")
+                    + " being cancelled or timed out " + (s.beingStopped() == 1 ? "is" : "are") + " seen to "
+                    + (s.beingStopped() == 1 ? "its" : "their") + " end first (SIGKILL after the kill grace)";
+            if (s.running() == 0) {
+                return "stopping: " + (ending.isEmpty() ? "no job is running" : ending + "; no other job is running");
+            }
+            return "stopping: " + s.running() + " running job" + (s.running() == 1 ? " keeps" : "s keep") + " running; the"
+                    + " next gpusched serve on this state takes " + (s.running() == 1 ? "it" : "them") + " up"
+                    + (ending.isEmpty() ? "" : "; " + ending);
         } else if (e instanceof SchedulerEvent.Stopping s) {
             return "WARN  interrupted — terminating " + s.running() + " running job" + (s.running() == 1 ? "" : "s")
                     + " (SIGTERM, then SIGKILL after the grace); they will run again on restart";

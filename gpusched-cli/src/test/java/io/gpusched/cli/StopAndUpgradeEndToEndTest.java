@@ -257,6 +257,24 @@ class StopAndUpgradeEndToEndTest {
         Files.createFile(go);
     }
 
+    @Test
+    void aStopDuringACancelSaysTheCancelledJobIsSeenToItsEnd_notThatNoJobRuns() throws Exception {
+        Path ledger = Files.createDirectories(dir.resolve("ledger"));
+        Process daemon = serve(System.getProperty("java.class.path"), "daemon.log");
+        // Ignores SIGTERM: the cancel ends it only by the SIGKILL after --kill-grace (1 s here).
+        assertEquals(0, ServeDaemon.cli("submit", "--socket", socket(), "--vram", "1G", "--",
+                Ledger.wrap(ledger, "job", "trap '' TERM; while :; do sleep 0.05; done")).code());
+        awaitLog("daemon.log", "job 1 started");
+        assertEquals(0, ServeDaemon.cli("cancel", "--socket", socket(), "1").code());
+        awaitLog("daemon.log", "job 1 CANCELLED");
+        assertEquals(130, terminate(daemon));
+        String log = Files.readString(dir.resolve("daemon.log"));
+        // Before: 'stopping: no job is running', then the stop waited the grace for that job.
+        assertTrue(log.contains("stopping: 1 job being cancelled or timed out is seen to its end first (SIGKILL after the"
+                + " kill grace); no other job is running"), log);
+        assertTrue(log.contains("job 1 finished [CANCELLED]"), log);
+    }
+
     /** This test's user: the prefix keeps it apart from other tests' users. */
     private static final String USER = "gs-st-ada";
 

@@ -490,8 +490,21 @@ public sealed interface SchedulerEvent {
      * @param running jobs being terminated; when {@code jobsKeepRunning}, the jobs left running (those
      *     already being stopped by a cancel or a timeout are seen to their end first and not counted)
      * @param jobsKeepRunning whether running jobs are left running
+     * @param beingStopped when {@code jobsKeepRunning}, the jobs already being stopped by a cancel or a
+     *     timeout, which the stop sees to their end first (SIGKILL after the kill grace); 0 otherwise
      */
-    record Stopping(Instant at, int running, boolean jobsKeepRunning) implements SchedulerEvent {
+    record Stopping(Instant at, int running, boolean jobsKeepRunning, int beingStopped) implements SchedulerEvent {
+        /**
+         * A stop with no job being stopped already.
+         *
+         * @param at time
+         * @param running see {@link #running()}
+         * @param jobsKeepRunning see {@link #jobsKeepRunning()}
+         */
+        public Stopping(Instant at, int running, boolean jobsKeepRunning) {
+            this(at, running, jobsKeepRunning, 0);
+        }
+
         /**
          * A stop that terminates running jobs.
          *

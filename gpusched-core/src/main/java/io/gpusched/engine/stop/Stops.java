@@ -160,8 +160,10 @@ public final class Stops {
         leaving = leaveJobs;
         Instant now = clock.now();
         stopDeadlineNanos = clock.nanos() + options.killGrace().plusSeconds(2).toNanos();
+        int beingStopped = leaveJobs ? (int) table.runs().stream().filter(rj -> rj.stopping.isPresent()).count() : 0;
         reporter.emit(new SchedulerEvent.Stopping(now, leaveJobs
-                ? (int) table.runs().stream().filter(rj -> rj.stopping.isEmpty()).count() : table.runningCount(), leaveJobs));
+                ? (int) table.runs().stream().filter(rj -> rj.stopping.isEmpty()).count() : table.runningCount(), leaveJobs,
+                beingStopped));
         if (leaveJobs) {
             return;
         }
