@@ -9,7 +9,6 @@ import io.gpusched.engine.ending.OwnerTails;
 import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JournalEvent;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.SubmitContext;
@@ -42,22 +41,7 @@ class OthersOutputPathTest {
     private final EngineUnderTest loop = fake.loop;
 
     /** Every submission runs as its owner; her output reads as empty. */
-    private final OwnerTails asOwner = new OwnerTails() {
-        @Override
-        public boolean runsAsOwner(JournalEvent.Submitted s) {
-            return true;
-        }
-
-        @Override
-        public boolean canRead() {
-            return true;
-        }
-
-        @Override
-        public Optional<String> read(String owner, Path log, int maxBytes) {
-            return Optional.of("");
-        }
-    };
+    private final OwnerTails asOwner = new EveryJobAsOwner();
 
     @AfterEach
     void stop() throws Exception {

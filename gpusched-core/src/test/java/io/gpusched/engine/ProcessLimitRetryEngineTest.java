@@ -11,7 +11,6 @@ import io.gpusched.engine.spawn.JobOutput;
 import io.gpusched.engine.table.JobsSource;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JournalEvent;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
 import io.gpusched.model.SubmitContext;
@@ -53,22 +52,7 @@ class ProcessLimitRetryEngineTest {
     private final AtomicLong ahead = new AtomicLong();
     private Engine engine;
 
-    private final OwnerTails asOwner = new OwnerTails() {
-        @Override
-        public boolean runsAsOwner(JournalEvent.Submitted s) {
-            return true;
-        }
-
-        @Override
-        public boolean canRead() {
-            return true;
-        }
-
-        @Override
-        public Optional<String> read(String owner, Path log, int maxBytes) {
-            return Optional.of("");
-        }
-    };
+    private final OwnerTails asOwner = new EveryJobAsOwner();
 
     @AfterEach
     void stop() throws Exception {
