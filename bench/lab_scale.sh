@@ -31,8 +31,18 @@ if [ "$cli" = java ]; then cli=(java "${opts[@]}" -cp "$jar" io.gpusched.cli.Mai
 work="$(mktemp -d)"
 daemon=""
 # The daemon is filled_daemon.sh's child, not this shell's: wait for it by polling.
+# The daemon's SIGTERM leaves its running jobs running, as it should for a lab: the head job
+# (sleep 3600) filled_daemon.sh started is ended here, by its session (the child of its monitor, which runs
+# from the daemon's directory), or every run left one behind for an hour.
+end_jobs() { # $1: the daemon's directory
+  local m c
+  for m in $(pgrep -f "^$1/logs/runs/gpusched-spawnd" 2>/dev/null); do
+    for c in $(pgrep -P "$m"); do kill -TERM -- "-$c" 2>/dev/null || kill -TERM "$c" 2>/dev/null || true; done
+  done
+}
 stop_daemon() {
   [ -n "$daemon" ] || return 0
+  [ -n "${d:-}" ] && end_jobs "$d"
   kill "$daemon" 2>/dev/null || true
   local i
   # A zombie answers kill -0 too, where nothing reaps it: give up waiting after 10 s.
@@ -63,6 +73,7 @@ rt.sort()
 print(f"tsp_true median_ms {statistics.median(rt) * 1e3:.2f} p99_ms {rt[int(len(rt) * 0.99)] * 1e3:.2f}")
 EOF
   local t0 t1; t0=$EPOCHREALTIME; "$tsp_bin" -l >/dev/null; t1=$EPOCHREALTIME; echo "tsp_l_ms $(elapsed_ms "$t0" "$t1")"
+  "$tsp_bin" -k >/dev/null 2>&1 || true # its running sleep 3600, which -K leaves running
   "$tsp_bin" -K >/dev/null 2>&1 || true
   unset TS_SOCKET TS_SAVELIST_DIR TMPDIR
 }
