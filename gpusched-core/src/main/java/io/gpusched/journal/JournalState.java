@@ -14,8 +14,11 @@ public final class JournalState {
     private final PeakHistory peaks = new PeakHistory();
     /** The Slurm job of each key's attempt in flight ({@link JournalEvent.SlurmSubmitted}). */
     private final Map<String, Long> slurmJobs = new HashMap<>();
-    /** The device UUIDs of each key's attempt in flight, where its {@code started} line names them. */
-    private final Map<String, java.util.List<String>> devices = new HashMap<>();
+    /**
+     * The {@code started} line of each key's attempt in flight: what it names beside the record (its devices'
+     * UUIDs, the ticker at its launch), for a run taken up after a restart. Few: the runs in flight.
+     */
+    private final Map<String, JournalEvent.Started> startedInFlight = new HashMap<>();
     /** Each owner's submissions that have not ended, kept as events fold so a cap costs O(1) per submission. */
     private final Map<String, Integer> openByOwner = new HashMap<>();
     /** The same submissions' size ({@link #size}), by owner, kept the same way. */
@@ -62,23 +65,12 @@ public final class JournalState {
         } else if (e instanceof JournalEvent.Oom || e instanceof JournalEvent.Done || e instanceof JournalEvent.Interrupted
                 || e instanceof JournalEvent.Requeued || e instanceof JournalEvent.Retry) {
             slurmJobs.remove(e.key());
-            devices.remove(e.key());
-            tickers.remove(e.key());
+            startedInFlight.remove(e.key());
         }
         if (e instanceof JournalEvent.Started s) {
-            if (s.devices().isEmpty()) {
-                devices.remove(s.key());
-            } else {
-                devices.put(s.key(), s.devices());
-            }
-            if (s.tickerNanos().isEmpty()) {
-                tickers.remove(s.key());
-            } else {
-                tickers.put(s.key(), s.tickerNanos().getAsLong());
-            }
+            startedInFlight.put(s.key(), s);
         } else if (e instanceof JournalEvent.Launching) {
-            devices.remove(e.key());
-            tickers.remove(e.key());
+            startedInFlight.remove(e.key());
         }
         JobRecord before = record(e.key());
         JobRecord r = before.apply(e);
@@ -250,7 +242,8 @@ public final class JournalState {
      *     line names them; empty when it names none (older lines, simulated GPUs) or no attempt is in flight
      */
     public java.util.List<String> devices(String key) {
-        return devices.getOrDefault(key, java.util.List.of());
+        JournalEvent.Started s = startedInFlight.get(key);
+        return s == null ? java.util.List.of() : s.devices();
     }
 
     /**
@@ -259,12 +252,9 @@ public final class JournalState {
      *     ({@link JournalEvent.Started#tickerNanos}); empty when it says none (older lines) or no attempt is in flight
      */
     public java.util.OptionalLong startedTicker(String key) {
-        Long t = tickers.get(key);
-        return t == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(t);
+        JournalEvent.Started s = startedInFlight.get(key);
+        return s == null ? java.util.OptionalLong.empty() : s.tickerNanos();
     }
-
-    /** The ticker of each attempt in flight whose started line gave it, by key (few: the runs in flight). */
-    private final java.util.Map<String, Long> tickers = new java.util.HashMap<>();
 
     /** @return the GPUs paused now, by index (a read-only view) */
     public java.util.Set<Integer> pausedGpus() {
