@@ -275,6 +275,42 @@ class StopAndUpgradeEndToEndTest {
         assertTrue(log.contains("job 1 finished [CANCELLED]"), log);
     }
 
+    @Test
+    void aCancelOutlivesADaemonKilledInItsGrace_theNextDaemonKillsTheJobAtItsEndAndRecordsItCancelled() throws Exception {
+        Path ledger = Files.createDirectories(dir.resolve("ledger"));
+        // A grace long enough to kill the daemon inside it; the job ignores SIGTERM, so only SIGKILL ends it.
+        Process first = serve(System.getProperty("java.class.path"), "first.log", "--kill-grace", "4");
+        assertEquals(0, ServeDaemon.cli("submit", "--socket", socket(), "--vram", "1G", "--",
+                Ledger.wrap(ledger, "job", "trap '' TERM; while :; do sleep 0.05; done")).code());
+        awaitLog("first.log", "job 1 started");
+        for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); Ledger.read(ledger, "job").isEmpty(); Thread.sleep(20)) {
+            assertTrue(System.nanoTime() < end, "the job never started");
+        }
+        long session = Ledger.read(ledger, "job").get(0).pid();
+        long cancelled = System.nanoTime();
+        assertEquals(0, ServeDaemon.cli("cancel", "--socket", socket(), "1").code());
+        assertEquals(0, new ProcessBuilder("kill", "-KILL", String.valueOf(first.pid())).start().waitFor());
+        assertTrue(first.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(ProcSessions.anyAlive(List.of(session)), "the job ignores SIGTERM and outlived the daemon in its grace");
+        JournalLines.Parsed journal = JournalLines.read(dir.resolve("logs/journal.jsonl"));
+        assertEquals("stopping", lastEvent(journal, "s1"), "the cancel is journaled before its job ends: " + journal.lines());
+        assertEquals("cancelled", journal.of("s1", "stopping").get(0).field("reason").orElseThrow());
+
+        // Before: the next daemon took the job up as an ordinary running job, which ran on for ever.
+        serve(System.getProperty("java.class.path"), "second.log", "--kill-grace", "4");
+        awaitLog("second.log", "job 1 was being cancelled when the last scheduler ended: the stop goes on, SIGKILL in");
+        awaitLog("second.log", "job 1 finished [CANCELLED]");
+        long took = System.nanoTime() - cancelled;
+        assertTrue(took >= TimeUnit.SECONDS.toNanos(4), "SIGKILL waited out the grace the cancel began: " + took / 1_000_000 + " ms");
+        assertFalse(ProcSessions.anyAlive(List.of(session)), "the cancelled job is gone");
+        JournalLines.Parsed after = JournalLines.read(dir.resolve("logs/journal.jsonl"));
+        List<JournalLines.Line> done = after.of("s1", "done");
+        assertEquals(1, done.size(), "it ends once: " + after.lines());
+        assertEquals("cancelled", done.get(0).field("status").orElseThrow());
+        assertEquals(List.of("start"), Ledger.read(ledger, "job").stream().map(Ledger.Entry::kind).toList(),
+                "started once, never run again, killed: " + Ledger.read(ledger, "job"));
+    }
+
     /** This test's user: the prefix keeps it apart from other tests' users. */
     private static final String USER = "gs-st-ada";
 
@@ -285,8 +321,11 @@ class StopAndUpgradeEndToEndTest {
     /** {@code gpusched serve} from {@code classpath} on this test's socket, log directory and simulated GPU. */
     private Process serve(String classpath, String logName, String... more) throws Exception {
         List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp",
-                classpath, Main.class.getName(), "serve", "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "-v",
+                classpath, Main.class.getName(), "serve", "--sim", "1", "--poll", "0.1", "-v",
                 "--socket", socket(), "--log-dir", dir.resolve("logs").toString()));
+        if (!List.of(more).contains("--kill-grace")) {
+            argv.addAll(List.of("--kill-grace", "1"));
+        }
         argv.addAll(List.of(more));
         ProcessBuilder pb = new ProcessBuilder(argv).redirectErrorStream(true)
                 .redirectOutput(dir.resolve(logName).toFile());

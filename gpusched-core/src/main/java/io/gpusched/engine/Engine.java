@@ -768,14 +768,14 @@ public final class Engine {
         outcomes = new Outcomes(options, durability, runFiles, names, leftovers, reporter, clock, measurer,
                 table, fairShare, timelines, ports.ownerTails().orElseGet(() -> OwnerTails.runas(runas)),
                 action -> inbox.post(new Inbox.Control(action, refused -> { })));
-        stops = new Stops(options, table, signals, procFs, names, reporter, clock);
+        stops = new Stops(options, table, signals, procFs, names, reporter, clock, durability);
         stops.maxJobTime(maxJobTime);
         spawnd = ports.local().isPresent() ? Optional.empty() : SpawnServer.start(runFiles.dir());
         JobLauncher local = new JobLauncher(setsid, Path.of("").toAbsolutePath(), backend.jobEnvironment(),
                 backend::jobEnvironment, options.visibleDevices(), spawnd, runas);
         leases = new Leases(local, runFiles, names, procFs, reporter, clock);
         orphans = new Orphans(runFiles, names, procFs, signals, leases, table, durability, reporter, clock, this::post,
-                reader::lastGpus, ports.cluster());
+                reader::lastGpus, ports.cluster(), stops);
         controls = new Controls(durability, table, stops, outcomes, reporter, clock, leases, orphans);
         queue = new PendingQueue(durability, source, stops, outcomes, table, options.spikeBuffer(), reporter, clock);
         settlement = new Settlement(durability, source, outcomes, reporter, clock, table, orphans, queue);

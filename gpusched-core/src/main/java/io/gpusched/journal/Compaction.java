@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * The folded state of a journal written back as the fewest events that fold to it again: per job its
  * first sight (or submission) and, as it stands, its outcome, its OOM retry state, or its run in
- * flight; the paused GPUs; the peaks {@code vram=auto} learns from; and a first line that keeps the next
+ * flight (with its Slurm job and the stop asked of it); the paused GPUs; the peaks {@code vram=auto} learns from; and a first line that keeps the next
  * display and run numbers. Submissions
  * that ended are history, not queue: only the most recent {@code keepEndedSubmissions} are kept. Pure.
  */
@@ -40,7 +40,7 @@ public final class Compaction {
         for (JournalEvent.Submitted s : state.submissions()) {
             if (written.add(s.key())) {
                 out.add(s);
-                out.addAll(job(s.key(), state.record(s.key()), s, state.devices(s.key()), state.startedTicker(s.key())));
+                out.addAll(job(s.key(), state.record(s.key()), s, state));
             }
         }
         List<Map.Entry<String, JobRecord>> records = new ArrayList<>(state.records().entrySet());
@@ -48,7 +48,7 @@ public final class Compaction {
                 .thenComparing(Map.Entry::getKey));
         for (Map.Entry<String, JobRecord> e : records) {
             if (written.add(e.getKey())) {
-                out.addAll(job(e.getKey(), e.getValue(), null, state.devices(e.getKey()), state.startedTicker(e.getKey())));
+                out.addAll(job(e.getKey(), e.getValue(), null, state));
             }
         }
         // Last, and whatever the jobs above say: the learned peaks outlive the submissions dropped here.
@@ -57,8 +57,7 @@ public final class Compaction {
     }
 
     /** One job's events after its submission line, if it has one: its number, then where it stands. */
-    private static List<JournalEvent> job(String key, JobRecord r, JournalEvent.Submitted submitted, List<String> devices,
-                                          java.util.OptionalLong ticker) {
+    private static List<JournalEvent> job(String key, JobRecord r, JournalEvent.Submitted submitted, JournalState state) {
         if (r.launching()) {
             throw new IllegalStateException("job " + key + " is being launched; compact between rounds");
         }
@@ -68,15 +67,16 @@ public final class Compaction {
         if (!numbered && r.no().isPresent()) {
             out.add(new JournalEvent.Seen(key, r.no().getAsInt(), r.command()));
         }
-        out.addAll(standing(key, r, devices, ticker));
+        out.addAll(standing(key, r, state));
         return out;
     }
 
     /**
      * The events that bring a seen job to where its record stands: its attempts and OOM-raised
-     * declaration, the GPUs of its last attempt, and its outcome or its run in flight.
+     * declaration, the GPUs of its last attempt, and its outcome or its run in flight (where it was handed
+     * to Slurm, and the stop asked of it, as the journal says).
      */
-    private static List<JournalEvent> standing(String key, JobRecord r, List<String> devices, java.util.OptionalLong ticker) {
+    private static List<JournalEvent> standing(String key, JobRecord r, JournalState state) {
         List<JournalEvent> out = new ArrayList<>();
         // A done line counts one attempt itself.
         attempts(out, key, r.terminal() ? r.attempts() - 1 : r.attempts(), r);
@@ -84,9 +84,15 @@ public final class Compaction {
             if (r.run().isPresent()) {
                 out.add(new JournalEvent.Launching(key, r.run().getAsLong(), r.gpus()));
             }
+            // A restart finds the attempt on its cluster by this id instead of submitting it again.
+            state.slurmSubmission(key).ifPresent(out::add);
             // The run's devices too: a restart after the GPUs were renumbered finds it where it runs.
+            List<String> devices = state.devices(key);
             out.add(new JournalEvent.Started(key, r.runningPgid().getAsLong(), r.gpus(), java.util.OptionalLong.empty(),
-                    java.util.Optional.empty(), devices.size() == r.gpus().size() ? devices : List.of(), ticker));
+                    java.util.Optional.empty(), devices.size() == r.gpus().size() ? devices : List.of(),
+                    state.startedTicker(key)));
+            // A stop asked of it goes on after a restart: a cancelled job must not be taken up as an ordinary run.
+            state.stopping(key).ifPresent(out::add);
             return out;
         }
         if (!r.gpus().isEmpty()) {

@@ -98,6 +98,11 @@ final class EventFields {
         throw bad(name, "true or false");
     }
 
+    /** A boolean, or false when the field is absent. */
+    boolean optionalBool(String name) {
+        return fields.containsKey(name) && bool(name);
+    }
+
     /** A whole number in [min, max] that must be present. */
     long whole(String name, long min, long max) {
         return wholeIn(fields.get(name), name, min, max);

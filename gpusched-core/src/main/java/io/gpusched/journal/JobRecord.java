@@ -117,8 +117,8 @@ public record JobRecord(OptionalInt no, String command, int attempts, JobState s
             // A fresh set of attempts, but an OOM's bumped declaration stays: it is what was learned.
             return new JobRecord(no, command, 0, JobState.PENDING, OptionalInt.empty(), nextVramMib, OptionalLong.empty(),
                     Map.of(), OptionalLong.empty(), gpus);
-        } else if (e instanceof JournalEvent.SlurmSubmitted) {
-            // Where an attempt runs, not what became of it: JournalState keeps the id.
+        } else if (e instanceof JournalEvent.SlurmSubmitted || e instanceof JournalEvent.Stopping) {
+            // Where an attempt runs, or that it is being stopped, not what became of it: JournalState keeps them.
             return this;
         } else if (e instanceof JournalEvent.Oom o) {
             return new JobRecord(no, command, o.attempts(), JobState.PENDING, returncode,

@@ -131,6 +131,15 @@ public final class JournalCodec {
             } else if (e instanceof JournalEvent.Requeued q) {
                 g.writeStringField("event", "requeued");
                 g.writeStringField("reason", q.reason());
+            } else if (e instanceof JournalEvent.Stopping t) {
+                g.writeStringField("event", "stopping");
+                g.writeStringField("reason", t.reason());
+                if (t.maxJobTime()) {
+                    g.writeBooleanField("max_job_time", true);
+                }
+                if (t.tickerNanos().isPresent()) {
+                    g.writeNumberField("ticker_ns", t.tickerNanos().getAsLong());
+                }
             } else if (e instanceof JournalEvent.SlurmSubmitted u) {
                 g.writeStringField("event", "slurm_submitted");
                 g.writeNumberField("slurm_job", u.slurmJob());
@@ -223,6 +232,8 @@ public final class JournalCodec {
      *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0, {@code env}
      *       absent or an object of strings, {@code line} and {@code request_id} absent or strings, and
      *       {@code output} absent or an absolute path;</li>
+     *   <li>{@code stopping}: {@code reason} {@code cancelled}, {@code timeout}, {@code preempted} or
+     *       {@code time_slice}, {@code max_job_time} absent or a boolean, {@code ticker_ns} absent or at least 0;</li>
      *   <li>{@code slurm_submitted}: {@code slurm_job} in [1, 2^32 − 1] (Slurm's job ids are 32-bit),
      *       {@code gres} a string;</li>
      *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
@@ -344,6 +355,9 @@ public final class JournalCodec {
                 return Optional.of(new JournalEvent.Retry(k));
             case "requeued":
                 return Optional.of(new JournalEvent.Requeued(k, f.string("reason")));
+            case "stopping":
+                return Optional.of(new JournalEvent.Stopping(k, f.string("reason"), f.optionalBool("max_job_time"),
+                        f.optionalWhole("ticker_ns", 0, Long.MAX_VALUE)));
             case "slurm_submitted":
                 return Optional.of(new JournalEvent.SlurmSubmitted(k, f.whole("slurm_job", 1, MAX_SLURM_JOB),
                         f.string("gres")));

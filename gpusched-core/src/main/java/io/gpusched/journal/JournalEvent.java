@@ -500,6 +500,55 @@ public sealed interface JournalEvent {
     }
 
     /**
+     * A running attempt is being stopped on purpose: SIGTERM was sent (after this line is written) and
+     * SIGKILL follows the grace. Written so that the stop outlives the scheduler that asked it: a
+     * scheduler that dies during the grace leaves a cancelled job that would otherwise be taken up, or
+     * settled from its exit status, as an ordinary run (exit 143: failed), and one that ignores SIGTERM
+     * running on. The next scheduler goes on with the stop ({@link JournalState#stopping}): SIGKILL when
+     * the grace that began at {@code tickerNanos} is over, and the outcome the reason gives. Not an
+     * outcome: the record is unchanged, and an outcome, {@code interrupted}, {@code requeued},
+     * {@code retry} or a new {@code launching} line ends it. The scheduler's own stop is never written
+     * (an attempt it interrupts runs again). The original tool and older versions skip it, and see the
+     * attempt as they did before.
+     *
+     * @param key identity key
+     * @param reason {@link #CANCELLED}, {@link #TIMEOUT}, {@link #PREEMPTED} or {@link #TIME_SLICE}
+     * @param maxJobTime whether the limit reached is the scheduler's {@code --max-job-time}, not the job's
+     *     own {@code timeout=} (a {@code timeout} or {@code time_slice} stop only)
+     * @param tickerNanos the scheduler's monotonic ticker when SIGTERM was sent ({@code System.nanoTime},
+     *     one clock for every process of a boot); empty when not known
+     */
+    record Stopping(String key, String reason, boolean maxJobTime, OptionalLong tickerNanos) implements JournalEvent {
+        /** {@code gpusched cancel}, or a {@code cancel} word on its jobs-file line. */
+        public static final String CANCELLED = "cancelled";
+        /** It ran past its time limit and ends {@code timeout}. */
+        public static final String TIMEOUT = "timeout";
+        /** A higher-priority job needs its GPUs: it goes back to the queue. */
+        public static final String PREEMPTED = "preempted";
+        /** Its time slice ended ({@code on-timeout=requeue}): it goes to the back of the queue. */
+        public static final String TIME_SLICE = "time_slice";
+        /** Every reason, as written. */
+        public static final java.util.Set<String> REASONS = java.util.Set.of(CANCELLED, TIMEOUT, PREEMPTED, TIME_SLICE);
+
+        /**
+         * Checks the reason.
+         *
+         * @param key see {@link #key()}
+         * @param reason see {@link #reason()}
+         * @param maxJobTime see {@link #maxJobTime()}
+         * @param tickerNanos see {@link #tickerNanos()}
+         */
+        public Stopping {
+            Objects.requireNonNull(key);
+            Objects.requireNonNull(tickerNanos);
+            if (!REASONS.contains(reason)) {
+                throw new IllegalArgumentException("\"reason\" of a stopping event must be cancelled, timeout, preempted"
+                        + " or time_slice");
+            }
+        }
+    }
+
+    /**
      * A job hit CUDA OOM and will be retried.
      *
      * @param key identity key

@@ -13,7 +13,9 @@ public final class JournalState {
     private final java.util.Set<Integer> pausedGpus = new java.util.TreeSet<>();
     private final PeakHistory peaks = new PeakHistory();
     /** The Slurm job of each key's attempt in flight ({@link JournalEvent.SlurmSubmitted}). */
-    private final Map<String, Long> slurmJobs = new HashMap<>();
+    private final Map<String, JournalEvent.SlurmSubmitted> slurmJobs = new HashMap<>();
+    /** The stop asked of each key's attempt in flight ({@link JournalEvent.Stopping}). Few: the runs being stopped. */
+    private final Map<String, JournalEvent.Stopping> stopsInFlight = new HashMap<>();
     /**
      * The {@code started} line of each key's attempt in flight: what it names beside the record (its devices'
      * UUIDs, the ticker at its launch), for a run taken up after a restart. Few: the runs in flight.
@@ -61,16 +63,20 @@ public final class JournalState {
             return;
         }
         if (e instanceof JournalEvent.SlurmSubmitted s) {
-            slurmJobs.put(s.key(), s.slurmJob());
+            slurmJobs.put(s.key(), s);
         } else if (e instanceof JournalEvent.Oom || e instanceof JournalEvent.Done || e instanceof JournalEvent.Interrupted
                 || e instanceof JournalEvent.Requeued || e instanceof JournalEvent.Retry) {
             slurmJobs.remove(e.key());
             startedInFlight.remove(e.key());
+            stopsInFlight.remove(e.key());
         }
         if (e instanceof JournalEvent.Started s) {
             startedInFlight.put(s.key(), s);
         } else if (e instanceof JournalEvent.Launching) {
             startedInFlight.remove(e.key());
+            stopsInFlight.remove(e.key());
+        } else if (e instanceof JournalEvent.Stopping t) {
+            stopsInFlight.put(t.key(), t);
         }
         JobRecord before = record(e.key());
         JobRecord r = before.apply(e);
@@ -232,8 +238,25 @@ public final class JournalState {
      *     one and no outcome followed it
      */
     public java.util.OptionalLong slurmJob(String key) {
-        Long id = slurmJobs.get(key);
-        return id == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(id);
+        JournalEvent.SlurmSubmitted s = slurmJobs.get(key);
+        return s == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(s.slurmJob());
+    }
+
+    /**
+     * @param key a job's key
+     * @return the {@code slurm_submitted} line of its attempt in flight, when one names it and no outcome followed
+     */
+    public java.util.Optional<JournalEvent.SlurmSubmitted> slurmSubmission(String key) {
+        return java.util.Optional.ofNullable(slurmJobs.get(key));
+    }
+
+    /**
+     * @param key a job's key
+     * @return the stop asked of its attempt in flight, when a {@code stopping} line asked one and no outcome,
+     *     {@code interrupted}, {@code requeued}, {@code retry} or new {@code launching} line followed it
+     */
+    public java.util.Optional<JournalEvent.Stopping> stopping(String key) {
+        return java.util.Optional.ofNullable(stopsInFlight.get(key));
     }
 
     /**

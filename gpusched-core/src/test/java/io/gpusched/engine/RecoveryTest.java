@@ -355,6 +355,87 @@ class RecoveryTest {
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted a && a.no() == 1));
     }
 
+    /** The line a scheduler writes as it sends a job SIGTERM on purpose, at {@code ticker} on its ticker. */
+    private static JournalEvent.Stopping stopping(JobSpec job, String reason, long ticker) {
+        return new JournalEvent.Stopping(job.key(), reason, false, java.util.OptionalLong.of(ticker));
+    }
+
+    @Test
+    void aJobCancelledJustBeforeItsSchedulerDied_thatEndedUnwatchedWithSigtermsStatus_isRecordedCancelled_notFailed() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerLeftOrphan(job, Optional.of("143\n"));
+        deadSchedulerWrote(stopping(job, JournalEvent.Stopping.CANCELLED, System.nanoTime()));
+
+        RunSummary s = run(job);
+
+        assertEquals(JobStatus.CANCELLED, s.results().get(0).status(), "before: failed, exit 143");
+        assertEquals("cancelled", finalRecord(job).status());
+        assertEquals(0, runs());
+    }
+
+    @Test
+    void aCancelledJobKilledBeforeItsWrapperWroteAStatus_isRecordedCancelled_andNeverRunAgain() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerLeftOrphan(job, Optional.empty());
+        deadSchedulerWrote(stopping(job, JournalEvent.Stopping.CANCELLED, System.nanoTime()));
+
+        RunSummary s = run(job);
+
+        assertEquals(0, runs(), "before: taken for an interrupted run, and run again after its cancel");
+        assertEquals(JobStatus.CANCELLED, s.results().get(0).status());
+        assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.OrphanRequeued));
+    }
+
+    @Test
+    void aJobPreemptedJustBeforeItsSchedulerDied_thatEndedUnwatched_goesBackToTheQueueAndRunsAgain() throws Exception {
+        JobSpec job = countingJob("");
+        deadSchedulerLeftOrphan(job, Optional.of("143\n"));
+        deadSchedulerWrote(stopping(job, JournalEvent.Stopping.PREEMPTED, System.nanoTime()));
+
+        RunSummary s = run(job);
+
+        assertEquals(1, runs(), "requeued, not failed with exit 143");
+        assertEquals(JobStatus.OK, s.results().get(0).status());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.JobRequeued q && q.no() == 1
+                && q.why() == SchedulerEvent.StopReason.PREEMPTED), events.toString());
+    }
+
+    @Test
+    void aRunTakenUpWhileItsCancelWasInItsGrace_isKilledWhenThatGraceEnds_andRecordedCancelled() throws Exception {
+        // It ignores SIGTERM: before, the next scheduler took it up as an ordinary run, which ran on.
+        JobSpec job = JobSpec.parse("[vram=1G] trap '' TERM; sleep 30; echo ran >> " + dir.resolve("marker"));
+        Process orphan = deadSchedulerLeftRunning(job);
+        long cancelledAt = System.nanoTime();
+        deadSchedulerWrote(stopping(job, JournalEvent.Stopping.CANCELLED, cancelledAt));
+
+        RunSummary s = run(job);
+
+        assertTrue(orphan.waitFor(5, TimeUnit.SECONDS), "the run was killed");
+        assertEquals(JobStatus.CANCELLED, s.results().get(0).status());
+        assertTrue(System.nanoTime() - cancelledAt >= FAST.killGrace().toNanos(), "SIGKILL waited for the grace");
+        assertEquals(0, runs());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted a && a.no() == 1));
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w && w.message().startsWith(
+                "job 1 was being cancelled when the last scheduler ended: the stop goes on, SIGKILL in")), events.toString());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.KillEscalated k && k.no() == 1));
+    }
+
+    @Test
+    void aJournaledStopWhoseTickerIsNotOfThisRun_isSentAgain_withAFreshGrace() throws Exception {
+        JobSpec job = JobSpec.parse("[vram=1G] sleep 30; echo ran >> " + dir.resolve("marker"));
+        Process orphan = deadSchedulerLeftRunning(job);
+        // A ticker from before the run began: not a SIGTERM this run got (another origin, a hand-edited line).
+        deadSchedulerWrote(stopping(job, JournalEvent.Stopping.TIMEOUT, 0));
+
+        RunSummary s = run(job);
+
+        assertTrue(orphan.waitFor(5, TimeUnit.SECONDS));
+        assertEquals(JobStatus.TIMEOUT, s.results().get(0).status());
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w && w.message().contains(
+                "was being timed out when the last scheduler ended: the stop goes on (SIGTERM sent again")), events.toString());
+        assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.KillEscalated), "sleep ends at SIGTERM");
+    }
+
     /**
      * Another user's process that leads its own session and got the number a dead scheduler's run had:
      * pids are given out again once a run's session is empty, and a user can steer which pid comes next.

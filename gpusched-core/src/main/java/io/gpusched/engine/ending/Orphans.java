@@ -60,10 +60,13 @@ public final class Orphans {
     private final Optional<ClusterDriver> cluster;
     /** The GPUs of the last read, for what a share of one GPU came to on the GPU its run holds. */
     private final java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus;
+    /** Goes on with a stop a dead scheduler journaled for a run taken up ({@link io.gpusched.engine.stop.Stops#resume}). */
+    private final io.gpusched.engine.stop.Stops stops;
 
     public Orphans(RunFiles runFiles, RunNames names, ProcTable procFs, SessionSignals signals, Leases leases, JobTable table,
             Durability durability, Reporter reporter, LoopClock clock, Consumer<Inbox.Message> inbox, java.util.function.Supplier<java.util.List<io.gpusched.gpu.GpuStat>> gpus,
-            Optional<ClusterDriver> cluster) {
+            Optional<ClusterDriver> cluster, io.gpusched.engine.stop.Stops stops) {
+        this.stops = stops;
         this.cluster = cluster;
         this.gpus = gpus;
         this.runFiles = runFiles;
@@ -135,6 +138,7 @@ public final class Orphans {
         if (rj.uuids().isEmpty()) {
             warnIfGpusGone(no, r.gpus()); // with its devices known the measurer says where they are now, once
         }
+        durability.state().stopping(r.key()).ifPresent(line -> stops.resume(rj, line));
         return true;
     }
 
@@ -188,6 +192,7 @@ public final class Orphans {
         rj.elsewhere = Optional.of(run);
         table.started(rj);
         followEnd(rj, run, inbox);
+        durability.state().stopping(r.key()).ifPresent(line -> stops.resume(rj, line));
         return true;
     }
 

@@ -196,9 +196,7 @@ public final class Outcomes {
         Optional<AttemptJudge.RunAgain> again = AttemptJudge.runsAgain(rj.stopping);
         if (again.isPresent()) {
             // Stopped on purpose to run again later: not an outcome, and the attempt does not count.
-            durability.record(List.of(new JournalEvent.Requeued(rj.key(), rj.stopping.get() != StopReason.TIME_SLICE
-                    ? JournalEvent.Requeued.PREEMPTED : rj.overMaxJobTime ? JournalEvent.Requeued.MAX_JOB_TIME
-                    : JournalEvent.Requeued.TIME_SLICE)));
+            durability.record(List.of(new JournalEvent.Requeued(rj.key(), requeuedAs(rj.stopping.get(), rj.overMaxJobTime))));
             if (again.get().place() == AttemptJudge.Place.AT_THE_BACK) {
                 table.toTheBack(rj.key(), clock.steady()); // waits from now on the policy's time line
             }
@@ -233,6 +231,12 @@ public final class Outcomes {
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
                 rj.peakMib, rj.avgUtil(), rj.ran(clock.nanos()), OptionalLong.of(rj.run), true,
                 rj.learned, Optional.empty()), Optional.of(rj));
+    }
+
+    /** The {@code requeued} line's reason for a job stopped to run again. */
+    private static String requeuedAs(StopReason why, boolean overMaxJobTime) {
+        return why != StopReason.TIME_SLICE ? JournalEvent.Requeued.PREEMPTED
+                : overMaxJobTime ? JournalEvent.Requeued.MAX_JOB_TIME : JournalEvent.Requeued.TIME_SLICE;
     }
 
     /** Jobs the stop's last resort left nothing of: interrupted, so a restart runs them again. */
@@ -280,7 +284,9 @@ public final class Outcomes {
     /**
      * An orphan's session is gone. If its wrapper wrote an exit status, the command ran to its end
      * while no scheduler watched: journal that outcome (an OOM still retries). Otherwise it was killed
-     * before its command ended and is pending again.
+     * before its command ended and is pending again. A stop its scheduler journaled before it died
+     * decides, as it would have for a watched run: cancelled or timed out (killed in its grace when no
+     * status was written), or back in the queue when preempted or at the end of its time slice.
      */
     public void orphanEnded(JobSpec spec, JobTable.Job r) {
         int no = r.no();
@@ -302,22 +308,46 @@ public final class Outcomes {
                     + " recorded as exit status " + Leases.UNKNOWN_EXIT);
             code = OptionalInt.of(Leases.UNKNOWN_EXIT);
         }
+        // A stop its scheduler journaled before it died (JournalEvent.Stopping) is what ended it, whatever its
+        // status says: a cancelled job is cancelled (not failed with SIGTERM's 143, nor run again when it was
+        // killed before its wrapper wrote a status), a preempted one goes back to the queue.
+        Optional<JournalEvent.Stopping> stop = durability.state().stopping(spec.key());
+        Optional<StopReason> stopped = stop.map(io.gpusched.engine.stop.Stops::reasonOf);
+        Duration ran = r.runNo().isPresent() ? runFiles.ranFor(no, r.runNo().getAsLong()).orElse(Duration.ZERO) : Duration.ZERO;
+        Optional<AttemptJudge.RunAgain> again = AttemptJudge.runsAgain(stopped);
+        if (again.isPresent() && !lease) {
+            durability.record(List.of(new JournalEvent.Requeued(spec.key(), requeuedAs(stopped.get(), stop.get().maxJobTime()))));
+            if (again.get().place() == AttemptJudge.Place.AT_THE_BACK) {
+                table.toTheBack(spec.key(), clock.steady());
+            }
+            reporter.emit(new SchedulerEvent.JobRequeued(clock.now(), no, stopped.get(), ran));
+            return;
+        }
+        if (code.isEmpty() && stopped.isPresent()) {
+            // Killed in the stop's grace before its wrapper could say how it ended: stopped, as a watched run is.
+            code = OptionalInt.of(KILLED_STATUS);
+        }
         if (code.isEmpty()) {
             durability.record(List.of(new JournalEvent.Interrupted(spec.key())));
             reporter.emit(new SchedulerEvent.OrphanRequeued(clock.now(), no));
             return;
         }
-        reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
-                + " was watching; recorded as its client said, not run again" : "job " + no + " ended with exit status "
-                + code.getAsInt() + " while no scheduler was watching;"
-                + " recorded from " + runFiles.exitFile(no, r.runNo().getAsLong()) + "; run again only if its output"
-                + " shows a CUDA out-of-memory error and it has retries left");
+        if (stopped.isPresent()) {
+            reporter.warnOnce("job " + no + " ended while no scheduler was watching, after the last one asked it to stop ("
+                    + stop.get().reason() + "); recorded as " + stop.get().reason() + ", exit status " + code.getAsInt());
+        } else {
+            reporter.warnOnce(lease ? "job " + no + " (srun) ended with exit status " + code.getAsInt() + " while no scheduler"
+                    + " was watching; recorded as its client said, not run again" : "job " + no + " ended with exit status "
+                    + code.getAsInt() + " while no scheduler was watching;"
+                    + " recorded from " + runFiles.exitFile(no, r.runNo().getAsLong()) + "; run again only if its output"
+                    + " shows a CUDA out-of-memory error and it has retries left");
+        }
         OptionalLong declared = r.nextVramMib().isPresent() ? r.nextVramMib() : spec.vramMib();
         // Its output is where the launch sent it, as for a watched run: a submission's own file (its --output,
         // or a root scheduler's <cwd>/gpusched-<no>.log), else the log directory's.
         Path output = r.submission().flatMap(JobOutput::file).orElse(names.log(no, r.gpus()));
-        settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), Optional.empty(), output, false,
-                Map.of(), OptionalDouble.empty(), runFiles.ranFor(no, r.runNo().getAsLong()).orElse(Duration.ZERO), r.runNo(),
+        settle(new Ending(spec, no, r.gpus(), declared, code.getAsInt(), stopped, output, false,
+                Map.of(), OptionalDouble.empty(), ran, r.runNo(),
                 false, Optional.empty(), Optional.empty()), Optional.empty());
     }
 

@@ -130,6 +130,10 @@ public final class Settlement {
                     orphans.add(no);
                     if (orphansWarned.add(j.key())) {
                         reporter.emit(new SchedulerEvent.OrphanFound(clock.now(), no, pgid));
+                        if (durability.state().stopping(j.key()).isPresent()) {
+                            // Its scheduler was stopping it when it died: what is provably the run's is asked again.
+                            adoption.stopUnadopted(r);
+                        }
                     }
                     continue;
                 }

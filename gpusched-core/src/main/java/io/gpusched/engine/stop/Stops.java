@@ -1,6 +1,7 @@
 package io.gpusched.engine.stop;
 
 import io.gpusched.engine.lease.Leases;
+import io.gpusched.engine.loop.Durability;
 import io.gpusched.engine.loop.LoopClock;
 import io.gpusched.engine.loop.Reporter;
 import io.gpusched.engine.proc.ProcFs;
@@ -11,6 +12,7 @@ import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.table.JobTable;
 
 import io.gpusched.event.SchedulerEvent;
+import io.gpusched.journal.JournalEvent;
 import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.options.SchedulerOptions;
 import io.gpusched.outcome.AttemptJudge;
@@ -36,6 +38,7 @@ public final class Stops {
     private final RunNames names;
     private final Reporter reporter;
     private final LoopClock clock;
+    private final Durability durability;
     private boolean stopping;
     /** The stop leaves running jobs running ({@link #beginStop}). */
     private boolean leaving;
@@ -43,7 +46,8 @@ public final class Stops {
     private long stopDeadlineNanos;
 
     public Stops(SchedulerOptions options, JobTable table, SessionSignals signals, ProcTable procFs, RunNames names,
-          Reporter reporter, LoopClock clock) {
+          Reporter reporter, LoopClock clock, Durability durability) {
+        this.durability = durability;
         this.options = options;
         this.table = table;
         this.signals = signals;
@@ -131,11 +135,17 @@ public final class Stops {
         }
     }
 
-    /** SIGTERM to the job's session; its exit, or the grace's SIGKILL, ends it. */
+    /**
+     * SIGTERM to the job's session; its exit, or the grace's SIGKILL, ends it. The stop is journaled first
+     * ({@link JournalEvent.Stopping}; written to the file before the signal, forced with the round's group),
+     * so a scheduler that dies during the grace leaves it to the next one ({@link #resume}).
+     */
     public void stop(RunningJob rj, StopReason why) {
         Instant now = clock.now();
         rj.stopping = Optional.of(why);
         rj.stopSentNanos = clock.nanos();
+        durability.record(List.of(new JournalEvent.Stopping(rj.key(), journalReason(why), rj.overMaxJobTime,
+                OptionalLong.of(rj.stopSentNanos))));
         Optional<Duration> reached = rj.overMaxJobTime ? maxJobTime.map(MaxJobTime::limit) : rj.spec.timeout();
         reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, rj.ran(rj.stopSentNanos), reached,
                 rj.overMaxJobTime));
@@ -144,6 +154,83 @@ public final class Stops {
             return;
         }
         signals.terminate(rj.pid, rj.leaseEntry);
+    }
+
+    /**
+     * Goes on with the stop a dead scheduler journaled for a run taken up again ({@link JournalEvent.Stopping}):
+     * the run is being stopped for the same reason, and ends as such (a cancelled job cancelled, not failed
+     * with SIGTERM's 143). Its grace counts from the journaled SIGTERM where the line's ticker is of this
+     * boot and not before the run's start (by then it may be over: SIGKILL at the next check); otherwise
+     * SIGTERM is sent again and the grace starts now. A run on a cluster is cancelled there again (its
+     * system ends it in its own time).
+     *
+     * @param rj a run just taken up, not yet stopping
+     * @param line the stop its journal asked
+     */
+    public void resume(RunningJob rj, JournalEvent.Stopping line) {
+        StopReason why = reasonOf(line);
+        rj.stopping = Optional.of(why);
+        rj.overMaxJobTime = line.maxJobTime();
+        long now = clock.nanos();
+        boolean sent = line.tickerNanos().isPresent() && now - line.tickerNanos().getAsLong() >= 0
+                && line.tickerNanos().getAsLong() - (rj.startedNanos - RUN_START_SLACK_NANOS) >= 0;
+        rj.stopSentNanos = sent ? line.tickerNanos().getAsLong() : now;
+        long left = Math.max(0, rj.stopSentNanos + options.killGrace().toNanos() - now);
+        reporter.warn("job " + rj.no + " was being " + stoppedWords(why) + " when the last scheduler ended: the stop goes on"
+                + (rj.placedElsewhere() ? " (cancelled on its cluster again)" : sent ? ", SIGKILL in "
+                + io.gpusched.jobs.Units.formatDuration(Duration.ofNanos(left)) + " if it has not ended"
+                : " (SIGTERM sent again; SIGKILL in " + io.gpusched.jobs.Units.formatDuration(options.killGrace())
+                + " if it has not ended)"));
+        if (rj.elsewhere.isPresent()) {
+            rj.elsewhere.get().cancel();
+        } else if (!sent) {
+            signals.terminate(rj.pid, rj.leaseEntry);
+        }
+    }
+
+    /**
+     * How much earlier than a taken-up run's start, as estimated from the kernel's figure for its process
+     * (10 ms ticks; a pid file's date where no process tells), its journaled stop may still say it was sent.
+     */
+    private static final long RUN_START_SLACK_NANOS = 1_000_000_000L;
+
+    /** How a log line names a stop in progress: "being cancelled", "being timed out". */
+    private static String stoppedWords(StopReason why) {
+        return switch (why) {
+            case CANCELLED -> "cancelled";
+            case TIMEOUT -> "timed out";
+            case PREEMPTED -> "preempted";
+            case TIME_SLICE -> "requeued at the end of its time slice";
+            case SHUTDOWN -> "stopped with its scheduler";
+        };
+    }
+
+    /**
+     * @param why a stop this scheduler asked
+     * @return its {@link JournalEvent.Stopping#reason()}
+     * @throws IllegalArgumentException for {@link StopReason#SHUTDOWN}, which is never journaled
+     */
+    public static String journalReason(StopReason why) {
+        return switch (why) {
+            case CANCELLED -> JournalEvent.Stopping.CANCELLED;
+            case TIMEOUT -> JournalEvent.Stopping.TIMEOUT;
+            case PREEMPTED -> JournalEvent.Stopping.PREEMPTED;
+            case TIME_SLICE -> JournalEvent.Stopping.TIME_SLICE;
+            case SHUTDOWN -> throw new IllegalArgumentException("the scheduler's own stop is not journaled");
+        };
+    }
+
+    /**
+     * @param line a journaled stop
+     * @return the stop it names
+     */
+    public static StopReason reasonOf(JournalEvent.Stopping line) {
+        return switch (line.reason()) {
+            case JournalEvent.Stopping.CANCELLED -> StopReason.CANCELLED;
+            case JournalEvent.Stopping.TIMEOUT -> StopReason.TIMEOUT;
+            case JournalEvent.Stopping.PREEMPTED -> StopReason.PREEMPTED;
+            default -> StopReason.TIME_SLICE; // the record admits no other
+        };
     }
 
     /**
