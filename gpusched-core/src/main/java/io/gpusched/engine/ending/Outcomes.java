@@ -239,8 +239,14 @@ public final class Outcomes {
                 : overMaxJobTime ? JournalEvent.Requeued.MAX_JOB_TIME : JournalEvent.Requeued.TIME_SLICE;
     }
 
-    /** Jobs the stop's last resort left nothing of: interrupted, so a restart runs them again. */
+    /**
+     * Jobs the stop's last resort left nothing of: interrupted, so a restart runs them again; those being
+     * stopped on purpose are left journaled with their stop, which the next scheduler applies.
+     */
     public void interruptedByStop(List<RunningJob> gone) {
+        // A job being cancelled, timed out or preempted is not interrupted: it stays journaled started, with
+        // its stopping line, and the next scheduler ends it as that stop says (cancelled, never run again).
+        gone = gone.stream().filter(rj -> rj.stopping.isEmpty() || rj.stopping.get() == StopReason.SHUTDOWN).toList();
         if (gone.isEmpty()) {
             return;
         }
