@@ -16,8 +16,10 @@ public interface ClusterDriver {
      *
      * @param attempt what to run
      * @return the attempt as the cluster holds it
-     * @throws IOException when the cluster refused it or could not be asked; the job stays pending and
-     *     the message is said once
+     * @throws AttemptRefusedException when the cluster refused this attempt itself: the job ends infeasible
+     *     with that message, the other jobs go on
+     * @throws IOException when the cluster could not be asked; the job stays pending and the message is said
+     *     once
      */
     ClusterRun submit(ClusterAttempt attempt) throws IOException;
 

@@ -114,8 +114,15 @@ class RunsElsewhereTest {
         private final BlockingQueue<Job> submitted = new LinkedBlockingQueue<>();
         private long nextId = 100;
 
+        /** Commands whose hand-over the cluster refuses, as sbatch refuses a request no node can meet. */
+        final java.util.Set<String> refuses = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
         @Override
-        public synchronized ClusterRun submit(ClusterAttempt a) {
+        public synchronized ClusterRun submit(ClusterAttempt a) throws io.gpusched.cluster.AttemptRefusedException {
+            if (refuses.contains(a.spec().command())) {
+                throw new io.gpusched.cluster.AttemptRefusedException("jobs.txt:" + a.spec().line() + ": no node has "
+                        + a.spec().gpus() + " GPUs");
+            }
             Job j = new Job(nextId++, a);
             jobs.add(j);
             submitted.add(j);
@@ -240,6 +247,26 @@ class RunsElsewhereTest {
         JobResult r = finished(1);
         assertEquals(JobStatus.TIMEOUT, r.status());
         assertEquals(RunSummary.TIMEOUT_EXIT, r.exitCode());
+    }
+
+    @Test
+    void anAttemptItsSystemRefusesFailsAlone_itsDependantsAsAFailedJobs_andTheRestRun() throws Exception {
+        cluster.refuses.add("big.py");
+        start(FAST, "[name=big gpus=9] big.py", "[after=big] report.py", "[vram=1G] small.py");
+        Cluster.Job small = cluster.next();
+        assertEquals(3, small.no(), "the job after the refused one was handed over");
+        JobResult refused = finished(1);
+        assertEquals(JobStatus.INFEASIBLE, refused.status());
+        SchedulerEvent.JobInfeasible why = await(SchedulerEvent.JobInfeasible.class, e -> e.no() == 1);
+        assertEquals("jobs.txt:1: no node has 9 GPUs", why.reason());
+        assertEquals(JobStatus.DEPENDENCY_FAILED, finished(2).status(), "as after a failed local job");
+        small.end(0, 0, 500, "");
+        assertEquals(JobStatus.OK, finished(3).status());
+        RunSummary s = run.get(10, TimeUnit.SECONDS);
+        assertFalse(s.interrupted());
+        assertEquals(1, cluster.jobs.size(), "only the refused job's dependant was never handed over");
+        List<String> journal = Files.readAllLines(logs.resolve("journal.jsonl"));
+        assertTrue(journal.stream().anyMatch(l -> l.contains("\"status\":\"infeasible\"")), journal.toString());
     }
 
     @Test

@@ -336,7 +336,17 @@ public final class Dispatcher {
                 // "N/M dispatched": of the M jobs of the queue, all but those still waiting (held, left
                 // pending so far this round, or yet to be looked at) once this one starts, so never above M.
                 int dispatched = Math.max(1, total - held - still.size() - (actions.size() - i - 1));
-                Optional<RunningJob> launched = launcher.launch(p, s.gpus(), s.declared(), snap, dispatched, total, started);
+                Optional<RunningJob> launched;
+                try {
+                    launched = launcher.launch(p, s.gpus(), s.declared(), snap, dispatched, total, started);
+                } catch (io.gpusched.cluster.AttemptRefusedException refused) {
+                    // The cluster refused this job alone (what it asks for): it fails as a local job that can
+                    // never fit does, and the others go on.
+                    outcomes.fail(p.spec(), p.no(), p.declaredMib(), JobStatus.INFEASIBLE, refused.getMessage());
+                    // Planned again next round, though nothing else changes: its dependants are settled then.
+                    startFailed = true;
+                    continue;
+                }
                 if (launched.isPresent()) {
                     RunningJob rj = launched.get();
                     views = GpuView.withTenant(views, rj.gpus, new Tenant(rj.key(), rj.declaredMib, 0, 0));

@@ -18,6 +18,7 @@ import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.spawn.TtySockets;
 import io.gpusched.engine.table.JobTable;
 
+import io.gpusched.cluster.AttemptRefusedException;
 import io.gpusched.cluster.ClusterAttempt;
 import io.gpusched.cluster.ClusterDriver;
 import io.gpusched.cluster.ClusterRun;
@@ -87,9 +88,15 @@ public final class Launcher {
         return d.isNegative() ? java.time.Duration.ZERO : d;
     }
 
-    /** Intent, spawn, record; empty when the job could not start (said once; it stays pending). */
+    /**
+     * Intent, spawn, record; empty when the job could not start (said once; it stays pending).
+     *
+     * @throws AttemptRefusedException when the cluster refused the attempt itself: its intent is withdrawn,
+     *     and the caller ends the job with the message
+     */
     Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, OptionalLong declared, GpuSnapshot snap,
-                                        int dispatched, int total, List<SchedulerEvent> reports) {
+                                        int dispatched, int total, List<SchedulerEvent> reports)
+            throws AttemptRefusedException {
         if (durability.failing().isPresent()) {
             return Optional.empty();
         }
@@ -206,7 +213,7 @@ public final class Launcher {
      * over twice. Its start is reported when its command starts there, on the GPUs the cluster gave it.
      */
     private Optional<RunningJob> handOver(ClusterDriver to, PendingQueue.PendingJob p, OptionalLong declared, int dispatched,
-                                          int total) {
+                                          int total) throws AttemptRefusedException {
         String key = p.spec().key();
         long run = durability.state().nextRun();
         if (!durability.appendUnforced(new JournalEvent.Launching(key, run, List.of()))) {
@@ -217,6 +224,10 @@ public final class Launcher {
         ClusterRun handed;
         try {
             handed = to.submit(new ClusterAttempt(p.no(), attempt, p.spec(), declared));
+        } catch (AttemptRefusedException e) {
+            // Nothing runs: the intent is withdrawn, and the caller ends the job with the cluster's reason.
+            durability.appendUnforced(new JournalEvent.Interrupted(key));
+            throw e;
         } catch (IOException e) {
             durability.appendUnforced(new JournalEvent.Interrupted(key));
             reporter.warnOnce("cannot hand job " + p.no() + " over: " + e.getMessage()
