@@ -1,9 +1,11 @@
 package io.gpusched.slurm;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Slurm's own commands, through an injected {@link CommandRunner}: submit, list, cancel. */
 final class SlurmClient {
@@ -17,22 +19,110 @@ final class SlurmClient {
         this.commands = commands;
     }
 
-    /** @return the job id {@code sbatch --parsable} printed ({@code 123} or {@code 123;cluster}) */
-    long submit(List<String> sbatchOptions, List<String> wrapped) {
+    /** What {@code sbatch} made of one job. */
+    sealed interface Submission {
+    }
+
+    /** @param id the job id {@code sbatch --parsable} printed ({@code 123} or {@code 123;cluster}) */
+    record Accepted(long id) implements Submission {
+    }
+
+    /**
+     * Slurm answered and refused this job: what it asks for (its gres, time limit, comment) is wrong for the
+     * cluster. Other jobs may still be taken.
+     *
+     * @param why one line: sbatch's exit status and its own words
+     */
+    record Refused(String why) implements Submission {
+    }
+
+    /**
+     * Submits a job script from a file, as {@code sbatch [options] FILE}: sbatch reads and keeps the script
+     * when it submits, and however long the command is, no argument comes near the kernel's limit on one
+     * ({@code MAX_ARG_STRLEN}, 128 KiB), which {@code --wrap=SCRIPT} would hit with a long command.
+     *
+     * @param sbatchOptions the options, before the script
+     * @param script the job script ({@link #script(List)})
+     * @return the job's id, or Slurm's refusal of this job
+     * @throws SlurmException when the cluster cannot take any job ({@link #clusterWide}: sbatch cannot be
+     *     run, slurmctld cannot be reached, the run's partition or account is refused) or when whether the
+     *     job was submitted cannot be told (sbatch succeeded without printing a job id)
+     */
+    Submission submit(List<String> sbatchOptions, Path script) {
         List<String> argv = new ArrayList<>();
         argv.add("sbatch");
         argv.add("--parsable");
         argv.addAll(sbatchOptions);
-        argv.add("--wrap=" + shellLine(wrapped));
-        CommandRunner.Result r = commands.run(argv);
+        argv.add(script.toString());
+        CommandRunner.Result r;
+        try {
+            r = commands.run(argv);
+        } catch (java.io.UncheckedIOException e) {
+            String why = oneLine(e.getMessage());
+            throw new SlurmException("sbatch cannot be run: " + why + (why.contains("error=2,") || why.contains("error=13,")
+                    ? "; is Slurm's client (slurm-client) installed and on the PATH?" : "; no job can be submitted"));
+        }
         String out = r.stdout().trim();
         int semi = out.indexOf(';');
         String id = semi < 0 ? out : out.substring(0, semi);
-        if (!r.ok() || !id.matches("[0-9]{1,10}")) {
-            throw new SlurmException("sbatch failed (exit " + r.exitCode() + "): " + oneLine(r.stderr() + " " + out)
-                    + "; check the partition, account and gres the line asks for");
+        if (r.ok() && id.matches("[0-9]{1,10}")) {
+            return new Accepted(Long.parseLong(id));
         }
-        return Long.parseLong(id);
+        String said = oneLine(r.stderr() + " " + out);
+        if (r.ok()) {
+            // It may have been submitted: refusing the job (and running the others) could run it twice.
+            throw new SlurmException("sbatch exited 0 without a job id (" + said + "); cannot tell whether the job"
+                    + " was submitted, so nothing more is");
+        }
+        Optional<String> wide = clusterWide(r.exitCode(), said);
+        if (wide.isPresent()) {
+            throw new SlurmException("sbatch failed (exit " + r.exitCode() + "): " + said + "; " + wide.get());
+        }
+        return new Refused("sbatch refused it (exit " + r.exitCode() + "): " + said);
+    }
+
+    /**
+     * Whether an {@code sbatch} failure says that no job can be submitted, whatever it asks for, and then what
+     * to check. Slurm's own messages ({@code slurm_strerror}, the same words since Slurm 15): what cannot reach
+     * or talk to slurmctld, and a refusal of what every job of the run is submitted with (the run's
+     * {@code --partition} or the default one, {@code --account}, the user or group). Anything else Slurm
+     * says of one job's request ({@code Requested node configuration is not available}, {@code Invalid generic
+     * resource (gres) specification}, {@code Requested time limit is invalid}...) refuses that job only.
+     *
+     * @param exitCode sbatch's exit status, not 0
+     * @param said what it printed, on one line
+     * @return the fix to name when the whole cluster is unusable; empty when only this job was refused
+     */
+    static Optional<String> clusterWide(int exitCode, String said) {
+        String s = said.toLowerCase(java.util.Locale.ROOT);
+        if (exitCode > 128) {
+            return Optional.of("sbatch was killed by signal " + (exitCode - 128));
+        }
+        for (String unreachable : List.of("unable to contact slurm controller", "socket timed out",
+                "connection refused", "zero bytes were transmitted or received", "communication connection failure",
+                "could not establish a configuration source", "slurm.conf", "authentication", "munge")) {
+            if (s.contains(unreachable)) {
+                return Optional.of("is slurmctld up and reachable from here, and munge running?");
+            }
+        }
+        for (String runWide : List.of("invalid partition", "no partition specified", "invalid account",
+                "invalid qos", "access/permission denied", "not permitted to use this partition", "invalid user id")) {
+            if (s.contains(runWide)) {
+                return Optional.of("every job of the run is submitted with the same partition (--partition or the"
+                        + " cluster's default) and account (--account): check them");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A job script running a command: {@code sh} reads the line back as exactly these words.
+     *
+     * @param words the command and its arguments
+     * @return the script, as {@code sbatch --wrap} would make it
+     */
+    static String script(List<String> words) {
+        return "#!/bin/sh\n" + shellLine(words) + "\n";
     }
 
     /**

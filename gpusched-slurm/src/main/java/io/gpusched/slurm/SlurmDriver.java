@@ -1,5 +1,6 @@
 package io.gpusched.slurm;
 
+import io.gpusched.cluster.AttemptRefusedException;
 import io.gpusched.cluster.ClusterAttempt;
 import io.gpusched.cluster.ClusterDriver;
 import io.gpusched.cluster.ClusterReport;
@@ -58,8 +59,8 @@ final class SlurmDriver implements ClusterDriver {
 
     /**
      * @param warnings where a failed {@code squeue} is said (safe from any thread)
-     * @param fatal told, from any thread, when the run cannot go on: Slurm refused a submission, or
-     *     {@code squeue} failed {@value SlurmExecutor#MAX_QUEUE_FAILURES} times in a row
+     * @param fatal told, from any thread, when the run cannot go on: no job can be submitted (sbatch cannot
+     *     be run, slurmctld cannot be reached, the run's partition or account is refused), or {@code squeue} failed {@value SlurmExecutor#MAX_QUEUE_FAILURES} times in a row
      */
     SlurmDriver(Path logDir, SlurmOptions options, CommandRunner commands, List<String> wrapper, String source,
                 Consumer<String> notes, Consumer<SchedulerEvent> warnings, Consumer<SlurmException> fatal, Before before) {
@@ -123,7 +124,7 @@ final class SlurmDriver implements ClusterDriver {
         String token = HexFormat.of().formatHex(randomBytes());
         Files.createDirectories(dir);
         // An older run's files in this directory (a wiped or --fresh journal) must not be read as this attempt's.
-        for (String f : List.of(WrapReport.STARTED, WrapReport.RESULT, WrapReport.LOG, "slurm.out")) {
+        for (String f : List.of(WrapReport.STARTED, WrapReport.RESULT, WrapReport.LOG, "slurm.out", SCRIPT)) {
             Files.deleteIfExists(dir.resolve(f));
         }
         // Before sbatch, so that a run dying right after it can still find the job by this name.
@@ -138,6 +139,11 @@ final class SlurmDriver implements ClusterDriver {
         List<String> wrapped = new ArrayList<>(wrapper);
         wrapped.add("--out");
         wrapped.add(dir.toString());
+        // What a local run's job is told of itself (GPUSCHED_JOB_NO, GPUSCHED_JOB_KEY): the wrapper sets them.
+        wrapped.add("--job-no");
+        wrapped.add(String.valueOf(a.no()));
+        wrapped.add("--job-key");
+        wrapped.add(a.key());
         options.backend().ifPresent(b -> {
             wrapped.add("--backend");
             wrapped.add(b);
@@ -147,17 +153,27 @@ final class SlurmDriver implements ClusterDriver {
             wrapped.add(k + "=" + v);
         });
         wrapped.addAll(List.of("--", "/bin/sh", "-c", a.spec().command()));
-        long id;
+        // A file, not --wrap=SCRIPT: one argument of a long command (a 64 KiB line, quoted) could exceed the
+        // kernel's limit on one argument; sbatch reads and keeps the file's contents when it submits.
+        WrapReport.writeAtomically(dir, SCRIPT, SlurmClient.script(wrapped));
+        String where = source + ":" + a.spec().line() + ": job " + a.no() + " (" + String.join(" ", req.sbatchOptions())
+                + "): ";
+        SlurmClient.Submission answer;
         try {
-            id = slurm.submit(sbatch, wrapped);
+            answer = slurm.submit(sbatch, dir.resolve(SCRIPT));
         } catch (SlurmException e) {
-            // Slurm refusing a job it was configured to take: the run cannot go on as asked. Said with the
-            // line Slurm refused, since what it asks for (gpus=, timeout=) may be the cause.
-            SlurmException refused = new SlurmException(source + ":" + a.spec().line() + ": job " + a.no() + " ("
-                    + String.join(" ", req.sbatchOptions()) + "): " + e.getMessage());
-            fatal.accept(refused);
-            throw new IOException(refused.getMessage(), e);
+            // No job can be submitted (sbatch missing, slurmctld unreachable, the run's partition or account
+            // refused): the run cannot go on as asked. Said with the line, since it was the one being submitted.
+            SlurmException down = new SlurmException(where + e.getMessage());
+            fatal.accept(down);
+            throw new IOException(down.getMessage(), e);
         }
+        if (answer instanceof SlurmClient.Refused r) {
+            // Slurm refused what this line asks for (gpus=, timeout=...): this job fails, the others go on.
+            throw new AttemptRefusedException(where + r.why() + "; check what the line asks for against the"
+                    + " cluster's nodes and partition limits");
+        }
+        long id = ((SlurmClient.Accepted) answer).id();
         notes.accept("job " + a.no() + " submitted to Slurm as job " + id + " (" + String.join(" ", req.sbatchOptions())
                 + ")");
         return follow(a, id, dir, req);
@@ -342,6 +358,9 @@ final class SlurmDriver implements ClusterDriver {
         }
         return s.replace("%", "%%");
     }
+
+    /** The job script submitted, in the attempt's directory: the wrapper's command line, one {@code sh} line. */
+    static final String SCRIPT = "job.sh";
 
     private Path attemptDir(int no, int attempt) {
         return logDir.resolve("slurm").resolve(String.format("job%03d-%d", no, attempt));

@@ -32,14 +32,20 @@ import java.util.concurrent.TimeUnit;
  * processes, and writes {@code DIR/started.json} when it starts and {@code DIR/result.json} (peak VRAM per GPU,
  * mean utilisation, exit status) when it ends. Its exit status is the command's.
  *
- * <pre>{@code gpusched slurm-wrap --out DIR [--backend nvml|sim] [--backend-option k=v]... [--sample S] -- CMD...}</pre>
+ * <pre>{@code gpusched slurm-wrap --out DIR [--job-no N] [--job-key KEY] [--backend nvml|sim] [--backend-option k=v]...
+ *     [--sample S] -- CMD...}</pre>
+ *
+ * <p>The command gets what a local run's job gets of itself: {@code GPUSCHED_GPUS}, the GPUs it sees (those of
+ * {@code CUDA_VISIBLE_DEVICES}, else {@code SLURM_JOB_GPUS}; unset when neither names one), and
+ * {@code GPUSCHED_JOB_NO} and {@code GPUSCHED_JOB_KEY} as the submitter gave them (unset without); one the
+ * submitter's environment passed on through {@code sbatch} is never left in their place.
  *
  * <p>A SIGTERM (Slurm's {@code scancel}, or its time limit) is passed to the whole session, and the result is
  * still written, so the submitting side knows the peak of a cancelled or timed-out job too.
  */
 public final class SlurmWrap {
-    private static final String USAGE = "usage: gpusched slurm-wrap --out DIR [--backend NAME] [--backend-option k=v]..."
-            + " [--sample SECONDS] -- COMMAND...";
+    private static final String USAGE = "usage: gpusched slurm-wrap --out DIR [--job-no N] [--job-key KEY]"
+            + " [--backend NAME] [--backend-option k=v]... [--sample SECONDS] -- COMMAND...";
     /** The command's processes are its session's, read as the local engine reads a job's. */
     private static final ProcSessions PROC = ProcSessions.system();
 
@@ -58,7 +64,8 @@ public final class SlurmWrap {
     /**
      * Runs the command under measurement and waits for it.
      *
-     * @param args {@code --out DIR}, optional {@code --backend NAME} (default: detect),
+     * @param args {@code --out DIR}, optional {@code --job-no N} and {@code --job-key KEY} (what the command's
+     *     {@code GPUSCHED_JOB_NO} and {@code GPUSCHED_JOB_KEY} say), {@code --backend NAME} (default: detect),
      *     {@code --backend-option key=value} (repeatable), {@code --sample SECONDS} (default 0.2), then
      *     {@code --} and the command
      * @param err where the wrapper's own complaints go (Slurm's output file)
@@ -72,7 +79,7 @@ public final class SlurmWrap {
             err.println("gpusched slurm-wrap: " + e.getMessage() + "; " + USAGE);
             return 2;
         }
-        return new Wrapped(a.out(), a.backend(), new BackendOptions(a.backendOptions()), a.sample(), a.command(), err).run();
+        return new Wrapped(a, System.getenv(), err).run();
     }
 
     /**
@@ -81,13 +88,15 @@ public final class SlurmWrap {
      * seconds as a local run's (more than 0, at most 86400; sampled no faster than every 10 ms).
      *
      * @param out where the run's files go
+     * @param jobNo the job's number in its jobs file, for {@code GPUSCHED_JOB_NO}
+     * @param jobKey the job's identity key, for {@code GPUSCHED_JOB_KEY}
      * @param backend the GPU backend to sample, or detect one
      * @param backendOptions the backend's {@code key=value} options
      * @param sample time between samples
      * @param command the command and its arguments, not empty
      */
-    record WrapArgs(Path out, Optional<String> backend, Map<String, String> backendOptions, Duration sample,
-                    List<String> command) {
+    record WrapArgs(Path out, Optional<String> jobNo, Optional<String> jobKey, Optional<String> backend,
+                    Map<String, String> backendOptions, Duration sample, List<String> command) {
         private static final Duration FASTEST_SAMPLE = Duration.ofMillis(10);
 
         /**
@@ -103,7 +112,7 @@ public final class SlurmWrap {
                 String a = args.get(i);
                 int eq = a.indexOf('=');
                 String name = a.startsWith("--") && eq > 0 ? a.substring(0, eq) : a;
-                if (!Set.of("--out", "--backend", "--backend-option", "--sample").contains(name)) {
+                if (!Set.of("--out", "--job-no", "--job-key", "--backend", "--backend-option", "--sample").contains(name)) {
                     throw new IllegalArgumentException("unknown option " + a);
                 }
                 String v;
@@ -137,7 +146,12 @@ public final class SlurmWrap {
             if (!given.containsKey("--out") || i + 1 >= args.size()) {
                 throw new IllegalArgumentException("needs --out and a command");
             }
-            return new WrapArgs(Path.of(given.get("--out")), Optional.ofNullable(given.get("--backend")), backendOptions,
+            String no = given.get("--job-no");
+            if (no != null && !no.matches("[1-9][0-9]{0,9}")) {
+                throw new IllegalArgumentException("--job-no must be a job number (1, 2...), got '" + no + "'");
+            }
+            return new WrapArgs(Path.of(given.get("--out")), Optional.ofNullable(no),
+                    Optional.ofNullable(given.get("--job-key")), Optional.ofNullable(given.get("--backend")), backendOptions,
                     given.containsKey("--sample") ? sample(given.get("--sample")) : Duration.ofMillis(200),
                     List.copyOf(args.subList(i + 1, args.size())));
         }
@@ -157,27 +171,81 @@ public final class SlurmWrap {
         }
     }
 
+    /**
+     * The GPUs a Slurm job was given, as it sees them: the indices of {@code CUDA_VISIBLE_DEVICES} (which Slurm
+     * sets for gpu and shard requests, renumbered from 0 under {@code ConstrainDevices}), else those of
+     * {@code SLURM_JOB_GPUS} (where {@code CUDA_VISIBLE_DEVICES} names none: unset, UUIDs, {@code NoDevFiles}).
+     *
+     * @param env the wrapper's environment
+     * @return the indices, in the order given; empty when neither names one
+     */
+    static List<Integer> visibleGpus(Map<String, String> env) {
+        for (String var : List.of("CUDA_VISIBLE_DEVICES", "SLURM_JOB_GPUS")) {
+            List<Integer> out = new ArrayList<>();
+            for (String s : env.getOrDefault(var, "").split(",")) {
+                if (s.strip().matches("[0-9]{1,9}")) {
+                    out.add(Integer.parseInt(s.strip()));
+                }
+            }
+            if (!out.isEmpty()) {
+                return out;
+            }
+        }
+        return List.of();
+    }
+
+    /**
+     * Sets what a local run's job is told of itself ({@code GPUSCHED_GPUS}, {@code GPUSCHED_JOB_NO},
+     * {@code GPUSCHED_JOB_KEY}) in the command's environment, as plain values (no shell reads them); one not
+     * known here is removed, so that a value the submitter's own environment passed on through
+     * {@code sbatch} (a submitter run inside a gpusched job) is not taken for this job's.
+     *
+     * @param env the command's environment, changed
+     * @param gpus the GPUs it sees
+     * @param jobNo its number, when the submitter gave it
+     * @param jobKey its key, when the submitter gave it
+     */
+    static void jobEnvironment(Map<String, String> env, List<Integer> gpus, Optional<String> jobNo,
+                               Optional<String> jobKey) {
+        set(env, "GPUSCHED_GPUS", gpus.isEmpty() ? Optional.empty() : Optional.of(
+                gpus.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))));
+        set(env, "GPUSCHED_JOB_NO", jobNo);
+        set(env, "GPUSCHED_JOB_KEY", jobKey);
+    }
+
+    private static void set(Map<String, String> env, String name, Optional<String> value) {
+        if (value.isPresent()) {
+            env.put(name, value.get());
+        } else {
+            env.remove(name);
+        }
+    }
+
     /** One wrapped command: its process, its samples and its peaks. */
     private static final class Wrapped {
         private final Path dir;
+        private final Optional<String> jobNo;
+        private final Optional<String> jobKey;
         private final Optional<String> backendName;
         private final BackendOptions backendOptions;
         private final Duration sample;
         private final List<String> command;
         private final PrintStream err;
         private final Map<Integer, Long> peaks = new TreeMap<>();
-        private final List<Integer> gpus = visibleGpus();
+        private final List<Integer> gpus;
         private double utilSum;
         private int utilSamples;
         private Optional<String> measurement = Optional.empty();
 
-        Wrapped(Path dir, Optional<String> backendName, BackendOptions backendOptions, Duration sample,
-                List<String> command, PrintStream err) {
-            this.dir = dir;
-            this.backendName = backendName;
-            this.backendOptions = backendOptions;
-            this.sample = sample;
-            this.command = command;
+        Wrapped(WrapArgs a, Map<String, String> env, PrintStream err) {
+            this.dir = a.out();
+            this.jobNo = a.jobNo();
+            this.jobKey = a.jobKey();
+            this.backendName = a.backend();
+            this.backendOptions = new BackendOptions(a.backendOptions());
+            this.sample = a.sample();
+            this.command = a.command();
+            this.gpus = visibleGpus(env);
             this.err = err;
         }
 
@@ -208,6 +276,7 @@ public final class SlurmWrap {
                         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
                 // what the backend tells its jobs (the simulated GPUs' usage directory), as a local run does
                 pb.environment().putAll(backend.jobEnvironment());
+                jobEnvironment(pb.environment(), gpus, jobNo, jobKey);
                 p = pb.start();
             } catch (IOException e) {
                 err.println("gpusched slurm-wrap: cannot start " + command.get(0) + ": " + e.getMessage());
@@ -333,16 +402,6 @@ public final class SlurmWrap {
             }
         }
 
-        private static List<Integer> visibleGpus() {
-            String v = System.getenv().getOrDefault("CUDA_VISIBLE_DEVICES", "");
-            List<Integer> out = new ArrayList<>();
-            for (String s : v.split(",")) {
-                if (s.matches("[0-9]{1,9}")) {
-                    out.add(Integer.parseInt(s));
-                }
-            }
-            return out;
-        }
 
         private static String hostName() {
             try {

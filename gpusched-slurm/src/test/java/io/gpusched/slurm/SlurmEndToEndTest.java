@@ -187,6 +187,48 @@ class SlurmEndToEndTest {
         }
     }
 
+    @Test
+    void oneLineSlurmRefusesFailsAlone_andTheRestRun() throws Exception {
+        // three whole GPUs on a node of two: sbatch itself refuses the job (exit 1)
+        Ran ran = run(jobs("[gpus=3] echo never", sim("--vram 500 --hold 0.3")), OPTIONS);
+        assertEquals(JobStatus.INFEASIBLE, ran.result(1).status(), ran.events().toString());
+        assertEquals(JobStatus.OK, ran.result(2).status(), ran.events().toString());
+        String why = ran.of(SchedulerEvent.JobInfeasible.class).get(0).reason();
+        assertTrue(why.startsWith("jobs.txt:1: job 1 (--gres=gpu:3): sbatch refused it (exit 1): sbatch: error:"), why);
+        assertTrue(!why.contains("\n"), why);
+    }
+
+    @Test
+    void aPartitionSlurmDoesNotHaveEndsTheRun_sinceNoJobCanBeSubmitted() throws Exception {
+        Path f = jobs(sim("--vram 500 --hold 0.3"), "echo two");
+        SlurmException e = org.junit.jupiter.api.Assertions.assertThrows(SlurmException.class,
+                () -> run(f, OPTIONS.withPartition("nosuchpartition")));
+        assertTrue(e.getMessage().startsWith("jobs.txt:1: job 1 (--gres=gpu:1): sbatch failed (exit 1):"), e.getMessage());
+        assertTrue(e.getMessage().endsWith("(--account): check them"), e.getMessage());
+    }
+
+    @Test
+    void theJobIsToldItsGpusNumberAndKey_asALocalJobIs() throws Exception {
+        Path out = work.resolve("env.out");
+        Ran ran = run(jobs("echo first", "[vram=2000] printf '%s|%s|%s\\n' \"$GPUSCHED_GPUS\" \"$GPUSCHED_JOB_NO\""
+                + " \"$GPUSCHED_JOB_KEY\" > '" + out + "'"), OPTIONS);
+        assertEquals(0, ran.summary().exitCode(), ran.events().toString());
+        List<Integer> gpus = ran.of(SchedulerEvent.JobStarted.class).stream().filter(s -> s.no() == 2).findFirst()
+                .orElseThrow().gpus();
+        assertEquals(1, gpus.size(), "one GPU's shards: " + gpus);
+        assertEquals(gpus.get(0) + "|2|" + ran.result(2).key() + "\n", Files.readString(out));
+    }
+
+    @Test
+    void commandLongerThanAnArgumentStillSubmits() throws Exception {
+        // 60000 single quotes: 240000 bytes once quoted for sh, over one argument's 128 KiB (MAX_ARG_STRLEN)
+        String quotes = "'".repeat(60_000);
+        Path out = work.resolve("quotes.out");
+        Ran ran = run(jobs("printf %s \"" + quotes + "\" > '" + out + "'"), OPTIONS);
+        assertEquals(JobStatus.OK, ran.result(1).status(), ran.notes().toString());
+        assertEquals(quotes, Files.readString(out));
+    }
+
     private static long submitted(Path journal) throws IOException {
         return Files.exists(journal) ? Files.readString(journal).lines().filter(l -> l.contains("\"slurm_submitted\""))
                 .count() : 0;

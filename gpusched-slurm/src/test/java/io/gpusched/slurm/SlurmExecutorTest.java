@@ -43,6 +43,10 @@ class SlurmExecutorTest {
         final List<Object[]> next = new ArrayList<>();
         long nextId = 100;
         int sbatchExit = 0;
+        /** What sbatch prints (on stderr) when it fails with {@link #sbatchExit}. */
+        String sbatchError = "sbatch: error: Invalid generic resource (gres) specification\n";
+        /** Jobs sbatch refuses (exit 1), by the gres they ask for: what it says of each. */
+        final Map<String, String> refuses = new LinkedHashMap<>();
         /** How many squeue calls fail before they answer. */
         int squeueFailures = 0;
 
@@ -51,7 +55,11 @@ class SlurmExecutorTest {
             switch (argv.get(0)) {
                 case "sbatch" -> {
                     if (sbatchExit != 0) {
-                        return new Result(sbatchExit, "", "sbatch: error: Invalid generic resource (gres) specification\n");
+                        return new Result(sbatchExit, "", sbatchError);
+                    }
+                    String gres = option(argv, "--gres=");
+                    if (refuses.containsKey(gres)) {
+                        return new Result(1, "", refuses.get(gres) + "\n");
                     }
                     sbatch.add(argv);
                     long id = nextId++;
@@ -152,8 +160,12 @@ class SlurmExecutorTest {
         assertEquals(1, slurm.sbatch.size());
         List<String> argv = slurm.sbatch.get(0);
         assertTrue(argv.containsAll(List.of("sbatch", "--parsable", "--gres=shard:2", "--time=2")), argv.toString());
-        assertTrue(argv.get(argv.size() - 1).startsWith("--wrap='wrap' '--out' "), argv.toString());
-        assertTrue(argv.get(argv.size() - 1).endsWith("'--' '/bin/sh' '-c' 'python train.py'"), argv.toString());
+        // the job script, a file in the attempt's directory: the wrapper's command line, every word quoted
+        Path script = Path.of(argv.get(argv.size() - 1));
+        assertEquals(dir.resolve("logs/slurm/job001-1").resolve(SlurmDriver.SCRIPT), script);
+        String key = JobSpec.parse("[vram=2000 timeout=90s] python train.py").key();
+        assertEquals("#!/bin/sh\n'wrap' '--out' '" + script.getParent() + "' '--job-no' '1' '--job-key' '" + key
+                + "' '--' '/bin/sh' '-c' 'python train.py'\n", Files.readString(script));
         JobResult r = s.results().get(0);
         assertEquals(JobStatus.OK, r.status());
         assertEquals(Map.of(0, 1950L), r.peakMib());
@@ -278,14 +290,100 @@ class SlurmExecutorTest {
     }
 
     @Test
-    void sbatchRefusingAJobIsAOneLineErrorWithItsReason() throws Exception {
+    void oneRefusedLineFailsAloneAndTheRestRun() throws Exception {
         InstantSlurm slurm = new InstantSlurm();
-        slurm.sbatchExit = 1;
-        SlurmException e = assertThrows(SlurmException.class, () -> run(slurm, "# a comment", "[gpus=3] echo hi"));
-        // Which line Slurm refused, and what it asked for: a file of hundreds of lines says which one to fix.
-        assertTrue(e.getMessage().startsWith("jobs.txt:2: job 1 (--gres=gpu:3): sbatch failed (exit 1): sbatch: error:"
-                + " Invalid generic resource"), e.getMessage());
-        assertTrue(!e.getMessage().contains("\n"));
+        slurm.refuses.put("gpu:3", "sbatch: error: Batch job submission failed: Requested node configuration is not"
+                + " available");
+        RunSummary s = run(slurm, "echo one", "# a comment", "[gpus=3] echo three", "echo four");
+        assertEquals(2, slurm.sbatch.size(), "the jobs before and after the refused one were submitted");
+        assertEquals(JobStatus.OK, result(s, 1).status());
+        assertEquals(JobStatus.OK, result(s, 3).status());
+        JobResult refused = result(s, 2);
+        assertEquals(JobStatus.INFEASIBLE, refused.status(), "failed as a local job that can never fit");
+        assertTrue(s.exitCode() != 0, "a failed job fails the run");
+        // Which line Slurm refused, what it asked for and why, in one line: a file of hundreds of lines says which to fix.
+        String why = events.stream().filter(e -> e instanceof SchedulerEvent.JobInfeasible i && i.no() == 2)
+                .map(e -> ((SchedulerEvent.JobInfeasible) e).reason()).findFirst().orElse("no infeasible event: " + events);
+        assertTrue(why.startsWith("jobs.txt:3: job 2 (--gres=gpu:3): sbatch refused it (exit 1): sbatch: error: Batch job"
+                + " submission failed: Requested node configuration is not available"), why);
+        assertTrue(!why.contains("\n"), why);
+        // journaled as a local failure is: ended, so a rerun of the file does not submit it again
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            assertEquals("infeasible", j.state().records().get(refused.key()).status(), j.state().records().toString());
+            assertTrue(j.state().slurmJob(refused.key()).isEmpty(), "never in Slurm");
+        }
+    }
+
+    private static JobResult result(RunSummary s, int no) {
+        return s.results().stream().filter(r -> r.no() == no).findFirst().orElseThrow(() -> new AssertionError(
+                "no job " + no + " in " + s.results()));
+    }
+
+    @Test
+    void aRefusalThatNoJobCanGetPastStillEndsTheRun_inOneLineNamingTheLine() throws Exception {
+        for (String down : List.of("sbatch: error: Batch job submission failed: Unable to contact slurm controller"
+                + " (connect failure)", "sbatch: error: invalid partition specified: nope",
+                "sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified")) {
+            InstantSlurm slurm = new InstantSlurm();
+            slurm.sbatchExit = 1;
+            slurm.sbatchError = down + "\n";
+            SlurmException e = assertThrows(SlurmException.class, () -> run(slurm, "# a comment", "[gpus=3] echo hi",
+                    "echo two"), down);
+            assertTrue(e.getMessage().startsWith("jobs.txt:2: job 1 (--gres=gpu:3): sbatch failed (exit 1): " + down + "; "),
+                    e.getMessage());
+            assertTrue(!e.getMessage().contains("\n"), e.getMessage());
+            assertEquals(0, slurm.sbatch.size());
+            // not recorded as ended: fixed, the rerun submits it
+            try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+                j.state().records().values().forEach(r -> assertTrue(!r.terminal(), r.toString()));
+            }
+        }
+    }
+
+    @Test
+    void sbatchThatCannotBeRunEndsTheRunSayingSo() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        CommandRunner missing = argv -> {
+            if (argv.get(0).equals("sbatch")) {
+                throw new java.io.UncheckedIOException("cannot run sbatch: Cannot run program \"sbatch\": error=2, No such file or"
+                        + " directory",
+                        new IOException("error=2"));
+            }
+            return slurm.run(argv);
+        };
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "echo hi\n");
+        SlurmOptions o = SlurmOptions.defaults().withShards(1000, 8).withPoll(Duration.ofMillis(5));
+        SlurmException e = assertThrows(SlurmException.class, () -> new SlurmExecutor(jobs, dir.resolve("logs"), o, missing,
+                List.of("wrap"), events::add, notes::add).run());
+        assertTrue(e.getMessage().startsWith("jobs.txt:1: job 1 (--gres=gpu:1): sbatch cannot be run: cannot run sbatch:")
+                && e.getMessage().endsWith("is Slurm's client (slurm-client) installed and on the PATH?"), e.getMessage());
+    }
+
+    @Test
+    void whichSbatchFailuresAreTheClustersAndWhichOneJobs() {
+        for (String wide : List.of("sbatch: error: Batch job submission failed: Unable to contact slurm controller (connect"
+                + " failure)", "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation",
+                "sbatch: error: Batch job submission failed: Zero Bytes were transmitted or received",
+                "sbatch: error: Batch job submission failed: Invalid partition name specified",
+                "sbatch: error: invalid partition specified: gpu2",
+                "sbatch: error: Batch job submission failed: No partition specified or system default partition",
+                "sbatch: error: Batch job submission failed: Invalid account or account/partition combination specified",
+                "sbatch: error: Batch job submission failed: Invalid qos specification",
+                "sbatch: error: Batch job submission failed: Access/permission denied",
+                "sbatch: error: Could not establish a configuration source",
+                "sbatch: error: Munge encode failed: Failed to access \"/run/munge/munge.socket.2\"")) {
+            assertTrue(SlurmClient.clusterWide(1, wide).isPresent(), wide);
+        }
+        assertTrue(SlurmClient.clusterWide(137, "").isPresent(), "killed");
+        for (String one : List.of("sbatch: error: Batch job submission failed: Requested node configuration is not"
+                + " available", "sbatch: error: Invalid generic resource (gres) specification",
+                "sbatch: error: Batch job submission failed: Requested time limit is invalid (missing or exceeds some"
+                + " limit)", "sbatch: error: Batch job submission failed: Requested partition configuration not"
+                + " available now", "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job"
+                + " submit limit, user's size and/or time limits)", "sbatch: error: Batch script is empty!")) {
+            assertEquals(Optional.empty(), SlurmClient.clusterWide(1, one), one);
+        }
     }
 
     @Test

@@ -53,7 +53,8 @@ class SlurmWrapArgsTest {
     void valuesAfterEqualsReadAsTheNextWordDoes() {
         SlurmWrap.WrapArgs a = SlurmWrap.WrapArgs.parse(List.of("--out=/tmp/o", "--backend=sim", "--backend-option=gpus=2",
                 "--sample=0.5", "--", "sh", "-c", "--out x"));
-        assertEquals(new SlurmWrap.WrapArgs(Path.of("/tmp/o"), Optional.of("sim"), Map.of("gpus", "2"),
+        assertEquals(new SlurmWrap.WrapArgs(Path.of("/tmp/o"), Optional.empty(), Optional.empty(), Optional.of("sim"),
+                Map.of("gpus", "2"),
                 Duration.ofMillis(500), List.of("sh", "-c", "--out x")), a);
         assertEquals(Duration.ofMillis(10), SlurmWrap.WrapArgs.parse(List.of("--out", "o", "--sample", "0.001", "--", "t"))
                 .sample(), "sampled no faster than every 10 ms, as before");
@@ -84,13 +85,15 @@ class SlurmWrapArgsTest {
             "NaN", Optional.empty(), "86400.5", Optional.empty(), "x", Optional.empty());
 
     private static Gen<Line> lines() {
-        Gen<String> name = Gen.elements("--out", "--backend", "--backend-option", "--sample", "--bogus", "-o");
+        Gen<String> name = Gen.elements("--out", "--job-no", "--job-key", "--backend", "--backend-option", "--sample",
+                "--bogus", "-o");
         Gen<String> plain = Gen.elements("/tmp/o", "sim", "nvml", "a b", "é", "--out", "-x", "=", "k");
         Gen<String> keyValue = Gen.elements("gpus=2", "gpus=4", "mib=80000", "=2", "noequals", "a==b");
         Gen<Word> word = name.flatMap(n -> {
             Gen<String> value = switch (n) {
                 case "--sample" -> Gen.elements(List.copyOf(SAMPLES.keySet()));
                 case "--backend-option" -> keyValue;
+                case "--job-no" -> Gen.elements("7", "1234567890", "0", "07", "-1", "12345678901", "x", "");
                 default -> Gen.<String>weighted().add(8, plain).add(1, Gen.constant("")).build();
             };
             return value.with(Gen.booleans(), (v, inline) -> new Word(n, v, inline));
@@ -105,7 +108,8 @@ class SlurmWrapArgsTest {
         Map<String, String> backendOptions = new LinkedHashMap<>();
         Set<String> seen = new HashSet<>();
         for (Word w : l.options()) {
-            if (!Set.of("--out", "--backend", "--backend-option", "--sample").contains(w.name()) || w.value().isEmpty()) {
+            if (!Set.of("--out", "--job-no", "--job-key", "--backend", "--backend-option", "--sample").contains(w.name())
+                    || w.value().isEmpty()) {
                 return Optional.empty();
             }
             if (w.name().equals("--backend-option")) {
@@ -122,9 +126,13 @@ class SlurmWrapArgsTest {
         if (!given.containsKey("--out") || l.command().isEmpty()) {
             return Optional.empty();
         }
+        if (given.containsKey("--job-no") && !Set.of("7", "1234567890").contains(given.get("--job-no"))) {
+            return Optional.empty(); // a job number: 1 to 10 digits, no leading 0
+        }
         Optional<Duration> sample = given.containsKey("--sample") ? SAMPLES.get(given.get("--sample"))
                 : Optional.of(Duration.ofMillis(200));
-        return sample.map(s -> new SlurmWrap.WrapArgs(Path.of(given.get("--out")), Optional.ofNullable(given.get("--backend")),
+        return sample.map(s -> new SlurmWrap.WrapArgs(Path.of(given.get("--out")), Optional.ofNullable(given.get("--job-no")),
+                Optional.ofNullable(given.get("--job-key")), Optional.ofNullable(given.get("--backend")),
                 backendOptions, s, l.command()));
     }
 

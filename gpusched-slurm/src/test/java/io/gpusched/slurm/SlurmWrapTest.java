@@ -102,6 +102,21 @@ class SlurmWrapTest {
     }
 
     @Test
+    void theJobsGpusAreThoseOfCudaVisibleDevices_elseSlurmJobGpus() {
+        assertEquals(List.of(1, 0), SlurmWrap.visibleGpus(Map.of("CUDA_VISIBLE_DEVICES", "1,0", "SLURM_JOB_GPUS", "3,2")));
+        assertEquals(List.of(3), SlurmWrap.visibleGpus(Map.of("CUDA_VISIBLE_DEVICES", "NoDevFiles", "SLURM_JOB_GPUS", "3")));
+        assertEquals(List.of(), SlurmWrap.visibleGpus(Map.of("CUDA_VISIBLE_DEVICES", "GPU-1a2b")));
+    }
+
+    @Test
+    void whatTheWrapperDoesNotKnowIsRemoved_notLeftAsTheSubmittersEnvironmentSaidIt() {
+        Map<String, String> env = new java.util.HashMap<>(Map.of("GPUSCHED_GPUS", "7", "GPUSCHED_JOB_NO", "99",
+                "GPUSCHED_JOB_KEY", "theirs#0", "PATH", "/bin"));
+        SlurmWrap.jobEnvironment(env, List.of(), java.util.Optional.of("3"), java.util.Optional.empty());
+        assertEquals(Map.of("GPUSCHED_JOB_NO", "3", "PATH", "/bin"), env);
+    }
+
+    @Test
     void aCommandLineWithoutOutOrCommandIsAUsageError() {
         assertEquals(2, SlurmWrap.run(List.of("--", "true"), new PrintStream(err, true, StandardCharsets.UTF_8)));
         assertEquals(2, SlurmWrap.run(List.of("--out", dir.toString()), new PrintStream(err, true, StandardCharsets.UTF_8)));
