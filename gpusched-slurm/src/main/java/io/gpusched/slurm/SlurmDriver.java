@@ -60,7 +60,9 @@ final class SlurmDriver implements ClusterDriver {
     /**
      * @param warnings where a failed {@code squeue} is said (safe from any thread)
      * @param fatal told, from any thread, when the run cannot go on: no job can be submitted (sbatch cannot
-     *     be run, slurmctld cannot be reached, the run's partition or account is refused), or {@code squeue} failed {@value SlurmExecutor#MAX_QUEUE_FAILURES} times in a row
+     *     be run, slurmctld cannot be reached, the run's partition or account is refused), or {@code squeue}
+     *     failed {@value SlurmExecutor#MAX_QUEUE_FAILURES} times in a row; sbatch refusing one job is not
+     *     such a case (that job alone fails, {@link AttemptRefusedException})
      */
     SlurmDriver(Path logDir, SlurmOptions options, CommandRunner commands, List<String> wrapper, String source,
                 Consumer<String> notes, Consumer<SchedulerEvent> warnings, Consumer<SlurmException> fatal, Before before) {

@@ -142,7 +142,9 @@ public final class SlurmExecutor {
      *
      * @return the outcomes, this run's and the journal's earlier ones
      * @throws JobSpecException for a malformed jobs file
-     * @throws SlurmException for a line Slurm cannot run, or when Slurm's commands fail
+     * @throws SlurmException for a line Slurm cannot run, when no job can be submitted (sbatch cannot be run,
+     *     slurmctld cannot be reached, the run's partition or account is refused), or when {@code squeue} keeps
+     *     failing; sbatch refusing one job ends only that job, infeasible
      * @throws io.gpusched.model.LogDirInUseException when another scheduler (local or Slurm) uses the log directory;
      *     nothing is submitted
      */
