@@ -32,7 +32,8 @@
 #   TRIPS [300]; LAB_IDLE [5]; BASE_LAB_SIZES [10000]; BASE_LAB_RUNS [1]; SB [3] SubmitBench runs per
 #   checkout; SB_QUEUED [10000]; SB_TRIPS [500]; ROUND_LINES [10000]; ROUND_N [60]; IDLE_QUEUED [100000];
 #   IDLE_RUNS [5]; JMH_RUNS [3] JMH runs per checkout (each: 1 fork, 3 x 1 s warm-up, 5 x 1 s measured);
-#   N [10] start-up runs; REPLAY_ROUNDS [30]; REPLAY_WARMUP [20] of them not counted;
+#   N [10] start-up runs; REPLAY_ROUNDS [200]; REPLAY_WARMUP [180] of them not counted (the engine's code is JIT-compiled over
+#   the first hundred or so rounds; rounds 20-29, counted before, read 2-3x its steady state);
 #   DASH_RUNS [1]; DASH_SECS [60];
 #   QSCALE_QUEUED [100000]; QSCALE_RUNS [3].
 # Then: python3 bench/current.py RESULTS.tsv --write BENCHMARKS.md   (fills the "Current figures" tables)
@@ -66,7 +67,7 @@ RUNS="${RUNS:-5}"; LAB_RUNS="${LAB_RUNS:-3}"; LAB_SIZES="${LAB_SIZES:-10000 1000
 LAB_IDLE="${LAB_IDLE:-5}"; BASE_LAB_SIZES="${BASE_LAB_SIZES:-10000}"; BASE_LAB_RUNS="${BASE_LAB_RUNS:-1}"
 SB="${SB:-3}"; SB_QUEUED="${SB_QUEUED:-10000}"; SB_TRIPS="${SB_TRIPS:-500}"; ROUND_LINES="${ROUND_LINES:-10000}"
 ROUND_N="${ROUND_N:-60}"; IDLE_QUEUED="${IDLE_QUEUED:-100000}"; IDLE_RUNS="${IDLE_RUNS:-5}"; JMH_RUNS="${JMH_RUNS:-3}"; N="${N:-10}"
-REPLAY_ROUNDS="${REPLAY_ROUNDS:-30}"; REPLAY_WARMUP="${REPLAY_WARMUP:-20}"; DASH_RUNS="${DASH_RUNS:-1}"; DASH_SECS="${DASH_SECS:-60}"
+REPLAY_ROUNDS="${REPLAY_ROUNDS:-200}"; REPLAY_WARMUP="${REPLAY_WARMUP:-180}"; DASH_RUNS="${DASH_RUNS:-1}"; DASH_SECS="${DASH_SECS:-60}"
 QSCALE_QUEUED="${QSCALE_QUEUED:-100000}"; QSCALE_RUNS="${QSCALE_RUNS:-3}"
 
 mkdir -p "$root/bench/results"

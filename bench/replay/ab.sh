@@ -7,7 +7,8 @@
 # Needs a build of core and testkit with their test classes:
 #   mvn -B -q -o -pl gpusched-core,gpusched-testkit test-compile -Dmaven.javadoc.skip
 # Usage: bench/replay/ab.sh [ROUNDS=3] [OLD=e04fd27]
-# Steady state (medians of rounds 20-29, new/old, same makespans or not): bench/replay/ab.sh 30 | bench/replay/steady.py
+# Steady state (medians of the last 20 rounds, new/old, same makespans or not): bench/replay/ab.sh 200 | bench/replay/steady.py
+# (the engine is JIT-compiled over the first hundred or so rounds: earlier rounds read well above its steady state)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 rounds="${1:-3}"

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Steady state of bench/replay/ab.sh's output (or ab-base.sh's, per build): the median CPU ms of each case's
-"old" and "new" rows over rounds FIRST..LAST (default 20..29), their ratio, and whether old and new gave the
-same makespans in every round. Usage: bench/replay/ab.sh 30 | bench/replay/steady.py [FIRST LAST]"""
+"old" and "new" rows over rounds FIRST..LAST (default: the last 20 rounds of the output), their ratio, and whether old
+and new gave the same makespans in every round. Usage: bench/replay/ab.sh 200 | bench/replay/steady.py [FIRST LAST]"""
 import re
 import statistics
 import sys
 
-first, last = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (20, 29)
+lines = sys.stdin.readlines()
+rounds = [int(m.group(1)) for m in (re.search(r'round (\d+) ', l) for l in lines) if m]
+first, last = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (max(0, max(rounds, default=0) - 19), max(rounds, default=0))
 cpu, hashes = {}, {}
-for line in sys.stdin:
+for line in lines:
     m = re.match(r'(?:(\w+) )?round (\d+) (old|new)\s+(.*?)\s+wall\s+\d+ ms cpu\s+(\d+) ms makespans (\w+)', line)
     if not m:
         continue
