@@ -198,7 +198,8 @@ public final class SlurmWrap {
      * Sets what a local run's job is told of itself ({@code GPUSCHED_GPUS}, {@code GPUSCHED_JOB_NO},
      * {@code GPUSCHED_JOB_KEY}) in the command's environment, as plain values (no shell reads them); one not
      * known here is removed, so that a value the submitter's own environment passed on through
-     * {@code sbatch} (a submitter run inside a gpusched job) is not taken for this job's.
+     * {@code sbatch} (a submitter run inside a gpusched job) is not taken for this job's; that job's run
+     * token ({@code GPUSCHED_RUN}) is removed too.
      *
      * @param env the command's environment, changed
      * @param gpus the GPUs it sees
@@ -211,7 +212,14 @@ public final class SlurmWrap {
                 gpus.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))));
         set(env, "GPUSCHED_JOB_NO", jobNo);
         set(env, "GPUSCHED_JOB_KEY", jobKey);
+        // A local gpusched run's token, passed on by sbatch from a submitter started inside a local job: a job
+        // carrying it is that run's to a local scheduler on this node, whose sweep of the run's leftovers
+        // would kill it.
+        env.remove(LOCAL_RUN_VARIABLE);
     }
+
+    /** The environment entry a local scheduler marks its runs' processes with (core's {@code JobLauncher.RUN_VARIABLE}). */
+    static final String LOCAL_RUN_VARIABLE = "GPUSCHED_RUN";
 
     private static void set(Map<String, String> env, String name, Optional<String> value) {
         if (value.isPresent()) {

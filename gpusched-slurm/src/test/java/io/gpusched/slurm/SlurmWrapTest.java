@@ -111,7 +111,7 @@ class SlurmWrapTest {
     @Test
     void whatTheWrapperDoesNotKnowIsRemoved_notLeftAsTheSubmittersEnvironmentSaidIt() {
         Map<String, String> env = new java.util.HashMap<>(Map.of("GPUSCHED_GPUS", "7", "GPUSCHED_JOB_NO", "99",
-                "GPUSCHED_JOB_KEY", "theirs#0", "PATH", "/bin"));
+                "GPUSCHED_JOB_KEY", "theirs#0", "PATH", "/bin", SlurmWrap.LOCAL_RUN_VARIABLE, "/var/log/gpusched/journal.jsonl#12"));
         SlurmWrap.jobEnvironment(env, List.of(), java.util.Optional.of("3"), java.util.Optional.empty());
         assertEquals(Map.of("GPUSCHED_JOB_NO", "3", "PATH", "/bin"), env);
     }
