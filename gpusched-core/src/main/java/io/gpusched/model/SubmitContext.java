@@ -47,9 +47,11 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
      *
      * @param owner see {@link #owner()}; not blank
      * @param workDir see {@link #workDir()}; absolute
-     * @param environment see {@link #environment()}; no name empty or holding {@code =}, no NUL anywhere
+     * @param environment see {@link #environment()}; no name empty or holding {@code =}, no NUL anywhere, valid
+     *     Unicode (no unpaired surrogate)
      * @param output see {@link #output()}; absolute when present
-     * @param requestId see {@link #requestId()}; not blank, at most {@link #MAX_REQUEST_ID} characters
+     * @param requestId see {@link #requestId()}; not blank, at most {@link #MAX_REQUEST_ID} characters, valid
+     *     Unicode (no unpaired surrogate)
      * @param umask see {@link #umask()}; 0 to 0777
      * @throws IllegalArgumentException if one is not as described
      */
@@ -66,6 +68,11 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
         if (requestId.isPresent() && (requestId.get().isBlank() || requestId.get().length() > MAX_REQUEST_ID)) {
             throw new IllegalArgumentException("a request id must be 1 to " + MAX_REQUEST_ID + " characters, not blank");
         }
+        if (requestId.isPresent() && unpairedSurrogate(requestId.get())) {
+            // Journaled in UTF-8 it would read back as '?': a retry after a restart would not be known for a repeat.
+            throw new IllegalArgumentException("a request id must be valid Unicode: it holds an unpaired UTF-16 surrogate"
+                    + " (a \\uD800-\\uDFFF escape alone)");
+        }
         if (output.isPresent() && !output.get().isAbsolute()) {
             throw new IllegalArgumentException("output must be an absolute path, got " + output.get());
         }
@@ -80,7 +87,25 @@ public record SubmitContext(String owner, Path workDir, Optional<Map<String, Str
             if (name.isEmpty() || name.indexOf('=') >= 0 || name.indexOf('\0') >= 0 || value.indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("not a valid environment entry: '" + name + "'");
             }
+            if (unpairedSurrogate(name) || unpairedSurrogate(value)) {
+                // Journaled in UTF-8 it would read back as '?': after a restart the job would get another value.
+                throw new IllegalArgumentException("environment entry '" + name.replaceAll("[\\uD800-\\uDFFF]", "?")
+                        + "' must be valid Unicode: it holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape alone)");
+            }
         }));
+    }
+
+    /** Whether a string holds a surrogate that is not half of a pair: not Unicode, and not encodable in UTF-8. */
+    private static boolean unpairedSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -37,6 +37,33 @@ class SubmissionRefusalWordsTest {
     }
 
     @Test
+    void anUnpairedSurrogateInTheEnvironmentOrTheRequestIdIsRefused_forTheJournalWouldKeepItAsAQuestionMark()
+            throws java.io.IOException {
+        // What was lost before: the value the job got at once, and the one it got after a restart, differed.
+        java.nio.file.Path journal = java.nio.file.Files.createTempDirectory("surrogate").resolve("journal.jsonl");
+        try (io.gpusched.journal.Journal j = io.gpusched.journal.Journal.open(journal, false)) {
+            j.append(java.util.List.of(new io.gpusched.journal.JournalEvent.Submitted("s1", 1, "true",
+                    java.util.OptionalLong.empty(), 1, java.util.OptionalLong.empty(), 0, "api", "alice", "/tmp", 0L,
+                    Optional.of(Map.of("A", "x\ud800y")), Optional.empty())));
+        }
+        try (io.gpusched.journal.Journal j = io.gpusched.journal.Journal.open(journal, false)) {
+            assertEquals(Map.of("A", "x?y"), j.state().submission("s1").orElseThrow().env().orElseThrow());
+        }
+
+        String value = refusal("/tmp", Optional.of(Map.of("A", "x\ud800y")), Optional.empty());
+        assertEquals("environment entry 'A' must be valid Unicode: it holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF"
+                + " escape alone)", value);
+        oneShortLine(refusal("/tmp", Optional.of(Map.of("B\udc00", "v")), Optional.empty()));
+        String id = assertThrows(IllegalArgumentException.class, () -> Requests.submission("true", "/tmp", Optional.empty(),
+                Optional.empty(), Optional.of("retry-\udbff"), OptionalInt.empty(), "alice")).getMessage();
+        assertEquals("a request id must be valid Unicode: it holds an unpaired UTF-16 surrogate (a \\uD800-\\uDFFF escape"
+                + " alone)", id);
+        // A pair is one character, and passes.
+        Requests.submission("true", "/tmp", Optional.of(Map.of("A", "\ud83d\ude00")), Optional.empty(),
+                Optional.of("\ud83d\ude00"), OptionalInt.empty(), "alice");
+    }
+
+    @Test
     void aLongRelativeCwdAndABadEnvironmentNameAreQuotedOnOneShortLine() {
         oneShortLine(refusal("x\n".repeat(100_000), Optional.empty(), Optional.empty()));
         String env = refusal("/tmp", Optional.of(Map.of("A=\n" + "B".repeat(100_000), "v")), Optional.empty());
