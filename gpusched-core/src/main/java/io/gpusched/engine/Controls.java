@@ -16,11 +16,9 @@ import io.gpusched.model.GpuschedException;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.event.SchedulerEvent.StopReason;
 import io.gpusched.jobs.JobSpec;
-import io.gpusched.journal.JournalEvent;
 import io.gpusched.journal.RunHandle;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * What users do to a running scheduler besides submitting: cancel a job by its number, and pause or
@@ -35,6 +33,7 @@ final class Controls {
     private final LoopClock clock;
     private final Leases leases;
     private final Orphans orphans;
+    private final GpuPauses pauses;
 
     Controls(Durability durability, JobTable table, Stops stops, Outcomes outcomes, Reporter reporter, LoopClock clock,
              Leases leases, Orphans orphans) {
@@ -46,6 +45,7 @@ final class Controls {
         this.outcomes = outcomes;
         this.reporter = reporter;
         this.clock = clock;
+        this.pauses = new GpuPauses(durability, reporter, clock);
     }
 
     /** @return where the job of this number is; empty when the journal knows no such number */
@@ -192,24 +192,8 @@ final class Controls {
         return outcomes;
     }
 
-    /**
-     * Pauses or resumes a GPU: running jobs continue; while paused nothing new is placed there, and jobs
-     * that need it wait (never infeasible because of a pause).
-     *
-     * @param known the GPU indices the backend reports
-     * @throws GpuschedException for an index the backend does not report, unless it is a resume of a GPU
-     *     the journal holds paused: a pause outlives its GPU (one that fell off the bus, a machine
-     *     with fewer GPUs after a restart), and would otherwise hold that index until the GPU came back
-     */
-    void pause(int gpu, boolean paused, Set<Integer> known) {
-        boolean stalePause = !paused && durability.state().pausedGpus().contains(gpu);
-        if (!known.contains(gpu) && !stalePause) {
-            throw new GpuschedException("no GPU " + gpu + " here; GPUs: " + known);
-        }
-        if (durability.state().pausedGpus().contains(gpu) == paused) {
-            return;
-        }
-        durability.record(List.of(new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, paused)));
-        reporter.emit(new SchedulerEvent.GpuPauseChanged(clock.now(), gpu, paused));
+    /** @return the pauses, read against the GPUs as listed ({@link GpuPauses}) */
+    GpuPauses pauses() {
+        return pauses;
     }
 }

@@ -491,7 +491,7 @@ public final class Engine {
      */
     public CompletableFuture<Void> pause(int gpu, boolean paused) {
         return inbox.call(() -> {
-            controls.pause(gpu, paused, reader.indices());
+            controls.pauses().pause(gpu, paused, reader.lastGpus());
             return null;
         });
     }
@@ -962,7 +962,7 @@ public final class Engine {
             return false;
         }
         Optional<List<io.gpusched.alloc.GpuView>> views = reader.failures() == 0 && !reader.lastGpus().isEmpty()
-                ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus())) : Optional.empty();
+                ? Optional.of(measurer.views(reader.last(), controls.pauses().now(reader.lastGpus()))) : Optional.empty();
         if (!planner.admit(source.jobs(), source.version(), n, views)) {
             return false;
         }
@@ -1033,6 +1033,9 @@ public final class Engine {
         begun++;
         durability.retry();
         boolean fresh = reader.read();
+        if (fresh) {
+            controls.pauses().follow(reader.lastGpus());
+        }
         List<JobSpec> lines = source.fileJobs();
         source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(clock.now(), msg)));
         if (source.fileJobs() != lines) {
@@ -1051,7 +1054,7 @@ public final class Engine {
         queue.applyCancellations(source.cancelMarked());
         leases.reapAbandoned(List.copyOf(table.runs()));
         stops.enforceDeadlines();
-        planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), durability.state().pausedGpus()))
+        planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), controls.pauses().now(reader.lastGpus())))
                 : Optional.empty(), draining);
         if (ports.keeping() == Keeping.DISK) {
             emitBoard(); // a simulation's comes once, at the end (finish)
@@ -1066,7 +1069,7 @@ public final class Engine {
             reporter.emit(new SchedulerEvent.StatusUpdated(clock.now(), b));
             return;
         }
-        java.util.Set<Integer> paused = durability.state().pausedGpus();
+        java.util.Set<Integer> paused = controls.pauses().now(reader.lastGpus());
         io.gpusched.event.QueueSnapshot next = new io.gpusched.event.QueueSnapshot(clock.now(), b, paused,
                 settlement.liveOrphans(), reader.lastGpus(),
                 reader.lastGpus().isEmpty() ? List.of() : measurer.memory(reader.last(), paused));

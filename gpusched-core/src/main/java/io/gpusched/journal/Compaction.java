@@ -31,9 +31,7 @@ public final class Compaction {
     public static List<JournalEvent> of(JournalState state, int keepEndedSubmissions) {
         List<JournalEvent> out = new ArrayList<>();
         out.add(new JournalEvent.Compacted(JournalEvent.Compacted.KEY, state.nextNo(), state.nextRun()));
-        for (int gpu : state.pausedGpus()) {
-            out.add(new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, true));
-        }
+        out.addAll(state.pauses());
         Set<String> dropped = droppedSubmissions(state, keepEndedSubmissions);
         // Submissions first, in the order they were made (a restart queues them in it), then file jobs.
         Set<String> written = new HashSet<>(dropped);

@@ -174,6 +174,14 @@ final class EventFields {
     }
 
     /**
+     * An optional GPU UUID, read as {@link #deviceNames} reads each: empty when absent or anything else.
+     */
+    Optional<String> deviceName(String name) {
+        return fields.get(name) instanceof String s && io.gpusched.jobs.Scheduling.GPU_UUID.matcher(s).matches()
+                ? Optional.of(s) : Optional.empty();
+    }
+
+    /**
      * An optional array of at most {@code maxItems} pairs {@code [a, b]} of whole numbers in [min, max]:
      * empty when the field is absent.
      */

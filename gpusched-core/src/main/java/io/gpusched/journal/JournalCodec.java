@@ -121,6 +121,9 @@ public final class JournalCodec {
             } else if (e instanceof JournalEvent.GpuPaused p) {
                 g.writeStringField("event", "gpu_paused");
                 g.writeNumberField("gpu", p.gpu());
+                if (p.device().isPresent()) {
+                    g.writeStringField("device", p.device().get());
+                }
                 g.writeBooleanField("paused", p.paused());
             } else if (e instanceof JournalEvent.Learned l) {
                 g.writeStringField("event", "learned");
@@ -226,7 +229,8 @@ public final class JournalCodec {
      *   <li>{@code interrupted}, {@code retry}: no other field;</li>
      *   <li>{@code requeued}: {@code reason} {@code preempted} or {@code time_slice};</li>
      *   <li>{@code compacted}: {@code key} {@code journal}, {@code next_no} in [1, 10^9 + 1], {@code next_run} at least 1;</li>
-     *   <li>{@code gpu_paused}: {@code gpu} an index, {@code key} {@code gpu<index>}, {@code paused} a boolean;</li>
+     *   <li>{@code gpu_paused}: {@code gpu} an index, {@code key} {@code gpu<index>}, {@code paused} a boolean,
+     *       {@code device} absent or the device's UUID (anything else reads as absent: the pause is then by index);</li>
      *   <li>{@code submitted}: {@code no} as for {@code seen}, {@code command}, {@code source}, {@code owner},
      *       {@code cwd} strings, {@code vram} null or MiB, {@code gpus} in [1, 1024], {@code timeout_ns}
      *       null or positive, {@code retries} in [0, 1000], {@code submitted_at_ms} at least 0, {@code env}
@@ -344,7 +348,7 @@ public final class JournalCodec {
                 if (!k.equals(JournalEvent.GpuPaused.keyOf(gpu))) {
                     throw new IllegalArgumentException("\"key\" of a gpu_paused event must be gpu" + gpu);
                 }
-                return Optional.of(new JournalEvent.GpuPaused(k, gpu, f.bool("paused")));
+                return Optional.of(new JournalEvent.GpuPaused(k, gpu, f.deviceName("device"), f.bool("paused")));
             case "learned":
                 if (!JournalEvent.Learned.isKey(k)) {
                     throw new IllegalArgumentException("\"key\" of a learned event must be cmd:<hash> or rule:<name>");

@@ -371,30 +371,45 @@ public sealed interface JournalEvent {
     /**
      * A GPU was paused (no new job goes there; running ones continue) or resumed. Not a job's event:
      * its key is {@code gpu<index>}, which no job key can be, and it folds into
-     * {@link JournalState#pausedGpus()}. The original tool never writes it.
+     * {@link JournalState#pauses()}. The original tool never writes it.
+     *
+     * <p>A pause names the device by UUID where the backend gave one ({@code device}): it then follows
+     * that device when the GPUs are renumbered (MIG instances made or destroyed, a GPU off the bus), and
+     * {@code gpu} is only the index it was last listed at. A line without {@code device} (written before
+     * pauses named devices, or by a backend without UUIDs) pauses whatever device has that index.
      *
      * @param key {@code gpu} and the index
-     * @param gpu the GPU index
+     * @param gpu the GPU index: where the device was listed when this was written
+     * @param device the device's UUID, when known
      * @param paused true to pause, false to resume
      */
-    record GpuPaused(String key, int gpu, boolean paused) implements JournalEvent {
+    record GpuPaused(String key, int gpu, Optional<String> device, boolean paused) implements JournalEvent {
         /**
          * Checks the key names the GPU.
          *
          * @param key see {@link #key()}
          * @param gpu see {@link #gpu()}
+         * @param device see {@link #device()}
          * @param paused see {@link #paused()}
          */
         public GpuPaused {
             if (!key.equals(keyOf(gpu))) {
                 throw new IllegalArgumentException("a GPU pause's key is gpu<index>, got " + key + " for gpu " + gpu);
             }
+            Objects.requireNonNull(device, "device");
         }
 
         /**
-         * @param gpu a GPU index
-         * @return the event's key for it
+         * A pause of an index, naming no device.
+         *
+         * @param key see {@link #key()}
+         * @param gpu see {@link #gpu()}
+         * @param paused see {@link #paused()}
          */
+        public GpuPaused(String key, int gpu, boolean paused) {
+            this(key, gpu, Optional.empty(), paused);
+        }
+
         public static String keyOf(int gpu) {
             return "gpu" + gpu;
         }

@@ -10,7 +10,11 @@ import java.util.Map;
 public final class JournalState {
     private final Map<String, JobRecord> records = new HashMap<>();
     private final Map<String, JournalEvent.Submitted> submissions = new java.util.LinkedHashMap<>();
-    private final java.util.Set<Integer> pausedGpus = new java.util.TreeSet<>();
+    /**
+     * The pauses in force, by what they pause ({@link #pauseOfDevice}, {@link #pauseOfIndex}): those of a
+     * device sort first, those of an index after them by index.
+     */
+    private final Map<String, JournalEvent.GpuPaused> pauses = new java.util.TreeMap<>();
     private final PeakHistory peaks = new PeakHistory();
     /** The Slurm job of each key's attempt in flight ({@link JournalEvent.SlurmSubmitted}). */
     private final Map<String, JournalEvent.SlurmSubmitted> slurmJobs = new HashMap<>();
@@ -51,10 +55,12 @@ public final class JournalState {
             return;
         }
         if (e instanceof JournalEvent.GpuPaused p) {
+            // A device's pause stands in for an index's at the index it was listed at (binding an older
+            // line by index to the device there); a resume there ends both.
+            pauses.remove(pauseOfIndex(p.gpu()));
+            p.device().ifPresent(d -> pauses.remove(pauseOfDevice(d)));
             if (p.paused()) {
-                pausedGpus.add(p.gpu());
-            } else {
-                pausedGpus.remove(p.gpu());
+                pauses.put(p.device().map(JournalState::pauseOfDevice).orElse(pauseOfIndex(p.gpu())), p);
             }
             return;
         }
@@ -279,9 +285,30 @@ public final class JournalState {
         return s == null ? java.util.OptionalLong.empty() : s.tickerNanos();
     }
 
-    /** @return the GPUs paused now, by index (a read-only view) */
+    private static String pauseOfDevice(String uuid) {
+        return "0" + uuid;
+    }
+
+    private static String pauseOfIndex(int gpu) {
+        return String.format("1%010d", gpu);
+    }
+
+    /**
+     * @return the indices the pauses in force were journaled at (a copy); where a pause names a device, the
+     *     device may be listed elsewhere now ({@link #pauses()})
+     */
     public java.util.Set<Integer> pausedGpus() {
-        return java.util.Collections.unmodifiableSet(pausedGpus);
+        java.util.Set<Integer> out = new java.util.TreeSet<>();
+        pauses.values().forEach(p -> out.add(p.gpu()));
+        return out;
+    }
+
+    /**
+     * @return the pauses in force, each its latest {@code paused} line: those naming a device first (by
+     *     UUID), then those of an index alone (by index); folding them in this order gives the same pauses
+     */
+    public java.util.List<JournalEvent.GpuPaused> pauses() {
+        return java.util.List.copyOf(pauses.values());
     }
 
     /** @return the peaks {@code vram=auto} learns from (a live view: do not keep it past the state's thread) */

@@ -62,7 +62,11 @@ class JournalCompactionPropertiesTest {
                             r.nextBoolean() ? OptionalLong.empty() : OptionalLong.of(1 + r.nextInt(9000)));
                 case 7:
                     int gpu = r.nextInt(3);
-                    return new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, r.nextBoolean());
+                    // Few devices over few indices: a device paused at one index and resumed at another, an
+                    // index paused beside a device journaled there, as renumberings leave them.
+                    java.util.Optional<String> device = r.nextBoolean() ? java.util.Optional.empty()
+                            : java.util.Optional.of("GPU-" + "abc".charAt(r.nextInt(3)));
+                    return new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, device, r.nextBoolean());
                 default:
                     return new JournalEvent.Done(k, STATUSES.get(r.nextInt(STATUSES.size())), r.nextInt(300) - 5,
                             r.nextBoolean() ? Map.of() : Map.of(r.nextInt(3), (long) r.nextInt(9000)), OptionalDouble.empty());
@@ -97,6 +101,7 @@ class JournalCompactionPropertiesTest {
         assertEquals(a.nextNo(), b.nextNo(), "next number");
         assertEquals(a.nextRun(), b.nextRun(), "next run");
         assertEquals(a.pausedGpus(), b.pausedGpus(), "paused GPUs");
+        assertEquals(a.pauses(), b.pauses(), "pauses, each of a device or of an index");
         assertEquals(a.submissions().stream().filter(s -> !dropped.contains(s.key())).toList(),
                 List.copyOf(b.submissions()), "submissions");
     }

@@ -62,7 +62,9 @@ final class JournalLines {
         Gen<JournalEvent> retry = (r, size) -> new JournalEvent.Retry(keys().next(r, size));
         Gen<JournalEvent> paused = (r, size) -> {
             int gpu = Gen.ints(0, Integer.MAX_VALUE).next(r, size);
-            return new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, r.nextBoolean());
+            java.util.Optional<String> device = r.nextBoolean() ? java.util.Optional.empty()
+                    : java.util.Optional.of((r.nextBoolean() ? "GPU-" : "MIG-") + Integer.toHexString(r.nextInt(1 << 16)));
+            return new JournalEvent.GpuPaused(JournalEvent.GpuPaused.keyOf(gpu), gpu, device, r.nextBoolean());
         };
         Gen<JournalEvent> submitted = (r, size) -> new JournalEvent.Submitted(keys().next(r, size),
                 Gen.ints(1, 1_000_000_000).next(r, size), texts().next(r, size),
@@ -142,6 +144,7 @@ final class JournalLines {
         } else if (e instanceof JournalEvent.GpuPaused p) {
             f.add(new Field("event", "\"gpu_paused\""));
             f.add(new Field("gpu", Integer.toString(p.gpu())));
+            p.device().ifPresent(d -> f.add(new Field("device", string(d, ascii))));
             f.add(new Field("paused", Boolean.toString(p.paused())));
         } else if (e instanceof JournalEvent.Retry) {
             f.add(new Field("event", "\"retry\""));
