@@ -990,7 +990,8 @@ public final class Engine {
             dirty = true;
         } else if (m instanceof Inbox.Submitted s) {
             // Numbered when the drain's group is forced, after this: no client has the number yet.
-            if (submissions.accept(s.spec(), s.context(), s.result(), s.accepted(), s.lease())) {
+            if (submissions.accept(Admission.pinnedToDevices(s.spec(), reader.lastGpus()), s.context(), s.result(),
+                    s.accepted(), s.lease())) {
                 begun++;
                 joined++;
             }

@@ -50,6 +50,46 @@ public final class Admission {
     }
 
     /**
+     * A submission's pins by index, as the daemon accepts it: each index the machine lists a device with a
+     * UUID at becomes that UUID, so the job stays pinned to the device its submitter saw at that index
+     * (in {@code nvidia-smi}) when the GPUs are renumbered before it runs (MIG instances made or destroyed
+     * on an earlier GPU, a GPU off the bus), as a pin by UUID does. Its journaled line carries the UUID, so
+     * a restart keeps it. An index where no device is listed, or one without a UUID (simulated GPUs), or
+     * before the GPUs were first read, stays an index; so does one whose device the job also names by UUID.
+     *
+     * @param spec the job as submitted
+     * @param gpus the machine's GPUs as last read
+     * @return the job pinned to devices; {@code spec} itself when nothing changed
+     */
+    public static JobSpec pinnedToDevices(JobSpec spec, List<GpuStat> gpus) {
+        List<String> ids = spec.scheduling().gpuIds();
+        if (ids.isEmpty() || gpus.isEmpty()) {
+            return spec;
+        }
+        List<String> out = new java.util.ArrayList<>(ids);
+        boolean changed = false;
+        for (int i = 0; i < ids.size(); i++) {
+            String id = ids.get(i);
+            if (id.isEmpty() || !Character.isDigit(id.charAt(0))) {
+                continue;
+            }
+            int index = Integer.parseInt(id);
+            Optional<String> uuid = gpus.stream().filter(g -> g.index() == index).findFirst().flatMap(GpuStat::uuid)
+                    .filter(u -> io.gpusched.jobs.Scheduling.GPU_UUID.matcher(u).matches());
+            if (uuid.isPresent() && !out.contains(uuid.get())) {
+                out.set(i, uuid.get());
+                changed = true;
+            }
+        }
+        if (!changed) {
+            return spec;
+        }
+        io.gpusched.jobs.Scheduling s = spec.scheduling();
+        return spec.toBuilder().scheduling(new io.gpusched.jobs.Scheduling(s.priority(), out, s.preemptible(),
+                s.onTimeout(), s.name(), s.after())).gpus(spec.gpus()).build();
+    }
+
+    /**
      * A job that is not queued, as the planner would see it queued last: no number yet, no attempt, its
      * own declaration.
      *
