@@ -94,6 +94,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         } else if (e instanceof SchedulerEvent.ExceededDeclaration x) {
             long pct = Math.round(100.0 * (x.observedMib() / (double) x.declaredMib() - 1));
             return "WARN  job " + x.no() + " EXCEEDS declared VRAM: " + x.observedMib() + " MiB observed on gpu " + x.gpu()
+                    + x.uuid().map(u -> " (" + u + ")").orElse("")
                     + " vs " + x.declaredMib() + " MiB declared (+" + pct + "%) — neighbors may OOM";
         } else if (e instanceof SchedulerEvent.JobFinished f) {
             return finished(f.result());

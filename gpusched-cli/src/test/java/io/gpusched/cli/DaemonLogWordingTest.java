@@ -64,6 +64,17 @@ class DaemonLogWordingTest {
     }
 
     @Test
+    void anExceededDeclarationNamesTheGpuByItsIndexNow_andItsUuidWhereTheEventCarriesOne() {
+        LogRenderer r = new LogRenderer(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), 0.1, false);
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        assertEquals("WARN  job 3 EXCEEDS declared VRAM: 3000 MiB observed on gpu 2 (GPU-bbbb) vs 1024 MiB declared (+193%)"
+                + " — neighbors may OOM", r.render(new SchedulerEvent.ExceededDeclaration(t, 3, 2, 3000, 1024,
+                Optional.of("GPU-bbbb"))));
+        assertEquals("WARN  job 3 EXCEEDS declared VRAM: 3000 MiB observed on gpu 2 vs 1024 MiB declared (+193%)"
+                + " — neighbors may OOM", r.render(new SchedulerEvent.ExceededDeclaration(t, 3, 2, 3000, 1024)));
+    }
+
+    @Test
     void oneJobIsOneJob_andOnlyALiveQueuesFileIsPolled() {
         LogRenderer r = new LogRenderer(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), 0.1, false);
         Instant t = Instant.parse("2026-01-01T00:00:00Z");

@@ -10,7 +10,7 @@ import java.util.Set;
  * @param at when the loop took it
  * @param board running jobs with their GPUs and live VRAM, pending jobs with why each waits, and the
  *     jobs that ended
- * @param pausedGpus the GPUs paused now, by index
+ * @param pausedGpus the GPUs paused now, by the index each is listed at now (a pause follows its device by UUID)
  * @param orphans display numbers of jobs a previous scheduler started that still run: waited for, not
  *     run again, and not in the board's lists
  * @param gpus the GPUs as the backend last reported them (memory in MiB, utilisation); empty before the

@@ -189,7 +189,8 @@ public sealed interface SchedulerEvent {
      *
      * @param at time
      * @param no display number
-     * @param currentMib MiB it holds now, by GPU
+     * @param currentMib MiB it holds now, by the index each of its GPUs is listed at now (where it started,
+     *     unless the GPUs were renumbered under it)
      * @param peakMib its largest per-GPU peak so far
      */
     record VramGrew(Instant at, int no, Map<Integer, Long> currentMib, long peakMib) implements SchedulerEvent {
@@ -212,11 +213,40 @@ public sealed interface SchedulerEvent {
      *
      * @param at time
      * @param no display number
-     * @param gpu the GPU where it peaked highest
+     * @param gpu the GPU where it peaked highest, by the index it is listed at now (where it started, unless
+     *     the GPUs were renumbered under it)
      * @param observedMib its peak there
      * @param declaredMib its declaration
+     * @param uuid that GPU's UUID, where the backend names it (simulated GPUs have none)
      */
-    record ExceededDeclaration(Instant at, int no, int gpu, long observedMib, long declaredMib) implements SchedulerEvent {
+    record ExceededDeclaration(Instant at, int no, int gpu, long observedMib, long declaredMib, Optional<String> uuid)
+            implements SchedulerEvent {
+        /**
+         * Checks for nulls.
+         *
+         * @param at see {@link #at()}
+         * @param no see {@link #no()}
+         * @param gpu see {@link #gpu()}
+         * @param observedMib see {@link #observedMib()}
+         * @param declaredMib see {@link #declaredMib()}
+         * @param uuid see {@link #uuid()}
+         */
+        public ExceededDeclaration {
+            java.util.Objects.requireNonNull(uuid, "uuid");
+        }
+
+        /**
+         * Without a UUID.
+         *
+         * @param at see {@link #at()}
+         * @param no see {@link #no()}
+         * @param gpu see {@link #gpu()}
+         * @param observedMib see {@link #observedMib()}
+         * @param declaredMib see {@link #declaredMib()}
+         */
+        public ExceededDeclaration(Instant at, int no, int gpu, long observedMib, long declaredMib) {
+            this(at, no, gpu, observedMib, declaredMib, Optional.empty());
+        }
     }
 
     /**

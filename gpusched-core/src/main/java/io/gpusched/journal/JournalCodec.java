@@ -243,7 +243,8 @@ public final class JournalCodec {
      *   <li>{@code oom}: {@code attempts} in [1, 10^6], {@code next_vram} null or MiB in
      *       [1, {@link io.gpusched.jobs.Units#MAX_MIB}];</li>
      *   <li>{@code done}: {@code status} a terminal status ({@link JobRecord#TERMINAL}),
-     *       {@code returncode} an {@code int}, {@code peak_mib} an object from index to MiB
+     *       {@code returncode} an {@code int}, {@code peak_mib} an object from index to MiB (the index each
+     *       device was listed at when the run ended: its {@code started} line's, unless the GPUs were renumbered under it)
      *       ({@code long}, at least 0), {@code avg_util} null or a finite number (shown only, so any backend's value reads back),
      *       {@code vram_timeline} absent or an array of at most 1024 {@code [ms, MiB]} pairs of whole numbers
      *       at least 0.</li>

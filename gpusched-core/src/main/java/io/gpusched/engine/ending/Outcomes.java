@@ -229,7 +229,7 @@ public final class Outcomes {
             return;
         }
         settle(new Ending(rj.spec, rj.no, rj.gpus, rj.declaredMib, exitCode, rj.stopping, rj.log, rj.attributed,
-                rj.peakMib, rj.avgUtil(), rj.ran(clock.nanos()), OptionalLong.of(rj.run), true,
+                rj.peakMibNow(), rj.avgUtil(), rj.ran(clock.nanos()), OptionalLong.of(rj.run), true,
                 rj.learned, Optional.empty()), Optional.of(rj));
     }
 

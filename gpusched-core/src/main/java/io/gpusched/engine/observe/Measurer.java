@@ -151,13 +151,14 @@ public final class Measurer {
         long peak = rj.overallPeak();
         if (options.verbose() && rj.attributed && peak >= rj.lastVerbosePeak + options.verboseStepMib()) {
             rj.lastVerbosePeak = peak;
-            reporter.emit(new SchedulerEvent.VramGrew(clock.now(), rj.no, rj.currentMib, peak));
+            reporter.emit(new SchedulerEvent.VramGrew(clock.now(), rj.no, rj.currentMibNow(), peak));
         }
         if (rj.declaredMib.isPresent() && !rj.overWarned && peak > rj.declaredMib.getAsLong() * (1 + options.tolerance())) {
             rj.overWarned = true;
             int gpu = rj.peakMib.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-            reporter.emit(new SchedulerEvent.ExceededDeclaration(clock.now(), rj.no, gpu, rj.peakMib.get(gpu),
-                    rj.declaredMib.getAsLong()));
+            // Named where its device is listed now (the GPUs may have been renumbered since it started), and by UUID.
+            reporter.emit(new SchedulerEvent.ExceededDeclaration(clock.now(), rj.no, rj.indexNow(gpu), rj.peakMib.get(gpu),
+                    rj.declaredMib.getAsLong(), rj.uuidOf(gpu)));
         }
     }
 

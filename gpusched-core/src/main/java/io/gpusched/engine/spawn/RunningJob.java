@@ -227,6 +227,45 @@ public final class RunningJob {
     }
 
     /**
+     * {@link #peakMib} keyed as {@link #gpusNow()}: its peaks by the index each device is listed at now,
+     * as the journal's {@code done} line and its result name them, and the warnings of its memory say.
+     * Two of its devices shown at one index (one left the list at the index another took) keep the larger.
+     *
+     * @return its peak MiB by GPU index as listed now; {@link #peakMib} itself until a device moved
+     */
+    public java.util.Map<Integer, Long> peakMibNow() {
+        if (gpusNow == gpus) {
+            return peakMib;
+        }
+        java.util.Map<Integer, Long> out = new TreeMap<>();
+        for (int i = 0; i < gpus.size(); i++) {
+            Long v = peakMib.get(gpus.get(i));
+            if (v != null) {
+                out.merge(gpusNow.get(i), v, Math::max);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * @param started one of {@link #gpus}, as its memory is kept
+     * @return the index that device is listed at now ({@link #gpusNow()}); {@code started} when it is none of them
+     */
+    public int indexNow(int started) {
+        int i = gpus.indexOf(started);
+        return i < 0 ? started : gpusNow.get(i);
+    }
+
+    /**
+     * @param started one of {@link #gpus}
+     * @return that device's UUID, where the backend named it ({@link #uuids()})
+     */
+    public Optional<String> uuidOf(int started) {
+        int i = gpus.indexOf(started);
+        return i < 0 || uuids.isEmpty() ? Optional.empty() : Optional.of(uuids.get(i));
+    }
+
+    /**
      * The indices its devices hold in the last sample, for the queue policy (which GPUs a reservation
      * waits on, which jobs a preemption frees): a device not listed now holds none, so another device
      * that took its index is not counted as held by this job.
