@@ -1039,6 +1039,9 @@ public final class Engine {
         }
         List<JobSpec> lines = source.fileJobs();
         source.refresh().ifPresent(msg -> reporter.emit(new SchedulerEvent.JobsFileRejected(clock.now(), msg)));
+        if (fresh) {
+            source.bindPins(line -> Admission.pinnedToDevices(line, reader.lastGpus()));
+        }
         if (source.fileJobs() != lines) {
             queue.sayDropped(source.fileName(), lines, source.fileJobs());
         }

@@ -117,4 +117,32 @@ class RenumberedGpusPinsTest {
         assertEquals(JobStatus.OK, done.board().done().get(0).status());
         assertEquals(List.of(2), done.board().done().get(0).gpus());
     }
+
+    @Test
+    void aJobsFileLinePinnedByIndexFollowsTheDeviceThatHadTheIndexWhenTheLineWasTaken() throws Exception {
+        UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
+        Path jobs = dir.resolve("jobs.txt");
+        Files.writeString(jobs, "[vram=20G gpu-ids=GPU-bbbb] sleep 30\n");
+        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs")).jobsFile(jobs)
+                .listener(events::add).build();
+        run = CompletableFuture.supplyAsync(scheduler::run);
+        snapshotWhere(s -> s.board().running().size() == 1);
+        Files.writeString(jobs, "[vram=20G gpu-ids=1] true\n", java.nio.file.StandardOpenOption.APPEND);
+        // Taken and bound in one round: the GPUs read at that round name the device at index 1.
+        QueueSnapshot waiting = snapshotWhere(s -> s.board().pending().size() == 1);
+
+        machine.uuids = List.of("GPU-aaaa", "GPU-cccc", "GPU-bbbb");
+        snapshotWhere(s -> s.gpus().size() == 3);
+        Thread.sleep(300);
+        QueueSnapshot after = scheduler.snapshot().orElseThrow();
+        assertEquals(1, after.board().pending().size(), "started on the device that took index 1: " + after.board());
+        assertEquals(waiting.board().pending().get(0).no(), after.board().pending().get(0).no());
+        assertEquals(Optional.of("1 on GPU-bbbb"), after.board().pending().get(0).gpusAsked(),
+                "the queue shows the device the index was read as");
+
+        assertEquals(CancelOutcome.STOPPING, scheduler.cancel(1));
+        QueueSnapshot done = snapshotWhere(s -> s.board().done().stream().anyMatch(r -> r.status() == JobStatus.OK));
+        assertEquals(List.of(2), done.board().done().stream().filter(r -> r.status() == JobStatus.OK).findFirst()
+                .orElseThrow().gpus(), "on its device, where it is listed now");
+    }
 }

@@ -50,14 +50,16 @@ public final class Admission {
     }
 
     /**
-     * A submission's pins by index, as the daemon accepts it: each index the machine lists a device with a
+     * A job's pins by index, bound as the daemon accepts a submission (or first takes a jobs-file line,
+     * {@link io.gpusched.engine.table.JobsSource#bindPins}): each index the machine lists a device with a
      * UUID at becomes that UUID, so the job stays pinned to the device its submitter saw at that index
      * (in {@code nvidia-smi}) when the GPUs are renumbered before it runs (MIG instances made or destroyed
-     * on an earlier GPU, a GPU off the bus), as a pin by UUID does. Its journaled line carries the UUID, so
-     * a restart keeps it. An index where no device is listed, or one without a UUID (simulated GPUs), or
-     * before the GPUs were first read, stays an index; so does one whose device the job also names by UUID.
+     * on an earlier GPU, a GPU off the bus), as a pin by UUID does. A submission's journaled line carries
+     * the UUID, so a restart keeps it. An index where no device is listed, or one without a UUID (simulated
+     * GPUs), or before the GPUs were first read, stays an index; so does one whose device the job also
+     * names by UUID.
      *
-     * @param spec the job as submitted
+     * @param spec the job as submitted, or a jobs-file line
      * @param gpus the machine's GPUs as last read
      * @return the job pinned to devices; {@code spec} itself when nothing changed
      */

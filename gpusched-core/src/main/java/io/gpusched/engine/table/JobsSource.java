@@ -369,6 +369,85 @@ public final class JobsSource {
         return lineKeys.contains(key);
     }
 
+    /**
+     * The file's lines pinned by index, bound to devices ({@link #bindPins}), by key: the line's
+     * {@code gpu-ids} as written and as bound. An edit of a line's {@code gpu-ids} binds it again.
+     */
+    private final Map<String, Bound> boundPins = new HashMap<>();
+    /** The lines {@link #bindPins} last looked over, and those of them it has yet to bind. */
+    private List<JobSpec> bindScanned;
+    private List<JobSpec> toBind = List.of();
+
+    private record Bound(List<String> written, List<String> bound) {
+    }
+
+    /**
+     * Binds the file's (or fixed list's) lines pinned by index ({@code gpu-ids=1}) to the devices listed
+     * at those indices, as a submission's pins are bound when it is accepted: a line is bound the first
+     * time the GPUs are read after it is taken (an edited {@code gpu-ids} again), and keeps that binding
+     * while the GPUs are renumbered, so it runs on the device that had the index then. Kept in memory: a
+     * restarted scheduler binds its lines at its first read. A line whose index has no device with a UUID
+     * (simulated GPUs) stays by index, and is tried again at the next read. Looks over the lines only
+     * after they changed, and then at those still to bind.
+     *
+     * @param binder the binding of one line against the GPUs just read; the line itself when nothing is bound
+     */
+    public void bindPins(java.util.function.UnaryOperator<JobSpec> binder) {
+        List<JobSpec> lines = reader.isPresent() ? fromFile : fixed;
+        if (lines != bindScanned) {
+            bindScanned = lines;
+            List<JobSpec> open = new ArrayList<>();
+            for (JobSpec line : lines) {
+                Bound b = boundPins.get(line.key());
+                if (byIndex(line) && (b == null || !b.written().equals(line.scheduling().gpuIds()))) {
+                    open.add(line);
+                }
+            }
+            toBind = open;
+        }
+        if (toBind.isEmpty()) {
+            return;
+        }
+        List<JobSpec> left = new ArrayList<>();
+        boolean bound = false;
+        for (JobSpec line : toBind) {
+            JobSpec b = binder.apply(line);
+            if (b.scheduling().gpuIds().equals(line.scheduling().gpuIds())) {
+                left.add(line);
+            } else {
+                boundPins.put(line.key(), new Bound(line.scheduling().gpuIds(), b.scheduling().gpuIds()));
+                bound = true;
+            }
+        }
+        toBind = left;
+        if (bound) {
+            changed();
+        }
+    }
+
+    private static boolean byIndex(JobSpec line) {
+        for (String id : line.scheduling().gpuIds()) {
+            if (!id.isEmpty() && Character.isDigit(id.charAt(0))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the line with its pins as {@link #bindPins} bound them; the line itself when they are not */
+    private JobSpec pinned(JobSpec line) {
+        if (boundPins.isEmpty() || !line.scheduling().pinned()) {
+            return line;
+        }
+        Bound b = boundPins.get(line.key());
+        if (b == null || !b.written().equals(line.scheduling().gpuIds())) {
+            return line;
+        }
+        io.gpusched.jobs.Scheduling s = line.scheduling();
+        return line.toBuilder().scheduling(new io.gpusched.jobs.Scheduling(s.priority(), b.bound(), s.preemptible(),
+                s.onTimeout(), s.name(), s.after())).build();
+    }
+
     /** {@link #jobs()} by key, built when first asked for after a change (only controls ask). */
     private Map<String, JobSpec> byKey;
 
@@ -397,6 +476,9 @@ public final class JobsSource {
         if (all == null) {
             cancelMarked = null;
             List<JobSpec> list = new ArrayList<>(reader.isPresent() ? fromFile : fixed);
+            if (!boundPins.isEmpty()) {
+                list.replaceAll(this::pinned);
+            }
             list.addAll(submitted);
             // Rules are applied here, to the lines as written, so an edit of either file re-derives them.
             Map<String, String> from = new HashMap<>();
