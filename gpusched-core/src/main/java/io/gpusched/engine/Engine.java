@@ -1058,7 +1058,8 @@ public final class Engine {
         queue.applyCancellations(source.cancelMarked());
         leases.reapAbandoned(List.copyOf(table.runs()));
         stops.enforceDeadlines();
-        planner.plan(jobs, version, fresh ? Optional.of(measurer.views(reader.last(), controls.pauses().now(reader.lastGpus())))
+        planner.plan(jobs, version, fresh
+                ? Optional.of(measurer.views(reader.last(), controls.pauses().now(reader.lastGpus())))
                 : Optional.empty(), draining);
         if (ports.keeping() == Keeping.DISK) {
             emitBoard(); // a simulation's comes once, at the end (finish)
