@@ -87,13 +87,13 @@ final class GpuPauses {
         for (JournalEvent.GpuPaused p : pauses) {
             if (p.device().isEmpty()) {
                 GpuStat g = byIndex.get(p.gpu());
-                if (g != null && g.uuid().isPresent()) {
+                if (g != null && g.uuid().isPresent() && !lines.contains(paused(g.index(), g.uuid(), true))) {
                     lines.add(paused(g.index(), g.uuid(), true));
                 }
                 continue;
             }
             GpuStat g = byUuid.get(p.device().get());
-            if (g != null && g.index() != p.gpu()) {
+            if (g != null && g.index() != p.gpu() && !lines.contains(paused(g.index(), p.device(), true))) {
                 lines.add(paused(g.index(), p.device(), true));
                 reporter.warn("gpu " + p.gpu() + " (" + p.device().get() + "), paused, is listed as gpu " + g.index()
                         + " now: the GPUs were renumbered (MIG instances created or destroyed?); its pause follows it"
