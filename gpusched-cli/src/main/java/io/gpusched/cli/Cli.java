@@ -171,6 +171,7 @@ public final class Cli {
             return USAGE;
         }
         PrintStream log = EventsOption.toStdout(args.events()) ? err : out;
+        PrintStream logText = LocaleText.of(log);
         try (backend; EventsOption.Quiet closeEvents = EventsOption.closing(events)) {
             Scheduler.Builder builder = Scheduler.builder()
                     .backend(backend)
@@ -182,12 +183,12 @@ public final class Cli {
                     // A daemon's stop (systemctl stop or restart, an upgrade) leaves its users' jobs running
                     // for the next serve to take up; a jobs-file run is its user's, and Ctrl-C stops it all.
                     .leaveJobsRunningOnClose(serve && !args.stopJobsOnExit())
-                    .listener(new LogRenderer(log, args.options().tolerance(), Colour.enabled(log)));
+                    .listener(new LogRenderer(logText, args.options().tolerance(), Colour.enabled(log)));
             args.jobRules().applyTo(builder);
             if (closeEvents.w() != null) {
                 builder.listener(closeEvents.w());
             }
-            args.onFinish().ifPresent(cmd -> builder.listener(new FinishHook(cmd, args.logDir(), log)));
+            args.onFinish().ifPresent(cmd -> builder.listener(new FinishHook(cmd, args.logDir(), logText)));
             // Closed again by the try below; this earlier close is for Ctrl-C / SIGTERM. The JVM may halt
             // as soon as Scheduler.close() returns to Main's shutdown hook, before this thread gets to the
             // end of the try, and close() returns only after this last event. So the backend (the sim

@@ -89,7 +89,7 @@ final class ClientCommand {
                     GpuschedClient.Submission submission = new GpuschedClient.Submission(p.line(),
                             Path.of("").toAbsolutePath(), Optional.of(System.getenv()), p.output(), Optional.empty());
                     if (p.dryRun()) {
-                        out.println(DryRun.say(c.preview(submission), json));
+                        (json ? out : LocaleText.of(out)).println(DryRun.say(c.preview(submission), json));
                         return ExitCodes.OK;
                     }
                     io.gpusched.protocol.Answer.Submitted answer = c.submitted(submission);
@@ -118,8 +118,9 @@ final class ClientCommand {
                     }
                     page.flush();
                 }
-                case "info" -> QueueText.printInfo(out, c.queueSummary().snapshot(), json);
-                case "show" -> QueueText.printJob(out, c.job(number(words.get(0), "a job number")), json);
+                case "info" -> QueueText.printInfo(json ? out : LocaleText.of(out), c.queueSummary().snapshot(), json);
+                case "show" -> QueueText.printJob(json ? out : LocaleText.of(out), c.job(number(words.get(0), "a job number")),
+                        json);
                 case "dashboard" -> {
                     String url = c.dashboardUrl();
                     out.println(json ? io.gpusched.event.JsonEventWriter.valueToJson(Map.of("url", url)) : url);

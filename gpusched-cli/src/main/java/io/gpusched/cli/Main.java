@@ -75,8 +75,8 @@ public final class Main {
      * Standard output and error in UTF-8, whatever the locale: under none ({@code env -i}, {@code su -},
      * cron) Java 17 encodes them in ASCII and writes '?' for every other character, so {@code show --json}
      * changed a job's command {@code echo café} into {@code echo caf?}, in data a script reads (JSON is
-     * UTF-8). {@code queue} already printed UTF-8 (its table falls back to ASCII glyphs by itself where the
-     * locale names another charset). As the JDK makes them: a 128-byte buffer, flushed at each line.
+     * UTF-8). Where the locale names another charset, each verb's text for people is made plain ASCII by
+     * the verb itself ({@link LocaleText}, {@code queue}'s rule), its JSON not. As the JDK makes them: a 128-byte buffer, flushed at each line.
      */
     private static void utf8Output() {
         System.setOut(new java.io.PrintStream(new java.io.BufferedOutputStream(

@@ -95,15 +95,16 @@ final class QueueTable {
     }
 
     /**
-     * Whether the locale takes UTF-8: the first of LC_ALL, LC_CTYPE and LANG that is set says so, as for
-     * {@code gpusched top}; with none set, UTF-8 (Java's own default since 18), so only a locale that
-     * names another charset gets ASCII.
+     * Whether the locale takes UTF-8: the first of LC_ALL, LC_CTYPE and LANG that is set says so; with
+     * none set, UTF-8 (Java's own default since 18), so only a locale that names another charset gets
+     * ASCII. The rule of every verb's text ({@link LocaleText}), {@code gpusched top}'s included.
      */
     static boolean utf8Locale() {
         for (String name : List.of("LC_ALL", "LC_CTYPE", "LANG")) {
             String v = System.getenv(name);
             if (v != null && !v.isEmpty()) {
-                return TopCommand.utf8();
+                String l = v.toLowerCase(java.util.Locale.ROOT);
+                return l.contains("utf-8") || l.contains("utf8");
             }
         }
         return true;
@@ -200,6 +201,11 @@ final class QueueTable {
                 case '✗' -> b.append('x');
                 case '▶' -> b.append('>');
                 case '×' -> b.append('x');
+                case '±' -> b.append("+/-");
+                case '→' -> b.append("->");
+                case '↻' -> b.append('~');
+                case '↑' -> b.append('^');
+                case '↓' -> b.append('v');
                 default -> b.append(c < 0x80 ? (char) c : '?');
             }
         });

@@ -130,8 +130,9 @@ final class StatsCommand {
         if (a.json()) {
             out.println(StatsJson.render(stats, journal, a.plot(), entries.warnings()));
         } else {
-            out.print(StatsText.render(stats, zone));
-            a.plot().ifPresent(p -> out.println("plot written to " + p + ": " + stats.gpus().size() + " GPU lane"
+            PrintStream text = LocaleText.of(out);
+            text.print(StatsText.render(stats, zone));
+            a.plot().ifPresent(p -> text.println("plot written to " + p + ": " + stats.gpus().size() + " GPU lane"
                     + (stats.gpus().size() == 1 ? "" : "s") + ", " + stats.bars().size() + " bar"
                     + (stats.bars().size() == 1 ? "" : "s")));
         }

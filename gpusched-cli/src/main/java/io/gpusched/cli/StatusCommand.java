@@ -82,9 +82,10 @@ final class StatusCommand {
             // The board holds every user's commands. Its writer escapes them (TerminalText); a board an
             // older scheduler wrote, or one someone edited, is escaped here too, a line at a time so its
             // own line breaks stay.
-            out.print(java.util.Arrays.stream(text.split("\n", -1)).map(TerminalText::escape)
+            PrintStream shown = LocaleText.of(out);
+            shown.print(java.util.Arrays.stream(text.split("\n", -1)).map(TerminalText::escape)
                     .collect(java.util.stream.Collectors.joining("\n")));
-            out.println(switch (state) {
+            shown.println(switch (state) {
                 case "running" -> "scheduler running (pid " + h.pid().getAsLong() + ")";
                 case "finished" -> "scheduler finished";
                 case "stopped" -> h.interrupted()

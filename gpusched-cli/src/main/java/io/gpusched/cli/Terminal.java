@@ -37,14 +37,15 @@ final class Terminal implements AutoCloseable {
      * is ours to do, terminal restored first), and to its alternate screen, whose contents the
      * terminal throws away on {@link #close}, leaving the shell's screen as it was.
      *
-     * @param utf8 whether the terminal takes UTF-8 (as the locale says): then the frame is written in
-     *     UTF-8 whatever charset the JVM picked for stdout, which a missing locale makes ASCII
+     * @param utf8 whether the terminal takes UTF-8 (as the locale says, {@link QueueTable#utf8Locale}):
+     *     then the frame is written in UTF-8, else in ASCII ({@link LocaleText}), a job's command included
      * @return the terminal, to close
      * @throws IOException when there is no terminal or stty fails
      */
     static Terminal open(boolean utf8) throws IOException {
-        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false,
-                utf8 ? java.nio.charset.StandardCharsets.UTF_8 : Charset.defaultCharset());
+        java.io.OutputStream fd = new java.io.FileOutputStream(java.io.FileDescriptor.out);
+        PrintStream out = utf8 ? new PrintStream(fd, false, java.nio.charset.StandardCharsets.UTF_8)
+                : LocaleText.ascii(new java.io.BufferedOutputStream(fd, 1 << 16));
         String saved = stty("-g").strip();
         stty("-icanon", "-echo", "-isig", "-ixon", "-iexten", "min", "1", "time", "0");
         Terminal t = new Terminal(out, saved);

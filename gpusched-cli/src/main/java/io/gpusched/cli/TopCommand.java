@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
@@ -81,13 +80,14 @@ final class TopCommand {
             out.print(ClientOptions.usage(spec()));
             return 0;
         }
-        TopRenderer.Glyphs glyphs = utf8() ? TopRenderer.Glyphs.UNICODE : TopRenderer.Glyphs.ASCII;
+        TopRenderer.Glyphs glyphs = QueueTable.utf8Locale() ? TopRenderer.Glyphs.UNICODE : TopRenderer.Glyphs.ASCII;
         try (GpuschedClient c = GpuschedClient.connect(o.socket().orElseGet(GpuschedClient::defaultSocket))) {
             if (o.once()) {
                 int width = o.width().orElseGet(TopCommand::columnsFromEnvironment);
                 TopRenderer.View view = new TopRenderer.View(width, o.height().orElse(Integer.MAX_VALUE),
                         OptionalInt.empty(), Optional.empty(), glyphs);
-                TopRenderer.render(TopSnapshot.of(c.queue()), view).forEach(l -> out.println(l.plain()));
+                PrintStream frame = LocaleText.of(out);
+                TopRenderer.render(TopSnapshot.of(c.queue()), view).forEach(l -> frame.println(l.plain()));
                 return 0;
             }
             if (System.console() == null) {
@@ -155,18 +155,6 @@ final class TopCommand {
         } catch (NumberFormatException e) {
             return 100;
         }
-    }
-
-    /** Whether the terminal takes UTF-8, as the locale says (the first of LC_ALL, LC_CTYPE, LANG set). */
-    static boolean utf8() {
-        for (String name : List.of("LC_ALL", "LC_CTYPE", "LANG")) {
-            String v = System.getenv(name);
-            if (v != null && !v.isEmpty()) {
-                String l = v.toLowerCase(Locale.ROOT);
-                return l.contains("utf-8") || l.contains("utf8");
-            }
-        }
-        return false;
     }
 
     /** The live view: until q, Ctrl-C, the end of input or the daemon going away; the terminal restored on each. */

@@ -120,6 +120,46 @@ class QueueTextServedTest {
         assertTrue(typo.err().contains("is not a verb — did you mean queue?"), typo.err());
     }
 
+    /**
+     * {@code show}, {@code info} and {@code top --once} follow {@code queue}'s rule under a locale that
+     * names another charset (C, POSIX, Latin-1): plain ASCII, the command's {@code é} as {@code ?} and
+     * its {@code ✓} as {@code +}, as {@code queue} spells them; their JSON stays UTF-8 for the script.
+     */
+    @Test
+    void showInfoAndTop_underALocaleThatIsNotUtf8_printQueuesAscii() throws Exception {
+        for (Map<String, String> locale : List.of(Map.of("LANG", "C"), Map.of("LC_ALL", "en_US.ISO-8859-1", "LANG", "C.UTF-8"),
+                Map.of("LC_ALL", "POSIX"))) {
+            Result queue = queue(locale);
+            assertTrue(queue.out().contains("echo h?llo + w?rld"), queue.out());
+            for (List<String> verb : List.of(List.of("show", "4"), List.of("info"), List.of("top", "--once", "--width", "300"))) {
+                Result r = verb(locale, verb);
+                assertEquals(0, r.code(), locale + " " + verb + ": " + r.err());
+                assertTrue(r.out().chars().allMatch(c -> c < 0x80), locale + " " + verb + ": " + r.out());
+                if (!verb.get(0).equals("info")) {
+                    assertTrue(r.out().contains("echo h?llo + w?rld"), locale + " " + verb + ": " + r.out());
+                }
+            }
+            Result json = verb(locale, List.of("show", "4", "--json"));
+            assertTrue(json.out().contains("echo héllo ✓ wörld"), json.out());
+        }
+        Result utf8 = verb(Map.of("LANG", "en_US.UTF-8"), List.of("show", "4"));
+        assertTrue(utf8.out().contains("echo héllo ✓ wörld"), utf8.out());
+    }
+
+    /** {@code gpusched VERB ARGS --socket S} as a process with no locale variable but those of {@code env}. */
+    private Result verb(Map<String, String> env, List<String> args) throws Exception {
+        List<String> argv = new ArrayList<>(List.of(ServeDaemon.java(), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        argv.addAll(args);
+        argv.addAll(List.of("--socket", daemon.socket().toString()));
+        ProcessBuilder pb = new ProcessBuilder(argv).directory(dir.toFile());
+        for (String v : List.of("LC_ALL", "LC_CTYPE", "LANG", "COLUMNS")) {
+            pb.environment().remove(v);
+        }
+        pb.environment().putAll(env);
+        return ServeDaemon.result(pb.start());
+    }
+
     /** What the client printed before the daemon printed it: the rows, read and printed in this process. */
     private String printedFromRows(Optional<String> format, boolean table, OptionalInt width, boolean ascii,
                                    Optional<String> user, boolean all) {

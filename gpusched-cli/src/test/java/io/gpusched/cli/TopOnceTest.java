@@ -44,7 +44,7 @@ class TopOnceTest {
         assertEquals(0, once.code(), once.err());
         List<String> lines = once.out().lines().toList();
         // Block characters where the locale says UTF-8 (as it does for the tests' terminal), ASCII elsewhere.
-        TopRenderer.Glyphs g = TopCommand.utf8() ? TopRenderer.Glyphs.UNICODE : TopRenderer.Glyphs.ASCII;
+        TopRenderer.Glyphs g = QueueTable.utf8Locale() ? TopRenderer.Glyphs.UNICODE : TopRenderer.Glyphs.ASCII;
         assertEquals("gpusched top " + g.dash() + " 1 running, 1 pending, 0 done", lines.get(0));
         assertTrue(lines.get(1).matches("gpu0 \\[" + g.declared() + "+ +\\] 0M/23\\.4G +0% busy"),
                 "declared, not yet used: " + lines.get(1));
