@@ -507,6 +507,16 @@ final class ClientOptions {
                     + " script.py ARGS");
 
     /**
+     * Options of local-gpu-scheduler's {@code run_server.py} that {@code gpusched serve} has no option
+     * for, with what does their job here ({@code --port} was told "did you mean --poll?").
+     */
+    static final Map<String, String> OTHER_SERVERS = Map.of(
+            "--port", "run_server.py's --port: clients reach the daemon on a UNIX socket here (--socket PATH), and"
+                    + " --dashboard PORT serves /status and /jobs over HTTP",
+            "--detach", "run_server.py's --detach: serve stays in the foreground here; run it under systemd"
+                    + " (systemctl --user enable --now gpusched) or as nohup gpusched serve ... &");
+
+    /**
      * The line for an option this verb does not take: the verbs that do take it, else the nearest of
      * its own options. A client verb's neighbours are the other client verbs; a run's ({@code verb} "")
      * is serve.
@@ -536,6 +546,10 @@ final class ClientOptions {
                     + (verb.isEmpty() ? ServeJobRules.IN_A_JOBS_FILE.getOrDefault(bare, "") : "");
         }
         Map<String, OptionSpec> own = spec.optionsMap();
+        if (verb.equals("serve") && OTHER_SERVERS.containsKey(bare)) {
+            return "unknown option " + bare + " for gpusched serve — " + OTHER_SERVERS.get(bare)
+                    + " (see " + seeHelp(verb) + ")";
+        }
         if ((verb.equals("submit") || verb.equals("srun")) && OTHER_TOOLS.containsKey(bare)) {
             return "unknown option " + bare + " for gpusched " + verb + " — " + OTHER_TOOLS.get(bare)
                     + " (see " + seeHelp(verb) + ")";

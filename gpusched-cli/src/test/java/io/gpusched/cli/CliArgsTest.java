@@ -171,6 +171,19 @@ class CliArgsTest {
         assertEquals("gpusched: unknown option --simm — did you mean --sim? (see gpusched --help)\n", err());
     }
 
+    /** local-gpu-scheduler's run_server.py options are answered with ours, not with --poll for --port. */
+    @Test
+    void serveDetachAndPort_sayWhatDoesTheirJobHere() throws Exception {
+        assertEquals(2, run("serve", "--port", "8080"));
+        assertEquals("gpusched: unknown option --port for gpusched serve — run_server.py's --port: clients reach the"
+                + " daemon on a UNIX socket here (--socket PATH), and --dashboard PORT serves /status and /jobs over HTTP"
+                + " (see gpusched serve --help)\n", err());
+        err.reset();
+        assertEquals(2, run("serve", "--detach"));
+        assertTrue(err().startsWith("gpusched: unknown option --detach for gpusched serve — run_server.py's --detach:"
+                + " serve stays in the foreground here; run it under systemd (systemctl --user enable --now gpusched)"), err());
+    }
+
     @Test
     void unknownOptionFarFromEveryOptionGetsNoSuggestion() throws Exception {
         Path jobs = Files.writeString(dir.resolve("jobs.txt"), "true\n");
