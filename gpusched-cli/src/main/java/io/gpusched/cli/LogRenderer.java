@@ -33,6 +33,11 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     private boolean drained;
     /** The stop left the running jobs running: the end says so, not "run the same command again". */
     private boolean leftRunning;
+    /**
+     * The jobs taken up from a previous scheduler that still run: the queue's dispatched jobs count them
+     * (they run), though this run started none of them, and a start's line says how many there are.
+     */
+    private final java.util.Set<Integer> takenUp = new java.util.HashSet<>();
 
     LogRenderer(PrintStream out, double tolerance) {
         this(out, tolerance, false);
@@ -53,6 +58,23 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         }
     }
 
+    /** Keeps {@link #takenUp}: a job joins it when taken up, and leaves it when it ends, goes back to the queue or starts again. */
+    private void followTakenUp(SchedulerEvent e) {
+        if (e instanceof SchedulerEvent.OrphanAdopted o) {
+            takenUp.add(o.no());
+        } else if (e instanceof SchedulerEvent.JobFinished f) {
+            takenUp.remove(f.result().no());
+        } else if (e instanceof SchedulerEvent.JobRequeued q) {
+            takenUp.remove(q.no());
+        } else if (e instanceof SchedulerEvent.RequeuedAfterOom o) {
+            takenUp.remove(o.no());
+        } else if (e instanceof SchedulerEvent.OrphanRequeued o) {
+            takenUp.remove(o.no());
+        } else if (e instanceof SchedulerEvent.JobStarted s) {
+            takenUp.remove(s.no());
+        }
+    }
+
     /**
      * @return the event's log line (several, for the run's summary), without its time; null for an event
      *     the log does not show. Whatever a user chose (a command, an {@code after=} name, a rule's name,
@@ -69,6 +91,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     }
 
     private String line(SchedulerEvent e) {
+        followTakenUp(e);
         if (e instanceof SchedulerEvent.RunStarted r) {
             live = r.live();
             // Only a live queue has a file to poll: a static one was read once, a daemon's comes over its socket.
@@ -88,7 +111,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     + s.learned().map(l -> " (" + l + ")").orElse("")
                     : ", undeclared (exclusive idle GPU" + s.learned().map(l -> "; " + l).orElse("") + ")";
             return "job " + s.no() + " started on gpu [" + join(s.gpus()) + "] (" + s.dispatched() + "/" + s.total()
-                    + " dispatched" + (s.attempt() > 1 ? ", attempt " + s.attempt() : "") + declared + ") — " + s.command();
+                    + " dispatched" + (takenUp.isEmpty() ? "" : ", " + takenUp.size() + " taken up")
+                    + (s.attempt() > 1 ? ", attempt " + s.attempt() : "") + declared + ") — " + s.command();
         } else if (e instanceof SchedulerEvent.VramGrew v) {
             return "job " + v.no() + " vram now " + usage(v.currentMib()) + " (peak " + v.peakMib() + " MiB)";
         } else if (e instanceof SchedulerEvent.ExceededDeclaration x) {

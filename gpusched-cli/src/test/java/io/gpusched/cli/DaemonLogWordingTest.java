@@ -63,6 +63,58 @@ class DaemonLogWordingTest {
         }
     }
 
+    /**
+     * After a restart the counts are still of the queue's jobs as they are when a job starts: a taken-up
+     * job that ended in the same round is no longer one of them (it was: {@code 3/4}, then {@code 3/3} where
+     * the queue held 3, then 2 jobs), and those taken up that still run are counted among the dispatched,
+     * which the line says ({@code 1 taken up}), as this daemon started none of them.
+     */
+    @Test
+    void afterARestart_theCountsAreOfTheQueueNow_andSayHowManyRunTakenUp() throws Exception {
+        try (ServeDaemon daemon = new ServeDaemon(dir, "--sim", "2", "--poll", "0.1")) {
+            daemon.start();
+            assertEquals(0, daemon.verb("submit", "--", "sleep 8").code());
+            assertEquals(0, daemon.verb("submit", "--", "sleep 30").code());
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !daemon.log().contains("job 2 started");
+                 Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, daemon.log());
+            }
+            daemon.stop();
+            int before = daemon.log().length();
+            daemon.start();
+            // Both GPUs are held by the jobs taken up: jobs 3 and 4 (each wants an idle GPU) wait for job 1's end.
+            assertEquals(0, daemon.verb("submit", "--", "true").code());
+            assertEquals(0, daemon.verb("submit", "--", "true").code());
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !daemon.log().contains("job 4 started");
+                 Thread.sleep(50)) {
+                assertTrue(System.nanoTime() < end, daemon.log());
+            }
+            String log = daemon.log().substring(before);
+            assertTrue(log.contains("job 1 is still running from a previous scheduler"), log);
+            assertTrue(log.contains("job 3 started on gpu [0] (2/3 dispatched, 1 taken up, undeclared"), log);
+            assertTrue(log.contains("job 4 started on gpu [0] (2/2 dispatched, 1 taken up, undeclared"), log);
+            daemon.verb("cancel", "2");
+        }
+    }
+
+    @Test
+    void aStartsLine_countsTheJobsTakenUpThatStillRun() {
+        LogRenderer r = new LogRenderer(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), 0.1, false);
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        java.util.function.IntFunction<SchedulerEvent> started = no -> new SchedulerEvent.JobStarted(t, no, "k" + no,
+                "true", java.util.List.of(0), java.util.OptionalLong.empty(), 3, 4, 42, Path.of("j.log"), 1);
+        r.render(new SchedulerEvent.OrphanAdopted(t, 1, java.util.OptionalLong.of(7)));
+        r.render(new SchedulerEvent.OrphanAdopted(t, 2, java.util.OptionalLong.of(8)));
+        assertEquals("job 5 started on gpu [0] (3/4 dispatched, 2 taken up, undeclared (exclusive idle GPU)) — true",
+                r.render(started.apply(5)));
+        r.render(new SchedulerEvent.JobRequeued(t, 1, SchedulerEvent.StopReason.PREEMPTED, Duration.ofSeconds(3)));
+        assertEquals("job 6 started on gpu [0] (3/4 dispatched, 1 taken up, undeclared (exclusive idle GPU)) — true",
+                r.render(started.apply(6)));
+        r.render(new SchedulerEvent.OrphanRequeued(t, 2));
+        assertEquals("job 7 started on gpu [0] (3/4 dispatched, undeclared (exclusive idle GPU)) — true",
+                r.render(started.apply(7)));
+    }
+
     @Test
     void anExceededDeclarationNamesTheGpuByItsIndexNow_andItsUuidWhereTheEventCarriesOne() {
         LogRenderer r = new LogRenderer(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), 0.1, false);

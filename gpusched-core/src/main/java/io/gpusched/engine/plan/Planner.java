@@ -167,7 +167,10 @@ public final class Planner {
             still.forEach(p -> reasons.put(p.spec().key(), "dispatch paused: cannot write the journal"));
             plannedVersion = -1;
         } else {
-            Dispatcher.Result r = dispatcher.dispatch(still, views.get(), reader.last(), jobs.size(), queue.held().size(), reasons);
+            // The queue's jobs now: a submission that ended since the last plan (a taken-up job, after a
+            // restart, that ended in this round) left it at this settlement, though it is still in jobs.
+            Dispatcher.Result r = dispatcher.dispatch(still, views.get(), reader.last(), jobs.size() - settlement.retired(),
+                    queue.held().size(), reasons);
             still = r.stillPending();
             plannedViews = r.views();
             // A start that failed (its output refused, its directory gone) is tried again at the next

@@ -43,6 +43,8 @@ public final class Settlement {
     private List<Integer> liveOrphans = List.of();
     /** Why each job that waits for another waits, as the last settlement found it, by key. */
     private Map<String, String> waitingFor = Map.of();
+    /** How many ended submissions of the jobs it was given the last settlement took out of the queue. */
+    private int retired;
 
     public Settlement(Durability durability, JobsSource source, Outcomes outcomes,
                Reporter reporter, LoopClock clock, JobTable table, Orphans orphans, PendingQueue queue) {
@@ -67,6 +69,14 @@ public final class Settlement {
      */
     public Map<String, String> waitingFor() {
         return waitingFor;
+    }
+
+    /**
+     * @return how many of the jobs the last {@link #settle} was given were ended submissions it took out
+     *     of the queue: that list's size less this is the queue's jobs now
+     */
+    public int retired() {
+        return retired;
     }
 
     /**
@@ -181,6 +191,7 @@ public final class Settlement {
         }
         liveOrphans = List.copyOf(orphans);
         waitingFor = waiting;
+        retired = endedSubmissions.size();
         source.retire(endedSubmissions);
         table.retire(endedSubmissions);
     }
