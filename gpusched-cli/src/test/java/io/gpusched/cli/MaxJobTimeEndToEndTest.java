@@ -71,7 +71,12 @@ class MaxJobTimeEndToEndTest {
         assertTrue(log.contains("WARN  job 2 TIMEOUT after "), "its own 0.5 s timeout came first:\n" + log);
         assertTrue(log.contains("(limit 0.5s) — SIGTERM"), log);
         assertTrue(log.contains("WARN  job 3 over --max-job-time after "), "a larger timeout= does not outlast the daemon's:\n" + log);
-        assertFalse(journal().contains("max_job_time"), "fail journals the outcome, timeout, not a requeue:\n" + journal());
+        assertFalse(journal().contains("\"event\":\"requeued\""), "fail journals the outcome, timeout, not a requeue:\n"
+                + journal());
+        // The stop is journaled before its SIGTERM, naming the daemon's limit (a restart in its grace goes on with it).
+        assertTrue(journal().contains("{\"key\":\"s1\",\"event\":\"stopping\",\"reason\":\"timeout\",\"max_job_time\":true,"),
+                journal());
+        assertTrue(journal().contains("{\"key\":\"s2\",\"event\":\"stopping\",\"reason\":\"timeout\",\"ticker_ns\":"), journal());
     }
 
     @Test
