@@ -4,28 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.JobHandle;
-import io.gpusched.Scheduler;
 import io.gpusched.event.QueueSnapshot;
 import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.model.JobResult;
 import io.gpusched.model.JobStatus;
-import io.gpusched.model.RunSummary;
 import io.gpusched.options.SchedulerOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A running job's memory notices (its declaration exceeded, its peak grown) and the peaks its
@@ -33,24 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the GPUs were renumbered under it, that is not the index it started at, which another device has now.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RenumberedGpusMemoryEventsTest {
-    private static final SchedulerOptions FAST = SchedulerOptions.defaults().withWatch(true).withVerbose(true)
-            .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
-
-    @TempDir
-    Path dir;
-
-    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
-    private Scheduler scheduler;
-    private CompletableFuture<RunSummary> run;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (scheduler != null) {
-            scheduler.close();
-            run.get(20, TimeUnit.SECONDS);
-        }
-    }
+class RenumberedGpusMemoryEventsTest extends RenumberingDaemon {
+    /** Verbose: the growth notices are said only then. */
+    private static final SchedulerOptions VERBOSE = FAST.withVerbose(true);
 
     private static void await(BooleanSupplier done, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -67,9 +45,7 @@ class RenumberedGpusMemoryEventsTest {
     @Test
     void exceededDeclarationGrowthAndPeaksNameTheDevicesCurrentIndexAfterARenumbering() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, VERBOSE).build());
         Path pid = dir.resolve("job.pid");
         Path go = dir.resolve("go");
         JobHandle job = scheduler.submit(JobSpec.parse("[vram=1G gpu-ids=GPU-bbbb] echo $$ > " + pid

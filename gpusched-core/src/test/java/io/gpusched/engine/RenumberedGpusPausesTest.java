@@ -5,27 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.JobHandle;
-import io.gpusched.Scheduler;
 import io.gpusched.event.QueueSnapshot;
-import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.model.JobStatus;
-import io.gpusched.model.RunSummary;
-import io.gpusched.options.SchedulerOptions;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A paused GPU is renumbered (NVML renumbers devices when MIG instances are made or destroyed on an
@@ -33,59 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * index, which another device has now.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RenumberedGpusPausesTest {
-    private static final SchedulerOptions FAST = SchedulerOptions.defaults().withWatch(true)
-            .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
-
-    @TempDir
-    Path dir;
-
-    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
-    private Scheduler scheduler;
-    private CompletableFuture<RunSummary> run;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (scheduler != null) {
-            scheduler.close();
-            run.get(20, TimeUnit.SECONDS);
-        }
-    }
-
-    private void start(UuidBackend machine) {
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
-    }
-
-    private void restart(UuidBackend machine) throws Exception {
-        scheduler.close();
-        run.get(20, TimeUnit.SECONDS);
-        events.clear();
-        start(machine);
-    }
-
-    private QueueSnapshot snapshotWhere(Predicate<QueueSnapshot> p) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
-            Optional<QueueSnapshot> s = scheduler.snapshot();
-            if (s.isPresent() && p.test(s.get())) {
-                return s.get();
-            }
-            assertTrue(System.nanoTime() < deadline, "timed out; last snapshot: " + s);
-            Thread.sleep(10);
-        }
-    }
-
-    private List<String> warnings() {
-        return events.stream().filter(e -> e instanceof SchedulerEvent.Warning)
-                .map(e -> ((SchedulerEvent.Warning) e).message()).toList();
-    }
-
-    private String journal() throws Exception {
-        return Files.readString(dir.resolve("logs").resolve("journal.jsonl"));
-    }
-
+class RenumberedGpusPausesTest extends RenumberingDaemon {
     @Test
     void pauseFollowsTheDeviceAcrossARenumbering() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");

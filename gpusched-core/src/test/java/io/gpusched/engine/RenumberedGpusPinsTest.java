@@ -5,27 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.JobHandle;
-import io.gpusched.Scheduler;
 import io.gpusched.event.QueueSnapshot;
-import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.model.CancelOutcome;
 import io.gpusched.model.JobStatus;
-import io.gpusched.model.RunSummary;
-import io.gpusched.options.SchedulerOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A job pinned by index ({@code gpu-ids=1}, {@code --gpu-ids 1}) waits while the GPUs are renumbered:
@@ -33,43 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * read when the daemon accepted the job), not on the index, which another device has now.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RenumberedGpusPinsTest {
-    private static final SchedulerOptions FAST = SchedulerOptions.defaults().withWatch(true)
-            .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
-
-    @TempDir
-    Path dir;
-
-    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
-    private Scheduler scheduler;
-    private CompletableFuture<RunSummary> run;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (scheduler != null) {
-            scheduler.close();
-            run.get(20, TimeUnit.SECONDS);
-        }
-    }
-
-    private void start(UuidBackend machine) {
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
-    }
-
-    private QueueSnapshot snapshotWhere(Predicate<QueueSnapshot> p) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
-            Optional<QueueSnapshot> s = scheduler.snapshot();
-            if (s.isPresent() && p.test(s.get())) {
-                return s.get();
-            }
-            assertTrue(System.nanoTime() < deadline, "timed out; last snapshot: " + s);
-            Thread.sleep(10);
-        }
-    }
-
+class RenumberedGpusPinsTest extends RenumberingDaemon {
     @Test
     void anIndexPinFollowsTheDeviceThatHadTheIndexWhenTheJobWasSubmitted() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
@@ -123,9 +77,7 @@ class RenumberedGpusPinsTest {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
         Path jobs = dir.resolve("jobs.txt");
         Files.writeString(jobs, "[vram=20G gpu-ids=GPU-bbbb] sleep 30\n");
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs")).jobsFile(jobs)
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, FAST).jobsFile(jobs).build());
         snapshotWhere(s -> s.board().running().size() == 1);
         Files.writeString(jobs, "[vram=20G gpu-ids=1] true\n", java.nio.file.StandardOpenOption.APPEND);
         // Taken and bound in one round: the GPUs read at that round name the device at index 1.

@@ -5,26 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.JobHandle;
-import io.gpusched.Scheduler;
 import io.gpusched.event.QueueSnapshot;
-import io.gpusched.event.SchedulerEvent;
 import io.gpusched.jobs.JobSpec;
 import io.gpusched.model.CancelOutcome;
 import io.gpusched.model.JobStatus;
-import io.gpusched.model.RunSummary;
 import io.gpusched.options.SchedulerOptions;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The backend renumbers its GPUs under a running job (NVML does when MIG instances are created or
@@ -32,37 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * started at, which another device has now.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RenumberedGpusTest {
-    private static final SchedulerOptions FAST = SchedulerOptions.defaults().withWatch(true)
-            .withPoll(Duration.ofMillis(50)).withSampleInterval(Duration.ofMillis(20)).withKillGrace(Duration.ofMillis(500));
-
-    @TempDir
-    Path dir;
-
-    private final List<SchedulerEvent> events = new CopyOnWriteArrayList<>();
-    private Scheduler scheduler;
-    private CompletableFuture<RunSummary> run;
-
-    @AfterEach
-    void stop() throws Exception {
-        if (scheduler != null) {
-            scheduler.close();
-            run.get(20, TimeUnit.SECONDS);
-        }
-    }
-
-    private QueueSnapshot snapshotWhere(Predicate<QueueSnapshot> p) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (true) {
-            Optional<QueueSnapshot> s = scheduler.snapshot();
-            if (s.isPresent() && p.test(s.get())) {
-                return s.get();
-            }
-            assertTrue(System.nanoTime() < deadline, "timed out; last snapshot: " + s);
-            Thread.sleep(10);
-        }
-    }
-
+class RenumberedGpusTest extends RenumberingDaemon {
     /** Waits until {@code n} warnings were said, and a few samples more, so that one too many would show. */
     private List<String> warningsOnceThere(int n) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -74,17 +34,10 @@ class RenumberedGpusTest {
         return warnings();
     }
 
-    private List<String> warnings() {
-        return events.stream().filter(e -> e instanceof SchedulerEvent.Warning)
-                .map(e -> ((SchedulerEvent.Warning) e).message()).toList();
-    }
-
     @Test
     void aRunningJobsDeclarationFollowsItsDeviceWhenTheGpusAreRenumbered_andNothingIsPlacedOverIt() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, FAST).build());
         JobHandle first = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] sleep 30"));
         snapshotWhere(s -> s.board().running().size() == 1 && s.board().running().get(0).gpus().equals(List.of(1)));
 
@@ -113,9 +66,7 @@ class RenumberedGpusTest {
     @Test
     void aDeviceThatLeavesTheListUnderARunningJobIsSaidOnce() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, FAST).build());
         scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=1] sleep 30"));
         snapshotWhere(s -> s.board().running().size() == 1);
         machine.uuids = List.of("GPU-aaaa");
@@ -129,9 +80,7 @@ class RenumberedGpusTest {
     @Test
     void aDeviceLostBackAndLostAgainIsSaidEachTime_andBackAtANewIndexToo() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, FAST).build());
         scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=1] sleep 30"));
         snapshotWhere(s -> s.board().running().size() == 1);
         String gone = "gpu 1 (GPU-bbbb), where job 1 runs, is no longer listed: its memory there cannot be measured;"
@@ -154,9 +103,7 @@ class RenumberedGpusTest {
     @Test
     void aDeviceListedUnhealthyUnderARunningJob_asNvmlListsALostGpu_isSaidEachTimeItIsLost() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, FAST).build());
         scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=1] sleep 30"));
         snapshotWhere(s -> s.board().running().size() == 1);
         String lost = "gpu 1 (GPU-bbbb), where job 1 runs, is listed unhealthy (lost, or unreadable): its memory there"
@@ -179,9 +126,7 @@ class RenumberedGpusTest {
     @Test
     void aBackendWarningIsSaidWhenItAppears_andAgainWhenItComesBack_butNotWhileItStands() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, FAST).build());
         snapshotWhere(s -> s.gpus().size() == 2);
         String lost = "NVML: GPU 1 is lost (GPU is lost); reset the GPU or reboot; no jobs will be placed on it";
         machine.warnings = List.of(lost);
@@ -198,9 +143,7 @@ class RenumberedGpusTest {
     void aRunningJobsUtilisationIsReadOnItsDevice_notOnTheDeviceThatTookItsIndex() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
         machine.util = java.util.Map.of("GPU-aaaa", 0, "GPU-bbbb", 90, "GPU-cccc", 0);
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, FAST).build());
         JobHandle job = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] sleep 30"));
         snapshotWhere(s -> s.board().running().size() == 1);
         Thread.sleep(200);
@@ -216,9 +159,7 @@ class RenumberedGpusTest {
     @Test
     void theQueueShowsWhereARunningJobRunsNow_theJournalAndItsResultWhereItStarted() throws Exception {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
-        scheduler = Scheduler.builder().backend(machine).options(FAST).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, FAST).build());
         JobHandle job = scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb] sleep 30"));
         snapshotWhere(s -> s.board().running().size() == 1 && s.board().running().get(0).gpus().equals(List.of(1)));
         machine.uuids = List.of("GPU-aaaa", "GPU-cccc", "GPU-bbbb");
@@ -241,9 +182,7 @@ class RenumberedGpusTest {
         UuidBackend machine = new UuidBackend("GPU-aaaa", "GPU-bbbb");
         SchedulerOptions options = FAST.withPolicy(io.gpusched.policy.PolicyOptions.defaults()
                 .withReserveAfter(Duration.ofMillis(300)));
-        scheduler = Scheduler.builder().backend(machine).options(options).logDir(dir.resolve("logs"))
-                .listener(events::add).build();
-        run = CompletableFuture.supplyAsync(scheduler::run);
+        run(on(machine, options).build());
         scheduler.submit(JobSpec.parse("[vram=20G gpu-ids=GPU-bbbb preemptible] sleep 30"));
         snapshotWhere(s -> s.board().running().size() == 1);
         machine.uuids = List.of("GPU-aaaa", "GPU-cccc", "GPU-bbbb");
