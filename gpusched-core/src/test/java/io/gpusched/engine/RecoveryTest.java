@@ -436,6 +436,27 @@ class RecoveryTest {
         assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.KillEscalated), "sleep ends at SIGTERM");
     }
 
+    @Test
+    void aCancelledRunWhoseLeaderIsGoneButWhoseProcessLingers_isAskedAgain_andEndsCancelledOnceItGoes() throws Exception {
+        // Its command left a child behind and ended: not taken up (no leader), waited for while its session lives.
+        Path child = dir.resolve("child.pid");
+        JobSpec job = JobSpec.parse("[vram=1G] sleep 30 & echo $! > " + child + "; echo ran >> " + dir.resolve("marker"));
+        Process orphan = deadSchedulerLeftRunning(job);
+        assertTrue(orphan.waitFor(10, TimeUnit.SECONDS), "the run's leader ended");
+        awaitFile(child);
+        long lingering = Long.parseLong(Files.readString(child).strip());
+        deadSchedulerWrote(stopping(job, JournalEvent.Stopping.CANCELLED, System.nanoTime()));
+
+        long t0 = System.nanoTime();
+        RunSummary s = run(job);
+
+        assertTrue(gone(lingering), "what was left of the cancelled run was asked to stop again");
+        assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20), "before: waited for its 30 s sleep");
+        assertEquals(JobStatus.CANCELLED, s.results().get(0).status(), "its status file said 0; its cancel decides");
+        assertEquals(1, runs(), "its command ran once, before the cancel, and never again");
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanFound f && f.no() == 1), events.toString());
+    }
+
     /**
      * Another user's process that leads its own session and got the number a dead scheduler's run had:
      * pids are given out again once a run's session is empty, and a user can steer which pid comes next.
