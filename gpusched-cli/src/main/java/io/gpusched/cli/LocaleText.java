@@ -11,9 +11,10 @@ import java.nio.charset.StandardCharsets;
  * UTF-8 unless LC_ALL, LC_CTYPE or LANG (the first set) names another charset (C, POSIX, ISO-8859-1),
  * and then plain ASCII, each character spelt as {@link QueueTable#ascii} spells it ({@code ≥} as
  * {@code >=}, {@code é} as {@code ?}). For the text of every verb that prints users' text ({@code show},
- * {@code info}, {@code top}, {@code stats}, {@code status}, {@code submit --dry-run}); never for JSON,
- * which is UTF-8 for the script that reads it, nor for a job's own output ({@code logs}), which is
- * the program's bytes.
+ * {@code info}, {@code top}, {@code stats}, {@code status}, {@code submit --dry-run}), and for standard
+ * error as a whole (its errors and {@code srun}'s status lines; {@link Main} sets it so); never for JSON,
+ * which is UTF-8 for the script that reads it, nor for a job's own output ({@code logs}, {@code srun}'s
+ * command), which is the program's bytes.
  */
 final class LocaleText {
     private LocaleText() {

@@ -76,12 +76,16 @@ public final class Main {
      * cron) Java 17 encodes them in ASCII and writes '?' for every other character, so {@code show --json}
      * changed a job's command {@code echo café} into {@code echo caf?}, in data a script reads (JSON is
      * UTF-8). Where the locale names another charset, each verb's text for people is made plain ASCII by
-     * the verb itself ({@link LocaleText}, {@code queue}'s rule), its JSON not. As the JDK makes them: a 128-byte buffer, flushed at each line.
+     * the verb itself ({@link LocaleText}, {@code queue}'s rule), its JSON not. Standard error holds only
+     * gpusched's own words for people (its errors, which quote what the user typed, and {@code srun}'s
+     * status lines; a job's output never passes through it, {@code srun}'s command has the terminal
+     * itself), so it follows that rule here, for every verb at once. As the JDK makes them: a 128-byte
+     * buffer, flushed at each line.
      */
     private static void utf8Output() {
         System.setOut(new java.io.PrintStream(new java.io.BufferedOutputStream(
                 new java.io.FileOutputStream(java.io.FileDescriptor.out), 128), true, java.nio.charset.StandardCharsets.UTF_8));
-        System.setErr(new java.io.PrintStream(new java.io.BufferedOutputStream(
-                new java.io.FileOutputStream(java.io.FileDescriptor.err), 128), true, java.nio.charset.StandardCharsets.UTF_8));
+        System.setErr(LocaleText.of(new java.io.PrintStream(new java.io.BufferedOutputStream(
+                new java.io.FileOutputStream(java.io.FileDescriptor.err), 128), true, java.nio.charset.StandardCharsets.UTF_8)));
     }
 }
