@@ -33,6 +33,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
     private boolean drained;
     /** The stop left the running jobs running: the end says so, not "run the same command again". */
     private boolean leftRunning;
+    /** How many running jobs that stop left running (0: none was, and the end does not say they go on). */
+    private int keptRunning;
     /**
      * The jobs taken up from a previous scheduler that still run: the queue's dispatched jobs count them
      * (they run), though this run started none of them, and a start's line says how many there are.
@@ -95,7 +97,11 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         if (e instanceof SchedulerEvent.RunStarted r) {
             live = r.live();
             // Only a live queue has a file to poll: a static one was read once, a daemon's comes over its socket.
-            return r.jobs() + (r.jobs() == 1 ? " job" : " jobs") + " queued ["
+            // After a restart the queue's jobs include those the last scheduler left running: said, as the lines
+            // after it say which are taken up again and which, their run gone, queued again.
+            return r.jobs() + (r.jobs() == 1 ? " job" : " jobs") + " queued"
+                    + (r.leftRunning() == 0 ? "" : r.jobs() == 1 ? ", running when the last scheduler stopped"
+                    : ", " + r.leftRunning() + " of them running when the last scheduler stopped") + " ["
                     + (r.live() ? "live queue (file re-read each round)" : "static queue") + "] ("
                     + (r.live() ? "file and GPUs" : "GPUs") + " polled every " + seconds(r.poll())
                     + "s; a job that ends frees its GPUs at once;"
@@ -209,6 +215,7 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     + " in the journal for the next start");
         } else if (e instanceof SchedulerEvent.Stopping s && s.jobsKeepRunning()) {
             leftRunning = true;
+            keptRunning = s.running();
             // A job being cancelled or timed out is running too: the stop waits for it (up to the kill grace).
             String ending = s.beingStopped() == 0 ? "" : s.beingStopped() + " job" + (s.beingStopped() == 1 ? "" : "s")
                     + " being cancelled or timed out " + (s.beingStopped() == 1 ? "is" : "are") + " seen to "
@@ -223,8 +230,9 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
             return "WARN  interrupted — terminating " + s.running() + " running job" + (s.running() == 1 ? "" : "s")
                     + " (SIGTERM, then SIGKILL after the grace); they will run again on restart";
         } else if (e instanceof SchedulerEvent.RunFinished f && leftRunning) {
-            return "stopped — " + jobsFinished(f.summary().results().size()) + " in this run; the running ones go on, for"
-                    + " the next gpusched serve (exit " + f.summary().exitCode() + ")";
+            return "stopped — " + jobsFinished(f.summary().results().size()) + " in this run; " + (keptRunning == 0
+                    ? "none was left running" : (keptRunning == 1 ? "the running one goes on" : "the running ones go on")
+                    + ", for the next gpusched serve") + " (exit " + f.summary().exitCode() + ")";
         } else if (e instanceof SchedulerEvent.RunFinished f && drained) {
             return "drained — " + jobsFinished(f.summary().results().size()) + " in this run; the queued ones run on the"
                     + " next start";

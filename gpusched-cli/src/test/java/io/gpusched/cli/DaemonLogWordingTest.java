@@ -1,6 +1,7 @@
 package io.gpusched.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gpusched.event.SchedulerEvent;
@@ -95,6 +96,57 @@ class DaemonLogWordingTest {
             assertTrue(log.contains("job 4 started on gpu [0] (2/2 dispatched, 1 taken up, undeclared"), log);
             daemon.verb("cancel", "2");
         }
+    }
+
+    /**
+     * A restarted daemon's first line counts the queue's jobs as a start's {@code (N/M dispatched)} does,
+     * and says how many of them the last daemon left running (it said {@code 2 jobs queued} of a queue
+     * whose one job ran, taken up, and one waited); a stop's last line says the running ones go on only
+     * where one does (it said so after {@code stopping: no job is running} too).
+     */
+    @Test
+    void afterARestart_theHeaderSaysHowManyOfTheQueuedRan_andAStopWithNoneRunningSaysNoneGoesOn() throws Exception {
+        try (ServeDaemon daemon = new ServeDaemon(dir, "--sim", "1", "--poll", "0.1")) {
+            daemon.start();
+            // Undeclared jobs each want an idle GPU: job 2 waits behind job 1.
+            assertEquals(0, daemon.verb("submit", "--", "sleep 60").code());
+            assertEquals(0, daemon.verb("submit", "--", "true").code());
+            daemon.awaitQueue("1 running, 1 pending");
+            assertEquals(130, daemon.stop());
+            String first = daemon.log();
+            assertTrue(first.contains("stopping: 1 running job keeps running"), first);
+            assertTrue(first.contains("stopped — 0 jobs finished in this run; the running one goes on, for the next gpusched"
+                    + " serve (exit 130)"), first);
+
+            daemon.start();
+            daemon.awaitQueue("1 running, 1 pending");
+            String restarted = daemon.log().substring(first.length());
+            assertTrue(restarted.contains("] 2 jobs queued, 1 of them running when the last scheduler stopped [static queue]"
+                    + " (GPUs polled every 0.1s;"), restarted);
+            assertTrue(restarted.contains("job 1 is still running from a previous scheduler"), restarted);
+            assertEquals(0, daemon.verb("cancel", "1").code());
+            daemon.awaitQueue("✓ job 2 ok");
+            daemon.awaitQueue("0 running, 0 pending");
+            assertEquals(130, daemon.stop());
+            String second = daemon.log().substring(first.length());
+            assertTrue(second.contains("stopping: no job is running"), second);
+            assertTrue(second.contains("stopped — 2 jobs finished in this run; none was left running (exit 130)"), second);
+            assertFalse(second.contains("go on"), second);
+        }
+    }
+
+    @Test
+    void theHeader_namesTheJobsTheLastSchedulerLeftRunning_onlyWhereThereAreAny() {
+        LogRenderer r = new LogRenderer(new java.io.PrintStream(java.io.OutputStream.nullOutputStream()), 0.1, false);
+        Instant t = Instant.parse("2026-01-01T00:00:00Z");
+        assertEquals("4 jobs queued, 2 of them running when the last scheduler stopped [static queue] (GPUs polled every 5s;"
+                + " a job that ends frees its GPUs at once; backend: sim)", r.render(new SchedulerEvent.RunStarted(t, 4, false,
+                Duration.ofSeconds(5), Optional.empty(), "sim", 2)));
+        assertEquals("1 job queued, running when the last scheduler stopped [static queue] (GPUs polled every 5s; a job that"
+                + " ends frees its GPUs at once; backend: sim)", r.render(new SchedulerEvent.RunStarted(t, 1, false,
+                Duration.ofSeconds(5), Optional.empty(), "sim", 1)));
+        assertEquals("3 jobs queued [static queue] (GPUs polled every 5s; a job that ends frees its GPUs at once; backend:"
+                + " sim)", r.render(new SchedulerEvent.RunStarted(t, 3, false, Duration.ofSeconds(5), Optional.empty(), "sim", 0)));
     }
 
     @Test

@@ -74,7 +74,7 @@ class StopAndUpgradeEndToEndTest {
         assertTrue(firstLog.contains("stopping: 1 running job keeps running; the next gpusched serve on this state takes it up"),
                 firstLog);
         assertFalse(firstLog.contains("terminating"), firstLog);
-        assertTrue(firstLog.contains("stopped — 0 jobs finished in this run; the running ones go on, for the next gpusched"
+        assertTrue(firstLog.contains("stopped — 0 jobs finished in this run; the running one goes on, for the next gpusched"
                 + " serve (exit 130)"), firstLog);
         assertTrue(ProcSessions.anyAlive(List.of(session)), "the job outlived its daemon");
         JournalLines.Parsed journal = JournalLines.read(dir.resolve("logs/journal.jsonl"));
@@ -273,6 +273,8 @@ class StopAndUpgradeEndToEndTest {
         assertTrue(log.contains("stopping: 1 job being cancelled or timed out is seen to its end first (SIGKILL after the"
                 + " kill grace); no other job is running"), log);
         assertTrue(log.contains("job 1 finished [CANCELLED]"), log);
+        // Before: '...; the running ones go on, for the next gpusched serve', where none did.
+        assertTrue(log.contains("stopped — 1 job finished in this run; none was left running (exit 130)"), log);
     }
 
     @Test

@@ -718,7 +718,7 @@ public final class Engine {
                         .replace("; keeping the previous queue", ""));
             }
             reporter.emit(new SchedulerEvent.RunStarted(clock.now(), source.jobs().size(), source.live(),
-                    options.poll(), Optional.of(logDir.resolve("status.txt")), backend.describe()));
+                    options.poll(), Optional.of(logDir.resolve("status.txt")), backend.describe(), leftRunning(source.jobs())));
             return loop();
         } finally {
             inbox.close();
@@ -731,6 +731,22 @@ public final class Engine {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * @return how many of these jobs the journal says a previous scheduler left running (started, no
+     *     outcome): those the first round takes up again, or queues again where their run has died
+     *     ({@link Settlement#adoptOrphans}'s candidates)
+     */
+    private int leftRunning(List<JobSpec> jobs) {
+        int n = 0;
+        for (JobSpec j : jobs) {
+            JobTable.Job r = table.job(j.key());
+            if (r.session().isPresent() && !r.terminal()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Builds the parts that write the journal, now that it is open. */

@@ -35,9 +35,26 @@ public sealed interface SchedulerEvent {
      * @param poll time between rounds
      * @param statusBoard where the status board is written, when a log directory is set
      * @param backend the backend's description
+     * @param leftRunning how many of {@code jobs} the journal says were running when the last scheduler on
+     *     this state stopped (a {@code started} line and no outcome): each is taken up again
+     *     ({@link OrphanAdopted}) or, when its run died meanwhile, queued again ({@link OrphanRequeued})
      */
-    record RunStarted(Instant at, int jobs, boolean live, Duration poll, java.util.Optional<Path> statusBoard, String backend)
-            implements SchedulerEvent {
+    record RunStarted(Instant at, int jobs, boolean live, Duration poll, java.util.Optional<Path> statusBoard, String backend,
+                      int leftRunning) implements SchedulerEvent {
+        /**
+         * A run that finds no job left running.
+         *
+         * @param at time
+         * @param jobs jobs in the queue at start
+         * @param live whether the queue is a jobs file re-read each round
+         * @param poll time between rounds
+         * @param statusBoard where the status board is written, when a log directory is set
+         * @param backend the backend's description
+         */
+        public RunStarted(Instant at, int jobs, boolean live, Duration poll, java.util.Optional<Path> statusBoard,
+                          String backend) {
+            this(at, jobs, live, poll, statusBoard, backend, 0);
+        }
     }
 
     /**
