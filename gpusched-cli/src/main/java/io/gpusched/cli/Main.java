@@ -17,6 +17,11 @@ public final class Main {
      */
     public static void main(String[] args) {
         utf8Output();
+        java.util.Optional<String> lost = lostArgument(args, System.getProperty("sun.jnu.encoding", "UTF-8"));
+        if (lost.isPresent()) {
+            System.err.println("gpusched: " + lost.get());
+            System.exit(Cli.USAGE);
+        }
         // gpusched queue's common lines and --version first, before the hook and the CLI's dispatch are
         // loaded (issue #27): what Cli.run prints for them, and nothing else is needed.
         if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"))) {
@@ -82,6 +87,34 @@ public final class Main {
      * itself), so it follows that rule here, for every verb at once. As the JDK makes them: a 128-byte
      * buffer, flushed at each line.
      */
+    /**
+     * The first argument the JVM could not read as it was typed: it decodes the command line in the locale's
+     * charset ({@code sun.jnu.encoding}), and under one without the typed characters (ASCII under
+     * {@code LANG=C}) each byte it cannot decode becomes U+FFFD. Such a path failed deep inside with a stack
+     * trace, and a submitted command would have run with the replacement characters in place of what was
+     * typed.
+     *
+     * @param args the command line as the JVM decoded it
+     * @param charset the charset it was decoded in
+     * @return the one-line refusal naming the argument and the fix; empty when every argument is as typed
+     *     (always, under UTF-8, where U+FFFD may be typed)
+     */
+    static java.util.Optional<String> lostArgument(String[] args, String charset) {
+        if (charset.equalsIgnoreCase("UTF-8") || charset.equalsIgnoreCase("UTF8")) {
+            return java.util.Optional.empty();
+        }
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].indexOf('\uFFFD') >= 0) {
+                String shown = args[i].replace('\uFFFD', '?');
+                return java.util.Optional.of("argument " + (i + 1) + " ('" + io.gpusched.event.TerminalText.escape(
+                        shown.length() > 80 ? shown.substring(0, 80) + "..." : shown) + "') holds characters the locale's"
+                        + " charset (" + charset + ") cannot carry, so they were lost before gpusched saw them; run it"
+                        + " under a UTF-8 locale, e.g. LC_ALL=C.UTF-8 gpusched ...");
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
     private static void utf8Output() {
         System.setOut(new java.io.PrintStream(new java.io.BufferedOutputStream(
                 new java.io.FileOutputStream(java.io.FileDescriptor.out), 128), true, java.nio.charset.StandardCharsets.UTF_8));

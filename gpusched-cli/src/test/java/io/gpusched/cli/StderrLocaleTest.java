@@ -56,6 +56,34 @@ class StderrLocaleTest {
     }
 
     @Test
+    void anArgumentTheLocaleCannotCarry_isRefusedInOneLineNamingIt_notAStackTraceNorARunWithWhatWasNotTyped()
+            throws Exception {
+        // Before: an InvalidPathException's stack trace for a path; a command submitted with U+FFFD in it.
+        Result r = run(Map.of("LANG", "C"), "./jobs-\u00e9.txt");
+        assertEquals(2, r.code(), r.toString());
+        assertEquals("", r.out());
+        assertEquals("gpusched: argument 1 ('./jobs-??.txt') holds characters the locale's charset (ANSI_X3.4-1968) cannot"
+                + " carry, so they were lost before gpusched saw them; run it under a UTF-8 locale, e.g. LC_ALL=C.UTF-8"
+                + " gpusched ...\n", r.err());
+        Result submit = run(Map.of("LC_ALL", "POSIX"), "submit", "--socket", dir.resolve("none.sock").toString(), "--",
+                "echo h\u00e9llo");
+        assertEquals(2, submit.code(), submit.toString());
+        assertTrue(submit.err().startsWith("gpusched: argument 5 ('echo h??llo') holds characters"), submit.err());
+        // Under UTF-8 the same path is read as typed: no such file, said as such.
+        Result utf8 = run(Map.of("LANG", "C.UTF-8"), "./jobs-\u00e9.txt");
+        assertEquals(2, utf8.code(), utf8.toString());
+        assertTrue(utf8.err().contains("jobs-\u00e9.txt"), utf8.err());
+        assertTrue(!utf8.err().contains("cannot carry"), utf8.err());
+    }
+
+    @Test
+    void lostArgument_isNeverSaidUnderUtf8_whereAReplacementCharacterMayBeTyped() {
+        assertEquals(java.util.Optional.empty(), Main.lostArgument(new String[] {"echo \uFFFD"}, "UTF-8"));
+        assertEquals(java.util.Optional.empty(), Main.lostArgument(new String[] {"plain", "ascii"}, "ANSI_X3.4-1968"));
+        assertTrue(Main.lostArgument(new String[] {"ok", "x\uFFFD"}, "ANSI_X3.4-1968").orElseThrow().startsWith("argument 2 "));
+    }
+
+    @Test
     void errors_underALocaleThatIsNotUtf8_areAscii_andUtf8Otherwise() throws Exception {
         String none = dir.resolve("none.sock").toString();
         for (Map<String, String> locale : NOT_UTF8) {
@@ -65,9 +93,11 @@ class StderrLocaleTest {
             Result option = run(locale, "info", "--sockt", none);
             assertTrue(option.err().contains("unknown option --sockt for gpusched info - did you mean --socket?"),
                     locale + ": " + option.err());
-            // What the user typed, quoted back: not UTF-8 either (Java decodes such a locale's argv as ASCII).
+            // What the user typed, quoted back: not UTF-8 either. Where Java decoded the locale's argv as ASCII
+            // (a locale this machine lacks falls back to it) the characters were lost: refused as such.
             Result after = run(locale, "submit", "--socket", none, "--after", "wörld", "--", "true");
-            assertTrue(after.err().startsWith("gpusched: bad --after 'w"), locale + ": " + after.err());
+            assertTrue(after.err().startsWith("gpusched: bad --after 'w")
+                    || after.err().startsWith("gpusched: argument 5 ('w??rld') holds characters"), locale + ": " + after.err());
             for (Result r : List.of(typo, option, after)) {
                 assertTrue(ascii(r.err()), locale + ": " + r.err());
             }
