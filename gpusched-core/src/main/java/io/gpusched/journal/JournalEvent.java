@@ -410,6 +410,10 @@ public sealed interface JournalEvent {
             this(key, gpu, Optional.empty(), paused);
         }
 
+        /**
+         * @param gpu a GPU index
+         * @return the key of its pause lines, {@code gpu<index>}
+         */
         public static String keyOf(int gpu) {
             return "gpu" + gpu;
         }
