@@ -255,6 +255,26 @@ public sealed interface Answer {
     }
 
     /**
+     * The answer to {@code stats}; {@link #parts()} {@link Part} lines follow, which joined are what
+     * {@code gpusched stats} prints to its output (the text, or the JSON), every line ended.
+     *
+     * @param parts how many lines of it follow
+     * @param warnings what {@code gpusched stats} prints to its error output: journal lines skipped (counts
+     *     and line numbers, never their contents)
+     */
+    record Stats(int parts, List<String> warnings) implements Answer {
+        /**
+         * Copies the warnings.
+         *
+         * @param parts see {@link #parts()}
+         * @param warnings see {@link #warnings()}
+         */
+        public Stats {
+            warnings = List.copyOf(warnings);
+        }
+    }
+
+    /**
      * The answer to {@code cancel} with {@code no}.
      *
      * @param outcome what happened

@@ -121,6 +121,22 @@ public final class ProtocolCodec {
                 g.writeStringField("token", a.token());
             } else if (r instanceof Request.Exited e) {
                 g.writeNumberField("status", e.status());
+            } else if (r instanceof Request.Stats st) {
+                if (st.sinceSeconds().isPresent()) {
+                    g.writeNumberField("since_s", st.sinceSeconds().getAsInt());
+                }
+                if (st.user().isPresent()) {
+                    g.writeStringField("user", st.user().get());
+                }
+                if (st.tolerance().isPresent()) {
+                    g.writeNumberField("tolerance", st.tolerance().getAsDouble());
+                }
+                if (st.json()) {
+                    g.writeBooleanField("json", true);
+                }
+                if (st.zone().isPresent()) {
+                    g.writeStringField("zone", st.zone().get());
+                }
             }
         });
     }
@@ -224,7 +240,7 @@ public final class ProtocolCodec {
 
     /** The ops {@link #decodeRequest} reads. */
     private static final java.util.Set<String> REQUEST_OPS = java.util.Set.of("hello", "submit", "preview", "queue",
-            "job", "cancel", "pause", "resume", "drain", "dashboard", "logs", "srun", "srun_attach", "exited");
+            "job", "cancel", "pause", "resume", "drain", "dashboard", "logs", "srun", "srun_attach", "exited", "stats");
 
     private static Request request(String op, Fields f) {
         return switch (op) {
@@ -250,6 +266,8 @@ public final class ProtocolCodec {
                     f.optionalString("request_id"), f.optionalCount("umask"));
             case "srun_attach" -> srunAttach(f);
             case "exited" -> new Request.Exited(f.wholeInt("status"));
+            case "stats" -> new Request.Stats(f.optionalCount("since_s"), f.optionalString("user"),
+                    f.optionalNumber("tolerance"), f.boolOr("json", false), f.optionalString("zone"));
             default -> throw new IllegalStateException("not in REQUEST_OPS: " + op);
         };
     }
@@ -348,6 +366,13 @@ public final class ProtocolCodec {
                 g.writeNumberField("no", e.getKey());
                 g.writeStringField("outcome", lower(e.getValue()));
                 g.writeEndObject();
+            }
+            g.writeEndArray();
+        } else if (a instanceof Answer.Stats st) {
+            g.writeNumberField("parts", st.parts());
+            g.writeArrayFieldStart("warnings");
+            for (String w : st.warnings()) {
+                g.writeString(w);
             }
             g.writeEndArray();
         } else if (a instanceof Answer.Draining d) {
@@ -529,6 +554,8 @@ public final class ProtocolCodec {
         DASHBOARD_URL,
         /** The answer to {@code logs}. */
         LOGS,
+        /** The answer to {@code stats} (its {@link Answer.Part} lines are read as {@link #PART}). */
+        STATS,
         /** A line of an {@code srun} or {@code srun_attach} session, by its {@code event}. */
         SRUN_EVENT
     }
@@ -593,6 +620,7 @@ public final class ProtocolCodec {
             case DASHBOARD_URL -> new Answer.DashboardUrl(f.string("url"));
             case LOGS -> new Answer.Logs(f.strings("paths"), io.gpusched.model.JobStage.fromWire(f.string("state")),
                     f.optionalString("tty"));
+            case STATS -> new Answer.Stats(f.wholeInt("parts"), f.has("warnings") ? f.strings("warnings") : List.of());
             case SRUN_EVENT -> srunEvent(f);
             case ROWS, PART -> throw new IllegalStateException("read above");
         };

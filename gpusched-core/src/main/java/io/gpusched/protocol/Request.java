@@ -369,6 +369,64 @@ public sealed interface Request {
     }
 
     /**
+     * {@code stats}: {@code gpusched stats}' figures from the daemon's journal, as the CLI prints them,
+     * for a caller who cannot read the journal (root's, 0600). No plot: the daemon writes no file a
+     * user names.
+     *
+     * @param sinceSeconds only the last this many seconds ({@code --since}), 1 to {@link #MAX_SINCE_SECONDS};
+     *     empty: the whole journal
+     * @param user only this user's jobs ({@code --user}), 1 to {@link #MAX_USER_CHARS} characters; empty:
+     *     every job the caller may see
+     * @param tolerance the band of a {@code within} verdict, in [0, 1); empty: the CLI's default
+     * @param json whether the figures come as {@code gpusched stats --json} prints them
+     * @param zone the time zone the text shows times in (the client's), an id such as {@code Europe/Paris},
+     *     at most {@link #MAX_ZONE_CHARS} characters; empty: the daemon's
+     */
+    record Stats(OptionalInt sinceSeconds, Optional<String> user, java.util.OptionalDouble tolerance, boolean json,
+                 Optional<String> zone) implements Request {
+        /** The longest {@code since_s}: 3650 days, {@code --since}'s bound. */
+        public static final int MAX_SINCE_SECONDS = 3650 * 86_400;
+        /** The longest {@code user}, as {@link Text}'s. */
+        public static final int MAX_USER_CHARS = 256;
+        /** The longest {@code zone}. */
+        public static final int MAX_ZONE_CHARS = 64;
+
+        /**
+         * Checks each field against its bound.
+         *
+         * @param sinceSeconds see {@link #sinceSeconds()}
+         * @param user see {@link #user()}
+         * @param tolerance see {@link #tolerance()}
+         * @param json see {@link #json()}
+         * @param zone see {@link #zone()}
+         * @throws IllegalArgumentException naming the field out of its bound
+         */
+        public Stats {
+            Objects.requireNonNull(sinceSeconds, "sinceSeconds");
+            Objects.requireNonNull(user, "user");
+            Objects.requireNonNull(tolerance, "tolerance");
+            Objects.requireNonNull(zone, "zone");
+            if (sinceSeconds.isPresent() && (sinceSeconds.getAsInt() < 1 || sinceSeconds.getAsInt() > MAX_SINCE_SECONDS)) {
+                throw new IllegalArgumentException("\"since_s\" must be 1 to " + MAX_SINCE_SECONDS + " seconds");
+            }
+            if (user.isPresent() && (user.get().isEmpty() || user.get().length() > MAX_USER_CHARS)) {
+                throw new IllegalArgumentException("\"user\" must be 1 to " + MAX_USER_CHARS + " characters");
+            }
+            if (tolerance.isPresent() && !(tolerance.getAsDouble() >= 0 && tolerance.getAsDouble() < 1)) {
+                throw new IllegalArgumentException("\"tolerance\" must be a share in [0, 1)");
+            }
+            if (zone.isPresent() && (zone.get().isEmpty() || zone.get().length() > MAX_ZONE_CHARS)) {
+                throw new IllegalArgumentException("\"zone\" must be 1 to " + MAX_ZONE_CHARS + " characters");
+            }
+        }
+
+        @Override
+        public String op() {
+            return "stats";
+        }
+    }
+
+    /**
      * {@code exited}: how a granted command ended, on the srun's connection.
      *
      * @param status its exit status, 0 to 255 (128 + N after signal N)

@@ -548,6 +548,44 @@ public final class GpuschedClient implements AutoCloseable {
         return new Job(head.list(), head.job(), command.toString());
     }
 
+    /**
+     * {@code gpusched stats}' output as the daemon printed it from its journal, for a caller who cannot
+     * read the journal: on a root daemon, only the caller's own jobs unless they are root or an admin.
+     *
+     * @param request the options
+     * @return what {@code gpusched stats} prints to its output, and what it warns of
+     * @throws ServiceException {@code forbidden} for another user's figures without being an admin;
+     *     {@code failed} while this user has another {@code stats} being answered; {@code not_served} from a
+     *     daemon that prints no stats; {@code unknown_op} from a daemon older than {@code stats}
+     */
+    public StatsText stats(Request.Stats request) {
+        Answer.Stats head = call(request, Expect.STATS, Answer.Stats.class);
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < head.parts(); i++) {
+            text.append(follow(Expect.PART, Answer.Part.class).part());
+        }
+        return new StatsText(text.toString(), head.warnings());
+    }
+
+    /**
+     * A {@code stats} answer read whole.
+     *
+     * @param text what {@code gpusched stats} prints to its output, every line ended
+     * @param warnings what it prints to its error output, one line each
+     */
+    public record StatsText(String text, List<String> warnings) {
+        /**
+         * Copies the warnings.
+         *
+         * @param text see {@link #text()}
+         * @param warnings see {@link #warnings()}
+         */
+        public StatsText {
+            java.util.Objects.requireNonNull(text, "text");
+            warnings = List.copyOf(warnings);
+        }
+    }
+
     /** A line that follows an answer (a streamed queue's rows, a command's part): it carries no {@code ok}. */
     private <A extends Answer> A follow(Expect expect, Class<A> type) {
         Optional<String> line;

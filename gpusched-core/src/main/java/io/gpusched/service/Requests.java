@@ -37,6 +37,13 @@ final class Requests {
     private final Optional<String> adminGroup;
     private final Optional<DashboardLinks> dashboard;
     private final Optional<QueuePrinter> printer;
+    /** Prints {@code stats}' figures for a client that cannot read the journal; empty: {@code not_served}. */
+    private final Optional<StatsPrinter> statsPrinter;
+    /**
+     * The users with a {@code stats} request taken and not yet answered: one at a time each (a second is
+     * refused at once), so a user flooding stats requests holds one place in the stats thread's line.
+     */
+    private final java.util.Set<String> stating = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** The bytes of text answers held until written, for every connection of this service. */
     private final TextBudget texts = new TextBudget();
     /**
@@ -75,6 +82,13 @@ final class Requests {
     /** As the other, with how long a submission may wait for the loop to take it before it is taken back. */
     Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup, Optional<DashboardLinks> dashboard,
              Optional<QueuePrinter> printer, java.time.Duration takeWithin) {
+        this(scheduler, shared, adminGroup, dashboard, printer, Optional.empty(), takeWithin);
+    }
+
+    /** As the other, printing {@code stats}' figures with {@code statsPrinter}. */
+    Requests(Scheduler scheduler, boolean shared, Optional<String> adminGroup, Optional<DashboardLinks> dashboard,
+             Optional<QueuePrinter> printer, Optional<StatsPrinter> statsPrinter, java.time.Duration takeWithin) {
+        this.statsPrinter = statsPrinter;
         this.takeWithin = takeWithin;
         this.deadlines = new TakeDeadlines(takeWithin);
         this.scheduler = scheduler;
@@ -138,6 +152,8 @@ final class Requests {
             return java.util.List.of(dashboard(peer));
         } else if (req instanceof Request.Drain) {
             return java.util.List.of(drain(peer));
+        } else if (req instanceof Request.Stats st) {
+            return stats(st, peer);
         } else if (req instanceof Request.Exited) {
             // Said outside an srun's session, where it means nothing: as before typed requests, unknown.
             throw UnreadableRequest.unknownOp(req.op());
@@ -514,6 +530,87 @@ final class Requests {
         } catch (IOException e) {
             return java.nio.file.attribute.FileTime.fromMillis(0);
         }
+    }
+
+    /**
+     * Takes a {@code stats} request of {@code peer}'s for answering: false when they have one taken and
+     * not yet answered (one at a time per user); then {@link #statsRefused} is the answer. Each {@code true}
+     * must be followed by {@link #statsDone}.
+     */
+    boolean takeStats(String peer) {
+        return stating.add(peer);
+    }
+
+    /** The user's {@code stats} request taken by {@link #takeStats} is answered. */
+    void statsDone(String peer) {
+        stating.remove(peer);
+    }
+
+    /** @return whether {@code user} has a {@code stats} request taken and not yet answered (tests) */
+    boolean stating(String user) {
+        return stating.contains(user);
+    }
+
+    /** The answer to a {@code stats} request of a user who has one being answered. */
+    static String statsRefused(String peer) {
+        return error("failed", "one stats request at a time per user: " + peer + " has one being answered; send the"
+                + " next once its answer came");
+    }
+
+    /**
+     * {@code gpusched stats}' figures from the journal, printed by the {@link StatsPrinter}: read here (the
+     * stats thread, never the scheduler's loop), narrowed to what the caller may see. On a daemon serving
+     * every user, root and admins see any user's or everyone's; anyone else their own jobs alone
+     * ({@link io.gpusched.stats.JournalStats#computeOwn}: even the GPUs listed and the period's start come
+     * from their jobs), and asking for another user's is {@code forbidden}, in cancel's words.
+     */
+    private java.util.List<String> stats(Request.Stats req, String peer) {
+        if (statsPrinter.isEmpty()) {
+            return java.util.List.of(error("not_served", "this gpusched prints no stats over its socket; run gpusched"
+                    + " stats --log-dir DIR as a user who may read its journal"));
+        }
+        boolean everyone = mayActOnEveryJob(peer);
+        if (!everyone && req.user().isPresent() && !req.user().get().equals(peer)) {
+            String u = quoted(req.user().get());
+            throw new Forbidden("only " + u + " or " + admins() + " may see " + u + "'s stats");
+        }
+        Path journal = scheduler.logDir().resolve("journal.jsonl");
+        io.gpusched.journal.JournalEntries entries;
+        try {
+            entries = io.gpusched.journal.JournalEntries.read(journal);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return java.util.List.of(error("failed", "this gpusched has no journal yet (" + journal + ")"));
+        } catch (IOException e) {
+            return java.util.List.of(error("failed", "cannot read " + journal + ": " + e.getMessage()));
+        }
+        long now = System.currentTimeMillis();
+        java.util.OptionalLong from = req.sinceSeconds().isPresent()
+                ? java.util.OptionalLong.of(now - req.sinceSeconds().getAsInt() * 1000L) : java.util.OptionalLong.empty();
+        double tolerance = req.tolerance().orElse(io.gpusched.options.SchedulerOptions.defaults().tolerance());
+        // Jobs-file lines have no owner in the journal: they are the daemon's user's, who wrote it.
+        io.gpusched.stats.StatsQuery query = new io.gpusched.stats.StatsQuery(from, now, req.user(), tolerance,
+                System.getProperty("user.name", "?"));
+        io.gpusched.stats.Stats stats = everyone ? io.gpusched.stats.JournalStats.compute(entries.entries(), query)
+                : io.gpusched.stats.JournalStats.computeOwn(entries.entries(), query.forUser(peer));
+        String text;
+        try {
+            text = statsPrinter.get().print(stats, journal, entries.warnings(), req);
+        } catch (IllegalArgumentException e) {
+            return java.util.List.of(error("bad_request", "stats: " + e.getMessage()));
+        }
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        lines.add(null);
+        int at = 0;
+        while (at < text.length()) {
+            int end = Math.min(text.length(), at + ProtocolCodec.COMMAND_PART_CHARS);
+            if (end < text.length() && Character.isHighSurrogate(text.charAt(end - 1))) {
+                end--; // a pair stays in one part
+            }
+            lines.add(CODEC.encode(new Answer.Part(text.substring(at, end))));
+            at = end;
+        }
+        lines.set(0, CODEC.encode(new Answer.Stats(lines.size() - 1, entries.warnings())));
+        return lines;
     }
 
     /** Start nothing more, and end once the running jobs have: the whole service's, so an admin's. */

@@ -160,6 +160,12 @@ public final class ServiceServer implements AutoCloseable {
     /** Where the queue's text is rendered: threads of its own, one render at a time per user. */
     private final Renders renders = new Renders(named("gpusched-render"));
     private final ExecutorService workers = Executors.newFixedThreadPool(WORKERS, named("gpusched-request"));
+    /**
+     * Where {@code stats} is answered: one thread of its own, so the journal is read one request at a time
+     * in all (each holds the journal's entries while it counts), never on the loop, the answerers or the
+     * workers; a user has one request taken at a time ({@link Requests#takeStats}), a second is refused.
+     */
+    private final ExecutorService statsThread = Executors.newSingleThreadExecutor(named("gpusched-stats"));
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(named("gpusched-srun-timer"));
     /** Work other threads hand the selector thread: queue an answer, end a connection. */
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
@@ -181,13 +187,14 @@ public final class ServiceServer implements AutoCloseable {
 
     private ServiceServer(Scheduler scheduler, Path socket, ServerSocketChannel server, boolean shared,
                           Optional<String> adminGroup, Optional<DashboardLinks> dashboard, Limits limits,
-                          Optional<QueuePrinter> printer) throws IOException {
+                          Optional<QueuePrinter> printer, Optional<StatsPrinter> statsPrinter) throws IOException {
         this.socket = socket;
         this.server = server;
         this.user = System.getProperty("user.name", "?");
         this.shared = shared;
         this.limits = limits;
-        this.requests = new Requests(scheduler, shared, adminGroup, dashboard, printer);
+        this.requests = new Requests(scheduler, shared, adminGroup, dashboard, printer, statsPrinter,
+                Requests.TAKE_WITHIN);
         this.scheduler = scheduler;
         this.selector = Selector.open();
         server.configureBlocking(false);
@@ -302,6 +309,27 @@ public final class ServiceServer implements AutoCloseable {
      */
     public static ServiceServer start(Scheduler scheduler, Path socket, Access access, Optional<String> adminGroup,
                                       Optional<DashboardLinks> dashboard, Limits limits, Optional<QueuePrinter> printer) {
+        return start(scheduler, socket, access, adminGroup, dashboard, limits, printer, Optional.empty());
+    }
+
+    /**
+     * As {@link #start(Scheduler, Path, Access, Optional, Optional, Limits, Optional)}, answering {@code stats}
+     * ({@code PROTOCOL.md}) with figures printed by {@code statsPrinter}.
+     *
+     * @param scheduler the scheduler to serve
+     * @param socket where to listen
+     * @param access who may use it
+     * @param adminGroup with {@code EVERY_USER}: members act on every job and pause GPUs, as root does
+     * @param dashboard each user's dashboard URL; empty when none runs
+     * @param limits how many connections, and how long one may stay idle
+     * @param printer renders the queue as the asking client prints it; empty: such a client gets rows
+     * @param statsPrinter prints {@code gpusched stats}' figures; empty: {@code stats} is {@code not_served}
+     * @return the running service
+     * @throws ServiceException as {@link #start(Scheduler, Path, Access, Optional)}
+     */
+    public static ServiceServer start(Scheduler scheduler, Path socket, Access access, Optional<String> adminGroup,
+                                      Optional<DashboardLinks> dashboard, Limits limits, Optional<QueuePrinter> printer,
+                                      Optional<StatsPrinter> statsPrinter) {
         Path abs = socket.toAbsolutePath();
         boolean shared = access == Access.EVERY_USER;
         if (shared && !"root".equals(System.getProperty("user.name"))) {
@@ -321,7 +349,8 @@ public final class ServiceServer implements AutoCloseable {
             // A deep backlog: a burst of clients waits in the kernel while the selector thread admits them.
             ch.bind(UnixDomainSocketAddress.of(abs), 4096);
             Files.setPosixFilePermissions(abs, PosixFilePermissions.fromString(shared ? "rw-rw-rw-" : "rw-------"));
-            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup, dashboard, limits, printer);
+            ServiceServer s = new ServiceServer(scheduler, abs, ch, shared, adminGroup, dashboard, limits, printer,
+                    statsPrinter);
             s.loop.start();
             return s;
         } catch (IOException e) {
@@ -735,6 +764,19 @@ public final class ServiceServer implements AutoCloseable {
                     }
                 });
             }
+        } else if (req instanceof io.gpusched.protocol.Request.Stats) {
+            if (!requests.takeStats(c.peer)) {
+                reply(c, CompletableFuture.completedFuture(List.of(Requests.statsRefused(c.peer))));
+            } else if (!execute(statsThread, () -> {
+                try {
+                    reply(c, () -> requests.answer(req, c.peer));
+                } finally {
+                    requests.statsDone(c.peer);
+                }
+            })) {
+                requests.statsDone(c.peer);
+                post(() -> close(c));
+            }
         } else if (Requests.immediate(req)) {
             reply(c, () -> requests.answer(req, c.peer));
         } else if (!execute(workers, () -> reply(c, () -> requests.answer(req, c.peer)))) {
@@ -1084,6 +1126,7 @@ public final class ServiceServer implements AutoCloseable {
         answerers.shutdownNow();
         renders.shutdownNow();
         workers.shutdownNow();
+        statsThread.shutdownNow();
         timer.shutdownNow();
         try {
             Files.deleteIfExists(socket);

@@ -39,14 +39,38 @@ public final class JournalStats {
      * @return the figures, in all and per owner, and the chart's bars
      */
     public static Stats compute(List<JournalEntry> entries, StatsQuery query) {
+        return compute(entries, query, false);
+    }
+
+    /**
+     * As {@link #compute}, for a caller who may see only the query's user's jobs ({@code stats} over a root
+     * daemon's socket): besides the figures, what {@link #compute} takes from every job is taken from theirs
+     * alone, so nothing in the result tells of another user's jobs: the GPUs listed (and so the utilisation
+     * and per-GPU lanes) are those their runs used, and without a start the period runs from their jobs'
+     * earliest time, not the journal's.
+     *
+     * @param entries a journal's lines, in file order
+     * @param query the period, the user (required) and the tolerance
+     * @return the figures of that user's jobs alone
+     * @throws IllegalArgumentException when the query names no user
+     */
+    public static Stats computeOwn(List<JournalEntry> entries, StatsQuery query) {
+        if (query.user().isEmpty()) {
+            throw new IllegalArgumentException("computeOwn needs a user");
+        }
+        return compute(entries, query, true);
+    }
+
+    private static Stats compute(List<JournalEntry> entries, StatsQuery query, boolean own) {
         History history = History.of(entries, query.fileJobsOwner());
         long to = query.toMillis();
-        // A journal whose first time is after the end (a clock set back) has an empty period, not a negative one.
-        long from = Math.min(to, query.fromMillis().orElse(history.firstMillis.orElse(to)));
-        Period period = new Period(from, to, query.fromMillis().isPresent());
-        List<Integer> gpus = gpus(history);
         Predicate<History.Job> chosen = query.user().<Predicate<History.Job>>map(u -> j -> j.owner.equals(u))
                 .orElse(j -> true);
+        OptionalLong first = own ? firstMillis(history, chosen) : history.firstMillis;
+        // A journal whose first time is after the end (a clock set back) has an empty period, not a negative one.
+        long from = Math.min(to, query.fromMillis().orElse(first.orElse(to)));
+        Period period = new Period(from, to, query.fromMillis().isPresent());
+        List<Integer> gpus = own ? gpus(history, chosen) : gpus(history, j -> true);
         Figures total = figures(history, period, gpus, chosen, query.tolerance());
         List<Stats.UserFigures> users = new ArrayList<>();
         TreeSet<String> owners = new TreeSet<>();
@@ -71,10 +95,27 @@ public final class JournalStats {
         }
     }
 
-    private static List<Integer> gpus(History history) {
+    private static List<Integer> gpus(History history, Predicate<History.Job> chosen) {
         TreeSet<Integer> gpus = new TreeSet<>();
-        history.jobs.forEach(j -> j.runs.forEach(r -> gpus.addAll(r.gpus)));
+        history.jobs.stream().filter(chosen).forEach(j -> j.runs.forEach(r -> gpus.addAll(r.gpus)));
         return List.copyOf(gpus);
+    }
+
+    /** The earliest time the chosen jobs' lines carry: queued, started, ended. */
+    private static OptionalLong firstMillis(History history, Predicate<History.Job> chosen) {
+        long first = Long.MAX_VALUE;
+        for (History.Job j : history.jobs) {
+            if (!chosen.test(j)) {
+                continue;
+            }
+            first = Math.min(first, j.queuedMillis.orElse(Long.MAX_VALUE));
+            first = Math.min(first, j.endedMillis.orElse(Long.MAX_VALUE));
+            for (History.Run r : j.runs) {
+                first = Math.min(first, r.startMillis.orElse(Long.MAX_VALUE));
+                first = Math.min(first, r.endMillis.orElse(Long.MAX_VALUE));
+            }
+        }
+        return first == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(first);
     }
 
     private static Figures figures(History history, Period period, List<Integer> gpus, Predicate<History.Job> chosen,

@@ -78,7 +78,11 @@ class ProtocolGoldenLinesTest {
             new Sent("{\"v\":1,\"op\":\"job\",\"no\":7}", new Request.Job(7)),
             new Sent("{\"v\":1,\"op\":\"srun\",\"line\":\"[vram=20G] python train.py\",\"cwd\":\"/home/ada/exp\"}",
                     new Request.Srun("[vram=20G] python train.py", "/home/ada/exp")),
-            new Sent("{\"v\":1,\"op\":\"exited\",\"status\":0}", new Request.Exited(0)));
+            new Sent("{\"v\":1,\"op\":\"exited\",\"status\":0}", new Request.Exited(0)),
+            new Sent("{\"v\":1,\"op\":\"stats\",\"since_s\":604800,\"zone\":\"UTC\"}", new Request.Stats(OptionalInt.of(604_800),
+                    Optional.empty(), java.util.OptionalDouble.empty(), false, Optional.of("UTC"))),
+            new Sent("{\"v\":1,\"op\":\"stats\",\"user\":\"alice\"}", new Request.Stats(OptionalInt.empty(),
+                    Optional.of("alice"), java.util.OptionalDouble.empty(), false, Optional.empty())));
 
     private static ListText t(String s) {
         return ListText.whole(s);
@@ -160,6 +164,14 @@ class ProtocolGoldenLinesTest {
                     + "\"cause\":null,\"owner\":\"ada\",\"learned\":null,\"declaration\":\"within\"}]}",
                     new Answer.Rows(BoardList.DONE, List.copyOf(BOARD.done())), Expect.ROWS),
             new Written("{\"v\":1,\"part\":\"echo 7 xxxxxxxx...\"}", new Answer.Part("echo 7 xxxxxxxx..."), Expect.PART),
+            new Written("{\"v\":1,\"ok\":true,\"parts\":1,\"warnings\":[]}", new Answer.Stats(1, List.of()), Expect.STATS),
+            new Written("{\"v\":1,\"part\":\"period        2026-02-23 13:00:00 to 2026-03-02 13:00:00 UTC (7d00h)\\nusers         bob"
+                    + "\\njobs          3: 1 ok, 1 failed, 1 cancelled\\n...\"}", new Answer.Part("period        2026-02-23 13:00:00 to"
+                    + " 2026-03-02 13:00:00 UTC (7d00h)\nusers         bob\njobs          3: 1 ok, 1 failed, 1 cancelled\n..."),
+                    Expect.PART),
+            new Written("{\"v\":1,\"ok\":false,\"error\":{\"code\":\"forbidden\",\"message\":\"only alice or an admin (root,"
+                    + " group lab) may see alice's stats\"}}", new Answer.Failure("forbidden",
+                    "only alice or an admin (root, group lab) may see alice's stats"), Expect.STATS),
             new Written("{\"v\":1,\"ok\":true,\"event\":\"queued\",\"no\":7}", new Answer.Queued(7), Expect.SRUN_EVENT),
             new Written("{\"v\":1,\"ok\":true,\"event\":\"waiting\",\"no\":7,\"position\":2,\"of\":3,"
                     + "\"reason\":\"needs 1 GPU with ≥ 20992 MiB headroom; ...\"}",
@@ -198,7 +210,7 @@ class ProtocolGoldenLinesTest {
         for (String line : examples) {
             assertTrue(golden.contains(line), "PROTOCOL.md's example is not pinned here: " + line);
         }
-        assertEquals(42, golden.size(), "the golden lines");
+        assertEquals(47, golden.size(), "the golden lines");
     }
 
     @Test
