@@ -223,7 +223,7 @@ public final class Cli {
                             runService.set(Optional.of(ServiceServer.start(built[0],
                                     args.logDir().resolve(ClientCommand.RUN_SOCKET), ServiceServer.Access.OWNER_ONLY,
                                     Optional.empty(), links(dashboard.get()), ServiceServer.Limits.DEFAULTS,
-                                    Optional.of(new ServedQueueText()))));
+                                    Optional.of(new ServedQueueText()), Optional.of(new ServedStats()))));
                         } catch (GpuschedException x) {
                             log.println("gpusched: the client verbs cannot reach this run: " + x.getMessage());
                         }
@@ -305,7 +305,7 @@ public final class Cli {
         boolean root = "root".equals(System.getProperty("user.name"));
         try (ServiceServer service = ServiceServer.start(scheduler, socket,
                 root ? ServiceServer.Access.EVERY_USER : ServiceServer.Access.OWNER_ONLY, args.adminGroup(), links,
-                args.limits(), Optional.of(new ServedQueueText()))) {
+                args.limits(), Optional.of(new ServedQueueText()), Optional.of(new ServedStats()))) {
             fileLimitWarning(args.limits()).ifPresent(log::println);
             // The version first: after an upgrade, the log says which one took the jobs up.
             log.println("gpusched " + version() + " serving " + (root ? "every user (jobs run as their submitters)"

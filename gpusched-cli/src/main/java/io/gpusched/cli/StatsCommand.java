@@ -16,7 +16,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.time.ZoneId;
+import io.gpusched.protocol.Request;
+import io.gpusched.service.GpuschedClient;
+import io.gpusched.service.ServiceException;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.function.Function;
 
@@ -45,7 +50,12 @@ final class StatsCommand {
         s.addOption(ClientOptions.flag(new String[] {"--json"}, "print the same as one JSON object (durations in seconds,"
                 + " shares in [0, 1])"));
         s.addOption(ClientOptions.valued(new String[] {"--plot"}, "FILE.svg", "also write GPU memory over the period as an"
-                + " SVG chart: a lane per GPU, a bar per job run as high as its peak (or declaration), coloured by owner"));
+                + " SVG chart: a lane per GPU, a bar per job run as high as its peak (or declaration), coloured by owner"
+                + " (not over the socket)"));
+        s.addOption(ClientOptions.valued(new String[] {"--socket"}, "PATH", "ask the daemon at PATH instead of reading"
+                + " the journal (also used when the journal is not readable: a root daemon's; then only your own jobs"
+                + " unless you are an admin) [GPUSCHED_SOCKET, else /run/gpusched/gpusched.sock when there, else this"
+                + " user's]"));
         return s;
     }
 
@@ -74,7 +84,7 @@ final class StatsCommand {
 
     /** The parsed command line. */
     private record Args(Path logDir, Optional<Duration> since, Optional<String> user, double tolerance, boolean json,
-                        Optional<Path> plot) {
+                        Optional<Path> plot, Optional<Path> socket, boolean toleranceGiven) {
     }
 
     int run(String... argv) {
@@ -91,6 +101,9 @@ final class StatsCommand {
             return Cli.USAGE;
         }
         Path journal = a.logDir().resolve("journal.jsonl");
+        if (a.socket().isPresent()) {
+            return served(a, a.socket().get(), Optional.empty());
+        }
         if (!Files.isDirectory(a.logDir())) {
             err.println("gpusched stats: " + (Files.exists(a.logDir()) ? a.logDir() + " is not a directory"
                     : "no log directory " + a.logDir()) + "; give the scheduler's with --log-dir DIR");
@@ -104,9 +117,14 @@ final class StatsCommand {
                     + " run there); give the scheduler's log directory with --log-dir DIR");
             return 1;
         } catch (AccessDeniedException e) {
-            err.println("gpusched stats: cannot read " + journal + ": permission denied; run as a user who may read it"
-                    + " (its owner, or root)");
-            return 1;
+            if (a.plot().isPresent()) {
+                err.println("gpusched stats: cannot read " + journal + ": permission denied, and --plot is not served"
+                        + " by the daemon (it writes no file a user names); leave out --plot to ask the daemon, or run as"
+                        + " a user who may read the journal (its owner, or root)");
+                return 1;
+            }
+            // A root daemon's journal (0600): the daemon reads it and answers with what this user may see.
+            return served(a, GpuschedClient.defaultSocket(), Optional.of(journal));
         } catch (IOException e) {
             err.println("gpusched stats: cannot read " + journal + ": " + e.getMessage() + "; check the file, or give"
                     + " another log directory with --log-dir DIR");
@@ -139,6 +157,35 @@ final class StatsCommand {
         return 0;
     }
 
+    /**
+     * The figures as the daemon at {@code socket} prints them from its journal: on a root daemon, only this
+     * user's jobs unless they are root or an admin (who may ask for any {@code --user}, or everyone).
+     */
+    private int served(Args a, Path socket, Optional<Path> unreadable) {
+        Optional<String> user = a.user().map(u -> u.equals("me") ? System.getProperty("user.name", "?") : u);
+        Request.Stats req = new Request.Stats(a.since().map(d -> OptionalInt.of((int) Math.max(1, d.toSeconds())))
+                .orElse(OptionalInt.empty()), user, a.toleranceGiven() ? OptionalDouble.of(a.tolerance())
+                : OptionalDouble.empty(), a.json(), Optional.of(zone.getId()));
+        GpuschedClient.StatsText answer;
+        try (GpuschedClient c = GpuschedClient.connect(socket)) {
+            answer = c.stats(req);
+        } catch (ServiceException e) {
+            if (unreadable.isPresent() && (e.code().equals("unreachable") || e.code().equals("untrusted"))) {
+                err.println("gpusched stats: cannot read " + unreadable.get() + ": permission denied, and no gpusched daemon"
+                        + " answers at " + socket + " to read it for you; run as a user who may read it (its owner, or"
+                        + " root), or name the daemon's socket with --socket PATH");
+                return 1;
+            }
+            err.println("gpusched stats: " + (e.code().equals("unknown_op")
+                    ? "the daemon at " + socket + " is older than stats over its socket; ask an admin for the figures,"
+                    + " or to upgrade it" : e.getMessage()));
+            return 1;
+        }
+        answer.warnings().forEach(w -> err.println("gpusched stats: warning: " + w));
+        (a.json() ? out : LocaleText.of(out)).print(answer.text());
+        return 0;
+    }
+
     /** @return the arguments; empty for {@code --help} */
     private static Optional<Args> parse(String... argv) {
         picocli.CommandLine.ParseResult r = ClientOptions.parse(spec(), "stats", java.util.List.of(argv), false);
@@ -161,7 +208,14 @@ final class StatsCommand {
                 : SchedulerOptions.defaults().tolerance();
         Optional<Path> plot = r.hasMatchedOption("--plot")
                 ? Optional.of(Path.of(nonEmpty("--plot", r.matchedOptionValue("--plot", "")))) : Optional.empty();
-        return Optional.of(new Args(logDir, since, user, tolerance, r.matchedOptionValue("--json", false), plot));
+        Optional<Path> socket = r.hasMatchedOption("--socket")
+                ? Optional.of(Path.of(nonEmpty("--socket", r.matchedOptionValue("--socket", "")))) : Optional.empty();
+        if (socket.isPresent() && plot.isPresent()) {
+            throw new UsageException("--plot is not served over the daemon's socket (the daemon writes no file a user"
+                    + " names); leave out --plot, or read the journal with --log-dir DIR as a user who may");
+        }
+        return Optional.of(new Args(logDir, since, user, tolerance, r.matchedOptionValue("--json", false), plot, socket,
+                r.hasMatchedOption("--tolerance")));
     }
 
     private static String nonEmpty(String option, String v) {

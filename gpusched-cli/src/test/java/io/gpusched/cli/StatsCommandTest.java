@@ -72,10 +72,14 @@ class StatsCommandTest {
         Path journal = Files.writeString(logs.resolve("journal.jsonl"), "");
         Files.setPosixFilePermissions(journal, PosixFilePermissions.fromString("---------"));
         assumeFalse(Files.isReadable(journal), "root reads everything");
+        // Not readable, so the daemon is asked instead (docs/stats.md); none answers here.
+        Path socket = io.gpusched.service.GpuschedClient.defaultSocket();
+        assumeFalse(Files.exists(socket), "a daemon may answer at " + socket);
         Run r = cli("stats", "--log-dir", logs.toString());
         assertEquals(1, r.code);
-        oneLine(r, "gpusched stats: cannot read " + journal + ": permission denied; run as a user who may read it (its"
-                + " owner, or root)");
+        oneLine(r, "gpusched stats: cannot read " + journal + ": permission denied, and no gpusched daemon answers at "
+                + socket + " to read it for you; run as a user who may read it (its owner, or root), or name the"
+                + " daemon's socket with --socket PATH");
     }
 
     @Test

@@ -165,9 +165,9 @@ class ProtocolGoldenLinesTest {
                     new Answer.Rows(BoardList.DONE, List.copyOf(BOARD.done())), Expect.ROWS),
             new Written("{\"v\":1,\"part\":\"echo 7 xxxxxxxx...\"}", new Answer.Part("echo 7 xxxxxxxx..."), Expect.PART),
             new Written("{\"v\":1,\"ok\":true,\"parts\":1,\"warnings\":[]}", new Answer.Stats(1, List.of()), Expect.STATS),
-            new Written("{\"v\":1,\"part\":\"period        2026-02-23 13:00:00 to 2026-03-02 13:00:00 UTC (7d00h)\\nusers         bob"
+            new Written("{\"v\":1,\"part\":\"period        2026-02-23 13:00:00 to 2026-03-02 13:00:00 UTC (7d00h)\\nusers         only bob"
                     + "\\njobs          3: 1 ok, 1 failed, 1 cancelled\\n...\"}", new Answer.Part("period        2026-02-23 13:00:00 to"
-                    + " 2026-03-02 13:00:00 UTC (7d00h)\nusers         bob\njobs          3: 1 ok, 1 failed, 1 cancelled\n..."),
+                    + " 2026-03-02 13:00:00 UTC (7d00h)\nusers         only bob\njobs          3: 1 ok, 1 failed, 1 cancelled\n..."),
                     Expect.PART),
             new Written("{\"v\":1,\"ok\":false,\"error\":{\"code\":\"forbidden\",\"message\":\"only alice or an admin (root,"
                     + " group lab) may see alice's stats\"}}", new Answer.Failure("forbidden",
