@@ -29,6 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 class StatsOverTheSocketTest {
     private static final String ALICE = "gs-st-alice";
     private static final String BOB = "gs-st-bob";
+    /** A member of the daemon's --admin-group: her own group, which useradd --user-group made. */
+    private static final String CAROL = "gs-st-carol";
     /** What alice's jobs run: nobody else may read it in any figure. */
     private static final String SECRET = "secret-alpha";
 
@@ -37,7 +39,7 @@ class StatsOverTheSocketTest {
     private Process daemon;
 
     @RegisterExtension
-    static final UnixUsers.ForClass USERS = UnixUsers.ForClass.created(ALICE, BOB);
+    static final UnixUsers.ForClass USERS = UnixUsers.ForClass.created(ALICE, BOB, CAROL);
 
     @AfterEach
     void stop() {
@@ -59,7 +61,7 @@ class StatsOverTheSocketTest {
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         daemon = new ProcessBuilder(ServeDaemon.java(), "-cp", System.getProperty("java.class.path"), Main.class.getName(),
                 "serve", "--sim", "1", "--poll", "0.1", "--kill-grace", "1", "--socket", socket().toString(),
-                "--log-dir", logs().toString())
+                "--log-dir", logs().toString(), "--admin-group", CAROL)
                 .redirectErrorStream(true).redirectOutput(dir.resolve("daemon.log").toFile()).start();
         for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
              ServeDaemon.cli("queue", "--socket", socket().toString()).code() != 0; Thread.sleep(50)) {
@@ -117,7 +119,8 @@ class StatsOverTheSocketTest {
         assertFalse(json.out().contains(ALICE) || json.out().contains(SECRET), json.out());
         assertTrue(json.out().contains("\"user\":\"" + BOB + "\"") && json.out().contains("\"total\":{\"jobs\":1,"), json.out());
 
-        String refused = "gpusched stats: only " + ALICE + " or an admin (root) may see " + ALICE + "'s stats\n";
+        String refused = "gpusched stats: only " + ALICE + " or an admin (root, group " + CAROL + ") may see " + ALICE
+                + "'s stats\n";
         assertEquals(new Result(1, "", refused), cliAs(BOB, cp, bobHome, "stats", "--user", ALICE, "--socket", s));
         assertEquals(new Result(1, "", refused), cliAs(BOB, cp, bobHome, "stats", "--json", "--user", ALICE, "--log-dir",
                 logs().toString()));
@@ -126,7 +129,14 @@ class StatsOverTheSocketTest {
         assertTrue(plot.err().contains("--plot is not served by the daemon"), plot.toString());
         assertFalse(Files.exists(bobHome.resolve("p.svg")) || Files.exists(logs().resolve("p.svg")));
 
-        // Root is an admin: both users, or the one asked for.
+        // An admin (root, or a member of --admin-group) sees both users, or the one asked for.
+        Result carol = cliAs(CAROL, cp, dir, "stats", "--log-dir", logs().toString());
+        assertEquals(0, carol.code(), carol.toString());
+        assertTrue(carol.out().contains("jobs          3: 3 ok\n") && carol.out().contains("\n" + ALICE + " ")
+                && carol.out().contains("\n" + BOB + " "), carol.out());
+        Result carolAlice = cliAs(CAROL, cp, dir, "stats", "--socket", s, "--user", ALICE);
+        assertTrue(carolAlice.code() == 0 && carolAlice.out().contains("jobs          2: 2 ok\n")
+                && !carolAlice.out().contains(BOB), carolAlice.toString());
         ServeDaemon.Result root = ServeDaemon.cli("stats", "--socket", s);
         assertEquals(0, root.code(), root.toString());
         assertTrue(root.out().contains("jobs          3: 3 ok\n") && root.out().contains("\n" + ALICE + " ")
