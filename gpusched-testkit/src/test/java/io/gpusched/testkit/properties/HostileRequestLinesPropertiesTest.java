@@ -152,6 +152,12 @@ class HostileRequestLinesPropertiesTest {
             assertTrue(t.format().map(String::length).orElse(0) <= Request.Text.MAX_FORMAT_CHARS, r.toString());
             assertTrue(t.width().orElse(1) >= 1 && t.width().orElse(1) <= Request.Text.MAX_WIDTH, r.toString());
             assertTrue(t.user().map(u -> !u.isEmpty() && u.length() <= Request.Text.MAX_USER_CHARS).orElse(true));
+        } else if (r instanceof Request.Stats st) {
+            assertTrue(st.sinceSeconds().orElse(1) >= 1 && st.sinceSeconds().orElse(1) <= Request.Stats.MAX_SINCE_SECONDS,
+                    r.toString());
+            assertTrue(st.tolerance().orElse(0) >= 0 && st.tolerance().orElse(0) < 1, r.toString());
+            assertTrue(st.user().map(u -> !u.isEmpty() && u.length() <= Request.Stats.MAX_USER_CHARS).orElse(true));
+            assertTrue(st.zone().map(z -> !z.isEmpty() && z.length() <= Request.Stats.MAX_ZONE_CHARS).orElse(true));
         }
         // hello, preview, cancel of a user, drain, dashboard, exited (its status is checked where an srun's
         // session takes it): no number with a range here.
@@ -269,9 +275,10 @@ class HostileRequestLinesPropertiesTest {
     }
 
     private static final String[] OPS = {"hello", "submit", "preview", "queue", "job", "cancel", "pause", "resume",
-        "drain", "dashboard", "logs", "srun", "srun_attach", "exited"};
+        "drain", "dashboard", "logs", "srun", "srun_attach", "exited", "stats"};
     private static final String[] FIELDS = {"line", "cwd", "env", "output", "request_id", "umask", "no", "gpu", "user",
-        "token", "status", "stream", "text", "layout", "format", "width", "ascii", "all", "chunks"};
+        "token", "status", "stream", "text", "layout", "format", "width", "ascii", "all", "chunks",
+        "since_s", "tolerance", "json", "zone"};
 
     /** An object: {@code v} and {@code op} usually right, then the fields of some op, each of any type. */
     private static String object(RandomGenerator r, int size, StringBuilder how) {
