@@ -1,6 +1,7 @@
 package io.gpusched.stats;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.gpusched.journal.JournalEntry;
 import io.gpusched.journal.JournalEvent;
@@ -62,6 +63,28 @@ class JournalStatsTest {
         // b first started in the period, 100 minutes after it was seen; a before it.
         assertEquals(1, s.total().waits().count());
         assertEquals(OptionalLong.of(100 * MIN), s.total().waits().maxMillis());
+    }
+
+    @Test
+    void computeOwn_tellsNothingOfAnotherUsersJobs_notTheGpusTheyUsedNorWhenTheJournalBegan() {
+        // alice: minutes 0-60 on gpu 1; bob: queued at 100, ran 110-130 on gpu 0.
+        at(0, submitted("s1", "alice", 0, 1000)).at(0, started("s1", 1000, 1)).at(60, done("s1", "ok", Map.of(1, 900L)));
+        at(100, submitted("s2", "bob", 100, 1000)).at(110, started("s2", 1000, 0)).at(130, done("s2", "ok", Map.of(0, 950L)));
+        StatsQuery bobs = new StatsQuery(OptionalLong.empty(), 140 * MIN, Optional.of("bob"), 0.1, "ada");
+        Stats own = JournalStats.computeOwn(journal, bobs);
+        assertEquals(List.of(0), own.gpus(), "alice's gpu 1 is not named to bob");
+        assertEquals(100 * MIN, own.fromMillis(), "his period starts at his own first time, not alice's");
+        assertEquals(List.of("bob"), own.users().stream().map(Stats.UserFigures::user).toList());
+        assertEquals(1, own.total().jobs());
+        assertEquals(0.5, own.total().utilisation().share(0), "20 of his period's 40 minutes");
+        own.bars().forEach(b -> assertEquals("bob", b.owner()));
+        // The same query through compute, as the journal's reader runs it: the journal's GPUs and start.
+        Stats read = JournalStats.compute(journal, bobs);
+        assertEquals(List.of(0, 1), read.gpus());
+        assertEquals(0, read.fromMillis());
+        assertEquals(1, read.total().jobs());
+        assertThrows(IllegalArgumentException.class, () -> JournalStats.computeOwn(journal, new StatsQuery(OptionalLong.empty(),
+                140 * MIN, Optional.empty(), 0.1, "ada")), "computeOwn needs whose jobs");
     }
 
     @Test
