@@ -50,13 +50,6 @@ public final class GpuReader {
         return last.map(GpuSnapshot::gpus).orElse(List.of());
     }
 
-    /** @return the GPU indices of the last snapshot; empty before the first */
-    public Set<Integer> indices() {
-        Set<Integer> out = new TreeSet<>();
-        last.ifPresent(s -> s.gpus().forEach(g -> out.add(g.index())));
-        return out;
-    }
-
     /** @return failed reads in a row, up to the last one */
     public int failures() {
         return failures;
