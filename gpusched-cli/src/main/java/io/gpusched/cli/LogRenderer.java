@@ -234,7 +234,8 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
                     ? "none was left running" : (keptRunning == 1 ? "the running one goes on" : "the running ones go on")
                     + ", for the next gpusched serve") + " (exit " + f.summary().exitCode() + ")";
         } else if (e instanceof SchedulerEvent.RunFinished f && drained) {
-            return "drained — " + jobsFinished(f.summary().results().size()) + " in this run; the queued ones run on the"
+            // Said of whatever is queued, without a count: submissions are still taken while it drains.
+            return "drained — " + jobsFinished(f.summary().results().size()) + " in this run; whatever is queued runs on the"
                     + " next start";
         } else if (e instanceof SchedulerEvent.RunFinished f) {
             return summary(f.summary());

@@ -221,7 +221,7 @@ class StopAndUpgradeEndToEndTest {
         String log = Files.readString(dir.resolve("daemon.log"));
         assertTrue(log.contains("draining (gpusched drain): no job starts from now on; this ends once the 1 running job ends"),
                 log);
-        assertTrue(log.contains("job 1 finished [OK]") && log.contains("drained — 1 job finished in this run"), log);
+        assertTrue(log.contains("job 1 finished [OK]") && log.contains("drained — 1 job finished in this run; whatever is queued runs on the next start"), log);
         assertFalse(log.contains("job 2 started"), log);
 
         serve(System.getProperty("java.class.path"), "next.log");
