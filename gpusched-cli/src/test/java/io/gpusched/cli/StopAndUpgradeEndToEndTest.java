@@ -299,11 +299,17 @@ class StopAndUpgradeEndToEndTest {
         assertEquals("cancelled", journal.of("s1", "stopping").get(0).field("reason").orElseThrow());
 
         // Before: the next daemon took the job up as an ordinary running job, which ran on for ever.
-        serve(System.getProperty("java.class.path"), "second.log", "--kill-grace", "4");
+        Path events = dir.resolve("second.events.jsonl");
+        serve(System.getProperty("java.class.path"), "second.log", "--kill-grace", "4", "--events", events.toString());
         awaitLog("second.log", "job 1 was being cancelled when the last scheduler ended: the stop goes on, SIGKILL in");
         awaitLog("second.log", "job 1 finished [CANCELLED]");
         long took = System.nanoTime() - cancelled;
         assertTrue(took >= TimeUnit.SECONDS.toNanos(4), "SIGKILL waited out the grace the cancel began: " + took / 1_000_000 + " ms");
+        // Before: a script following the second daemon's events saw job 1 end cancelled with no stop before it.
+        List<String> stopping = Files.readAllLines(events).stream().filter(l -> l.startsWith("{\"event\":\"job_stopping\""))
+                .toList();
+        assertEquals(1, stopping.size(), "once, for the stop taken up: " + stopping);
+        assertTrue(stopping.get(0).contains("\"no\":1,\"why\":\"cancelled\","), stopping.get(0));
         assertFalse(ProcSessions.anyAlive(List.of(session)), "the cancelled job is gone");
         JournalLines.Parsed after = JournalLines.read(dir.resolve("logs/journal.jsonl"));
         List<JournalLines.Line> done = after.of("s1", "done");

@@ -90,11 +90,16 @@ class RecoveryTest {
      * (seen, launching, started) and the run itself, still running in its wrapper.
      */
     private Process deadSchedulerLeftRunning(JobSpec job) throws Exception {
-        Process orphan = wrapped(job.command(), logs().resolve("runs/job001.run1.pid"),
-                logs().resolve("runs/job001.run1.exit"), token(1));
-        awaitFile(logs().resolve("runs/job001.run1.pid"));
-        deadSchedulerWrote(new JournalEvent.Seen(job.key(), 1, job.command()),
-                new JournalEvent.Launching(job.key(), 1, List.of(0)),
+        return deadSchedulerLeftRunning(job, 1);
+    }
+
+    /** As {@link #deadSchedulerLeftRunning(JobSpec)}, for job {@code no}, whose run is run {@code no}. */
+    private Process deadSchedulerLeftRunning(JobSpec job, int no) throws Exception {
+        String stem = String.format("runs/job%03d.run%d", no, no);
+        Process orphan = wrapped(job.command(), logs().resolve(stem + ".pid"), logs().resolve(stem + ".exit"), token(no));
+        awaitFile(logs().resolve(stem + ".pid"));
+        deadSchedulerWrote(new JournalEvent.Seen(job.key(), no, job.command()),
+                new JournalEvent.Launching(job.key(), no, List.of(0)),
                 new JournalEvent.Started(job.key(), orphan.pid(), List.of(0)));
         return orphan;
     }
@@ -405,24 +410,39 @@ class RecoveryTest {
         // It ignores SIGTERM: before, the next scheduler took it up as an ordinary run, which ran on.
         JobSpec job = JobSpec.parse("[vram=1G] trap '' TERM; sleep 30; echo ran >> " + dir.resolve("marker"));
         Process orphan = deadSchedulerLeftRunning(job);
+        // Taken up beside it, not being stopped: it ends once the cancelled run is gone, so both are followed together.
+        JobSpec beside = JobSpec.parse("[vram=1G] while kill -0 " + orphan.pid() + " 2>/dev/null; do sleep 0.05; done");
+        Process besideRun = deadSchedulerLeftRunning(beside, 2);
         long cancelledAt = System.nanoTime();
         deadSchedulerWrote(stopping(job, JournalEvent.Stopping.CANCELLED, cancelledAt));
 
-        RunSummary s = run(job);
+        RunSummary s = Scheduler.builder().backend(new StubBackend(1, 24000)).options(FAST).logDir(logs())
+                .jobs(List.of(job, beside)).listener(events::add).build().run();
 
         assertTrue(orphan.waitFor(5, TimeUnit.SECONDS), "the run was killed");
-        assertEquals(JobStatus.CANCELLED, s.results().get(0).status());
+        assertTrue(besideRun.waitFor(5, TimeUnit.SECONDS));
+        assertEquals(List.of(JobStatus.CANCELLED, JobStatus.OK), s.results().stream()
+                .sorted(java.util.Comparator.comparingInt(io.gpusched.model.JobResult::no)).map(io.gpusched.model.JobResult::status).toList());
         assertTrue(System.nanoTime() - cancelledAt >= FAST.killGrace().toNanos(), "SIGKILL waited for the grace");
         assertEquals(0, runs());
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted a && a.no() == 1));
+        assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.OrphanAdopted a && a.no() == 2), events.toString());
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w && w.message().startsWith(
                 "job 1 was being cancelled when the last scheduler ended: the stop goes on, SIGKILL in")), events.toString());
+        // Before: only the warning said it, and a script following the events saw job 1 end cancelled unstopped.
+        List<SchedulerEvent.JobStopping> stops = events.stream().filter(e -> e instanceof SchedulerEvent.JobStopping)
+                .map(e -> (SchedulerEvent.JobStopping) e).toList();
+        assertEquals(1, stops.size(), "once, for the stop taken up, none for the run beside it: " + events);
+        assertEquals(1, stops.get(0).no());
+        assertEquals(SchedulerEvent.StopReason.CANCELLED, stops.get(0).why());
+        assertEquals(Optional.empty(), stops.get(0).limit(), "it has no timeout=");
+        assertFalse(stops.get(0).maxJobTime());
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.KillEscalated k && k.no() == 1));
     }
 
     @Test
     void aJournaledStopWhoseTickerIsNotOfThisRun_isSentAgain_withAFreshGrace() throws Exception {
-        JobSpec job = JobSpec.parse("[vram=1G] sleep 30; echo ran >> " + dir.resolve("marker"));
+        JobSpec job = JobSpec.parse("[vram=1G timeout=1h] sleep 30; echo ran >> " + dir.resolve("marker"));
         Process orphan = deadSchedulerLeftRunning(job);
         // A ticker from before the run began: not a SIGTERM this run got (another origin, a hand-edited line).
         deadSchedulerWrote(stopping(job, JournalEvent.Stopping.TIMEOUT, 0));
@@ -434,6 +454,11 @@ class RecoveryTest {
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.Warning w && w.message().contains(
                 "was being timed out when the last scheduler ended: the stop goes on (SIGTERM sent again")), events.toString());
         assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.KillEscalated), "sleep ends at SIGTERM");
+        List<SchedulerEvent.JobStopping> stops = events.stream().filter(e -> e instanceof SchedulerEvent.JobStopping)
+                .map(e -> (SchedulerEvent.JobStopping) e).toList();
+        assertEquals(1, stops.size(), events.toString());
+        assertEquals(SchedulerEvent.StopReason.TIMEOUT, stops.get(0).why());
+        assertEquals(Optional.of(Duration.ofHours(1)), stops.get(0).limit(), "the limit the journal says it reached");
     }
 
     @Test

@@ -146,9 +146,7 @@ public final class Stops {
         rj.stopSentNanos = clock.nanos();
         durability.record(List.of(new JournalEvent.Stopping(rj.key(), journalReason(why), rj.overMaxJobTime,
                 OptionalLong.of(rj.stopSentNanos))));
-        Optional<Duration> reached = rj.overMaxJobTime ? maxJobTime.map(MaxJobTime::limit) : rj.spec.timeout();
-        reporter.emit(new SchedulerEvent.JobStopping(now, rj.no, why, rj.ran(rj.stopSentNanos), reached,
-                rj.overMaxJobTime));
+        reporter.emit(stoppingEvent(now, rj, why));
         if (rj.elsewhere.isPresent()) {
             rj.elsewhere.get().cancel(); // scancel for a Slurm job: it ends when the cluster says so
             return;
@@ -162,7 +160,8 @@ public final class Stops {
      * with SIGTERM's 143). Its grace counts from the journaled SIGTERM where the line's ticker is of this
      * boot and not before the run's start (by then it may be over: SIGKILL at the next check); otherwise
      * SIGTERM is sent again and the grace starts now. A run on a cluster is cancelled there again (its
-     * system ends it in its own time).
+     * system ends it in its own time). Said in a warning, and by the {@link SchedulerEvent.JobStopping} a
+     * fresh stop emits, once.
      *
      * @param rj a run just taken up, not yet stopping
      * @param line the stop its journal asked
@@ -181,11 +180,24 @@ public final class Stops {
                 + io.gpusched.jobs.Units.formatDuration(Duration.ofNanos(left)) + " if it has not ended"
                 : " (SIGTERM sent again; SIGKILL in " + io.gpusched.jobs.Units.formatDuration(options.killGrace())
                 + " if it has not ended)"));
+        // A script following this scheduler's events saw none of the dead one's: without this it would see
+        // the job end cancelled (or timed out, requeued) with no stop before it.
+        reporter.emit(stoppingEvent(clock.now(), rj, why));
         if (rj.elsewhere.isPresent()) {
             rj.elsewhere.get().cancel();
         } else if (!sent) {
             signals.terminate(rj.pid, rj.leaseEntry);
         }
+    }
+
+    /**
+     * What a stop tells the listeners, a fresh one ({@link #stop}) or one taken up ({@link #resume}) alike:
+     * how long the run had run when its SIGTERM went, and the limit it reached, the scheduler's where
+     * that was it (none where this scheduler has no {@code --max-job-time} to say).
+     */
+    private SchedulerEvent.JobStopping stoppingEvent(Instant at, RunningJob rj, StopReason why) {
+        Optional<Duration> reached = rj.overMaxJobTime ? maxJobTime.map(MaxJobTime::limit) : rj.spec.timeout();
+        return new SchedulerEvent.JobStopping(at, rj.no, why, rj.ran(rj.stopSentNanos), reached, rj.overMaxJobTime);
     }
 
     /**
