@@ -146,6 +146,11 @@ final class LogRenderer implements Consumer<SchedulerEvent> {
         } else if (e instanceof SchedulerEvent.JobInfeasible i) {
             return "WARN  job " + i.no() + " INFEASIBLE — " + i.reason() + "; marking failed: " + i.command();
         } else if (e instanceof SchedulerEvent.JobStopping s) {
+            if (s.resumed()) {
+                // Its warning ("was being cancelled when the last scheduler ended …") says it; "SIGTERM to its
+                // session" here would claim a signal this scheduler may not have sent.
+                return null;
+            }
             if (s.maxJobTime()) {
                 // The daemon's limit, not the job's: say which, so its user does not look for a timeout= they never wrote.
                 String over = "job " + s.no() + " over --max-job-time after " + seconds(s.elapsed()) + "s (limit "

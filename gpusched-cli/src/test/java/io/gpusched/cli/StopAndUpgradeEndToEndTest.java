@@ -310,6 +310,9 @@ class StopAndUpgradeEndToEndTest {
                 .toList();
         assertEquals(1, stopping.size(), "once, for the stop taken up: " + stopping);
         assertTrue(stopping.get(0).contains("\"no\":1,\"why\":\"cancelled\","), stopping.get(0));
+        assertTrue(stopping.get(0).endsWith(",\"resumed\":true}"), stopping.get(0));
+        assertFalse(Files.readString(dir.resolve("second.log")).contains("CANCELLED by user — SIGTERM"),
+                "the warning says the stop goes on; no second line claims a SIGTERM this daemon did not send");
         assertFalse(ProcSessions.anyAlive(List.of(session)), "the cancelled job is gone");
         JournalLines.Parsed after = JournalLines.read(dir.resolve("logs/journal.jsonl"));
         List<JournalLines.Line> done = after.of("s1", "done");

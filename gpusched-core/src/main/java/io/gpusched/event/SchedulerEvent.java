@@ -313,9 +313,27 @@ public sealed interface SchedulerEvent {
      *     its {@code timeout=}, or the scheduler's {@code --max-job-time}
      * @param maxJobTime whether that limit is the scheduler's {@code --max-job-time} (smaller than any
      *     {@code timeout=} of the job's own), not the job's {@code timeout=}
+     * @param resumed whether this scheduler took the stop up from the last one, which journaled it and ended
+     *     in its kill grace: then its SIGTERM may be the last scheduler's, sent again only where the
+     *     journaled one cannot be counted on, and {@code at} is when this scheduler took the job up
      */
     record JobStopping(Instant at, int no, StopReason why, Duration elapsed, java.util.Optional<Duration> limit,
-                       boolean maxJobTime) implements SchedulerEvent {
+                       boolean maxJobTime, boolean resumed) implements SchedulerEvent {
+        /**
+         * A stop this scheduler began.
+         *
+         * @param at time
+         * @param no display number
+         * @param why why
+         * @param elapsed how long it had run
+         * @param limit the limit it reached
+         * @param maxJobTime whether that limit is the scheduler's {@code --max-job-time}
+         */
+        public JobStopping(Instant at, int no, StopReason why, Duration elapsed, java.util.Optional<Duration> limit,
+                           boolean maxJobTime) {
+            this(at, no, why, elapsed, limit, maxJobTime, false);
+        }
+
         /**
          * A stop for any reason but the scheduler's {@code --max-job-time}.
          *
@@ -326,7 +344,7 @@ public sealed interface SchedulerEvent {
          * @param limit its {@code timeout=}
          */
         public JobStopping(Instant at, int no, StopReason why, Duration elapsed, java.util.Optional<Duration> limit) {
-            this(at, no, why, elapsed, limit, false);
+            this(at, no, why, elapsed, limit, false, false);
         }
     }
 

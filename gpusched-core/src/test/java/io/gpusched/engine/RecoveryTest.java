@@ -437,6 +437,7 @@ class RecoveryTest {
         assertEquals(SchedulerEvent.StopReason.CANCELLED, stops.get(0).why());
         assertEquals(Optional.empty(), stops.get(0).limit(), "it has no timeout=");
         assertFalse(stops.get(0).maxJobTime());
+        assertTrue(stops.get(0).resumed(), "said to be the last scheduler's stop, taken up");
         assertTrue(events.stream().anyMatch(e -> e instanceof SchedulerEvent.KillEscalated k && k.no() == 1));
     }
 
@@ -459,6 +460,7 @@ class RecoveryTest {
         assertEquals(1, stops.size(), events.toString());
         assertEquals(SchedulerEvent.StopReason.TIMEOUT, stops.get(0).why());
         assertEquals(Optional.of(Duration.ofHours(1)), stops.get(0).limit(), "the limit the journal says it reached");
+        assertTrue(stops.get(0).resumed());
     }
 
     @Test

@@ -200,6 +200,7 @@ class WallClockStepsTest {
         SchedulerEvent.JobStopping s = loop.await(SchedulerEvent.JobStopping.class, e -> e.no() == 1);
         assertEquals(SchedulerEvent.StopReason.TIMEOUT, s.why());
         assertFalse(s.elapsed().isNegative(), "ran " + s.elapsed());
+        assertFalse(s.resumed(), "a timeout this scheduler reached, not one taken up from the last");
         assertEquals(JobStatus.TIMEOUT, loop.finished(1).status());
     }
 

@@ -46,7 +46,7 @@ class JsonEventWriterTest {
                 JsonEventWriter.toJson(new SchedulerEvent.JobStarted(T, 1, "k#0", "x", List.of(0, 1), OptionalLong.empty(), 1, 2,
                         42, Path.of("l.log"), 1, Duration.ofMillis(2500))));
         assertEquals("{\"event\":\"job_stopping\",\"at\":\"2026-01-02T03:04:05Z\",\"no\":3,\"why\":\"timeout\","
-                        + "\"elapsed_s\":1.5,\"limit_s\":1.0,\"max_job_time\":false}",
+                        + "\"elapsed_s\":1.5,\"limit_s\":1.0,\"max_job_time\":false,\"resumed\":false}",
                 JsonEventWriter.toJson(new SchedulerEvent.JobStopping(T, 3, SchedulerEvent.StopReason.TIMEOUT,
                         Duration.ofMillis(1500), Optional.of(Duration.ofSeconds(1)))));
         JobResult r = new JobResult("k#0", 1, "x", List.of(0), JobStatus.FAILED_OOM, 1, OptionalLong.of(100),

@@ -146,7 +146,7 @@ public final class Stops {
         rj.stopSentNanos = clock.nanos();
         durability.record(List.of(new JournalEvent.Stopping(rj.key(), journalReason(why), rj.overMaxJobTime,
                 OptionalLong.of(rj.stopSentNanos))));
-        reporter.emit(stoppingEvent(now, rj, why));
+        reporter.emit(stoppingEvent(now, rj, why, false));
         if (rj.elsewhere.isPresent()) {
             rj.elsewhere.get().cancel(); // scancel for a Slurm job: it ends when the cluster says so
             return;
@@ -182,7 +182,7 @@ public final class Stops {
                 + " if it has not ended)"));
         // A script following this scheduler's events saw none of the dead one's: without this it would see
         // the job end cancelled (or timed out, requeued) with no stop before it.
-        reporter.emit(stoppingEvent(clock.now(), rj, why));
+        reporter.emit(stoppingEvent(clock.now(), rj, why, true));
         if (rj.elsewhere.isPresent()) {
             rj.elsewhere.get().cancel();
         } else if (!sent) {
@@ -195,9 +195,9 @@ public final class Stops {
      * how long the run had run when its SIGTERM went, and the limit it reached, the scheduler's where
      * that was it (none where this scheduler has no {@code --max-job-time} to say).
      */
-    private SchedulerEvent.JobStopping stoppingEvent(Instant at, RunningJob rj, StopReason why) {
+    private SchedulerEvent.JobStopping stoppingEvent(Instant at, RunningJob rj, StopReason why, boolean resumed) {
         Optional<Duration> reached = rj.overMaxJobTime ? maxJobTime.map(MaxJobTime::limit) : rj.spec.timeout();
-        return new SchedulerEvent.JobStopping(at, rj.no, why, rj.ran(rj.stopSentNanos), reached, rj.overMaxJobTime);
+        return new SchedulerEvent.JobStopping(at, rj.no, why, rj.ran(rj.stopSentNanos), reached, rj.overMaxJobTime, resumed);
     }
 
     /**
