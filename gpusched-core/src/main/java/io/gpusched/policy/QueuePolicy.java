@@ -74,7 +74,13 @@ public final class QueuePolicy {
     public Plan plan(Instant now, List<Candidate> queue, List<Occupant> running, List<GpuView> views,
                      Map<String, Double> recentGpuHours) {
         List<Candidate> order = order(now, queue, recentGpuHours);
-        boolean shared = !order.isEmpty() && order.stream().anyMatch(c -> !c.owner().equals(order.get(0).owner()));
+        boolean shared = false;
+        for (Candidate c : order) {
+            if (!c.owner().equals(order.get(0).owner())) {
+                shared = true;
+                break;
+            }
+        }
         List<Decision> decisions = new ArrayList<>(order.size());
         List<GpuView> current = views;
         List<Occupant> occupants = new ArrayList<>(running);
@@ -84,12 +90,22 @@ public final class QueuePolicy {
         // Within one state of the GPUs an identical question gets an identical answer: 10,000 waiting
         // lines of a few shapes cost a few allocator calls. A start changes the state and clears it.
         Map<Question, Placement> memo = new HashMap<>();
+        // And the words of one answer, and one owner's fair-share note, are made once, not once per job
+        // (a reservation's "for job N, waiting 2h 5m" and the note's figure cost more than the rest of a
+        // blocked job's turn when every job ended re-planned 10,000).
+        Map<Placement, String> reasons = new java.util.IdentityHashMap<>();
+        Map<String, String> notes = new HashMap<>();
         String lastReason = "";
         for (Candidate c : order) {
             Set<Integer> closed = reservation.isPresent() ? closedTo(c, reservation.get(), occupants, now) : Set.of();
-            List<GpuView> state = current;
-            Placement p = memo.computeIfAbsent(new Question(c.request(), closed),
-                    q -> allocator.place(q.request(), state, q.closed()));
+            // Looked up and put, not computeIfAbsent: a lambda capturing the state, made per job, was a native
+            // allocation each under the client compiler the launcher runs.
+            Question question = new Question(c.request(), closed);
+            Placement p = memo.get(question);
+            if (p == null) {
+                p = allocator.place(c.request(), current, closed);
+                memo.put(question, p);
+            }
             if (p instanceof Placement.Infeasible inf) {
                 decisions.add(new Decision.Fail(c.key(), inf.reason()));
             } else if (p instanceof Placement.Placed placed) {
@@ -97,6 +113,7 @@ public final class QueuePolicy {
                 current = GpuView.withTenant(current, placed.gpus(), new Tenant(c.key(), declaredOn(c.request(), placed, current), 0, 0));
                 occupants.add(new Occupant(c.key(), c.no(), placed.gpus(), now, c.timeout(), c.priority(), false, false));
                 memo.clear();
+                reasons.clear();
             } else {
                 Placement.Blocked b = (Placement.Blocked) p;
                 Duration waited = Duration.between(c.queuedAt(), now);
@@ -105,15 +122,26 @@ public final class QueuePolicy {
                     reservation = reserver.reserve(c, waited, current, occupants, now, preempt);
                     if (reservation.isPresent()) {
                         reason += "; " + reservation.get().describe() + preempting(reservation.get());
+                        reasons.clear(); // the words said before it have no "for job N" to say
                     }
                 } else {
-                    reason = reservedFor(reason, b, reservation);
+                    String said = reasons.get(b);
+                    if (said == null) {
+                        said = reservedFor(b.reason(), b, reservation);
+                        reasons.put(b, said);
+                    }
+                    reason = said;
                 }
                 if (waited.compareTo(options.reserveAfter()) < 0) {
                     replanAt = earliest(replanAt, c.queuedAt().plus(options.reserveAfter()));
                 }
                 if (shared) {
-                    reason += fairShareNote(c.owner(), recentGpuHours);
+                    String note = notes.get(c.owner());
+                    if (note == null) {
+                        note = fairShareNote(c.owner(), recentGpuHours);
+                        notes.put(c.owner(), note);
+                    }
+                    reason += note;
                 }
                 // Jobs of one shape wait for the same words: one string for all, not one per job.
                 if (reason.equals(lastReason)) {

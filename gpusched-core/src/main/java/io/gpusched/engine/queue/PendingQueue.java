@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -59,6 +60,22 @@ public final class PendingQueue {
      */
     public record PendingJob(JobSpec spec, int no, OptionalLong declaredMib, int attempts, long position, Instant since,
                       String owner, Optional<LearnedVram> learned) {
+        /**
+         * Written out, as the record would make it: {@link #compute} compares every pending job with its
+         * last instance each round, and the made one goes through {@code ObjectMethods}' method handles,
+         * which the client compiler the launcher runs does not inline (a third of a round over 3,000).
+         */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PendingJob p && (spec == p.spec || spec.equals(p.spec)) && no == p.no && declaredMib.equals(p.declaredMib)
+                    && attempts == p.attempts && position == p.position && since.equals(p.since) && owner.equals(p.owner)
+                    && learned.equals(p.learned);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(spec, no, declaredMib, attempts, position, since, owner, learned);
+        }
     }
 
     private final double spikeBuffer;
@@ -115,7 +132,16 @@ public final class PendingQueue {
         Map<String, String> kept = reasons instanceof HashMap<String, String> ? reasons : new HashMap<>(reasons);
         // A wording the last plan used keeps its instance, so the board's rows for it stay as they are.
         Map<String, String> next = new HashMap<>();
-        kept.replaceAll((key, words) -> next.computeIfAbsent(words, w -> wordings.getOrDefault(w, w)));
+        // A loop, not replaceAll with computeIfAbsent: that lambda captured the maps, one made per job.
+        for (Map.Entry<String, String> e : kept.entrySet()) {
+            String words = e.getValue();
+            String one = next.get(words);
+            if (one == null) {
+                one = wordings.getOrDefault(words, words);
+                next.put(words, one);
+            }
+            e.setValue(one);
+        }
         wordings = next;
         pending = stillPending;
         waitReasons = kept;
@@ -309,10 +335,16 @@ public final class PendingQueue {
         Optional<LearnedVram> learned = learned(j, r);
         // A submission waits from its journaled date, put on the steady time line (a date ahead of the wall,
         // from a clock that was ahead, counts as now); a file job from when this scheduler first saw it.
-        Instant waitingSince = table.since(j.key(), k -> r.submission()
-                .map(s -> clock.steadyOf(Instant.ofEpochMilli(s.submittedAtMillis()))).orElse(now));
+        Optional<Instant> fixed = table.since(j.key());
+        Instant waitingSince = fixed.isPresent() ? fixed.get() : table.fixSince(j.key(), firstWaiting(r, now));
         return new PendingJob(j, r.no(), declared(j, r, learned), r.attempts(),
                 table.position(j.key(), position), waitingSince, table.owner(j.key()), learned);
+    }
+
+    /** Since when a job first seen waiting waits, on the steady time line. */
+    private Instant firstWaiting(JobTable.Job r, Instant now) {
+        Optional<JournalEvent.Submitted> s = r.submission();
+        return s.isPresent() ? clock.steadyOf(Instant.ofEpochMilli(s.get().submittedAtMillis())) : now;
     }
 
     /**

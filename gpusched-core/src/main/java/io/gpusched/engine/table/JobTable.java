@@ -26,7 +26,6 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -421,14 +420,27 @@ public final class JobTable {
 
     /**
      * @param key a waiting job's key
-     * @param firstSeen since when it waits, asked the first time only
-     * @return since when it waits, fixed the first time it is asked for
+     * @return since when it waits, once {@link #fixSince} fixed it; empty before
      */
-    public Instant since(String key, Function<String, Instant> firstSeen) {
+    public Optional<Instant> since(String key) {
+        Facts f = facts.get(key);
+        return f == null || f.since == null ? Optional.empty() : Optional.of(f.since);
+    }
+
+    /**
+     * Fixes since when a waiting job waits, the first time only. A value, not a function to ask: the
+     * caller asks {@link #since(String)} first, and a capturing lambda per pending job per round was a
+     * native allocation each under the client compiler the launcher runs.
+     *
+     * @param key a waiting job's key
+     * @param firstSeen since when it waits, if nothing fixed it yet
+     * @return since when it waits: {@code firstSeen}, or what was fixed before
+     */
+    public Instant fixSince(String key, Instant firstSeen) {
         assertInLoop();
         Facts f = facts(key);
         if (f.since == null) {
-            f.since = firstSeen.apply(key);
+            f.since = firstSeen;
         }
         return f.since;
     }

@@ -53,11 +53,14 @@ class JobTableTest {
     @Test
     void aTimeSlicedJobGoesBehindEveryOther_untilItEnds() {
         Instant t0 = Instant.parse("2026-11-25T10:00:00Z");
-        assertEquals(t0, table.since("k", k -> t0));
+        assertEquals(Optional.empty(), table.since("k"), "nothing fixed yet");
+        assertEquals(t0, table.fixSince("k", t0));
+        assertEquals(t0, table.fixSince("k", t0.plusSeconds(5)), "fixed the first time only");
         assertEquals(7, table.position("k", 7));
         table.toTheBack("k", t0.plusSeconds(60));
         assertTrue(table.position("k", 7) > 1_000_000, "at the back");
-        assertEquals(t0.plusSeconds(60), table.since("k", k -> t0));
+        assertEquals(Optional.of(t0.plusSeconds(60)), table.since("k"));
+        assertEquals(t0.plusSeconds(60), table.fixSince("k", t0));
         table.forget("k");
         assertEquals(7, table.position("k", 7));
     }
