@@ -23,7 +23,8 @@
 #     start   bench/startup-ab.sh and bench/run-startup-ab.sh (base vs this, or this alone)
 #     replay  bench/replay/ab.sh: the former replay loop against the engine (needs test classes: built
 #             here first with mvn test-compile when missing)
-#     sim     gpusched simulate: the requirement-rules, learned-declaration and starvation makespans
+#     sim     gpusched simulate: the requirement-rules, learned-declaration and starvation makespans, and the
+#             replay's own wall and CPU over SIM_LINES generated lines (bench/replay/sweep_lines.py), interleaved
 #     dash    bench/dashboard_events.sh: one open dashboard tab
 #     qscale  bench/service/queue_scale.sh (root only): `gpusched queue` as another user, 100,000 queued
 #     flood   bench/service/flood.sh (root only; creates and removes user gs-cn-flood): connection floods
@@ -35,7 +36,7 @@
 #   N [10] start-up runs; REPLAY_ROUNDS [200]; REPLAY_WARMUP [180] of them not counted (the engine's code is JIT-compiled over
 #   the first hundred or so rounds; rounds 20-29, counted before, read 2-3x its steady state);
 #   DASH_RUNS [1]; DASH_SECS [60];
-#   QSCALE_QUEUED [100000]; QSCALE_RUNS [3].
+#   QSCALE_QUEUED [100000]; QSCALE_RUNS [3]; SIM_LINES [1000]; SIM_RUNS [3].
 # Then: python3 bench/current.py RESULTS.tsv --write BENCHMARKS.md   (fills the "Current figures" tables)
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -60,7 +61,7 @@ done
 if [ "$small" = 1 ]; then
   : "${RUNS:=1}" "${LAB_RUNS:=1}" "${LAB_SIZES:=1000}" "${TRIPS:=50}" "${LAB_IDLE:=1}" "${BASE_LAB_SIZES:=1000}"
   : "${SB:=1}" "${SB_QUEUED:=1000}" "${SB_TRIPS:=100}" "${ROUND_LINES:=1000}" "${ROUND_N:=20}" "${IDLE_QUEUED:=2000}"
-  : "${IDLE_RUNS:=2}" "${JMH_RUNS:=1}" "${N:=2}" "${REPLAY_ROUNDS:=2}" "${REPLAY_WARMUP:=1}" "${DASH_SECS:=5}" "${QSCALE_QUEUED:=2000}" "${QSCALE_RUNS:=1}"
+  : "${IDLE_RUNS:=2}" "${JMH_RUNS:=1}" "${N:=2}" "${REPLAY_ROUNDS:=2}" "${REPLAY_WARMUP:=1}" "${DASH_SECS:=5}" "${QSCALE_QUEUED:=2000}" "${QSCALE_RUNS:=1}" "${SIM_LINES:=50}" "${SIM_RUNS:=1}"
   export WARMUP="${WARMUP:-3}"
 fi
 RUNS="${RUNS:-5}"; LAB_RUNS="${LAB_RUNS:-3}"; LAB_SIZES="${LAB_SIZES:-10000 100000}"; TRIPS="${TRIPS:-300}"
@@ -68,7 +69,7 @@ LAB_IDLE="${LAB_IDLE:-5}"; BASE_LAB_SIZES="${BASE_LAB_SIZES:-10000}"; BASE_LAB_R
 SB="${SB:-3}"; SB_QUEUED="${SB_QUEUED:-10000}"; SB_TRIPS="${SB_TRIPS:-500}"; ROUND_LINES="${ROUND_LINES:-10000}"
 ROUND_N="${ROUND_N:-60}"; IDLE_QUEUED="${IDLE_QUEUED:-100000}"; IDLE_RUNS="${IDLE_RUNS:-5}"; JMH_RUNS="${JMH_RUNS:-3}"; N="${N:-10}"
 REPLAY_ROUNDS="${REPLAY_ROUNDS:-200}"; REPLAY_WARMUP="${REPLAY_WARMUP:-180}"; DASH_RUNS="${DASH_RUNS:-1}"; DASH_SECS="${DASH_SECS:-60}"
-QSCALE_QUEUED="${QSCALE_QUEUED:-100000}"; QSCALE_RUNS="${QSCALE_RUNS:-3}"
+QSCALE_QUEUED="${QSCALE_QUEUED:-100000}"; QSCALE_RUNS="${QSCALE_RUNS:-3}"; SIM_LINES="${SIM_LINES:-1000}"; SIM_RUNS="${SIM_RUNS:-3}"
 
 mkdir -p "$root/bench/results"
 out="${out:-$root/bench/results/all-$(date -u +%Y%m%d-%H%M%S).tsv}"
@@ -91,7 +92,7 @@ t_start=$(date +%s)
   echo "# machine	nproc $(nproc); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(uname -sr); $(free -g | awk '/Mem:/ {print $2 " GiB RAM"}')"
   echo "# java	$(java -version 2>&1 | tr '\n' ' ')"
   echo "# loadavg_before	$(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# settings	RUNS=$RUNS LAB_RUNS=$LAB_RUNS LAB_SIZES='$LAB_SIZES' TRIPS=$TRIPS LAB_IDLE=$LAB_IDLE BASE_LAB_SIZES='$BASE_LAB_SIZES' BASE_LAB_RUNS=$BASE_LAB_RUNS SB=$SB SB_QUEUED=$SB_QUEUED SB_TRIPS=$SB_TRIPS ROUND_LINES=$ROUND_LINES ROUND_N=$ROUND_N IDLE_QUEUED=$IDLE_QUEUED IDLE_RUNS=$IDLE_RUNS JMH_RUNS=$JMH_RUNS N=$N REPLAY_ROUNDS=$REPLAY_ROUNDS REPLAY_WARMUP=$REPLAY_WARMUP DASH_RUNS=$DASH_RUNS DASH_SECS=$DASH_SECS QSCALE_QUEUED=$QSCALE_QUEUED QSCALE_RUNS=$QSCALE_RUNS small=$small"
+  echo "# settings	RUNS=$RUNS LAB_RUNS=$LAB_RUNS LAB_SIZES='$LAB_SIZES' TRIPS=$TRIPS LAB_IDLE=$LAB_IDLE BASE_LAB_SIZES='$BASE_LAB_SIZES' BASE_LAB_RUNS=$BASE_LAB_RUNS SB=$SB SB_QUEUED=$SB_QUEUED SB_TRIPS=$SB_TRIPS ROUND_LINES=$ROUND_LINES ROUND_N=$ROUND_N IDLE_QUEUED=$IDLE_QUEUED IDLE_RUNS=$IDLE_RUNS JMH_RUNS=$JMH_RUNS N=$N REPLAY_ROUNDS=$REPLAY_ROUNDS REPLAY_WARMUP=$REPLAY_WARMUP DASH_RUNS=$DASH_RUNS DASH_SECS=$DASH_SECS QSCALE_QUEUED=$QSCALE_QUEUED QSCALE_RUNS=$QSCALE_RUNS SIM_LINES=$SIM_LINES SIM_RUNS=$SIM_RUNS small=$small"
   printf 'id\tcheckout\tmedian\tmin\tmax\tn\tunit\tcommand\tnote\n'
 } >"$out"
 say "results: $out (raw logs in $raw/)"
@@ -243,6 +244,28 @@ if want sim; then
   sim sweep.ruleslearn bench/requirements/sweep.txt --gpus-spec 2x80G --requirements examples/requirements.json --auto-vram --learn-from "$s"
   sim starv.never bench/starvation/stream.txt --gpus-spec 4x24000 --reserve-after never --jobs
   sim starv.default bench/starvation/stream.txt --gpus-spec 4x24000 --jobs
+  # The replay's own cost, beside the base's: SIM_LINES generated lines over 4 GPUs, each checkout's
+  # bin/gpusched, interleaved; the two replays' outputs must be the same (else the row says so).
+  say "sim: gpusched simulate of $SIM_LINES lines, $SIM_RUNS rounds interleaved"
+  sl="$raw/sim-lines.txt"; python3 "$root/bench/replay/sweep_lines.py" "$SIM_LINES" >"$sl"
+  checkouts=("$root"); [ -n "$base" ] && checkouts=("$base" "$root")
+  : >"$raw/sim-time.log"
+  for i in $(seq "$SIM_RUNS"); do
+    order=("${checkouts[@]}"); [ $((i % 2)) = 0 ] && [ ${#checkouts[@]} = 2 ] && order=("${checkouts[1]}" "${checkouts[0]}")
+    for c in "${order[@]}"; do
+      /usr/bin/time -f "$(tag "$c") %e %U %S" "$c/bin/gpusched" simulate "$sl" --gpus-spec 4x24000 >"$raw/sim-out-$(tag "$c").txt" \
+        2>>"$raw/sim-time.log"
+    done
+  done
+  same=""; [ ${#checkouts[@]} = 2 ] && { cmp -s "$raw/sim-out-base.txt" "$raw/sim-out-final.txt" && same="the same output as the base's" \
+    || same="OUTPUT DIFFERS from the base's (see sim-out-*.txt)"; }
+  for c in "${checkouts[@]}"; do
+    t="$(tag "$c")"
+    row "sim.lines.wall" "$t" "$(awk -v t="$t" '$1 == t {printf "%s ", $2}' "$raw/sim-time.log")" s \
+      "bench/replay/sweep_lines.py $SIM_LINES > F; bin/gpusched simulate F --gpus-spec 4x24000" "$same"
+    row "sim.lines.cpu" "$t" "$(awk -v t="$t" '$1 == t {printf "%s ", $3 + $4}' "$raw/sim-time.log")" s \
+      "bench/replay/sweep_lines.py $SIM_LINES > F; bin/gpusched simulate F --gpus-spec 4x24000" "user+sys"
+  done
 fi
 
 # ---------------------------------------------------------------- dash: one dashboard tab

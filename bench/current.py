@@ -147,7 +147,9 @@ if base:
                        ("start.run.cpu", "one-job run, CPU"),
                        ("lab.10000.rt", "real daemon, 10,000 queued: submit median (not interleaved)"),
                        ("lab.10000.clients", "real daemon, 10,000 queued: submissions/s (not interleaved)"),
-                       ("idle.round", "IdleRound: idle round, loop CPU")):
+                       ("idle.round", "IdleRound: idle round, loop CPU"),
+                       ("sim.lines.wall", "`gpusched simulate`, generated lines over 4 GPUs, wall"),
+                       ("sim.lines.cpu", "`gpusched simulate`, generated lines over 4 GPUs, CPU")):
         b, f = get(rid, "base"), get(rid)
         if b is None and f is None:
             continue
