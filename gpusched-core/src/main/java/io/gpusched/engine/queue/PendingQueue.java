@@ -480,7 +480,11 @@ public final class PendingQueue {
     /** Learns the names of these jobs (a submission's as soon as it is accepted, so the next may name it). */
     void learnNames(List<JobSpec> jobs) {
         for (JobSpec j : jobs) {
-            j.scheduling().name().ifPresent(n -> dependencies.learn(table.owner(j.key()), n, j.key(), this::live));
+            // Not ifPresent(lambda): the lambda, capturing the job, was made for every job, named or not.
+            Optional<String> name = j.scheduling().name();
+            if (name.isPresent()) {
+                dependencies.learn(table.owner(j.key()), name.get(), j.key(), this::live);
+            }
         }
     }
 

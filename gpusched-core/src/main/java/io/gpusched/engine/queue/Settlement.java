@@ -128,6 +128,8 @@ public final class Settlement {
         Set<String> endedSubmissions = new HashSet<>();
         List<Integer> orphans = new ArrayList<>();
         Map<String, String> waiting = new HashMap<>();
+        // One time for the round's holds, not a clock read per waiting job.
+        java.time.Instant steadyNow = clock.steady();
         for (JobSpec j : jobs) {
             if (table.isRunning(j.key())) {
                 continue;
@@ -171,7 +173,7 @@ public final class Settlement {
                 }
                 continue;
             }
-            java.util.Optional<java.time.Instant> held = table.heldUntil(j.key(), clock.steady());
+            java.util.Optional<java.time.Instant> held = table.heldUntil(j.key(), steadyNow);
             if (held.isPresent() && !j.cancel()) {
                 // Its owner was at her process limit at its last try (ProcessLimitRetry): it waits its back-off.
                 waiting.put(j.key(), "its owner was at her process limit (RLIMIT_NPROC) when it was to start; tried"
