@@ -257,7 +257,7 @@ if want sim; then
         2>>"$raw/sim-time.log"
     done
   done
-  same=""; [ ${#checkouts[@]} = 2 ] && { cmp -s "$raw/sim-out-base.txt" "$raw/sim-out-final.txt" && same="the same output as the base's" \
+  same=""; [ ${#checkouts[@]} = 2 ] && { cmp -s <(sort "$raw/sim-out-base.txt") <(sort "$raw/sim-out-final.txt") && same="the same lines as the base's (GPUs' lines in any order)" \
     || same="OUTPUT DIFFERS from the base's (see sim-out-*.txt)"; }
   for c in "${checkouts[@]}"; do
     t="$(tag "$c")"
