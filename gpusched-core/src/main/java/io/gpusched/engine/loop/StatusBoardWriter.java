@@ -230,7 +230,9 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
         StringBuilder out = rowStart(p.attempts() > 0 ? "↻" : "·", p.no()).append(" pending");
         if (p.declaredMib().isPresent()) {
             out.append(" vram ").append(p.declaredMib().getAsLong());
-            p.rule().ifPresent(r -> out.append(" (rule \"").append(TerminalText.escape(r)).append("\")"));
+            if (p.rule().isPresent()) { // not ifPresent: its lambda would be made for every declared row
+                out.append(" (rule \"").append(TerminalText.escape(p.rule().get())).append("\")");
+            }
         }
         if (p.attempts() > 0) {
             out.append(" retry ").append(p.attempts());
@@ -269,15 +271,20 @@ public final class StatusBoardWriter implements Consumer<SchedulerEvent> {
                     r.command());
         }
         String verdict = r.status() == JobStatus.OK ? describe(r.verdict()) : r.status().journalName();
-        String peak = r.attributed() ? r.overallPeakMib() + " MiB" : switch (r.measurement()) {
+        String peak = peakWords(r);
+        String cause = r.cause().map(c -> ", " + TerminalText.escape(c)).orElse("");
+        return rowEnd(rowStart(mark, r.no()).append(' ').append(verdict).append(" (exit ").append(r.exitCode()).append(cause)
+                .append(", peak ").append(peak).append(when).append(')'), r.command());
+    }
+
+    /** An ended row's peak: its MiB where it was attributed, else why there is none. */
+    static String peakWords(JobResult r) {
+        return r.attributed() ? r.overallPeakMib() + " MiB" : switch (r.measurement()) {
             case NONE_SEEN -> "none seen";
             case UNWATCHED -> "n/a, ended unwatched";
             case NOT_VISIBLE -> "n/a, processes not visible";
             case MEASURED, NOT_RUN -> "n/a";
         };
-        String cause = r.cause().map(c -> ", " + TerminalText.escape(c)).orElse("");
-        return rowEnd(rowStart(mark, r.no()).append(' ').append(verdict).append(" (exit ").append(r.exitCode()).append(cause)
-                .append(", peak ").append(peak).append(when).append(')'), r.command());
     }
 
     /** In the log's words: a peak over the declaration means the job was under-declared. */

@@ -52,12 +52,7 @@ class BoardRowTextTest {
             return String.format("%s job %-3d %s (never ran%s) — %s%n", mark, r.no(), what, when, TerminalText.escape(r.command()));
         }
         String verdict = r.status() == JobStatus.OK ? StatusBoardWriter.describe(r.verdict()) : r.status().journalName();
-        String peak = r.attributed() ? r.overallPeakMib() + " MiB" : switch (r.measurement()) {
-            case NONE_SEEN -> "none seen";
-            case UNWATCHED -> "n/a, ended unwatched";
-            case NOT_VISIBLE -> "n/a, processes not visible";
-            case MEASURED, NOT_RUN -> "n/a";
-        };
+        String peak = StatusBoardWriter.peakWords(r); // its words did not change: what is checked is the row around them
         String cause = r.cause().map(c -> ", " + TerminalText.escape(c)).orElse("");
         return String.format("%s job %-3d %s (exit %d%s, peak %s%s) — %s%n", mark, r.no(), verdict, r.exitCode(), cause, peak,
                 when, TerminalText.escape(r.command()));
