@@ -130,13 +130,7 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
      * @return its JSON on one line, without a line break
      */
     public static String valueToJson(Object value) {
-        StringWriter s = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(s)) {
-            writeValue(g, value, Cut.NONE, Integer.MAX_VALUE);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return s.toString();
+        return valueJson(value, Cut.NONE);
     }
 
     /**
@@ -160,9 +154,14 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
             throw new IllegalArgumentException("list views keep at least 2 characters, got " + commandChars + " and "
                     + textChars);
         }
+        return valueJson(value, new Cut(commandChars, textChars));
+    }
+
+    /** A value's JSON on one line, its strings cut as {@code cut} says (a top-level string at its text limit). */
+    private static String valueJson(Object value, Cut cut) {
         StringWriter s = new StringWriter();
         try (JsonGenerator g = JSON.createGenerator(s)) {
-            writeValue(g, value, new Cut(commandChars, textChars), textChars);
+            writeValue(g, value, cut, cut.text());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -188,13 +187,7 @@ public final class JsonEventWriter implements Consumer<SchedulerEvent>, Closeabl
      * writers ({@link #writePending}): the tests' oracle for them.
      */
     static String reflectiveJson(Object value, int commandChars, int textChars) {
-        StringWriter s = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(s)) {
-            writeValue(g, value, new Cut(commandChars, textChars, true), textChars);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return s.toString();
+        return valueJson(value, new Cut(commandChars, textChars, true));
     }
 
     /**
