@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -115,8 +116,22 @@ class SimDirectoryCleanupEndToEndTest {
                 // the job writes its pid as it starts
             }
             if (Files.exists(pidFile)) {
-                ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroyForcibly);
+                endJobAndItsMonitor(Long.parseLong(Files.readString(pidFile).strip()));
             }
+        }
+    }
+
+    /**
+     * Kills the job and waits for its monitor too: the monitor outlives its scheduler and writes the job's
+     * exit file under {@link #dir} as the job ends, which raced the temporary directory's removal (CI at
+     * fc32adf: "Failed to close extension context").
+     */
+    private static void endJobAndItsMonitor(long jobPid) throws Exception {
+        Optional<ProcessHandle> job = ProcessHandle.of(jobPid);
+        Optional<ProcessHandle> monitor = job.flatMap(ProcessHandle::parent).filter(p -> p.pid() != 1);
+        job.ifPresent(ProcessHandle::destroyForcibly);
+        for (ProcessHandle p : Stream.concat(job.stream(), monitor.stream()).toList()) {
+            p.onExit().get(10, TimeUnit.SECONDS);
         }
     }
 
