@@ -85,8 +85,13 @@ public final class LoopClock implements InstantSource {
             return steadyNow;
         }
         java.time.Duration ago = java.time.Duration.between(wallDate, wallNow);
-        // A date before the steady line's range (Instant.MIN's side) is as old as it can be.
-        return ago.compareTo(java.time.Duration.between(Instant.MIN, steadyNow)) >= 0 ? Instant.MIN : steadyNow.minus(ago);
+        // A date before the steady line's range (Instant.MIN's side) is as old as it can be. That range is
+        // built from its seconds, not by Duration.between(Instant.MIN, ...): whose nanoseconds overflow, and
+        // the JDK answers through an ArithmeticException it throws and catches, at every call (one per
+        // submission planned, and per job first seen waiting).
+        java.time.Duration range = java.time.Duration.ofSeconds(steadyNow.getEpochSecond() - Instant.MIN.getEpochSecond(),
+                steadyNow.getNano());
+        return ago.compareTo(range) >= 0 ? Instant.MIN : steadyNow.minus(ago);
     }
 
     /**

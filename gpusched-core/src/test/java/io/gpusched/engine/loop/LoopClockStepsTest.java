@@ -44,4 +44,20 @@ class LoopClockStepsTest {
                 "written while the clock was a day ahead: waits from now, not from tomorrow");
         assertEquals(submitted, clock.wallOf(clock.steadyOf(submitted)), "shown again as the wall's date");
     }
+
+    /**
+     * The steady line ends at {@link Instant#MIN}: a wall date further back than that (possible only when the
+     * wall is ahead of the steady line) is {@code Instant.MIN}, to the nanosecond on both sides of the edge.
+     */
+    @Test
+    void aWallDateBeyondTheSteadyLinesStartIsTheOldestMoment_exactlyAtItsEdge() {
+        pass(Duration.ofNanos(123_456_789)); // a steady now with a nanosecond part
+        wall.set(wall.get().plus(Duration.ofDays(1))); // the wall a day ahead of the steady line
+        Instant edge = Instant.MIN.plus(Duration.ofDays(1)); // as long before the wall's now as MIN is before steady now
+        assertEquals(Instant.MIN, clock.steadyOf(edge));
+        assertEquals(Instant.MIN, clock.steadyOf(edge.minusNanos(1)));
+        assertEquals(Instant.MIN.plusNanos(1), clock.steadyOf(edge.plusNanos(1)));
+        assertEquals(Instant.MIN, clock.steadyOf(Instant.MIN));
+        assertEquals(clock.steady().minus(Duration.ofDays(400)), clock.steadyOf(wall.get().minus(Duration.ofDays(400))));
+    }
 }
