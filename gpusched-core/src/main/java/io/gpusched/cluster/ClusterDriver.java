@@ -18,6 +18,8 @@ public interface ClusterDriver {
      * @return the attempt as the cluster holds it
      * @throws AttemptRefusedException when the cluster refused this attempt itself: the job ends infeasible
      *     with that message, the other jobs go on
+     * @throws AttemptDeferredException when the cluster refused it for now for a reason not the job's (a
+     *     submit-count limit): the job stays pending and is handed over again later ({@link #busy()})
      * @throws IOException when the cluster could not be asked; the job stays pending and the message is said
      *     once
      */
@@ -33,6 +35,18 @@ public interface ClusterDriver {
      * @return one line naming the file, the line and the fix; empty when the cluster may take it (the default)
      */
     default Optional<String> refusal(JobSpec spec) {
+        return Optional.empty();
+    }
+
+    /**
+     * Whether the cluster takes no attempt for now (it refused one for a submit-count limit, and none of the
+     * run's cluster jobs has ended since, nor has its back-off passed), asked before each round's hand-overs:
+     * the engine then keeps every job pending with its reason instead of asking the cluster again, so a
+     * reached limit costs one refused submission per wait, not one per job and round.
+     *
+     * @return why no attempt can be handed over now and when to ask again; empty when one may (the default)
+     */
+    default Optional<ClusterBusy> busy() {
         return Optional.empty();
     }
 

@@ -37,13 +37,50 @@ final class SlurmClient {
     }
 
     /**
+     * Slurm refused this job for now: the user or account has as many jobs queued as a submit-count limit
+     * allows ({@code MaxSubmitJobs}, {@code MaxSubmitJobsPerUser}, {@code GrpSubmitJobs} on a QOS or an
+     * association). Nothing about the job itself: the same job is taken once some of the user's jobs end.
+     *
+     * @param code Slurm's reason code, e.g. {@code QOSMaxSubmitJobPerUserLimit}
+     * @param why one line: sbatch's exit status and its own words
+     */
+    record SubmitLimit(String code, String why) implements Submission {
+    }
+
+    /**
+     * Slurm's reason codes (its job state reasons, {@code job_state_reason_string}) for a submit-count limit,
+     * which sbatch prints on a line of its own before {@code Batch job submission failed: Job violates
+     * accounting/QOS policy (job submit limit, user's size and/or time limits)}. That second line is the same
+     * for a job over a size or time limit ({@code QOSMaxGRESPerJob}, {@code QOSMaxWallDurationPerJobLimit}...),
+     * which does not clear by waiting, so only these codes make a refusal wait.
+     */
+    static final List<String> SUBMIT_LIMIT_CODES = List.of("QOSMaxSubmitJobPerUserLimit",
+            "QOSMaxSubmitJobPerAccountLimit", "QOSGrpSubmitJobsLimit", "AssocMaxSubmitJobLimit", "AssocGrpSubmitJobsLimit");
+
+    /**
+     * The submit-count limit a refusal names.
+     *
+     * @param said what sbatch printed, on one line
+     * @return the first of {@link #SUBMIT_LIMIT_CODES} it names as a word of its own; empty when none
+     */
+    static Optional<String> submitLimit(String said) {
+        for (String code : SUBMIT_LIMIT_CODES) {
+            // As a word: a longer reason that merely starts with a code's letters is another reason.
+            if (java.util.regex.Pattern.compile("(?<![A-Za-z0-9])" + code + "(?![A-Za-z0-9])").matcher(said).find()) {
+                return Optional.of(code);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
      * Submits a job script from a file, as {@code sbatch [options] FILE}: sbatch reads and keeps the script
      * when it submits, and however long the command is, no argument comes near the kernel's limit on one
      * ({@code MAX_ARG_STRLEN}, 128 KiB), which {@code --wrap=SCRIPT} would hit with a long command.
      *
      * @param sbatchOptions the options, before the script
      * @param script the job script ({@link #script(List)})
-     * @return the job's id, or Slurm's refusal of this job
+     * @return the job's id, Slurm's refusal of this job, or its refusal for now (a submit-count limit)
      * @throws SlurmException when the cluster cannot take any job ({@link #clusterWide}: sbatch cannot be
      *     run, slurmctld cannot be reached, the run's partition or account is refused) or when whether the
      *     job was submitted cannot be told (sbatch succeeded without printing a job id)
@@ -77,6 +114,10 @@ final class SlurmClient {
         Optional<String> wide = clusterWide(r.exitCode(), said);
         if (wide.isPresent()) {
             throw new SlurmException("sbatch failed (exit " + r.exitCode() + "): " + said + "; " + wide.get());
+        }
+        Optional<String> limit = submitLimit(said);
+        if (limit.isPresent()) {
+            return new SubmitLimit(limit.get(), "sbatch refused it for now (exit " + r.exitCode() + "): " + said);
         }
         return new Refused("sbatch refused it (exit " + r.exitCode() + "): " + said);
     }

@@ -56,6 +56,19 @@ final class SlurmDriver implements ClusterDriver {
     /** The attempts followed, by Slurm job id: added on the engine's thread, polled on the poller's. */
     private final Map<Long, Followed> followed = new ConcurrentHashMap<>();
     private int queueFailures;
+    /**
+     * The submit-count limit sbatch last refused a job for, while no attempt is to be submitted: set on the
+     * engine's thread, cleared there once its back-off passed and on the poller's when a followed job ends.
+     */
+    private final java.util.concurrent.atomic.AtomicReference<Optional<Limited>> limited =
+            new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
+
+    /** Whether the wait for a submit limit was said since the last accepted submission (engine's thread). */
+    private boolean limitNoted;
+
+    /** A reached submit-count limit: Slurm's reason code, and until when (System.nanoTime) nothing is submitted. */
+    private record Limited(String code, long untilNanos) {
+    }
 
     /**
      * @param warnings where a failed {@code squeue} is said (safe from any thread)
@@ -88,6 +101,33 @@ final class SlurmDriver implements ClusterDriver {
     @Override
     public String describe() {
         return "slurm (" + options.backend().orElse("detected") + " inside each job)";
+    }
+
+    /**
+     * While sbatch's last refusal was for a submit-count limit ({@link SlurmClient.SubmitLimit}) and neither
+     * has one of the run's Slurm jobs ended since (each frees a place under the limit) nor has the back-off
+     * ({@link SlurmOptions#submitLimitRetry()}) passed: why the jobs wait, so that the engine asks sbatch
+     * again once, not once per job and round.
+     */
+    @Override
+    public Optional<io.gpusched.cluster.ClusterBusy> busy() {
+        Optional<Limited> l = limited.get();
+        long left = l.map(x -> x.untilNanos() - System.nanoTime()).orElse(0L);
+        if (left <= 0) {
+            limited.compareAndSet(l, Optional.empty());
+            return Optional.empty();
+        }
+        return Optional.of(new io.gpusched.cluster.ClusterBusy(waitReason(l.get().code()), java.time.Duration.ofNanos(left)));
+    }
+
+    /** A job's queue reason while the cluster's submit limit holds it back. */
+    private String waitReason(String code) {
+        return "waits for the cluster's submit limit (sbatch: " + code + "): submitted again when one of this run's"
+                + " Slurm jobs ends, or " + said(options.submitLimitRetry()) + " after the refusal";
+    }
+
+    private static String said(java.time.Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     /** A line the mapping refuses ({@code tty}, a vram over one GPU's shards...): its one-line refusal. */
@@ -175,7 +215,23 @@ final class SlurmDriver implements ClusterDriver {
             throw new AttemptRefusedException(where + r.why() + "; check what the line asks for against the"
                     + " cluster's nodes and partition limits");
         }
+        if (answer instanceof SlurmClient.SubmitLimit l) {
+            // The user's or account's count of queued jobs, not this job: it waits, and so do the others,
+            // until a job of the run ends or the back-off passes (a job of the user's outside this run may
+            // end too, which only the back-off can notice).
+            limited.set(Optional.of(new Limited(l.code(), System.nanoTime() + options.submitLimitRetry().toNanos())));
+            // Said once until a submission is accepted again: a long wait is one note, not one per back-off.
+            if (!limitNoted) {
+                limitNoted = true;
+                notes.accept("job " + a.no() + ": " + l.why() + " — the cluster's submit limit is reached; the jobs"
+                        + " left wait and are submitted again when one of this run's Slurm jobs ends, or in "
+                        + said(options.submitLimitRetry()));
+            }
+            throw new io.gpusched.cluster.AttemptDeferredException(where + l.why(), busy().orElseGet(() ->
+                    new io.gpusched.cluster.ClusterBusy(waitReason(l.code()), options.submitLimitRetry())));
+        }
         long id = ((SlurmClient.Accepted) answer).id();
+        limitNoted = false;
         notes.accept("job " + a.no() + " submitted to Slurm as job " + id + " (" + String.join(" ", req.sbatchOptions())
                 + ")");
         return follow(a, id, dir, req);
@@ -308,6 +364,9 @@ final class SlurmDriver implements ClusterDriver {
                 return; // the result file may trail the job's end on a shared file system: give it a few polls
             }
             followed.remove(id);
+            // One job fewer of the user's in Slurm: a submit limit it was holding back may take one more now.
+            // Before the end is told, so that the round that end starts hands the waiting jobs over.
+            limited.set(Optional.empty());
             if (result.isEmpty() && !cancelRequested && !state.equals("CANCELLED") && !state.equals("TIMEOUT")) {
                 notes.accept("job " + no + ": Slurm job " + id + " ended " + state + " without a wrapper result — see "
                         + dir.resolve("slurm.out"));

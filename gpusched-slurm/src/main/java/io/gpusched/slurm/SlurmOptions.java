@@ -20,10 +20,12 @@ import java.util.TreeMap;
  *     the one the node detects
  * @param backendOptions options for that backend ({@code gpus=2} for {@code sim})
  * @param fresh start a new journal instead of resuming the one in the log directory
+ * @param submitLimitRetry after sbatch refused a job for a submit-count limit ({@code QOSMaxSubmitJobPerUserLimit}...),
+ *     how long the jobs wait before one is submitted again if none of the run's Slurm jobs ends first; positive
  */
 public record SlurmOptions(Optional<String> partition, Optional<String> account, long shardMib, int gpuShards,
                            Duration poll, int oomRetries, double tolerance, Optional<String> backend,
-                           Map<String, String> backendOptions, boolean fresh) {
+                           Map<String, String> backendOptions, boolean fresh, Duration submitLimitRetry) {
     /** {@code --shard-mib} unless given: an 80 GB card with {@code Count=8}. */
     public static final long DEFAULT_SHARD_MIB = 10_240;
     /** {@code --gpu-shards} unless given. */
@@ -42,6 +44,7 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
      * @param backend see {@link #backend()}
      * @param backendOptions see {@link #backendOptions()}
      * @param fresh see {@link #fresh()}
+     * @param submitLimitRetry see {@link #submitLimitRetry()}
      */
     public SlurmOptions {
         Objects.requireNonNull(partition, "partition");
@@ -51,6 +54,9 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
         if (shardMib < 1 || gpuShards < 1) {
             throw new IllegalArgumentException("--shard-mib and --gpu-shards must be at least 1");
         }
+        if (submitLimitRetry.isNegative() || submitLimitRetry.isZero()) {
+            throw new IllegalArgumentException("the submit-limit back-off must be positive");
+        }
         if (poll.isNegative() || poll.isZero()) {
             throw new IllegalArgumentException("--poll must be positive");
         }
@@ -59,10 +65,17 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
         }
     }
 
-    /** @return no partition or account, 10240 MiB shards, 8 per GPU, 5 s polls, no OOM retries beyond a line's, ±10%, detected backend */
+    /**
+     * {@link #submitLimitRetry()} unless given: long enough that a user at the limit, whose other jobs run for
+     * minutes or hours, costs slurmctld one refused sbatch per half minute, short enough that a place freed by
+     * a job outside this run (which the run is not told of) is taken soon after.
+     */
+    public static final Duration DEFAULT_SUBMIT_LIMIT_RETRY = Duration.ofSeconds(30);
+
+    /** @return no partition or account, 10240 MiB shards, 8 per GPU, 5 s polls, no OOM retries beyond a line's, ±10%, detected backend, 30 s submit-limit back-off */
     public static SlurmOptions defaults() {
         return new SlurmOptions(Optional.empty(), Optional.empty(), DEFAULT_SHARD_MIB, DEFAULT_GPU_SHARDS,
-                Duration.ofSeconds(5), 0, 0.10, Optional.empty(), Map.of(), false);
+                Duration.ofSeconds(5), 0, 0.10, Optional.empty(), Map.of(), false, DEFAULT_SUBMIT_LIMIT_RETRY);
     }
 
     /**
@@ -71,7 +84,7 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
      */
     public SlurmOptions withPartition(String p) {
         return new SlurmOptions(Optional.of(p), account, shardMib, gpuShards, poll, oomRetries, tolerance, backend,
-                backendOptions, fresh);
+                backendOptions, fresh, submitLimitRetry);
     }
 
     /**
@@ -80,7 +93,7 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
      */
     public SlurmOptions withAccount(String a) {
         return new SlurmOptions(partition, Optional.of(a), shardMib, gpuShards, poll, oomRetries, tolerance, backend,
-                backendOptions, fresh);
+                backendOptions, fresh, submitLimitRetry);
     }
 
     /**
@@ -90,7 +103,7 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
      */
     public SlurmOptions withShards(long mib, int shards) {
         return new SlurmOptions(partition, account, mib, shards, poll, oomRetries, tolerance, backend, backendOptions,
-                fresh);
+                fresh, submitLimitRetry);
     }
 
     /**
@@ -99,7 +112,7 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
      */
     public SlurmOptions withPoll(Duration p) {
         return new SlurmOptions(partition, account, shardMib, gpuShards, p, oomRetries, tolerance, backend, backendOptions,
-                fresh);
+                fresh, submitLimitRetry);
     }
 
     /**
@@ -109,7 +122,7 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
      */
     public SlurmOptions withJudging(int retries, double band) {
         return new SlurmOptions(partition, account, shardMib, gpuShards, poll, retries, band, backend, backendOptions,
-                fresh);
+                fresh, submitLimitRetry);
     }
 
     /**
@@ -119,7 +132,7 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
      */
     public SlurmOptions withBackend(String name, Map<String, String> opts) {
         return new SlurmOptions(partition, account, shardMib, gpuShards, poll, oomRetries, tolerance, Optional.of(name),
-                opts, fresh);
+                opts, fresh, submitLimitRetry);
     }
 
     /**
@@ -128,6 +141,16 @@ public record SlurmOptions(Optional<String> partition, Optional<String> account,
      */
     public SlurmOptions withFresh(boolean f) {
         return new SlurmOptions(partition, account, shardMib, gpuShards, poll, oomRetries, tolerance, backend,
-                backendOptions, f);
+                backendOptions, f, submitLimitRetry);
+    }
+
+    /**
+     * @param retry how long jobs held back by a submit-count limit wait before sbatch is asked again, if none
+     *     of the run's Slurm jobs ends first
+     * @return these options with it
+     */
+    public SlurmOptions withSubmitLimitRetry(Duration retry) {
+        return new SlurmOptions(partition, account, shardMib, gpuShards, poll, oomRetries, tolerance, backend,
+                backendOptions, fresh, retry);
     }
 }

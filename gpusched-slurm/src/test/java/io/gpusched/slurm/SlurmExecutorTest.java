@@ -49,11 +49,21 @@ class SlurmExecutorTest {
         final Map<String, String> refuses = new LinkedHashMap<>();
         /** How many squeue calls fail before they answer. */
         int squeueFailures = 0;
+        /** The sbatch calls (counted from 0, refused ones included) refused with {@link #limitError}. */
+        final java.util.Set<Integer> limitedCalls = new java.util.HashSet<>();
+        /** What sbatch prints for a call in {@link #limitedCalls}: a user's submit-count limit reached. */
+        String limitError = "sbatch: error: QOSMaxSubmitJobPerUserLimit\nsbatch: error: Batch job submission failed:"
+                + " Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)\n";
+        /** Every sbatch call, refused or not. */
+        int sbatchCalls = 0;
 
         @Override
         public Result run(List<String> argv) {
             switch (argv.get(0)) {
                 case "sbatch" -> {
+                    if (limitedCalls.contains(sbatchCalls++)) {
+                        return new Result(1, "", limitError);
+                    }
                     if (sbatchExit != 0) {
                         return new Result(sbatchExit, "", sbatchError);
                     }
@@ -132,9 +142,12 @@ class SlurmExecutorTest {
     }
 
     private RunSummary runIn(Path logs, InstantSlurm slurm, String... lines) throws IOException {
+        return runIn(logs, SlurmOptions.defaults().withShards(1000, 8).withPoll(Duration.ofMillis(5)), slurm, lines);
+    }
+
+    private RunSummary runIn(Path logs, SlurmOptions o, InstantSlurm slurm, String... lines) throws IOException {
         Path jobs = dir.resolve("jobs.txt");
         Files.writeString(jobs, String.join("\n", lines) + "\n");
-        SlurmOptions o = SlurmOptions.defaults().withShards(1000, 8).withPoll(Duration.ofMillis(5));
         return new SlurmExecutor(jobs, logs, o, slurm, List.of("wrap"), events::add, notes::add).run();
     }
 
@@ -311,6 +324,89 @@ class SlurmExecutorTest {
         try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
             assertEquals("infeasible", j.state().records().get(refused.key()).status(), j.state().records().toString());
             assertTrue(j.state().slurmJob(refused.key()).isEmpty(), "never in Slurm");
+        }
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aSubmitLimitRefusalWaits_andTheJobIsSubmittedAgainAfterTheBackOff_neverFailed() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        slurm.limitedCalls.addAll(List.of(0, 1, 2));
+        Duration backOff = Duration.ofMillis(200);
+        long t0 = System.nanoTime();
+        RunSummary s = runIn(dir.resolve("logs"), SlurmOptions.defaults().withShards(1000, 8)
+                .withPoll(Duration.ofMillis(5)).withSubmitLimitRetry(backOff), slurm, "echo hi");
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        assertEquals(JobStatus.OK, result(s, 1).status(), s.results().toString());
+        assertEquals(0, s.exitCode());
+        assertEquals(1, slurm.sbatch.size(), "submitted once");
+        // Three refusals, then the one that took it: sbatch asked once per back-off, not at every 5 ms round.
+        assertEquals(4, slurm.sbatchCalls, "one sbatch per back-off");
+        assertTrue(took.compareTo(backOff.multipliedBy(3)) >= 0, "waited the back-off each time: " + took);
+        assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.JobInfeasible), events.toString());
+        assertEquals(1, notes.stream().filter(n -> n.startsWith("job 1: sbatch refused it for now (exit 1): sbatch: error:"
+                + " QOSMaxSubmitJobPerUserLimit") && n.contains("the cluster's submit limit is reached")).count(),
+                "said once for the whole wait: " + notes);
+        try (Journal j = Journal.open(dir.resolve("logs/journal.jsonl"), false)) {
+            String key = JobSpec.parse("echo hi").key();
+            assertEquals("ok", j.state().records().get(key).status(), j.state().records().toString());
+        }
+    }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aSubmitLimitRefusalWaitsForOneOfTheRunsSlurmJobsToEnd_andTheRestOfTheRoundWaitsWithIt() throws Exception {
+        InstantSlurm slurm = new InstantSlurm();
+        // job 1 taken, job 2 refused at the limit; job 1's end frees a place
+        slurm.limitedCalls.add(1);
+        slurm.limitError = "sbatch: error: AssocMaxSubmitJobLimit\nsbatch: error: Batch job submission failed: Job"
+                + " violates accounting/QOS policy (job submit limit, user's size and/or time limits)\n";
+        // A back-off the test would time out on: only job 1's end can have sent the others.
+        RunSummary s = runIn(dir.resolve("logs"), SlurmOptions.defaults().withShards(1000, 8)
+                .withPoll(Duration.ofMillis(5)).withSubmitLimitRetry(Duration.ofHours(1)), slurm,
+                "echo one", "echo two", "echo three");
+        for (int no = 1; no <= 3; no++) {
+            assertEquals(JobStatus.OK, result(s, no).status(), s.results().toString());
+        }
+        assertEquals(0, s.exitCode());
+        // job 3 was not asked in the round job 2 was refused in: the same limit would have refused it
+        assertEquals(4, slurm.sbatchCalls, "job 1, job 2 refused, then jobs 2 and 3");
+        assertEquals(List.of("job001-1", "job002-1", "job003-1"), slurm.sbatch.stream().map(a -> Path.of(option(a,
+                "--output=")).getParent().getFileName().toString()).toList(), "in queue order: job 3 not before job 2");
+        assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.JobInfeasible), events.toString());
+    }
+
+    @Test
+    void aSizeOrTimeLimitRefusal_theSharedPolicyLineWithoutASubmitLimitCode_stillFailsTheJobInfeasible() throws Exception {
+        for (String size : List.of("sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job"
+                + " submit limit, user's size and/or time limits)", "sbatch: error: QOSMaxGRESPerJob\nsbatch: error: Batch"
+                + " job submission failed: Job violates accounting/QOS policy (job submit limit, user's size and/or time"
+                + " limits)")) {
+            InstantSlurm slurm = new InstantSlurm();
+            slurm.refuses.put("gpu:3", size);
+            events.clear();
+            RunSummary s = runIn(dir.resolve("logs-" + slurm.hashCode()), slurm, "echo one", "[gpus=3] echo three");
+            assertEquals(JobStatus.OK, result(s, 1).status());
+            assertEquals(JobStatus.INFEASIBLE, result(s, 2).status(), size);
+            assertEquals(2, slurm.sbatchCalls, "asked once, not again: " + size);
+            String why = events.stream().filter(e -> e instanceof SchedulerEvent.JobInfeasible i && i.no() == 2)
+                    .map(e -> ((SchedulerEvent.JobInfeasible) e).reason()).findFirst().orElse("no infeasible event: " + events);
+            assertTrue(why.startsWith("jobs.txt:2: job 2 (--gres=gpu:3): sbatch refused it (exit 1): sbatch: error:"), why);
+        }
+    }
+
+    @Test
+    void onlySlurmsSubmitCountReasonCodesMakeARefusalWait() {
+        String policy = " sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit"
+                + " limit, user's size and/or time limits)";
+        for (String code : List.of("QOSMaxSubmitJobPerUserLimit", "QOSMaxSubmitJobPerAccountLimit", "QOSGrpSubmitJobsLimit",
+                "AssocMaxSubmitJobLimit", "AssocGrpSubmitJobsLimit")) {
+            assertEquals(Optional.of(code), SlurmClient.submitLimit("sbatch: error: " + code + policy), code);
+        }
+        for (String other : List.of("sbatch: error:" + policy, "sbatch: error: QOSMaxGRESPerJob" + policy,
+                "sbatch: error: QOSMaxWallDurationPerJobLimit" + policy, "sbatch: error: AssocMaxJobsLimit" + policy,
+                "sbatch: error: XQOSMaxSubmitJobPerUserLimitX" + policy)) {
+            assertEquals(Optional.empty(), SlurmClient.submitLimit(other), other);
         }
     }
 

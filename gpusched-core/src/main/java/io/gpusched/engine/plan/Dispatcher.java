@@ -82,7 +82,7 @@ public final class Dispatcher {
         if (launcher.placesItself()) {
             // A cluster places each job itself: nothing here to admit a newcomer against, so every
             // dispatch hands the whole queue over (a standing that "started" forces the whole plan).
-            Plan plan = handOver(pending, launcher::clusterRefusal);
+            Plan plan = handOver(pending, launcher::clusterRefusal, launcher.clusterBusy(), steady);
             standing = new QueuePolicy.Standing(Optional.empty(), Optional.empty(), java.util.Set.of(), true);
             return apply(plan, views, snap, total, held, reasons, now);
         }
@@ -289,21 +289,34 @@ public final class Dispatcher {
      * now, in queue order, on no GPU of this machine, with its declaration; the driver's system does
      * the packing, so nothing waits here for memory, nothing is reserved and nothing preempted. Pure.
      *
+     * <p>While the driver takes nothing for now ({@code busy}: a submit-count limit reached), every job it
+     * could run waits with the driver's reason instead, and the plan asks to be made again once the driver's
+     * back-off has passed; one of the run's cluster jobs ending plans it again sooner (its end is journaled).
+     *
      * @param pending the jobs that may be placed (their dependencies met), in queue order
      * @param refusal why the driver can never run a job as written; empty when it may
-     * @return a start for each, or a failure for one the driver refuses
+     * @param busy why the driver takes no attempt for now; empty when it may
+     * @param steady the policy's steady time now, which the replan time is on
+     * @return a start for each, a failure for one the driver refuses, or a wait for each while it is busy
      */
     static Plan handOver(List<PendingQueue.PendingJob> pending,
-                         java.util.function.Function<io.gpusched.jobs.JobSpec, Optional<String>> refusal) {
+                         java.util.function.Function<io.gpusched.jobs.JobSpec, Optional<String>> refusal,
+                         Optional<io.gpusched.cluster.ClusterBusy> busy, Instant steady) {
         List<Plan.Action> actions = new ArrayList<>(pending.size());
         for (PendingQueue.PendingJob p : pending) {
             // A job the cluster can never run as written (a live line it cannot express) ends infeasible with
             // the cluster's reason: handed over, it would be refused each round and the run would never end.
             Optional<String> refused = refusal.apply(p.spec());
-            actions.add(refused.<Plan.Action>map(why -> new Plan.Fail(p, why))
-                    .orElseGet(() -> new Plan.Start(p, List.of(), p.declaredMib())));
+            if (refused.isPresent()) {
+                actions.add(new Plan.Fail(p, refused.get()));
+            } else if (busy.isPresent()) {
+                // Not asked: the cluster would refuse it for the same limit, one sbatch per job and round.
+                actions.add(new Plan.Wait(p, busy.get().reason()));
+            } else {
+                actions.add(new Plan.Start(p, List.of(), p.declaredMib()));
+            }
         }
-        return new Plan(actions, List.of(), Optional.empty(), Optional.empty());
+        return new Plan(actions, List.of(), Optional.empty(), busy.map(b -> steady.plus(b.retryIn())));
     }
 
     /**
@@ -322,6 +335,8 @@ public final class Dispatcher {
         List<PendingQueue.PendingJob> still = new ArrayList<>();
         List<SchedulerEvent> started = new ArrayList<>();
         boolean startFailed = false;
+        // Set when the cluster refused an attempt for now (a submit limit): the rest of the round waits too.
+        Optional<io.gpusched.cluster.ClusterBusy> busy = Optional.empty();
         List<Plan.Action> actions = plan.actions();
         for (int i = 0; i < actions.size(); i++) {
             Plan.Action a = actions.get(i);
@@ -330,6 +345,9 @@ public final class Dispatcher {
                 outcomes.fail(p.spec(), p.no(), p.declaredMib(), JobStatus.INFEASIBLE, f.reason());
             } else if (a instanceof Plan.Wait w) {
                 reasons.put(p.spec().key(), w.reason());
+                still.add(p);
+            } else if (busy.isPresent()) {
+                reasons.put(p.spec().key(), busy.get().reason());
                 still.add(p);
             } else {
                 Plan.Start s = (Plan.Start) a;
@@ -345,6 +363,14 @@ public final class Dispatcher {
                     outcomes.fail(p.spec(), p.no(), p.declaredMib(), JobStatus.INFEASIBLE, refused.getMessage());
                     // Planned again next round, though nothing else changes: its dependants are settled then.
                     startFailed = true;
+                    continue;
+                } catch (io.gpusched.cluster.AttemptDeferredException deferred) {
+                    // Not the job's fault (the user's submit limit on the cluster): it stays pending, is not
+                    // failed, and is handed over again when a cluster job of the run ends or the back-off
+                    // passes. Not a failed start: planning again every round would ask sbatch every round.
+                    busy = Optional.of(deferred.busy());
+                    reasons.put(p.spec().key(), deferred.busy().reason());
+                    still.add(p);
                     continue;
                 }
                 if (launched.isPresent()) {
@@ -365,6 +391,10 @@ public final class Dispatcher {
             plan.reservation().ifPresent(r -> reporter.emit(new SchedulerEvent.Reserved(now, r)));
         }
         replanAt = plan.replanAt();
+        if (busy.isPresent()) {
+            Instant retry = clock.steady().plus(busy.get().retryIn());
+            replanAt = Optional.of(replanAt.filter(t -> t.isBefore(retry)).orElse(retry));
+        }
         if (!started.isEmpty()) {
             // One fsync for every launching and started line of the round, then the reports. Each
             // intent was in the file before its spawn; the fsync guards against the machine itself going

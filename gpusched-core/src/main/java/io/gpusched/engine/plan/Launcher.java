@@ -18,6 +18,7 @@ import io.gpusched.engine.spawn.RunningJob;
 import io.gpusched.engine.spawn.TtySockets;
 import io.gpusched.engine.table.JobTable;
 
+import io.gpusched.cluster.AttemptDeferredException;
 import io.gpusched.cluster.AttemptRefusedException;
 import io.gpusched.cluster.ClusterAttempt;
 import io.gpusched.cluster.ClusterDriver;
@@ -93,10 +94,12 @@ public final class Launcher {
      *
      * @throws AttemptRefusedException when the cluster refused the attempt itself: its intent is withdrawn,
      *     and the caller ends the job with the message
+     * @throws AttemptDeferredException when the cluster refused it for now (a submit-count limit): its intent
+     *     is withdrawn, and the caller keeps it pending
      */
     Optional<RunningJob> launch(PendingQueue.PendingJob p, List<Integer> gpus, OptionalLong declared, GpuSnapshot snap,
                                         int dispatched, int total, List<SchedulerEvent> reports)
-            throws AttemptRefusedException {
+            throws AttemptRefusedException, AttemptDeferredException {
         if (durability.failing().isPresent()) {
             return Optional.empty();
         }
@@ -202,6 +205,11 @@ public final class Launcher {
         return cluster.isPresent();
     }
 
+    /** @return why the cluster takes no attempt for now; empty when it may, or for local runs */
+    Optional<io.gpusched.cluster.ClusterBusy> clusterBusy() {
+        return cluster.flatMap(ClusterDriver::busy);
+    }
+
     /** @return why the cluster can never run this job as written; empty when it may, or for local runs */
     Optional<String> clusterRefusal(io.gpusched.jobs.JobSpec spec) {
         return cluster.flatMap(c -> c.refusal(spec));
@@ -213,7 +221,7 @@ public final class Launcher {
      * over twice. Its start is reported when its command starts there, on the GPUs the cluster gave it.
      */
     private Optional<RunningJob> handOver(ClusterDriver to, PendingQueue.PendingJob p, OptionalLong declared, int dispatched,
-                                          int total) throws AttemptRefusedException {
+                                          int total) throws AttemptRefusedException, AttemptDeferredException {
         String key = p.spec().key();
         long run = durability.state().nextRun();
         if (!durability.appendUnforced(new JournalEvent.Launching(key, run, List.of()))) {
@@ -226,6 +234,10 @@ public final class Launcher {
             handed = to.submit(new ClusterAttempt(p.no(), attempt, p.spec(), declared));
         } catch (AttemptRefusedException e) {
             // Nothing runs: the intent is withdrawn, and the caller ends the job with the cluster's reason.
+            durability.appendUnforced(new JournalEvent.Interrupted(key));
+            throw e;
+        } catch (AttemptDeferredException e) {
+            // Nothing runs: the intent is withdrawn as for a refusal, but the job stays pending (the caller's).
             durability.appendUnforced(new JournalEvent.Interrupted(key));
             throw e;
         } catch (IOException e) {

@@ -66,4 +66,22 @@ class PlanTest {
         assertEquals(Dispatcher.decide(policy, jobs, List.of(), oneGpu, snap, NOW, Map.of()),
                 Dispatcher.decide(policy, jobs, List.of(), oneGpu, snap, NOW, Map.of()));
     }
+
+    @Test
+    void aClusterBusyForItsSubmitLimitIsAskedNothing_everyJobItMayRunWaitsWithItsReason_andThePlanIsRemadeAfterTheBackOff() {
+        List<PendingQueue.PendingJob> jobs = List.of(pending("a", 1), pending("b", 2), pending("c", 3));
+        java.util.function.Function<JobSpec, Optional<String>> refusal =
+                spec -> spec.key().equals("k#2") ? Optional.of("jobs.txt:2: cannot") : Optional.empty();
+        io.gpusched.cluster.ClusterBusy busy = new io.gpusched.cluster.ClusterBusy("waits for the cluster's submit limit",
+                java.time.Duration.ofSeconds(30));
+        Plan plan = Dispatcher.handOver(jobs, refusal, Optional.of(busy), NOW);
+        assertEquals(List.of(new Plan.Wait(jobs.get(0), busy.reason()), new Plan.Fail(jobs.get(1), "jobs.txt:2: cannot"),
+                new Plan.Wait(jobs.get(2), busy.reason())), plan.actions(), "a line it can never run still fails");
+        assertEquals(Optional.of(NOW.plusSeconds(30)), plan.replanAt());
+
+        Plan free = Dispatcher.handOver(jobs, refusal, Optional.empty(), NOW);
+        assertInstanceOf(Plan.Start.class, free.actions().get(0));
+        assertInstanceOf(Plan.Start.class, free.actions().get(2));
+        assertEquals(Optional.empty(), free.replanAt());
+    }
 }
