@@ -57,17 +57,28 @@ final class SlurmDriver implements ClusterDriver {
     private final Map<Long, Followed> followed = new ConcurrentHashMap<>();
     private int queueFailures;
     /**
-     * The submit-count limit sbatch last refused a job for, while no attempt is to be submitted: set on the
-     * engine's thread, cleared there once its back-off passed and on the poller's when a followed job ends.
+     * The submit-count limit sbatch last refused a job for, while no attempt is to be submitted: set and
+     * cleared on the engine's thread. It holds only while {@link #ends} is what it was when that sbatch was
+     * started: a job that ended meanwhile, even during the refused sbatch, frees a place.
      */
     private final java.util.concurrent.atomic.AtomicReference<Optional<Limited>> limited =
             new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
 
+    /**
+     * How many of the run's Slurm jobs have ended (counted on the poller's thread). A count rather than a
+     * flag the poller clears: an end seen while a refused sbatch still ran came before the refusal set the
+     * gate, and a cleared flag would have been set again over it, holding the jobs for the whole back-off.
+     */
+    private final java.util.concurrent.atomic.AtomicLong ends = new java.util.concurrent.atomic.AtomicLong();
+
     /** Whether the wait for a submit limit was said since the last accepted submission (engine's thread). */
     private boolean limitNoted;
 
-    /** A reached submit-count limit: Slurm's reason code, and until when (System.nanoTime) nothing is submitted. */
-    private record Limited(String code, long untilNanos) {
+    /**
+     * A reached submit-count limit: Slurm's reason code, until when (System.nanoTime) nothing is submitted,
+     * and {@link #ends} as the refused sbatch was started.
+     */
+    private record Limited(String code, long untilNanos, long endsBefore) {
     }
 
     /**
@@ -112,7 +123,7 @@ final class SlurmDriver implements ClusterDriver {
     @Override
     public Optional<io.gpusched.cluster.ClusterBusy> busy() {
         Optional<Limited> l = limited.get();
-        long left = l.map(x -> x.untilNanos() - System.nanoTime()).orElse(0L);
+        long left = l.map(x -> x.endsBefore() != ends.get() ? 0L : x.untilNanos() - System.nanoTime()).orElse(0L);
         if (left <= 0) {
             limited.compareAndSet(l, Optional.empty());
             return Optional.empty();
@@ -201,6 +212,7 @@ final class SlurmDriver implements ClusterDriver {
         String where = source + ":" + a.spec().line() + ": job " + a.no() + " (" + String.join(" ", req.sbatchOptions())
                 + "): ";
         SlurmClient.Submission answer;
+        long endsBefore = ends.get(); // before sbatch: an end while it runs opens the gate its refusal sets
         try {
             answer = slurm.submit(sbatch, dir.resolve(SCRIPT));
         } catch (SlurmException e) {
@@ -219,7 +231,8 @@ final class SlurmDriver implements ClusterDriver {
             // The user's or account's count of queued jobs, not this job: it waits, and so do the others,
             // until a job of the run ends or the back-off passes (a job of the user's outside this run may
             // end too, which only the back-off can notice).
-            limited.set(Optional.of(new Limited(l.code(), System.nanoTime() + options.submitLimitRetry().toNanos())));
+            limited.set(Optional.of(new Limited(l.code(), System.nanoTime() + options.submitLimitRetry().toNanos(),
+                    endsBefore)));
             // Said once until a submission is accepted again: a long wait is one note, not one per back-off.
             if (!limitNoted) {
                 limitNoted = true;
@@ -365,8 +378,8 @@ final class SlurmDriver implements ClusterDriver {
             }
             followed.remove(id);
             // One job fewer of the user's in Slurm: a submit limit it was holding back may take one more now.
-            // Before the end is told, so that the round that end starts hands the waiting jobs over.
-            limited.set(Optional.empty());
+            // Counted before the end is told, so that the round that end starts hands the waiting jobs over.
+            ends.incrementAndGet();
             if (result.isEmpty() && !cancelRequested && !state.equals("CANCELLED") && !state.equals("TIMEOUT")) {
                 notes.accept("job " + no + ": Slurm job " + id + " ended " + state + " without a wrapper result — see "
                         + dir.resolve("slurm.out"));

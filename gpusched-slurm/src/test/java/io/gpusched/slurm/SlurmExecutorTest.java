@@ -56,12 +56,22 @@ class SlurmExecutorTest {
                 + " Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)\n";
         /** Every sbatch call, refused or not. */
         int sbatchCalls = 0;
+        /**
+         * The jobs submitted before the first call in {@link #limitedCalls} show RUNNING until that call has been
+         * answered: they are what holds the limit, and their ends come after the refusal, as on a cluster.
+         * Without it they end at once, and the poller may see an end before the refused call is made, which a
+         * real limit would then not refuse.
+         */
+        boolean runningUntilRefused;
+        private final java.util.Set<Long> heldRunning = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private volatile boolean refusedOnce;
 
         @Override
         public Result run(List<String> argv) {
             switch (argv.get(0)) {
                 case "sbatch" -> {
                     if (limitedCalls.contains(sbatchCalls++)) {
+                        refusedOnce = true;
                         return new Result(1, "", limitError);
                     }
                     if (sbatchExit != 0) {
@@ -79,14 +89,21 @@ class SlurmExecutorTest {
                     Object[] end = next.isEmpty() ? new Object[] {0, 1000L, "", "COMPLETED"} : next.remove(0);
                     ran(out, (int) end[0], (long) end[1], (String) end[2]);
                     jobs.put(id, new String[] {name, (String) end[3]});
+                    if (runningUntilRefused && !refusedOnce) {
+                        heldRunning.add(id);
+                    }
                     return new Result(0, id + "\n", "");
                 }
                 case "squeue" -> {
+                    if (refusedOnce) {
+                        heldRunning.clear();
+                    }
                     if (squeueFailures-- > 0) {
                         return new Result(1, "", "squeue: error: Unable to contact slurm controller (connect failure)\n");
                     }
                     StringBuilder b = new StringBuilder();
-                    jobs.forEach((id, j) -> b.append(id).append('|').append(j[0]).append('|').append(j[1]).append('\n'));
+                    jobs.forEach((id, j) -> b.append(id).append('|').append(j[0]).append('|')
+                            .append(heldRunning.contains(id) ? "RUNNING" : j[1]).append('\n'));
                     return new Result(0, b.toString(), "");
                 }
                 case "scancel" -> {
@@ -357,8 +374,9 @@ class SlurmExecutorTest {
     @org.junit.jupiter.api.Timeout(60)
     void aSubmitLimitRefusalWaitsForOneOfTheRunsSlurmJobsToEnd_andTheRestOfTheRoundWaitsWithIt() throws Exception {
         InstantSlurm slurm = new InstantSlurm();
-        // job 1 taken, job 2 refused at the limit; job 1's end frees a place
+        // job 1 taken, job 2 refused at the limit; job 1's end, after that, frees a place
         slurm.limitedCalls.add(1);
+        slurm.runningUntilRefused = true;
         slurm.limitError = "sbatch: error: AssocMaxSubmitJobLimit\nsbatch: error: Batch job submission failed: Job"
                 + " violates accounting/QOS policy (job submit limit, user's size and/or time limits)\n";
         // A back-off the test would time out on: only job 1's end can have sent the others.
@@ -374,6 +392,53 @@ class SlurmExecutorTest {
         assertEquals(List.of("job001-1", "job002-1", "job003-1"), slurm.sbatch.stream().map(a -> Path.of(option(a,
                 "--output=")).getParent().getFileName().toString()).toList(), "in queue order: job 3 not before job 2");
         assertTrue(events.stream().noneMatch(e -> e instanceof SchedulerEvent.JobInfeasible), events.toString());
+    }
+
+    /**
+     * The race the gate must not lose: one of the run's Slurm jobs is seen ending while the sbatch that is then
+     * refused for the submit limit still runs, before its refusal is recorded. The poller's look is made here
+     * from inside that sbatch, on the same thread (the driver's one-command-at-a-time lock is reentrant), which
+     * is the order the two threads can take. A gate the end cleared and the refusal then set again held the
+     * jobs for the whole back-off (an hour here) with a place free.
+     */
+    @Test
+    void anEndSeenWhileTheRefusedSbatchStillRunsOpensTheSubmitLimitsGate() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<SlurmDriver> driver = new java.util.concurrent.atomic.AtomicReference<>();
+        Map<Long, String> states = new LinkedHashMap<>();
+        List<String> said = new ArrayList<>();
+        CommandRunner slurm = argv -> switch (argv.get(0)) {
+            case "sbatch" -> {
+                if (states.isEmpty()) {
+                    // job 1, taken: its wrapper's result is there, Slurm still lists it running
+                    ran(Path.of(expanded(option(argv, "--output="), 100)).getParent(), 0, 1000, "");
+                    states.put(100L, "RUNNING");
+                    yield new CommandRunner.Result(0, "100\n", "");
+                }
+                // job 2: job 1 ends now, and the poller looks before this sbatch answers
+                states.put(100L, "COMPLETED");
+                driver.get().poll();
+                yield new CommandRunner.Result(1, "", "sbatch: error: QOSMaxSubmitJobPerUserLimit\nsbatch: error: Batch"
+                        + " job submission failed: Job violates accounting/QOS policy (job submit limit, user's size and/or"
+                        + " time limits)\n");
+            }
+            case "squeue" -> {
+                StringBuilder b = new StringBuilder();
+                states.forEach((id, state) -> b.append(id).append("|gpusched-1|").append(state).append('\n'));
+                yield new CommandRunner.Result(0, b.toString(), "");
+            }
+            default -> throw new AssertionError("unexpected command " + argv);
+        };
+        Path logs = Files.createDirectories(dir.resolve("logs"));
+        driver.set(new SlurmDriver(logs, SlurmOptions.defaults().withShards(1000, 8).withSubmitLimitRetry(Duration.ofHours(1)),
+                slurm, List.of("gpusched-slurm-wrap"), "jobs.txt", said::add, events::add, e -> {
+                    throw new AssertionError(e);
+                }, SlurmDriver.Before.NOTHING));
+        driver.get().submit(new io.gpusched.cluster.ClusterAttempt(1, 1, JobSpec.parse("echo one"), OptionalLong.empty()));
+        assertThrows(io.gpusched.cluster.AttemptDeferredException.class, () -> driver.get().submit(
+                new io.gpusched.cluster.ClusterAttempt(2, 1, JobSpec.parse("echo two"), OptionalLong.empty())));
+        assertTrue(said.stream().anyMatch(n -> n.contains("QOSMaxSubmitJobPerUserLimit")), said.toString());
+        assertEquals(Optional.empty(), driver.get().busy(), "job 1 ended while job 2's sbatch ran: a place is free now,"
+                + " not in an hour");
     }
 
     @Test
