@@ -4,6 +4,10 @@
 // QUEUED jobs (default 10,000) are queued from a jobs file first; then one client makes ROUND_TRIPS
 // (default 1000) submissions one after another (median and p99 of each round trip, which includes the
 // journal's fsync); then 10 clients make 100 submissions each at once (wall time for all 1000).
+// Optional, off by default (the A/B rows use neither): -Dsb.settle=MS waits MS after the queue is loaded and
+// before the first round trip (what the JIT still compiles from the load then runs beside the trips, not in
+// them); -Dsb.block=K also prints the median of each K round trips in order (how the first trips of a young
+// JVM compare with later ones).
 import io.gpusched.Scheduler;
 import io.gpusched.options.SchedulerOptions;
 import io.gpusched.gpu.GpuBackend;
@@ -51,6 +55,7 @@ public class SubmitBench {
         while (s.snapshot().map(q -> q.board().pending().size()).orElse(0) < queued) {
             Thread.sleep(50);
         }
+        Thread.sleep(Long.getLong("sb.settle", 0));
         try (ServiceServer server = ServiceServer.start(s, dir.resolve("s.sock"))) {
             long[] rt = new long[trips];
             try (GpuschedClient c = GpuschedClient.connect(server.socket())) {
@@ -59,6 +64,12 @@ public class SubmitBench {
                     c.submit("[vram=20G] echo submitted " + i, dir, Optional.empty());
                     rt[i] = System.nanoTime() - t0;
                 }
+            }
+            int block = Integer.getInteger("sb.block", 0);
+            for (int b = 0; block > 0 && b + block <= trips; b += block) {
+                long[] part = Arrays.copyOfRange(rt, b, b + block);
+                Arrays.sort(part);
+                System.out.printf("round trips %d-%d: median %.2f ms%n", b + 1, b + block, part[block / 2] / 1e6);
             }
             Arrays.sort(rt);
             long t0 = System.nanoTime();
