@@ -61,8 +61,7 @@ final class SlurmDriver implements ClusterDriver {
      * cleared on the engine's thread. It holds only while {@link #ends} is what it was when that sbatch was
      * started: a job that ended meanwhile, even during the refused sbatch, frees a place.
      */
-    private final java.util.concurrent.atomic.AtomicReference<Optional<Limited>> limited =
-            new java.util.concurrent.atomic.AtomicReference<>(Optional.empty());
+    private Optional<Limited> limited = Optional.empty();
 
     /**
      * How many of the run's Slurm jobs have ended (counted on the poller's thread). A count rather than a
@@ -122,10 +121,10 @@ final class SlurmDriver implements ClusterDriver {
      */
     @Override
     public Optional<io.gpusched.cluster.ClusterBusy> busy() {
-        Optional<Limited> l = limited.get();
+        Optional<Limited> l = limited;
         long left = l.map(x -> x.endsBefore() != ends.get() ? 0L : x.untilNanos() - System.nanoTime()).orElse(0L);
         if (left <= 0) {
-            limited.compareAndSet(l, Optional.empty());
+            limited = Optional.empty();
             return Optional.empty();
         }
         return Optional.of(new io.gpusched.cluster.ClusterBusy(waitReason(l.get().code()), java.time.Duration.ofNanos(left)));
@@ -231,8 +230,8 @@ final class SlurmDriver implements ClusterDriver {
             // The user's or account's count of queued jobs, not this job: it waits, and so do the others,
             // until a job of the run ends or the back-off passes (a job of the user's outside this run may
             // end too, which only the back-off can notice).
-            limited.set(Optional.of(new Limited(l.code(), System.nanoTime() + options.submitLimitRetry().toNanos(),
-                    endsBefore)));
+            limited = Optional.of(new Limited(l.code(), System.nanoTime() + options.submitLimitRetry().toNanos(),
+                    endsBefore));
             // Said once until a submission is accepted again: a long wait is one note, not one per back-off.
             if (!limitNoted) {
                 limitNoted = true;

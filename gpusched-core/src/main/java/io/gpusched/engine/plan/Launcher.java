@@ -232,12 +232,9 @@ public final class Launcher {
         ClusterRun handed;
         try {
             handed = to.submit(new ClusterAttempt(p.no(), attempt, p.spec(), declared));
-        } catch (AttemptRefusedException e) {
-            // Nothing runs: the intent is withdrawn, and the caller ends the job with the cluster's reason.
-            durability.appendUnforced(new JournalEvent.Interrupted(key));
-            throw e;
-        } catch (AttemptDeferredException e) {
-            // Nothing runs: the intent is withdrawn as for a refusal, but the job stays pending (the caller's).
+        } catch (AttemptRefusedException | AttemptDeferredException e) {
+            // Nothing runs: the intent is withdrawn; the caller ends a refused job with the cluster's reason and
+            // keeps a deferred one pending.
             durability.appendUnforced(new JournalEvent.Interrupted(key));
             throw e;
         } catch (IOException e) {
