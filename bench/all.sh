@@ -18,7 +18,8 @@
 #     jmh     the JMH benchmarks a1475ce already had (AllocatorBench, ParserBench), each checkout's own
 #             copy, interleaved; builds bench/jmh (mvn -Pbench, which fetches JMH once) where it is missing
 #     tsp     bench/vs_tsp.py: the rows beside task-spooler (this checkout)
-#     lab     bench/lab_scale.sh at 10,000 and 100,000 queued (with --base: the base at BASE_LAB_SIZES)
+#     lab     bench/lab_scale.sh at 10,000 and 100,000 queued (with --base: the base at BASE_LAB_SIZES, and
+#             bench/lab_alt.sh: both daemons' lone client alternated trip by trip, ALT_QUEUED queued)
 #     idle    bench/round/IdleRound.java: an idle round with 100,000 pending
 #     start   bench/startup-ab.sh and bench/run-startup-ab.sh (base vs this, or this alone)
 #     replay  bench/replay/ab.sh: the former replay loop against the engine (needs test classes: built
@@ -30,8 +31,8 @@
 #     flood   bench/service/flood.sh (root only; creates and removes user gs-cn-flood): connection floods
 # env (defaults in brackets; the defaults take about 25 minutes on a quiet 2-core machine with --base):
 #   RUNS [5] rounds of vs_tsp, the A/B loop and spawn/ab.py; LAB_RUNS [3]; LAB_SIZES ["10000 100000"];
-#   TRIPS [300]; LAB_IDLE [5]; BASE_LAB_SIZES [10000]; BASE_LAB_RUNS [1]; SB [3] SubmitBench runs per
-#   checkout; SB_QUEUED [10000]; SB_TRIPS [500]; ROUND_LINES [10000]; ROUND_N [60]; IDLE_QUEUED [100000];
+#   TRIPS [300]; LAB_IDLE [5]; BASE_LAB_SIZES [10000]; BASE_LAB_RUNS [1]; ALT_QUEUED [10000];
+#   ALT_RUNS [5]; SB [3] SubmitBench runs per checkout; SB_QUEUED [10000]; SB_TRIPS [500]; ROUND_LINES [10000]; ROUND_N [60]; IDLE_QUEUED [100000];
 #   IDLE_RUNS [5]; JMH_RUNS [3] JMH runs per checkout (each: 1 fork, 3 x 1 s warm-up, 5 x 1 s measured);
 #   N [10] start-up runs; REPLAY_ROUNDS [200]; REPLAY_WARMUP [180] of them not counted (the engine's code is JIT-compiled over
 #   the first hundred or so rounds; rounds 20-29, counted before, read 2-3x its steady state);
@@ -60,12 +61,14 @@ for c in "$root" ${base:+"$base"}; do
 done
 if [ "$small" = 1 ]; then
   : "${RUNS:=1}" "${LAB_RUNS:=1}" "${LAB_SIZES:=1000}" "${TRIPS:=50}" "${LAB_IDLE:=1}" "${BASE_LAB_SIZES:=1000}"
+  : "${ALT_QUEUED:=1000}" "${ALT_RUNS:=1}"
   : "${SB:=1}" "${SB_QUEUED:=1000}" "${SB_TRIPS:=100}" "${ROUND_LINES:=1000}" "${ROUND_N:=20}" "${IDLE_QUEUED:=2000}"
   : "${IDLE_RUNS:=2}" "${JMH_RUNS:=1}" "${N:=2}" "${REPLAY_ROUNDS:=2}" "${REPLAY_WARMUP:=1}" "${DASH_SECS:=5}" "${QSCALE_QUEUED:=2000}" "${QSCALE_RUNS:=1}" "${SIM_LINES:=50}" "${SIM_RUNS:=1}"
   export WARMUP="${WARMUP:-3}"
 fi
 RUNS="${RUNS:-5}"; LAB_RUNS="${LAB_RUNS:-3}"; LAB_SIZES="${LAB_SIZES:-10000 100000}"; TRIPS="${TRIPS:-300}"
 LAB_IDLE="${LAB_IDLE:-5}"; BASE_LAB_SIZES="${BASE_LAB_SIZES:-10000}"; BASE_LAB_RUNS="${BASE_LAB_RUNS:-1}"
+ALT_QUEUED="${ALT_QUEUED:-10000}"; ALT_RUNS="${ALT_RUNS:-5}"
 SB="${SB:-3}"; SB_QUEUED="${SB_QUEUED:-10000}"; SB_TRIPS="${SB_TRIPS:-500}"; ROUND_LINES="${ROUND_LINES:-10000}"
 ROUND_N="${ROUND_N:-60}"; IDLE_QUEUED="${IDLE_QUEUED:-100000}"; IDLE_RUNS="${IDLE_RUNS:-5}"; JMH_RUNS="${JMH_RUNS:-3}"; N="${N:-10}"
 REPLAY_ROUNDS="${REPLAY_ROUNDS:-200}"; REPLAY_WARMUP="${REPLAY_WARMUP:-180}"; DASH_RUNS="${DASH_RUNS:-1}"; DASH_SECS="${DASH_SECS:-60}"
@@ -92,7 +95,7 @@ t_start=$(date +%s)
   echo "# machine	nproc $(nproc); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(uname -sr); $(free -g | awk '/Mem:/ {print $2 " GiB RAM"}')"
   echo "# java	$(java -version 2>&1 | tr '\n' ' ')"
   echo "# loadavg_before	$(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# settings	RUNS=$RUNS LAB_RUNS=$LAB_RUNS LAB_SIZES='$LAB_SIZES' TRIPS=$TRIPS LAB_IDLE=$LAB_IDLE BASE_LAB_SIZES='$BASE_LAB_SIZES' BASE_LAB_RUNS=$BASE_LAB_RUNS SB=$SB SB_QUEUED=$SB_QUEUED SB_TRIPS=$SB_TRIPS ROUND_LINES=$ROUND_LINES ROUND_N=$ROUND_N IDLE_QUEUED=$IDLE_QUEUED IDLE_RUNS=$IDLE_RUNS JMH_RUNS=$JMH_RUNS N=$N REPLAY_ROUNDS=$REPLAY_ROUNDS REPLAY_WARMUP=$REPLAY_WARMUP DASH_RUNS=$DASH_RUNS DASH_SECS=$DASH_SECS QSCALE_QUEUED=$QSCALE_QUEUED QSCALE_RUNS=$QSCALE_RUNS SIM_LINES=$SIM_LINES SIM_RUNS=$SIM_RUNS small=$small"
+  echo "# settings	RUNS=$RUNS LAB_RUNS=$LAB_RUNS LAB_SIZES='$LAB_SIZES' TRIPS=$TRIPS LAB_IDLE=$LAB_IDLE BASE_LAB_SIZES='$BASE_LAB_SIZES' BASE_LAB_RUNS=$BASE_LAB_RUNS ALT_QUEUED=$ALT_QUEUED ALT_RUNS=$ALT_RUNS SB=$SB SB_QUEUED=$SB_QUEUED SB_TRIPS=$SB_TRIPS ROUND_LINES=$ROUND_LINES ROUND_N=$ROUND_N IDLE_QUEUED=$IDLE_QUEUED IDLE_RUNS=$IDLE_RUNS JMH_RUNS=$JMH_RUNS N=$N REPLAY_ROUNDS=$REPLAY_ROUNDS REPLAY_WARMUP=$REPLAY_WARMUP DASH_RUNS=$DASH_RUNS DASH_SECS=$DASH_SECS QSCALE_QUEUED=$QSCALE_QUEUED QSCALE_RUNS=$QSCALE_RUNS SIM_LINES=$SIM_LINES SIM_RUNS=$SIM_RUNS small=$small"
   printf 'id\tcheckout\tmedian\tmin\tmax\tn\tunit\tcommand\tnote\n'
 } >"$out"
 say "results: $out (raw logs in $raw/)"
@@ -194,6 +197,14 @@ if want lab; then
   if [ -n "$base" ] && [ -n "$BASE_LAB_SIZES" ]; then
     say "lab: the base at $BASE_LAB_SIZES, $BASE_LAB_RUNS run(s)"
     lab "$base" "$BASE_LAB_RUNS" $BASE_LAB_SIZES
+  fi
+  if [ -n "$base" ]; then
+    say "lab: bench/lab_alt.sh, both daemons alternated, $ALT_QUEUED queued, $ALT_RUNS runs"
+    QUEUED="$ALT_QUEUED" TRIPS="$TRIPS" RUNS="$ALT_RUNS" bash "$root/bench/lab_alt.sh" \
+      "$base/gpusched-cli/target/gpusched.jar" "$root/gpusched-cli/target/gpusched.jar" >"$raw/lab-alt.log" 2>&1
+    echo "exit $?" >>"$raw/lab-alt.log"
+    "${rows[@]}" labalt "$out" "$raw/lab-alt.log" \
+      "QUEUED=$ALT_QUEUED TRIPS=$TRIPS RUNS=$ALT_RUNS bench/lab_alt.sh BASE/gpusched-cli/target/gpusched.jar gpusched-cli/target/gpusched.jar"
   fi
 fi
 

@@ -168,6 +168,19 @@ def lab(out, log, checkout, command, *sizes):
             emit(out, f"lab.{q}.{key}", who, vs, unit, command, note)
 
 
+def labalt(out, log, command):
+    """bench/lab_alt.sh: both daemons' lone-client medians and p99s, one value per run."""
+    s = text(log)
+    base_med = nums(r"^alt run \d+ base median_ms ([0-9.]+)", s)
+    slow = sum(1 for m in base_med if m > 10)
+    note = (f"{slow} of {len(base_med)} runs with the base in its slow mode (median over 10 ms: its deferred rounds "
+            "over the queue, which slow the other daemon's trips too)") if slow else ""
+    for who in ("base", "final"):
+        for rid, key in (("ab.alt.rt", "median_ms"), ("ab.alt.p99", "p99_ms")):
+            vs = nums(rf"^alt run \d+ {who} median_ms ([0-9.]+) p99_ms ([0-9.]+)", s, 1 if key == "median_ms" else 2)
+            emit(out, rid, who, vs or ("lab_alt.sh printed nothing: " + tail(log)), "ms", command, note)
+
+
 def idle(out, log, checkout, command, note=""):
     s = text(log)
     vs = nums(r"idle round loop cpu median_ms ([0-9.]+)", s)
@@ -271,7 +284,7 @@ def flood(out, log, command):
 
 
 if __name__ == "__main__":
-    fn = {"row": row, "ab": ab, "jmh": jmh, "spawnab": spawnab, "tsp": tsp, "lab": lab, "idle": idle, "start": start,
+    fn = {"row": row, "ab": ab, "jmh": jmh, "spawnab": spawnab, "tsp": tsp, "lab": lab, "labalt": labalt, "idle": idle, "start": start,
           "replay": replay, "sim": sim, "dash": dash, "qscale": qscale, "flood": flood}
     if len(sys.argv) < 3 or sys.argv[1] not in fn:
         sys.exit("usage: bench/all_rows.py SECTION RESULTS.tsv ARGS... (SECTION: " + ", ".join(fn) + ")")

@@ -133,7 +133,12 @@ if base:
     w("")
     w(f"| row | {bname} | {fname} | change | ≤ +10 %? |")
     w("|---|---|---|---|---|")
+    alt = get("ab.alt.rt", "base")
+    m = re.search(r"QUEUED=(\d+)", alt["cmd"]) if alt else None
+    alt_queued = f"{int(m.group(1)):,}" if m else "10,000"
     higher_better = {"lab.10000.clients"}
+    # A row measured in each checkout's own run, minutes apart, and the row that measures the same beside it.
+    compared_by = {"lab.10000.rt": "ab.alt.rt"}
     for rid, label in (("ab.t200.wall", "200 trivial jobs, wall"), ("ab.t200.cpu", "CPU per trivial job"),
                        ("ab.t200.rss", "max RSS, 200 trivial jobs"), ("ab.gap", "serial start-to-start gap (spawn/ab.py)"),
                        ("ab.round.first", "RoundTimer: first round over 10,000 new lines"),
@@ -145,6 +150,8 @@ if base:
                        ("jmh.parse10k", "JMH ParserBench.parse10k: 10,000 jobs-file lines"),
                        ("start.version.wall", "`gpusched --version` wall"), ("start.queue.wall", "`gpusched queue` wall, idle daemon"),
                        ("start.run.cpu", "one-job run, CPU"),
+                       ("ab.alt.rt", f"real daemon, {alt_queued} queued: submit median, both daemons alternated trip by trip (lab_alt.sh)"),
+                       ("ab.alt.p99", f"real daemon, {alt_queued} queued: submit p99, alternated (lab_alt.sh)"),
                        ("lab.10000.rt", "real daemon, 10,000 queued: submit median (not interleaved)"),
                        ("lab.10000.clients", "real daemon, 10,000 queued: submissions/s (not interleaved)"),
                        ("idle.round", "IdleRound: idle round, loop CPU"),
@@ -156,7 +163,10 @@ if base:
         if b and f and b["med"] is not None and f["med"] is not None and b["med"] > 0:
             ch = f["med"] / b["med"] - 1
             worse = -ch if rid in higher_better else ch
-            w(f"| {label} | {val(b, True)} | {val(f, True)} | {ch * 100:+.1f} % | {'yes' if worse <= 0.10 else '**no**'} |")
+            judged = "yes" if worse <= 0.10 else "**no**"
+            if rid in compared_by and med(compared_by[rid]) is not None and med(compared_by[rid], "base") is not None:
+                judged = f"— (not interleaved: `{compared_by[rid]}` compares)"
+            w(f"| {label} | {val(b, True)} | {val(f, True)} | {ch * 100:+.1f} % | {judged} |")
         else:
             why = (b or {}).get("note") if (b is None or b["med"] is None) else (f or {}).get("note")
             w(f"| {label} | {val(b, True)} | {val(f, True)} | not comparable: {why or 'no figure'} | — |")

@@ -30,23 +30,11 @@ cli="${CLI:-$([ -x "$launcher" ] && echo "$launcher" || echo java)}"
 if [ "$cli" = java ]; then cli=(java "${opts[@]}" -cp "$jar" io.gpusched.cli.Main); else cli=("$cli"); fi
 work="$(mktemp -d)"
 daemon=""
-# The daemon is filled_daemon.sh's child, not this shell's: wait for it by polling.
-# The daemon's SIGTERM leaves its running jobs running, as it should for a lab: the head job
-# (sleep 3600) filled_daemon.sh started is ended here, by its session (the child of its monitor, which runs
-# from the daemon's directory), or every run left one behind for an hour.
-end_jobs() { # $1: the daemon's directory
-  local m c
-  for m in $(pgrep -f "^$1/logs/runs/gpusched-spawnd" 2>/dev/null); do
-    for c in $(pgrep -P "$m"); do kill -TERM -- "-$c" 2>/dev/null || kill -TERM "$c" 2>/dev/null || true; done
-  done
-}
+# The daemon is filled_daemon.sh's child, not this shell's: bench/queue/stop_daemon.sh ends its head job
+# and waits for it by polling.
 stop_daemon() {
   [ -n "$daemon" ] || return 0
-  [ -n "${d:-}" ] && end_jobs "$d"
-  kill "$daemon" 2>/dev/null || true
-  local i
-  # A zombie answers kill -0 too, where nothing reaps it: give up waiting after 10 s.
-  for i in $(seq 200); do kill -0 "$daemon" 2>/dev/null || break; sleep 0.05; done
+  "$root/bench/queue/stop_daemon.sh" "$d"
   daemon=""
 }
 cleanup() { stop_daemon; rm -rf "$work"; }
