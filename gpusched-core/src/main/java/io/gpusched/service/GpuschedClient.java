@@ -37,6 +37,8 @@ public final class GpuschedClient implements AutoCloseable {
     /** Replaced when the service closed the connection for idleness ({@link #call}). */
     private LineChannel lines;
     private final String user;
+    /** This process's status file, held open from the first submission: each one sends the mask as it is then. */
+    private final UmaskReader umask = new UmaskReader(Path.of("/proc/self/status"));
 
     private GpuschedClient(Path socket, LineChannel lines) {
         this.socket = socket;
@@ -101,6 +103,8 @@ public final class GpuschedClient implements AutoCloseable {
 
     /** How long {@link #connect} tries again a service at its connection limit. */
     private static final int FULL_RETRY_SECONDS = 10;
+    /** The status file's field, after the newline that ends the line before it. */
+    private static final byte[] UMASK_FIELD = "\nUmask:".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private static void closeQuietly(LineChannel lines) {
         try {
@@ -136,8 +140,9 @@ public final class GpuschedClient implements AutoCloseable {
      *     empty where it does not (the daemon then uses its default)
      */
     public static java.util.OptionalInt processUmask() {
-        // Read at every submission (a process may change its mask between two), so the file's bytes are
-        // scanned for the one field rather than decoded into its 50-odd lines.
+        // The file's bytes are scanned for the one field rather than decoded into its 50-odd lines. A client
+        // reads the mask at every submission (a process may change it between two) through a UmaskReader,
+        // which holds the file open.
         try {
             byte[] status = java.nio.file.Files.readAllBytes(Path.of("/proc/self/status"));
             return umaskIn(status);
@@ -154,9 +159,18 @@ public final class GpuschedClient implements AutoCloseable {
      * @return the mask (0 to 0777); empty when the file has no such line or its value is not octal
      */
     static java.util.OptionalInt umaskIn(byte[] status) {
-        byte[] field = "\nUmask:".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return umaskIn(status, status.length);
+    }
+
+    /**
+     * @param status a buffer whose first {@code length} bytes are the file
+     * @param length how many bytes of {@code status} are the file
+     * @return as {@link #umaskIn(byte[])} for those bytes
+     */
+    static java.util.OptionalInt umaskIn(byte[] status, int length) {
+        byte[] field = UMASK_FIELD;
         outer:
-        for (int i = 0; i + field.length <= status.length; i++) {
+        for (int i = 0; i + field.length <= length; i++) {
             for (int k = 0; k < field.length; k++) {
                 // The first line is Name:, so the field always follows a newline.
                 if (status[i + k] != field[k]) {
@@ -164,16 +178,16 @@ public final class GpuschedClient implements AutoCloseable {
                 }
             }
             int at = i + field.length;
-            while (at < status.length && (status[at] == ' ' || status[at] == '\t')) {
+            while (at < length && (status[at] == ' ' || status[at] == '\t')) {
                 at++;
             }
             int mask = 0;
             int digits = 0;
-            while (at < status.length && status[at] >= '0' && status[at] <= '7' && digits < 4) {
+            while (at < length && status[at] >= '0' && status[at] <= '7' && digits < 4) {
                 mask = mask * 8 + (status[at++] - '0');
                 digits++;
             }
-            boolean ends = at == status.length || status[at] == '\n';
+            boolean ends = at == length || status[at] == '\n';
             return digits > 0 && ends && mask <= 0777 ? java.util.OptionalInt.of(mask) : java.util.OptionalInt.empty();
         }
         return java.util.OptionalInt.empty();
@@ -309,7 +323,7 @@ public final class GpuschedClient implements AutoCloseable {
      */
     public Answer.Submitted submitted(Submission s) {
         Request.Submit req = new Request.Submit(s.line(), s.workDir().toAbsolutePath().toString(), s.environment(),
-                s.output().map(Path::toString), s.requestId(), processUmask());
+                s.output().map(Path::toString), s.requestId(), umask.read());
         return call(req, Expect.SUBMITTED, Answer.Submitted.class);
     }
 
@@ -840,6 +854,7 @@ public final class GpuschedClient implements AutoCloseable {
 
     @Override
     public void close() {
+        umask.close();
         try {
             lines.close();
         } catch (IOException e) {
