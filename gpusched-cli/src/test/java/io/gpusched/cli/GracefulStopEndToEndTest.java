@@ -32,7 +32,10 @@ class GracefulStopEndToEndTest {
 
     private final List<SchedulerProcess> schedulers = new ArrayList<>();
 
-    /** A failed assertion must not leave a scheduler or a 60 s job behind. */
+    /**
+     * A failed assertion must not leave a scheduler or a 60 s job behind, nor the job's monitor, which outlives
+     * a SIGKILLed scheduler and writes the job's exit file under {@link #dir} as the job ends.
+     */
     @AfterEach
     void cleanUp() throws Exception {
         schedulers.forEach(SchedulerProcess::close);
@@ -40,6 +43,7 @@ class GracefulStopEndToEndTest {
         List<Long> sessions = Stream.of("done", "exits", "trapped", "ignored")
                 .flatMap(n -> Ledger.read(ledger, n).stream()).map(Ledger.Entry::pid).toList();
         ProcSessions.killAll(sessions);
+        RunsLeftBehind.end(dir.resolve("logs"));
     }
 
     @Test

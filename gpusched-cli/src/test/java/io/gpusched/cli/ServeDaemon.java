@@ -106,10 +106,20 @@ final class ServeDaemon implements AutoCloseable {
         return Files.exists(f) ? Files.readString(f) : "";
     }
 
+    /**
+     * Stops the daemon, then ends every job its daemons left running and waits for them and their monitors:
+     * a job taken up from a killed or stopped daemon is not the last one's to stop, and its monitor would
+     * write its exit file under {@link #logs()} as JUnit removes the test's directory.
+     */
     @Override
     public void close() {
         stopGracefully(process);
         ProcSessions.killAll(started);
+        try {
+            RunsLeftBehind.end(logs());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

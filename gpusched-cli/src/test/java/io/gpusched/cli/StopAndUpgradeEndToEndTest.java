@@ -38,14 +38,19 @@ class StopAndUpgradeEndToEndTest {
 
     private final List<Process> daemons = new ArrayList<>();
 
+    /**
+     * What a daemon killed or stopped half-way through a failed test left running is no living daemon's child:
+     * its job, and the job's monitor, which would write the job's exit file under {@link #dir} as it ends.
+     */
     @AfterEach
-    void stopEverything() {
+    void stopEverything() throws InterruptedException {
         daemons.forEach(d -> {
             if (d.isAlive()) {
                 ServeDaemon.stopLeavingNoJob(d, java.time.Duration.ofSeconds(15));
             }
         });
         ProcSessions.killAll(Ledger.read(dir.resolve("ledger"), "job").stream().map(Ledger.Entry::pid).toList());
+        RunsLeftBehind.end(dir.resolve("logs"));
     }
 
     @Test

@@ -20,11 +20,16 @@ class TopOnceTest {
 
     private Process run;
 
+    /**
+     * A failure half-way leaves the run to be SIGKILLed here: its sleep 60 outlives it, and so does that job's
+     * monitor, which writes the job's exit file under {@link #dir} as it ends.
+     */
     @AfterEach
-    void kill() {
+    void kill() throws InterruptedException {
         if (run != null && run.isAlive()) {
-            run.destroyForcibly();
+            run.destroyForcibly().waitFor();
         }
+        RunsLeftBehind.end(dir.resolve("logs"));
     }
 
     @Test
