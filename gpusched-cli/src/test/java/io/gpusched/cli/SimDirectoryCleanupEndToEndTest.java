@@ -14,7 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -90,8 +89,7 @@ class SimDirectoryCleanupEndToEndTest {
     @Test
     void theNextRunRemovesTheDirectoryOfASchedulerThatDiedWithoutItsHooks() throws Exception {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
-        Path pidFile = dir.resolve("job.pid");
-        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "echo $$ > " + pidFile + "; exec sleep 60\n");
+        Path jobs = Files.writeString(dir.resolve("jobs.txt"), "exec sleep 60\n");
         Process scheduler = scheduler(tmp, jobs, dir.resolve("logs"));
         try (BufferedReader out = new BufferedReader(new InputStreamReader(scheduler.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = out.readLine(); line != null && !line.contains("job 1 started"); line = out.readLine()) {
@@ -110,28 +108,9 @@ class SimDirectoryCleanupEndToEndTest {
             assertEquals(List.of(), simDirectories(tmp), "the next run removed the dead one's directory, and its own:\n" + said);
         } finally {
             scheduler.destroyForcibly().waitFor();
-            // The job outlives a SIGKILLed scheduler (its own session): it is ended here.
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); !Files.exists(pidFile)
-                    && System.nanoTime() < end; Thread.sleep(50)) {
-                // the job writes its pid as it starts
-            }
-            if (Files.exists(pidFile)) {
-                endJobAndItsMonitor(Long.parseLong(Files.readString(pidFile).strip()));
-            }
-        }
-    }
-
-    /**
-     * Kills the job and waits for its monitor too: the monitor outlives its scheduler and writes the job's
-     * exit file under {@link #dir} as the job ends, which raced the temporary directory's removal (CI at
-     * fc32adf: "Failed to close extension context").
-     */
-    private static void endJobAndItsMonitor(long jobPid) throws Exception {
-        Optional<ProcessHandle> job = ProcessHandle.of(jobPid);
-        Optional<ProcessHandle> monitor = job.flatMap(ProcessHandle::parent).filter(p -> p.pid() != 1);
-        job.ifPresent(ProcessHandle::destroyForcibly);
-        for (ProcessHandle p : Stream.concat(job.stream(), monitor.stream()).toList()) {
-            p.onExit().get(10, TimeUnit.SECONDS);
+            // The job outlives a SIGKILLed scheduler (its own session), and so does its monitor, which writes
+            // the job's exit file under dir as the job ends: both are ended and waited for here.
+            RunsLeftBehind.end(dir.resolve("logs"));
         }
     }
 
