@@ -6,7 +6,9 @@
 # shared machine that compares two loads as much as two daemons. Both daemons are started afresh for each
 # of RUNS runs, the base's first in odd runs and the final's first in even ones.
 # A daemon that runs a long round meanwhile (a1475ce's deferred plans over its queue) slows the other's trips
-# too: such a run shows in both medians, and is kept (it is what the base does).
+# too: such a run shows in both medians, and is kept (it is what the base does); a1475ce, its trips spaced by
+# the other daemon's, fell into that mode in 5 of 5 runs on 2026-11-28, and bench/current.py then leaves the
+# rows unjudged (bench/all_rows.py notes how many runs had the base's median over 10 ms).
 # Prints per run: `alt run I base median_ms M p99_ms P` and the same for `final`.
 # Usage: bench/lab_alt.sh BASE_JAR FINAL_JAR   env: QUEUED (10000), TRIPS (300), RUNS (3)
 set -euo pipefail
