@@ -10,8 +10,8 @@ import java.util.OptionalInt;
  * A client's file-mode creation mask, read anew for each submission from a status file held open: a
  * positional read from offset 0 of an open {@code /proc} file makes the kernel write the file afresh, so
  * every read sees the mask as it is then, without the path lookup, open and close of a whole-file read
- * each time (about 4 against 21 µs per submission here, under bin/gpusched's JVM flags). Not thread-safe
- * (one per {@link GpuschedClient}, which is not either).
+ * each time (5.2 against 20.7 µs per read here under bin/gpusched's JVM flags, {@code
+ * bench/service/UmaskRead.java}). Not thread-safe (one per {@link GpuschedClient}, which is not either).
  */
 final class UmaskReader implements AutoCloseable {
     /**
