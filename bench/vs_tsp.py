@@ -72,7 +72,9 @@ class Tsp:
         return sum(int(x) for x in f[11:15]) / os.sysconf("SC_CLK_TCK")
 
     def kill(self):
-        subprocess.run(["tsp", "-K"], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # -K ends the server but leaves its running job (the submit rows' `sleep 3600`, for an hour): -k first.
+        for arg in ("-k", "-K"):
+            subprocess.run(["tsp", arg], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def say(what):
