@@ -49,13 +49,11 @@ final class Leftovers {
 
     private static java.util.Optional<String> describeIfLeftover(Path proc, Collection<String> keys, Collection<Long> sessions) {
         try {
-            String stat = Files.readString(proc.resolve("stat"));
-            // After the last ')': state ppid pgrp session ...; the command name may hold spaces and parens.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            if (f[0].equals("Z") || f[0].equals("X")) {
+            java.util.Optional<ProcSessions.Stat> stat = ProcSessions.stat(proc);
+            if (stat.isEmpty()) {
                 return java.util.Optional.empty();
             }
-            long session = Long.parseLong(f[3]);
+            long session = stat.get().session();
             String env = new String(Files.readAllBytes(proc.resolve("environ")), StandardCharsets.UTF_8);
             String key = null;
             for (String var : env.split("\0")) {

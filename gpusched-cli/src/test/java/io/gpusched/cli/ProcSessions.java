@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Live processes by session, from {@code /proc/<pid>/stat}. Each job leads its own session, so a
@@ -17,25 +18,45 @@ final class ProcSessions {
     private ProcSessions() {
     }
 
+    /**
+     * A live process as its {@code stat} file says it.
+     *
+     * @param pid its pid
+     * @param name its command name, as the kernel shows it in parentheses
+     * @param state its state letter (never a zombie's)
+     * @param ppid its parent's pid
+     * @param session its session id
+     */
+    record Stat(long pid, String name, String state, long ppid, long session) {
+    }
+
+    /**
+     * @param proc a {@code /proc/<pid>} directory
+     * @return what its {@code stat} says; empty when it is gone, a zombie (dead), or unreadable
+     */
+    static Optional<Stat> stat(Path proc) {
+        try {
+            String stat = Files.readString(proc.resolve("stat"));
+            // The command name is in parentheses and may hold spaces and ')': the fields follow the last ')'.
+            int close = stat.lastIndexOf(')');
+            String[] f = stat.substring(close + 1).trim().split("\\s+");
+            if (f[0].equals("Z") || f[0].equals("X")) {
+                return Optional.empty();
+            }
+            return Optional.of(new Stat(Long.parseLong(proc.getFileName().toString()), stat.substring(stat.indexOf('(') + 1, close),
+                    f[0], Long.parseLong(f[1]), Long.parseLong(f[3])));
+        } catch (IOException | RuntimeException gone) {
+            return Optional.empty(); // exited while we looked
+        }
+    }
+
     /** @return one description per live (non-zombie) process whose session is in {@code sids} */
     static List<String> liveMembers(Collection<Long> sids) {
         List<String> out = new ArrayList<>();
         try (DirectoryStream<Path> dirs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
             for (Path d : dirs) {
-                String stat;
-                try {
-                    stat = Files.readString(d.resolve("stat"));
-                } catch (IOException e) {
-                    continue; // exited while we looked
-                }
-                // the command name is in parentheses and may hold spaces and ')': split after the last ')'
-                int close = stat.lastIndexOf(')');
-                String[] f = stat.substring(close + 1).trim().split("\\s+");
-                long sid = Long.parseLong(f[3]);
-                if (sids.contains(sid) && !f[0].equals("Z") && !f[0].equals("X")) {
-                    out.add("pid " + d.getFileName() + " " + stat.substring(stat.indexOf('('), close + 1) + " state "
-                            + f[0] + " in session " + sid);
-                }
+                stat(d).filter(st -> sids.contains(st.session())).ifPresent(st -> out.add("pid " + st.pid() + " ("
+                        + st.name() + ") state " + st.state() + " in session " + st.session()));
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);

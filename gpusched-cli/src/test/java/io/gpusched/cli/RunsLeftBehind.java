@@ -47,9 +47,6 @@ final class RunsLeftBehind {
         }
     }
 
-    private record Proc(long pid, long ppid, long session) {
-    }
-
     private static List<Long> find(Path logDir) {
         Set<String> runsDirs = new HashSet<>();
         Set<String> tokens = new HashSet<>();
@@ -58,13 +55,13 @@ final class RunsLeftBehind {
             tokens.add("GPUSCHED_RUN=" + d.resolve("journal.jsonl") + "#");
         }
         Set<Long> ours = ourSessionsAndAncestors();
-        List<Proc> live = new ArrayList<>();
+        List<ProcSessions.Stat> live = new ArrayList<>();
         Set<Long> monitors = new HashSet<>();
         Set<Long> carriers = new HashSet<>();
         Set<Long> sessions = new HashSet<>();
         try (DirectoryStream<Path> procs = Files.newDirectoryStream(Path.of("/proc"), "[0-9]*")) {
             for (Path proc : procs) {
-                Optional<Proc> p = stat(proc);
+                Optional<ProcSessions.Stat> p = ProcSessions.stat(proc);
                 if (p.isEmpty() || ours.contains(p.get().pid())) {
                     continue;
                 }
@@ -83,7 +80,7 @@ final class RunsLeftBehind {
         live.stream().filter(p -> monitors.contains(p.ppid())).forEach(p -> sessions.add(p.pid()));
         sessions.removeIf(s -> s <= 1 || ours.contains(s));
         List<Long> out = new ArrayList<>();
-        for (Proc p : live) {
+        for (ProcSessions.Stat p : live) {
             if (monitors.contains(p.pid()) || carriers.contains(p.pid()) || sessions.contains(p.session())) {
                 out.add(p.pid());
             }
@@ -108,25 +105,9 @@ final class RunsLeftBehind {
         for (Optional<ProcessHandle> h = Optional.of(ProcessHandle.current()); h.isPresent(); h = h.get().parent()) {
             long pid = h.get().pid();
             out.add(pid);
-            stat(Path.of("/proc", Long.toString(pid))).ifPresent(p -> out.add(p.session()));
+            ProcSessions.stat(Path.of("/proc", Long.toString(pid))).ifPresent(p -> out.add(p.session()));
         }
         return out;
-    }
-
-    /** Its pid, parent and session; empty when it is gone or a zombie. */
-    private static Optional<Proc> stat(Path proc) {
-        try {
-            String stat = Files.readString(proc.resolve("stat"));
-            // After the last ')': state ppid pgrp session ...; the command name may hold spaces and parens.
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            if (f[0].equals("Z") || f[0].equals("X")) {
-                return Optional.empty();
-            }
-            return Optional.of(new Proc(Long.parseLong(proc.getFileName().toString()), Long.parseLong(f[1]),
-                    Long.parseLong(f[3])));
-        } catch (IOException | RuntimeException gone) {
-            return Optional.empty();
-        }
     }
 
     /** Where its executable is, or was: a replaced spawn server's reads "... (deleted)". */
