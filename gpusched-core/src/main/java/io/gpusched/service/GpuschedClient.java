@@ -140,16 +140,23 @@ public final class GpuschedClient implements AutoCloseable {
      *     empty where it does not (the daemon then uses its default)
      */
     public static java.util.OptionalInt processUmask() {
-        // The file's bytes are scanned for the one field rather than decoded into its 50-odd lines. A client
-        // reads the mask at every submission (a process may change it between two) through a UmaskReader,
-        // which holds the file open.
+        // A client reads the mask at every submission (a process may change it between two) through a
+        // UmaskReader, which holds the file open.
+        return umaskOfFile(Path.of("/proc/self/status"));
+    }
+
+    /**
+     * @param status a status file, read whole
+     * @return the mask it reports; empty where it reports none or cannot be read (not Linux, or an older
+     *     kernel: the daemon's default then applies)
+     */
+    static java.util.OptionalInt umaskOfFile(Path status) {
+        // The file's bytes are scanned for the one field rather than decoded into its 50-odd lines.
         try {
-            byte[] status = java.nio.file.Files.readAllBytes(Path.of("/proc/self/status"));
-            return umaskIn(status);
+            return umaskIn(java.nio.file.Files.readAllBytes(status));
         } catch (IOException | RuntimeException e) {
-            // not Linux, or an older kernel: the daemon's default applies
+            return java.util.OptionalInt.empty();
         }
-        return java.util.OptionalInt.empty();
     }
 
     /**

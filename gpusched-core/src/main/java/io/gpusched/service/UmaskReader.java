@@ -49,7 +49,7 @@ final class UmaskReader implements AutoCloseable {
                     return GpuschedClient.umaskIn(buffer.array(), n);
                 }
             }
-            return GpuschedClient.umaskIn(java.nio.file.Files.readAllBytes(file));
+            return GpuschedClient.umaskOfFile(file);
         } catch (IOException | RuntimeException e) {
             // not Linux, or an older kernel: the daemon's default applies
             return OptionalInt.empty();
